@@ -1,0 +1,63 @@
+import fastifyCookie from '@fastify/cookie';
+import { API_BASE_PATH } from '@dea/contract';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { securityHeaders } from './http/security-headers.js';
+import { installErrorHandling } from './http/envelope.js';
+import type { Services } from './http/types.js';
+import { codeRoutes } from './routes/api/code-routes.js';
+import { publicRoutes } from './routes/api/public-routes.js';
+import { userRoutes } from './routes/api/user-routes.js';
+import { verifyRoute } from './routes/api/verify-route.js';
+import { loginRoutes } from './routes/login-routes.js';
+import { staticRoutes } from './routes/static-routes.js';
+
+export interface AppOptions {
+  services: Services;
+  logger?: FastifyServerOptions['loggerInstance'] | boolean;
+}
+
+/** Builds the whole HTTP application; it never listens (server.ts does, tests use inject). */
+export async function buildApp({ services, logger = false }: AppOptions): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    ...(typeof logger === 'boolean' ? { logger } : { loggerInstance: logger }),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    ajv: {
+      // Wrong types are refused, never coerced; unknown fields are refused, never dropped.
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('services', services);
+  app.decorateRequest('signedIn', undefined);
+  await app.register(fastifyCookie);
+
+  // Empty JSON bodies are accepted for calls whose request is empty; everything else as usual.
+  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') return done(null, undefined);
+    defaultJsonParser(request, text, done);
+  });
+
+  installErrorHandling(app);
+  app.addHook('onSend', securityHeaders);
+
+  await app.register(loginRoutes);
+  await app.register(
+    async (api) => {
+      api.addHook('onSend', async (_request, reply) => {
+        if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+      });
+      await api.register(publicRoutes);
+      await api.register(userRoutes);
+      await api.register(codeRoutes);
+      await api.register(verifyRoute);
+    },
+    { prefix: API_BASE_PATH.replace(/\/$/, '') },
+  );
+  await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
+  return app;
+}

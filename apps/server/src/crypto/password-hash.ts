@@ -1,0 +1,44 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/**
+ * Passwords are hashed with scrypt (memory-hard; built into Node, no native add-on). The
+ * stored form carries its parameters, so the cost can be raised without breaking old hashes:
+ * `scrypt$ln=17,r=8,p=1$<salt>$<hash>`.
+ */
+const KEY_LENGTH = 32;
+const BLOCK_SIZE = 8;
+const PARALLELISM = 1;
+
+function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
+}
+
+function optionsFor(logN: number, r: number, p: number): ScryptOptions {
+  const N = 2 ** logN;
+  return { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
+}
+
+export async function hashPassword(password: string, logN: number): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, optionsFor(logN, BLOCK_SIZE, PARALLELISM));
+  return `scrypt$ln=${logN},r=${BLOCK_SIZE},p=${PARALLELISM}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+const STORED = /^scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([\w-]+)\$([\w-]+)$/;
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const match = STORED.exec(stored);
+  if (!match) return false;
+  const [, logN, r, p, salt, hash] = match;
+  const expected = Buffer.from(hash ?? '', 'base64url');
+  const actual = await derive(
+    password,
+    Buffer.from(salt ?? '', 'base64url'),
+    optionsFor(Number(logN), Number(r), Number(p)),
+  );
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,39 @@
+import { newId } from '../crypto/ids.js';
+import { seal, unseal } from '../crypto/sealing.js';
+import type { OutboxMessage, Store } from '../store/store.js';
+import type { DeliveryProvider, OutgoingMessage } from './delivery.js';
+
+export interface OutboxContent {
+  recipient: string;
+  subject: string;
+  text: string;
+}
+
+const associatedData = (id: string): string => `outbox:${id}`;
+
+/**
+ * The local provider for demos and development: every message is kept in the store, sealed
+ * with a key that is not in the store, so a dump of the store never shows a code in clear.
+ */
+export function outboxProvider(store: Store, sealKey: Buffer, now: () => number = Date.now): DeliveryProvider {
+  return {
+    name: 'outbox',
+    async deliver(message: OutgoingMessage) {
+      const id = newId(now());
+      const content: OutboxContent = { recipient: message.recipient, subject: message.subject, text: message.text };
+      await store.outbox.add({
+        id,
+        createdAt: now(),
+        channelType: message.channelType,
+        userId: message.userId,
+        idempotencyKey: message.idempotencyKey,
+        sealed: seal(sealKey, JSON.stringify(content), associatedData(id)),
+      });
+      return { ok: true, providerMessageId: id };
+    },
+  };
+}
+
+export function openOutboxMessage(sealKey: Buffer, message: OutboxMessage): OutboxContent {
+  return JSON.parse(unseal(sealKey, message.sealed, associatedData(message.id))) as OutboxContent;
+}

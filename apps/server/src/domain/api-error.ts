@@ -1,0 +1,47 @@
+import { ERROR_TEXT_KEYS, ErrorNumber, type TextKey } from '@dea/contract';
+
+/**
+ * A failure the page may show: an envelope error number, the catalog text that explains it in
+ * the request's language, and the HTTP status (200 for business failures, DESIGN section 2).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly errorNumber: Exclude<ErrorNumber, 0>,
+    readonly textKey: TextKey = ERROR_TEXT_KEYS[errorNumber],
+    readonly params: Readonly<Record<string, string | number>> = {},
+    readonly httpStatus = 200,
+    readonly result: Record<string, unknown> | null = null,
+  ) {
+    super(`${errorNumber} ${textKey}`);
+    this.name = 'ApiError';
+  }
+}
+
+export const invalidRequest = (detail: string): ApiError =>
+  new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail }, 400);
+
+export const notPermitted = (textKey: TextKey = 'error.notPermitted'): ApiError =>
+  new ApiError(ErrorNumber.notPermitted, textKey);
+
+export const notSignedIn = (): ApiError =>
+  new ApiError(ErrorNumber.notPermitted, 'error.notSignedIn', {}, 403);
+
+export const sessionExpired = (): ApiError =>
+  new ApiError(ErrorNumber.notPermitted, 'error.sessionExpired', {}, 401);
+
+export const badXsrfToken = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.xsrf', {}, 403);
+
+export const unknownChannel = (): ApiError => new ApiError(ErrorNumber.unknownChannel);
+
+export const codeStoreFull = (): ApiError => new ApiError(ErrorNumber.codeStoreFull);
+
+export const deliveryFailed = (): ApiError => new ApiError(ErrorNumber.deliveryFailed);
+
+export const tooManyRequests = (retryAfterSeconds: number): ApiError =>
+  new ApiError(
+    ErrorNumber.tooManyRequests,
+    'error.tooManyRequests',
+    { seconds: retryAfterSeconds },
+    200,
+    { retryAfterSeconds },
+  );

@@ -1,0 +1,90 @@
+import type { PolicyOptions } from '@dea/contract';
+import { generateCode, normalizeCode } from '../crypto/code-generator.js';
+import { newId } from '../crypto/ids.js';
+import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
+import type { Store } from '../store/store.js';
+import { codeStoreFull, notPermitted } from './api-error.js';
+
+const MINUTE = 60_000;
+
+export interface IssuedCode {
+  id: string;
+  /** The code in clear: handed to exactly one response or one delivery, never stored or logged. */
+  code: string;
+  expiresAt: number;
+}
+
+export interface IssueRequest {
+  userId: string;
+  policy: PolicyOptions;
+  /** The send type when the code goes to a channel; null when it is shown on screen. */
+  channelType: string | null;
+  clientAddress: string | null;
+  now: number;
+}
+
+export function codeHash(key: Buffer, userId: string, code: string, alphabet: string): string {
+  return keyedHash(key, userId, normalizeCode(code, alphabet));
+}
+
+/** Issues a code under the user's policy; error 148 when the user holds too many unused ones. */
+export async function issueCode(store: Store, hashKey: Buffer, request: IssueRequest): Promise<IssuedCode> {
+  const { policy, userId, now } = request;
+  const code = generateCode(policy.codeLength, policy.codeAlphabet);
+  const id = newId(now);
+  const expiresAt = now + policy.codeValidityMinutes * MINUTE;
+  const outcome = await store.codes.issue(
+    {
+      id,
+      userId,
+      codeHash: codeHash(hashKey, userId, code, policy.codeAlphabet),
+      createdAt: now,
+      expiresAt,
+      uses: policy.codeUses,
+      channelType: request.channelType,
+    },
+    policy.maxUnusedCodes,
+    {
+      event: 'code.issued',
+      userId,
+      actor: userId,
+      clientAddress: request.clientAddress,
+      details: { codeId: id, channel: request.channelType ?? 'screen', expiresAt: new Date(expiresAt).toISOString() },
+    },
+  );
+  if (!outcome.issued) {
+    await store.audit.append(
+      {
+        event: 'code.refused',
+        userId,
+        actor: userId,
+        clientAddress: request.clientAddress,
+        details: { reason: outcome.reason, channel: request.channelType ?? 'screen' },
+      },
+      now,
+    );
+    throw outcome.reason === 'store-full' ? codeStoreFull() : notPermitted();
+  }
+  return { id, code, expiresAt };
+}
+
+/**
+ * Finds the user's usable code that matches, comparing every candidate in constant time, and
+ * takes one use of it atomically. Answers the code id when this call got the use.
+ */
+export async function consumeMatchingCode(
+  store: Store,
+  hashKey: Buffer,
+  userId: string,
+  input: string,
+  alphabet: string,
+  now: number,
+): Promise<string | undefined> {
+  const candidate = codeHash(hashKey, userId, input, alphabet);
+  let matched: string | undefined;
+  for (const active of await store.codes.listActive(userId, now)) {
+    if (constantTimeEqual(active.codeHash, candidate)) matched ??= active.id;
+  }
+  if (matched === undefined) return undefined;
+  return (await store.codes.consume(matched, now)) ? matched : undefined;
+}

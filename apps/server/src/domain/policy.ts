@@ -1,0 +1,26 @@
+import { CHANNEL_DELIVERY_MODE, PolicyOptions } from '@dea/contract';
+import Value from 'typebox/value';
+import type { CodeDefaults } from '../config.js';
+
+/**
+ * The emergency policy a user gets: the stored options of their group, each checked, with the
+ * safe defaults for what is missing or not valid. No policy at all means codes are disabled.
+ */
+export function resolvePolicy(
+  stored: Record<string, unknown> | undefined,
+  defaults: CodeDefaults,
+): PolicyOptions {
+  const base: PolicyOptions = { enableECode: false, emergencyCodeDelivery: 'Display', ...defaults };
+  if (stored === undefined) return base;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [name, schema] of Object.entries(PolicyOptions.properties)) {
+    const value = stored[name];
+    if (value !== undefined && Value.Check(schema, value)) merged[name] = value;
+  }
+  const alphabet = merged.codeAlphabet as string;
+  if (new Set(alphabet).size !== [...alphabet].length) merged.codeAlphabet = defaults.codeAlphabet;
+  return merged as PolicyOptions;
+}
+
+export const sendsByChannel = (policy: PolicyOptions): boolean =>
+  policy.emergencyCodeDelivery === CHANNEL_DELIVERY_MODE;

@@ -1,0 +1,75 @@
+import { randomToken } from '../crypto/ids.js';
+import { constantTimeEqual, keyedHash, sha256 } from '../crypto/keyed-hash.js';
+import type { Session, Store, User } from '../store/store.js';
+
+/** Writing last-seen at most this often keeps reads off the write path. */
+const TOUCH_INTERVAL_MS = 60_000;
+/** Session ids carry 256 bits of randomness. */
+const SESSION_ID_BYTES = 32;
+
+export type SessionState =
+  | { state: 'none' }
+  | { state: 'expired' }
+  | { state: 'active'; session: Session; user: User };
+
+export interface SessionTimeouts {
+  idleMs: number;
+  absoluteMs: number;
+}
+
+/**
+ * Server-side sessions. The browser holds a random id; the store holds only its SHA-256, so a
+ * dump of the store does not yield a usable session.
+ */
+export class Sessions {
+  constructor(
+    private readonly store: Store,
+    private readonly xsrfKey: Buffer,
+    private readonly timeouts: SessionTimeouts,
+  ) {}
+
+  async start(userId: string, now: number): Promise<{ sessionId: string; xsrfToken: string }> {
+    const sessionId = randomToken(SESSION_ID_BYTES);
+    await this.store.sessions.create({ idHash: sha256(sessionId), userId, createdAt: now, lastSeenAt: now });
+    return { sessionId, xsrfToken: this.xsrfTokenOf(sessionId) };
+  }
+
+  async resolve(sessionId: string | undefined, now: number): Promise<SessionState> {
+    if (!sessionId) return { state: 'none' };
+    const session = await this.store.sessions.find(sha256(sessionId));
+    if (session === undefined) return { state: 'none' };
+    if (this.hasExpired(session, now)) return { state: 'expired' };
+    const user = await this.store.users.findById(session.userId);
+    if (user === undefined || user.disabled) return { state: 'expired' };
+    if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
+      await this.store.sessions.touch(session.idHash, now);
+    }
+    return { state: 'active', session, user };
+  }
+
+  hasExpired(session: Session, now: number): boolean {
+    return (
+      session.endedAt !== null ||
+      now - session.lastSeenAt >= this.timeouts.idleMs ||
+      now - session.createdAt >= this.timeouts.absoluteMs
+    );
+  }
+
+  async end(sessionId: string, now: number): Promise<void> {
+    await this.store.sessions.end(sha256(sessionId), now);
+  }
+
+  /** The cross-site request token is bound to the session: an HMAC of its id. */
+  xsrfTokenOf(sessionId: string): string {
+    return keyedHash(this.xsrfKey, 'xsrf', sessionId);
+  }
+
+  xsrfTokenMatches(sessionId: string, token: string | undefined): boolean {
+    return token !== undefined && constantTimeEqual(token, this.xsrfTokenOf(sessionId));
+  }
+
+  /** Sessions gone for longer than the absolute timeout can no longer answer 401; drop them. */
+  purge(now: number): Promise<number> {
+    return this.store.sessions.purge(now - this.timeouts.absoluteMs - 24 * 60 * 60_000);
+  }
+}

@@ -1,0 +1,74 @@
+import { ErrorNumber, type EnvelopeOf } from '@dea/contract';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, invalidRequest } from '../domain/api-error.js';
+import { requestLanguage } from './request-language.js';
+
+export function ok<T>(result: T): EnvelopeOf<T> {
+  return { error: ErrorNumber.ok, message: '', result };
+}
+
+/** Framework errors that mean the request itself is malformed: HTTP 400, error 2. */
+const MALFORMED: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'the body is too large',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'the body is not valid JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'the body is empty',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'the body must be JSON (Content-Type: application/json)',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'the Content-Length does not match the body',
+  FST_ERR_CTP_INVALID_TYPE: 'the Content-Type is not valid',
+};
+
+function toApiError(error: FastifyError | ApiError): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error.validation) {
+    const first = error.validation[0];
+    const where = `${error.validationContext ?? 'body'}${first?.instancePath ?? ''}`;
+    const allowed = first?.params && 'allowedValues' in first.params ? ` (${String(first.params.allowedValues as unknown)})` : '';
+    const extra =
+      first?.params && 'additionalProperty' in first.params ? ` '${String(first.params.additionalProperty as unknown)}'` : '';
+    return invalidRequest(`${where} ${first?.message ?? 'is not valid'}${extra}${allowed}`);
+  }
+  if (error.code && error.code in MALFORMED) return invalidRequest(MALFORMED[error.code] ?? '');
+  return undefined;
+}
+
+async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<void> {
+  const language = await requestLanguage(request).catch(() => 'en');
+  const message = await request.server.services.catalogs
+    .text(language, error.textKey, error.params)
+    .catch(() => error.textKey);
+  if (error.errorNumber === ErrorNumber.tooManyRequests && error.result?.retryAfterSeconds !== undefined) {
+    void reply.header('retry-after', String(error.result.retryAfterSeconds));
+  }
+  await reply
+    .code(error.httpStatus)
+    .header('cache-control', 'no-store')
+    .send({ error: error.errorNumber, message, result: error.result });
+}
+
+/**
+ * One place turns every failure into the envelope: typed domain errors keep their number and
+ * text; malformed requests get 400; anything else is 500 with a generic text, logged, never leaked.
+ */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    const known = toApiError(error);
+    if (known) {
+      request.log.info({ errorNumber: known.errorNumber, textKey: known.textKey }, 'request refused');
+      return sendEnvelope(request, reply, known);
+    }
+    request.log.error({ err: error }, 'request failed');
+    return sendEnvelope(
+      request,
+      reply,
+      new ApiError(ErrorNumber.internal, 'error.internal', {}, 500),
+    );
+  });
+  app.setNotFoundHandler(async (request, reply) =>
+    sendEnvelope(request, reply, new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404)),
+  );
+}
+
+/** `{}` or no body at all, for calls whose request is empty (userinfo, getCurrentConfig). */
+export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}

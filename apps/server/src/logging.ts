@@ -1,0 +1,27 @@
+import pino, { type Logger } from 'pino';
+
+/**
+ * Structured JSON lines. Requests are logged by method, URL and status only: bodies (codes,
+ * passwords) and headers (cookies, tokens, keys) never reach a log line; the redaction below
+ * is a second guard for anything that logs a request or reply object whole.
+ */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { service: 'dea' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: {
+      paths: [
+        'req.headers.cookie',
+        'req.headers.authorization',
+        'req.headers["x-xsrf-token"]',
+        'res.headers["set-cookie"]',
+        'password',
+        'code',
+        '*.password',
+        '*.code',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}

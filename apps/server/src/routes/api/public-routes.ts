@@ -1,0 +1,33 @@
+import { BRANDING_NAMES, EmptyRequest, MessageQuery, type BrandingEntry } from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+
+const KNOWN = new Set<string>(BRANDING_NAMES);
+
+/**
+ * What the page and the login application read before anyone signs in: languages, message
+ * catalogs and branding. Public by design; they hold nothing about any user.
+ */
+export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { catalogs, store } = app.services;
+
+  app.get('/resourceFile/getLanguageList', async (_request, reply) => {
+    void reply.header('cache-control', 'no-cache');
+    return catalogs.languages();
+  });
+
+  app.get('/message', { schema: { querystring: MessageQuery } }, async (request, reply) => {
+    const language = await catalogs.choose([request.query.lang]);
+    void reply.header('cache-control', 'no-cache').header('content-language', language.replace('_', '-'));
+    return catalogs.dictionary(language);
+  });
+
+  app.post(
+    '/customizationConfig/getCurrentConfig',
+    { preValidation: emptyBodyAsObject, schema: { body: EmptyRequest } },
+    async () => {
+      const entries = await store.branding.list();
+      return ok(entries.filter((entry: BrandingEntry) => KNOWN.has(entry.name)));
+    },
+  );
+};

@@ -1,0 +1,60 @@
+import {
+  ChannelsRequest,
+  EmptyRequest,
+  PolicyRequest,
+  UserGetRequest,
+  joinChannelValue,
+  type ChannelMap,
+  type UserInfo,
+} from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { notPermitted } from '../../domain/api-error.js';
+import { maskAddress } from '../../domain/masking.js';
+import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+import { emergencyPolicy, policyOf } from '../../http/policy-of.js';
+import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
+import type { User } from '../../store/store.js';
+
+export function signedInUser(request: FastifyRequest): User {
+  if (request.signedIn === undefined) throw notPermitted();
+  return request.signedIn.user;
+}
+
+/** Who is signed in, their locale, their policy and their channels. */
+export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', requireSession);
+
+  app.post('/userinfo', { preValidation: emptyBodyAsObject, schema: { body: EmptyRequest } }, async (request) => {
+    const user = signedInUser(request);
+    return {
+      fullName: user.fullName,
+      lastLogin: user.lastLoginAt === null ? null : new Date(user.lastLoginAt).toISOString(),
+      userId: user.id,
+      userLocale: user.locale,
+    } satisfies UserInfo;
+  });
+
+  app.post('/user/get', { schema: { body: UserGetRequest } }, async (request) => {
+    assertOwnUserId(request, request.body.match[0]?.value ?? '');
+    const user = signedInUser(request);
+    const fields = { id: user.id, userLocale: user.locale };
+    return ok(Object.fromEntries(request.body.return.map((field) => [field, fields[field]])));
+  });
+
+  app.post('/user/getPolicy', { schema: { body: PolicyRequest } }, async (request) => {
+    assertOwnUserId(request, request.body.user.id);
+    return ok({ options: await policyOf(app.services, request.body.user.id, request.body.category.name) });
+  });
+
+  app.post('/user/queryAvailableChannels', { schema: { body: ChannelsRequest } }, async (request) => {
+    assertOwnUserId(request, request.body.user.id);
+    const user = signedInUser(request);
+    await emergencyPolicy(app.services, user.id, 'channel');
+    const map: ChannelMap = {};
+    for (const channel of await app.services.store.channels.listOfUser(user.id)) {
+      map[channel.key] = joinChannelValue(maskAddress(channel.key, channel.address), channel.id);
+    }
+    return ok(map);
+  });
+};

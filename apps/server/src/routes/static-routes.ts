@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import { PAGE_BASE_PATH } from '@dea/contract';
+import type { FastifyPluginAsync } from 'fastify';
+
+/**
+ * The built page at /dea/ and the login application at its path, from the web build. HTML is
+ * revalidated on every visit; hashed assets are cached for a year.
+ */
+export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: string }> = async (app, options) => {
+  app.get('/', (_request, reply) => reply.redirect(PAGE_BASE_PATH, 302));
+  const mounts = [
+    { prefix: PAGE_BASE_PATH, dir: join(options.webDir, 'dea') },
+    { prefix: options.loginPath, dir: join(options.webDir, 'login') },
+  ];
+  let decorated = false;
+  for (const mount of mounts) {
+    if (!existsSync(join(mount.dir, 'index.html'))) {
+      app.log.warn({ dir: mount.dir }, 'web build not found: run npm run build');
+      continue;
+    }
+    await app.register(fastifyStatic, {
+      root: mount.dir,
+      prefix: mount.prefix,
+      decorateReply: !decorated,
+      wildcard: true,
+      index: ['index.html'],
+      setHeaders(response, path) {
+        response.setHeader(
+          'cache-control',
+          path.includes(`${'/assets/'}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+    decorated = true;
+  }
+};

@@ -1,0 +1,72 @@
+import { PAGE_BASE_PATH } from '@dea/contract';
+import { buildApp } from './app.js';
+import { purgeExpired, startServices } from './bootstrap.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logging.js';
+import { DEMO_PASSWORD, DEMO_USERS } from './seed/demo-data.js';
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const { services, seededDemo, generatedSecret } = await startServices(config);
+  if (generatedSecret) logger.info({ dataDir: config.dataDir }, 'generated a new server secret');
+  if (services.store.kind === 'postgres' && config.secret === '') {
+    logger.warn('DEA_SECRET is not set: every instance on this PostgreSQL must share the same secret');
+  }
+  const app = await buildApp({ services, logger });
+  const purge = setInterval(() => {
+    purgeExpired(services).catch((error: unknown) => logger.error({ err: error }, 'purge failed'));
+  }, PURGE_INTERVAL_MS);
+  purge.unref();
+
+  let closing = false;
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    clearInterval(purge);
+    app
+      .close()
+      .then(() => services.store.close())
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const lines = [
+    '',
+    `Emergency Access is running: http://${shownHost}:${port}${PAGE_BASE_PATH}`,
+    `  store: ${services.store.kind === 'sqlite' ? `embedded (${config.dataDir})` : 'PostgreSQL'}`,
+  ];
+  const hasDemoUsers = services.store.kind === 'sqlite' && config.demo !== false &&
+    (await Promise.all(DEMO_USERS.map((demo) => services.store.users.findByUsername(demo.username)))).every(Boolean);
+  if (hasDemoUsers) {
+    lines.push(`  demo users${seededDemo ? ' (just created)' : ''}, password "${DEMO_PASSWORD}" for each:`);
+    for (const demo of DEMO_USERS) lines.push(`    ${demo.username.padEnd(14)} ${demo.what}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Emergency Access failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,141 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Tables of the store. Times are epoch milliseconds (INTEGER in SQLite, BIGINT in PostgreSQL)
+ * and flags are 0/1 integers, so both databases hold the same values.
+ */
+export interface Database {
+  users: UsersTable;
+  groups: GroupsTable;
+  user_groups: UserGroupsTable;
+  policies: PoliciesTable;
+  channels: ChannelsTable;
+  codes: CodesTable;
+  sessions: SessionsTable;
+  branding: BrandingTable;
+  languages: LanguagesTable;
+  messages: MessagesTable;
+  audit_log: AuditLogTable;
+  outbox: OutboxTable;
+  service_keys: ServiceKeysTable;
+  meta: MetaTable;
+}
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  password_hash: string;
+  full_name: string;
+  locale: string;
+  disabled: number;
+  created_at: number;
+  /** The sign-in before the current one: what the page shows as last login. */
+  last_login_at: number | null;
+  current_login_at: number | null;
+}
+
+export interface GroupsTable {
+  id: string;
+  name: string;
+  /** When a user is in several groups, the policy of the highest priority wins. */
+  priority: number;
+}
+
+export interface UserGroupsTable {
+  user_id: string;
+  group_id: string;
+}
+
+export interface PoliciesTable {
+  group_id: string;
+  category: string;
+  /** JSON object of policy options. */
+  options: string;
+}
+
+export interface ChannelsTable {
+  /** Random, opaque: the recipient reference the page sees. */
+  id: string;
+  user_id: string;
+  key: string;
+  address: string;
+  created_at: number;
+}
+
+export interface CodesTable {
+  id: string;
+  user_id: string;
+  /** Keyed hash (HMAC-SHA-256) of the code; the key is not in the store. */
+  code_hash: string;
+  created_at: number;
+  expires_at: number;
+  uses_left: number;
+  last_used_at: number | null;
+  invalidated_at: number | null;
+  channel_type: string | null;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session id: a store dump does not hold usable session ids. */
+  id_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  ended_at: number | null;
+}
+
+export interface BrandingTable {
+  name: string;
+  type: string;
+  value: string;
+  is_default: number;
+}
+
+export interface LanguagesTable {
+  code: string;
+  name: string;
+}
+
+export interface MessagesTable {
+  language_code: string;
+  key: string;
+  value: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  at: number;
+  event: string;
+  user_id: string | null;
+  actor: string | null;
+  client_address: string | null;
+  /** JSON object; never a code, password or session id. */
+  details: string;
+}
+
+export interface OutboxTable {
+  id: string;
+  created_at: number;
+  channel_type: string;
+  user_id: string | null;
+  idempotency_key: string;
+  /** The message (recipient, subject, text) sealed with AES-256-GCM; the key is not in the store. */
+  sealed: string;
+}
+
+export interface ServiceKeysTable {
+  id: string;
+  name: string;
+  key_hash: string;
+  scopes: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+export type Generic<T> = ColumnType<T, T | undefined, T>;
+export type { Generated };

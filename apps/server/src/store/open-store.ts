@@ -1,0 +1,101 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database.js';
+import { migrationProvider } from './migrations/index.js';
+import { auditRepository } from './sql/audit.js';
+import { brandingRepository } from './sql/branding.js';
+import { catalogRepository } from './sql/catalogs.js';
+import { channelRepository } from './sql/channels.js';
+import { codeRepository } from './sql/codes.js';
+import type { Db, Dialect } from './sql/db.js';
+import { groupRepository } from './sql/groups.js';
+import { metaRepository } from './sql/meta.js';
+import { outboxRepository } from './sql/outbox.js';
+import { serviceKeyRepository } from './sql/service-keys.js';
+import { sessionRepository } from './sql/sessions.js';
+import { userRepository } from './sql/users.js';
+import type { Store } from './store.js';
+
+export interface StoreOptions {
+  /** postgres://... for PostgreSQL; unset for the embedded SQLite file. */
+  databaseUrl?: string | undefined;
+  /** Folder of the embedded store file. */
+  dataDir: string;
+  /** Connections per instance (PostgreSQL). */
+  poolSize?: number;
+}
+
+export const EMBEDDED_STORE_FILE = 'dea.sqlite';
+
+const INT8_OID = 20;
+
+function postgresDb(url: string, poolSize: number): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // BIGINT times and counts fit a double exactly (epoch ms < 2^53).
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+function sqliteDb(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const database = new SqliteDatabase(join(dataDir, EMBEDDED_STORE_FILE));
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error !== undefined || failed !== undefined) {
+    throw new Error(`store migration ${failed?.migrationName ?? ''} failed`, { cause: error });
+  }
+}
+
+export function storeOver(db: Db, dialect: Dialect): Store {
+  return {
+    kind: dialect,
+    users: userRepository(db),
+    groups: groupRepository(db),
+    channels: channelRepository(db),
+    codes: codeRepository(db, dialect),
+    sessions: sessionRepository(db),
+    branding: brandingRepository(db),
+    catalogs: catalogRepository(db),
+    audit: auditRepository(db),
+    outbox: outboxRepository(db),
+    serviceKeys: serviceKeyRepository(db),
+    meta: metaRepository(db),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** Opens the store the options name and brings its schema up to date. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
+  const db = options.databaseUrl
+    ? postgresDb(options.databaseUrl, options.poolSize ?? 10)
+    : sqliteDb(options.dataDir);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return storeOver(db, dialect);
+}

@@ -1,0 +1,44 @@
+import { newId } from '../../crypto/ids.js';
+import type { AuditRepository, NewAuditEntry } from '../store.js';
+import { parseJsonObject, type Db } from './db.js';
+
+export async function insertAudit(db: Db, entry: NewAuditEntry, at: number): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      id: newId(at),
+      at,
+      event: entry.event,
+      user_id: entry.userId ?? null,
+      actor: entry.actor ?? null,
+      client_address: entry.clientAddress ?? null,
+      details: JSON.stringify(entry.details ?? {}),
+    })
+    .execute();
+}
+
+export function auditRepository(db: Db): AuditRepository {
+  return {
+    append: (entry, at) => insertAudit(db, entry, at),
+    async list(filter) {
+      let query = db.selectFrom('audit_log').selectAll();
+      if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
+      if (filter.event !== undefined) query = query.where('event', '=', filter.event);
+      if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
+      const rows = await query
+        .orderBy('at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(filter.limit ?? 100)
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        at: Number(row.at),
+        event: row.event,
+        userId: row.user_id,
+        actor: row.actor,
+        clientAddress: row.client_address,
+        details: parseJsonObject(row.details),
+      }));
+    },
+  };
+}

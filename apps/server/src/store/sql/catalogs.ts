@@ -1,0 +1,49 @@
+import type { CatalogRepository } from '../store.js';
+import type { Db } from './db.js';
+
+/** Rows per INSERT: well under the bound-parameter limits of both databases. */
+const BATCH = 200;
+
+export function catalogRepository(db: Db): CatalogRepository {
+  return {
+    async listLanguages() {
+      return db.selectFrom('languages').select(['code', 'name']).orderBy('code').execute();
+    },
+    async setLanguage(code, name) {
+      await db
+        .insertInto('languages')
+        .values({ code, name })
+        .onConflict((oc) => oc.column('code').doUpdateSet({ name }))
+        .execute();
+    },
+    async messages(languageCode) {
+      const rows = await db
+        .selectFrom('messages')
+        .select(['key', 'value'])
+        .where('language_code', '=', languageCode)
+        .execute();
+      return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+    },
+    async putMessages(languageCode, texts, { overwrite }) {
+      const rows = Object.entries(texts).map(([key, value]) => ({
+        language_code: languageCode,
+        key,
+        value,
+      }));
+      await db.transaction().execute(async (trx) => {
+        for (let start = 0; start < rows.length; start += BATCH) {
+          await trx
+            .insertInto('messages')
+            .values(rows.slice(start, start + BATCH))
+            .onConflict((oc) => {
+              const target = oc.columns(['language_code', 'key']);
+              return overwrite
+                ? target.doUpdateSet((eb) => ({ value: eb.ref('excluded.value') }))
+                : target.doNothing();
+            })
+            .execute();
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { isChannelKey } from '@dea/contract';
+import type { Channel, ChannelRepository } from '../store.js';
+import type { Db } from './db.js';
+
+function toChannel(row: { id: string; user_id: string; key: string; address: string }): Channel {
+  if (!isChannelKey(row.key)) throw new Error(`unknown channel key in store: ${row.key}`);
+  return { id: row.id, userId: row.user_id, key: row.key, address: row.address };
+}
+
+export function channelRepository(db: Db): ChannelRepository {
+  return {
+    async set(channel) {
+      const row = await db
+        .insertInto('channels')
+        .values({
+          id: channel.id,
+          user_id: channel.userId,
+          key: channel.key,
+          address: channel.address,
+          created_at: channel.createdAt,
+        })
+        .onConflict((oc) =>
+          oc.columns(['user_id', 'key']).doUpdateSet({ address: channel.address }),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toChannel(row);
+    },
+    async listOfUser(userId) {
+      const rows = await db
+        .selectFrom('channels')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('created_at')
+        .orderBy('key')
+        .execute();
+      return rows.filter((row) => isChannelKey(row.key)).map(toChannel);
+    },
+    async findOfUser(userId, reference) {
+      const row = await db
+        .selectFrom('channels')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('id', '=', reference)
+        .executeTakeFirst();
+      return row && isChannelKey(row.key) ? toChannel(row) : undefined;
+    },
+    async remove(userId, key) {
+      const result = await db
+        .deleteFrom('channels')
+        .where('user_id', '=', userId)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { GroupRepository } from '../store.js';
+import { parseJsonObject, type Db } from './db.js';
+
+export function groupRepository(db: Db): GroupRepository {
+  return {
+    async create(group) {
+      await db.insertInto('groups').values(group).execute();
+    },
+    async findByName(name) {
+      return db.selectFrom('groups').selectAll().where('name', '=', name).executeTakeFirst();
+    },
+    async list() {
+      return db.selectFrom('groups').selectAll().orderBy('priority', 'desc').orderBy('name').execute();
+    },
+    async addMember(groupId, userId) {
+      await db
+        .insertInto('user_groups')
+        .values({ group_id: groupId, user_id: userId })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    },
+    async removeMember(groupId, userId) {
+      await db
+        .deleteFrom('user_groups')
+        .where('group_id', '=', groupId)
+        .where('user_id', '=', userId)
+        .execute();
+    },
+    async setPolicy(groupId, category, options) {
+      const text = JSON.stringify(options);
+      await db
+        .insertInto('policies')
+        .values({ group_id: groupId, category, options: text })
+        .onConflict((oc) => oc.columns(['group_id', 'category']).doUpdateSet({ options: text }))
+        .execute();
+    },
+    async findPolicyOfUser(userId, category) {
+      const row = await db
+        .selectFrom('policies')
+        .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+        .innerJoin('groups', 'groups.id', 'policies.group_id')
+        .select('policies.options')
+        .where('user_groups.user_id', '=', userId)
+        .where('policies.category', '=', category)
+        .orderBy('groups.priority', 'desc')
+        .orderBy('groups.name')
+        .executeTakeFirst();
+      return row && parseJsonObject(row.options);
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { OutboxRepository } from '../store.js';
+import type { Db } from './db.js';
+
+export function outboxRepository(db: Db): OutboxRepository {
+  return {
+    async add(message) {
+      const result = await db
+        .insertInto('outbox')
+        .values({
+          id: message.id,
+          created_at: message.createdAt,
+          channel_type: message.channelType,
+          user_id: message.userId,
+          idempotency_key: message.idempotencyKey,
+          sealed: message.sealed,
+        })
+        .onConflict((oc) => oc.column('idempotency_key').doNothing())
+        .executeTakeFirst();
+      return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    },
+    async list(limit) {
+      const rows = await db
+        .selectFrom('outbox')
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        createdAt: Number(row.created_at),
+        channelType: row.channel_type,
+        userId: row.user_id,
+        idempotencyKey: row.idempotency_key,
+        sealed: row.sealed,
+      }));
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { Selectable } from 'kysely';
+import type { ServiceKeysTable } from '../database.js';
+import type { ServiceKey, ServiceKeyRepository } from '../store.js';
+import type { Db } from './db.js';
+
+function toServiceKey(row: Selectable<ServiceKeysTable>): ServiceKey {
+  return {
+    id: row.id,
+    name: row.name,
+    keyHash: row.key_hash,
+    scopes: row.scopes.split(' ').filter(Boolean),
+    createdAt: Number(row.created_at),
+    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+  };
+}
+
+export function serviceKeyRepository(db: Db): ServiceKeyRepository {
+  return {
+    async create(key) {
+      await db
+        .insertInto('service_keys')
+        .values({
+          id: key.id,
+          name: key.name,
+          key_hash: key.keyHash,
+          scopes: key.scopes.join(' '),
+          created_at: key.createdAt,
+          revoked_at: key.revokedAt,
+        })
+        .execute();
+    },
+    async findById(id) {
+      const row = await db.selectFrom('service_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toServiceKey(row);
+    },
+    async list() {
+      const rows = await db.selectFrom('service_keys').selectAll().orderBy('name').execute();
+      return rows.map(toServiceKey);
+    },
+    async revoke(id, at) {
+      const result = await db
+        .updateTable('service_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import type { Selectable } from 'kysely';
+import type { UsersTable } from '../database.js';
+import type { User, UserRepository } from '../store.js';
+import { flag, type Db } from './db.js';
+
+function toUser(row: Selectable<UsersTable>): User {
+  return {
+    id: row.id,
+    username: row.username,
+    passwordHash: row.password_hash,
+    fullName: row.full_name,
+    locale: row.locale,
+    disabled: row.disabled === 1,
+    createdAt: Number(row.created_at),
+    lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
+    currentLoginAt: row.current_login_at === null ? null : Number(row.current_login_at),
+  };
+}
+
+export function userRepository(db: Db): UserRepository {
+  return {
+    async create(user) {
+      await db
+        .insertInto('users')
+        .values({
+          id: user.id,
+          username: user.username,
+          password_hash: user.passwordHash,
+          full_name: user.fullName,
+          locale: user.locale,
+          disabled: 0,
+          created_at: user.createdAt,
+          last_login_at: null,
+          current_login_at: null,
+        })
+        .execute();
+    },
+    async findById(id) {
+      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toUser(row);
+    },
+    async findByUsername(username) {
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('username', '=', username)
+        .executeTakeFirst();
+      return row && toUser(row);
+    },
+    async list() {
+      const rows = await db.selectFrom('users').selectAll().orderBy('username').execute();
+      return rows.map(toUser);
+    },
+    async update(id, changes) {
+      const values = {
+        ...(changes.fullName !== undefined && { full_name: changes.fullName }),
+        ...(changes.locale !== undefined && { locale: changes.locale }),
+        ...(changes.disabled !== undefined && { disabled: flag(changes.disabled) }),
+        ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
+      };
+      if (Object.keys(values).length === 0) return (await this.findById(id)) !== undefined;
+      const result = await db.updateTable('users').set(values).where('id', '=', id).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+    async remove(id) {
+      const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+    async recordSignIn(id, at) {
+      const row = await db
+        .updateTable('users')
+        .set((eb) => ({ last_login_at: eb.ref('current_login_at'), current_login_at: at }))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toUser(row);
+    },
+    async count() {
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}

@@ -1,0 +1,963 @@
+import type { BrandingEntry, ChannelKey } from '@dea/contract';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { newId } from '../crypto/ids.js';
+import { openTestStore, type StoreKind, type TestStore } from '../testing/stores.js';
+import { openStore } from './open-store.js';
+import type { NewAuditEntry, NewCode, NewUser, Store, User } from './store.js';
+
+/** A fixed clock: every time in these tests is T0 plus some milliseconds. */
+const T0 = 1_700_000_000_000;
+const MINUTE = 60_000;
+
+/**
+ * The one contract test suite of the store. Every implementation (the embedded SQLite file and
+ * PostgreSQL) must pass it unchanged; each test gets a fresh, migrated store of its own.
+ */
+export function storeSuite(kind: StoreKind): void {
+  let testStore: TestStore;
+  let store: Store;
+
+  beforeEach(async () => {
+    testStore = await openTestStore(kind);
+    store = testStore.store;
+  });
+
+  afterEach(async () => {
+    await testStore.dispose();
+  });
+
+  /** Another instance on the same database (PostgreSQL) or file (SQLite). */
+  const openSecondInstance = (): Promise<Store> =>
+    openStore({ databaseUrl: testStore.databaseUrl, dataDir: testStore.dataDir });
+
+  let userCounter = 0;
+  async function addUser(overrides: Partial<NewUser> = {}): Promise<NewUser> {
+    userCounter += 1;
+    const user: NewUser = {
+      id: newId(),
+      username: `user${userCounter}-${Math.random().toString(36).slice(2, 8)}`,
+      passwordHash: `hash-${userCounter}`,
+      fullName: `User ${userCounter}`,
+      locale: 'en',
+      createdAt: T0,
+      ...overrides,
+    };
+    await store.users.create(user);
+    return user;
+  }
+
+  function newCode(userId: string, overrides: Partial<NewCode> = {}): NewCode {
+    return {
+      id: newId(),
+      userId,
+      codeHash: `code-hash-${Math.random().toString(36).slice(2)}`,
+      createdAt: T0,
+      expiresAt: T0 + 10 * MINUTE,
+      uses: 1,
+      channelType: 'sms',
+      ...overrides,
+    };
+  }
+
+  const issueAudit = (userId: string, details: Record<string, unknown> = {}): NewAuditEntry => ({
+    event: 'code.issued',
+    userId,
+    actor: userId,
+    clientAddress: '192.0.2.1',
+    details,
+  });
+
+  /** Issues a code with room to spare; fails the test when the store refuses. */
+  async function issue(userId: string, overrides: Partial<NewCode> = {}): Promise<NewCode> {
+    const code = newCode(userId, overrides);
+    await expect(store.codes.issue(code, 100, issueAudit(userId))).resolves.toEqual({ issued: true });
+    return code;
+  }
+
+  function expectTimesAreNumbers(user: User): void {
+    expect(typeof user.createdAt).toBe('number');
+    if (user.lastLoginAt !== null) expect(typeof user.lastLoginAt).toBe('number');
+    if (user.currentLoginAt !== null) expect(typeof user.currentLoginAt).toBe('number');
+  }
+
+  it('answers ping and names its kind', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+    expect(store.kind).toBe(kind);
+  });
+
+  describe('users', () => {
+    it('creates a user and finds it by id and by username', async () => {
+      const user = await addUser({ username: 'alice', fullName: 'Alice A', locale: 'de' });
+      const expected: User = {
+        id: user.id,
+        username: 'alice',
+        passwordHash: user.passwordHash,
+        fullName: 'Alice A',
+        locale: 'de',
+        disabled: false,
+        createdAt: T0,
+        lastLoginAt: null,
+        currentLoginAt: null,
+      };
+      const byId = await store.users.findById(user.id);
+      expect(byId).toEqual(expected);
+      expectTimesAreNumbers(byId!);
+      expect(await store.users.findByUsername('alice')).toEqual(expected);
+      expect(await store.users.findById(newId())).toBeUndefined();
+      expect(await store.users.findByUsername('nobody')).toBeUndefined();
+      // The username match is exact.
+      expect(await store.users.findByUsername('alic')).toBeUndefined();
+    });
+
+    it('lists users by username and counts them', async () => {
+      expect(await store.users.list()).toEqual([]);
+      expect(await store.users.count()).toBe(0);
+      await addUser({ username: 'carol' });
+      await addUser({ username: 'alice' });
+      await addUser({ username: 'bob' });
+      const users = await store.users.list();
+      expect(users.map((user) => user.username)).toEqual(['alice', 'bob', 'carol']);
+      for (const user of users) expectTimesAreNumbers(user);
+      const count = await store.users.count();
+      expect(count).toBe(3);
+      expect(typeof count).toBe('number');
+    });
+
+    it('refuses a second user with the same username', async () => {
+      const first = await addUser({ username: 'alice' });
+      await expect(
+        store.users.create({ ...first, id: newId(), fullName: 'Another Alice' }),
+      ).rejects.toThrow();
+      expect(await store.users.count()).toBe(1);
+      expect((await store.users.findByUsername('alice'))?.id).toBe(first.id);
+    });
+
+    it('updates each field on its own and leaves the others', async () => {
+      const user = await addUser({ fullName: 'Old Name', locale: 'en', passwordHash: 'old-hash' });
+      const read = async (): Promise<User> => (await store.users.findById(user.id))!;
+      const before = await read();
+
+      expect(await store.users.update(user.id, { fullName: 'New Name' })).toBe(true);
+      expect(await read()).toEqual({ ...before, fullName: 'New Name' });
+
+      expect(await store.users.update(user.id, { locale: 'fr' })).toBe(true);
+      expect(await read()).toEqual({ ...before, fullName: 'New Name', locale: 'fr' });
+
+      expect(await store.users.update(user.id, { disabled: true })).toBe(true);
+      expect(await read()).toEqual({ ...before, fullName: 'New Name', locale: 'fr', disabled: true });
+
+      expect(await store.users.update(user.id, { passwordHash: 'new-hash' })).toBe(true);
+      expect(await read()).toEqual({
+        ...before,
+        fullName: 'New Name',
+        locale: 'fr',
+        disabled: true,
+        passwordHash: 'new-hash',
+      });
+
+      expect(await store.users.update(user.id, { disabled: false, fullName: 'Both' })).toBe(true);
+      expect(await read()).toEqual({
+        ...before,
+        fullName: 'Both',
+        locale: 'fr',
+        disabled: false,
+        passwordHash: 'new-hash',
+      });
+    });
+
+    it('answers whether the user exists on update', async () => {
+      const user = await addUser();
+      expect(await store.users.update(newId(), { fullName: 'Ghost' })).toBe(false);
+      expect(await store.users.update(user.id, {})).toBe(true);
+      expect(await store.users.update(newId(), {})).toBe(false);
+      // An update of another user changes nothing here.
+      expect((await store.users.findById(user.id))?.fullName).toBe(user.fullName);
+    });
+
+    it('removes a user', async () => {
+      const user = await addUser();
+      const other = await addUser();
+      expect(await store.users.remove(user.id)).toBe(true);
+      expect(await store.users.findById(user.id)).toBeUndefined();
+      expect(await store.users.findByUsername(user.username)).toBeUndefined();
+      expect(await store.users.remove(user.id)).toBe(false);
+      expect(await store.users.count()).toBe(1);
+      expect((await store.users.list()).map((u) => u.id)).toEqual([other.id]);
+    });
+
+    it('moves the current sign-in to the last one on each sign-in', async () => {
+      const user = await addUser();
+      const first = await store.users.recordSignIn(user.id, T0 + 1_000);
+      expect(first?.lastLoginAt).toBeNull();
+      expect(first?.currentLoginAt).toBe(T0 + 1_000);
+      expectTimesAreNumbers(first!);
+
+      const second = await store.users.recordSignIn(user.id, T0 + 2_000);
+      expect(second?.lastLoginAt).toBe(T0 + 1_000);
+      expect(second?.currentLoginAt).toBe(T0 + 2_000);
+      expectTimesAreNumbers(second!);
+
+      const third = await store.users.recordSignIn(user.id, T0 + 3_000);
+      expect(third?.lastLoginAt).toBe(T0 + 2_000);
+      expect(third?.currentLoginAt).toBe(T0 + 3_000);
+
+      const stored = await store.users.findById(user.id);
+      expect(stored).toEqual(third);
+      expect(stored).toMatchObject({ id: user.id, username: user.username, createdAt: T0 });
+      expect(await store.users.recordSignIn(newId(), T0)).toBeUndefined();
+    });
+  });
+
+  describe('groups and policies', () => {
+    async function addGroup(name: string, priority: number): Promise<string> {
+      const id = newId();
+      await store.groups.create({ id, name, priority });
+      return id;
+    }
+
+    it('creates, finds and lists groups by priority', async () => {
+      const low = await addGroup('low', 1);
+      const high = await addGroup('high', 10);
+      const alsoLow = await addGroup('also-low', 1);
+      expect(await store.groups.findByName('high')).toEqual({ id: high, name: 'high', priority: 10 });
+      expect(await store.groups.findByName('none')).toBeUndefined();
+      const groups = await store.groups.list();
+      expect(groups).toEqual([
+        { id: high, name: 'high', priority: 10 },
+        { id: alsoLow, name: 'also-low', priority: 1 },
+        { id: low, name: 'low', priority: 1 },
+      ]);
+      for (const group of groups) expect(typeof group.priority).toBe('number');
+      await expect(store.groups.create({ id: newId(), name: 'high', priority: 3 })).rejects.toThrow();
+    });
+
+    it('resolves the policy of the highest-priority group that has one for the category', async () => {
+      const user = await addUser();
+      const low = await addGroup('low', 1);
+      const mid = await addGroup('mid', 5);
+      const high = await addGroup('high', 10);
+      const notMine = await addGroup('not-mine', 100);
+      for (const group of [low, mid, high]) await store.groups.addMember(group, user.id);
+
+      await store.groups.setPolicy(low, 'codes', { maxUnused: 1 });
+      await store.groups.setPolicy(mid, 'codes', { maxUnused: 5, nested: { list: [1, 'a'] } });
+      await store.groups.setPolicy(high, 'channels', { allowed: ['sms'] });
+      await store.groups.setPolicy(notMine, 'codes', { maxUnused: 99 });
+
+      // 'high' has no 'codes' policy and 'not-mine' is not the user's: 'mid' wins.
+      expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toEqual({
+        maxUnused: 5,
+        nested: { list: [1, 'a'] },
+      });
+      expect(await store.groups.findPolicyOfUser(user.id, 'channels')).toEqual({ allowed: ['sms'] });
+      expect(await store.groups.findPolicyOfUser(user.id, 'other')).toBeUndefined();
+
+      const loner = await addUser();
+      expect(await store.groups.findPolicyOfUser(loner.id, 'codes')).toBeUndefined();
+      expect(await store.groups.findPolicyOfUser(newId(), 'codes')).toBeUndefined();
+
+      // Leaving 'mid' falls back to 'low'.
+      await store.groups.removeMember(mid, user.id);
+      expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toEqual({ maxUnused: 1 });
+    });
+
+    it('overwrites a policy on setPolicy', async () => {
+      const user = await addUser();
+      const group = await addGroup('g', 1);
+      await store.groups.addMember(group, user.id);
+      await store.groups.setPolicy(group, 'codes', { maxUnused: 3, old: true });
+      await store.groups.setPolicy(group, 'codes', { maxUnused: 7 });
+      expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toEqual({ maxUnused: 7 });
+    });
+
+    it('adds a member idempotently and removes it', async () => {
+      const user = await addUser();
+      const group = await addGroup('g', 1);
+      await store.groups.setPolicy(group, 'codes', { maxUnused: 2 });
+      await store.groups.addMember(group, user.id);
+      await expect(store.groups.addMember(group, user.id)).resolves.toBeUndefined();
+      expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toEqual({ maxUnused: 2 });
+
+      // One removal is enough: the second add did not make a second membership.
+      await store.groups.removeMember(group, user.id);
+      expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toBeUndefined();
+      await expect(store.groups.removeMember(group, user.id)).resolves.toBeUndefined();
+    });
+
+    it('removes memberships with the user', async () => {
+      const user = await addUser();
+      const group = await addGroup('g', 1);
+      await store.groups.setPolicy(group, 'codes', { maxUnused: 2 });
+      await store.groups.addMember(group, user.id);
+      await store.users.remove(user.id);
+      // Same id again: a fresh user is in no group.
+      await store.users.create({ ...user, username: `${user.username}-again` });
+      expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toBeUndefined();
+    });
+  });
+
+  describe('channels', () => {
+    const setChannel = (userId: string, key: ChannelKey, address: string, createdAt = T0) =>
+      store.channels.set({ id: newId(), userId, key, address, createdAt });
+
+    it('sets a channel and keeps its reference when the address changes', async () => {
+      const user = await addUser();
+      const id = newId();
+      const created = await store.channels.set({
+        id,
+        userId: user.id,
+        key: 'mobile',
+        address: '+15550001',
+        createdAt: T0,
+      });
+      expect(created).toEqual({ id, userId: user.id, key: 'mobile', address: '+15550001' });
+
+      const updated = await store.channels.set({
+        id: newId(),
+        userId: user.id,
+        key: 'mobile',
+        address: '+15550002',
+        createdAt: T0 + 1,
+      });
+      expect(updated).toEqual({ id, userId: user.id, key: 'mobile', address: '+15550002' });
+      expect(await store.channels.listOfUser(user.id)).toEqual([updated]);
+      expect(await store.channels.findOfUser(user.id, id)).toEqual(updated);
+    });
+
+    it("lists the user's channels only, in the order they were made", async () => {
+      const user = await addUser();
+      const other = await addUser();
+      const email = await setChannel(user.id, 'email', 'a@example.org', T0 + 2);
+      const mobile = await setChannel(user.id, 'mobile', '+15550001', T0 + 1);
+      const twitter = await setChannel(user.id, 'twitter', '@alice', T0 + 3);
+      await setChannel(other.id, 'email', 'b@example.org');
+      expect(await store.channels.listOfUser(user.id)).toEqual([mobile, email, twitter]);
+      expect(await store.channels.listOfUser(other.id)).toHaveLength(1);
+      expect(await store.channels.listOfUser(newId())).toEqual([]);
+    });
+
+    it("refuses another user's reference", async () => {
+      const user = await addUser();
+      const other = await addUser();
+      const mine = await setChannel(user.id, 'email', 'a@example.org');
+      const theirs = await setChannel(other.id, 'email', 'b@example.org');
+      expect(await store.channels.findOfUser(user.id, mine.id)).toEqual(mine);
+      expect(await store.channels.findOfUser(user.id, theirs.id)).toBeUndefined();
+      expect(await store.channels.findOfUser(other.id, mine.id)).toBeUndefined();
+      expect(await store.channels.findOfUser(user.id, newId())).toBeUndefined();
+    });
+
+    it('removes a channel by key', async () => {
+      const user = await addUser();
+      const other = await addUser();
+      const mobile = await setChannel(user.id, 'mobile', '+15550001');
+      const email = await setChannel(user.id, 'email', 'a@example.org');
+      const othersMobile = await setChannel(other.id, 'mobile', '+15550009');
+      expect(await store.channels.remove(user.id, 'mobile')).toBe(true);
+      expect(await store.channels.remove(user.id, 'mobile')).toBe(false);
+      expect(await store.channels.remove(user.id, 'telephone')).toBe(false);
+      expect(await store.channels.listOfUser(user.id)).toEqual([email]);
+      expect(await store.channels.findOfUser(user.id, mobile.id)).toBeUndefined();
+      expect(await store.channels.listOfUser(other.id)).toEqual([othersMobile]);
+
+      // A new channel of a removed key gets the new reference.
+      const again = await store.channels.set({
+        id: 'fresh-reference',
+        userId: user.id,
+        key: 'mobile',
+        address: '+15550003',
+        createdAt: T0 + 5,
+      });
+      expect(again.id).toBe('fresh-reference');
+    });
+
+    it('removes the channels with the user', async () => {
+      const user = await addUser();
+      const other = await addUser();
+      const mobile = await setChannel(user.id, 'mobile', '+15550001');
+      await setChannel(user.id, 'email', 'a@example.org');
+      const othersEmail = await setChannel(other.id, 'email', 'b@example.org');
+      await store.users.remove(user.id);
+      expect(await store.channels.listOfUser(user.id)).toEqual([]);
+      expect(await store.channels.findOfUser(user.id, mobile.id)).toBeUndefined();
+      expect(await store.channels.listOfUser(other.id)).toEqual([othersEmail]);
+    });
+  });
+
+  describe('codes', () => {
+    it('issues up to maxUnused codes, then answers store-full', async () => {
+      const user = await addUser();
+      for (let i = 0; i < 3; i++) {
+        const outcome = await store.codes.issue(
+          newCode(user.id, { createdAt: T0 + i }),
+          3,
+          issueAudit(user.id),
+        );
+        expect(outcome).toEqual({ issued: true });
+      }
+      const refused = await store.codes.issue(newCode(user.id, { createdAt: T0 + 3 }), 3, issueAudit(user.id));
+      expect(refused).toEqual({ issued: false, reason: 'store-full' });
+      expect(await store.codes.countActive(user.id, T0 + 4)).toBe(3);
+      // The limit is per user.
+      const other = await addUser();
+      expect(await store.codes.issue(newCode(other.id), 3, issueAudit(other.id))).toEqual({ issued: true });
+    });
+
+    it('answers no-user for an unknown user and stores nothing', async () => {
+      const ghost = newId();
+      const outcome = await store.codes.issue(newCode(ghost), 5, issueAudit(ghost));
+      expect(outcome).toEqual({ issued: false, reason: 'no-user' });
+      expect(await store.codes.countActive(ghost, T0)).toBe(0);
+      expect(await store.audit.list({})).toEqual([]);
+    });
+
+    it('writes the audit entry with the code, and none when refused', async () => {
+      const user = await addUser();
+      const details = { channel: 'sms', count: 1, flags: [true, null] };
+      await store.codes.issue(newCode(user.id, { createdAt: T0 + 5 }), 1, issueAudit(user.id, details));
+      const entries = await store.audit.list({});
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({
+        at: T0 + 5,
+        event: 'code.issued',
+        userId: user.id,
+        actor: user.id,
+        clientAddress: '192.0.2.1',
+        details,
+      });
+
+      const refused = await store.codes.issue(
+        newCode(user.id, { createdAt: T0 + 6 }),
+        1,
+        issueAudit(user.id, { refused: true }),
+      );
+      expect(refused).toEqual({ issued: false, reason: 'store-full' });
+      expect(await store.audit.list({})).toHaveLength(1);
+    });
+
+    it('keeps neither the code nor the audit entry when the audit entry cannot be written', async () => {
+      const user = await addUser();
+      // A BigInt cannot be written as JSON: the audit insert fails after the code insert.
+      const broken: NewAuditEntry = { event: 'code.issued', userId: user.id, details: { n: 1n } };
+      await expect(store.codes.issue(newCode(user.id), 5, broken)).rejects.toThrow();
+      expect(await store.codes.countActive(user.id, T0)).toBe(0);
+      expect(await store.codes.listActive(user.id, T0)).toEqual([]);
+      expect(await store.audit.list({})).toEqual([]);
+      // The rolled-back transaction leaves the store usable.
+      expect(await store.codes.issue(newCode(user.id), 1, issueAudit(user.id))).toEqual({ issued: true });
+    });
+
+    it('does not count expired, invalidated or used-up codes against maxUnused', async () => {
+      const user = await addUser();
+      const expiring = newCode(user.id, { createdAt: T0, expiresAt: T0 + 10 });
+      expect(await store.codes.issue(expiring, 1, issueAudit(user.id))).toEqual({ issued: true });
+      expect(await store.codes.issue(newCode(user.id, { createdAt: T0 + 9 }), 1, issueAudit(user.id))).toEqual(
+        { issued: false, reason: 'store-full' },
+      );
+
+      // At its expiry time the first code no longer counts.
+      const second = newCode(user.id, { createdAt: T0 + 10, expiresAt: T0 + MINUTE });
+      expect(await store.codes.issue(second, 1, issueAudit(user.id))).toEqual({ issued: true });
+
+      await store.codes.invalidate(second.id, T0 + 11);
+      const third = newCode(user.id, { createdAt: T0 + 12, expiresAt: T0 + MINUTE });
+      expect(await store.codes.issue(third, 1, issueAudit(user.id))).toEqual({ issued: true });
+
+      expect(await store.codes.consume(third.id, T0 + 13)).toBe(true);
+      const fourth = newCode(user.id, { createdAt: T0 + 14, expiresAt: T0 + MINUTE });
+      expect(await store.codes.issue(fourth, 1, issueAudit(user.id))).toEqual({ issued: true });
+
+      expect(await store.codes.listActive(user.id, T0 + 15)).toEqual([
+        { id: fourth.id, codeHash: fourth.codeHash },
+      ]);
+    });
+
+    it('lists and counts active codes only', async () => {
+      const user = await addUser();
+      const other = await addUser();
+      const a = await issue(user.id, { createdAt: T0 + 1, expiresAt: T0 + 100 });
+      const b = await issue(user.id, { createdAt: T0 + 2, expiresAt: T0 + 200, uses: 3 });
+      const invalidated = await issue(user.id, { createdAt: T0 + 3 });
+      await store.codes.invalidate(invalidated.id, T0 + 4);
+      const used = await issue(user.id, { createdAt: T0 + 5 });
+      expect(await store.codes.consume(used.id, T0 + 6)).toBe(true);
+      await issue(user.id, { createdAt: T0 + 7, uses: 0 });
+      await issue(other.id, { createdAt: T0 + 8 });
+
+      expect(await store.codes.listActive(user.id, T0 + 50)).toEqual([
+        { id: a.id, codeHash: a.codeHash },
+        { id: b.id, codeHash: b.codeHash },
+      ]);
+      const count = await store.codes.countActive(user.id, T0 + 50);
+      expect(count).toBe(2);
+      expect(typeof count).toBe('number');
+
+      // A code is not active at its expiry time.
+      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([{ id: b.id, codeHash: b.codeHash }]);
+      expect(await store.codes.countActive(user.id, T0 + 100)).toBe(1);
+      expect(await store.codes.countActive(user.id, T0 + 200)).toBe(0);
+      expect(await store.codes.listActive(newId(), T0)).toEqual([]);
+      expect(await store.codes.countActive(newId(), T0)).toBe(0);
+    });
+
+    it('consumes one use at a time and refuses when none is left', async () => {
+      const user = await addUser();
+      const code = await issue(user.id, { uses: 2 });
+      expect(await store.codes.consume(code.id, T0 + 1)).toBe(true);
+      expect(await store.codes.countActive(user.id, T0 + 1)).toBe(1);
+      expect(await store.codes.consume(code.id, T0 + 2)).toBe(true);
+      expect(await store.codes.countActive(user.id, T0 + 2)).toBe(0);
+      expect(await store.codes.consume(code.id, T0 + 3)).toBe(false);
+      expect(await store.codes.consume(newId(), T0 + 3)).toBe(false);
+    });
+
+    it('refuses to consume an expired or invalidated code', async () => {
+      const user = await addUser();
+      const expiring = await issue(user.id, { expiresAt: T0 + 100, uses: 5 });
+      expect(await store.codes.consume(expiring.id, T0 + 100)).toBe(false);
+      expect(await store.codes.consume(expiring.id, T0 + 99)).toBe(true);
+
+      const invalidated = await issue(user.id, { uses: 5 });
+      await store.codes.invalidate(invalidated.id, T0 + 1);
+      expect(await store.codes.consume(invalidated.id, T0 + 2)).toBe(false);
+      // Invalidating again changes nothing.
+      await store.codes.invalidate(invalidated.id, T0 + 3);
+      expect(await store.codes.consume(invalidated.id, T0 + 4)).toBe(false);
+      expect(await store.codes.countActive(user.id, T0 + 5)).toBe(0);
+    });
+
+    it('purges expired, used and invalidated codes and keeps active ones', async () => {
+      const user = await addUser();
+      const active = await issue(user.id, { createdAt: T0, expiresAt: T0 + 1_000, uses: 2 });
+      expect(await store.codes.consume(active.id, T0 + 1)).toBe(true);
+      await issue(user.id, { createdAt: T0 + 1, expiresAt: T0 + 50 });
+      const used = await issue(user.id, { createdAt: T0 + 2 });
+      expect(await store.codes.consume(used.id, T0 + 3)).toBe(true);
+      const invalidated = await issue(user.id, { createdAt: T0 + 4 });
+      await store.codes.invalidate(invalidated.id, T0 + 5);
+
+      const purged = await store.codes.purge(T0 + 100);
+      expect(purged).toBe(3);
+      expect(typeof purged).toBe('number');
+      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([
+        { id: active.id, codeHash: active.codeHash },
+      ]);
+      expect(await store.codes.purge(T0 + 100)).toBe(0);
+      // The kept code still has its one use left.
+      expect(await store.codes.consume(active.id, T0 + 101)).toBe(true);
+      expect(await store.codes.purge(T0 + 102)).toBe(1);
+    });
+
+    it('removes the codes with the user', async () => {
+      const user = await addUser();
+      await issue(user.id);
+      await store.users.remove(user.id);
+      expect(await store.codes.countActive(user.id, T0)).toBe(0);
+      expect(await store.codes.purge(T0)).toBe(0);
+    });
+  });
+
+  describe('concurrency', () => {
+    const CALLS = 20;
+    const MAX_UNUSED = 5;
+
+    async function concurrentIssues(stores: Store[], userId: string): Promise<void> {
+      const outcomes = await Promise.all(
+        Array.from({ length: CALLS }, (_, i) =>
+          stores[i % stores.length]!.codes.issue(
+            newCode(userId, { createdAt: T0 + i }),
+            MAX_UNUSED,
+            issueAudit(userId, { call: i }),
+          ),
+        ),
+      );
+      const issued = outcomes.filter((outcome) => outcome.issued);
+      const full = outcomes.filter((outcome) => !outcome.issued && outcome.reason === 'store-full');
+      expect(issued).toHaveLength(MAX_UNUSED);
+      expect(full).toHaveLength(CALLS - MAX_UNUSED);
+      expect(await store.codes.countActive(userId, T0 + CALLS)).toBe(MAX_UNUSED);
+      // Exactly one audit entry per issued code.
+      expect(await store.audit.list({ userId, event: 'code.issued' })).toHaveLength(MAX_UNUSED);
+    }
+
+    async function concurrentConsumes(stores: Store[], codeId: string): Promise<void> {
+      const results = await Promise.all(
+        Array.from({ length: CALLS }, (_, i) => stores[i % stores.length]!.codes.consume(codeId, T0 + 1)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.codes.consume(codeId, T0 + 2)).toBe(false);
+    }
+
+    it(`issues exactly ${MAX_UNUSED} of ${CALLS} concurrent codes for one user`, async () => {
+      const user = await addUser();
+      await concurrentIssues([store], user.id);
+    });
+
+    it('gives a single-use code to exactly one of 20 concurrent consumers', async () => {
+      const user = await addUser();
+      const code = await issue(user.id, { uses: 1 });
+      await concurrentConsumes([store], code.id);
+    });
+
+    if (kind === 'postgres') {
+      it(`issues exactly ${MAX_UNUSED} codes when ${CALLS} concurrent calls span two instances`, async () => {
+        const user = await addUser();
+        const second = await openSecondInstance();
+        try {
+          await concurrentIssues([store, second], user.id);
+          expect(await second.codes.countActive(user.id, T0 + CALLS)).toBe(MAX_UNUSED);
+        } finally {
+          await second.close();
+        }
+      });
+
+      it('gives a single-use code to exactly one consumer across two instances', async () => {
+        const user = await addUser();
+        const code = await issue(user.id, { uses: 1 });
+        const second = await openSecondInstance();
+        try {
+          await concurrentConsumes([store, second], code.id);
+        } finally {
+          await second.close();
+        }
+      });
+    }
+  });
+
+  describe('sessions', () => {
+    async function addSession(userId: string, createdAt: number, lastSeenAt = createdAt): Promise<string> {
+      const idHash = newId();
+      await store.sessions.create({ idHash, userId, createdAt, lastSeenAt });
+      return idHash;
+    }
+
+    it('creates and finds a session', async () => {
+      const user = await addUser();
+      const idHash = await addSession(user.id, T0, T0 + 5);
+      const session = await store.sessions.find(idHash);
+      expect(session).toEqual({ idHash, userId: user.id, createdAt: T0, lastSeenAt: T0 + 5, endedAt: null });
+      expect(typeof session?.createdAt).toBe('number');
+      expect(typeof session?.lastSeenAt).toBe('number');
+      expect(await store.sessions.find(newId())).toBeUndefined();
+    });
+
+    it('moves last seen forward only', async () => {
+      const user = await addUser();
+      const idHash = await addSession(user.id, T0);
+      await store.sessions.touch(idHash, T0 + 100);
+      expect((await store.sessions.find(idHash))?.lastSeenAt).toBe(T0 + 100);
+      await store.sessions.touch(idHash, T0 + 50);
+      expect((await store.sessions.find(idHash))?.lastSeenAt).toBe(T0 + 100);
+      await store.sessions.touch(idHash, T0 + 200);
+      const session = await store.sessions.find(idHash);
+      expect(session?.lastSeenAt).toBe(T0 + 200);
+      expect(session?.createdAt).toBe(T0);
+      await expect(store.sessions.touch(newId(), T0)).resolves.toBeUndefined();
+    });
+
+    it('ends a session once', async () => {
+      const user = await addUser();
+      const idHash = await addSession(user.id, T0);
+      const other = await addSession(user.id, T0);
+      await store.sessions.end(idHash, T0 + 10);
+      const ended = await store.sessions.find(idHash);
+      expect(ended?.endedAt).toBe(T0 + 10);
+      expect(typeof ended?.endedAt).toBe('number');
+      await store.sessions.end(idHash, T0 + 20);
+      expect((await store.sessions.find(idHash))?.endedAt).toBe(T0 + 10);
+      expect((await store.sessions.find(other))?.endedAt).toBeNull();
+    });
+
+    it('purges ended and idle sessions and keeps live ones', async () => {
+      const user = await addUser();
+      const ended = await addSession(user.id, T0, T0 + 10);
+      await store.sessions.end(ended, T0 + 20);
+      const idle = await addSession(user.id, T0, T0 + 30);
+      const live = await addSession(user.id, T0, T0 + 30);
+      await store.sessions.touch(live, T0 + 150);
+
+      const purged = await store.sessions.purge(T0 + 100);
+      expect(purged).toBe(2);
+      expect(typeof purged).toBe('number');
+      expect(await store.sessions.find(ended)).toBeUndefined();
+      expect(await store.sessions.find(idle)).toBeUndefined();
+      expect(await store.sessions.find(live)).toMatchObject({ lastSeenAt: T0 + 150, endedAt: null });
+      expect(await store.sessions.purge(T0 + 100)).toBe(0);
+    });
+
+    it('removes the sessions with the user', async () => {
+      const user = await addUser();
+      const idHash = await addSession(user.id, T0);
+      await store.users.remove(user.id);
+      expect(await store.sessions.find(idHash)).toBeUndefined();
+    });
+  });
+
+  describe('branding', () => {
+    const defaults: BrandingEntry[] = [
+      { name: 'title', type: 'text', value: 'Emergency Access', isDefault: true },
+      { name: 'logo', type: 'image', value: 'data:image/png;base64,AAAA', isDefault: true },
+      { name: 'style', type: 'css', value: 'body { color: black; }', isDefault: true },
+    ];
+    const byName = (entries: BrandingEntry[]): BrandingEntry[] =>
+      [...entries].sort((a, b) => (a.name < b.name ? -1 : 1));
+
+    it('adds missing entries and keeps what an operator changed', async () => {
+      expect(await store.branding.list()).toEqual([]);
+      await store.branding.ensure(defaults);
+      expect(await store.branding.list()).toEqual(byName(defaults));
+
+      const changed: BrandingEntry = { name: 'title', type: 'text', value: 'Our Access', isDefault: false };
+      await store.branding.set(changed);
+
+      const footer: BrandingEntry = { name: 'footer', type: 'html', value: '<p>Help</p>', isDefault: true };
+      await store.branding.ensure([...defaults, footer]);
+      expect(await store.branding.list()).toEqual(byName([changed, defaults[1]!, defaults[2]!, footer]));
+
+      await expect(store.branding.ensure([])).resolves.toBeUndefined();
+      expect(await store.branding.list()).toHaveLength(4);
+    });
+
+    it('upserts on set', async () => {
+      const entry: BrandingEntry = { name: 'notice', type: 'html', value: '<b>1</b>', isDefault: false };
+      await store.branding.set(entry);
+      expect(await store.branding.list()).toEqual([entry]);
+      const replaced: BrandingEntry = { name: 'notice', type: 'text', value: 'plain', isDefault: true };
+      await store.branding.set(replaced);
+      expect(await store.branding.list()).toEqual([replaced]);
+    });
+  });
+
+  describe('catalogs', () => {
+    it('sets languages with an upsert and lists them by code', async () => {
+      expect(await store.catalogs.listLanguages()).toEqual([]);
+      await store.catalogs.setLanguage('en', 'English');
+      await store.catalogs.setLanguage('de', 'Deutsch');
+      await store.catalogs.setLanguage('en', 'English (US)');
+      expect(await store.catalogs.listLanguages()).toEqual([
+        { code: 'de', name: 'Deutsch' },
+        { code: 'en', name: 'English (US)' },
+      ]);
+    });
+
+    it('adds only missing keys without overwrite, replaces with overwrite', async () => {
+      await store.catalogs.setLanguage('en', 'English');
+      await store.catalogs.setLanguage('de', 'Deutsch');
+      await store.catalogs.putMessages('en', { hello: 'Hello', bye: 'Bye' }, { overwrite: false });
+      await store.catalogs.putMessages('de', { hello: 'Hallo' }, { overwrite: false });
+
+      await store.catalogs.putMessages(
+        'en',
+        { hello: 'Hi (shipped)', thanks: 'Thanks' },
+        { overwrite: false },
+      );
+      expect(await store.catalogs.messages('en')).toEqual({ hello: 'Hello', bye: 'Bye', thanks: 'Thanks' });
+
+      await store.catalogs.putMessages('en', { hello: 'Howdy', new: 'New' }, { overwrite: true });
+      expect(await store.catalogs.messages('en')).toEqual({
+        hello: 'Howdy',
+        bye: 'Bye',
+        thanks: 'Thanks',
+        new: 'New',
+      });
+      expect(await store.catalogs.messages('de')).toEqual({ hello: 'Hallo' });
+      await expect(store.catalogs.putMessages('en', {}, { overwrite: true })).resolves.toBeUndefined();
+    });
+
+    it('writes more than one batch of keys in one call', async () => {
+      await store.catalogs.setLanguage('en', 'English');
+      const many = Object.fromEntries(Array.from({ length: 450 }, (_, i) => [`key.${i}`, `text ${i}`]));
+      await store.catalogs.putMessages('en', many, { overwrite: false });
+      expect(await store.catalogs.messages('en')).toEqual(many);
+
+      const changed = Object.fromEntries(Object.keys(many).map((key) => [key, `${many[key]} v2`]));
+      await store.catalogs.putMessages('en', changed, { overwrite: false });
+      expect(await store.catalogs.messages('en')).toEqual(many);
+      await store.catalogs.putMessages('en', changed, { overwrite: true });
+      expect(await store.catalogs.messages('en')).toEqual(changed);
+    });
+
+    it('answers no messages for an unknown language', async () => {
+      expect(await store.catalogs.messages('xx')).toEqual({});
+    });
+  });
+
+  describe('audit', () => {
+    it('appends entries and lists them newest first', async () => {
+      const user = await addUser();
+      await store.audit.append({ event: 'sign-in', userId: user.id, actor: 'self', clientAddress: '::1' }, T0 + 1);
+      await store.audit.append({ event: 'system.start' }, T0 + 3);
+      await store.audit.append({ event: 'code.issued', userId: user.id, details: { n: 1 } }, T0 + 2);
+      const entries = await store.audit.list({});
+      expect(entries.map((entry) => entry.at)).toEqual([T0 + 3, T0 + 2, T0 + 1]);
+      expect(entries[2]).toEqual({
+        id: expect.any(String),
+        at: T0 + 1,
+        event: 'sign-in',
+        userId: user.id,
+        actor: 'self',
+        clientAddress: '::1',
+        details: {},
+      });
+      expect(entries[0]).toMatchObject({ event: 'system.start', userId: null, actor: null, clientAddress: null });
+      for (const entry of entries) expect(typeof entry.at).toBe('number');
+      expect(new Set(entries.map((entry) => entry.id)).size).toBe(3);
+    });
+
+    it('filters by user, event, time and count', async () => {
+      const alice = await addUser();
+      const bob = await addUser();
+      await store.audit.append({ event: 'sign-in', userId: alice.id }, T0 + 1);
+      await store.audit.append({ event: 'code.issued', userId: alice.id }, T0 + 2);
+      await store.audit.append({ event: 'sign-in', userId: bob.id }, T0 + 3);
+      await store.audit.append({ event: 'code.issued', userId: alice.id }, T0 + 4);
+      await store.audit.append({ event: 'sign-out', userId: alice.id }, T0 + 5);
+
+      const ats = async (filter: Parameters<Store['audit']['list']>[0]): Promise<number[]> =>
+        (await store.audit.list(filter)).map((entry) => entry.at - T0);
+      expect(await ats({ userId: alice.id })).toEqual([5, 4, 2, 1]);
+      expect(await ats({ userId: bob.id })).toEqual([3]);
+      expect(await ats({ event: 'sign-in' })).toEqual([3, 1]);
+      expect(await ats({ since: T0 + 3 })).toEqual([5, 4, 3]);
+      expect(await ats({ limit: 2 })).toEqual([5, 4]);
+      expect(await ats({ userId: alice.id, event: 'code.issued', since: T0 + 3 })).toEqual([4]);
+      expect(await ats({ userId: alice.id, limit: 3, since: T0 + 2 })).toEqual([5, 4, 2]);
+      expect(await ats({ event: 'nothing' })).toEqual([]);
+    });
+
+    it('keeps details as an object', async () => {
+      const details = {
+        text: 'ä ✓ "quoted"',
+        number: 42.5,
+        flag: false,
+        none: null,
+        list: [1, 'two', { three: 3 }],
+        nested: { deeper: { value: 'x' } },
+      };
+      await store.audit.append({ event: 'e', details }, T0);
+      const [entry] = await store.audit.list({});
+      expect(entry?.details).toEqual(details);
+    });
+  });
+
+  describe('outbox', () => {
+    const message = (idempotencyKey: string, createdAt: number) => ({
+      id: newId(),
+      createdAt,
+      channelType: 'smtp',
+      userId: null as string | null,
+      idempotencyKey,
+      sealed: `sealed-${idempotencyKey}-${createdAt}`,
+    });
+
+    it('refuses a second message with the same idempotency key', async () => {
+      const user = await addUser();
+      const first = { ...message('k1', T0), userId: user.id };
+      expect(await store.outbox.add(first)).toBe(true);
+      expect(await store.outbox.add(message('k1', T0 + 1))).toBe(false);
+      expect(await store.outbox.list(10)).toEqual([first]);
+      expect(await store.outbox.add(message('k2', T0 + 2))).toBe(true);
+      expect(await store.outbox.list(10)).toHaveLength(2);
+    });
+
+    it('lists newest first up to the limit', async () => {
+      const a = message('a', T0 + 1);
+      const b = message('b', T0 + 3);
+      const c = message('c', T0 + 2);
+      for (const m of [a, b, c]) expect(await store.outbox.add(m)).toBe(true);
+      const listed = await store.outbox.list(2);
+      expect(listed).toEqual([b, c]);
+      expect(typeof listed[0]?.createdAt).toBe('number');
+      expect(await store.outbox.list(10)).toEqual([b, c, a]);
+    });
+  });
+
+  describe('service keys', () => {
+    it('creates, finds and lists keys with their scopes', async () => {
+      const reader = {
+        id: newId(),
+        name: 'reader',
+        keyHash: 'hash-r',
+        scopes: ['users:read', 'audit:read'],
+        createdAt: T0,
+        revokedAt: null,
+      };
+      const admin = {
+        id: newId(),
+        name: 'admin',
+        keyHash: 'hash-a',
+        scopes: ['codes:issue'],
+        createdAt: T0 + 1,
+        revokedAt: null,
+      };
+      const none = { id: newId(), name: 'none', keyHash: 'hash-n', scopes: [], createdAt: T0 + 2, revokedAt: null };
+      for (const key of [reader, admin, none]) await store.serviceKeys.create(key);
+
+      const found = await store.serviceKeys.findById(reader.id);
+      expect(found).toEqual(reader);
+      expect(typeof found?.createdAt).toBe('number');
+      expect(await store.serviceKeys.findById(none.id)).toEqual(none);
+      expect(await store.serviceKeys.findById(newId())).toBeUndefined();
+      expect(await store.serviceKeys.list()).toEqual([admin, none, reader]);
+      await expect(store.serviceKeys.create({ ...admin, id: newId() })).rejects.toThrow();
+    });
+
+    it('revokes a key once', async () => {
+      const key = { id: newId(), name: 'k', keyHash: 'h', scopes: ['a'], createdAt: T0, revokedAt: null };
+      const other = { ...key, id: newId(), name: 'other' };
+      await store.serviceKeys.create(key);
+      await store.serviceKeys.create(other);
+      expect(await store.serviceKeys.revoke(key.id, T0 + 10)).toBe(true);
+      const revoked = await store.serviceKeys.findById(key.id);
+      expect(revoked).toEqual({ ...key, revokedAt: T0 + 10 });
+      expect(typeof revoked?.revokedAt).toBe('number');
+      expect(await store.serviceKeys.revoke(key.id, T0 + 20)).toBe(false);
+      expect((await store.serviceKeys.findById(key.id))?.revokedAt).toBe(T0 + 10);
+      expect(await store.serviceKeys.revoke(newId(), T0)).toBe(false);
+      expect((await store.serviceKeys.findById(other.id))?.revokedAt).toBeNull();
+    });
+  });
+
+  describe('meta', () => {
+    it('gets and overwrites values', async () => {
+      expect(await store.meta.get('schema.note')).toBeUndefined();
+      await store.meta.set('schema.note', 'one');
+      await store.meta.set('other', 'x');
+      expect(await store.meta.get('schema.note')).toBe('one');
+      await store.meta.set('schema.note', 'two');
+      expect(await store.meta.get('schema.note')).toBe('two');
+      expect(await store.meta.get('other')).toBe('x');
+    });
+  });
+
+  describe('migrations', () => {
+    it('opens an already-migrated store again and keeps its data', async () => {
+      const user = await addUser({ username: 'kept' });
+      await store.meta.set('marker', 'before');
+      await issue(user.id);
+
+      // A second instance while the first is open.
+      const second = await openSecondInstance();
+      try {
+        expect((await second.users.findByUsername('kept'))?.id).toBe(user.id);
+        expect(await second.meta.get('marker')).toBe('before');
+        await second.meta.set('marker', 'from-second');
+      } finally {
+        await second.close();
+      }
+      expect(await store.meta.get('marker')).toBe('from-second');
+
+      // Closed and opened again, as after a restart.
+      await store.close();
+      const reopened = await openSecondInstance();
+      try {
+        expect(await reopened.users.count()).toBe(1);
+        expect((await reopened.users.findById(user.id))?.username).toBe('kept');
+        expect(await reopened.meta.get('marker')).toBe('from-second');
+        expect(await reopened.codes.countActive(user.id, T0)).toBe(1);
+      } finally {
+        await reopened.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,229 @@
+import type { BrandingEntry, ChannelKey } from '@dea/contract';
+
+/**
+ * The store contract. Two implementations pass one test suite (store.suite.ts): the embedded
+ * SQLite file and PostgreSQL. Every method that decides something under concurrency does so
+ * atomically in the database, so any number of server instances behave as one.
+ */
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly users: UserRepository;
+  readonly groups: GroupRepository;
+  readonly channels: ChannelRepository;
+  readonly codes: CodeRepository;
+  readonly sessions: SessionRepository;
+  readonly branding: BrandingRepository;
+  readonly catalogs: CatalogRepository;
+  readonly audit: AuditRepository;
+  readonly outbox: OutboxRepository;
+  readonly serviceKeys: ServiceKeyRepository;
+  readonly meta: MetaRepository;
+  /** Answers when the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface User {
+  id: string;
+  username: string;
+  passwordHash: string;
+  fullName: string;
+  locale: string;
+  disabled: boolean;
+  createdAt: number;
+  lastLoginAt: number | null;
+  currentLoginAt: number | null;
+}
+
+export interface NewUser {
+  id: string;
+  username: string;
+  passwordHash: string;
+  fullName: string;
+  locale: string;
+  createdAt: number;
+}
+
+export interface UserRepository {
+  create(user: NewUser): Promise<void>;
+  findById(id: string): Promise<User | undefined>;
+  findByUsername(username: string): Promise<User | undefined>;
+  list(): Promise<User[]>;
+  update(
+    id: string,
+    changes: Partial<Pick<User, 'fullName' | 'locale' | 'disabled' | 'passwordHash'>>,
+  ): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+  /** The current sign-in becomes the last one; answers the user as it is afterwards. */
+  recordSignIn(id: string, at: number): Promise<User | undefined>;
+  count(): Promise<number>;
+}
+
+export interface Group {
+  id: string;
+  name: string;
+  priority: number;
+}
+
+export interface GroupRepository {
+  create(group: Group): Promise<void>;
+  findByName(name: string): Promise<Group | undefined>;
+  list(): Promise<Group[]>;
+  addMember(groupId: string, userId: string): Promise<void>;
+  removeMember(groupId: string, userId: string): Promise<void>;
+  setPolicy(groupId: string, category: string, options: Record<string, unknown>): Promise<void>;
+  /** The policy options of the user's highest-priority group that has one for the category. */
+  findPolicyOfUser(userId: string, category: string): Promise<Record<string, unknown> | undefined>;
+}
+
+export interface Channel {
+  /** The opaque recipient reference. */
+  id: string;
+  userId: string;
+  key: ChannelKey;
+  address: string;
+}
+
+export interface ChannelRepository {
+  /** Sets the user's channel of that key, keeping its reference when it exists. */
+  set(channel: Channel & { createdAt: number }): Promise<Channel>;
+  listOfUser(userId: string): Promise<Channel[]>;
+  findOfUser(userId: string, reference: string): Promise<Channel | undefined>;
+  remove(userId: string, key: ChannelKey): Promise<boolean>;
+}
+
+export interface NewCode {
+  id: string;
+  userId: string;
+  codeHash: string;
+  createdAt: number;
+  expiresAt: number;
+  uses: number;
+  channelType: string | null;
+}
+
+export interface ActiveCode {
+  id: string;
+  codeHash: string;
+}
+
+export type IssueOutcome = { issued: true } | { issued: false; reason: 'store-full' | 'no-user' };
+
+export interface CodeRepository {
+  /**
+   * Inserts the code only when the user holds fewer than `maxUnused` usable codes, decided
+   * atomically (the user's row is locked for the decision), and writes the audit entry in the
+   * same transaction.
+   */
+  issue(code: NewCode, maxUnused: number, audit: NewAuditEntry): Promise<IssueOutcome>;
+  /** Usable codes: not expired, not invalidated, with uses left. */
+  listActive(userId: string, now: number): Promise<ActiveCode[]>;
+  countActive(userId: string, now: number): Promise<number>;
+  /** Takes one use of the code when it still has one; true when this call got it. */
+  consume(codeId: string, now: number): Promise<boolean>;
+  invalidate(codeId: string, now: number): Promise<void>;
+  /** Removes used, invalidated and expired codes; answers how many. */
+  purge(now: number): Promise<number>;
+}
+
+export interface Session {
+  idHash: string;
+  userId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  endedAt: number | null;
+}
+
+export interface SessionRepository {
+  create(session: Omit<Session, 'endedAt'>): Promise<void>;
+  find(idHash: string): Promise<Session | undefined>;
+  touch(idHash: string, at: number): Promise<void>;
+  end(idHash: string, at: number): Promise<void>;
+  /** Removes sessions that ended or were last seen before `before`. */
+  purge(before: number): Promise<number>;
+}
+
+export interface BrandingRepository {
+  list(): Promise<BrandingEntry[]>;
+  set(entry: BrandingEntry): Promise<void>;
+  /** Adds the entries that are missing; keeps what an operator changed. */
+  ensure(entries: BrandingEntry[]): Promise<void>;
+}
+
+export interface CatalogRepository {
+  listLanguages(): Promise<{ code: string; name: string }[]>;
+  setLanguage(code: string, name: string): Promise<void>;
+  messages(languageCode: string): Promise<Record<string, string>>;
+  /** Writes the texts; `overwrite: false` adds only the missing keys. */
+  putMessages(
+    languageCode: string,
+    texts: Record<string, string>,
+    options: { overwrite: boolean },
+  ): Promise<void>;
+}
+
+export interface NewAuditEntry {
+  event: string;
+  userId?: string | null;
+  actor?: string | null;
+  clientAddress?: string | null;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: number;
+  event: string;
+  userId: string | null;
+  actor: string | null;
+  clientAddress: string | null;
+  details: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  userId?: string;
+  event?: string;
+  since?: number;
+  limit?: number;
+}
+
+export interface AuditRepository {
+  append(entry: NewAuditEntry, at: number): Promise<void>;
+  list(filter: AuditFilter): Promise<AuditEntry[]>;
+}
+
+export interface OutboxMessage {
+  id: string;
+  createdAt: number;
+  channelType: string;
+  userId: string | null;
+  idempotencyKey: string;
+  sealed: string;
+}
+
+export interface OutboxRepository {
+  /** False when a message with that idempotency key is already there. */
+  add(message: OutboxMessage): Promise<boolean>;
+  list(limit: number): Promise<OutboxMessage[]>;
+}
+
+export interface ServiceKey {
+  id: string;
+  name: string;
+  keyHash: string;
+  scopes: string[];
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface ServiceKeyRepository {
+  create(key: ServiceKey): Promise<void>;
+  findById(id: string): Promise<ServiceKey | undefined>;
+  list(): Promise<ServiceKey[]>;
+  revoke(id: string, at: number): Promise<boolean>;
+}
+
+export interface MetaRepository {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+}

@@ -1,0 +1,122 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/**
+ * A throwaway PostgreSQL cluster for tests, started with the installed server binaries.
+ * initdb refuses to run as root, so as root the cluster runs as the `postgres` user.
+ */
+export interface PostgresCluster {
+  url: string;
+  stop(): Promise<void>;
+}
+
+function serverBinDir(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => existsSync(join(root, name, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  const newest = versions[0];
+  if (newest === undefined) {
+    throw new Error(
+      'PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql), ' +
+        'or set TEST_DATABASE_URL',
+    );
+  }
+  return join(root, newest, 'bin');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const asRoot = process.getuid?.() === 0;
+
+function asPostgresUser(command: string, args: string[]): [string, string[]] {
+  return asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+async function waitUntilReady(url: string, server: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`postgres exited early:\n${log()}`);
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline) throw new Error(`postgres did not start:\n${log()}`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const bin = serverBinDir();
+  const dir = mkdtempSync(join(tmpdir(), 'dea-pg-'));
+  chmodSync(dir, 0o777);
+  const dataDir = join(dir, 'data');
+  if (asRoot) execFileSync('chown', ['postgres', dir]);
+  const [initdb, initdbArgs] = asPostgresUser(join(bin, 'initdb'), [
+    '-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C',
+  ]);
+  execFileSync(initdb, initdbArgs, { stdio: 'pipe' });
+  const port = await freePort();
+  const [postgres, postgresArgs] = asPostgresUser(join(bin, 'postgres'), [
+    '-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
+    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+    '-c', 'max_connections=200',
+  ]);
+  let output = '';
+  const server = spawn(postgres, postgresArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  await waitUntilReady(url, server, () => output);
+  return {
+    url,
+    async stop() {
+      if (server.exitCode === null) {
+        const exited = new Promise((resolve) => server.once('exit', resolve));
+        server.kill('SIGINT');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A new, empty database on the server of `adminUrl`, for one test file. */
+export async function createTestDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `dea_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}

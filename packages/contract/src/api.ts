@@ -1,0 +1,209 @@
+import Type from 'typebox';
+import type { BRANDING_TYPES } from './branding.js';
+import { CHANNEL_KEYS, type SEND_TYPES } from './channels.js';
+import { CHANNEL_QUERY_ACTION, CODE_COUNT_PER_REQUEST } from './constants.js';
+import { LANGUAGE_CODE_PATTERN } from './languages.js';
+
+/**
+ * Request and response schemas of /dea/api/ (spec section 7, DESIGN section 2). Requests are
+ * strict: a field that is not in the schema is refused, so a typo never passes silently.
+ */
+
+const strict = { additionalProperties: false } as const;
+
+export const UserId = Type.String({ minLength: 1, maxLength: 64, description: 'A user id' });
+export const Locale = Type.String({
+  pattern: LANGUAGE_CODE_PATTERN,
+  maxLength: 35,
+  description: "A language code such as 'en' or 'pt_BR'",
+});
+const UserRef = Type.Object({ id: UserId }, strict);
+
+/** Every answer but userinfo and message is an envelope. */
+export function Envelope<T extends Type.TSchema>(result: T) {
+  return Type.Object({
+    error: Type.Integer({ description: '0 for success, otherwise an error number' }),
+    message: Type.String({ description: "A message in the request's language" }),
+    result,
+  });
+}
+export const ErrorEnvelope = Envelope(
+  Type.Union([Type.Null(), Type.Object({ retryAfterSeconds: Type.Optional(Type.Integer()) })]),
+);
+export type ErrorEnvelope = Type.Static<typeof ErrorEnvelope>;
+export interface EnvelopeOf<T> {
+  error: number;
+  message: string;
+  result: T;
+}
+
+/** An empty request body: `{}` (or no body at all). */
+export const EmptyRequest = Type.Object({}, strict);
+
+// POST userinfo
+export const UserInfo = Type.Object({
+  fullName: Type.String(),
+  lastLogin: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'The previous sign-in (ISO-8601 UTC), null on the first one',
+  }),
+  userId: UserId,
+  userLocale: Type.String(),
+});
+export type UserInfo = Type.Static<typeof UserInfo>;
+
+// GET resourceFile/getLanguageList
+export const Language = Type.Object({
+  languageCode: Type.String(),
+  languageName: Type.String(),
+});
+export type Language = Type.Static<typeof Language>;
+export const LanguageList = Type.Array(Language);
+
+// POST user/get
+export const UserGetField = Type.Union([Type.Literal('id'), Type.Literal('userLocale')]);
+export const UserGetRequest = Type.Object(
+  {
+    match: Type.Array(
+      Type.Object(
+        { field: Type.Literal('id'), op: Type.Literal('eq'), value: UserId },
+        strict,
+      ),
+      { minItems: 1, maxItems: 1 },
+    ),
+    return: Type.Array(UserGetField, { minItems: 1, maxItems: 2, uniqueItems: true }),
+  },
+  strict,
+);
+export type UserGetRequest = Type.Static<typeof UserGetRequest>;
+export const UserGetResult = Type.Object({
+  id: Type.Optional(UserId),
+  userLocale: Type.Optional(Type.String()),
+});
+export type UserGetResult = Type.Static<typeof UserGetResult>;
+
+// POST customizationConfig/getCurrentConfig
+export const BrandingEntry = Type.Object({
+  name: Type.String(),
+  type: Type.Union([
+    Type.Literal('text'),
+    Type.Literal('html'),
+    Type.Literal('css'),
+    Type.Literal('image'),
+  ]),
+  value: Type.String(),
+  isDefault: Type.Boolean(),
+});
+export type BrandingEntry = Type.Static<typeof BrandingEntry>;
+export const BrandingList = Type.Array(BrandingEntry);
+
+// POST user/getPolicy
+export const PolicyOptions = Type.Object({
+  enableECode: Type.Boolean(),
+  emergencyCodeDelivery: Type.String({ description: "'Channel' sends via a channel; anything else shows the code" }),
+  codeLength: Type.Integer({ minimum: 6, maximum: 64 }),
+  codeAlphabet: Type.String({ minLength: 10, maxLength: 100 }),
+  codeValidityMinutes: Type.Integer({ minimum: 1, maximum: 10080 }),
+  codeUses: Type.Integer({ minimum: 1, maximum: 100 }),
+  maxUnusedCodes: Type.Integer({ minimum: 1, maximum: 100 }),
+});
+export type PolicyOptions = Type.Static<typeof PolicyOptions>;
+export const PolicyRequest = Type.Object(
+  {
+    user: UserRef,
+    category: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }, strict),
+    return: Type.Array(Type.Literal('options'), { minItems: 1, maxItems: 1 }),
+  },
+  strict,
+);
+export type PolicyRequest = Type.Static<typeof PolicyRequest>;
+export const PolicyResult = Type.Object({ options: PolicyOptions });
+export type PolicyResult = Type.Static<typeof PolicyResult>;
+
+// POST user/queryAvailableChannels
+export const ChannelsRequest = Type.Object(
+  { action: Type.Literal(CHANNEL_QUERY_ACTION), user: UserRef },
+  strict,
+);
+export type ChannelsRequest = Type.Static<typeof ChannelsRequest>;
+export const ChannelMap = Type.Object(
+  Object.fromEntries(CHANNEL_KEYS.map((key) => [key, Type.Optional(Type.String())])),
+  { description: "channel key -> 'masked display value,recipient reference'" },
+);
+export type ChannelMap = Partial<Record<(typeof CHANNEL_KEYS)[number], string>>;
+
+// POST tempPass/create
+export const CreateCodeRequest = Type.Object(
+  {
+    count: Type.Literal(CODE_COUNT_PER_REQUEST),
+    return: Type.Array(Type.Union([Type.Literal('id'), Type.Literal('password')]), {
+      minItems: 1,
+      maxItems: 2,
+      uniqueItems: true,
+    }),
+    attrs: Type.Object({ user: UserRef, locale: Locale }, strict),
+  },
+  strict,
+);
+export type CreateCodeRequest = Type.Static<typeof CreateCodeRequest>;
+export const CreatedCode = Type.Object({ id: Type.String(), password: Type.String() });
+export type CreatedCode = Type.Static<typeof CreatedCode>;
+export const CreateCodeResult = Type.Object({ rows: Type.Array(CreatedCode) });
+export type CreateCodeResult = Type.Static<typeof CreateCodeResult>;
+
+// POST tempPass/createAndSend
+export const SendTypeSchema = Type.Union([
+  Type.Literal('sms'),
+  Type.Literal('smtp'),
+  Type.Literal('TELEPHONE'),
+  Type.Literal('TWITTER'),
+]);
+export const CreateAndSendRequest = Type.Object(
+  {
+    user: UserRef,
+    options: Type.Object(
+      {
+        channel: SendTypeSchema,
+        recipient: Type.String({ minLength: 1, maxLength: 200, description: 'A recipient reference from queryAvailableChannels' }),
+      },
+      strict,
+    ),
+    locale: Locale,
+  },
+  strict,
+);
+export type CreateAndSendRequest = Type.Static<typeof CreateAndSendRequest>;
+export const CreateAndSendResult = Type.Object({ to: Type.String({ description: 'The masked recipient' }) });
+export type CreateAndSendResult = Type.Static<typeof CreateAndSendResult>;
+
+// GET message
+export const MessageQuery = Type.Object({ lang: Type.Optional(Locale) }, strict);
+export const MessageDictionary = Type.Record(Type.String(), Type.String());
+
+// POST tempPass/verify (service key)
+export const VerifyRequest = Type.Object(
+  { userId: UserId, code: Type.String({ minLength: 1, maxLength: 128 }) },
+  strict,
+);
+export type VerifyRequest = Type.Static<typeof VerifyRequest>;
+export const VerifyResult = Type.Object({ valid: Type.Boolean() });
+export type VerifyResult = Type.Static<typeof VerifyResult>;
+
+// POST /login/api/session
+export const SignInRequest = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 200 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  strict,
+);
+export type SignInRequest = Type.Static<typeof SignInRequest>;
+export const SignInResult = Type.Object({ username: Type.String() });
+export type SignInResult = Type.Static<typeof SignInResult>;
+
+// The literal unions above must list exactly the contract's constants.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const brandingTypesMatch: Same<BrandingEntry['type'], (typeof BRANDING_TYPES)[number]> = true;
+export const sendTypesMatch: Same<
+  Type.Static<typeof SendTypeSchema>,
+  (typeof SEND_TYPES)[number]
+> = true;

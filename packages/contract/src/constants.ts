@@ -1,0 +1,34 @@
+/** Business constants of the specification, section 9. */
+export const APP_VERSION = '8.0.20';
+export const API_BASE_PATH = '/dea/api/';
+export const PAGE_BASE_PATH = '/dea/';
+export const LOGOUT_PATH = '/dea/logout';
+export const LOGIN_API_SESSION_PATH = '/login/api/session';
+export const CODE_COUNT_PER_REQUEST = 1;
+export const POLICY_CATEGORY_SELF_SERVICE = 'Self Service';
+export const CHANNEL_QUERY_ACTION = 'ec';
+export const DEFAULT_LANGUAGE = 'en';
+export const LAST_LOGIN_FORMAT = 'dd. MMM. yyyy HH:mm';
+/** Delivery mode meaning "send via channel"; anything else shows the code on screen. */
+export const CHANNEL_DELIVERY_MODE = 'Channel';
+export const RESULT_MODAL_SIZE = 'md';
+export const MODAL_CLOSE_ANIMATION_SECONDS = 0.2;
+
+export const SESSION_STORAGE_KEYS = {
+  lang: 'lang',
+  emergencyCode: 'emergencyCode',
+  emergencyCodeId: 'emergencyCodeId',
+  username: 'username',
+} as const;
+
+export const LOCAL_STORAGE_KEYS = {
+  lang: 'lang',
+} as const;
+
+/** Cross-site request token: a cookie readable by the page, echoed in a header. */
+export const XSRF_COOKIE_NAME = 'XSRF-TOKEN';
+export const XSRF_HEADER_NAME = 'X-XSRF-TOKEN';
+
+/** Query parameters of the login application and the logout landing. */
+export const RETURN_ENDPOINT_PARAM = 'ep';
+export const USERNAME_PARAM = 'username';

@@ -1,0 +1,7 @@
+export * from './api.js';
+export * from './branding.js';
+export * from './channels.js';
+export * from './constants.js';
+export * from './errors.js';
+export * from './languages.js';
+export * from './text-keys.js';

@@ -1,0 +1,95 @@
+/**
+ * Every text key of the product. The first group is spec section 8; the rest are the texts the
+ * product adds (errors, accessibility labels, login application, delivered messages).
+ * Placeholders are written `{name}`.
+ */
+export const TEXT_KEYS = [
+  // spec section 8
+  'content.notAuthorized',
+  'content.noChannel',
+  'content.title',
+  'content.yourCode',
+  'content.copyCode',
+  'content.requestCode',
+  'successMessage',
+  'logout',
+  'confirmMessage.logout',
+  'cancel',
+  'ok',
+  'message',
+  'loading',
+  'loadingCustom',
+  'user.lastLogin',
+  'user.logout',
+  'header.settings.language',
+  'logoutLanding.title',
+  'logoutLanding.content',
+  'logoutLanding.backToLogin',
+  // the page
+  'app.title',
+  'app.copyright',
+  'app.version',
+  'header.logo',
+  'header.userMenu',
+  'content.codeCopied',
+  'content.copyFailed',
+  'content.sending',
+  'content.chooseRecipient',
+  'content.channel.sms',
+  'content.channel.email',
+  'content.channel.telephone',
+  'content.channel.twitter',
+  'close',
+  'error.generic',
+  'error.userLocale',
+  // envelope messages
+  'error.internal',
+  'error.invalidRequest',
+  'error.notPermitted',
+  'error.codesNotEnabled',
+  'error.wrongDeliveryMode',
+  'error.notSignedIn',
+  'error.sessionExpired',
+  'error.xsrf',
+  'error.unknownChannel',
+  'error.tooManyRequests',
+  'error.codeStoreFull',
+  'error.deliveryFailed',
+  'error.notFound',
+  // the login application
+  'login.title',
+  'login.heading',
+  'login.username',
+  'login.password',
+  'login.submit',
+  'login.signingIn',
+  'login.failed',
+  'login.locked',
+  'login.required',
+  'login.signedIn',
+  // delivered messages
+  'delivery.subject',
+  'delivery.text',
+  'delivery.voice',
+  'delivery.notice.subject',
+  'delivery.notice.text',
+] as const;
+
+export type TextKey = (typeof TEXT_KEYS)[number];
+export type Catalog = Readonly<Record<TextKey, string>>;
+
+export function isTextKey(value: string): value is TextKey {
+  return (TEXT_KEYS as readonly string[]).includes(value);
+}
+
+/** The `{name}` placeholders a text uses, sorted. */
+export function placeholdersOf(text: string): string[] {
+  return [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '').sort();
+}
+
+/** Replaces `{name}` placeholders; unknown placeholders are left as they are. */
+export function formatText(text: string, values: Readonly<Record<string, string | number>>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? String(values[name]) : whole,
+  );
+}
