@@ -39,7 +39,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text === '') return done(null, undefined);
-    defaultJsonParser(request, text, done);
+    void defaultJsonParser(request, text, done);
   });
 
   installErrorHandling(app);

@@ -94,7 +94,7 @@ export const SETTINGS = {
   },
   DEA_CATALOG_CACHE_SECONDS: {
     schema: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
-    doc: 'How long an instance keeps message catalogs and branding in memory.',
+    doc: 'How long an instance keeps the language list and message catalogs in memory.',
   },
   DEA_WEB_DIR: {
     schema: Type.String({ default: '' }),

@@ -22,9 +22,9 @@ function toApiError(error: FastifyError | ApiError): ApiError | undefined {
   if (error.validation) {
     const first = error.validation[0];
     const where = `${error.validationContext ?? 'body'}${first?.instancePath ?? ''}`;
-    const allowed = first?.params && 'allowedValues' in first.params ? ` (${String(first.params.allowedValues as unknown)})` : '';
-    const extra =
-      first?.params && 'additionalProperty' in first.params ? ` '${String(first.params.additionalProperty as unknown)}'` : '';
+    const params = (first?.params ?? {}) as { allowedValues?: unknown; additionalProperty?: unknown };
+    const allowed = Array.isArray(params.allowedValues) ? ` (${params.allowedValues.join(', ')})` : '';
+    const extra = typeof params.additionalProperty === 'string' ? ` '${params.additionalProperty}'` : '';
     return invalidRequest(`${where} ${first?.message ?? 'is not valid'}${extra}${allowed}`);
   }
   if (error.code && error.code in MALFORMED) return invalidRequest(MALFORMED[error.code] ?? '');
@@ -36,9 +36,8 @@ async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error:
   const message = await request.server.services.catalogs
     .text(language, error.textKey, error.params)
     .catch(() => error.textKey);
-  if (error.errorNumber === ErrorNumber.tooManyRequests && error.result?.retryAfterSeconds !== undefined) {
-    void reply.header('retry-after', String(error.result.retryAfterSeconds));
-  }
+  const retryAfter = error.result?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
   await reply
     .code(error.httpStatus)
     .header('cache-control', 'no-store')

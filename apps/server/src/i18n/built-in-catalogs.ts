@@ -1,4 +1,4 @@
-import { BUILT_IN_LANGUAGES, type Catalog } from '@dea/contract';
+import type { BUILT_IN_LANGUAGES, Catalog } from '@dea/contract';
 import ar from './catalogs/ar.json' with { type: 'json' };
 import de from './catalogs/de.json' with { type: 'json' };
 import en from './catalogs/en.json' with { type: 'json' };

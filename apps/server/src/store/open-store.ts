@@ -32,15 +32,17 @@ export const EMBEDDED_STORE_FILE = 'dea.sqlite';
 
 const INT8_OID = 20;
 
+function bigintAsNumber(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === INT8_OID) return Number;
+  return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
+}
+
 function postgresDb(url: string, poolSize: number): Db {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     // BIGINT times and counts fit a double exactly (epoch ms < 2^53).
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
+    types: { getTypeParser: bigintAsNumber },
   });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
