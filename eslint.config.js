@@ -9,7 +9,14 @@ const boundaries = [
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/apps/**', '@dea/server', '@dea/web', 'node:*'], message: 'The contract is shared by the browser and the server: it imports neither, nor Node.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/apps/**', '@dea/server', '@dea/web', 'node:*'],
+              message: 'The contract is shared by the browser and the server: it imports neither, nor Node.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -18,7 +25,14 @@ const boundaries = [
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/apps/web/**', '@dea/web'], message: 'The server never imports browser code; share through @dea/contract.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/apps/web/**', '@dea/web'],
+              message: 'The server never imports browser code; share through @dea/contract.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -27,7 +41,14 @@ const boundaries = [
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/apps/server/**', '@dea/server', 'node:*'], message: 'The browser never imports server code; share through @dea/contract.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/apps/server/**', '@dea/server', 'node:*'],
+              message: 'The browser never imports server code; share through @dea/contract.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -35,7 +56,14 @@ const boundaries = [
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'coverage/**', 'test-results/**', 'playwright-report/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'data/**',
+      'coverage/**',
+      'test-results/**',
+      'playwright-report/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -43,7 +71,9 @@ export default tseslint.config(
     languageOptions: {
       globals: { ...globals.node },
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.ts', 'scripts/*.mjs', 'packages/contract/src/*.test.ts'] },
+        projectService: {
+          allowDefaultProject: ['*.js', '*.ts', 'scripts/*.mjs', 'packages/contract/src/*.test.ts'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

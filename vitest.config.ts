@@ -26,6 +26,16 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'web',
+          include: ['apps/web/src/**/*.test.{ts,tsx}'],
+          environment: 'happy-dom',
+          environmentOptions: { happyDOM: { url: 'http://host.test/dea/' } },
+          setupFiles: ['apps/web/src/testing/setup.ts'],
+        },
+      },
     ],
   },
 });

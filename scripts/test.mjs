@@ -41,7 +41,11 @@ run('lint', 'npm', ['run', 'lint']);
 
 const vitestReport = join(reports, 'vitest.json');
 run('unit and integration', 'npx', [
-  'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`,
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${vitestReport}`,
 ]);
 countVitest(vitestReport);
 

@@ -35,13 +35,17 @@ export function wantsDemoData(config: Config, store: Store): boolean {
 export async function startServices(config: Config, now: () => number = Date.now): Promise<Started> {
   const { secret, generated } = loadSecret(config.secret, config.dataDir);
   const keys = deriveKeys(secret);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+  });
   try {
     await ensureBuiltInContent(store);
-    const [seededDemo, decoyPasswordHash] = await Promise.all([
-      wantsDemoData(config, store) ? seedDemoData(store, config.passwordHashCost, now()) : false,
-      hashPassword(randomToken(16), config.passwordHashCost),
-    ]);
+    const decoyPasswordHash = hashPassword(randomToken(16), config.passwordHashCost);
+    const seededDemo = wantsDemoData(config, store)
+      ? await seedDemoData(store, config.passwordHashCost, now())
+      : false;
     const outbox = outboxProvider(store, keys.seal, now);
     const delivery = (_type: SendType): DeliveryProvider | undefined => outbox;
     const services: Services = {
@@ -49,7 +53,10 @@ export async function startServices(config: Config, now: () => number = Date.now
       store,
       keys,
       catalogs: new Catalogs(store, config.catalogCacheMs, now),
-      sessions: new Sessions(store, keys.xsrf, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionAbsoluteMs }),
+      sessions: new Sessions(store, keys.xsrf, {
+        idleMs: config.sessionIdleMs,
+        absoluteMs: config.sessionAbsoluteMs,
+      }),
       delivery,
       decoyPasswordHash,
       now,
@@ -64,6 +71,9 @@ export async function startServices(config: Config, now: () => number = Date.now
 /** Removes expired and used codes and long-gone sessions. */
 export async function purgeExpired(services: Services): Promise<{ codes: number; sessions: number }> {
   const now = services.now();
-  const [codes, sessions] = await Promise.all([services.store.codes.purge(now), services.sessions.purge(now)]);
+  const [codes, sessions] = await Promise.all([
+    services.store.codes.purge(now),
+    services.sessions.purge(now),
+  ]);
   return { codes, sessions };
 }

@@ -57,8 +57,12 @@ async function main(): Promise<void> {
     `Emergency Access is running: http://${shownHost}:${port}${PAGE_BASE_PATH}`,
     `  store: ${services.store.kind === 'sqlite' ? `embedded (${config.dataDir})` : 'PostgreSQL'}`,
   ];
-  const hasDemoUsers = services.store.kind === 'sqlite' && config.demo !== false &&
-    (await Promise.all(DEMO_USERS.map((demo) => services.store.users.findByUsername(demo.username)))).every(Boolean);
+  const hasDemoUsers =
+    services.store.kind === 'sqlite' &&
+    config.demo !== false &&
+    (await Promise.all(DEMO_USERS.map((demo) => services.store.users.findByUsername(demo.username)))).every(
+      Boolean,
+    );
   if (hasDemoUsers) {
     lines.push(`  demo users${seededDemo ? ' (just created)' : ''}, password "${DEMO_PASSWORD}" for each:`);
     for (const demo of DEMO_USERS) lines.push(`    ${demo.username.padEnd(14)} ${demo.what}`);
@@ -67,6 +71,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Emergency Access failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(
+    `Emergency Access failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

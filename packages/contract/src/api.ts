@@ -64,10 +64,7 @@ export const UserGetField = Type.Union([Type.Literal('id'), Type.Literal('userLo
 export const UserGetRequest = Type.Object(
   {
     match: Type.Array(
-      Type.Object(
-        { field: Type.Literal('id'), op: Type.Literal('eq'), value: UserId },
-        strict,
-      ),
+      Type.Object({ field: Type.Literal('id'), op: Type.Literal('eq'), value: UserId }, strict),
       { minItems: 1, maxItems: 1 },
     ),
     return: Type.Array(UserGetField, { minItems: 1, maxItems: 2, uniqueItems: true }),
@@ -84,12 +81,7 @@ export type UserGetResult = Type.Static<typeof UserGetResult>;
 // POST customizationConfig/getCurrentConfig
 export const BrandingEntry = Type.Object({
   name: Type.String(),
-  type: Type.Union([
-    Type.Literal('text'),
-    Type.Literal('html'),
-    Type.Literal('css'),
-    Type.Literal('image'),
-  ]),
+  type: Type.Union([Type.Literal('text'), Type.Literal('html'), Type.Literal('css'), Type.Literal('image')]),
   value: Type.String(),
   isDefault: Type.Boolean(),
 });
@@ -99,7 +91,9 @@ export const BrandingList = Type.Array(BrandingEntry);
 // POST user/getPolicy
 export const PolicyOptions = Type.Object({
   enableECode: Type.Boolean(),
-  emergencyCodeDelivery: Type.String({ description: "'Channel' sends via a channel; anything else shows the code" }),
+  emergencyCodeDelivery: Type.String({
+    description: "'Channel' sends via a channel; anything else shows the code",
+  }),
   codeLength: Type.Integer({ minimum: 6, maximum: 64 }),
   codeAlphabet: Type.String({ minLength: 10, maxLength: 100 }),
   codeValidityMinutes: Type.Integer({ minimum: 1, maximum: 10080 }),
@@ -163,7 +157,11 @@ export const CreateAndSendRequest = Type.Object(
     options: Type.Object(
       {
         channel: SendTypeSchema,
-        recipient: Type.String({ minLength: 1, maxLength: 200, description: 'A recipient reference from queryAvailableChannels' }),
+        recipient: Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: 'A recipient reference from queryAvailableChannels',
+        }),
       },
       strict,
     ),
@@ -203,7 +201,4 @@ export type SignInResult = Type.Static<typeof SignInResult>;
 // The literal unions above must list exactly the contract's constants.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const brandingTypesMatch: Same<BrandingEntry['type'], (typeof BRANDING_TYPES)[number]> = true;
-export const sendTypesMatch: Same<
-  Type.Static<typeof SendTypeSchema>,
-  (typeof SEND_TYPES)[number]
-> = true;
+export const sendTypesMatch: Same<Type.Static<typeof SendTypeSchema>, (typeof SEND_TYPES)[number]> = true;

@@ -22,9 +22,10 @@ const MIN_SECRET_BYTES = 32;
 
 function decodeSecret(text: string): Buffer {
   const trimmed = text.trim();
-  const bytes = /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0
-    ? Buffer.from(trimmed, 'hex')
-    : Buffer.from(trimmed, 'base64');
+  const bytes =
+    /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0
+      ? Buffer.from(trimmed, 'hex')
+      : Buffer.from(trimmed, 'base64');
   if (bytes.length < MIN_SECRET_BYTES) {
     throw new Error(`the server secret must hold at least ${MIN_SECRET_BYTES} bytes (base64 or hex)`);
   }

@@ -12,8 +12,7 @@ export interface OutgoingMessage {
 }
 
 export type DeliveryResult =
-  | { ok: true; providerMessageId: string }
-  | { ok: false; transient: boolean; reason: string };
+  { ok: true; providerMessageId: string } | { ok: false; transient: boolean; reason: string };
 
 /** One way of delivering messages of some channel types (SMTP, an HTTP gateway, the outbox). */
 export interface DeliveryProvider {

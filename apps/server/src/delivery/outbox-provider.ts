@@ -15,12 +15,20 @@ const associatedData = (id: string): string => `outbox:${id}`;
  * The local provider for demos and development: every message is kept in the store, sealed
  * with a key that is not in the store, so a dump of the store never shows a code in clear.
  */
-export function outboxProvider(store: Store, sealKey: Buffer, now: () => number = Date.now): DeliveryProvider {
+export function outboxProvider(
+  store: Store,
+  sealKey: Buffer,
+  now: () => number = Date.now,
+): DeliveryProvider {
   return {
     name: 'outbox',
     async deliver(message: OutgoingMessage) {
       const id = newId(now());
-      const content: OutboxContent = { recipient: message.recipient, subject: message.subject, text: message.text };
+      const content: OutboxContent = {
+        recipient: message.recipient,
+        subject: message.subject,
+        text: message.text,
+      };
       await store.outbox.add({
         id,
         createdAt: now(),

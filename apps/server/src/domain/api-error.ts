@@ -38,10 +38,6 @@ export const codeStoreFull = (): ApiError => new ApiError(ErrorNumber.codeStoreF
 export const deliveryFailed = (): ApiError => new ApiError(ErrorNumber.deliveryFailed);
 
 export const tooManyRequests = (retryAfterSeconds: number): ApiError =>
-  new ApiError(
-    ErrorNumber.tooManyRequests,
-    'error.tooManyRequests',
-    { seconds: retryAfterSeconds },
-    200,
-    { retryAfterSeconds },
-  );
+  new ApiError(ErrorNumber.tooManyRequests, 'error.tooManyRequests', { seconds: retryAfterSeconds }, 200, {
+    retryAfterSeconds,
+  });

@@ -35,9 +35,7 @@ export class Catalogs {
     if (cached && cached.until > this.now()) return cached.value;
     const own = await this.store.catalogs.messages(languageCode);
     const value =
-      languageCode === DEFAULT_LANGUAGE
-        ? own
-        : { ...(await this.dictionary(DEFAULT_LANGUAGE)), ...own };
+      languageCode === DEFAULT_LANGUAGE ? own : { ...(await this.dictionary(DEFAULT_LANGUAGE)), ...own };
     this.dictionaries.set(languageCode, { value, until: this.now() + this.cacheMs });
     return value;
   }

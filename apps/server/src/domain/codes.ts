@@ -49,7 +49,11 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
       userId,
       actor: userId,
       clientAddress: request.clientAddress,
-      details: { codeId: id, channel: request.channelType ?? 'screen', expiresAt: new Date(expiresAt).toISOString() },
+      details: {
+        codeId: id,
+        channel: request.channelType ?? 'screen',
+        expiresAt: new Date(expiresAt).toISOString(),
+      },
     },
   );
   if (!outcome.issued) {

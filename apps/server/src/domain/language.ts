@@ -4,7 +4,10 @@ import { DEFAULT_LANGUAGE } from '@dea/contract';
  * The first candidate the product has a catalog for: exact code first ('pt_BR'), then its
  * primary part ('pt'); English when none matches.
  */
-export function chooseLanguage(candidates: readonly (string | undefined)[], available: readonly string[]): string {
+export function chooseLanguage(
+  candidates: readonly (string | undefined)[],
+  available: readonly string[],
+): string {
   const lowerToCode = new Map(available.map((code) => [code.toLowerCase(), code]));
   for (const candidate of candidates) {
     if (!candidate) continue;

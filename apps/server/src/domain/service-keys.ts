@@ -17,7 +17,14 @@ export async function createServiceKey(
 ): Promise<{ key: string; serviceKey: ServiceKey }> {
   const id = newId(now);
   const secret = randomToken(32);
-  const serviceKey: ServiceKey = { id, name, keyHash: keyedHash(hashKey, id, secret), scopes, createdAt: now, revokedAt: null };
+  const serviceKey: ServiceKey = {
+    id,
+    name,
+    keyHash: keyedHash(hashKey, id, secret),
+    scopes,
+    createdAt: now,
+    revokedAt: null,
+  };
   await store.serviceKeys.create(serviceKey);
   return { key: `dea_${id}.${secret}`, serviceKey };
 }

@@ -56,11 +56,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendEnvelope(request, reply, known);
     }
     request.log.error({ err: error }, 'request failed');
-    return sendEnvelope(
-      request,
-      reply,
-      new ApiError(ErrorNumber.internal, 'error.internal', {}, 500),
-    );
+    return sendEnvelope(request, reply, new ApiError(ErrorNumber.internal, 'error.internal', {}, 500));
   });
   app.setNotFoundHandler(async (request, reply) =>
     sendEnvelope(request, reply, new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404)),

@@ -14,8 +14,11 @@ export interface Services {
   catalogs: Catalogs;
   sessions: Sessions;
   delivery: (type: SendType) => DeliveryProvider | undefined;
-  /** Hash of a random password, checked for unknown users so they take as long as known ones. */
-  decoyPasswordHash: string;
+  /**
+   * Hash of a random password, checked for unknown users so they take as long as known ones.
+   * Computed in the background at start, so it does not delay the start.
+   */
+  decoyPasswordHash: Promise<string>;
   now: () => number;
 }
 

@@ -26,10 +26,21 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const now = services.now();
     const user = await services.store.users.findByUsername(username);
     // Unknown and disabled users cost the same hash as a wrong password: one answer, one timing.
-    const passwordOk = await verifyPassword(password, user?.passwordHash ?? services.decoyPasswordHash);
+    const passwordOk = await verifyPassword(
+      password,
+      user?.passwordHash ?? (await services.decoyPasswordHash),
+    );
     if (user === undefined || user.disabled || !passwordOk) {
       await services.store.audit.append(
-        { event: 'signin.failed', userId: user?.id ?? null, actor: username, clientAddress: request.ip, details: { reason: user === undefined ? 'unknown-user' : user.disabled ? 'disabled' : 'wrong-password' } },
+        {
+          event: 'signin.failed',
+          userId: user?.id ?? null,
+          actor: username,
+          clientAddress: request.ip,
+          details: {
+            reason: user === undefined ? 'unknown-user' : user.disabled ? 'disabled' : 'wrong-password',
+          },
+        },
         now,
       );
       throw new ApiError(3, 'login.failed');

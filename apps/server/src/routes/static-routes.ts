@@ -8,7 +8,10 @@ import type { FastifyPluginAsync } from 'fastify';
  * The built page at /dea/ and the login application at its path, from the web build. HTML is
  * revalidated on every visit; hashed assets are cached for a year.
  */
-export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: string }> = async (app, options) => {
+export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: string }> = async (
+  app,
+  options,
+) => {
   app.get('/', (_request, reply) => reply.redirect(PAGE_BASE_PATH, 302));
   const mounts = [
     { prefix: PAGE_BASE_PATH, dir: join(options.webDir, 'dea') },

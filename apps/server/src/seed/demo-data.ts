@@ -7,7 +7,12 @@ export const DEMO_PASSWORD = 'demo';
 
 export const DEMO_USERS = [
   { username: 'demo', fullName: 'Dana Demo', group: 'Codes on screen', what: 'codes shown on screen' },
-  { username: 'demo-channel', fullName: 'Chris Channel', group: 'Codes by channel', what: 'codes sent by channel' },
+  {
+    username: 'demo-channel',
+    fullName: 'Chris Channel',
+    group: 'Codes by channel',
+    what: 'codes sent by channel',
+  },
   { username: 'demo-off', fullName: 'Olivia Off', group: 'No emergency codes', what: 'codes disabled' },
 ] as const;
 
@@ -35,9 +40,8 @@ export const DEMO_CHANNELS: Record<ChannelKey, string> = {
  */
 export async function seedDemoData(store: Store, passwordHashCost: number, now: number): Promise<boolean> {
   if ((await store.users.count()) > 0) return false;
-  const passwordHashes = await Promise.all(
-    DEMO_USERS.map(() => hashPassword(DEMO_PASSWORD, passwordHashCost)),
-  );
+  // The demo password is public: one hash serves the three demo users and keeps the first start short.
+  const passwordHash = await hashPassword(DEMO_PASSWORD, passwordHashCost);
   const groupIds = new Map<string, string>();
   for (const group of DEMO_GROUPS) {
     const id = newId(now);
@@ -45,12 +49,12 @@ export async function seedDemoData(store: Store, passwordHashCost: number, now: 
     await store.groups.create({ id, name: group.name, priority: 0 });
     await store.groups.setPolicy(id, POLICY_CATEGORY_SELF_SERVICE, group.options);
   }
-  for (const [index, demo] of DEMO_USERS.entries()) {
+  for (const demo of DEMO_USERS) {
     const id = newId(now);
     await store.users.create({
       id,
       username: demo.username,
-      passwordHash: passwordHashes[index] ?? '',
+      passwordHash,
       fullName: demo.fullName,
       locale: 'en',
       createdAt: now,
@@ -58,10 +62,19 @@ export async function seedDemoData(store: Store, passwordHashCost: number, now: 
     await store.groups.addMember(groupIds.get(demo.group) ?? '', id);
     if (demo.username === 'demo-channel') {
       for (const [key, address] of Object.entries(DEMO_CHANNELS)) {
-        await store.channels.set({ id: newId(now), userId: id, key: key as ChannelKey, address, createdAt: now });
+        await store.channels.set({
+          id: newId(now),
+          userId: id,
+          key: key as ChannelKey,
+          address,
+          createdAt: now,
+        });
       }
     }
   }
-  await store.audit.append({ event: 'demo.seeded', actor: 'system', details: { users: DEMO_USERS.length } }, now);
+  await store.audit.append(
+    { event: 'demo.seeded', actor: 'system', details: { users: DEMO_USERS.length } },
+    now,
+  );
   return true;
 }

@@ -44,6 +44,11 @@ function postgresDb(url: string, poolSize: number): Db {
     // BIGINT times and counts fit a double exactly (epoch ms < 2^53).
     types: { getTypeParser: bigintAsNumber },
   });
+  // A connection the server ends while it sits idle in the pool (restart, failover, an admin's
+  // pg_terminate_backend, a dropped database) is an 'error' event on the pool: without a listener
+  // Node throws it and the process dies. The pool has already discarded that connection and the
+  // next query opens a new one, so there is nothing else to do.
+  pool.on('error', () => undefined);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

@@ -1,92 +1,119 @@
 import type { BrandingEntry, ChannelKey } from '@dea/contract';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, it, type ExpectStatic } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { openTestStore, type StoreKind, type TestStore } from '../testing/stores.js';
 import { openStore } from './open-store.js';
-import type { NewAuditEntry, NewCode, NewUser, Store, User } from './store.js';
+import type { AuditFilter, Channel, NewAuditEntry, NewCode, NewUser, Store, User } from './store.js';
 
 /** A fixed clock: every time in these tests is T0 plus some milliseconds. */
 const T0 = 1_700_000_000_000;
 const MINUTE = 60_000;
 
+function newCode(userId: string, overrides: Partial<NewCode> = {}): NewCode {
+  return {
+    id: newId(),
+    userId,
+    codeHash: `code-hash-${Math.random().toString(36).slice(2)}`,
+    createdAt: T0,
+    expiresAt: T0 + 10 * MINUTE,
+    uses: 1,
+    channelType: 'sms',
+    ...overrides,
+  };
+}
+
+function issueAudit(userId: string, details: Record<string, unknown> = {}): NewAuditEntry {
+  return { event: 'code.issued', userId, actor: userId, clientAddress: '192.0.2.1', details };
+}
+
+/** What each test gets: its own fresh store and helpers bound to it. */
+interface StoreFixture {
+  store: Store;
+  /** The expect of this test (tests run concurrently). */
+  expect: ExpectStatic;
+  /** Another instance on the same database (PostgreSQL) or file (SQLite); the caller closes it. */
+  openSecondInstance: () => Promise<Store>;
+  addUser: (overrides?: Partial<NewUser>) => Promise<NewUser>;
+  /** Issues a code with room to spare; fails the test when the store refuses. */
+  issue: (userId: string, overrides?: Partial<NewCode>) => Promise<NewCode>;
+  expectTimesAreNumbers: (user: User) => void;
+}
+
+let userCounter = 0;
+
+function storeFixture(testStore: TestStore, expect: ExpectStatic): StoreFixture {
+  const { store } = testStore;
+  return {
+    store,
+    expect,
+    openSecondInstance: () => openStore({ databaseUrl: testStore.databaseUrl, dataDir: testStore.dataDir }),
+    addUser: async (overrides = {}) => {
+      userCounter += 1;
+      const user: NewUser = {
+        id: newId(),
+        username: `user${userCounter}-${Math.random().toString(36).slice(2, 8)}`,
+        passwordHash: `hash-${userCounter}`,
+        fullName: `User ${userCounter}`,
+        locale: 'en',
+        createdAt: T0,
+        ...overrides,
+      };
+      await store.users.create(user);
+      return user;
+    },
+    issue: async (userId, overrides = {}) => {
+      const code = newCode(userId, overrides);
+      expect(await store.codes.issue(code, 100, issueAudit(userId))).toEqual({ issued: true });
+      return code;
+    },
+    expectTimesAreNumbers: (user) => {
+      expect(typeof user.createdAt).toBe('number');
+      if (user.lastLoginAt !== null) expect(typeof user.lastLoginAt).toBe('number');
+      if (user.currentLoginAt !== null) expect(typeof user.currentLoginAt).toBe('number');
+    },
+  };
+}
+
 /**
  * The one contract test suite of the store. Every implementation (the embedded SQLite file and
- * PostgreSQL) must pass it unchanged; each test gets a fresh, migrated store of its own.
+ * PostgreSQL) must pass it unchanged. Each test gets a fresh, migrated store of its own (opened
+ * in beforeEach, disposed in afterEach), so the tests run concurrently to keep the suite fast.
  */
 export function storeSuite(kind: StoreKind): void {
-  let testStore: TestStore;
-  let store: Store;
+  const fixtures = new Map<string, { testStore: TestStore; fixture: StoreFixture }>();
 
-  beforeEach(async () => {
-    testStore = await openTestStore(kind);
-    store = testStore.store;
+  beforeEach(async ({ task, expect }) => {
+    const testStore = await openTestStore(kind);
+    fixtures.set(task.id, { testStore, fixture: storeFixture(testStore, expect) });
   });
 
-  afterEach(async () => {
-    await testStore.dispose();
+  afterEach(async ({ task }) => {
+    const entry = fixtures.get(task.id);
+    fixtures.delete(task.id);
+    await entry?.testStore.dispose();
   });
 
-  /** Another instance on the same database (PostgreSQL) or file (SQLite). */
-  const openSecondInstance = (): Promise<Store> =>
-    openStore({ databaseUrl: testStore.databaseUrl, dataDir: testStore.dataDir });
-
-  let userCounter = 0;
-  async function addUser(overrides: Partial<NewUser> = {}): Promise<NewUser> {
-    userCounter += 1;
-    const user: NewUser = {
-      id: newId(),
-      username: `user${userCounter}-${Math.random().toString(36).slice(2, 8)}`,
-      passwordHash: `hash-${userCounter}`,
-      fullName: `User ${userCounter}`,
-      locale: 'en',
-      createdAt: T0,
-      ...overrides,
-    };
-    await store.users.create(user);
-    return user;
+  /** A concurrent test that receives its own store. */
+  function test(name: string, body: (fixture: StoreFixture) => Promise<void>): void {
+    it.concurrent(name, async ({ task }) => {
+      const entry = fixtures.get(task.id);
+      if (entry === undefined) throw new Error(`no store for test ${name}`);
+      await body(entry.fixture);
+    });
   }
 
-  function newCode(userId: string, overrides: Partial<NewCode> = {}): NewCode {
-    return {
-      id: newId(),
-      userId,
-      codeHash: `code-hash-${Math.random().toString(36).slice(2)}`,
-      createdAt: T0,
-      expiresAt: T0 + 10 * MINUTE,
-      uses: 1,
-      channelType: 'sms',
-      ...overrides,
-    };
-  }
-
-  const issueAudit = (userId: string, details: Record<string, unknown> = {}): NewAuditEntry => ({
-    event: 'code.issued',
-    userId,
-    actor: userId,
-    clientAddress: '192.0.2.1',
-    details,
-  });
-
-  /** Issues a code with room to spare; fails the test when the store refuses. */
-  async function issue(userId: string, overrides: Partial<NewCode> = {}): Promise<NewCode> {
-    const code = newCode(userId, overrides);
-    await expect(store.codes.issue(code, 100, issueAudit(userId))).resolves.toEqual({ issued: true });
-    return code;
-  }
-
-  function expectTimesAreNumbers(user: User): void {
-    expect(typeof user.createdAt).toBe('number');
-    if (user.lastLoginAt !== null) expect(typeof user.lastLoginAt).toBe('number');
-    if (user.currentLoginAt !== null) expect(typeof user.currentLoginAt).toBe('number');
-  }
-
-  it('answers ping and names its kind', async () => {
+  test('answers ping and names its kind', async ({ store, expect }) => {
     await expect(store.ping()).resolves.toBeUndefined();
     expect(store.kind).toBe(kind);
   });
 
-  describe('users', () => {
-    it('creates a user and finds it by id and by username', async () => {
+  describe.concurrent('users', () => {
+    test('creates a user and finds it by id and by username', async ({
+      store,
+      expect,
+      addUser,
+      expectTimesAreNumbers,
+    }) => {
       const user = await addUser({ username: 'alice', fullName: 'Alice A', locale: 'de' });
       const expected: User = {
         id: user.id,
@@ -109,7 +136,12 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.users.findByUsername('alic')).toBeUndefined();
     });
 
-    it('lists users by username and counts them', async () => {
+    test('lists users by username and counts them', async ({
+      store,
+      expect,
+      addUser,
+      expectTimesAreNumbers,
+    }) => {
       expect(await store.users.list()).toEqual([]);
       expect(await store.users.count()).toBe(0);
       await addUser({ username: 'carol' });
@@ -123,7 +155,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(typeof count).toBe('number');
     });
 
-    it('refuses a second user with the same username', async () => {
+    test('refuses a second user with the same username', async ({ store, expect, addUser }) => {
       const first = await addUser({ username: 'alice' });
       await expect(
         store.users.create({ ...first, id: newId(), fullName: 'Another Alice' }),
@@ -132,7 +164,7 @@ export function storeSuite(kind: StoreKind): void {
       expect((await store.users.findByUsername('alice'))?.id).toBe(first.id);
     });
 
-    it('updates each field on its own and leaves the others', async () => {
+    test('updates each field on its own and leaves the others', async ({ store, expect, addUser }) => {
       const user = await addUser({ fullName: 'Old Name', locale: 'en', passwordHash: 'old-hash' });
       const read = async (): Promise<User> => (await store.users.findById(user.id))!;
       const before = await read();
@@ -165,7 +197,7 @@ export function storeSuite(kind: StoreKind): void {
       });
     });
 
-    it('answers whether the user exists on update', async () => {
+    test('answers whether the user exists on update', async ({ store, expect, addUser }) => {
       const user = await addUser();
       expect(await store.users.update(newId(), { fullName: 'Ghost' })).toBe(false);
       expect(await store.users.update(user.id, {})).toBe(true);
@@ -174,7 +206,7 @@ export function storeSuite(kind: StoreKind): void {
       expect((await store.users.findById(user.id))?.fullName).toBe(user.fullName);
     });
 
-    it('removes a user', async () => {
+    test('removes a user', async ({ store, expect, addUser }) => {
       const user = await addUser();
       const other = await addUser();
       expect(await store.users.remove(user.id)).toBe(true);
@@ -185,7 +217,12 @@ export function storeSuite(kind: StoreKind): void {
       expect((await store.users.list()).map((u) => u.id)).toEqual([other.id]);
     });
 
-    it('moves the current sign-in to the last one on each sign-in', async () => {
+    test('moves the current sign-in to the last one on each sign-in', async ({
+      store,
+      expect,
+      addUser,
+      expectTimesAreNumbers,
+    }) => {
       const user = await addUser();
       const first = await store.users.recordSignIn(user.id, T0 + 1_000);
       expect(first?.lastLoginAt).toBeNull();
@@ -208,17 +245,17 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('groups and policies', () => {
-    async function addGroup(name: string, priority: number): Promise<string> {
+  describe.concurrent('groups and policies', () => {
+    async function addGroup(store: Store, name: string, priority: number): Promise<string> {
       const id = newId();
       await store.groups.create({ id, name, priority });
       return id;
     }
 
-    it('creates, finds and lists groups by priority', async () => {
-      const low = await addGroup('low', 1);
-      const high = await addGroup('high', 10);
-      const alsoLow = await addGroup('also-low', 1);
+    test('creates, finds and lists groups by priority', async ({ store, expect }) => {
+      const low = await addGroup(store, 'low', 1);
+      const high = await addGroup(store, 'high', 10);
+      const alsoLow = await addGroup(store, 'also-low', 1);
       expect(await store.groups.findByName('high')).toEqual({ id: high, name: 'high', priority: 10 });
       expect(await store.groups.findByName('none')).toBeUndefined();
       const groups = await store.groups.list();
@@ -231,12 +268,16 @@ export function storeSuite(kind: StoreKind): void {
       await expect(store.groups.create({ id: newId(), name: 'high', priority: 3 })).rejects.toThrow();
     });
 
-    it('resolves the policy of the highest-priority group that has one for the category', async () => {
+    test('resolves the policy of the highest-priority group that has one for the category', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
       const user = await addUser();
-      const low = await addGroup('low', 1);
-      const mid = await addGroup('mid', 5);
-      const high = await addGroup('high', 10);
-      const notMine = await addGroup('not-mine', 100);
+      const low = await addGroup(store, 'low', 1);
+      const mid = await addGroup(store, 'mid', 5);
+      const high = await addGroup(store, 'high', 10);
+      const notMine = await addGroup(store, 'not-mine', 100);
       for (const group of [low, mid, high]) await store.groups.addMember(group, user.id);
 
       await store.groups.setPolicy(low, 'codes', { maxUnused: 1 });
@@ -261,18 +302,18 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toEqual({ maxUnused: 1 });
     });
 
-    it('overwrites a policy on setPolicy', async () => {
+    test('overwrites a policy on setPolicy', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      const group = await addGroup('g', 1);
+      const group = await addGroup(store, 'g', 1);
       await store.groups.addMember(group, user.id);
       await store.groups.setPolicy(group, 'codes', { maxUnused: 3, old: true });
       await store.groups.setPolicy(group, 'codes', { maxUnused: 7 });
       expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toEqual({ maxUnused: 7 });
     });
 
-    it('adds a member idempotently and removes it', async () => {
+    test('adds a member idempotently and removes it', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      const group = await addGroup('g', 1);
+      const group = await addGroup(store, 'g', 1);
       await store.groups.setPolicy(group, 'codes', { maxUnused: 2 });
       await store.groups.addMember(group, user.id);
       await expect(store.groups.addMember(group, user.id)).resolves.toBeUndefined();
@@ -284,9 +325,9 @@ export function storeSuite(kind: StoreKind): void {
       await expect(store.groups.removeMember(group, user.id)).resolves.toBeUndefined();
     });
 
-    it('removes memberships with the user', async () => {
+    test('removes memberships with the user', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      const group = await addGroup('g', 1);
+      const group = await addGroup(store, 'g', 1);
       await store.groups.setPolicy(group, 'codes', { maxUnused: 2 });
       await store.groups.addMember(group, user.id);
       await store.users.remove(user.id);
@@ -296,11 +337,20 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('channels', () => {
-    const setChannel = (userId: string, key: ChannelKey, address: string, createdAt = T0) =>
-      store.channels.set({ id: newId(), userId, key, address, createdAt });
+  describe.concurrent('channels', () => {
+    const setChannel = (
+      store: Store,
+      userId: string,
+      key: ChannelKey,
+      address: string,
+      createdAt = T0,
+    ): Promise<Channel> => store.channels.set({ id: newId(), userId, key, address, createdAt });
 
-    it('sets a channel and keeps its reference when the address changes', async () => {
+    test('sets a channel and keeps its reference when the address changes', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
       const user = await addUser();
       const id = newId();
       const created = await store.channels.set({
@@ -324,35 +374,39 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.channels.findOfUser(user.id, id)).toEqual(updated);
     });
 
-    it("lists the user's channels only, in the order they were made", async () => {
+    test("lists the user's channels only, in the order they were made", async ({
+      store,
+      expect,
+      addUser,
+    }) => {
       const user = await addUser();
       const other = await addUser();
-      const email = await setChannel(user.id, 'email', 'a@example.org', T0 + 2);
-      const mobile = await setChannel(user.id, 'mobile', '+15550001', T0 + 1);
-      const twitter = await setChannel(user.id, 'twitter', '@alice', T0 + 3);
-      await setChannel(other.id, 'email', 'b@example.org');
+      const email = await setChannel(store, user.id, 'email', 'a@example.org', T0 + 2);
+      const mobile = await setChannel(store, user.id, 'mobile', '+15550001', T0 + 1);
+      const twitter = await setChannel(store, user.id, 'twitter', '@alice', T0 + 3);
+      await setChannel(store, other.id, 'email', 'b@example.org');
       expect(await store.channels.listOfUser(user.id)).toEqual([mobile, email, twitter]);
       expect(await store.channels.listOfUser(other.id)).toHaveLength(1);
       expect(await store.channels.listOfUser(newId())).toEqual([]);
     });
 
-    it("refuses another user's reference", async () => {
+    test("refuses another user's reference", async ({ store, expect, addUser }) => {
       const user = await addUser();
       const other = await addUser();
-      const mine = await setChannel(user.id, 'email', 'a@example.org');
-      const theirs = await setChannel(other.id, 'email', 'b@example.org');
+      const mine = await setChannel(store, user.id, 'email', 'a@example.org');
+      const theirs = await setChannel(store, other.id, 'email', 'b@example.org');
       expect(await store.channels.findOfUser(user.id, mine.id)).toEqual(mine);
       expect(await store.channels.findOfUser(user.id, theirs.id)).toBeUndefined();
       expect(await store.channels.findOfUser(other.id, mine.id)).toBeUndefined();
       expect(await store.channels.findOfUser(user.id, newId())).toBeUndefined();
     });
 
-    it('removes a channel by key', async () => {
+    test('removes a channel by key', async ({ store, expect, addUser }) => {
       const user = await addUser();
       const other = await addUser();
-      const mobile = await setChannel(user.id, 'mobile', '+15550001');
-      const email = await setChannel(user.id, 'email', 'a@example.org');
-      const othersMobile = await setChannel(other.id, 'mobile', '+15550009');
+      const mobile = await setChannel(store, user.id, 'mobile', '+15550001');
+      const email = await setChannel(store, user.id, 'email', 'a@example.org');
+      const othersMobile = await setChannel(store, other.id, 'mobile', '+15550009');
       expect(await store.channels.remove(user.id, 'mobile')).toBe(true);
       expect(await store.channels.remove(user.id, 'mobile')).toBe(false);
       expect(await store.channels.remove(user.id, 'telephone')).toBe(false);
@@ -371,12 +425,12 @@ export function storeSuite(kind: StoreKind): void {
       expect(again.id).toBe('fresh-reference');
     });
 
-    it('removes the channels with the user', async () => {
+    test('removes the channels with the user', async ({ store, expect, addUser }) => {
       const user = await addUser();
       const other = await addUser();
-      const mobile = await setChannel(user.id, 'mobile', '+15550001');
-      await setChannel(user.id, 'email', 'a@example.org');
-      const othersEmail = await setChannel(other.id, 'email', 'b@example.org');
+      const mobile = await setChannel(store, user.id, 'mobile', '+15550001');
+      await setChannel(store, user.id, 'email', 'a@example.org');
+      const othersEmail = await setChannel(store, other.id, 'email', 'b@example.org');
       await store.users.remove(user.id);
       expect(await store.channels.listOfUser(user.id)).toEqual([]);
       expect(await store.channels.findOfUser(user.id, mobile.id)).toBeUndefined();
@@ -384,8 +438,8 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('codes', () => {
-    it('issues up to maxUnused codes, then answers store-full', async () => {
+  describe.concurrent('codes', () => {
+    test('issues up to maxUnused codes, then answers store-full', async ({ store, expect, addUser }) => {
       const user = await addUser();
       for (let i = 0; i < 3; i++) {
         const outcome = await store.codes.issue(
@@ -395,7 +449,11 @@ export function storeSuite(kind: StoreKind): void {
         );
         expect(outcome).toEqual({ issued: true });
       }
-      const refused = await store.codes.issue(newCode(user.id, { createdAt: T0 + 3 }), 3, issueAudit(user.id));
+      const refused = await store.codes.issue(
+        newCode(user.id, { createdAt: T0 + 3 }),
+        3,
+        issueAudit(user.id),
+      );
       expect(refused).toEqual({ issued: false, reason: 'store-full' });
       expect(await store.codes.countActive(user.id, T0 + 4)).toBe(3);
       // The limit is per user.
@@ -403,7 +461,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.issue(newCode(other.id), 3, issueAudit(other.id))).toEqual({ issued: true });
     });
 
-    it('answers no-user for an unknown user and stores nothing', async () => {
+    test('answers no-user for an unknown user and stores nothing', async ({ store, expect }) => {
       const ghost = newId();
       const outcome = await store.codes.issue(newCode(ghost), 5, issueAudit(ghost));
       expect(outcome).toEqual({ issued: false, reason: 'no-user' });
@@ -411,7 +469,11 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.audit.list({})).toEqual([]);
     });
 
-    it('writes the audit entry with the code, and none when refused', async () => {
+    test('writes the audit entry with the code, and none when refused', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
       const user = await addUser();
       const details = { channel: 'sms', count: 1, flags: [true, null] };
       await store.codes.issue(newCode(user.id, { createdAt: T0 + 5 }), 1, issueAudit(user.id, details));
@@ -435,7 +497,11 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.audit.list({})).toHaveLength(1);
     });
 
-    it('keeps neither the code nor the audit entry when the audit entry cannot be written', async () => {
+    test('keeps neither the code nor the audit entry when the audit entry cannot be written', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
       const user = await addUser();
       // A BigInt cannot be written as JSON: the audit insert fails after the code insert.
       const broken: NewAuditEntry = { event: 'code.issued', userId: user.id, details: { n: 1n } };
@@ -447,13 +513,17 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.issue(newCode(user.id), 1, issueAudit(user.id))).toEqual({ issued: true });
     });
 
-    it('does not count expired, invalidated or used-up codes against maxUnused', async () => {
+    test('does not count expired, invalidated or used-up codes against maxUnused', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
       const user = await addUser();
       const expiring = newCode(user.id, { createdAt: T0, expiresAt: T0 + 10 });
       expect(await store.codes.issue(expiring, 1, issueAudit(user.id))).toEqual({ issued: true });
-      expect(await store.codes.issue(newCode(user.id, { createdAt: T0 + 9 }), 1, issueAudit(user.id))).toEqual(
-        { issued: false, reason: 'store-full' },
-      );
+      expect(
+        await store.codes.issue(newCode(user.id, { createdAt: T0 + 9 }), 1, issueAudit(user.id)),
+      ).toEqual({ issued: false, reason: 'store-full' });
 
       // At its expiry time the first code no longer counts.
       const second = newCode(user.id, { createdAt: T0 + 10, expiresAt: T0 + MINUTE });
@@ -472,7 +542,7 @@ export function storeSuite(kind: StoreKind): void {
       ]);
     });
 
-    it('lists and counts active codes only', async () => {
+    test('lists and counts active codes only', async ({ store, expect, addUser, issue }) => {
       const user = await addUser();
       const other = await addUser();
       const a = await issue(user.id, { createdAt: T0 + 1, expiresAt: T0 + 100 });
@@ -500,7 +570,12 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.countActive(newId(), T0)).toBe(0);
     });
 
-    it('consumes one use at a time and refuses when none is left', async () => {
+    test('consumes one use at a time and refuses when none is left', async ({
+      store,
+      expect,
+      addUser,
+      issue,
+    }) => {
       const user = await addUser();
       const code = await issue(user.id, { uses: 2 });
       expect(await store.codes.consume(code.id, T0 + 1)).toBe(true);
@@ -511,7 +586,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.consume(newId(), T0 + 3)).toBe(false);
     });
 
-    it('refuses to consume an expired or invalidated code', async () => {
+    test('refuses to consume an expired or invalidated code', async ({ store, expect, addUser, issue }) => {
       const user = await addUser();
       const expiring = await issue(user.id, { expiresAt: T0 + 100, uses: 5 });
       expect(await store.codes.consume(expiring.id, T0 + 100)).toBe(false);
@@ -523,10 +598,19 @@ export function storeSuite(kind: StoreKind): void {
       // Invalidating again changes nothing.
       await store.codes.invalidate(invalidated.id, T0 + 3);
       expect(await store.codes.consume(invalidated.id, T0 + 4)).toBe(false);
-      expect(await store.codes.countActive(user.id, T0 + 5)).toBe(0);
+      // Only the expiring code, with uses left, is active until it expires.
+      expect(await store.codes.listActive(user.id, T0 + 5)).toEqual([
+        { id: expiring.id, codeHash: expiring.codeHash },
+      ]);
+      expect(await store.codes.countActive(user.id, T0 + 100)).toBe(0);
     });
 
-    it('purges expired, used and invalidated codes and keeps active ones', async () => {
+    test('purges expired, used and invalidated codes and keeps active ones', async ({
+      store,
+      expect,
+      addUser,
+      issue,
+    }) => {
       const user = await addUser();
       const active = await issue(user.id, { createdAt: T0, expiresAt: T0 + 1_000, uses: 2 });
       expect(await store.codes.consume(active.id, T0 + 1)).toBe(true);
@@ -548,7 +632,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.purge(T0 + 102)).toBe(1);
     });
 
-    it('removes the codes with the user', async () => {
+    test('removes the codes with the user', async ({ store, expect, addUser, issue }) => {
       const user = await addUser();
       await issue(user.id);
       await store.users.remove(user.id);
@@ -557,11 +641,16 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('concurrency', () => {
+  describe.concurrent('concurrency', () => {
     const CALLS = 20;
     const MAX_UNUSED = 5;
 
-    async function concurrentIssues(stores: Store[], userId: string): Promise<void> {
+    /** Issues CALLS codes at once, spread over the instances; `store` is the first of them. */
+    async function concurrentIssues(
+      { store, expect }: StoreFixture,
+      stores: Store[],
+      userId: string,
+    ): Promise<void> {
       const outcomes = await Promise.all(
         Array.from({ length: CALLS }, (_, i) =>
           stores[i % stores.length]!.codes.issue(
@@ -580,7 +669,12 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.audit.list({ userId, event: 'code.issued' })).toHaveLength(MAX_UNUSED);
     }
 
-    async function concurrentConsumes(stores: Store[], codeId: string): Promise<void> {
+    /** Consumes one code CALLS times at once, spread over the instances. */
+    async function concurrentConsumes(
+      { store, expect }: StoreFixture,
+      stores: Store[],
+      codeId: string,
+    ): Promise<void> {
       const results = await Promise.all(
         Array.from({ length: CALLS }, (_, i) => stores[i % stores.length]!.codes.consume(codeId, T0 + 1)),
       );
@@ -588,35 +682,36 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.consume(codeId, T0 + 2)).toBe(false);
     }
 
-    it(`issues exactly ${MAX_UNUSED} of ${CALLS} concurrent codes for one user`, async () => {
-      const user = await addUser();
-      await concurrentIssues([store], user.id);
+    test(`issues exactly ${MAX_UNUSED} of ${CALLS} concurrent codes for one user`, async (fixture) => {
+      const user = await fixture.addUser();
+      await concurrentIssues(fixture, [fixture.store], user.id);
     });
 
-    it('gives a single-use code to exactly one of 20 concurrent consumers', async () => {
-      const user = await addUser();
-      const code = await issue(user.id, { uses: 1 });
-      await concurrentConsumes([store], code.id);
+    test('gives a single-use code to exactly one of 20 concurrent consumers', async (fixture) => {
+      const user = await fixture.addUser();
+      const code = await fixture.issue(user.id, { uses: 1 });
+      await concurrentConsumes(fixture, [fixture.store], code.id);
     });
 
     if (kind === 'postgres') {
-      it(`issues exactly ${MAX_UNUSED} codes when ${CALLS} concurrent calls span two instances`, async () => {
-        const user = await addUser();
-        const second = await openSecondInstance();
+      test(`issues exactly ${MAX_UNUSED} codes when ${CALLS} concurrent calls span two instances`, async (fixture) => {
+        const { store, expect } = fixture;
+        const user = await fixture.addUser();
+        const second = await fixture.openSecondInstance();
         try {
-          await concurrentIssues([store, second], user.id);
+          await concurrentIssues(fixture, [store, second], user.id);
           expect(await second.codes.countActive(user.id, T0 + CALLS)).toBe(MAX_UNUSED);
         } finally {
           await second.close();
         }
       });
 
-      it('gives a single-use code to exactly one consumer across two instances', async () => {
-        const user = await addUser();
-        const code = await issue(user.id, { uses: 1 });
-        const second = await openSecondInstance();
+      test('gives a single-use code to exactly one consumer across two instances', async (fixture) => {
+        const user = await fixture.addUser();
+        const code = await fixture.issue(user.id, { uses: 1 });
+        const second = await fixture.openSecondInstance();
         try {
-          await concurrentConsumes([store, second], code.id);
+          await concurrentConsumes(fixture, [fixture.store, second], code.id);
         } finally {
           await second.close();
         }
@@ -624,16 +719,21 @@ export function storeSuite(kind: StoreKind): void {
     }
   });
 
-  describe('sessions', () => {
-    async function addSession(userId: string, createdAt: number, lastSeenAt = createdAt): Promise<string> {
+  describe.concurrent('sessions', () => {
+    async function addSession(
+      store: Store,
+      userId: string,
+      createdAt: number,
+      lastSeenAt = createdAt,
+    ): Promise<string> {
       const idHash = newId();
       await store.sessions.create({ idHash, userId, createdAt, lastSeenAt });
       return idHash;
     }
 
-    it('creates and finds a session', async () => {
+    test('creates and finds a session', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      const idHash = await addSession(user.id, T0, T0 + 5);
+      const idHash = await addSession(store, user.id, T0, T0 + 5);
       const session = await store.sessions.find(idHash);
       expect(session).toEqual({ idHash, userId: user.id, createdAt: T0, lastSeenAt: T0 + 5, endedAt: null });
       expect(typeof session?.createdAt).toBe('number');
@@ -641,9 +741,9 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.sessions.find(newId())).toBeUndefined();
     });
 
-    it('moves last seen forward only', async () => {
+    test('moves last seen forward only', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      const idHash = await addSession(user.id, T0);
+      const idHash = await addSession(store, user.id, T0);
       await store.sessions.touch(idHash, T0 + 100);
       expect((await store.sessions.find(idHash))?.lastSeenAt).toBe(T0 + 100);
       await store.sessions.touch(idHash, T0 + 50);
@@ -655,10 +755,10 @@ export function storeSuite(kind: StoreKind): void {
       await expect(store.sessions.touch(newId(), T0)).resolves.toBeUndefined();
     });
 
-    it('ends a session once', async () => {
+    test('ends a session once', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      const idHash = await addSession(user.id, T0);
-      const other = await addSession(user.id, T0);
+      const idHash = await addSession(store, user.id, T0);
+      const other = await addSession(store, user.id, T0);
       await store.sessions.end(idHash, T0 + 10);
       const ended = await store.sessions.find(idHash);
       expect(ended?.endedAt).toBe(T0 + 10);
@@ -668,12 +768,12 @@ export function storeSuite(kind: StoreKind): void {
       expect((await store.sessions.find(other))?.endedAt).toBeNull();
     });
 
-    it('purges ended and idle sessions and keeps live ones', async () => {
+    test('purges ended and idle sessions and keeps live ones', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      const ended = await addSession(user.id, T0, T0 + 10);
+      const ended = await addSession(store, user.id, T0, T0 + 10);
       await store.sessions.end(ended, T0 + 20);
-      const idle = await addSession(user.id, T0, T0 + 30);
-      const live = await addSession(user.id, T0, T0 + 30);
+      const idle = await addSession(store, user.id, T0, T0 + 30);
+      const live = await addSession(store, user.id, T0, T0 + 30);
       await store.sessions.touch(live, T0 + 150);
 
       const purged = await store.sessions.purge(T0 + 100);
@@ -685,15 +785,15 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.sessions.purge(T0 + 100)).toBe(0);
     });
 
-    it('removes the sessions with the user', async () => {
+    test('removes the sessions with the user', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      const idHash = await addSession(user.id, T0);
+      const idHash = await addSession(store, user.id, T0);
       await store.users.remove(user.id);
       expect(await store.sessions.find(idHash)).toBeUndefined();
     });
   });
 
-  describe('branding', () => {
+  describe.concurrent('branding', () => {
     const defaults: BrandingEntry[] = [
       { name: 'title', type: 'text', value: 'Emergency Access', isDefault: true },
       { name: 'logo', type: 'image', value: 'data:image/png;base64,AAAA', isDefault: true },
@@ -702,7 +802,7 @@ export function storeSuite(kind: StoreKind): void {
     const byName = (entries: BrandingEntry[]): BrandingEntry[] =>
       [...entries].sort((a, b) => (a.name < b.name ? -1 : 1));
 
-    it('adds missing entries and keeps what an operator changed', async () => {
+    test('adds missing entries and keeps what an operator changed', async ({ store, expect }) => {
       expect(await store.branding.list()).toEqual([]);
       await store.branding.ensure(defaults);
       expect(await store.branding.list()).toEqual(byName(defaults));
@@ -718,7 +818,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.branding.list()).toHaveLength(4);
     });
 
-    it('upserts on set', async () => {
+    test('upserts on set', async ({ store, expect }) => {
       const entry: BrandingEntry = { name: 'notice', type: 'html', value: '<b>1</b>', isDefault: false };
       await store.branding.set(entry);
       expect(await store.branding.list()).toEqual([entry]);
@@ -728,8 +828,8 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('catalogs', () => {
-    it('sets languages with an upsert and lists them by code', async () => {
+  describe.concurrent('catalogs', () => {
+    test('sets languages with an upsert and lists them by code', async ({ store, expect }) => {
       expect(await store.catalogs.listLanguages()).toEqual([]);
       await store.catalogs.setLanguage('en', 'English');
       await store.catalogs.setLanguage('de', 'Deutsch');
@@ -740,7 +840,7 @@ export function storeSuite(kind: StoreKind): void {
       ]);
     });
 
-    it('adds only missing keys without overwrite, replaces with overwrite', async () => {
+    test('adds only missing keys without overwrite, replaces with overwrite', async ({ store, expect }) => {
       await store.catalogs.setLanguage('en', 'English');
       await store.catalogs.setLanguage('de', 'Deutsch');
       await store.catalogs.putMessages('en', { hello: 'Hello', bye: 'Bye' }, { overwrite: false });
@@ -764,7 +864,7 @@ export function storeSuite(kind: StoreKind): void {
       await expect(store.catalogs.putMessages('en', {}, { overwrite: true })).resolves.toBeUndefined();
     });
 
-    it('writes more than one batch of keys in one call', async () => {
+    test('writes more than one batch of keys in one call', async ({ store, expect }) => {
       await store.catalogs.setLanguage('en', 'English');
       const many = Object.fromEntries(Array.from({ length: 450 }, (_, i) => [`key.${i}`, `text ${i}`]));
       await store.catalogs.putMessages('en', many, { overwrite: false });
@@ -777,15 +877,18 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.catalogs.messages('en')).toEqual(changed);
     });
 
-    it('answers no messages for an unknown language', async () => {
+    test('answers no messages for an unknown language', async ({ store, expect }) => {
       expect(await store.catalogs.messages('xx')).toEqual({});
     });
   });
 
-  describe('audit', () => {
-    it('appends entries and lists them newest first', async () => {
+  describe.concurrent('audit', () => {
+    test('appends entries and lists them newest first', async ({ store, expect, addUser }) => {
       const user = await addUser();
-      await store.audit.append({ event: 'sign-in', userId: user.id, actor: 'self', clientAddress: '::1' }, T0 + 1);
+      await store.audit.append(
+        { event: 'sign-in', userId: user.id, actor: 'self', clientAddress: '::1' },
+        T0 + 1,
+      );
       await store.audit.append({ event: 'system.start' }, T0 + 3);
       await store.audit.append({ event: 'code.issued', userId: user.id, details: { n: 1 } }, T0 + 2);
       const entries = await store.audit.list({});
@@ -799,12 +902,17 @@ export function storeSuite(kind: StoreKind): void {
         clientAddress: '::1',
         details: {},
       });
-      expect(entries[0]).toMatchObject({ event: 'system.start', userId: null, actor: null, clientAddress: null });
+      expect(entries[0]).toMatchObject({
+        event: 'system.start',
+        userId: null,
+        actor: null,
+        clientAddress: null,
+      });
       for (const entry of entries) expect(typeof entry.at).toBe('number');
       expect(new Set(entries.map((entry) => entry.id)).size).toBe(3);
     });
 
-    it('filters by user, event, time and count', async () => {
+    test('filters by user, event, time and count', async ({ store, expect, addUser }) => {
       const alice = await addUser();
       const bob = await addUser();
       await store.audit.append({ event: 'sign-in', userId: alice.id }, T0 + 1);
@@ -813,7 +921,7 @@ export function storeSuite(kind: StoreKind): void {
       await store.audit.append({ event: 'code.issued', userId: alice.id }, T0 + 4);
       await store.audit.append({ event: 'sign-out', userId: alice.id }, T0 + 5);
 
-      const ats = async (filter: Parameters<Store['audit']['list']>[0]): Promise<number[]> =>
+      const ats = async (filter: AuditFilter): Promise<number[]> =>
         (await store.audit.list(filter)).map((entry) => entry.at - T0);
       expect(await ats({ userId: alice.id })).toEqual([5, 4, 2, 1]);
       expect(await ats({ userId: bob.id })).toEqual([3]);
@@ -825,7 +933,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await ats({ event: 'nothing' })).toEqual([]);
     });
 
-    it('keeps details as an object', async () => {
+    test('keeps details as an object', async ({ store, expect }) => {
       const details = {
         text: 'ä ✓ "quoted"',
         number: 42.5,
@@ -840,7 +948,7 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('outbox', () => {
+  describe.concurrent('outbox', () => {
     const message = (idempotencyKey: string, createdAt: number) => ({
       id: newId(),
       createdAt,
@@ -850,7 +958,7 @@ export function storeSuite(kind: StoreKind): void {
       sealed: `sealed-${idempotencyKey}-${createdAt}`,
     });
 
-    it('refuses a second message with the same idempotency key', async () => {
+    test('refuses a second message with the same idempotency key', async ({ store, expect, addUser }) => {
       const user = await addUser();
       const first = { ...message('k1', T0), userId: user.id };
       expect(await store.outbox.add(first)).toBe(true);
@@ -860,7 +968,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.outbox.list(10)).toHaveLength(2);
     });
 
-    it('lists newest first up to the limit', async () => {
+    test('lists newest first up to the limit', async ({ store, expect }) => {
       const a = message('a', T0 + 1);
       const b = message('b', T0 + 3);
       const c = message('c', T0 + 2);
@@ -872,8 +980,8 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('service keys', () => {
-    it('creates, finds and lists keys with their scopes', async () => {
+  describe.concurrent('service keys', () => {
+    test('creates, finds and lists keys with their scopes', async ({ store, expect }) => {
       const reader = {
         id: newId(),
         name: 'reader',
@@ -890,7 +998,14 @@ export function storeSuite(kind: StoreKind): void {
         createdAt: T0 + 1,
         revokedAt: null,
       };
-      const none = { id: newId(), name: 'none', keyHash: 'hash-n', scopes: [], createdAt: T0 + 2, revokedAt: null };
+      const none = {
+        id: newId(),
+        name: 'none',
+        keyHash: 'hash-n',
+        scopes: [],
+        createdAt: T0 + 2,
+        revokedAt: null,
+      };
       for (const key of [reader, admin, none]) await store.serviceKeys.create(key);
 
       const found = await store.serviceKeys.findById(reader.id);
@@ -902,7 +1017,7 @@ export function storeSuite(kind: StoreKind): void {
       await expect(store.serviceKeys.create({ ...admin, id: newId() })).rejects.toThrow();
     });
 
-    it('revokes a key once', async () => {
+    test('revokes a key once', async ({ store, expect }) => {
       const key = { id: newId(), name: 'k', keyHash: 'h', scopes: ['a'], createdAt: T0, revokedAt: null };
       const other = { ...key, id: newId(), name: 'other' };
       await store.serviceKeys.create(key);
@@ -918,8 +1033,8 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('meta', () => {
-    it('gets and overwrites values', async () => {
+  describe.concurrent('meta', () => {
+    test('gets and overwrites values', async ({ store, expect }) => {
       expect(await store.meta.get('schema.note')).toBeUndefined();
       await store.meta.set('schema.note', 'one');
       await store.meta.set('other', 'x');
@@ -930,8 +1045,14 @@ export function storeSuite(kind: StoreKind): void {
     });
   });
 
-  describe('migrations', () => {
-    it('opens an already-migrated store again and keeps its data', async () => {
+  describe.concurrent('migrations', () => {
+    test('opens an already-migrated store again and keeps its data', async ({
+      store,
+      expect,
+      addUser,
+      issue,
+      openSecondInstance,
+    }) => {
       const user = await addUser({ username: 'kept' });
       await store.meta.set('marker', 'before');
       await issue(user.id);

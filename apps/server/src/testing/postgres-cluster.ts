@@ -73,14 +73,36 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const dataDir = join(dir, 'data');
   if (asRoot) execFileSync('chown', ['postgres', dir]);
   const [initdb, initdbArgs] = asPostgresUser(join(bin, 'initdb'), [
-    '-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C',
+    '-D',
+    dataDir,
+    '-U',
+    'postgres',
+    '-A',
+    'trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
   ]);
   execFileSync(initdb, initdbArgs, { stdio: 'pipe' });
   const port = await freePort();
   const [postgres, postgresArgs] = asPostgresUser(join(bin, 'postgres'), [
-    '-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-    '-c', 'max_connections=200',
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=200',
   ]);
   let output = '';
   const server = spawn(postgres, postgresArgs, { stdio: ['ignore', 'pipe', 'pipe'] });

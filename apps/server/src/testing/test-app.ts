@@ -1,4 +1,9 @@
-import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME, type ChannelKey } from '@dea/contract';
+import {
+  POLICY_CATEGORY_SELF_SERVICE,
+  XSRF_COOKIE_NAME,
+  XSRF_HEADER_NAME,
+  type ChannelKey,
+} from '@dea/contract';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.js';
 import { startServices } from '../bootstrap.js';
@@ -57,7 +62,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export function testConfig(overrides: Record<string, string> = {}, dataDir?: string, databaseUrl?: string): Config {
+export function testConfig(
+  overrides: Record<string, string> = {},
+  dataDir?: string,
+  databaseUrl?: string,
+): Config {
   return loadConfig({
     DEA_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
     DEA_SECRET: Buffer.alloc(32, 7).toString('base64'),
@@ -77,7 +86,10 @@ function cookieValue(response: LightMyRequestResponse, name: string): string {
 }
 
 /** An app on a fresh store of that kind, with a controllable clock; built like production. */
-export async function createTestApp(kind: StoreKind, settings: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  kind: StoreKind,
+  settings: Record<string, string> = {},
+): Promise<TestApp> {
   const testStore = await openTestStore(kind);
   await testStore.store.close();
   const clock = testClock();
@@ -111,7 +123,13 @@ export async function createTestApp(kind: StoreKind, settings: Record<string, st
       );
       await services.store.groups.addMember(groupId, user.id);
       for (const [key, address] of Object.entries(options.channels ?? {})) {
-        await services.store.channels.set({ id: randomToken(16), userId: user.id, key: key as ChannelKey, address, createdAt: now });
+        await services.store.channels.set({
+          id: randomToken(16),
+          userId: user.id,
+          key: key as ChannelKey,
+          address,
+          createdAt: now,
+        });
       }
       return user;
     },

@@ -45,7 +45,13 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const channel = await services.store.channels.findOfUser(user.id, options.recipient);
     if (channel === undefined || SEND_TYPE_OF_CHANNEL[channel.key] !== options.channel) {
       await services.store.audit.append(
-        { event: 'code.send_refused', userId: user.id, actor: user.id, clientAddress: request.ip, details: { channel: options.channel, reason: 'unknown-recipient' } },
+        {
+          event: 'code.send_refused',
+          userId: user.id,
+          actor: user.id,
+          clientAddress: request.ip,
+          details: { channel: options.channel, reason: 'unknown-recipient' },
+        },
         services.now(),
       );
       throw unknownChannel();
@@ -60,7 +66,13 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       now: services.now(),
     });
     const language = await services.catalogs.choose([locale, user.locale]);
-    const message = await composeCodeMessage(services.catalogs, language, options.channel, issued.code, issued.expiresAt);
+    const message = await composeCodeMessage(
+      services.catalogs,
+      language,
+      options.channel,
+      issued.code,
+      issued.expiresAt,
+    );
     const to = maskAddress(channel.key, channel.address);
     const outcome = await provider
       .deliver({
@@ -77,13 +89,33 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // A code that did not reach its owner must not stay usable.
       await services.store.codes.invalidate(issued.id, services.now());
       await services.store.audit.append(
-        { ...audit, event: 'code.delivery_failed', details: { codeId: issued.id, channel: options.channel, channelKey: channel.key, provider: provider.name, reason: outcome.reason } },
+        {
+          ...audit,
+          event: 'code.delivery_failed',
+          details: {
+            codeId: issued.id,
+            channel: options.channel,
+            channelKey: channel.key,
+            provider: provider.name,
+            reason: outcome.reason,
+          },
+        },
         services.now(),
       );
       throw deliveryFailed();
     }
     await services.store.audit.append(
-      { ...audit, event: 'code.sent', details: { codeId: issued.id, channel: options.channel, channelKey: channel.key, to, provider: provider.name } },
+      {
+        ...audit,
+        event: 'code.sent',
+        details: {
+          codeId: issued.id,
+          channel: options.channel,
+          channelKey: channel.key,
+          to,
+          provider: provider.name,
+        },
+      },
       services.now(),
     );
     return ok({ to } satisfies CreateAndSendResult);

@@ -25,15 +25,19 @@ export function signedInUser(request: FastifyRequest): User {
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', requireSession);
 
-  app.post('/userinfo', { preValidation: emptyBodyAsObject, schema: { body: EmptyRequest } }, async (request) => {
-    const user = signedInUser(request);
-    return {
-      fullName: user.fullName,
-      lastLogin: user.lastLoginAt === null ? null : new Date(user.lastLoginAt).toISOString(),
-      userId: user.id,
-      userLocale: user.locale,
-    } satisfies UserInfo;
-  });
+  app.post(
+    '/userinfo',
+    { preValidation: emptyBodyAsObject, schema: { body: EmptyRequest } },
+    async (request) => {
+      const user = signedInUser(request);
+      return {
+        fullName: user.fullName,
+        lastLogin: user.lastLoginAt === null ? null : new Date(user.lastLoginAt).toISOString(),
+        userId: user.id,
+        userLocale: user.locale,
+      } satisfies UserInfo;
+    },
+  );
 
   app.post('/user/get', { schema: { body: UserGetRequest } }, async (request) => {
     assertOwnUserId(request, request.body.match[0]?.value ?? '');

@@ -19,7 +19,12 @@ function bearer(request: FastifyRequest): string | undefined {
 export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;
   app.post('/tempPass/verify', { schema: { body: VerifyRequest } }, async (request) => {
-    const serviceKey = await authenticateServiceKey(services.store, services.keys.serviceKey, bearer(request), 'verify');
+    const serviceKey = await authenticateServiceKey(
+      services.store,
+      services.keys.serviceKey,
+      bearer(request),
+      'verify',
+    );
     if (serviceKey === undefined) throw unauthorized();
     const { userId, code } = request.body;
     const now = services.now();
@@ -28,7 +33,14 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
     const codeId =
       user === undefined || user.disabled
         ? undefined
-        : await consumeMatchingCode(services.store, services.keys.codeHash, userId, code, policy.codeAlphabet, now);
+        : await consumeMatchingCode(
+            services.store,
+            services.keys.codeHash,
+            userId,
+            code,
+            policy.codeAlphabet,
+            now,
+          );
     await services.store.audit.append(
       {
         event: codeId === undefined ? 'code.verify_failed' : 'code.used',

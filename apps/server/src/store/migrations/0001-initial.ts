@@ -87,9 +87,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('messages')
-    .addColumn('language_code', 'text', (c) =>
-      c.notNull().references('languages.code').onDelete('cascade'),
-    )
+    .addColumn('language_code', 'text', (c) => c.notNull().references('languages.code').onDelete('cascade'))
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('value', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('messages_pk', ['language_code', 'key'])

@@ -19,9 +19,7 @@ export function channelRepository(db: Db): ChannelRepository {
           address: channel.address,
           created_at: channel.createdAt,
         })
-        .onConflict((oc) =>
-          oc.columns(['user_id', 'key']).doUpdateSet({ address: channel.address }),
-        )
+        .onConflict((oc) => oc.columns(['user_id', 'key']).doUpdateSet({ address: channel.address }))
         .returningAll()
         .executeTakeFirstOrThrow();
       return toChannel(row);

@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** The real entry point, as `npm start` runs it (from sources through tsx). */
+const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+function startServer(env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: serverPackage,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DEA_PASSWORD_HASH_COST: '10', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /running: (http:\/\/\S+)/.exec(output);
+      if (match?.[1])
+        resolve({ child, url: match[1].replace('localhost', '127.0.0.1'), output: () => output });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+const dirs: string[] = [];
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dea-process-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('the server process', () => {
+  it('starts on an embedded store with demo users, serves the API, keeps secrets out of its logs and stops gracefully', async () => {
+    const dir = dataDir();
+    const server = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'info' });
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dea\/$/);
+    expect(server.output()).toContain('password "demo"');
+    for (const user of ['demo ', 'demo-channel', 'demo-off']) expect(server.output()).toContain(user);
+
+    const base = server.url.replace(/\/dea\/$/, '');
+    const signIn = await fetch(`${base}/login/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'demo', password: 'demo' }),
+    });
+    expect((await signIn.json()) as unknown).toMatchObject({ error: 0 });
+    const cookies = signIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
+    const sessionId = cookies.find((cookie) => cookie.startsWith('dea_session='))?.split('=')[1] ?? '';
+    const xsrf = cookies.find((cookie) => cookie.startsWith('XSRF-TOKEN='))?.split('=')[1] ?? '';
+    const headers = { 'content-type': 'application/json', cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
+    const info = (await (
+      await fetch(`${base}/dea/api/userinfo`, { method: 'POST', headers, body: '{}' })
+    ).json()) as { userId: string };
+    const created = (await (
+      await fetch(`${base}/dea/api/tempPass/create`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          count: 1,
+          return: ['id', 'password'],
+          attrs: { user: { id: info.userId }, locale: 'en' },
+        }),
+      })
+    ).json()) as { result: { rows: [{ password: string }] } };
+    const code = created.result.rows[0].password;
+    expect(code).toMatch(/^[2-9A-Z]{10}$/);
+
+    const exited = exitOf(server.child);
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const logs = server.output();
+    expect(logs).toContain('"msg":"shutting down"');
+    expect(logs).toContain('/dea/api/tempPass/create');
+    for (const secret of [code, sessionId, xsrf, '"demo"}']) expect(logs).not.toContain(secret);
+
+    // A second start on the same store keeps the users and does not seed again.
+    const again = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'warn' });
+    expect(again.output()).toContain('password "demo"');
+    expect(again.output()).not.toContain('just created');
+    const stopped = exitOf(again.child);
+    again.child.kill('SIGINT');
+    expect(await stopped).toBe(0);
+  });
+
+  it('creates no demo users when DEA_DEMO is false', async () => {
+    const server = await startServer({ DEA_DATA_DIR: dataDir(), DEA_DEMO: 'false', DEA_LOG_LEVEL: 'warn' });
+    expect(server.output()).not.toContain('demo users');
+    const exited = exitOf(server.child);
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses to start on a bad setting, naming every bad field', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      cwd: serverPackage,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: 'eighty',
+        DEA_SESSION_IDLE_MINUTES: '600',
+        DEA_DATA_DIR: dataDir(),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(1);
+    expect(stderr).toContain('PORT');
+    expect(stderr).toContain('DEA_SESSION_IDLE_MINUTES');
+  });
+});

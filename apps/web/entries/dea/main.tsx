@@ -1,0 +1,3 @@
+import { startPage } from '../../src/app/start-page';
+
+startPage(document.getElementById('root'));

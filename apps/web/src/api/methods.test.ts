@@ -1,0 +1,78 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { installFakeServer, ok, type FakeServer } from '../testing/fake-server';
+import {
+  createAndSendCode,
+  createCode,
+  getBranding,
+  getLanguageList,
+  getMessages,
+  getPolicy,
+  getUserLocale,
+  queryAvailableChannels,
+} from './methods';
+
+let server: FakeServer;
+beforeEach(() => {
+  server = installFakeServer();
+});
+
+describe('the calls of spec section 7', () => {
+  it('user/get matches the user id and returns id and userLocale', async () => {
+    await expect(getUserLocale('user-1')).resolves.toBe('en');
+    expect(server.callsTo('POST user/get')[0]?.body).toEqual({
+      match: [{ field: 'id', op: 'eq', value: 'user-1' }],
+      return: ['id', 'userLocale'],
+    });
+  });
+
+  it("user/getPolicy asks for the 'Self Service' options", async () => {
+    await getPolicy('user-1');
+    expect(server.callsTo('POST user/getPolicy')[0]?.body).toEqual({
+      user: { id: 'user-1' },
+      category: { name: 'Self Service' },
+      return: ['options'],
+    });
+  });
+
+  it("queryAvailableChannels sends action 'ec'", async () => {
+    await queryAvailableChannels('user-1');
+    expect(server.callsTo('POST user/queryAvailableChannels')[0]?.body).toEqual({ action: 'ec', user: { id: 'user-1' } });
+  });
+
+  it('tempPass/create asks for one code with id and password', async () => {
+    await expect(createCode('user-1', 'de')).resolves.toEqual({ id: 'code-1', password: 'CODE1ABCDE' });
+    expect(server.callsTo('POST tempPass/create')[0]?.body).toEqual({
+      count: 1,
+      return: ['id', 'password'],
+      attrs: { user: { id: 'user-1' }, locale: 'de' },
+    });
+  });
+
+  it('tempPass/createAndSend names channel type, recipient and locale', async () => {
+    await expect(createAndSendCode('user-1', 'smtp', 'ref-3', 'fr')).resolves.toBe('+49 *** ***12');
+    expect(server.callsTo('POST tempPass/createAndSend')[0]?.body).toEqual({
+      user: { id: 'user-1' },
+      options: { channel: 'smtp', recipient: 'ref-3' },
+      locale: 'fr',
+    });
+  });
+
+  it("GET message: lang is the file name without 'messages_', omitted for 'messages'", async () => {
+    await getMessages('messages');
+    await getMessages('messages_de');
+    await getMessages('messages_pt_BR');
+    const queries = server.callsTo('GET message').map((call) => call.query.toString());
+    expect(queries).toEqual(['', 'lang=de', 'lang=pt_BR']);
+  });
+
+  it('the language list is read bare or in an envelope', async () => {
+    await expect(getLanguageList()).resolves.toHaveLength(5);
+    server.answer('GET resourceFile/getLanguageList', ok([{ languageCode: 'en', languageName: 'English' }]));
+    await expect(getLanguageList()).resolves.toEqual([{ languageCode: 'en', languageName: 'English' }]);
+  });
+
+  it('branding is a POST with an empty body', async () => {
+    await getBranding();
+    expect(server.callsTo('POST customizationConfig/getCurrentConfig')[0]?.body).toEqual({});
+  });
+});

@@ -1,0 +1,101 @@
+import {
+  CHANNEL_QUERY_ACTION,
+  CODE_COUNT_PER_REQUEST,
+  POLICY_CATEGORY_SELF_SERVICE,
+  langParamOfMessageFile,
+  type BrandingEntry,
+  type ChannelMap,
+  type ChannelsRequest,
+  type CreateAndSendRequest,
+  type CreateAndSendResult,
+  type CreateCodeRequest,
+  type CreateCodeResult,
+  type CreatedCode,
+  type EnvelopeOf,
+  type Language,
+  type PolicyOptions,
+  type PolicyRequest,
+  type PolicyResult,
+  type SendType,
+  type UserGetRequest,
+  type UserGetResult,
+  type UserInfo,
+} from '@dea/contract';
+import type { Messages } from '../shared/i18n/translator';
+import { NetworkError } from './api-error';
+import { request, requestResult } from './request';
+
+/** One function per call of spec section 7. */
+
+export function getUserInfo(): Promise<UserInfo> {
+  return request<UserInfo>('userinfo', { method: 'POST', body: {} });
+}
+
+export async function getLanguageList(): Promise<Language[]> {
+  // The list arrives bare (DESIGN section 2); an envelope around it is accepted as well.
+  const answer = await request<Language[] | EnvelopeOf<Language[]>>('resourceFile/getLanguageList');
+  const list = Array.isArray(answer) ? answer : answer.result;
+  if (!Array.isArray(list)) throw new NetworkError('the language list is not a list');
+  return list;
+}
+
+export async function getUserLocale(userId: string): Promise<string | undefined> {
+  const body: UserGetRequest = {
+    match: [{ field: 'id', op: 'eq', value: userId }],
+    return: ['id', 'userLocale'],
+  };
+  const result = await requestResult<UserGetResult>('user/get', { method: 'POST', body });
+  return result.userLocale;
+}
+
+/** GET message for a message file name ('messages', 'messages_de'); spec section 7. */
+export function getMessages(messageFile: string): Promise<Messages> {
+  return request<Messages>('message', { query: { lang: langParamOfMessageFile(messageFile) } });
+}
+
+export function getBranding(): Promise<BrandingEntry[]> {
+  return requestResult<BrandingEntry[]>('customizationConfig/getCurrentConfig', {
+    method: 'POST',
+    body: {},
+    redirectOnSessionEnd: false,
+  });
+}
+
+export async function getPolicy(userId: string): Promise<PolicyOptions> {
+  const body: PolicyRequest = {
+    user: { id: userId },
+    category: { name: POLICY_CATEGORY_SELF_SERVICE },
+    return: ['options'],
+  };
+  const result = await requestResult<PolicyResult>('user/getPolicy', { method: 'POST', body });
+  return result.options;
+}
+
+export function queryAvailableChannels(userId: string): Promise<ChannelMap> {
+  const body: ChannelsRequest = { action: CHANNEL_QUERY_ACTION, user: { id: userId } };
+  return requestResult<ChannelMap>('user/queryAvailableChannels', { method: 'POST', body });
+}
+
+export async function createCode(userId: string, locale: string): Promise<CreatedCode> {
+  const body: CreateCodeRequest = {
+    count: CODE_COUNT_PER_REQUEST,
+    return: ['id', 'password'],
+    attrs: { user: { id: userId }, locale },
+  };
+  const result = await requestResult<CreateCodeResult>('tempPass/create', { method: 'POST', body });
+  const row = result.rows[0];
+  if (row === undefined) throw new NetworkError('tempPass/create answered no code');
+  return row;
+}
+
+/** Sends a new code to a recipient reference; answers the masked recipient. */
+export async function createAndSendCode(
+  userId: string,
+  channel: SendType,
+  recipient: string,
+  locale: string,
+): Promise<string> {
+  const body: CreateAndSendRequest = { user: { id: userId }, options: { channel, recipient }, locale };
+  const result = await requestResult<CreateAndSendResult>('tempPass/createAndSend', { method: 'POST', body });
+  return result.to;
+}

@@ -1,0 +1,71 @@
+import { API_BASE_PATH, XSRF_COOKIE_NAME, XSRF_HEADER_NAME, type EnvelopeOf } from '@dea/contract';
+import { EnvelopeError, HttpError, NetworkError } from './api-error';
+import { redirectForSessionStatus } from './session-redirect';
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST';
+  body?: unknown;
+  query?: Readonly<Record<string, string | undefined>>;
+  /** Public calls whose failure must not send the user to sign in (branding, spec section 8). */
+  redirectOnSessionEnd?: boolean;
+}
+
+let acceptLanguage: string | undefined;
+
+/** Server messages come back in the page's language: every call names it in Accept-Language. */
+export function setRequestLanguage(languageCode: string): void {
+  acceptLanguage = languageCode.replace('_', '-');
+}
+
+function cookie(name: string): string | undefined {
+  const prefix = `${name}=`;
+  const entry = document.cookie.split('; ').find((part) => part.startsWith(prefix));
+  return entry === undefined ? undefined : decodeURIComponent(entry.slice(prefix.length));
+}
+
+function urlOf(path: string, query: RequestOptions['query']): string {
+  const url = new URL(`${API_BASE_PATH}${path}`, window.location.origin);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, value);
+  }
+  return url.href;
+}
+
+/** One call to /dea/api/: JSON in, JSON out, typed errors for everything else. */
+export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const method = options.method ?? 'GET';
+  const headers = new Headers({ Accept: 'application/json' });
+  if (acceptLanguage) headers.set('Accept-Language', acceptLanguage);
+  if (method !== 'GET') {
+    headers.set('Content-Type', 'application/json');
+    const token = cookie(XSRF_COOKIE_NAME);
+    if (token) headers.set(XSRF_HEADER_NAME, token);
+  }
+  let response: Response;
+  try {
+    response = await fetch(urlOf(path, options.query), {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(method === 'GET' ? {} : { body: JSON.stringify(options.body ?? {}) }),
+    });
+  } catch (cause) {
+    throw new NetworkError(cause);
+  }
+  if (!response.ok) {
+    const leaving = options.redirectOnSessionEnd !== false && redirectForSessionStatus(response.status);
+    throw new HttpError(response.status, leaving);
+  }
+  try {
+    return (await response.json()) as T;
+  } catch (cause) {
+    throw new NetworkError(cause);
+  }
+}
+
+/** A call answering the envelope: its result, or an EnvelopeError when `error` is set. */
+export async function requestResult<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const envelope = await request<EnvelopeOf<T>>(path, options);
+  if (envelope.error) throw new EnvelopeError(envelope.error, envelope.message);
+  return envelope.result;
+}

@@ -1,0 +1,137 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { envelopeError, httpStatus, installFakeServer, type FakeServer } from '../testing/fake-server';
+import { navigations, pageReady, renderPage } from '../testing/render-page';
+import { text } from '../testing/test-messages';
+
+let server: FakeServer;
+beforeEach(() => {
+  server = installFakeServer();
+});
+
+describe('startup (spec section 4)', () => {
+  it('asks for user, languages and branding at once, before any of them answers', async () => {
+    const user = server.hold('POST userinfo');
+    renderPage();
+    await waitFor(() =>
+      expect(server.routesCalled()).toEqual(
+        expect.arrayContaining(['POST userinfo', 'GET resourceFile/getLanguageList', 'POST customizationConfig/getCurrentConfig']),
+      ),
+    );
+    expect(server.callsTo('POST user/getPolicy')).toHaveLength(0);
+    user.release();
+    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
+  });
+
+  it('creates the code only with the chosen language texts and the policy at hand', async () => {
+    const messages = server.hold('GET message');
+    renderPage();
+    await waitFor(() => expect(server.callsTo('POST user/getPolicy')).toHaveLength(1));
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
+    messages.release();
+    await screen.findByTestId('emergency-code');
+    const order = server.routesCalled();
+    expect(order.indexOf('POST user/get')).toBeLessThan(order.indexOf('GET message'));
+    expect(order.indexOf('GET message')).toBeLessThan(order.indexOf('POST tempPass/create'));
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(1);
+  });
+
+  it('shows a spinner without text before the texts arrive', async () => {
+    const messages = server.hold('GET message');
+    renderPage();
+    expect(await screen.findByTestId('spinner')).toHaveTextContent('');
+    messages.release();
+    await pageReady();
+  });
+
+  it("shows 'loading' and 'loadingCustom' while branding loads", async () => {
+    const branding = server.hold('POST customizationConfig/getCurrentConfig');
+    renderPage();
+    expect(await screen.findByText(text('en', 'loading'))).toBeVisible();
+    expect(screen.getByText(text('en', 'loadingCustom'))).toBeVisible();
+    expect(screen.queryByRole('banner')).toBeNull();
+    branding.release();
+    await pageReady();
+    expect(screen.queryByText(text('en', 'loadingCustom'))).toBeNull();
+  });
+
+  it('only logs a start that cannot load any texts', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('GET message', httpStatus(500));
+    const { container } = renderPage();
+    await waitFor(() => expect(logged).toHaveBeenCalled());
+    await waitFor(() => expect(container).toBeEmptyDOMElement());
+  });
+});
+
+describe('errors (spec section 8)', () => {
+  it('sends a visitor without a session to the login application', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST userinfo', httpStatus(403));
+    renderPage();
+    await waitFor(() =>
+      expect(navigations()).toEqual([`http://host.test/login/?ep=${encodeURIComponent('http://host.test/dea/#/')}`]),
+    );
+  });
+
+  it('sends a user whose session expired to logout', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST tempPass/create', httpStatus(401));
+    renderPage();
+    await waitFor(() => expect(navigations()).toEqual(['http://host.test/dea/logout']));
+    expect(screen.queryByTestId('page-error')).toBeNull();
+  });
+
+  it('shows the generic text for other HTTP failures', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST user/getPolicy', httpStatus(500));
+    renderPage();
+    expect(await screen.findByTestId('page-error')).toHaveTextContent(text('en', 'error.generic'));
+    expect(screen.queryByTestId('spinner')).toBeNull();
+    expect(navigations()).toEqual([]);
+  });
+
+  it('shows the generic text when the server cannot be reached', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST userinfo', 'network-error');
+    renderPage();
+    expect(await screen.findByTestId('page-error')).toHaveTextContent(text('en', 'error.generic'));
+  });
+
+  it("shows the server's message for a policy envelope error", async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST user/getPolicy', envelopeError(3, 'Policy refused'));
+    renderPage();
+    expect(await screen.findByTestId('page-error')).toHaveTextContent('Policy refused');
+    expect(screen.queryByTestId('emergency-code')).toBeNull();
+  });
+
+  it("shows 'Unable to fetch user locale' when the user's locale cannot be read", async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST user/get', envelopeError(3, 'Locale refused'));
+    renderPage();
+    expect(await screen.findByTestId('page-error')).toHaveTextContent(
+      text('en', 'error.userLocale', { message: 'Locale refused' }),
+    );
+    // The page goes on in the browser's language.
+    expect(await screen.findByTestId('emergency-code')).toBeVisible();
+  });
+
+  it('uses the defaults when branding fails, without a login redirect', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST customizationConfig/getCurrentConfig', httpStatus(403));
+    renderPage();
+    await pageReady();
+    expect(within(screen.getByTestId('footer-left')).getByText(text('en', 'app.title'))).toBeVisible();
+    expect(navigations()).toEqual([]);
+  });
+});
+
+describe('routes (spec section 2)', () => {
+  it('redirects an unknown route to the root', async () => {
+    renderPage('#/somewhere/else');
+    await pageReady();
+    expect(window.location.hash).toBe('#/');
+    expect(screen.getByTestId('code-card')).toBeVisible();
+  });
+});

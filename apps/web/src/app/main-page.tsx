@@ -1,0 +1,93 @@
+import { useCallback, useState } from 'react';
+import { BrandingStyle } from '../features/branding/components/branding-style';
+import { PageFooter } from '../features/branding/components/page-footer';
+import { backgroundStyle } from '../features/branding/background-style';
+import { useBranding } from '../features/branding/hooks/use-branding';
+import { EmergencyCodeCard } from '../features/emergency-code/components/emergency-code-card';
+import { useEmergencyCode } from '../features/emergency-code/hooks/use-emergency-code';
+import { usePageLanguage } from '../features/language/hooks/use-page-language';
+import { LogoutConfirmModal } from '../features/user/components/logout-confirm-modal';
+import { useSignedInUser } from '../features/user/hooks/use-signed-in-user';
+import { leaveForLogout } from '../features/user/leave-for-logout';
+import { Alert } from '../shared/components/alert';
+import { Spinner } from '../shared/components/spinner';
+import { forgetStoredCode } from '../shared/code-storage';
+import { I18nProvider } from '../shared/i18n/i18n-context';
+import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
+import { serverLocale } from '../shared/i18n/server-locale';
+import { PageHeader } from './page-header';
+
+/**
+ * The main page. Its calls start as soon as what they need is known (spec section 4's order is
+ * kept for what the user sees): user, language list and branding at once; the user's locale and
+ * policy once the user is known; texts once the language is chosen; the code once texts' locale
+ * and policy are both there.
+ */
+export function MainPage() {
+  const [pageMessage, setPageMessage] = useState<PageMessage>();
+  const [confirmingLogout, setConfirmingLogout] = useState(false);
+  const report = useCallback((message: PageMessage) => setPageMessage(message), []);
+  const clearReport = useCallback(() => setPageMessage(undefined), []);
+
+  const signedIn = useSignedInUser(report);
+  const user = signedIn.state === 'known' ? signedIn.user : undefined;
+  const userId = user?.userId ?? (signedIn.state === 'failed' ? null : undefined);
+  const language = usePageLanguage(userId, report);
+  const branding = useBranding();
+  const emergencyCode = useEmergencyCode({
+    userId,
+    locale: language.i18n && serverLocale(language.i18n.language),
+    report,
+    clearReport,
+  });
+
+  if (language.i18n === undefined) {
+    // Nothing can be said before the texts arrive; a failure to get them is only logged.
+    return language.failed ? null : (
+      <div className="page-start">
+        <Spinner />
+      </div>
+    );
+  }
+  const { t } = language.i18n;
+
+  return (
+    <I18nProvider value={language.i18n}>
+      {branding === undefined ? (
+        <div className="page-start">
+          <Spinner label={t('loading')} showLabel />
+          <p className="loading-custom">{t('loadingCustom')}</p>
+        </div>
+      ) : (
+        <div className="page" style={backgroundStyle(branding)}>
+          <BrandingStyle branding={branding} />
+          <PageHeader
+            branding={branding}
+            user={user}
+            languages={language.languages}
+            onSwitchLanguage={language.switchLanguage}
+            onLogout={() => setConfirmingLogout(true)}
+          />
+          <main className="page-main">
+            <EmergencyCodeCard emergencyCode={emergencyCode}>
+              {pageMessage && (
+                <Alert variant="danger" announce testId="page-error">
+                  {resolveMessage(pageMessage, t)}
+                </Alert>
+              )}
+            </EmergencyCodeCard>
+          </main>
+          <PageFooter branding={branding} />
+          <LogoutConfirmModal
+            open={confirmingLogout}
+            onCancel={() => setConfirmingLogout(false)}
+            onLogout={() => {
+              forgetStoredCode();
+              leaveForLogout();
+            }}
+          />
+        </div>
+      )}
+    </I18nProvider>
+  );
+}

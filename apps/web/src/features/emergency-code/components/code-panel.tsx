@@ -1,0 +1,43 @@
+import { useId } from 'react';
+import { Spinner } from '../../../shared/components/spinner';
+import { useI18n } from '../../../shared/i18n/i18n-context';
+import type { CodeView } from '../hooks/use-emergency-code';
+import { CopyCodeButton } from './copy-code-button';
+
+type CodeState = Extract<CodeView, { kind: 'code' }>;
+
+/** The code on screen, its hint, and the copy and request-new-code buttons (spec section 2). */
+export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onRequestNewCode: () => void }) {
+  const { t } = useI18n();
+  const hintId = useId();
+  const { code, creating, storeFull } = state;
+  return (
+    <div className="code-panel" data-store-full={storeFull || undefined} data-testid="code-panel">
+      {creating && <Spinner label={t('loading')} />}
+      {code && (
+        <>
+          <p id={hintId} className="code-hint">
+            {t('content.yourCode')}
+          </p>
+          <div className="code-box" aria-describedby={hintId} data-testid="emergency-code" translate="no">
+            {code.password}
+          </div>
+        </>
+      )}
+      <div className="code-actions">
+        {code && <CopyCodeButton key={code.password} code={code.password} />}
+        {!storeFull && (
+          <button
+            type="button"
+            className="btn btn-outline"
+            onClick={onRequestNewCode}
+            disabled={creating}
+            data-testid="request-code"
+          >
+            {t('content.requestCode')}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}

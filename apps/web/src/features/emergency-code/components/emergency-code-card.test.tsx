@@ -1,0 +1,227 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { envelopeError, httpStatus, installFakeServer, ok, type FakeServer } from '../../../testing/fake-server';
+import { renderPage } from '../../../testing/render-page';
+import { text } from '../../../testing/test-messages';
+
+let server: FakeServer;
+beforeEach(() => {
+  server = installFakeServer();
+});
+
+const CHANNELS = {
+  mobile: '+49 *** ***12,ref-1',
+  personalMobile: '+49 *** ***34,ref-2',
+  email: 'c***@example.com,ref-3',
+  telephone: '+49 30 ***56,ref-5',
+  personalTwitter: '@ch***,ref-8',
+};
+
+describe('code on screen (delivery mode other than Channel)', () => {
+  it('shows the code in the highlighted box with its hint and both buttons', async () => {
+    renderPage();
+    const code = await screen.findByTestId('emergency-code');
+    expect(code).toHaveTextContent('CODE1ABCDE');
+    expect(screen.getByText(text('en', 'content.yourCode'))).toBeVisible();
+    expect(screen.getByRole('heading', { level: 1, name: text('en', 'content.title') })).toBeVisible();
+    expect(screen.getByRole('button', { name: text('en', 'content.copyCode') })).toBeVisible();
+    expect(screen.getByRole('button', { name: text('en', 'content.requestCode') })).toBeVisible();
+  });
+
+  it('keeps the code and its id in session storage', async () => {
+    renderPage();
+    await screen.findByTestId('emergency-code');
+    expect(window.sessionStorage.getItem('emergencyCode')).toBe('CODE1ABCDE');
+    expect(window.sessionStorage.getItem('emergencyCodeId')).toBe('code-1');
+  });
+
+  it('reuses a code kept in session storage without asking the server', async () => {
+    window.sessionStorage.setItem('emergencyCode', 'KEPTCODE99');
+    window.sessionStorage.setItem('emergencyCodeId', 'code-kept');
+    renderPage();
+    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('KEPTCODE99');
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
+  });
+
+  it('sends the locale of the chosen language with the request', async () => {
+    window.localStorage.setItem('lang', 'pt_BR');
+    renderPage();
+    await screen.findByTestId('emergency-code');
+    expect(server.callsTo('POST tempPass/create')[0]?.body).toMatchObject({ attrs: { locale: 'pt_BR' } });
+  });
+
+  it('replaces the kept code with a new one on request', async () => {
+    window.sessionStorage.setItem('emergencyCode', 'KEPTCODE99');
+    const { user } = renderPage();
+    await screen.findByText('KEPTCODE99');
+    await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
+    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
+    expect(window.sessionStorage.getItem('emergencyCode')).toBe('CODE1ABCDE');
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(1);
+  });
+
+  it('shows the server message and sets the store-full flag on error 148', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { user } = renderPage();
+    await screen.findByTestId('emergency-code');
+    server.answer('POST tempPass/create', envelopeError(148, 'Too many unused codes'));
+    await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
+    expect(await screen.findByTestId('page-error')).toHaveTextContent('Too many unused codes');
+    expect(screen.getByTestId('code-panel').dataset.storeFull).toBe('true');
+    expect(screen.queryByTestId('emergency-code')).toBeNull();
+    expect(screen.queryByRole('button', { name: text('en', 'content.requestCode') })).toBeNull();
+  });
+
+  it('shows another envelope error without the flag', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST tempPass/create', envelopeError(140, 'Slow down'));
+    renderPage();
+    expect(await screen.findByTestId('page-error')).toHaveTextContent('Slow down');
+    expect(screen.getByTestId('code-panel').dataset.storeFull).toBeUndefined();
+    expect(screen.getByRole('button', { name: text('en', 'content.requestCode') })).toBeVisible();
+  });
+
+  it('copies the code and says so visibly and to screen readers', async () => {
+    const { user } = renderPage();
+    await screen.findByTestId('emergency-code');
+    await user.click(screen.getByRole('button', { name: text('en', 'content.copyCode') }));
+    await expect(navigator.clipboard.readText()).resolves.toBe('CODE1ABCDE');
+    const outcome = screen.getByTestId('copy-outcome');
+    expect(outcome).toHaveTextContent(text('en', 'content.codeCopied'));
+    expect(outcome.getAttribute('role')).toBe('status');
+    expect(outcome.getAttribute('aria-live')).toBe('polite');
+  });
+
+  it('tells the user to copy by hand when the clipboard refuses', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { user } = renderPage();
+    await screen.findByTestId('emergency-code');
+    vi.spyOn(navigator.clipboard, 'writeText').mockRejectedValue(new Error('denied'));
+    await user.click(screen.getByRole('button', { name: text('en', 'content.copyCode') }));
+    expect(await screen.findByTestId('copy-outcome')).toHaveTextContent(text('en', 'content.copyFailed'));
+  });
+});
+
+describe('policy', () => {
+  it('shows the not-authorized alert and asks for no code when codes are disabled', async () => {
+    server.policy({ enableECode: false });
+    renderPage();
+    expect(await screen.findByTestId('not-authorized')).toHaveTextContent(text('en', 'content.notAuthorized'));
+    expect(screen.queryByRole('heading', { level: 1 })).toBeNull();
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
+    expect(server.callsTo('POST user/queryAvailableChannels')).toHaveLength(0);
+  });
+
+  it('does not show a kept code when codes are disabled', async () => {
+    window.sessionStorage.setItem('emergencyCode', 'KEPTCODE99');
+    server.policy({ enableECode: false });
+    renderPage();
+    await screen.findByTestId('not-authorized');
+    expect(screen.queryByText('KEPTCODE99')).toBeNull();
+  });
+});
+
+describe('delivery by channel', () => {
+  it('offers one dropdown per channel type, listing masked recipients', async () => {
+    server.channels(CHANNELS);
+    const { user } = renderPage();
+    await screen.findByText(text('en', 'content.chooseRecipient'));
+    const buttons = screen.getAllByRole('button', { name: /content\.channel\./ });
+    expect(buttons.map((button) => button.textContent)).toEqual([
+      text('en', 'content.channel.sms'),
+      text('en', 'content.channel.email'),
+      text('en', 'content.channel.telephone'),
+      text('en', 'content.channel.twitter'),
+    ]);
+    await user.click(screen.getByRole('button', { name: text('en', 'content.channel.sms') }));
+    const items = within(screen.getByRole('menu')).getAllByRole('menuitem');
+    expect(items.map((item) => item.textContent)).toEqual(['+49 *** ***12', '+49 *** ***34']);
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
+  });
+
+  it('sends to the chosen recipient, shows progress, then the success modal', async () => {
+    server.channels(CHANNELS);
+    const sent = server.hold('POST tempPass/createAndSend');
+    const { user } = renderPage();
+    await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.email') }));
+    await user.click(screen.getByRole('menuitem', { name: 'c***@example.com' }));
+    expect(screen.getByRole('progressbar', { name: text('en', 'content.sending') })).toBeVisible();
+    expect(server.callsTo('POST tempPass/createAndSend')[0]?.body).toEqual({
+      user: { id: 'user-1' },
+      options: { channel: 'smtp', recipient: 'ref-3' },
+      locale: 'en',
+    });
+    sent.release(ok({ to: 'c***@example.com' }));
+    const dialog = await screen.findByRole('dialog', { name: text('en', 'message') });
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(dialog.className).toContain('modal-md');
+    const success = within(dialog).getByTestId('send-success');
+    expect(success).toHaveTextContent(text('en', 'successMessage', { recipient: 'c***@example.com' }));
+    expect(success.className).toContain('text-success');
+    await user.click(within(dialog).getByRole('button', { name: text('en', 'ok') }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  });
+
+  it.each([
+    ['telephone', '+49 30 ***56', 'TELEPHONE', 'ref-5'],
+    ['twitter', '@ch***', 'TWITTER', 'ref-8'],
+    ['sms', '+49 *** ***34', 'sms', 'ref-2'],
+  ] as const)('sends a %s channel as %s', async (group, masked, channel, recipient) => {
+    server.channels(CHANNELS);
+    const { user } = renderPage();
+    await user.click(await screen.findByRole('button', { name: text('en', `content.channel.${group}`) }));
+    await user.click(screen.getByRole('menuitem', { name: masked }));
+    await screen.findByRole('dialog');
+    expect(server.callsTo('POST tempPass/createAndSend')[0]?.body).toMatchObject({ options: { channel, recipient } });
+  });
+
+  it("shows the server's message in a red alert when the send fails", async () => {
+    server.channels(CHANNELS).answer('POST tempPass/createAndSend', envelopeError(150, 'Could not deliver'));
+    const { user } = renderPage();
+    await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.sms') }));
+    await user.click(screen.getByRole('menuitem', { name: '+49 *** ***12' }));
+    const dialog = await screen.findByRole('dialog', { name: text('en', 'message') });
+    const alert = within(dialog).getByTestId('send-error');
+    expect(alert).toHaveTextContent('Could not deliver');
+    expect(alert.className).toContain('alert-danger');
+    expect(within(dialog).queryByTestId('send-success')).toBeNull();
+  });
+
+  it('only logs a send that fails over HTTP', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.channels(CHANNELS).answer('POST tempPass/createAndSend', httpStatus(500));
+    const { user } = renderPage();
+    await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.sms') }));
+    await user.click(screen.getByRole('menuitem', { name: '+49 *** ***12' }));
+    await waitFor(() => expect(logged).toHaveBeenCalledWith('The emergency code could not be sent', expect.anything()));
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(screen.queryByTestId('page-error')).toBeNull();
+  });
+
+  it('clears an earlier error when a send starts', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.channels(CHANNELS).answer('POST user/get', envelopeError(3, 'Locale refused'));
+    const { user } = renderPage();
+    await screen.findByTestId('page-error');
+    await user.click(screen.getByRole('button', { name: text('en', 'content.channel.sms') }));
+    await user.click(screen.getByRole('menuitem', { name: '+49 *** ***12' }));
+    await screen.findByRole('dialog');
+    expect(screen.queryByTestId('page-error')).toBeNull();
+  });
+
+  it('shows the no-channel alert when the user has no channel', async () => {
+    server.channels({});
+    renderPage();
+    expect(await screen.findByTestId('no-channel')).toHaveTextContent(text('en', 'content.noChannel'));
+    expect(screen.queryByRole('button', { name: /content\.channel\./ })).toBeNull();
+  });
+
+  it("shows the server's message when the channels cannot be read", async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.channels({}).answer('POST user/queryAvailableChannels', envelopeError(3, 'Channels refused'));
+    renderPage();
+    expect(await screen.findByTestId('page-error')).toHaveTextContent('Channels refused');
+    expect(screen.queryByTestId('no-channel')).toBeNull();
+  });
+});

@@ -1,0 +1,128 @@
+import { messageFileName, type Language } from '@dea/contract';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { failureMessage } from '../../../api/failure-message';
+import { getLanguageList, getMessages, getUserLocale } from '../../../api/methods';
+import { setRequestLanguage } from '../../../api/request';
+import { applyDocumentLanguage } from '../../../shared/i18n/document-language';
+import type { I18n } from '../../../shared/i18n/i18n-context';
+import type { PageMessage } from '../../../shared/i18n/page-message';
+import { createTranslator, type Messages } from '../../../shared/i18n/translator';
+import { chooseLanguage, storedLanguage } from '../choose-language';
+import { keepSessionLanguage, readChosenLanguage, rememberChosenLanguage } from '../language-storage';
+
+export interface PageLanguage {
+  languages: readonly Language[];
+  /** Undefined until the texts of the chosen language are loaded. */
+  i18n: I18n | undefined;
+  /** True when no texts could be loaded at all: the page cannot say anything. */
+  failed: boolean;
+  switchLanguage: (languageCode: string) => void;
+}
+
+/**
+ * Chooses the language (spec section 4) and loads its texts.
+ *
+ * `userId`: the signed-in user whose locale counts, `undefined` while it is not known yet, or
+ * `null` on pages without a user. The stored choice needs no user, so its texts are requested at
+ * once, in parallel with the language list and the user's details.
+ */
+export function usePageLanguage(userId: string | null | undefined, report: (message: PageMessage) => void): PageLanguage {
+  const [stored] = useState(readChosenLanguage);
+  const [languages, setLanguages] = useState<readonly Language[]>();
+  const [userLocale, setUserLocale] = useState<{ value: string | undefined }>();
+  const [loaded, setLoaded] = useState<{ language: string; messages: Messages }>();
+  const [failed, setFailed] = useState(false);
+  const messageRequests = useRef(new Map<string, Promise<Messages>>());
+  const latestChoice = useRef(0);
+  const reportRef = useRef(report);
+  reportRef.current = report;
+
+  const messagesOf = useCallback((languageCode: string): Promise<Messages> => {
+    const file = messageFileName(languageCode);
+    let pending = messageRequests.current.get(file);
+    if (pending === undefined) {
+      pending = getMessages(file);
+      // A failed file may be asked for again later (the user picks the language once more).
+      pending.catch(() => messageRequests.current.delete(file));
+      messageRequests.current.set(file, pending);
+    }
+    return pending;
+  }, []);
+
+  const apply = useCallback(
+    async (languageCode: string) => {
+      const choice = ++latestChoice.current;
+      try {
+        const messages = await messagesOf(languageCode);
+        if (choice !== latestChoice.current) return;
+        setRequestLanguage(languageCode);
+        applyDocumentLanguage(languageCode);
+        keepSessionLanguage(languageCode);
+        setLoaded({ language: languageCode, messages });
+      } catch (error) {
+        console.error(`The texts of language '${languageCode}' could not be loaded`, error);
+        if (choice !== latestChoice.current) return;
+        setFailed(true);
+        const message = failureMessage(error);
+        if (message) reportRef.current(message);
+      }
+    },
+    [messagesOf],
+  );
+
+  useEffect(() => {
+    if (stored) void messagesOf(stored).catch(() => undefined);
+    getLanguageList().then(setLanguages, (error: unknown) => {
+      console.error('The language list could not be loaded', error);
+      setLanguages([]);
+    });
+  }, [stored, messagesOf]);
+
+  const storedIsOffered = languages !== undefined && storedLanguage(stored, languages) !== undefined;
+  const needsUserLocale =
+    typeof userId === 'string' && (stored === undefined || (languages !== undefined && !storedIsOffered));
+
+  useEffect(() => {
+    if (!needsUserLocale || typeof userId !== 'string') return;
+    let current = true;
+    getUserLocale(userId).then(
+      (value) => current && setUserLocale({ value }),
+      (error: unknown) => {
+        if (!current) return;
+        const message = failureMessage(error);
+        if (message) reportRef.current({ key: 'error.userLocale', values: { message } });
+        setUserLocale({ value: undefined });
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [needsUserLocale, userId]);
+
+  const ready = languages !== undefined && (storedIsOffered || userId === null || userLocale !== undefined);
+  const [chosen, setChosen] = useState<string>();
+  useEffect(() => {
+    if (!ready || chosen !== undefined) return;
+    const language = chooseLanguage(
+      { stored, userLocale: userLocale?.value, browserLanguage: navigator.language },
+      languages,
+    );
+    setChosen(language);
+    void apply(language);
+  }, [ready, chosen, stored, userLocale, languages, apply]);
+
+  const switchLanguage = useCallback(
+    (languageCode: string) => {
+      rememberChosenLanguage(languageCode);
+      setChosen(languageCode);
+      void apply(languageCode);
+    },
+    [apply],
+  );
+
+  const i18n = useMemo<I18n | undefined>(
+    () => (loaded ? { language: loaded.language, t: createTranslator(loaded.messages) } : undefined),
+    [loaded],
+  );
+  return { languages: languages ?? [], i18n, failed: failed && loaded === undefined, switchLanguage };
+}

@@ -1,0 +1,36 @@
+/**
+ * Where "back to login" may go: only a URL on the page's own host (spec sections 2 and 5), so a
+ * crafted link cannot send a user who just logged out to a look-alike login page.
+ *
+ * The value must match a plain URL shape: an optional http/https scheme, a host name or IP
+ * address, an optional port, then an optional path, query and fragment. Nothing else is allowed
+ * in the host part: no user info ('a@'), no percent-escapes, no backslashes, no whitespace. The
+ * answer is a URL rebuilt from those parts, never the raw value, so a browser's lenient parsing
+ * of the original string cannot come into play.
+ */
+const URL_SHAPE =
+  /^(?:(https?):\/\/)?([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?(\/[^\s\\]*)?(\?[^\s\\#]*)?(#[^\s\\]*)?$/i;
+
+export interface PageHost {
+  protocol: string;
+  host: string;
+}
+
+export function safeReturnUrl(candidate: string | null | undefined, page: PageHost): string | undefined {
+  if (!candidate) return undefined;
+  // Control characters are dropped silently by URL parsers; refuse them instead.
+  if (/[\u0000-\u001f\u007f]/.test(candidate)) return undefined;
+  const match = URL_SHAPE.exec(candidate);
+  if (!match) return undefined;
+  const [, scheme, hostName = '', port, path = '/', query = '', fragment = ''] = match;
+  const protocol = scheme ? `${scheme.toLowerCase()}:` : page.protocol;
+  let url: URL;
+  try {
+    url = new URL(`${protocol}//${hostName}${port ? `:${port}` : ''}${path}${query}${fragment}`);
+  } catch {
+    return undefined;
+  }
+  const sameHost = url.host === page.host.toLowerCase();
+  const plain = url.username === '' && url.password === '' && (url.protocol === 'http:' || url.protocol === 'https:');
+  return sameHost && plain ? url.href : undefined;
+}

@@ -1,0 +1,148 @@
+import type { BrandingEntry, ChannelMap, CreatedCode, Language, PolicyOptions, UserInfo } from '@dea/contract';
+import { vi } from 'vitest';
+import { testMessages } from './test-messages';
+
+/**
+ * A fake of /dea/api/ at the network boundary (global fetch), for component tests. It answers
+ * like the real server by default and records every call, so tests can change one answer and
+ * check exactly what the page sent.
+ */
+export interface RecordedCall {
+  method: string;
+  route: string;
+  query: URLSearchParams;
+  headers: Headers;
+  body: unknown;
+}
+
+export type FakeAnswer = { status?: number; body?: unknown } | 'network-error';
+export type Handler = (call: RecordedCall) => FakeAnswer | Promise<FakeAnswer>;
+
+export const TEST_USER: UserInfo = {
+  fullName: 'Dana Demo',
+  lastLogin: '2026-11-20T14:05:00.000Z',
+  userId: 'user-1',
+  userLocale: 'en',
+};
+
+export const TEST_LANGUAGES: Language[] = [
+  { languageCode: 'en', languageName: 'English' },
+  { languageCode: 'de', languageName: 'Deutsch' },
+  { languageCode: 'fr', languageName: 'Français' },
+  { languageCode: 'ar', languageName: 'العربية' },
+  { languageCode: 'pt_BR', languageName: 'Português (Brasil)' },
+];
+
+export const DISPLAY_POLICY: PolicyOptions = {
+  enableECode: true,
+  emergencyCodeDelivery: 'Display',
+  codeLength: 10,
+  codeAlphabet: '23456789ABCDEFGHJKLMNPQRSTUVWXYZ',
+  codeValidityMinutes: 15,
+  codeUses: 1,
+  maxUnusedCodes: 5,
+};
+
+export const ok = (result: unknown): FakeAnswer => ({ body: { error: 0, message: '', result } });
+export const envelopeError = (error: number, message: string): FakeAnswer => ({
+  body: { error, message, result: null },
+});
+export const httpStatus = (status: number): FakeAnswer => ({
+  status,
+  body: { error: status === 401 || status === 403 ? 3 : 1, message: `HTTP ${status}`, result: null },
+});
+
+export interface Deferred {
+  /** Lets the held call answer. */
+  release: (answer?: FakeAnswer) => void;
+}
+
+export class FakeServer {
+  readonly calls: RecordedCall[] = [];
+  private readonly handlers = new Map<string, Handler>();
+  private codeNumber = 0;
+
+  constructor() {
+    this.on('POST userinfo', () => ({ body: TEST_USER }));
+    this.on('GET resourceFile/getLanguageList', () => ({ body: TEST_LANGUAGES }));
+    this.on('POST user/get', () => ok({ id: TEST_USER.userId, userLocale: TEST_USER.userLocale }));
+    this.on('GET message', (call) => ({ body: testMessages(call.query.get('lang') ?? 'en') }));
+    this.on('POST customizationConfig/getCurrentConfig', () => ok([]));
+    this.on('POST user/getPolicy', () => ok({ options: DISPLAY_POLICY }));
+    this.on('POST user/queryAvailableChannels', () => ok({}));
+    this.on('POST tempPass/create', () => {
+      this.codeNumber += 1;
+      const code: CreatedCode = { id: `code-${this.codeNumber}`, password: `CODE${this.codeNumber}ABCDE` };
+      return ok({ rows: [code] });
+    });
+    this.on('POST tempPass/createAndSend', () => ok({ to: '+49 *** ***12' }));
+  }
+
+  on(route: string, handler: Handler): this {
+    this.handlers.set(route, handler);
+    return this;
+  }
+
+  answer(route: string, answer: FakeAnswer): this {
+    return this.on(route, () => answer);
+  }
+
+  policy(options: Partial<PolicyOptions>): this {
+    return this.answer('POST user/getPolicy', ok({ options: { ...DISPLAY_POLICY, ...options } }));
+  }
+
+  channels(map: ChannelMap): this {
+    this.policy({ emergencyCodeDelivery: 'Channel' });
+    return this.answer('POST user/queryAvailableChannels', ok(map));
+  }
+
+  branding(entries: BrandingEntry[]): this {
+    return this.answer('POST customizationConfig/getCurrentConfig', ok(entries));
+  }
+
+  /** Holds the calls to a route until released, to see what the page shows meanwhile. */
+  hold(route: string): Deferred {
+    const previous = this.handlers.get(route);
+    let release: (answer?: FakeAnswer) => void = () => undefined;
+    const gate = new Promise<FakeAnswer | undefined>((resolve) => {
+      release = resolve;
+    });
+    this.on(route, async (call) => (await gate) ?? (previous ? previous(call) : { status: 404 }));
+    return { release: (answer) => release(answer) };
+  }
+
+  callsTo(route: string): RecordedCall[] {
+    return this.calls.filter((call) => `${call.method} ${call.route}` === route);
+  }
+
+  routesCalled(): string[] {
+    return this.calls.map((call) => `${call.method} ${call.route}`);
+  }
+
+  readonly fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : String(input), window.location.href);
+    const method = (init.method ?? 'GET').toUpperCase();
+    const route = url.pathname.replace(/^\/dea\/api\//, '');
+    const call: RecordedCall = {
+      method,
+      route,
+      query: url.searchParams,
+      headers: new Headers(init.headers),
+      body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+    };
+    this.calls.push(call);
+    const handler = this.handlers.get(`${method} ${route}`);
+    const answer = handler ? await handler(call) : { status: 404, body: { error: 2, message: 'not found', result: null } };
+    if (answer === 'network-error') throw new TypeError('Failed to fetch');
+    return new Response(JSON.stringify(answer.body ?? null), {
+      status: answer.status ?? 200,
+      headers: { 'Content-Type': 'application/json' },
+    });
+  };
+}
+
+export function installFakeServer(): FakeServer {
+  const server = new FakeServer();
+  vi.stubGlobal('fetch', vi.fn(server.fetch));
+  return server;
+}
