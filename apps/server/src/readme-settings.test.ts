@@ -6,7 +6,7 @@ describe('README', () => {
   const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
 
   it.each(Object.entries(SETTINGS))('documents %s with its default', (name, setting) => {
-    const fallback = setting.schema.default as unknown;
+    const fallback = (setting.schema as { default?: unknown }).default;
     const shown = fallback === '' ? '(empty)' : String(fallback);
     expect(readme).toContain(`| \`${name}\` | \`${shown}\` |`);
   });

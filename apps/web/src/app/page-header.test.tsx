@@ -109,6 +109,7 @@ describe('keyboard', () => {
     ];
     expect(document.activeElement).toBe(cancel);
     await user.tab();
+    console.log('ACTIVE', document.activeElement?.outerHTML);
     expect(document.activeElement).toBe(logout);
     await user.tab();
     expect(dialog.contains(document.activeElement)).toBe(true);

@@ -22,6 +22,7 @@ describe('branding (spec section 3)', () => {
     renderPage();
     await pageReady();
     const year = new Date().getFullYear();
+    console.log('TITLE', JSON.stringify(document.title), document.head?.outerHTML);
     expect(screen.getByTestId('header-middle')).toHaveTextContent(text('en', 'app.title'));
     expect(screen.getByTestId('footer-left')).toHaveTextContent(text('en', 'app.title'));
     expect(screen.getByTestId('footer-middle')).toHaveTextContent(text('en', 'app.copyright', { year }));
