@@ -6,6 +6,7 @@ import { hashPassword } from './crypto/password-hash.js';
 import { deriveKeys, loadSecret } from './crypto/secret-keys.js';
 import { Catalogs } from './domain/catalogs.js';
 import { Sessions } from './domain/sessions.js';
+import { SigninThrottle } from './domain/signin-throttle.js';
 import type { DeliveryProvider } from './delivery/delivery.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import type { Services } from './http/types.js';
@@ -57,6 +58,7 @@ export async function startServices(config: Config, now: () => number = Date.now
         idleMs: config.sessionIdleMs,
         absoluteMs: config.sessionAbsoluteMs,
       }),
+      signinThrottle: new SigninThrottle(store, config.signin),
       delivery,
       decoyPasswordHash,
       now,

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import Type from 'typebox';
 import Value from 'typebox/value';
+import type { SigninThrottleSettings } from './domain/signin-throttle.js';
 
 /**
  * Every setting of the product: one table, validated at start. The rest of the code receives
@@ -59,6 +60,26 @@ export const SETTINGS = {
   DEA_SESSION_ABSOLUTE_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
     doc: 'A session ends this long after sign-in, used or not (AAL2: at most 12).',
+  },
+  DEA_SIGNIN_MAX_FAILURES: {
+    schema: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+    doc: 'Failed sign-ins for one user name within the window that lock it.',
+  },
+  DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
+    doc: 'Failed sign-ins from one client address within the window that lock the address.',
+  },
+  DEA_SIGNIN_WINDOW_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 1440, default: 15 }),
+    doc: 'Failures older than this are forgotten.',
+  },
+  DEA_SIGNIN_LOCK_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 1440, default: 15 }),
+    doc: 'How long a locked user name or address must wait.',
+  },
+  DEA_SIGNIN_SLOWDOWN_MS: {
+    schema: Type.Integer({ minimum: 0, maximum: 8000, default: 500 }),
+    doc: 'Delay added to a failed answer from the third failure on, doubling each time (at most 8 s).',
   },
   DEA_BODY_LIMIT_BYTES: {
     schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
@@ -124,6 +145,7 @@ export interface Config {
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
   bodyLimitBytes: number;
+  signin: SigninThrottleSettings;
   codeDefaults: CodeDefaults;
   passwordHashCost: number;
   dbPoolSize: number;
@@ -179,6 +201,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sessionIdleMs: s.DEA_SESSION_IDLE_MINUTES * MINUTE,
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
+    signin: {
+      userLockAfter: s.DEA_SIGNIN_MAX_FAILURES,
+      addressLockAfter: s.DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS,
+      windowMs: s.DEA_SIGNIN_WINDOW_MINUTES * MINUTE,
+      lockMs: s.DEA_SIGNIN_LOCK_MINUTES * MINUTE,
+      slowdownMs: s.DEA_SIGNIN_SLOWDOWN_MS,
+    },
     codeDefaults: {
       codeLength: s.DEA_CODE_LENGTH,
       codeAlphabet: s.DEA_CODE_ALPHABET,

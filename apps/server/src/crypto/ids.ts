@@ -1,12 +1,28 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
+
+let lastMs = 0;
+let sequence = 0;
+const SEQUENCE_MAX = 0xfff;
 
 /**
- * A UUIDv7 (RFC 9562): time-ordered, so rows sort by creation, with 74 random bits.
+ * A UUIDv7 (RFC 9562): time-ordered with 62 random bits. Within one millisecond of one process a
+ * 12-bit counter (RFC 9562, method 1) keeps ids in creation order, so rows written in the same
+ * millisecond (audit entries) still sort as they happened.
  */
 export function newId(now: number = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = randomInt((SEQUENCE_MAX + 1) / 2);
+  } else if (sequence < SEQUENCE_MAX) {
+    sequence += 1;
+  } else {
+    lastMs += 1;
+    sequence = 0;
+  }
   const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70;
+  bytes.writeUIntBE(lastMs, 0, 6);
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

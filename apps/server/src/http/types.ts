@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
 import type { Catalogs } from '../domain/catalogs.js';
 import type { Sessions } from '../domain/sessions.js';
+import type { SigninThrottle } from '../domain/signin-throttle.js';
 import type { DeliveryProvider } from '../delivery/delivery.js';
 import type { Store, User } from '../store/store.js';
 
@@ -13,6 +14,7 @@ export interface Services {
   keys: SecretKeys;
   catalogs: Catalogs;
   sessions: Sessions;
+  signinThrottle: SigninThrottle;
   delivery: (type: SendType) => DeliveryProvider | undefined;
   /**
    * Hash of a random password, checked for unknown users so they take as long as known ones.

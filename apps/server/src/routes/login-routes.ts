@@ -1,8 +1,23 @@
-import { LOGIN_API_SESSION_PATH, LOGOUT_PATH, PAGE_BASE_PATH, SignInRequest } from '@dea/contract';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  ErrorNumber,
+  LOGIN_API_SESSION_PATH, LOGOUT_PATH, PAGE_BASE_PATH, SignInRequest } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { verifyPassword } from '../crypto/password-hash.js';
 import { ApiError, notPermitted } from '../domain/api-error.js';
+
+/** Locked user names and addresses get error 140 with the minutes to wait. */
+function signinLocked(lockedForMs: number): ApiError {
+  const retryAfterSeconds = Math.ceil(lockedForMs / 1000);
+  return new ApiError(
+    ErrorNumber.tooManyRequests,
+    'login.locked',
+    { minutes: Math.ceil(lockedForMs / 60_000) },
+    200,
+    { retryAfterSeconds },
+  );
+}
 import { clearSessionCookies, sessionIdOf, setSessionCookies } from '../http/cookies.js';
 import { ok } from '../http/envelope.js';
 
@@ -24,6 +39,14 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!isSameOrigin(request)) throw notPermitted();
     const { username, password } = request.body;
     const now = services.now();
+    const lockedForMs = await services.signinThrottle.lockedFor(username, request.ip, now);
+    if (lockedForMs > 0) {
+      await services.store.audit.append(
+        { event: 'signin.locked', actor: username, clientAddress: request.ip, details: {} },
+        now,
+      );
+      throw signinLocked(lockedForMs);
+    }
     const user = await services.store.users.findByUsername(username);
     // Unknown and disabled users cost the same hash as a wrong password: one answer, one timing.
     const passwordOk = await verifyPassword(
@@ -43,8 +66,12 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
         now,
       );
-      throw new ApiError(3, 'login.failed');
+      const outcome = await services.signinThrottle.recordFailure(username, request.ip, now);
+      if (outcome.delayMs > 0) await delay(outcome.delayMs);
+      if (outcome.lockedForMs > 0) throw signinLocked(outcome.lockedForMs);
+      throw new ApiError(ErrorNumber.notPermitted, 'login.failed');
     }
+    await services.signinThrottle.recordSuccess(username);
     const previous = sessionIdOf(request);
     if (previous !== undefined) await services.sessions.end(previous, now);
     const { sessionId, xsrfToken } = await services.sessions.start(user.id, now);

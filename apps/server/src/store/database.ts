@@ -19,6 +19,7 @@ export interface Database {
   outbox: OutboxTable;
   service_keys: ServiceKeysTable;
   meta: MetaTable;
+  signin_failures: SigninFailuresTable;
 }
 
 export interface UsersTable {
@@ -130,6 +131,14 @@ export interface ServiceKeysTable {
   scopes: string;
   created_at: number;
   revoked_at: number | null;
+}
+
+/** 'user:<name>' or 'address:<ip>'. */
+export interface SigninFailuresTable {
+  subject: string;
+  failures: number;
+  last_failure_at: number;
+  locked_until: number | null;
 }
 
 export interface MetaTable {

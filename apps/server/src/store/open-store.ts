@@ -16,6 +16,7 @@ import { metaRepository } from './sql/meta.js';
 import { outboxRepository } from './sql/outbox.js';
 import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
+import { signinFailureRepository } from './sql/signin-failures.js';
 import { userRepository } from './sql/users.js';
 import type { Store } from './store.js';
 
@@ -85,6 +86,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     outbox: outboxRepository(db),
     serviceKeys: serviceKeyRepository(db),
     meta: metaRepository(db),
+    signinFailures: signinFailureRepository(db),
     async ping() {
       await sql`select 1`.execute(db);
     },

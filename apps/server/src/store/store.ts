@@ -18,6 +18,7 @@ export interface Store {
   readonly outbox: OutboxRepository;
   readonly serviceKeys: ServiceKeyRepository;
   readonly meta: MetaRepository;
+  readonly signinFailures: SigninFailureRepository;
   /** Answers when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -226,4 +227,25 @@ export interface ServiceKeyRepository {
 export interface MetaRepository {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string): Promise<void>;
+}
+
+export interface SigninFailures {
+  failures: number;
+  lastFailureAt: number;
+  lockedUntil: number | null;
+}
+
+export interface SigninFailureRule {
+  /** Failures older than this are forgotten: counting starts again. */
+  windowMs: number;
+  /** At this many failures in the window the subject is locked. */
+  lockAfter: number;
+  lockMs: number;
+}
+
+export interface SigninFailureRepository {
+  find(subject: string): Promise<SigninFailures | undefined>;
+  /** Counts one failure atomically and locks when the rule says so; answers the new state. */
+  record(subject: string, at: number, rule: SigninFailureRule): Promise<SigninFailures>;
+  clear(subject: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,7 +115,10 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     async stop() {
       if (server.exitCode === null) {
         const exited = new Promise((resolve) => server.once('exit', resolve));
-        server.kill('SIGINT');
+        // Signal the postmaster itself (fast shutdown): runuser, its parent as root, blocks SIGINT.
+        const postmasterPid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        if (Number.isInteger(postmasterPid) && postmasterPid > 0) process.kill(postmasterPid, 'SIGINT');
+        else server.kill('SIGTERM');
         await exited;
       }
       rmSync(dir, { recursive: true, force: true });

@@ -73,6 +73,7 @@ export function testConfig(
     DEA_DEMO: 'false',
     DEA_CATALOG_CACHE_SECONDS: '0',
     DEA_WEB_DIR: '/nonexistent',
+    DEA_SIGNIN_SLOWDOWN_MS: '0',
     ...(dataDir !== undefined && { DEA_DATA_DIR: dataDir }),
     ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
     ...overrides,

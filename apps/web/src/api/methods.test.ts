@@ -36,7 +36,10 @@ describe('the calls of spec section 7', () => {
 
   it("queryAvailableChannels sends action 'ec'", async () => {
     await queryAvailableChannels('user-1');
-    expect(server.callsTo('POST user/queryAvailableChannels')[0]?.body).toEqual({ action: 'ec', user: { id: 'user-1' } });
+    expect(server.callsTo('POST user/queryAvailableChannels')[0]?.body).toEqual({
+      action: 'ec',
+      user: { id: 'user-1' },
+    });
   });
 
   it('tempPass/create asks for one code with id and password', async () => {

@@ -35,7 +35,10 @@ describe('request', () => {
     window.sessionStorage.setItem('username', 'dana');
     window.sessionStorage.setItem('emergencyCode', 'OLDCODE');
     server.answer('POST userinfo', httpStatus(403));
-    await expect(request('userinfo', { method: 'POST' })).rejects.toMatchObject({ status: 403, leavingPage: true });
+    await expect(request('userinfo', { method: 'POST' })).rejects.toMatchObject({
+      status: 403,
+      leavingPage: true,
+    });
     expect(navigations()).toEqual([
       `http://host.test/login/?username=dana&ep=${encodeURIComponent('http://host.test/dea/#/')}`,
     ]);
@@ -45,18 +48,25 @@ describe('request', () => {
   it('leaves the user name out of the login URL when none is stored', async () => {
     server.answer('POST userinfo', httpStatus(403));
     await expect(request('userinfo', { method: 'POST' })).rejects.toBeInstanceOf(HttpError);
-    expect(navigations()).toEqual([`http://host.test/login/?ep=${encodeURIComponent('http://host.test/dea/#/')}`]);
+    expect(navigations()).toEqual([
+      `http://host.test/login/?ep=${encodeURIComponent('http://host.test/dea/#/')}`,
+    ]);
   });
 
   it('goes to origin + path + /logout on 401', async () => {
     server.answer('POST userinfo', httpStatus(401));
-    await expect(request('userinfo', { method: 'POST' })).rejects.toMatchObject({ status: 401, leavingPage: true });
+    await expect(request('userinfo', { method: 'POST' })).rejects.toMatchObject({
+      status: 401,
+      leavingPage: true,
+    });
     expect(navigations()).toEqual(['http://host.test/dea/logout']);
   });
 
   it('stays on the page for 401 and 403 while offline, or when the call asks so', async () => {
     server.answer('POST a', httpStatus(403));
-    await expect(request('a', { method: 'POST', redirectOnSessionEnd: false })).rejects.toMatchObject({ leavingPage: false });
+    await expect(request('a', { method: 'POST', redirectOnSessionEnd: false })).rejects.toMatchObject({
+      leavingPage: false,
+    });
     vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
     await expect(request('a', { method: 'POST' })).rejects.toMatchObject({ leavingPage: false });
     expect(navigations()).toEqual([]);

@@ -3,7 +3,8 @@ import { parseHash } from './hash-route';
 
 describe('parseHash (spec section 2: logoutLanding and a catch-all to the root)', () => {
   it('reads the root', () => {
-    for (const hash of ['', '#', '#/']) expect(parseHash(hash, '')).toEqual({ route: { name: 'main' }, redirectToRoot: false });
+    for (const hash of ['', '#', '#/'])
+      expect(parseHash(hash, '')).toEqual({ route: { name: 'main' }, redirectToRoot: false });
   });
 
   it('reads the logout landing with its query', () => {

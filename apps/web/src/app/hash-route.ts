@@ -16,7 +16,8 @@ export function parseHash(hash: string, search: string): { route: Route; redirec
   const path = (queryStart < 0 ? withoutMark : withoutMark.slice(0, queryStart)).replace(/^\/+|\/+$/g, '');
   if (path === LOGOUT_LANDING) {
     const query = new URLSearchParams(search);
-    if (queryStart >= 0) new URLSearchParams(withoutMark.slice(queryStart + 1)).forEach((value, name) => query.set(name, value));
+    if (queryStart >= 0)
+      new URLSearchParams(withoutMark.slice(queryStart + 1)).forEach((value, name) => query.set(name, value));
     return { route: { name: 'logoutLanding', query }, redirectToRoot: false };
   }
   return { route: { name: 'main' }, redirectToRoot: path !== '' };

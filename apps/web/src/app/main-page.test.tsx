@@ -15,7 +15,11 @@ describe('startup (spec section 4)', () => {
     renderPage();
     await waitFor(() =>
       expect(server.routesCalled()).toEqual(
-        expect.arrayContaining(['POST userinfo', 'GET resourceFile/getLanguageList', 'POST customizationConfig/getCurrentConfig']),
+        expect.arrayContaining([
+          'POST userinfo',
+          'GET resourceFile/getLanguageList',
+          'POST customizationConfig/getCurrentConfig',
+        ]),
       ),
     );
     expect(server.callsTo('POST user/getPolicy')).toHaveLength(0);
@@ -23,16 +27,19 @@ describe('startup (spec section 4)', () => {
     expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
   });
 
-  it('creates the code only with the chosen language texts and the policy at hand', async () => {
+  it('creates the code once the language is chosen and the policy known, beside the texts', async () => {
+    const userLocale = server.hold('POST user/get');
     const messages = server.hold('GET message');
     renderPage();
     await waitFor(() => expect(server.callsTo('POST user/getPolicy')).toHaveLength(1));
     expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
+    userLocale.release();
+    // The texts are still on their way: the code is asked for at the same time.
+    await waitFor(() => expect(server.callsTo('POST tempPass/create')).toHaveLength(1));
+    expect(server.callsTo('GET message')).toHaveLength(1);
+    expect(screen.queryByTestId('emergency-code')).toBeNull();
     messages.release();
-    await screen.findByTestId('emergency-code');
-    const order = server.routesCalled();
-    expect(order.indexOf('POST user/get')).toBeLessThan(order.indexOf('GET message'));
-    expect(order.indexOf('GET message')).toBeLessThan(order.indexOf('POST tempPass/create'));
+    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
     expect(server.callsTo('POST tempPass/create')).toHaveLength(1);
   });
 
@@ -70,7 +77,9 @@ describe('errors (spec section 8)', () => {
     server.answer('POST userinfo', httpStatus(403));
     renderPage();
     await waitFor(() =>
-      expect(navigations()).toEqual([`http://host.test/login/?ep=${encodeURIComponent('http://host.test/dea/#/')}`]),
+      expect(navigations()).toEqual([
+        `http://host.test/login/?ep=${encodeURIComponent('http://host.test/dea/#/')}`,
+      ]),
     );
   });
 

@@ -20,8 +20,7 @@ import { PageHeader } from './page-header';
 /**
  * The main page. Its calls start as soon as what they need is known (spec section 4's order is
  * kept for what the user sees): user, language list and branding at once; the user's locale and
- * policy once the user is known; texts once the language is chosen; the code once texts' locale
- * and policy are both there.
+ * policy once the user is known; texts and the code together once the language is chosen.
  */
 export function MainPage() {
   const [pageMessage, setPageMessage] = useState<PageMessage>();
@@ -36,7 +35,8 @@ export function MainPage() {
   const branding = useBranding();
   const emergencyCode = useEmergencyCode({
     userId,
-    locale: language.i18n && serverLocale(language.i18n.language),
+    // The code needs only the language's locale, not its texts: both are asked for at once.
+    locale: language.chosenLanguage && serverLocale(language.chosenLanguage),
     report,
     clearReport,
   });

@@ -21,10 +21,11 @@ describe('user menu and logout (spec section 2)', () => {
     await pageReady();
     await user.click(screen.getByRole('button', { name: text('en', 'header.userMenu') }));
     const menu = screen.getByRole('menu', { name: text('en', 'header.userMenu') });
-    expect(within(menu).getAllByRole('menuitem').map((item) => item.textContent)).toEqual([
-      text('en', 'header.settings.language'),
-      text('en', 'user.logout'),
-    ]);
+    expect(
+      within(menu)
+        .getAllByRole('menuitem')
+        .map((item) => item.textContent),
+    ).toEqual([text('en', 'header.settings.language'), text('en', 'user.logout')]);
   });
 
   it('asks for confirmation; Cancel closes and stays', async () => {
@@ -109,7 +110,6 @@ describe('keyboard', () => {
     ];
     expect(document.activeElement).toBe(cancel);
     await user.tab();
-    console.log('ACTIVE', document.activeElement?.outerHTML);
     expect(document.activeElement).toBe(logout);
     await user.tab();
     expect(dialog.contains(document.activeElement)).toBe(true);

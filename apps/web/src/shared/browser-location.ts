@@ -3,7 +3,7 @@
  * performing it (the test browser cannot leave its page).
  */
 export const browserLocation = {
-  assign(url: string): void {
+  assign: (url: string): void => {
     window.location.assign(url);
   },
 };

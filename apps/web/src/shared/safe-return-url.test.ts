@@ -16,7 +16,9 @@ describe('safeReturnUrl', () => {
   });
 
   it('accepts an IP address with the page port', () => {
-    expect(safeReturnUrl('http://127.0.0.1:8080/login/?ep=x', pageWithPort)).toBe('http://127.0.0.1:8080/login/?ep=x');
+    expect(safeReturnUrl('http://127.0.0.1:8080/login/?ep=x', pageWithPort)).toBe(
+      'http://127.0.0.1:8080/login/?ep=x',
+    );
   });
 
   it.each([

@@ -1,3 +1,5 @@
+import { hasControlCharacter } from './control-characters';
+
 /**
  * Where "back to login" may go: only a URL on the page's own host (spec sections 2 and 5), so a
  * crafted link cannot send a user who just logged out to a look-alike login page.
@@ -18,8 +20,7 @@ export interface PageHost {
 
 export function safeReturnUrl(candidate: string | null | undefined, page: PageHost): string | undefined {
   if (!candidate) return undefined;
-  // Control characters are dropped silently by URL parsers; refuse them instead.
-  if (/[\u0000-\u001f\u007f]/.test(candidate)) return undefined;
+  if (hasControlCharacter(candidate)) return undefined;
   const match = URL_SHAPE.exec(candidate);
   if (!match) return undefined;
   const [, scheme, hostName = '', port, path = '/', query = '', fragment = ''] = match;
@@ -31,6 +32,7 @@ export function safeReturnUrl(candidate: string | null | undefined, page: PageHo
     return undefined;
   }
   const sameHost = url.host === page.host.toLowerCase();
-  const plain = url.username === '' && url.password === '' && (url.protocol === 'http:' || url.protocol === 'https:');
+  const plain =
+    url.username === '' && url.password === '' && (url.protocol === 'http:' || url.protocol === 'https:');
   return sameHost && plain ? url.href : undefined;
 }

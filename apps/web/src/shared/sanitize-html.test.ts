@@ -64,7 +64,9 @@ describe('sanitizeHtml', () => {
   });
 
   it('keeps image data URLs in images only', () => {
-    expect(clean('<img src="data:image/png;base64,iVBORw0KGgo=">')).toBe('<img src="data:image/png;base64,iVBORw0KGgo="></img>');
+    expect(clean('<img src="data:image/png;base64,iVBORw0KGgo=">')).toBe(
+      '<img src="data:image/png;base64,iVBORw0KGgo="></img>',
+    );
     expect(clean('<a href="data:image/png;base64,iVBORw0KGgo=">x</a>')).toBe('<a>x</a>');
   });
 
@@ -81,7 +83,9 @@ describe('sanitizeHtml', () => {
   it('survives mutation-style markup', () => {
     const nodes = clean('<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>');
     expect(nodes).not.toContain('onerror');
-    expect(clean('<form><math><mtext></form><form><mglyph><style></math><img src onerror=alert(1)>')).not.toContain('onerror');
+    expect(
+      clean('<form><math><mtext></form><form><mglyph><style></math><img src onerror=alert(1)>'),
+    ).not.toContain('onerror');
   });
 });
 

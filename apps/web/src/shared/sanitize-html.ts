@@ -1,12 +1,16 @@
+import DOMPurify from 'dompurify';
+import { hasControlCharacter } from './control-characters';
+
 /**
  * Branding HTML is written by an administrator, but it is still HTML from the server rendered
  * into a page that holds a live emergency code, so it passes an allowlist: formatting and links
  * and images only. Scripts, event handlers, `javascript:` and other active URLs, frames, forms,
  * embedded objects, SVG/MathML and inline styles are removed (styling belongs in the CSS entry).
  *
- * The input is parsed into an inert document (nothing in it runs or loads) and the answer is a
- * tree of plain data that the page turns into elements itself, so the sanitized markup is never
- * parsed a second time (no mutation-based bypass).
+ * DOMPurify parses and cleans the input first (it knows the parser quirks behind mutation XSS);
+ * the walker below then keeps only this page's allowlist and URL rules, and answers a tree of
+ * plain data that the page turns into React elements itself, so the cleaned markup is never
+ * parsed a second time.
  */
 export type SafeNode = string | SafeElement;
 
@@ -17,17 +21,94 @@ export interface SafeElement {
 }
 
 const KEPT_ELEMENTS = new Set([
-  'a', 'abbr', 'b', 'bdi', 'bdo', 'blockquote', 'br', 'cite', 'code', 'dd', 'del', 'dfn', 'div', 'dl', 'dt',
-  'em', 'figcaption', 'figure', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'img', 'ins', 'kbd', 'li', 'mark',
-  'ol', 'p', 'pre', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'ul', 'var',
+  'a',
+  'abbr',
+  'b',
+  'bdi',
+  'bdo',
+  'blockquote',
+  'br',
+  'cite',
+  'code',
+  'dd',
+  'del',
+  'dfn',
+  'div',
+  'dl',
+  'dt',
+  'em',
+  'figcaption',
+  'figure',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'i',
+  'img',
+  'ins',
+  'kbd',
+  'li',
+  'mark',
+  'ol',
+  'p',
+  'pre',
+  'q',
+  's',
+  'samp',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'time',
+  'u',
+  'ul',
+  'var',
 ]);
 
 /** Dropped together with everything inside them. */
 const DROPPED_ELEMENTS = new Set([
-  'applet', 'audio', 'base', 'button', 'canvas', 'datalist', 'dialog', 'embed', 'fieldset', 'form', 'frame',
-  'frameset', 'head', 'iframe', 'input', 'link', 'math', 'meta', 'noembed', 'noframes', 'noscript', 'object',
-  'option', 'optgroup', 'output', 'param', 'picture', 'portal', 'script', 'select', 'slot', 'source', 'style',
-  'svg', 'template', 'textarea', 'title', 'track', 'video',
+  'applet',
+  'audio',
+  'base',
+  'button',
+  'canvas',
+  'datalist',
+  'dialog',
+  'embed',
+  'fieldset',
+  'form',
+  'frame',
+  'frameset',
+  'head',
+  'iframe',
+  'input',
+  'link',
+  'math',
+  'meta',
+  'noembed',
+  'noframes',
+  'noscript',
+  'object',
+  'option',
+  'optgroup',
+  'output',
+  'param',
+  'picture',
+  'portal',
+  'script',
+  'select',
+  'slot',
+  'source',
+  'style',
+  'svg',
+  'template',
+  'textarea',
+  'title',
+  'track',
+  'video',
 ]);
 
 const GLOBAL_ATTRIBUTES = new Set(['class', 'dir', 'lang', 'title']);
@@ -47,7 +128,7 @@ const IMAGE_DATA_URL = /^data:image\/(?:png|gif|jpe?g|webp|avif|svg\+xml)[;,]/i;
 /** A URL attribute value, or undefined when it could do anything but link or show an image. */
 export function safeUrl(value: string, kind: 'link' | 'image'): string | undefined {
   const trimmed = value.trim();
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) return undefined;
+  if (hasControlCharacter(trimmed)) return undefined;
   if (kind === 'image' && IMAGE_DATA_URL.test(trimmed)) return trimmed;
   let url: URL;
   try {
@@ -55,7 +136,10 @@ export function safeUrl(value: string, kind: 'link' | 'image'): string | undefin
   } catch {
     return undefined;
   }
-  const allowed = kind === 'image' ? url.protocol === 'http:' || url.protocol === 'https:' : LINK_PROTOCOLS.has(url.protocol);
+  const allowed =
+    kind === 'image'
+      ? url.protocol === 'http:' || url.protocol === 'https:'
+      : LINK_PROTOCOLS.has(url.protocol);
   return allowed ? trimmed : undefined;
 }
 
@@ -102,7 +186,19 @@ function sanitizeChildren(parent: ParentNode): SafeNode[] {
   return nodes;
 }
 
+const PURIFY_ATTRIBUTES = [
+  ...GLOBAL_ATTRIBUTES,
+  ...Object.values(ELEMENT_ATTRIBUTES).flatMap((attributes) => [...attributes]),
+];
+
 export function sanitizeHtml(html: string): SafeNode[] {
-  const document = new DOMParser().parseFromString(`<!doctype html><body>${html}`, 'text/html');
-  return sanitizeChildren(document.body);
+  const fragment = DOMPurify.sanitize(html, {
+    RETURN_DOM_FRAGMENT: true,
+    ALLOWED_TAGS: [...KEPT_ELEMENTS],
+    ALLOWED_ATTR: PURIFY_ATTRIBUTES,
+    FORBID_CONTENTS: [...DROPPED_ELEMENTS],
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
+  });
+  return sanitizeChildren(fragment);
 }

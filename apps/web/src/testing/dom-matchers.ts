@@ -18,10 +18,16 @@ function isVisible(element: Element): boolean {
 expect.extend({
   toHaveTextContent(received: Element, expected: string | RegExp) {
     const actual = received.textContent ?? '';
-    const pass = typeof expected === 'string' ? (expected === '' ? actual === '' : actual.includes(expected)) : expected.test(actual);
+    const pass =
+      typeof expected === 'string'
+        ? expected === ''
+          ? actual === ''
+          : actual.includes(expected)
+        : expected.test(actual);
     return {
       pass,
-      message: () => `expected element text ${JSON.stringify(actual)} ${pass ? 'not ' : ''}to contain ${String(expected)}`,
+      message: () =>
+        `expected element text ${JSON.stringify(actual)} ${pass ? 'not ' : ''}to contain ${String(expected)}`,
     };
   },
   toBeVisible(received: Element) {
@@ -30,7 +36,10 @@ expect.extend({
   },
   toBeEmptyDOMElement(received: Element) {
     const pass = received.childNodes.length === 0;
-    return { pass, message: () => `expected element ${pass ? 'not ' : ''}to be empty, it holds ${received.innerHTML}` };
+    return {
+      pass,
+      message: () => `expected element ${pass ? 'not ' : ''}to be empty, it holds ${received.innerHTML}`,
+    };
   },
 });
 
@@ -41,6 +50,7 @@ interface DomMatchers<R = unknown> {
 }
 
 declare module 'vitest' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  // The augmented interface must repeat vitest's own type parameter, `any` default included.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type
   interface Matchers<T = any> extends DomMatchers<T> {}
 }

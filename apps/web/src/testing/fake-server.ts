@@ -1,4 +1,11 @@
-import type { BrandingEntry, ChannelMap, CreatedCode, Language, PolicyOptions, UserInfo } from '@dea/contract';
+import type {
+  BrandingEntry,
+  ChannelMap,
+  CreatedCode,
+  Language,
+  PolicyOptions,
+  UserInfo,
+} from '@dea/contract';
 import { vi } from 'vitest';
 import { testMessages } from './test-messages';
 
@@ -132,7 +139,9 @@ export class FakeServer {
     };
     this.calls.push(call);
     const handler = this.handlers.get(`${method} ${route}`);
-    const answer = handler ? await handler(call) : { status: 404, body: { error: 2, message: 'not found', result: null } };
+    const answer = handler
+      ? await handler(call)
+      : { status: 404, body: { error: 2, message: 'not found', result: null } };
     if (answer === 'network-error') throw new TypeError('Failed to fetch');
     return new Response(JSON.stringify(answer.body ?? null), {
       status: answer.status ?? 200,

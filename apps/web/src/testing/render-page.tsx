@@ -1,4 +1,4 @@
-import { render, screen, type RenderResult } from '@testing-library/react';
+import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { vi } from 'vitest';
 import { App } from '../app/app';
@@ -8,7 +8,7 @@ import { browserLocation } from '../shared/browser-location';
  * Renders the page as the browser would start it: inside #root (modals make #root inert), at a
  * given hash route.
  */
-export function renderPage(hash = '#/'): RenderResult & { user: ReturnType<typeof userEvent.setup> } {
+export function renderPage(hash = '#/') {
   window.history.replaceState(null, '', `/dea/${hash}`);
   const container = document.createElement('div');
   container.id = 'root';

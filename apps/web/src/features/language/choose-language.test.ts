@@ -12,7 +12,9 @@ const none = { stored: undefined, userLocale: undefined, browserLanguage: undefi
 
 describe('chooseLanguage (spec section 4)', () => {
   it('takes the stored choice first', () => {
-    expect(chooseLanguage({ stored: 'fr', userLocale: 'de', browserLanguage: 'pt-BR' }, available)).toBe('fr');
+    expect(chooseLanguage({ stored: 'fr', userLocale: 'de', browserLanguage: 'pt-BR' }, available)).toBe(
+      'fr',
+    );
   });
 
   it('ignores a stored choice the list does not offer', () => {

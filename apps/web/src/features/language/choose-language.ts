@@ -27,7 +27,10 @@ function findByPrimary(code: string | undefined, available: readonly Language[])
 }
 
 /** The stored choice when the list offers it; spec section 4, priority (1). */
-export function storedLanguage(stored: string | undefined, available: readonly Language[]): string | undefined {
+export function storedLanguage(
+  stored: string | undefined,
+  available: readonly Language[],
+): string | undefined {
   return findExact(stored, available);
 }
 

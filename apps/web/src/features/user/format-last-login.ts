@@ -23,7 +23,8 @@ export function formatLastLogin(iso: string, languageCode: string, timeZone?: st
   } catch {
     parts = new Intl.DateTimeFormat('en', options).formatToParts(date);
   }
-  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? '';
+  const part = (type: Intl.DateTimeFormatPartTypes): string =>
+    parts.find((p) => p.type === type)?.value ?? '';
   // Some languages abbreviate with a dot of their own ('Nov.'); the pattern adds one already.
   const month = part('month').replace(/\.$/, '');
   return `${part('day')}. ${month}. ${part('year')} ${part('hour')}:${part('minute')}`;

@@ -36,15 +36,27 @@ function isRightToLeft(element: Element): boolean {
  * jump, Enter or Space chooses, Escape closes and returns to the button, Tab leaves. A submenu
  * opens below its entry, so it fits on the narrowest phone and needs no positioning.
  */
-export function Menu({ label, buttonContent, labelIsVisible = false, entries, align = 'start', buttonClassName = 'btn btn-secondary', testId }: MenuProps) {
+export function Menu({
+  label,
+  buttonContent,
+  labelIsVisible = false,
+  entries,
+  align = 'start',
+  buttonClassName = 'btn btn-secondary',
+  testId,
+}: MenuProps) {
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
   const menuRef = useRef<HTMLUListElement>(null);
   const [open, setOpen] = useState(false);
   const [openSubmenu, setOpenSubmenu] = useState<string>();
-  const [pendingFocus, setPendingFocus] = useState<'first' | 'last' | { submenu: string } | { trigger: string }>();
+  const [pendingFocus, setPendingFocus] = useState<
+    'first' | 'last' | { submenu: string } | { trigger: string }
+  >();
 
-  const items = (): HTMLElement[] => [...(menuRef.current?.querySelectorAll<HTMLElement>(ITEM_SELECTOR) ?? [])];
+  const items = (): HTMLElement[] => [
+    ...(menuRef.current?.querySelectorAll<HTMLElement>(ITEM_SELECTOR) ?? []),
+  ];
 
   useEffect(() => {
     if (!open || pendingFocus === undefined) return;
@@ -52,7 +64,9 @@ export function Menu({ label, buttonContent, labelIsVisible = false, entries, al
     if (pendingFocus === 'first') all[0]?.focus();
     else if (pendingFocus === 'last') all[all.length - 1]?.focus();
     else if ('submenu' in pendingFocus)
-      menuRef.current?.querySelector<HTMLElement>(`[data-submenu-of="${pendingFocus.submenu}"] ${ITEM_SELECTOR}`)?.focus();
+      menuRef.current
+        ?.querySelector<HTMLElement>(`[data-submenu-of="${pendingFocus.submenu}"] ${ITEM_SELECTOR}`)
+        ?.focus();
     else menuRef.current?.querySelector<HTMLElement>(`[data-entry="${pendingFocus.trigger}"]`)?.focus();
     setPendingFocus(undefined);
   }, [open, openSubmenu, pendingFocus]);
@@ -174,8 +188,15 @@ export function Menu({ label, buttonContent, labelIsVisible = false, entries, al
           {hasSubmenu && <span className="menu-caret" aria-hidden="true" />}
         </button>
         {hasSubmenu && expanded && (
-          <ul role="menu" className="submenu" data-submenu-of={entry.id} aria-label={typeof entry.label === 'string' ? entry.label : undefined}>
-            {entry.entries?.map((child) => renderEntry(child, child.checked === undefined ? 'menuitem' : 'menuitemradio'))}
+          <ul
+            role="menu"
+            className="submenu"
+            data-submenu-of={entry.id}
+            aria-label={typeof entry.label === 'string' ? entry.label : undefined}
+          >
+            {entry.entries?.map((child) =>
+              renderEntry(child, child.checked === undefined ? 'menuitem' : 'menuitemradio'),
+            )}
           </ul>
         )}
       </li>
@@ -198,8 +219,17 @@ export function Menu({ label, buttonContent, labelIsVisible = false, entries, al
         {buttonContent}
       </button>
       {open && (
-        <ul ref={menuRef} id={menuId} role="menu" className="menu-list" aria-label={label} onKeyDown={onMenuKeyDown}>
-          {entries.map((entry) => renderEntry(entry, entry.checked === undefined ? 'menuitem' : 'menuitemradio'))}
+        <ul
+          ref={menuRef}
+          id={menuId}
+          role="menu"
+          className="menu-list"
+          aria-label={label}
+          onKeyDown={onMenuKeyDown}
+        >
+          {entries.map((entry) =>
+            renderEntry(entry, entry.checked === undefined ? 'menuitem' : 'menuitemradio'),
+          )}
         </ul>
       )}
     </div>

@@ -19,7 +19,9 @@ const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 function prefersReducedMotion(): boolean {
-  return typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  return (
+    typeof window.matchMedia === 'function' && window.matchMedia('(prefers-reduced-motion: reduce)').matches
+  );
 }
 
 /** While a modal is open the page behind it is inert: no focus, no clicks, hidden from readers. */
@@ -39,7 +41,17 @@ function useInertPage(active: boolean): void {
  * A dialog over the page: focus moves into it and stays there, and returns where it was when the
  * dialog closes. Closing fades out for the spec's 0.2 s (none when the user asks for reduced motion).
  */
-export function Modal({ open, title, children, footer, onClose, closeLabel, size = 'md', titleLevel = 2, testId }: ModalProps) {
+export function Modal({
+  open,
+  title,
+  children,
+  footer,
+  onClose,
+  closeLabel,
+  size = 'md',
+  titleLevel = 2,
+  testId,
+}: ModalProps) {
   const titleId = useId();
   const bodyId = useId();
   const dialogRef = useRef<HTMLDivElement>(null);
@@ -65,7 +77,8 @@ export function Modal({ open, title, children, footer, onClose, closeLabel, size
     if (!open || !rendered) return;
     returnFocusTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const dialog = dialogRef.current;
-    const first = dialog?.querySelector<HTMLElement>(`.modal-footer ${FOCUSABLE}`) ?? dialog;
+    // The footer's first action (Cancel, OK, back to login) is the safe default to land on.
+    const first = dialog?.querySelector('.modal-footer')?.querySelector<HTMLElement>(FOCUSABLE) ?? dialog;
     first?.focus();
     const frame = window.requestAnimationFrame(() => setShown(true));
     return () => {
@@ -91,7 +104,10 @@ export function Modal({ open, title, children, footer, onClose, closeLabel, size
       event.preventDefault();
       return;
     }
-    if (event.shiftKey && (document.activeElement === first || document.activeElement === dialogRef.current)) {
+    if (
+      event.shiftKey &&
+      (document.activeElement === first || document.activeElement === dialogRef.current)
+    ) {
       event.preventDefault();
       last.focus();
     } else if (!event.shiftKey && document.activeElement === last) {

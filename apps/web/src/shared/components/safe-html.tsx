@@ -2,7 +2,11 @@ import { createElement, useMemo, type ReactNode } from 'react';
 import { sanitizeHtml, type SafeNode } from '../sanitize-html';
 
 const VOID_ELEMENTS = new Set(['br', 'hr', 'img']);
-const REACT_NAMES: Readonly<Record<string, string>> = { class: 'className', datetime: 'dateTime', hreflang: 'hrefLang' };
+const REACT_NAMES: Readonly<Record<string, string>> = {
+  class: 'className',
+  datetime: 'dateTime',
+  hreflang: 'hrefLang',
+};
 
 function toReact(node: SafeNode, key: number): ReactNode {
   if (typeof node === 'string') return node;

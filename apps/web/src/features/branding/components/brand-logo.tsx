@@ -7,5 +7,13 @@ import type { CustomBranding } from '../resolve-branding';
 export function BrandLogo({ branding }: { branding: CustomBranding }) {
   const { t } = useI18n();
   const custom = branding.headerLeft ? safeUrl(branding.headerLeft, 'image') : undefined;
-  return <img className="brand-logo" src={custom ?? defaultLogo} alt={t('header.logo')} height={40} data-testid="brand-logo" />;
+  return (
+    <img
+      className="brand-logo"
+      src={custom ?? defaultLogo}
+      alt={t('header.logo')}
+      height={40}
+      data-testid="brand-logo"
+    />
+  );
 }

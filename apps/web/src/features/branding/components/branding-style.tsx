@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useLayoutEffect } from 'react';
 import { useI18n } from '../../../shared/i18n/i18n-context';
 import type { CustomBranding } from '../resolve-branding';
 
@@ -10,7 +10,7 @@ export function BrandingStyle({ branding }: { branding: CustomBranding }) {
   const { t } = useI18n();
   const title = branding.htmlTitle?.trim() || t('app.title');
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.title = title;
   }, [title]);
 

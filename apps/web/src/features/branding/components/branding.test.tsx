@@ -10,7 +10,12 @@ beforeEach(() => {
   server = installFakeServer();
 });
 
-const entry = (name: string, type: BrandingEntry['type'], value: string, isDefault = false): BrandingEntry => ({
+const entry = (
+  name: string,
+  type: BrandingEntry['type'],
+  value: string,
+  isDefault = false,
+): BrandingEntry => ({
   name,
   type,
   value,
@@ -22,12 +27,15 @@ describe('branding (spec section 3)', () => {
     renderPage();
     await pageReady();
     const year = new Date().getFullYear();
-    console.log('TITLE', JSON.stringify(document.title), document.head?.outerHTML);
     expect(screen.getByTestId('header-middle')).toHaveTextContent(text('en', 'app.title'));
     expect(screen.getByTestId('footer-left')).toHaveTextContent(text('en', 'app.title'));
     expect(screen.getByTestId('footer-middle')).toHaveTextContent(text('en', 'app.copyright', { year }));
-    expect(screen.getByTestId('footer-right')).toHaveTextContent(text('en', 'app.version', { version: '8.0.20' }));
-    expect(screen.getByRole('img', { name: text('en', 'header.logo') }).getAttribute('src')).toMatch(/logo|^data:image\/svg/);
+    expect(screen.getByTestId('footer-right')).toHaveTextContent(
+      text('en', 'app.version', { version: '8.0.20' }),
+    );
+    expect(screen.getByRole('img', { name: text('en', 'header.logo') }).getAttribute('src')).toMatch(
+      /logo|^data:image\/svg/,
+    );
     expect(document.title).toBe(text('en', 'app.title'));
     expect(screen.queryByTestId('branding-css')).toBeNull();
   });
@@ -37,7 +45,11 @@ describe('branding (spec section 3)', () => {
       entry('CSS', 'css', '.page-header { background: rgb(1, 2, 3); }'),
       entry('htmlTitle', 'text', 'Acme Emergency'),
       entry('headerMiddle', 'html', '<strong>Acme</strong> access'),
-      entry('footerLeft', 'html', '<a href="https://acme.test/help">Help</a><script>window.hacked = true</script>'),
+      entry(
+        'footerLeft',
+        'html',
+        '<a href="https://acme.test/help">Help</a><script>window.hacked = true</script>',
+      ),
       entry('footerMiddle', 'html', '<img src="x" onerror="window.hacked = true" alt="pixel">'),
       entry('footerRight', 'html', '<a href="javascript:window.hacked = true">Version A</a>'),
       entry('headerLeft', 'image', 'https://acme.test/logo.png'),
@@ -47,9 +59,9 @@ describe('branding (spec section 3)', () => {
     expect(screen.getByTestId('branding-css').textContent).toBe('.page-header { background: rgb(1, 2, 3); }');
     expect(document.title).toBe('Acme Emergency');
     expect(within(screen.getByTestId('header-middle')).getByText('Acme').tagName).toBe('STRONG');
-    expect(within(screen.getByTestId('footer-left')).getByRole('link', { name: 'Help' }).getAttribute('href')).toBe(
-      'https://acme.test/help',
-    );
+    expect(
+      within(screen.getByTestId('footer-left')).getByRole('link', { name: 'Help' }).getAttribute('href'),
+    ).toBe('https://acme.test/help');
     expect(screen.getByTestId('footer-left').querySelector('script')).toBeNull();
     expect(screen.getByTestId('footer-middle').querySelector('img')?.hasAttribute('onerror')).toBe(false);
     expect(screen.getByTestId('footer-right').querySelector('a')?.hasAttribute('href')).toBe(false);
@@ -93,6 +105,8 @@ describe('branding (spec section 3)', () => {
     server.branding([entry('backgroundImage', 'image', 'https://acme.test/bg.jpg')]);
     const { container } = renderPage();
     await pageReady();
-    expect((container.querySelector('.page') as HTMLElement).style.backgroundImage).toContain('https://acme.test/bg.jpg');
+    expect((container.querySelector('.page') as HTMLElement).style.backgroundImage).toContain(
+      'https://acme.test/bg.jpg',
+    );
   });
 });

@@ -12,10 +12,18 @@ export function PageFooter({ branding }: { branding: CustomBranding }) {
         <BrandedHtml branding={branding} name="footerLeft" fallback={t('app.title')} />
       </div>
       <div className="footer-middle" data-testid="footer-middle">
-        <BrandedHtml branding={branding} name="footerMiddle" fallback={t('app.copyright', { year: new Date().getFullYear() })} />
+        <BrandedHtml
+          branding={branding}
+          name="footerMiddle"
+          fallback={t('app.copyright', { year: new Date().getFullYear() })}
+        />
       </div>
       <div className="footer-right" data-testid="footer-right">
-        <BrandedHtml branding={branding} name="footerRight" fallback={t('app.version', { version: APP_VERSION })} />
+        <BrandedHtml
+          branding={branding}
+          name="footerRight"
+          fallback={t('app.version', { version: APP_VERSION })}
+        />
       </div>
     </footer>
   );

@@ -4,7 +4,13 @@ import { useI18n } from '../../../shared/i18n/i18n-context';
 import type { ChannelGroupOptions, ChannelOption } from '../channel-options';
 
 /** One icon dropdown per channel type; choosing a masked recipient sends a code there. */
-export function ChannelMenus({ groups, onSend }: { groups: readonly ChannelGroupOptions[]; onSend: (option: ChannelOption) => void }) {
+export function ChannelMenus({
+  groups,
+  onSend,
+}: {
+  groups: readonly ChannelGroupOptions[];
+  onSend: (option: ChannelOption) => void;
+}) {
   const { t } = useI18n();
   return (
     <>

@@ -1,6 +1,12 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { envelopeError, httpStatus, installFakeServer, ok, type FakeServer } from '../../../testing/fake-server';
+import {
+  envelopeError,
+  httpStatus,
+  installFakeServer,
+  ok,
+  type FakeServer,
+} from '../../../testing/fake-server';
 import { renderPage } from '../../../testing/render-page';
 import { text } from '../../../testing/test-messages';
 
@@ -106,7 +112,9 @@ describe('policy', () => {
   it('shows the not-authorized alert and asks for no code when codes are disabled', async () => {
     server.policy({ enableECode: false });
     renderPage();
-    expect(await screen.findByTestId('not-authorized')).toHaveTextContent(text('en', 'content.notAuthorized'));
+    expect(await screen.findByTestId('not-authorized')).toHaveTextContent(
+      text('en', 'content.notAuthorized'),
+    );
     expect(screen.queryByRole('heading', { level: 1 })).toBeNull();
     expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
     expect(server.callsTo('POST user/queryAvailableChannels')).toHaveLength(0);
@@ -172,7 +180,9 @@ describe('delivery by channel', () => {
     await user.click(await screen.findByRole('button', { name: text('en', `content.channel.${group}`) }));
     await user.click(screen.getByRole('menuitem', { name: masked }));
     await screen.findByRole('dialog');
-    expect(server.callsTo('POST tempPass/createAndSend')[0]?.body).toMatchObject({ options: { channel, recipient } });
+    expect(server.callsTo('POST tempPass/createAndSend')[0]?.body).toMatchObject({
+      options: { channel, recipient },
+    });
   });
 
   it("shows the server's message in a red alert when the send fails", async () => {
@@ -193,7 +203,9 @@ describe('delivery by channel', () => {
     const { user } = renderPage();
     await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.sms') }));
     await user.click(screen.getByRole('menuitem', { name: '+49 *** ***12' }));
-    await waitFor(() => expect(logged).toHaveBeenCalledWith('The emergency code could not be sent', expect.anything()));
+    await waitFor(() =>
+      expect(logged).toHaveBeenCalledWith('The emergency code could not be sent', expect.anything()),
+    );
     expect(screen.queryByRole('progressbar')).toBeNull();
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(screen.queryByTestId('page-error')).toBeNull();

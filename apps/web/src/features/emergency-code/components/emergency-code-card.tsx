@@ -9,7 +9,13 @@ import { CodePanel } from './code-panel';
 import { SendResultModal } from './send-result-modal';
 
 /** The body card of the main page (spec section 2); `children` is the page's error area. */
-export function EmergencyCodeCard({ emergencyCode, children }: { emergencyCode: EmergencyCode; children?: ReactNode }) {
+export function EmergencyCodeCard({
+  emergencyCode,
+  children,
+}: {
+  emergencyCode: EmergencyCode;
+  children?: ReactNode;
+}) {
   const { t } = useI18n();
   const { view, sending, sendResult } = emergencyCode;
   const enabled = view.kind === 'channels' || view.kind === 'code';

@@ -6,7 +6,13 @@ import { useI18n } from '../../../shared/i18n/i18n-context';
 import type { SendResult } from '../hooks/use-emergency-code';
 
 /** The outcome of a send (spec section 2): green text naming the recipient, or the server's message. */
-export function SendResultModal({ result, onClose }: { result: SendResult | undefined; onClose: () => void }) {
+export function SendResultModal({
+  result,
+  onClose,
+}: {
+  result: SendResult | undefined;
+  onClose: () => void;
+}) {
   const { t } = useI18n();
   // The last result stays in the modal while it fades out.
   const [last, setLast] = useState(result);

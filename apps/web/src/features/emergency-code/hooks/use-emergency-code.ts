@@ -39,7 +39,12 @@ export interface EmergencyCodeInputs {
  * The policy, then channels or a code (spec section 4). The policy needs only the user, so it is
  * asked for while the language is still being chosen; a code needs the language's locale.
  */
-export function useEmergencyCode({ userId, locale, report, clearReport }: EmergencyCodeInputs): EmergencyCode {
+export function useEmergencyCode({
+  userId,
+  locale,
+  report,
+  clearReport,
+}: EmergencyCodeInputs): EmergencyCode {
   const [policy, setPolicy] = useState<PolicyOptions>();
   const [view, setView] = useState<CodeView>({ kind: 'loading' });
   const [sending, setSending] = useState(false);
@@ -110,7 +115,8 @@ export function useEmergencyCode({ userId, locale, report, clearReport }: Emerge
           },
           (error: unknown) => {
             console.error('No emergency code could be created', error);
-            const storeFull = error instanceof EnvelopeError && error.errorNumber === ErrorNumber.codeStoreFull;
+            const storeFull =
+              error instanceof EnvelopeError && error.errorNumber === ErrorNumber.codeStoreFull;
             const message = failureMessage(error);
             if (message) callbacks.current.report(message);
             setView({ kind: 'code', code: undefined, creating: false, storeFull });

@@ -9,7 +9,8 @@ beforeEach(() => {
   server = installFakeServer();
 });
 
-const messageLangs = (): (string | null)[] => server.callsTo('GET message').map((call) => call.query.get('lang'));
+const messageLangs = (): (string | null)[] =>
+  server.callsTo('GET message').map((call) => call.query.get('lang'));
 
 describe('language priority (spec section 4)', () => {
   it('takes the language stored locally first, without waiting for the user locale', async () => {
@@ -73,7 +74,9 @@ describe('language menu', () => {
     const english = within(submenu).getByRole('menuitemradio', { name: 'English' });
     expect(english.getAttribute('aria-checked')).toBe('true');
     await user.click(within(submenu).getByRole('menuitemradio', { name: 'Deutsch' }));
-    await waitFor(() => expect(screen.getByTestId('code-card')).toHaveTextContent(text('de', 'content.title')));
+    await waitFor(() =>
+      expect(screen.getByTestId('code-card')).toHaveTextContent(text('de', 'content.title')),
+    );
     expect(window.localStorage.getItem('lang')).toBe('de');
     expect(window.sessionStorage.getItem('lang')).toBe('de');
     expect(document.documentElement.lang).toBe('de');

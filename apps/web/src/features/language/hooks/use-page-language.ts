@@ -12,6 +12,8 @@ import { keepSessionLanguage, readChosenLanguage, rememberChosenLanguage } from 
 
 export interface PageLanguage {
   languages: readonly Language[];
+  /** The language chosen, as soon as it is chosen (its texts may still be on their way). */
+  chosenLanguage: string | undefined;
   /** Undefined until the texts of the chosen language are loaded. */
   i18n: I18n | undefined;
   /** True when no texts could be loaded at all: the page cannot say anything. */
@@ -26,7 +28,10 @@ export interface PageLanguage {
  * `null` on pages without a user. The stored choice needs no user, so its texts are requested at
  * once, in parallel with the language list and the user's details.
  */
-export function usePageLanguage(userId: string | null | undefined, report: (message: PageMessage) => void): PageLanguage {
+export function usePageLanguage(
+  userId: string | null | undefined,
+  report: (message: PageMessage) => void,
+): PageLanguage {
   const [stored] = useState(readChosenLanguage);
   const [languages, setLanguages] = useState<readonly Language[]>();
   const [userLocale, setUserLocale] = useState<{ value: string | undefined }>();
@@ -124,5 +129,11 @@ export function usePageLanguage(userId: string | null | undefined, report: (mess
     () => (loaded ? { language: loaded.language, t: createTranslator(loaded.messages) } : undefined),
     [loaded],
   );
-  return { languages: languages ?? [], i18n, failed: failed && loaded === undefined, switchLanguage };
+  return {
+    languages: languages ?? [],
+    chosenLanguage: chosen,
+    i18n,
+    failed: failed && loaded === undefined,
+    switchLanguage,
+  };
 }

@@ -2,7 +2,15 @@ import { Modal } from '../../../shared/components/modal';
 import { useI18n } from '../../../shared/i18n/i18n-context';
 
 /** Spec section 2: Cancel closes; Logout leaves for the server's logout. */
-export function LogoutConfirmModal({ open, onCancel, onLogout }: { open: boolean; onCancel: () => void; onLogout: () => void }) {
+export function LogoutConfirmModal({
+  open,
+  onCancel,
+  onLogout,
+}: {
+  open: boolean;
+  onCancel: () => void;
+  onLogout: () => void;
+}) {
   const { t } = useI18n();
   return (
     <Modal

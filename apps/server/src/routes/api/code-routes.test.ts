@@ -1,0 +1,353 @@
+import {
+  CreateAndSendResult,
+  CreateCodeResult,
+  Envelope,
+  splitChannelValue,
+  type ChannelKey,
+  type SendType,
+} from '@dea/contract';
+import Value from 'typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeHash } from '../../domain/codes.js';
+import { openOutboxMessage } from '../../delivery/outbox-provider.js';
+import type { DeliveryProvider } from '../../delivery/delivery.js';
+import { API, bodies } from '../../testing/api-bodies.js';
+import { dumpStoreText } from '../../testing/store-dump.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../../testing/test-app.js';
+
+const MINUTE = 60_000;
+const SCREEN = { enableECode: true, emergencyCodeDelivery: 'Display' };
+const CHANNEL = { enableECode: true, emergencyCodeDelivery: 'Channel' };
+const CHANNELS: Partial<Record<ChannelKey, string>> = {
+  mobile: '+49 170 5550112',
+  email: 'chris.channel@example.com',
+  personalTelephone: '+49 89 5550178',
+  twitter: '@chris_channel',
+};
+
+interface Envelope<T> {
+  error: number;
+  message: string;
+  result: T;
+}
+type Created = Envelope<{ rows: { id: string; password: string }[] } | null>;
+
+describe.each(STORE_KINDS)('code calls on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  async function signedInUser(
+    options: Parameters<TestApp['createUser']>[0] = {},
+  ): Promise<{ user: TestUser; session: SignedIn }> {
+    const user = await t.createUser(options);
+    return { user, session: await t.signIn(user) };
+  }
+  const create = (user: TestUser, session: SignedIn, locale = 'en') =>
+    t.call(`${API}/tempPass/create`, bodies.create(user.id, locale), session);
+  const createAndSend = (user: TestUser, session: SignedIn, channel: SendType, recipient: string, locale = 'en') =>
+    t.call(`${API}/tempPass/createAndSend`, bodies.createAndSend(user.id, channel, recipient, locale), session);
+  const references = async (user: TestUser, session: SignedIn): Promise<Record<string, string>> => {
+    const response = await t.call(`${API}/user/queryAvailableChannels`, bodies.channels(user.id), session);
+    const map = response.json<Envelope<Record<string, string>>>().result;
+    return Object.fromEntries(Object.entries(map).map(([key, value]) => [key, splitChannelValue(value).reference]));
+  };
+  const events = async (userId: string, event: string) =>
+    t.services.store.audit.list({ userId, event, limit: 1000 });
+  const active = (userId: string) => t.services.store.codes.countActive(userId, t.clock.now());
+
+  describe('POST tempPass/create', () => {
+    it('issues one code under the policy, answers rows[0] with id and password, and audits it', async () => {
+      const { user, session } = await signedInUser({ policy: { ...SCREEN, codeLength: 12, codeAlphabet: 'ABCDEF2345' } });
+      const response = await create(user, session);
+      expect(response.statusCode).toBe(200);
+      const body = response.json<Created>();
+      expect(Value.Check(Envelope(CreateCodeResult), body)).toBe(true);
+      expect(body.error).toBe(0);
+      expect(body.result?.rows).toHaveLength(1);
+      const row = body.result?.rows[0];
+      expect(row?.password).toMatch(/^[A-F2-5]{12}$/);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(await active(user.id)).toBe(1);
+
+      const issued = await events(user.id, 'code.issued');
+      expect(issued).toHaveLength(1);
+      expect(issued[0]?.details).toMatchObject({ codeId: row?.id, channel: 'screen' });
+      expect(JSON.stringify(issued)).not.toContain(row?.password);
+    });
+
+    it('answers only the fields asked for', async () => {
+      const { user, session } = await signedInUser({ policy: SCREEN });
+      const body = { ...bodies.create(user.id), return: ['password'] };
+      const response = await t.call(`${API}/tempPass/create`, body, session);
+      const rows = response.json<Created>().result?.rows;
+      expect(Object.keys(rows?.[0] ?? {})).toEqual(['password']);
+    });
+
+    it('uses the default length and alphabet when the policy sets none, and every code differs', async () => {
+      const { user, session } = await signedInUser({ policy: SCREEN });
+      const codes = [];
+      for (let index = 0; index < 5; index += 1) {
+        codes.push((await create(user, session)).json<Created>().result?.rows[0]?.password);
+      }
+      for (const code of codes) expect(code).toMatch(/^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{10}$/);
+      expect(new Set(codes).size).toBe(5);
+    });
+
+    it('stores a code only as a keyed hash: no column of any table holds it', async () => {
+      const { user, session } = await signedInUser({ policy: SCREEN });
+      const codes: string[] = [];
+      for (let index = 0; index < 3; index += 1) {
+        codes.push((await create(user, session)).json<Created>().result?.rows[0]?.password ?? '');
+      }
+      const dump = await dumpStoreText(t.testStore);
+      expect(dump).toContain(user.id);
+      for (const code of codes) {
+        expect(code).toHaveLength(10);
+        expect(dump).not.toContain(code);
+        expect(dump.toLowerCase()).not.toContain(code.toLowerCase());
+        // The stored value is the HMAC under the server key, which is not in the store.
+        expect(dump).toContain(codeHash(t.services.keys.codeHash, user.id, code, '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'));
+      }
+      expect(dump).not.toContain(session.sessionId);
+      expect(dump).not.toContain(session.xsrfToken);
+      expect(dump).not.toContain(t.services.keys.codeHash.toString('base64'));
+      expect(dump).not.toContain(t.services.keys.codeHash.toString('hex'));
+    });
+
+    it('refuses with 148 once the policy maximum of unused codes is held, auditing every refusal', async () => {
+      const { user, session } = await signedInUser({ policy: { ...SCREEN, maxUnusedCodes: 2 } });
+      expect((await create(user, session)).json()).toMatchObject({ error: 0 });
+      expect((await create(user, session)).json()).toMatchObject({ error: 0 });
+      const refused = await create(user, session);
+      expect(refused.statusCode).toBe(200);
+      expect(refused.json()).toEqual({
+        error: 148,
+        message:
+          'You already hold the maximum number of unused emergency codes. Use one of them or wait until they expire.',
+        result: null,
+      });
+      expect((await create(user, session, 'de')).json<Created>().message).toMatch(/^Sie besitzen bereits/);
+      expect(await active(user.id)).toBe(2);
+      expect(await events(user.id, 'code.issued')).toHaveLength(2);
+      const refusals = await events(user.id, 'code.refused');
+      expect(refusals).toHaveLength(2);
+      expect(refusals[0]?.details).toMatchObject({ reason: 'store-full' });
+    });
+
+    it('issues exactly 5 of 20 concurrent calls for a user with room for 5; the others get 148', async () => {
+      const { user, session } = await signedInUser({ policy: { ...SCREEN, maxUnusedCodes: 5 } });
+      const responses = await Promise.all(Array.from({ length: 20 }, () => create(user, session)));
+      const errors = responses.map((response) => response.json<Created>().error);
+      expect(responses.every((response) => response.statusCode === 200)).toBe(true);
+      expect(errors.filter((error) => error === 0)).toHaveLength(5);
+      expect(errors.filter((error) => error === 148)).toHaveLength(15);
+      expect(await active(user.id)).toBe(5);
+      expect(await events(user.id, 'code.issued')).toHaveLength(5);
+      expect(await events(user.id, 'code.refused')).toHaveLength(15);
+      const codes = responses.map((response) => response.json<Created>().result?.rows[0]?.password).filter(Boolean);
+      expect(new Set(codes).size).toBe(5);
+    });
+
+    it('stops counting a code after its validity: then a new one is issued', async () => {
+      const { user, session } = await signedInUser({ policy: { ...SCREEN, maxUnusedCodes: 1, codeValidityMinutes: 2 } });
+      expect((await create(user, session)).json()).toMatchObject({ error: 0 });
+      expect((await create(user, session)).json()).toMatchObject({ error: 148 });
+      t.clock.advance(2 * MINUTE - 1);
+      expect((await create(user, session)).json()).toMatchObject({ error: 148 });
+      t.clock.advance(1);
+      expect(await active(user.id)).toBe(0);
+      expect((await create(user, session)).json()).toMatchObject({ error: 0 });
+    });
+
+    it('refuses (error 3, nothing issued) when codes are sent by channel or disabled', async () => {
+      const byChannel = await signedInUser({ policy: CHANNEL });
+      const channelAnswer = await create(byChannel.user, byChannel.session);
+      expect(channelAnswer.json()).toEqual({
+        error: 3,
+        message: 'Your emergency codes are delivered in another way.',
+        result: null,
+      });
+      const disabled = await signedInUser({ policy: { enableECode: false, emergencyCodeDelivery: 'Display' } });
+      expect((await create(disabled.user, disabled.session)).json()).toEqual({
+        error: 3,
+        message: 'Emergency codes are not enabled for your account.',
+        result: null,
+      });
+      const noPolicy = await signedInUser({ policy: {} });
+      expect((await create(noPolicy.user, noPolicy.session)).json()).toMatchObject({ error: 3 });
+      for (const { user } of [byChannel, disabled, noPolicy]) {
+        expect(await active(user.id)).toBe(0);
+        expect(await events(user.id, 'code.issued')).toHaveLength(0);
+      }
+    });
+  });
+
+  describe('POST tempPass/createAndSend', () => {
+    it('delivers a code to the referenced channel through the outbox, sealed, and answers the masked recipient', async () => {
+      const { user, session } = await signedInUser({ policy: CHANNEL, channels: CHANNELS });
+      const refs = await references(user, session);
+      const response = await createAndSend(user, session, 'sms', refs.mobile ?? '');
+      expect(response.statusCode).toBe(200);
+      const body = response.json<unknown>();
+      expect(Value.Check(Envelope(CreateAndSendResult), body)).toBe(true);
+      expect(body).toEqual({ error: 0, message: '', result: { to: '+49 *** ***12' } });
+      expect(await active(user.id)).toBe(1);
+
+      const messages = (await t.services.store.outbox.list(1000)).filter((message) => message.userId === user.id);
+      expect(messages).toHaveLength(1);
+      const [message] = messages;
+      if (message === undefined) throw new Error('no outbox message');
+      expect(message.channelType).toBe('sms');
+      const content = openOutboxMessage(t.services.keys.seal, message);
+      expect(content.recipient).toBe('+49 170 5550112');
+      expect(content.subject).toBe('Your emergency code');
+      const code = /emergency code is ([2-9A-Z]{10})\./.exec(content.text)?.[1] ?? '';
+      expect(code).toHaveLength(10);
+      // The code is in the delivered message only: not in the answer, not in clear in the store.
+      expect(response.body).not.toContain(code);
+      expect(message.sealed).not.toContain(code);
+      expect(message.sealed).not.toContain('5550112');
+      const dump = await dumpStoreText(t.testStore);
+      expect(dump).not.toContain(code);
+      expect(dump).toContain(codeHash(t.services.keys.codeHash, user.id, code, '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'));
+
+      const sent = await events(user.id, 'code.sent');
+      expect(sent).toHaveLength(1);
+      expect(sent[0]?.details).toMatchObject({ channel: 'sms', channelKey: 'mobile', to: '+49 *** ***12', provider: 'outbox' });
+      expect(await events(user.id, 'code.issued')).toHaveLength(1);
+    });
+
+    it('masks every type of recipient and writes the message in the requested language', async () => {
+      const { user, session } = await signedInUser({ policy: { ...CHANNEL, maxUnusedCodes: 10 }, channels: CHANNELS });
+      const refs = await references(user, session);
+      const cases = [
+        { channel: 'smtp', ref: refs.email, to: 'c***@e***.com', address: 'chris.channel@example.com' },
+        { channel: 'TELEPHONE', ref: refs.personalTelephone, to: '+49 *** ***78', address: '+49 89 5550178' },
+        { channel: 'TWITTER', ref: refs.twitter, to: '@ch***', address: '@chris_channel' },
+      ] as const;
+      for (const { channel, ref, to, address } of cases) {
+        const response = await createAndSend(user, session, channel, ref ?? '', 'de');
+        expect(response.json()).toEqual({ error: 0, message: '', result: { to } });
+        expect(response.body).not.toContain(address);
+      }
+      const messages = (await t.services.store.outbox.list(1000)).filter((message) => message.userId === user.id);
+      const contents = messages.map((message) => openOutboxMessage(t.services.keys.seal, message));
+      expect(contents.map((content) => content.recipient).sort()).toEqual(cases.map((c) => c.address).sort());
+      for (const content of contents) expect(content.subject).toBe('Ihr Notfallcode');
+      const voice = contents.find((content) => content.recipient === '+49 89 5550178');
+      expect(voice?.text).toMatch(/^Dies ist Ihr Notfallcode: ([2-9A-Z], ){9}[2-9A-Z]\./);
+    });
+
+    it('refuses a forged reference with 130 and issues nothing', async () => {
+      const { user, session } = await signedInUser({ policy: CHANNEL, channels: CHANNELS });
+      const other = await signedInUser({ policy: CHANNEL, channels: { mobile: '+49 160 5550999' } });
+      const refs = await references(user, session);
+      const otherRefs = await references(other.user, other.session);
+      const forged = [
+        { channel: 'sms', recipient: 'not-a-reference' },
+        { channel: 'sms', recipient: otherRefs.mobile ?? '' },
+        { channel: 'sms', recipient: refs.email ?? '' },
+        { channel: 'smtp', recipient: refs.mobile ?? '' },
+        { channel: 'sms', recipient: '+49 170 5550112' },
+      ] as const;
+      for (const { channel, recipient } of forged) {
+        const response = await createAndSend(user, session, channel, recipient);
+        expect(response.statusCode).toBe(200);
+        expect(response.json()).toEqual({
+          error: 130,
+          message: 'This recipient is not one of your registered channels.',
+          result: null,
+        });
+      }
+      expect(await active(user.id)).toBe(0);
+      expect(await active(other.user.id)).toBe(0);
+      expect(await events(user.id, 'code.issued')).toHaveLength(0);
+      expect(await events(user.id, 'code.send_refused')).toHaveLength(forged.length);
+      const outbox = await t.services.store.outbox.list(1000);
+      expect(outbox.filter((message) => message.userId === user.id || message.userId === other.user.id)).toHaveLength(0);
+    });
+
+    it('refuses (error 3, nothing sent) when codes are shown on screen or disabled', async () => {
+      for (const policy of [SCREEN, { enableECode: false, emergencyCodeDelivery: 'Channel' }]) {
+        const { user, session } = await signedInUser({ policy, channels: CHANNELS });
+        const ref = (await t.services.store.channels.listOfUser(user.id)).find((c) => c.key === 'mobile')?.id ?? '';
+        const response = await createAndSend(user, session, 'sms', ref);
+        expect(response.json()).toMatchObject({ error: 3, result: null });
+        expect(await active(user.id)).toBe(0);
+        expect((await t.services.store.outbox.list(1000)).some((message) => message.userId === user.id)).toBe(false);
+      }
+    });
+
+    it('refuses with 148 when the user holds the maximum of unused codes, sending nothing', async () => {
+      const { user, session } = await signedInUser({ policy: { ...CHANNEL, maxUnusedCodes: 1 }, channels: CHANNELS });
+      const refs = await references(user, session);
+      expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({ error: 0 });
+      expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({
+        error: 148,
+        result: null,
+      });
+      const outbox = (await t.services.store.outbox.list(1000)).filter((message) => message.userId === user.id);
+      expect(outbox).toHaveLength(1);
+    });
+
+    it('answers 150 when delivery fails and invalidates the code it issued', async () => {
+      const { user, session } = await signedInUser({ policy: CHANNEL, channels: CHANNELS });
+      const refs = await references(user, session);
+      const original = t.services.delivery;
+      const failing: DeliveryProvider = {
+        name: 'failing',
+        deliver: () => Promise.resolve({ ok: false, transient: true, reason: 'gateway down' }),
+      };
+      const throwing: DeliveryProvider = { name: 'throwing', deliver: () => Promise.reject(new Error('boom')) };
+      try {
+        for (const provider of [failing, throwing]) {
+          t.services.delivery = () => provider;
+          const response = await createAndSend(user, session, 'sms', refs.mobile ?? '', 'de');
+          expect(response.statusCode).toBe(200);
+          expect(response.json()).toEqual({
+            error: 150,
+            message:
+              'Der Code konnte nicht zugestellt werden. Bitte versuchen Sie es später erneut oder wählen Sie einen anderen Kanal.',
+            result: null,
+          });
+          expect(await active(user.id)).toBe(0);
+        }
+      } finally {
+        t.services.delivery = original;
+      }
+      const issued = await events(user.id, 'code.issued');
+      const failed = await events(user.id, 'code.delivery_failed');
+      expect(issued).toHaveLength(2);
+      expect(failed).toHaveLength(2);
+      expect(failed.map((entry) => entry.details.codeId).sort()).toEqual(issued.map((entry) => entry.details.codeId).sort());
+      expect(await events(user.id, 'code.sent')).toHaveLength(0);
+      // The invalidated codes no longer count: the user can still get codes.
+      expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({ error: 0 });
+    });
+  });
+});
+
+describe.each(STORE_KINDS)('the code limit setting on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { DEA_CODE_MAX_UNUSED: '3', DEA_CODE_LENGTH: '16' });
+  });
+  afterAll(() => t.close());
+
+  it('DEA_CODE_MAX_UNUSED and DEA_CODE_LENGTH apply when the policy sets neither', async () => {
+    const user = await t.createUser({ policy: SCREEN });
+    const session = await t.signIn(user);
+    const answers = [];
+    for (let index = 0; index < 4; index += 1) {
+      answers.push((await t.call(`${API}/tempPass/create`, bodies.create(user.id), session)).json<Created>());
+    }
+    expect(answers.map((answer) => answer.error)).toEqual([0, 0, 0, 148]);
+    expect(answers[0]?.result?.rows[0]?.password).toHaveLength(16);
+    const policy = await t.call(`${API}/user/getPolicy`, bodies.getPolicy(user.id), session);
+    expect(policy.json()).toMatchObject({ result: { options: { maxUnusedCodes: 3, codeLength: 16 } } });
+  });
+});

@@ -1,0 +1,46 @@
+import { defineConfig, devices } from '@playwright/test';
+
+/**
+ * End-to-end scenarios in the installed Chromium against the built server
+ * (`npm run build`, then `npx playwright test -c e2e/playwright.config.ts`).
+ */
+export default defineConfig({
+  testDir: './specs',
+  globalSetup: './support/global-setup.ts',
+  fullyParallel: false,
+  workers: 2,
+  retries: 0,
+  timeout: 20_000,
+  expect: { timeout: 5_000 },
+  forbidOnly: Boolean(process.env.CI),
+  reporter: [['list']],
+  outputDir: '../test-results/e2e',
+  use: {
+    baseURL: process.env.DEA_E2E_BASE_URL,
+    reducedMotion: 'reduce',
+    trace: 'retain-on-failure',
+    locale: 'en-US',
+    timezoneId: 'UTC',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        ...devices['Desktop Chrome'],
+        launchOptions: {
+          executablePath: '/usr/bin/chromium',
+          args: [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+          ],
+        },
+      },
+    },
+  ],
+});

@@ -1,0 +1,79 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, type Route } from '@playwright/test';
+
+/** Steps the scenarios are written in: goTo*, signIn*, click*, expect*. */
+
+export const DEMO_PASSWORD = 'demo';
+
+export async function signInAs(page: Page, username: string): Promise<void> {
+  const response = await page.request.post('/login/api/session', {
+    data: { username, password: DEMO_PASSWORD },
+  });
+  expect(response.ok(), `sign-in of ${username}`).toBe(true);
+}
+
+export async function goToPage(page: Page): Promise<void> {
+  await page.goto('/dea/');
+}
+
+export async function goToLogoutLanding(page: Page, ep: string): Promise<void> {
+  await page.goto(`/dea/#/logoutLanding?ep=${encodeURIComponent(ep)}`);
+}
+
+export const code = (page: Page) => page.getByTestId('emergency-code');
+
+export async function expectCodeShown(page: Page): Promise<string> {
+  await expect(code(page)).toHaveText(/^[0-9A-Z]{6,}$/);
+  return (await code(page).textContent()) ?? '';
+}
+
+export async function clickRequestNewCode(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Request a new code' }).click();
+}
+
+export async function openUserMenu(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'User menu' }).click();
+}
+
+export async function clickLogoutInMenu(page: Page): Promise<void> {
+  await openUserMenu(page);
+  await page.getByRole('menuitem', { name: 'Log out' }).click();
+}
+
+/** At a 320 px wide phone the page fits: nothing sticks out sideways. */
+export async function expectFitsNarrowPhone(page: Page): Promise<void> {
+  await page.setViewportSize({ width: 320, height: 640 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+/** Zero violations of the WCAG 2.1 A and AA rules. */
+export async function expectNoAxeViolations(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  const summary = results.violations.map((violation) => ({
+    id: violation.id,
+    nodes: violation.nodes.map((node) => node.target.join(' ')),
+  }));
+  expect(summary).toEqual([]);
+}
+
+/** Answers an /dea/api/ call with an envelope error, as the server would for a business failure. */
+export function envelopeError(error: number, message: string) {
+  return (route: Route) =>
+    route.fulfill({
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({ error, message, result: null }),
+    });
+}
+
+export function envelope(result: unknown) {
+  return (route: Route) =>
+    route.fulfill({
+      status: 200,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: 0, message: '', result }),
+    });
+}
