@@ -60,7 +60,7 @@ describe('the server process', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'demo', password: 'demo' }),
     });
-    expect((await signIn.json()) as unknown).toMatchObject({ error: 0 });
+    expect(await signIn.json()).toMatchObject({ error: 0 });
     const cookies = signIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
     const sessionId = cookies.find((cookie) => cookie.startsWith('dea_session='))?.split('=')[1] ?? '';
     const xsrf = cookies.find((cookie) => cookie.startsWith('XSRF-TOKEN='))?.split('=')[1] ?? '';

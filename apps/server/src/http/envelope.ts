@@ -22,6 +22,15 @@ function toApiError(error: FastifyError | ApiError): ApiError | undefined {
   if (error.validation) {
     const first = error.validation[0];
     const where = `${error.validationContext ?? 'body'}${first?.instancePath ?? ''}`;
+    // A field that must be one of some literals (a union of constants) names them all.
+    const constants = error.validation
+      .filter((issue) => issue.keyword === 'const' && issue.instancePath === first?.instancePath)
+      .map((issue) => String((issue.params as { allowedValue?: unknown }).allowedValue));
+    if (constants.length > 0) {
+      return invalidRequest(
+        `${where} must be ${constants.length > 1 ? 'one of: ' : ''}${constants.join(', ')}`,
+      );
+    }
     const params = (first?.params ?? {}) as { allowedValues?: unknown; additionalProperty?: unknown };
     const allowed = Array.isArray(params.allowedValues) ? ` (${params.allowedValues.join(', ')})` : '';
     const extra = typeof params.additionalProperty === 'string' ? ` '${params.additionalProperty}'` : '';

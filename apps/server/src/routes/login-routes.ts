@@ -1,7 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   ErrorNumber,
-  LOGIN_API_SESSION_PATH, LOGOUT_PATH, PAGE_BASE_PATH, SignInRequest } from '@dea/contract';
+  LOGIN_API_SESSION_PATH,
+  LOGOUT_PATH,
+  PAGE_BASE_PATH,
+  SignInRequest,
+} from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { verifyPassword } from '../crypto/password-hash.js';

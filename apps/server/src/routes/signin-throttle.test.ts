@@ -10,14 +10,23 @@ describe.each(STORE_KINDS)('sign-in throttling on %s', (kind) => {
   afterEach(() => t.close());
 
   const attempt = (username: string, password: string, remoteAddress = '198.51.100.7') =>
-    t.app.inject({ method: 'POST', url: '/login/api/session', payload: { username, password }, remoteAddress });
+    t.app.inject({
+      method: 'POST',
+      url: '/login/api/session',
+      payload: { username, password },
+      remoteAddress,
+    });
 
   it('locks a user name after the configured failures, refuses even the right password, and unlocks after the lock time', async () => {
     t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_LOCK_MINUTES: '10' });
     const user = await t.createUser();
     const answers = [];
     for (let index = 0; index < 3; index += 1) answers.push((await attempt(user.username, 'wrong')).json());
-    expect(answers[0]).toEqual({ error: 3, message: 'The user name or password is incorrect.', result: null });
+    expect(answers[0]).toEqual({
+      error: 3,
+      message: 'The user name or password is incorrect.',
+      result: null,
+    });
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual({
       error: 140,
@@ -36,14 +45,23 @@ describe.each(STORE_KINDS)('sign-in throttling on %s', (kind) => {
   it('answers an unknown user name exactly as an existing one, lock included', async () => {
     t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '2' });
     const user = await t.createUser();
-    const known = [(await attempt(user.username, 'wrong')).json(), (await attempt(user.username, 'wrong')).json()];
-    const unknown = [(await attempt('nobody-here', 'wrong')).json(), (await attempt('nobody-here', 'wrong')).json()];
+    const known = [
+      (await attempt(user.username, 'wrong')).json(),
+      (await attempt(user.username, 'wrong')).json(),
+    ];
+    const unknown = [
+      (await attempt('nobody-here', 'wrong')).json(),
+      (await attempt('nobody-here', 'wrong')).json(),
+    ];
     expect(unknown).toEqual(known);
     expect(known[1]).toMatchObject({ error: 140 });
   });
 
   it('locks a client address that sprays many user names, and only that address', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '4', DEA_SIGNIN_MAX_FAILURES: '10' });
+    t = await createTestApp(kind, {
+      DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '4',
+      DEA_SIGNIN_MAX_FAILURES: '10',
+    });
     const user = await t.createUser();
     for (let index = 0; index < 4; index += 1) await attempt(`guess-${index}`, 'wrong', '203.0.113.9');
     expect((await attempt(user.username, user.password, '203.0.113.9')).json()).toMatchObject({ error: 140 });
@@ -63,7 +81,10 @@ describe.each(STORE_KINDS)('sign-in throttling on %s', (kind) => {
   });
 
   it('counts every one of many concurrent failures', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '100', DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000' });
+    t = await createTestApp(kind, {
+      DEA_SIGNIN_MAX_FAILURES: '100',
+      DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000',
+    });
     const user = await t.createUser();
     await Promise.all(Array.from({ length: 12 }, () => attempt(user.username, 'wrong')));
     const state = await t.services.store.signinFailures.find(`user:${user.username.toLowerCase()}`);

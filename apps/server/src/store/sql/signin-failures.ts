@@ -1,7 +1,11 @@
 import type { SigninFailureRepository, SigninFailures } from '../store.js';
 import type { Db } from './db.js';
 
-function toFailures(row: { failures: number; last_failure_at: number; locked_until: number | null }): SigninFailures {
+function toFailures(row: {
+  failures: number;
+  last_failure_at: number;
+  locked_until: number | null;
+}): SigninFailures {
   return {
     failures: Number(row.failures),
     lastFailureAt: Number(row.last_failure_at),
