@@ -5,13 +5,31 @@ import {
   expectCodeShown,
   expectFitsNarrowPhone,
   expectNoAxeViolations,
+  fillSignInForm,
   goToPage,
   signInAs,
+  signInForm,
 } from '../support/scenarios';
 
-// The only scenarios that issue codes to 'demo': they run in order, the second one fills the
+// The only scenarios that issue codes to 'demo': they run in order, the last one fills the
 // user's store of unused codes on purpose.
 test.describe.configure({ mode: 'serial' });
+
+test('a visitor without a session signs in through the login form and comes back to a code', async ({
+  page,
+  baseURL,
+}) => {
+  await goToPage(page);
+  await expect(page).toHaveURL(`${baseURL}/login/?ep=${encodeURIComponent(`${baseURL}/dea/`)}`);
+  await expect(signInForm(page)).toBeVisible();
+  await expectNoAxeViolations(page);
+
+  await fillSignInForm(page, 'demo');
+  await expect(page).toHaveURL(`${baseURL}/dea/`);
+  await expectCodeShown(page);
+  await expect(page.getByTestId('user-summary')).toContainText('Dana Demo');
+  expect(await page.evaluate(() => sessionStorage.getItem('username'))).toBe('demo');
+});
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 

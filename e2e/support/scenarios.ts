@@ -12,6 +12,24 @@ export async function signInAs(page: Page, username: string): Promise<void> {
   expect(response.ok(), `sign-in of ${username}`).toBe(true);
 }
 
+export const signInForm = (page: Page) => page.getByRole('form', { name: 'Log in to Emergency Access' });
+
+export async function goToLogin(page: Page, query = ''): Promise<void> {
+  await page.goto(`/login/${query}`);
+  await expect(signInForm(page)).toBeVisible();
+}
+
+/** Signs in through the form, as a person does: type, then press Enter. */
+export async function fillSignInForm(page: Page, username: string, password = DEMO_PASSWORD): Promise<void> {
+  const form = signInForm(page);
+  await form.getByRole('textbox', { name: 'User name' }).fill(username);
+  await form.getByLabel('Password').fill(password);
+  await form.getByLabel('Password').press('Enter');
+}
+
+/** The one alert of the login application: a missing field, a refusal or a lockout. */
+export const signInAlert = (page: Page) => page.getByRole('alert');
+
 export async function goToPage(page: Page): Promise<void> {
   await page.goto('/dea/');
 }

@@ -57,6 +57,11 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
       DEA_DEMO: 'true',
       DEA_PASSWORD_HASH_COST: '10',
       DEA_LOG_LEVEL: 'warn',
+      // Sign-in throttling without its waits; a user name locks after 3 failures (the lockout
+      // scenario), and the one client address all specs share (127.0.0.1) has room to spare.
+      DEA_SIGNIN_SLOWDOWN_MS: '0',
+      DEA_SIGNIN_MAX_FAILURES: '3',
+      DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '100',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

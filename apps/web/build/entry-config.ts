@@ -7,7 +7,7 @@ import type { UserConfig } from 'vite';
  * (`dist/dea` at /dea/, `dist/login` at the login path), so each entry is built on its own into
  * its own folder with its assets beside it, and loads them relative to its page.
  */
-export type WebEntry = 'dea';
+export type WebEntry = 'dea' | 'login';
 
 const webRoot = fileURLToPath(new URL('..', import.meta.url));
 const contractSource = fileURLToPath(new URL('../../../packages/contract/src/index.ts', import.meta.url));

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { installFakeServer, ok, type FakeServer } from '../testing/fake-server';
+import { httpStatus, installFakeServer, ok, type FakeServer } from '../testing/fake-server';
+import { navigations } from '../testing/render-page';
 import {
   createAndSendCode,
   createCode,
@@ -9,6 +10,7 @@ import {
   getPolicy,
   getUserLocale,
   queryAvailableChannels,
+  signIn,
 } from './methods';
 
 let server: FakeServer;
@@ -77,5 +79,18 @@ describe('the calls of spec section 7', () => {
   it('branding is a POST with an empty body', async () => {
     await getBranding();
     expect(server.callsTo('POST customizationConfig/getCurrentConfig')[0]?.body).toEqual({});
+  });
+
+  it('sign-in posts user name and password to the absolute /login/api/session', async () => {
+    await expect(signIn('dana', 'correct horse')).resolves.toEqual({ username: 'dana' });
+    const [call] = server.callsTo('POST /login/api/session');
+    expect(call?.body).toEqual({ username: 'dana', password: 'correct horse' });
+    expect(call?.headers.get('Content-Type')).toBe('application/json');
+  });
+
+  it('a refused sign-in never leaves for the login application', async () => {
+    server.answer('POST /login/api/session', httpStatus(403));
+    await expect(signIn('dana', 'x')).rejects.toMatchObject({ status: 403, leavingPage: false });
+    expect(navigations()).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import {
   CHANNEL_QUERY_ACTION,
   CODE_COUNT_PER_REQUEST,
+  LOGIN_API_SESSION_PATH,
   POLICY_CATEGORY_SELF_SERVICE,
   langParamOfMessageFile,
   type BrandingEntry,
@@ -17,6 +18,8 @@ import {
   type PolicyRequest,
   type PolicyResult,
   type SendType,
+  type SignInRequest,
+  type SignInResult,
   type UserGetRequest,
   type UserGetResult,
   type UserInfo,
@@ -25,7 +28,7 @@ import type { Messages } from '../shared/i18n/translator';
 import { NetworkError } from './api-error';
 import { request, requestResult } from './request';
 
-/** One function per call of spec section 7. */
+/** One function per call of spec section 7, and the login application's sign-in (DESIGN section 4). */
 
 export function getUserInfo(): Promise<UserInfo> {
   return request<UserInfo>('userinfo', { method: 'POST', body: {} });
@@ -98,4 +101,18 @@ export async function createAndSendCode(
   const body: CreateAndSendRequest = { user: { id: userId }, options: { channel, recipient }, locale };
   const result = await requestResult<CreateAndSendResult>('tempPass/createAndSend', { method: 'POST', body });
   return result.to;
+}
+
+/**
+ * Signs in (the login application). A wrong password and an unknown user answer the same
+ * envelope error; a locked user name or address answers error 140. Never a session redirect:
+ * there is no session to lose yet.
+ */
+export function signIn(username: string, password: string): Promise<SignInResult> {
+  const body: SignInRequest = { username, password };
+  return requestResult<SignInResult>(LOGIN_API_SESSION_PATH, {
+    method: 'POST',
+    body,
+    redirectOnSessionEnd: false,
+  });
 }

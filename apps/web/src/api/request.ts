@@ -23,15 +23,16 @@ function cookie(name: string): string | undefined {
   return entry === undefined ? undefined : decodeURIComponent(entry.slice(prefix.length));
 }
 
+/** A path under /dea/api/ ('userinfo'), or an absolute server path ('/login/api/session'). */
 function urlOf(path: string, query: RequestOptions['query']): string {
-  const url = new URL(`${API_BASE_PATH}${path}`, window.location.origin);
+  const url = new URL(path.startsWith('/') ? path : `${API_BASE_PATH}${path}`, window.location.origin);
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined) url.searchParams.set(name, value);
   }
   return url.href;
 }
 
-/** One call to /dea/api/: JSON in, JSON out, typed errors for everything else. */
+/** One call to the server: JSON in, JSON out, typed errors for everything else. */
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const method = options.method ?? 'GET';
   const headers = new Headers({ Accept: 'application/json' });

@@ -1,11 +1,10 @@
 import type { Language, UserInfo } from '@dea/contract';
-import { BrandLogo } from '../features/branding/components/brand-logo';
-import { BrandedHtml } from '../features/branding/components/branded-html';
+import { BrandedHeader } from '../features/branding/components/branded-header';
 import type { CustomBranding } from '../features/branding/resolve-branding';
+import { languageMenuEntries } from '../features/language/language-menu-entries';
 import { UserSummary } from '../features/user/components/user-summary';
 import { Icon } from '../shared/components/icons';
 import { Menu, type MenuEntry } from '../shared/components/menu';
-import { SafeHtml } from '../shared/components/safe-html';
 import { useI18n } from '../shared/i18n/i18n-context';
 
 export interface PageHeaderProps {
@@ -23,33 +22,16 @@ export function PageHeader({ branding, user, languages, onSwitchLanguage, onLogo
     {
       id: 'language',
       label: t('header.settings.language'),
-      entries: languages.map(({ languageCode, languageName }) => ({
-        id: `language-${languageCode}`,
-        label: languageName,
-        lang: languageCode.replace('_', '-'),
-        checked: languageCode === language,
-        onSelect: () => onSwitchLanguage(languageCode),
-      })),
+      entries: languageMenuEntries(languages, language, onSwitchLanguage),
     },
     { id: 'logout', label: t('user.logout'), onSelect: onLogout },
   ];
 
   return (
-    <header className="page-header">
-      <div className="header-left">
-        <BrandLogo branding={branding} />
-      </div>
-      <div className="header-middle" data-testid="header-middle">
-        <BrandedHtml branding={branding} name="headerMiddle" fallback={t('app.title')} />
-      </div>
-      <div className="header-right">
-        {branding.headerRight !== undefined ? (
-          <div className="header-custom" data-testid="header-right-custom">
-            <SafeHtml html={branding.headerRight} />
-          </div>
-        ) : (
-          user && <UserSummary user={user} />
-        )}
+    <BrandedHeader
+      branding={branding}
+      standIn={user && <UserSummary user={user} />}
+      actions={
         <Menu
           label={t('header.userMenu')}
           buttonContent={<Icon name="user" />}
@@ -58,7 +40,7 @@ export function PageHeader({ branding, user, languages, onSwitchLanguage, onLogo
           entries={menuEntries}
           testId="user-menu"
         />
-      </div>
-    </header>
+      }
+    />
   );
 }

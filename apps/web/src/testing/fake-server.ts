@@ -7,7 +7,7 @@ import type {
   UserInfo,
 } from '@dea/contract';
 import { vi } from 'vitest';
-import { testMessages } from './test-messages';
+import { testMessages, text } from './test-messages';
 
 /**
  * A fake of /dea/api/ at the network boundary (global fetch), for component tests. It answers
@@ -39,6 +39,13 @@ export const TEST_LANGUAGES: Language[] = [
   { languageCode: 'ar', languageName: 'العربية' },
   { languageCode: 'pt_BR', languageName: 'Português (Brasil)' },
 ];
+
+/** The password the fake sign-in accepts, for any user name. */
+export const TEST_PASSWORD = 'correct horse';
+
+/** The language an Accept-Language header names, as the catalogs name it ('pt-BR' -> 'pt_BR'). */
+const languageOf = (call: RecordedCall): string =>
+  (call.headers.get('Accept-Language') ?? 'en').split(',')[0]?.trim().replace('-', '_') || 'en';
 
 export const DISPLAY_POLICY: PolicyOptions = {
   enableECode: true,
@@ -83,6 +90,25 @@ export class FakeServer {
       return ok({ rows: [code] });
     });
     this.on('POST tempPass/createAndSend', () => ok({ to: '+49 *** ***12' }));
+    // The login application's sign-in (an absolute path, outside /dea/api/). Like the real
+    // server, one answer for a wrong password and an unknown user, in the request's language.
+    this.on('POST /login/api/session', (call) => {
+      const { username, password } = call.body as { username: string; password: string };
+      return password === TEST_PASSWORD
+        ? ok({ username })
+        : envelopeError(3, text(languageOf(call), 'login.failed'));
+    });
+  }
+
+  /** The sign-in answers as for a locked user name or address (error 140). */
+  lockSignIn(minutes: number): this {
+    return this.on('POST /login/api/session', (call) => ({
+      body: {
+        error: 140,
+        message: text(languageOf(call), 'login.locked', { minutes }),
+        result: { retryAfterSeconds: minutes * 60 },
+      },
+    }));
   }
 
   on(route: string, handler: Handler): this {

@@ -7,6 +7,7 @@ const PLACEHOLDERS: Partial<Record<TextKey, string[]>> = {
   'app.copyright': ['year'],
   'app.version': ['version'],
   'error.userLocale': ['message'],
+  'login.locked': ['minutes'],
 };
 
 /**

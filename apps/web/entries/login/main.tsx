@@ -1,0 +1,3 @@
+import { startLogin } from '../../src/login-app/start-login';
+
+startLogin(document.getElementById('root'));

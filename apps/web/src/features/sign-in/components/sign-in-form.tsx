@@ -1,0 +1,133 @@
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Alert } from '../../../shared/components/alert';
+import { useI18n } from '../../../shared/i18n/i18n-context';
+import { resolveMessage } from '../../../shared/i18n/page-message';
+import { useSignIn, type SignInField } from '../hooks/use-sign-in';
+
+export interface SignInFormProps {
+  /** The user name to start with (the `username` query parameter). */
+  initialUsername: string;
+  /** Where to go once signed in, already checked. */
+  returnTo: string;
+}
+
+/**
+ * The sign-in card: user name, password, submit. Its own messages replace the browser's
+ * validation bubbles (those are neither translated nor read reliably): an empty field is marked
+ * invalid, described by the message, and focused; a refusal appears in an alert that takes focus.
+ */
+export function SignInForm({ initialUsername, returnTo }: SignInFormProps) {
+  const { t } = useI18n();
+  const ids = { heading: useId(), username: useId(), password: useId(), problem: useId() };
+  const [username, setUsername] = useState(initialUsername);
+  const [password, setPassword] = useState('');
+  const { state, submit } = useSignIn(returnTo);
+  const fields = {
+    username: useRef<HTMLInputElement>(null),
+    password: useRef<HTMLInputElement>(null),
+  } satisfies Record<SignInField, unknown>;
+  const problemRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    // On arrival only (later, focus follows each attempt's outcome). A pre-filled user name
+    // leaves only the password to type.
+    (initialUsername ? fields.password : fields.username).current?.focus();
+  }, []);
+
+  useEffect(() => {
+    if (state.phase === 'incomplete') {
+      const first = state.missing[0];
+      if (first) fields[first].current?.focus();
+    } else if (state.phase === 'refused') {
+      setPassword('');
+      problemRef.current?.focus();
+    }
+  }, [state]);
+
+  const busy = state.phase === 'signing-in' || state.phase === 'signed-in';
+  const missing = state.phase === 'incomplete' ? state.missing : [];
+  const invalid = (field: SignInField) => missing.includes(field);
+  const describedBy = (field: SignInField) => (invalid(field) ? ids.problem : undefined);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    submit(username, password);
+  }
+
+  return (
+    <section className="card sign-in-card" aria-labelledby={ids.heading}>
+      <h1 id={ids.heading} className="card-title">
+        {t('login.heading')}
+      </h1>
+      {state.phase === 'incomplete' && (
+        <Alert key={state.attempt} variant="danger" announce id={ids.problem} testId="sign-in-required">
+          {t('login.required')}
+        </Alert>
+      )}
+      {state.phase === 'refused' && (
+        <Alert
+          key={state.attempt}
+          variant="danger"
+          announce
+          focusable
+          id={ids.problem}
+          ref={problemRef}
+          testId={state.locked ? 'sign-in-locked' : 'sign-in-error'}
+        >
+          {resolveMessage(state.message, t)}
+        </Alert>
+      )}
+      <form
+        className="sign-in-form"
+        method="post"
+        noValidate
+        onSubmit={onSubmit}
+        aria-labelledby={ids.heading}
+      >
+        <div className="form-field">
+          <label htmlFor={ids.username}>{t('login.username')}</label>
+          <input
+            ref={fields.username}
+            id={ids.username}
+            name="username"
+            type="text"
+            autoComplete="username"
+            autoCapitalize="none"
+            spellCheck={false}
+            dir="auto"
+            required
+            aria-invalid={invalid('username') || undefined}
+            aria-describedby={describedBy('username')}
+            readOnly={busy}
+            value={username}
+            onChange={(event) => setUsername(event.target.value)}
+          />
+        </div>
+        <div className="form-field">
+          <label htmlFor={ids.password}>{t('login.password')}</label>
+          <input
+            ref={fields.password}
+            id={ids.password}
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            aria-invalid={invalid('password') || undefined}
+            aria-describedby={describedBy('password')}
+            readOnly={busy}
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="btn btn-primary sign-in-submit" aria-disabled={busy || undefined}>
+          {t('login.submit')}
+        </button>
+        <p className="sign-in-status" role="status" data-testid="sign-in-status">
+          {busy && <span className="spinner spinner-inline" aria-hidden="true" />}
+          {state.phase === 'signing-in' && t('login.signingIn')}
+          {state.phase === 'signed-in' && t('login.signedIn')}
+        </p>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,20 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import '../styles/login.scss';
+import { LoginApp } from './login-app';
+
+/** Mounts the login application; like the page, a failure to start is only logged. */
+export function startLogin(container: HTMLElement | null): void {
+  try {
+    if (container === null) throw new Error('The login application has no #root element');
+    createRoot(container, {
+      onUncaughtError: (error) => console.error('The login application failed', error),
+    }).render(
+      <StrictMode>
+        <LoginApp />
+      </StrictMode>,
+    );
+  } catch (error) {
+    console.error('The login application could not start', error);
+  }
+}
