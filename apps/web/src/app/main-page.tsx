@@ -1,7 +1,4 @@
 import { useCallback, useState } from 'react';
-import { BrandingStyle } from '../features/branding/components/branding-style';
-import { PageFooter } from '../features/branding/components/page-footer';
-import { backgroundStyle } from '../features/branding/background-style';
 import { useBranding } from '../features/branding/hooks/use-branding';
 import { EmergencyCodeCard } from '../features/emergency-code/components/emergency-code-card';
 import { useEmergencyCode } from '../features/emergency-code/hooks/use-emergency-code';
@@ -10,11 +7,10 @@ import { LogoutConfirmModal } from '../features/user/components/logout-confirm-m
 import { useSignedInUser } from '../features/user/hooks/use-signed-in-user';
 import { leaveForLogout } from '../features/user/leave-for-logout';
 import { Alert } from '../shared/components/alert';
-import { Spinner } from '../shared/components/spinner';
 import { forgetStoredCode } from '../shared/code-storage';
-import { I18nProvider } from '../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { serverLocale } from '../shared/i18n/server-locale';
+import { BrandedShell } from './branded-shell';
 import { PageHeader } from './page-header';
 
 /**
@@ -41,43 +37,30 @@ export function MainPage() {
     clearReport,
   });
 
-  if (language.i18n === undefined) {
-    // Nothing can be said before the texts arrive; a failure to get them is only logged.
-    return language.failed ? null : (
-      <div className="page-start">
-        <Spinner />
-      </div>
-    );
-  }
-  const { t } = language.i18n;
-
   return (
-    <I18nProvider value={language.i18n}>
-      {branding === undefined ? (
-        <div className="page-start">
-          <Spinner label={t('loading')} showLabel />
-          <p className="loading-custom">{t('loadingCustom')}</p>
-        </div>
-      ) : (
-        <div className="page" style={backgroundStyle(branding)}>
-          <BrandingStyle branding={branding} />
+    <BrandedShell
+      language={language}
+      branding={branding}
+      render={(custom) => ({
+        header: (
           <PageHeader
-            branding={branding}
+            branding={custom}
             user={user}
             languages={language.languages}
             onSwitchLanguage={language.switchLanguage}
             onLogout={() => setConfirmingLogout(true)}
           />
-          <main className="page-main">
-            <EmergencyCodeCard emergencyCode={emergencyCode}>
-              {pageMessage && (
-                <Alert variant="danger" announce testId="page-error">
-                  {resolveMessage(pageMessage, t)}
-                </Alert>
-              )}
-            </EmergencyCodeCard>
-          </main>
-          <PageFooter branding={branding} />
+        ),
+        main: (
+          <EmergencyCodeCard emergencyCode={emergencyCode}>
+            {pageMessage && language.i18n && (
+              <Alert variant="danger" announce testId="page-error">
+                {resolveMessage(pageMessage, language.i18n.t)}
+              </Alert>
+            )}
+          </EmergencyCodeCard>
+        ),
+        after: (
           <LogoutConfirmModal
             open={confirmingLogout}
             onCancel={() => setConfirmingLogout(false)}
@@ -86,8 +69,8 @@ export function MainPage() {
               leaveForLogout();
             }}
           />
-        </div>
-      )}
-    </I18nProvider>
+        ),
+      })}
+    />
   );
 }
