@@ -4,12 +4,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { securityHeaders } from './http/security-headers.js';
 import { installErrorHandling } from './http/envelope.js';
+import { wantsDemoData } from './bootstrap.js';
 import type { Services } from './http/types.js';
 import { codeRoutes } from './routes/api/code-routes.js';
 import { publicRoutes } from './routes/api/public-routes.js';
 import { userRoutes } from './routes/api/user-routes.js';
 import { verifyRoute } from './routes/api/verify-route.js';
 import { loginRoutes } from './routes/login-routes.js';
+import { operationsRoutes } from './routes/operations-routes.js';
+import { outboxPage } from './routes/outbox-page.js';
 import { staticRoutes } from './routes/static-routes.js';
 
 export interface AppOptions {
@@ -34,7 +37,9 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.decorateRequest('signedIn', undefined);
   await app.register(fastifyCookie);
 
-  // Empty JSON bodies are accepted for calls whose request is empty; everything else as usual.
+  // Every body is JSON (DESIGN section 2): a text/plain body gets 400 "must be JSON", not a
+  // confusing schema error. Empty JSON bodies are accepted for calls whose request is empty.
+  app.removeContentTypeParser('text/plain');
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
@@ -44,7 +49,17 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
 
   installErrorHandling(app);
   app.addHook('onSend', securityHeaders);
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the URL, keeps the label set small.
+    services.metrics.requestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+  // Notices still on their way finish before the store they write to is closed.
+  app.addHook('onClose', async () => services.notices.settled());
 
+  await app.register(operationsRoutes, { metrics: services.metrics });
   await app.register(loginRoutes);
   await app.register(
     async (api) => {
@@ -58,6 +73,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     },
     { prefix: API_BASE_PATH.replace(/\/$/, '') },
   );
+  if (wantsDemoData(config, services.store)) await app.register(outboxPage);
   await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
   return app;
 }

@@ -1,17 +1,21 @@
 import { fileURLToPath } from 'node:url';
-import type { SendType } from '@dea/contract';
 import type { Config } from './config.js';
 import { randomToken } from './crypto/ids.js';
 import { hashPassword } from './crypto/password-hash.js';
 import { deriveKeys, loadSecret } from './crypto/secret-keys.js';
 import { Catalogs } from './domain/catalogs.js';
 import { Sessions } from './domain/sessions.js';
+import { SendLimits } from './domain/send-limits.js';
 import { SigninThrottle } from './domain/signin-throttle.js';
-import type { DeliveryProvider } from './delivery/delivery.js';
+import { Verification } from './domain/verification.js';
+import { Notices } from './delivery/notices.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
+import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './http/types.js';
 import { ensureBuiltInContent } from './seed/built-in-content.js';
 import { seedDemoData } from './seed/demo-data.js';
+import { Metrics } from './observability/metrics.js';
+import { observedStore } from './observability/observed-store.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -36,30 +40,49 @@ export function wantsDemoData(config: Config, store: Store): boolean {
 export async function startServices(config: Config, now: () => number = Date.now): Promise<Started> {
   const { secret, generated } = loadSecret(config.secret, config.dataDir);
   const keys = deriveKeys(secret);
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.dbPoolSize,
-  });
+  const metrics = new Metrics();
+  const store = observedStore(
+    await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize }),
+    metrics,
+  );
   try {
     await ensureBuiltInContent(store);
     const decoyPasswordHash = hashPassword(randomToken(16), config.passwordHashCost);
     const seededDemo = wantsDemoData(config, store)
       ? await seedDemoData(store, config.passwordHashCost, now())
       : false;
-    const outbox = outboxProvider(store, keys.seal, now);
-    const delivery = (_type: SendType): DeliveryProvider | undefined => outbox;
+    const delivery = deliveryRouting(config.delivery, outboxProvider(store, keys.seal, now));
+    const catalogs = new Catalogs(store, config.catalogCacheMs, now);
+    // Rules and notices look up services.delivery when they run, so the routing in use is the
+    // one of that moment.
+    const channelRules = {
+      enabled: (type: Parameters<typeof delivery>[0]) => services.delivery(type) !== undefined,
+      allowedPhonePrefixes: config.delivery.allowedPhonePrefixes,
+    };
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
+      metrics,
       keys,
-      catalogs: new Catalogs(store, config.catalogCacheMs, now),
+      catalogs,
       sessions: new Sessions(store, keys.xsrf, {
         idleMs: config.sessionIdleMs,
         absoluteMs: config.sessionAbsoluteMs,
       }),
       signinThrottle: new SigninThrottle(store, config.signin),
+      verification: new Verification(store, keys.codeHash, config.codeDefaults, config.verification),
       delivery,
+      channelRules,
+      sendLimits: new SendLimits(store.rateCounters, config.sendLimits, keys.codeHash),
+      notices: new Notices({
+        store,
+        catalogs,
+        route: (type) => services.delivery(type),
+        rules: channelRules,
+        attempt: config.delivery.attempt,
+        enabled: config.delivery.notifyOtherChannels,
+        now,
+      }),
       decoyPasswordHash,
       now,
     };
@@ -70,12 +93,15 @@ export async function startServices(config: Config, now: () => number = Date.now
   }
 }
 
-/** Removes expired and used codes and long-gone sessions. */
-export async function purgeExpired(services: Services): Promise<{ codes: number; sessions: number }> {
+/** Removes expired and used codes, long-gone sessions and send counters whose window ended. */
+export async function purgeExpired(
+  services: Services,
+): Promise<{ codes: number; sessions: number; rateCounters: number }> {
   const now = services.now();
-  const [codes, sessions] = await Promise.all([
+  const [codes, sessions, rateCounters] = await Promise.all([
     services.store.codes.purge(now),
     services.sessions.purge(now),
+    services.store.rateCounters.purge(now),
   ]);
-  return { codes, sessions };
+  return { codes, sessions, rateCounters };
 }

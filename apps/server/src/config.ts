@@ -1,7 +1,11 @@
 import { resolve } from 'node:path';
 import Type from 'typebox';
 import Value from 'typebox/value';
+import type { SendLimitSettings } from './domain/send-limits.js';
 import type { SigninThrottleSettings } from './domain/signin-throttle.js';
+import type { VerificationSettings } from './domain/verification.js';
+import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
+import { type DeliveryConfig, type GatewayPrefix, deliveryConfigOf } from './delivery/delivery-config.js';
 
 /**
  * Every setting of the product: one table, validated at start. The rest of the code receives
@@ -9,6 +13,183 @@ import type { SigninThrottleSettings } from './domain/signin-throttle.js';
  * (a test keeps them in step).
  */
 export const DEFAULT_CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+
+type GatewayField =
+  'URL' | 'METHOD' | 'HEADERS' | 'BODY' | 'CONTENT_TYPE' | 'SUCCESS_STATUS' | 'SUCCESS_BODY';
+interface StringSetting {
+  schema: Type.TString;
+  doc: string;
+}
+
+/** The seven settings of one generic HTTP gateway (SMS, voice or a messenger). */
+function gatewaySettings<Prefix extends GatewayPrefix>(
+  prefix: Prefix,
+  what: string,
+): Record<`DEA_${Prefix}_HTTP_${GatewayField}`, StringSetting> {
+  const settings: Record<GatewayField, StringSetting> = {
+    URL: {
+      schema: Type.String({ pattern: '^($|https?://)', default: '' }),
+      doc: `URL of the HTTP gateway for ${what}; may hold {recipient} or {recipientDigits} (URL-encoded). Empty: no gateway.`,
+    },
+    METHOD: {
+      schema: Type.String({ pattern: '^(GET|POST|PUT|PATCH)$', default: 'POST' }),
+      doc: `HTTP method of the ${what} gateway: GET, POST, PUT or PATCH.`,
+    },
+    HEADERS: {
+      schema: Type.String({ default: '{}' }),
+      doc: `Extra request headers of the ${what} gateway as a JSON object, e.g. an Authorization header (never logged).`,
+    },
+    BODY: {
+      schema: Type.String({ default: '{"to":"{recipient}","text":"{message}"}' }),
+      doc: `Body template of the ${what} gateway; {recipient}, {recipientDigits} (without +), {message} and {subject} are escaped for the content type.`,
+    },
+    CONTENT_TYPE: {
+      schema: Type.String({ minLength: 1, pattern: '^[^\\r\\n]+$', default: 'application/json' }),
+      doc: `Content type of the ${what} gateway body: JSON, form (application/x-www-form-urlencoded), XML or text escaping follows it.`,
+    },
+    SUCCESS_STATUS: {
+      schema: Type.String({ minLength: 1, default: '200-299' }),
+      doc: `HTTP statuses that mean the ${what} gateway accepted the message: codes, ranges or 2xx, comma-separated.`,
+    },
+    SUCCESS_BODY: {
+      schema: Type.String({ default: '' }),
+      doc: `Regular expression the ${what} gateway answer body must also match to count as accepted; empty: status only.`,
+    },
+  };
+  return Object.fromEntries(
+    Object.entries(settings).map(([field, setting]) => [`DEA_${prefix}_HTTP_${field}`, setting]),
+  ) as Record<`DEA_${Prefix}_HTTP_${GatewayField}`, StringSetting>;
+}
+
+const limitSettings = {
+  DEA_SEND_LIMIT_PER_USER: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 5 }),
+    doc: 'Codes one user may have sent within DEA_SEND_LIMIT_USER_WINDOW_MINUTES (error 140 beyond).',
+  },
+  DEA_SEND_LIMIT_USER_WINDOW_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 10 }),
+    doc: 'Window of the per-user send limit, counted from the first send in it.',
+  },
+  DEA_SEND_LIMIT_PER_RECIPIENT: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+    doc: 'Codes sent to one phone number, address or handle within its window, whoever asks.',
+  },
+  DEA_SEND_LIMIT_RECIPIENT_WINDOW_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
+    doc: 'Window of the per-recipient send limit.',
+  },
+  DEA_SEND_LIMIT_PER_ADDRESS: {
+    schema: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
+    doc: 'Codes sent on requests from one client address within its window, for all users.',
+  },
+  DEA_SEND_LIMIT_ADDRESS_WINDOW_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 10 }),
+    doc: 'Window of the per-client-address send limit.',
+  },
+  DEA_SEND_LIMIT_PER_CHANNEL_TYPE: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 1000 }),
+    doc: 'Global budget: codes sent over one channel type (sms, smtp, TELEPHONE, TWITTER) within its window, on all instances.',
+  },
+  DEA_SEND_LIMIT_CHANNEL_TYPE_WINDOW_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
+    doc: 'Window of the global budget per channel type.',
+  },
+} as const;
+
+const deliverySettings = {
+  DEA_DELIVERY_EMAIL: {
+    schema: Type.Union(
+      ['auto', 'outbox', 'smtp', 'off'].map((value) => Type.Literal(value)),
+      { default: 'auto' },
+    ),
+    doc: 'Provider of e-mail (smtp) codes: auto (smtp when DEA_SMTP_HOST is set, else outbox), outbox, smtp or off (channel type disabled).',
+  },
+  DEA_DELIVERY_SMS: {
+    schema: Type.Union(
+      ['auto', 'outbox', 'http', 'off'].map((value) => Type.Literal(value)),
+      { default: 'auto' },
+    ),
+    doc: 'Provider of SMS (sms) codes: auto (http when DEA_SMS_HTTP_URL is set, else outbox), outbox, http or off.',
+  },
+  DEA_DELIVERY_VOICE: {
+    schema: Type.Union(
+      ['auto', 'outbox', 'http', 'off'].map((value) => Type.Literal(value)),
+      { default: 'auto' },
+    ),
+    doc: 'Provider of voice-call (TELEPHONE) codes: auto (http when DEA_VOICE_HTTP_URL is set, else outbox), outbox, http or off.',
+  },
+  DEA_DELIVERY_TWITTER: {
+    schema: Type.Union(
+      ['auto', 'outbox', 'twitter', 'http', 'off'].map((value) => Type.Literal(value)),
+      {
+        default: 'auto',
+      },
+    ),
+    doc: 'Provider of direct-message (TWITTER) codes: auto (twitter when DEA_TWITTER_TOKEN is set, http when DEA_TWITTER_HTTP_URL is set, else outbox), outbox, twitter, http or off.',
+  },
+  DEA_DELIVERY_TIMEOUT_MS: {
+    schema: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+    doc: 'Longest wait for one delivery attempt (connect, send and answer).',
+  },
+  DEA_DELIVERY_RETRIES: {
+    schema: Type.Integer({ minimum: 0, maximum: 5, default: 2 }),
+    doc: 'Further attempts after a transient failure (connection refused or reset, timeout, HTTP 5xx or 429, SMTP 4xx); never after a permanent one.',
+  },
+  DEA_DELIVERY_BACKOFF_MS: {
+    schema: Type.Integer({ minimum: 0, maximum: 30_000, default: 500 }),
+    doc: 'Wait before the first retry; doubles for each further retry (with jitter).',
+  },
+  DEA_DELIVERY_DEADLINE_MS: {
+    schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 12_000 }),
+    doc: 'Longest time one message may take over all its attempts: the answer to createAndSend never waits longer for delivery.',
+  },
+  DEA_SMTP_HOST: {
+    schema: Type.String({ pattern: '^[^\\s/]*$', default: '' }),
+    doc: 'SMTP server for e-mail codes; empty: no SMTP.',
+  },
+  DEA_SMTP_PORT: {
+    schema: Type.Integer({ minimum: 1, maximum: 65535, default: 587 }),
+    doc: 'SMTP port (587 submission with STARTTLS, 465 TLS, 25 relay).',
+  },
+  DEA_SMTP_SECURE: {
+    schema: Type.Union(
+      ['none', 'starttls', 'tls'].map((value) => Type.Literal(value)),
+      { default: 'starttls' },
+    ),
+    doc: 'SMTP protection: starttls (upgrade required, fails without it), tls (TLS from the start, port 465) or none (trusted local relay only).',
+  },
+  DEA_SMTP_USER: {
+    schema: Type.String({ default: '' }),
+    doc: 'SMTP user name; empty: no authentication.',
+  },
+  DEA_SMTP_PASSWORD: {
+    schema: Type.String({ default: '' }),
+    doc: 'SMTP password (never logged).',
+  },
+  DEA_SMTP_FROM: {
+    schema: Type.String({ default: '' }),
+    doc: 'From header of e-mail codes, e.g. Emergency Access <dea@example.com>; required with SMTP.',
+  },
+  DEA_TWITTER_API_URL: {
+    schema: Type.String({ pattern: '^https?://', default: 'https://api.twitter.com' }),
+    doc: 'Base URL of the X (Twitter) API v2 for direct messages.',
+  },
+  DEA_TWITTER_TOKEN: {
+    schema: Type.String({ default: '' }),
+    doc: 'OAuth 2.0 user-context bearer token with dm.write, users.read and tweet.read (never logged); empty: no X provider.',
+  },
+  ...gatewaySettings('SMS', 'SMS'),
+  ...gatewaySettings('VOICE', 'voice calls'),
+  ...gatewaySettings('TWITTER', 'direct messages'),
+  DEA_ALLOWED_PHONE_PREFIXES: {
+    schema: Type.String({ pattern: '^$|^\\+\\d{1,6}(\\s*,\\s*\\+\\d{1,6})*$', default: '' }),
+    doc: 'Comma-separated international prefixes (e.g. +49,+43) that sms and TELEPHONE numbers must start with; others get error 130. Empty: all.',
+  },
+  DEA_NOTIFY_OTHER_CHANNELS: {
+    schema: Type.Boolean({ default: true }),
+    doc: "When a code is issued or sent, send a short notice without the code to the user's other channels.",
+  },
+} as const;
 
 export const SETTINGS = {
   PORT: {
@@ -121,6 +302,17 @@ export const SETTINGS = {
     schema: Type.String({ default: '' }),
     doc: 'Folder of the built page and login application; empty: the one built in this checkout.',
   },
+  ...limitSettings,
+  ...deliverySettings,
+  DEA_VERIFY_MAX_FAILURES: {
+    schema: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+    doc: "Consecutive failed code verifications (API or RADIUS) that lock a user's codes; a success resets the count, a new code does not.",
+  },
+  DEA_VERIFY_LOCK_MINUTES: {
+    schema: Type.Integer({ minimum: 0, maximum: 10_080, default: 15 }),
+    doc: 'How long such a lock lasts (every verification fails meanwhile, consuming nothing); 0: until an operator unlocks the user.',
+  },
+  ...radiusSettings,
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -151,6 +343,10 @@ export interface Config {
   dbPoolSize: number;
   catalogCacheMs: number;
   webDir: string;
+  sendLimits: SendLimitSettings;
+  delivery: DeliveryConfig;
+  verification: VerificationSettings;
+  radius: RadiusConfig;
 }
 
 export interface CodeDefaults {
@@ -169,6 +365,17 @@ export class ConfigError extends Error {
 
 const MINUTE = 60_000;
 
+/** The values a setting made of literals and booleans accepts; undefined for other settings. */
+function choicesOf(schema: unknown): string[] | undefined {
+  const variants = (schema as { anyOf?: unknown[] } | undefined)?.anyOf;
+  if (!Array.isArray(variants)) return undefined;
+  return variants.flatMap((variant) => {
+    const { const: constant, type } = variant as { const?: unknown; type?: unknown };
+    if (typeof constant === 'string' || typeof constant === 'boolean') return [String(constant)];
+    return type === 'boolean' ? ['true', 'false'] : [];
+  });
+}
+
 /** Reads the settings from an environment; throws ConfigError naming every bad field. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const raw: Record<string, unknown> = {};
@@ -177,16 +384,38 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (value !== undefined && value !== '') raw[name] = value.trim();
   }
   const converted = Value.Convert(SettingsSchema, Value.Default(SettingsSchema, raw));
-  const problems = Value.Errors(SettingsSchema, converted).map((error) => {
-    const name = error.instancePath.replace(/^\//, '') || 'settings';
-    return `${name}=${JSON.stringify(raw[name] ?? '')}: ${error.message}`;
-  });
+  // One line per bad setting, each checked on its own (the validator stops after a few errors
+  // per call); a whole number must be written as one ('1.5' is not silently read as 1), and a
+  // setting that is one of a few values names them.
+  const problems: string[] = [];
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const { schema } = SETTINGS[name];
+    const text = env[name]?.trim() ?? '';
+    const notWhole =
+      (schema as { type?: unknown }).type === 'integer' && text !== '' && !/^[+-]?\d+$/.test(text);
+    const [first] = notWhole
+      ? [{ message: 'must be integer' }]
+      : Value.Errors(schema, (converted as Record<string, unknown>)[name]);
+    if (first === undefined) continue;
+    const choices = choicesOf(schema);
+    problems.push(
+      `${name}=${JSON.stringify(text)}: ${choices === undefined ? first.message : `must be one of ${choices.join(', ')}`}`,
+    );
+  }
   const alphabet = (converted as Record<string, unknown>).DEA_CODE_ALPHABET;
   if (typeof alphabet === 'string' && new Set(alphabet).size !== alphabet.length) {
     problems.push('DEA_CODE_ALPHABET: must not repeat a character');
   }
-  if (problems.length > 0) throw new ConfigError(problems);
   const s = converted as Type.Static<typeof SettingsSchema>;
+  const settingText = (name: string): string => {
+    const value = (converted as Record<string, unknown>)[name];
+    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : '';
+  };
+  const delivery = deliveryConfigOf(settingText, problems);
+  const radius = radiusConfigOf(settingText, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
     host: s.HOST,
@@ -219,5 +448,26 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     dbPoolSize: s.DEA_DB_POOL_SIZE,
     catalogCacheMs: s.DEA_CATALOG_CACHE_SECONDS * 1000,
     webDir: s.DEA_WEB_DIR,
+    sendLimits: {
+      perUser: { max: s.DEA_SEND_LIMIT_PER_USER, windowMs: s.DEA_SEND_LIMIT_USER_WINDOW_MINUTES * MINUTE },
+      perRecipient: {
+        max: s.DEA_SEND_LIMIT_PER_RECIPIENT,
+        windowMs: s.DEA_SEND_LIMIT_RECIPIENT_WINDOW_MINUTES * MINUTE,
+      },
+      perAddress: {
+        max: s.DEA_SEND_LIMIT_PER_ADDRESS,
+        windowMs: s.DEA_SEND_LIMIT_ADDRESS_WINDOW_MINUTES * MINUTE,
+      },
+      perChannelType: {
+        max: s.DEA_SEND_LIMIT_PER_CHANNEL_TYPE,
+        windowMs: s.DEA_SEND_LIMIT_CHANNEL_TYPE_WINDOW_MINUTES * MINUTE,
+      },
+    },
+    delivery,
+    verification: {
+      maxFailures: s.DEA_VERIFY_MAX_FAILURES,
+      lockMs: s.DEA_VERIFY_LOCK_MINUTES === 0 ? null : s.DEA_VERIFY_LOCK_MINUTES * MINUTE,
+    },
+    radius,
   };
 }

@@ -1,12 +1,13 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 /**
  * Structured JSON lines. Requests are logged by method, URL and status only: bodies (codes,
  * passwords) and headers (cookies, tokens, keys) never reach a log line; the redaction below
- * is a second guard for anything that logs a request or reply object whole.
+ * is a second guard for anything that logs a request or reply object whole. Lines go to stdout
+ * unless a destination is given (tests read what a real run would write).
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'dea' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -23,5 +24,6 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { purgeExpired, startServices } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logging.js';
+import { startRadius } from './radius/start-radius.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './seed/demo-data.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -24,20 +25,27 @@ async function main(): Promise<void> {
   if (services.store.kind === 'postgres' && config.secret === '') {
     logger.warn('DEA_SECRET is not set: every instance on this PostgreSQL must share the same secret');
   }
+  const outboxTypes = Object.entries(config.delivery.routes).filter(([, provider]) => provider === 'outbox');
+  if (services.store.kind === 'postgres' && outboxTypes.length > 0) {
+    logger.warn(
+      { channelTypes: outboxTypes.map(([type]) => type) },
+      'codes of these channel types go to the outbox, not to users: configure a provider or switch the type off',
+    );
+  }
   const app = await buildApp({ services, logger });
   const purge = setInterval(() => {
     purgeExpired(services).catch((error: unknown) => logger.error({ err: error }, 'purge failed'));
   }, PURGE_INTERVAL_MS);
   purge.unref();
 
+  const radius = await startRadius(services, logger);
   let closing = false;
   const shutdown = (signal: string): void => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(purge);
-    app
-      .close()
+    Promise.all([app.close(), radius?.close()])
       .then(() => services.store.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
@@ -57,6 +65,7 @@ async function main(): Promise<void> {
     `Emergency Access is running: http://${shownHost}:${port}${PAGE_BASE_PATH}`,
     `  store: ${services.store.kind === 'sqlite' ? `embedded (${config.dataDir})` : 'PostgreSQL'}`,
   ];
+  if (radius !== undefined) lines.push(`  RADIUS: udp ${config.radius.host}:${radius.port}`);
   const hasDemoUsers =
     services.store.kind === 'sqlite' &&
     config.demo !== false &&

@@ -73,6 +73,7 @@ export const TEXT_KEYS = [
   'delivery.voice',
   'delivery.notice.subject',
   'delivery.notice.text',
+  'delivery.notice.screenText',
 ] as const;
 
 export type TextKey = (typeof TEXT_KEYS)[number];

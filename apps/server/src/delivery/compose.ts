@@ -1,9 +1,12 @@
 import type { SendType } from '@dea/contract';
 import type { Catalogs } from '../domain/catalogs.js';
+import { escapeHtml, htmlDocument, paragraphs } from './html.js';
 
 export interface ComposedMessage {
   subject: string;
   text: string;
+  /** The e-mail body: the same text, escaped, with the code set apart. */
+  html: string;
 }
 
 /** Reads a code out one character at a time: 'A, 7, K' becomes a slow, clear voice message. */
@@ -11,18 +14,25 @@ export function spellCode(code: string): string {
   return [...code].join(', ');
 }
 
-function formatExpiry(expiresAt: number, language: string): string {
+/**
+ * A time in the reader's language, in UTC (the server does not know the reader's zone). Intl
+ * refuses timeZoneName together with dateStyle, so the zone is written out after the time.
+ */
+export function formatTime(at: number, language: string): string {
   try {
-    return new Intl.DateTimeFormat(language.replace('_', '-'), {
+    const local = new Intl.DateTimeFormat(language.replace('_', '-'), {
       dateStyle: 'medium',
       timeStyle: 'short',
       timeZone: 'UTC',
-      timeZoneName: 'short',
-    }).format(expiresAt);
+    }).format(at);
+    return `${local} UTC`;
   } catch {
-    return new Date(expiresAt).toISOString();
+    return new Date(at).toISOString();
   }
 }
+
+/** Stands in for the code while the text is escaped, so the code can then be wrapped in markup. */
+const CODE_MARK = '\u0000code\u0000';
 
 /** The localized message that carries a code. */
 export async function composeCodeMessage(
@@ -33,9 +43,34 @@ export async function composeCodeMessage(
   expiresAt: number,
 ): Promise<ComposedMessage> {
   const subject = await catalogs.text(language, 'delivery.subject');
+  const expires = formatTime(expiresAt, language);
+  if (type === 'TELEPHONE') {
+    const text = await catalogs.text(language, 'delivery.voice', { spelledCode: spellCode(code) });
+    return { subject, text, html: htmlDocument(language, paragraphs(text)) };
+  }
+  const text = await catalogs.text(language, 'delivery.text', { code, expires });
+  const marked = await catalogs.text(language, 'delivery.text', { code: CODE_MARK, expires });
+  const body = paragraphs(marked)
+    .split(CODE_MARK)
+    .join(`<strong><code>${escapeHtml(code)}</code></strong>`);
+  return { subject, text, html: htmlDocument(language, body) };
+}
+
+/**
+ * The notice to the user's other channels: when and where a code went, never the code. A code
+ * shown on screen has no recipient, so its notice says so instead.
+ */
+export async function composeNotice(
+  catalogs: Catalogs,
+  language: string,
+  at: number,
+  maskedRecipient: string | null,
+): Promise<ComposedMessage> {
+  const subject = await catalogs.text(language, 'delivery.notice.subject');
+  const time = formatTime(at, language);
   const text =
-    type === 'TELEPHONE'
-      ? await catalogs.text(language, 'delivery.voice', { spelledCode: spellCode(code) })
-      : await catalogs.text(language, 'delivery.text', { code, expires: formatExpiry(expiresAt, language) });
-  return { subject, text };
+    maskedRecipient === null
+      ? await catalogs.text(language, 'delivery.notice.screenText', { time })
+      : await catalogs.text(language, 'delivery.notice.text', { recipient: maskedRecipient, time });
+  return { subject, text, html: htmlDocument(language, paragraphs(text)) };
 }

@@ -46,8 +46,16 @@ export class SigninThrottle {
   ): Promise<{ delayMs: number; lockedForMs: number }> {
     const { windowMs, lockMs, userLockAfter, addressLockAfter } = this.settings;
     const [user, client] = await Promise.all([
-      this.store.signinFailures.record(userSubject(username), now, { windowMs, lockMs, lockAfter: userLockAfter }),
-      this.store.signinFailures.record(addressSubject(address), now, { windowMs, lockMs, lockAfter: addressLockAfter }),
+      this.store.signinFailures.record(userSubject(username), now, {
+        windowMs,
+        lockMs,
+        lockAfter: userLockAfter,
+      }),
+      this.store.signinFailures.record(addressSubject(address), now, {
+        windowMs,
+        lockMs,
+        lockAfter: addressLockAfter,
+      }),
     ]);
     const lockedForMs = Math.max(0, (user.lockedUntil ?? 0) - now, (client.lockedUntil ?? 0) - now);
     const failures = Math.max(user.failures, client.failures - addressLockAfter + userLockAfter);

@@ -2,20 +2,34 @@ import type { SendType } from '@dea/contract';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
 import type { Catalogs } from '../domain/catalogs.js';
+import type { ChannelRules } from '../domain/channel-rules.js';
+import type { SendLimits } from '../domain/send-limits.js';
 import type { Sessions } from '../domain/sessions.js';
 import type { SigninThrottle } from '../domain/signin-throttle.js';
+import type { Verification } from '../domain/verification.js';
 import type { DeliveryProvider } from '../delivery/delivery.js';
+import type { Notices } from '../delivery/notices.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { Store, User } from '../store/store.js';
 
 /** What every route may use; built once in app.ts. */
 export interface Services {
   config: Config;
   store: Store;
+  /** Prometheus metrics of this instance. */
+  metrics: Metrics;
   keys: SecretKeys;
   catalogs: Catalogs;
   sessions: Sessions;
   signinThrottle: SigninThrottle;
+  /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */
+  verification: Verification;
+  /** The provider of each send type; undefined when the type is switched off. */
   delivery: (type: SendType) => DeliveryProvider | undefined;
+  /** Which channels may receive codes (type switched on, phone prefix allowed). */
+  channelRules: ChannelRules;
+  sendLimits: SendLimits;
+  notices: Notices;
   /**
    * Hash of a random password, checked for unknown users so they take as long as known ones.
    * Computed in the background at start, so it does not delay the start.

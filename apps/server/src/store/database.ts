@@ -20,6 +20,8 @@ export interface Database {
   service_keys: ServiceKeysTable;
   meta: MetaTable;
   signin_failures: SigninFailuresTable;
+  rate_counters: RateCountersTable;
+  verify_failures: VerifyFailuresTable;
 }
 
 export interface UsersTable {
@@ -138,6 +140,24 @@ export interface SigninFailuresTable {
   subject: string;
   failures: number;
   last_failure_at: number;
+  locked_until: number | null;
+}
+
+/** 'send:user:<id>', 'send:recipient:<keyed hash>', 'send:address:<ip>', 'send:type:<type>'. */
+export interface RateCountersTable {
+  subject: string;
+  count: number;
+  /** The window started with the first take after the previous one ended. */
+  window_ends_at: number;
+}
+
+/** Consecutive failed code verifications per user and the lockout they lead to. */
+export interface VerifyFailuresTable {
+  user_id: string;
+  failures: number;
+  last_failure_at: number;
+  locked_at: number | null;
+  /** Null with locked_at set: locked until an operator unlocks. */
   locked_until: number | null;
 }
 

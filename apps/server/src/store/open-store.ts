@@ -14,10 +14,12 @@ import type { Db, Dialect } from './sql/db.js';
 import { groupRepository } from './sql/groups.js';
 import { metaRepository } from './sql/meta.js';
 import { outboxRepository } from './sql/outbox.js';
+import { rateCounterRepository } from './sql/rate-counters.js';
 import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
 import { userRepository } from './sql/users.js';
+import { verifyFailureRepository } from './sql/verify-failures.js';
 import type { Store } from './store.js';
 
 export interface StoreOptions {
@@ -87,6 +89,8 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     serviceKeys: serviceKeyRepository(db),
     meta: metaRepository(db),
     signinFailures: signinFailureRepository(db),
+    rateCounters: rateCounterRepository(db),
+    verifyFailures: verifyFailureRepository(db),
     async ping() {
       await sql`select 1`.execute(db);
     },

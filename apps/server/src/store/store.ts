@@ -19,6 +19,8 @@ export interface Store {
   readonly serviceKeys: ServiceKeyRepository;
   readonly meta: MetaRepository;
   readonly signinFailures: SigninFailureRepository;
+  readonly rateCounters: RateCounterRepository;
+  readonly verifyFailures: VerifyFailureRepository;
   /** Answers when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -205,7 +207,8 @@ export interface OutboxMessage {
 export interface OutboxRepository {
   /** False when a message with that idempotency key is already there. */
   add(message: OutboxMessage): Promise<boolean>;
-  list(limit: number): Promise<OutboxMessage[]>;
+  /** Newest first; only the user's messages when a user id is given. */
+  list(limit: number, userId?: string): Promise<OutboxMessage[]>;
 }
 
 export interface ServiceKey {
@@ -248,4 +251,51 @@ export interface SigninFailureRepository {
   /** Counts one failure atomically and locks when the rule says so; answers the new state. */
   record(subject: string, at: number, rule: SigninFailureRule): Promise<SigninFailures>;
   clear(subject: string): Promise<void>;
+}
+
+/** One counter of a limit: at most `max` takes within a window that starts with the first take. */
+export interface RateLimit {
+  subject: string;
+  max: number;
+  windowMs: number;
+}
+
+export type RateTake = { allowed: true } | { allowed: false; subject: string; retryAfterMs: number };
+
+export interface RateCounterRepository {
+  /**
+   * Takes one unit of every limit in one transaction, or none when any of them is used up:
+   * a refused request never uses up another limit. Atomic across instances.
+   */
+  take(limits: readonly RateLimit[], at: number): Promise<RateTake>;
+  /** Removes counters whose window has ended; answers how many. */
+  purge(now: number): Promise<number>;
+}
+
+export interface VerifyFailures {
+  /** Consecutive failed verifications: a success clears them, a new code does not. */
+  failures: number;
+  lastFailureAt: number;
+  /** When the lock started; null while not locked. */
+  lockedAt: number | null;
+  /** When the lock ends; null with lockedAt set: until an operator unlocks. */
+  lockedUntil: number | null;
+}
+
+export interface VerifyFailureRule {
+  /** At this many consecutive failures the user is locked. */
+  lockAfter: number;
+  /** How long a lock lasts; null: until an operator unlocks. */
+  lockMs: number | null;
+}
+
+export interface VerifyFailureRepository {
+  find(userId: string): Promise<VerifyFailures | undefined>;
+  /**
+   * Counts one failure atomically (across instances) and starts the lock when the rule says so;
+   * a lock that has run out starts a new count. Answers the new state.
+   */
+  record(userId: string, at: number, rule: VerifyFailureRule): Promise<VerifyFailures>;
+  /** Forgets the user's failures and ends a lock; true when there was something to forget. */
+  clear(userId: string): Promise<boolean>;
 }

@@ -44,7 +44,11 @@ export async function dumpStoreText(testStore: TestStore): Promise<string> {
 }
 
 /** Runs one statement with raw SQL beside the store (to stage what no store method does). */
-export async function execRaw(testStore: TestStore, statement: string, params: unknown[] = []): Promise<void> {
+export async function execRaw(
+  testStore: TestStore,
+  statement: string,
+  params: unknown[] = [],
+): Promise<void> {
   if (testStore.databaseUrl === undefined) {
     const database = new SqliteDatabase(join(testStore.dataDir, EMBEDDED_STORE_FILE));
     try {

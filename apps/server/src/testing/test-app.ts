@@ -74,6 +74,10 @@ export function testConfig(
     DEA_CATALOG_CACHE_SECONDS: '0',
     DEA_WEB_DIR: '/nonexistent',
     DEA_SIGNIN_SLOWDOWN_MS: '0',
+    // Notices arrive in the background and would add to every outbox a test counts; the tests
+    // of notices switch them on. Retries wait milliseconds, not seconds.
+    DEA_NOTIFY_OTHER_CHANNELS: 'false',
+    DEA_DELIVERY_BACKOFF_MS: '5',
     ...(dataDir !== undefined && { DEA_DATA_DIR: dataDir }),
     ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
     ...overrides,

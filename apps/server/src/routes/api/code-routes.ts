@@ -6,15 +6,31 @@ import {
   type CreateCodeResult,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { newId } from '../../crypto/ids.js';
-import { deliveryFailed, unknownChannel } from '../../domain/api-error.js';
+import { deliveryFailed, tooManyRequests, unknownChannel } from '../../domain/api-error.js';
+import { channelRefusal } from '../../domain/channel-rules.js';
 import { issueCode } from '../../domain/codes.js';
 import { maskAddress } from '../../domain/masking.js';
 import { composeCodeMessage } from '../../delivery/compose.js';
+import { deliverWithRetry } from '../../delivery/retrying-delivery.js';
 import { ok } from '../../http/envelope.js';
 import { emergencyPolicy } from '../../http/policy-of.js';
 import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
+import type { Services } from '../../http/types.js';
 import { signedInUser } from './user-routes.js';
+
+async function refuseSend(
+  services: Services,
+  request: FastifyRequest,
+  userId: string,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await services.store.audit.append(
+    { event: 'code.send_refused', userId, actor: userId, clientAddress: request.ip, details },
+    services.now(),
+  );
+}
 
 /** Issuing codes: shown on screen (create) or delivered to one of the user's channels (createAndSend). */
 export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -32,6 +48,14 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       clientAddress: request.ip,
       now: services.now(),
     });
+    services.notices.notify({
+      userId: user.id,
+      codeId: issued.id,
+      sentTo: null,
+      language: await services.catalogs.choose([request.body.attrs.locale, user.locale]),
+      at: services.now(),
+      clientAddress: request.ip,
+    });
     const fields = { id: issued.id, password: issued.code };
     const row = Object.fromEntries(request.body.return.map((field) => [field, fields[field]]));
     return ok({ rows: [row] } as CreateCodeResult);
@@ -44,20 +68,44 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const policy = await emergencyPolicy(services, user.id, 'channel');
     const channel = await services.store.channels.findOfUser(user.id, options.recipient);
     if (channel === undefined || SEND_TYPE_OF_CHANNEL[channel.key] !== options.channel) {
-      await services.store.audit.append(
-        {
-          event: 'code.send_refused',
-          userId: user.id,
-          actor: user.id,
-          clientAddress: request.ip,
-          details: { channel: options.channel, reason: 'unknown-recipient' },
-        },
-        services.now(),
-      );
+      await refuseSend(services, request, user.id, { channel: options.channel, reason: 'unknown-recipient' });
       throw unknownChannel();
     }
+    const to = maskAddress(channel.key, channel.address);
+    // A switched-off type or a foreign number is, for this user, not a usable recipient: the same
+    // answer as an unknown one (130), and queryAvailableChannels no longer lists it.
+    const refusal = channelRefusal(services.channelRules, options.channel, channel.address);
     const provider = services.delivery(options.channel);
-    if (provider === undefined) throw deliveryFailed();
+    if (refusal !== undefined || provider === undefined) {
+      await refuseSend(services, request, user.id, {
+        channel: options.channel,
+        channelKey: channel.key,
+        to,
+        reason: refusal ?? 'channel-type-disabled',
+      });
+      throw unknownChannel();
+    }
+    // Limits come before the code: a refused request issues nothing.
+    const permit = await services.sendLimits.take(
+      {
+        userId: user.id,
+        channelType: options.channel,
+        recipient: channel.address,
+        clientAddress: request.ip,
+      },
+      services.now(),
+    );
+    if (!permit.allowed) {
+      await refuseSend(services, request, user.id, {
+        channel: options.channel,
+        channelKey: channel.key,
+        to,
+        reason: 'rate-limit',
+        limit: permit.scope,
+        retryAfterSeconds: permit.retryAfterSeconds,
+      });
+      throw tooManyRequests(permit.retryAfterSeconds);
+    }
     const issued = await issueCode(services.store, services.keys.codeHash, {
       userId: user.id,
       policy,
@@ -73,51 +121,45 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       issued.code,
       issued.expiresAt,
     );
-    const to = maskAddress(channel.key, channel.address);
-    const outcome = await provider
-      .deliver({
+    const outcome = await deliverWithRetry(
+      provider,
+      {
         channelType: options.channel,
         recipient: channel.address,
-        subject: message.subject,
-        text: message.text,
+        ...message,
+        language,
         userId: user.id,
         idempotencyKey: newId(),
-      })
-      .catch((error: unknown) => ({ ok: false as const, transient: true, reason: String(error) }));
+      },
+      services.config.delivery.attempt,
+    );
     const audit = { userId: user.id, actor: user.id, clientAddress: request.ip };
+    const details = {
+      codeId: issued.id,
+      channel: options.channel,
+      channelKey: channel.key,
+      to,
+      provider: provider.name,
+      attempts: outcome.attempts,
+    };
     if (!outcome.ok) {
-      // A code that did not reach its owner must not stay usable.
+      // A code that did not reach its owner must not stay usable (nor one that arrives late).
       await services.store.codes.invalidate(issued.id, services.now());
       await services.store.audit.append(
-        {
-          ...audit,
-          event: 'code.delivery_failed',
-          details: {
-            codeId: issued.id,
-            channel: options.channel,
-            channelKey: channel.key,
-            provider: provider.name,
-            reason: outcome.reason,
-          },
-        },
+        { ...audit, event: 'code.delivery_failed', details: { ...details, reason: outcome.reason } },
         services.now(),
       );
       throw deliveryFailed();
     }
-    await services.store.audit.append(
-      {
-        ...audit,
-        event: 'code.sent',
-        details: {
-          codeId: issued.id,
-          channel: options.channel,
-          channelKey: channel.key,
-          to,
-          provider: provider.name,
-        },
-      },
-      services.now(),
-    );
+    await services.store.audit.append({ ...audit, event: 'code.sent', details }, services.now());
+    services.notices.notify({
+      userId: user.id,
+      codeId: issued.id,
+      sentTo: channel,
+      language,
+      at: services.now(),
+      clientAddress: request.ip,
+    });
     return ok({ to } satisfies CreateAndSendResult);
   });
 };

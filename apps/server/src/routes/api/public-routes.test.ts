@@ -31,6 +31,10 @@ describe.each(STORE_KINDS)('public calls on %s', (kind) => {
     expect(Value.Check(LanguageList, body)).toBe(true);
     expect(body).toHaveLength(11);
     expect(new Set(body as unknown[])).toEqual(new Set(BUILT_IN_LANGUAGES.map((language) => ({ ...language }))));
+    // Every answer carries the security headers.
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
   });
 
   it('POST customizationConfig/getCurrentConfig answers every known branding name from the store', async () => {

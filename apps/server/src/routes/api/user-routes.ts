@@ -3,6 +3,7 @@ import {
   EmptyRequest,
   PolicyRequest,
   UserGetRequest,
+  SEND_TYPE_OF_CHANNEL,
   joinChannelValue,
   type ChannelMap,
   type UserInfo,
@@ -10,6 +11,7 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { notPermitted } from '../../domain/api-error.js';
+import { channelRefusal } from '../../domain/channel-rules.js';
 import { maskAddress } from '../../domain/masking.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { emergencyPolicy, policyOf } from '../../http/policy-of.js';
@@ -57,6 +59,9 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     await emergencyPolicy(app.services, user.id, 'channel');
     const map: ChannelMap = {};
     for (const channel of await app.services.store.channels.listOfUser(user.id)) {
+      // Only channels a code can go to: not a switched-off type, not a number outside the allowed prefixes.
+      if (channelRefusal(app.services.channelRules, SEND_TYPE_OF_CHANNEL[channel.key], channel.address))
+        continue;
       map[channel.key] = joinChannelValue(maskAddress(channel.key, channel.address), channel.id);
     }
     return ok(map);

@@ -2,10 +2,8 @@ import { ErrorNumber, VerifyRequest, type VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/api-error.js';
-import { consumeMatchingCode } from '../../domain/codes.js';
 import { authenticateServiceKey } from '../../domain/service-keys.js';
 import { ok } from '../../http/envelope.js';
-import { policyOf } from '../../http/policy-of.js';
 
 const unauthorized = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
 
@@ -15,7 +13,10 @@ function bearer(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** Where an issued code is used: integrators verify it with a service key. A valid code is consumed. */
+/**
+ * Where an issued code is used: integrators verify it with a service key. A valid code is
+ * consumed; failures count toward the user's lockout (domain/verification.ts).
+ */
 export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;
   app.post('/tempPass/verify', { schema: { body: VerifyRequest } }, async (request) => {
@@ -27,30 +28,14 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
     );
     if (serviceKey === undefined) throw unauthorized();
     const { userId, code } = request.body;
-    const now = services.now();
-    const user = await services.store.users.findById(userId);
-    const policy = await policyOf(services, userId);
-    const codeId =
-      user === undefined || user.disabled
-        ? undefined
-        : await consumeMatchingCode(
-            services.store,
-            services.keys.codeHash,
-            userId,
-            code,
-            policy.codeAlphabet,
-            now,
-          );
-    await services.store.audit.append(
-      {
-        event: codeId === undefined ? 'code.verify_failed' : 'code.used',
-        userId: user === undefined ? null : userId,
-        actor: `service-key:${serviceKey.name}`,
-        clientAddress: request.ip,
-        details: codeId === undefined ? {} : { codeId },
-      },
-      now,
-    );
-    return ok({ valid: codeId !== undefined } satisfies VerifyResult);
+    // Wrong, expired, used and locked codes all answer { valid: false }; only the audit log tells.
+    const outcome = await services.verification.verify({
+      user: await services.store.users.findById(userId),
+      code,
+      actor: `service-key:${serviceKey.name}`,
+      clientAddress: request.ip,
+      now: services.now(),
+    });
+    return ok({ valid: outcome.valid } satisfies VerifyResult);
   });
 };

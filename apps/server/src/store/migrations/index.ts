@@ -1,11 +1,15 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001-initial.js';
 import * as signinThrottle from './0002-signin-throttle.js';
+import * as rateCounters from './0003-rate-counters.js';
+import * as verifyFailures from './0004-verify-failures.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-signin-throttle': signinThrottle,
+  '0003-rate-counters': rateCounters,
+  '0004-verify-failures': verifyFailures,
 };
 
 export const migrationProvider: MigrationProvider = {

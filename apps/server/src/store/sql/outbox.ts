@@ -18,14 +18,10 @@ export function outboxRepository(db: Db): OutboxRepository {
         .executeTakeFirst();
       return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
     },
-    async list(limit) {
-      const rows = await db
-        .selectFrom('outbox')
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .execute();
+    async list(limit, userId) {
+      let query = db.selectFrom('outbox').selectAll();
+      if (userId !== undefined) query = query.where('user_id', '=', userId);
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
       return rows.map((row) => ({
         id: row.id,
         createdAt: Number(row.created_at),

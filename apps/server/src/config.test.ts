@@ -1,0 +1,163 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CODE_ALPHABET, SETTINGS, loadConfig } from './config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('answers the documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      dataDir: resolve('./data'),
+      demo: 'auto',
+      secret: '',
+      logLevel: 'info',
+      trustProxy: false,
+      cookieSecure: 'auto',
+      loginPath: '/login/',
+      sessionIdleMs: 30 * 60_000,
+      sessionAbsoluteMs: 12 * 3_600_000,
+      bodyLimitBytes: 16_384,
+      codeDefaults: {
+        codeLength: 10,
+        codeAlphabet: DEFAULT_CODE_ALPHABET,
+        codeValidityMinutes: 15,
+        codeUses: 1,
+        maxUnusedCodes: 5,
+      },
+      passwordHashCost: 17,
+      dbPoolSize: 10,
+      catalogCacheMs: 30_000,
+      webDir: '',
+    });
+    // The default alphabet has no look-alikes.
+    expect(DEFAULT_CODE_ALPHABET).not.toMatch(/[01OI]/);
+  });
+
+  it('treats an empty value as unset and trims values', () => {
+    const config = loadConfig({ PORT: '', HOST: ' 127.0.0.1 ', DATABASE_URL: '' });
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it('reads every kind of value', () => {
+    const config = loadConfig({
+      PORT: '9090',
+      DATABASE_URL: 'postgres://dea@db/dea',
+      DEA_DEMO: 'false',
+      DEA_TRUST_PROXY: 'true',
+      DEA_COOKIE_SECURE: 'always',
+      DEA_LOGIN_PATH: '/sso/login/',
+      DEA_SESSION_IDLE_MINUTES: '10',
+      DEA_SESSION_ABSOLUTE_HOURS: '8',
+      DEA_CODE_ALPHABET: '0123456789',
+      DEA_CODE_MAX_UNUSED: '2',
+      DEA_LOG_LEVEL: 'warn',
+    });
+    expect(config).toMatchObject({
+      port: 9090,
+      databaseUrl: 'postgres://dea@db/dea',
+      demo: false,
+      trustProxy: true,
+      cookieSecure: 'always',
+      loginPath: '/sso/login/',
+      sessionIdleMs: 10 * 60_000,
+      sessionAbsoluteMs: 8 * 3_600_000,
+      logLevel: 'warn',
+    });
+    expect(config.codeDefaults).toMatchObject({ codeAlphabet: '0123456789', maxUnusedCodes: 2 });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://x/y' }).databaseUrl).toBe('postgresql://x/y');
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['1', true],
+    ['0', false],
+  ])('reads the boolean %s as %s', (text, value) => {
+    expect(loadConfig({ DEA_TRUST_PROXY: text }).trustProxy).toBe(value);
+    expect(loadConfig({ DEA_DEMO: text }).demo).toBe(value);
+  });
+
+  it('refuses booleans it cannot read', () => {
+    expect(problemsOf({ DEA_TRUST_PROXY: 'yes' })).toEqual(['DEA_TRUST_PROXY="yes": must be boolean']);
+    expect(problemsOf({ DEA_DEMO: 'maybe' })).toEqual(['DEA_DEMO="maybe": must be one of auto, true, false']);
+  });
+
+  it('names every bad field in one error, each once', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://db/dea',
+      DEA_DEMO: 'maybe',
+      DEA_COOKIE_SECURE: 'sometimes',
+      DEA_LOG_LEVEL: 'loud',
+      DEA_SESSION_IDLE_MINUTES: '31',
+      DEA_SESSION_ABSOLUTE_HOURS: '13',
+      DEA_BODY_LIMIT_BYTES: '10',
+      DEA_CODE_LENGTH: '4',
+      DEA_LOGIN_PATH: 'login',
+    });
+    const names = problems.map((problem) => problem.split('=')[0]);
+    expect(names.sort()).toEqual(
+      [
+        'PORT',
+        'DATABASE_URL',
+        'DEA_DEMO',
+        'DEA_COOKIE_SECURE',
+        'DEA_LOG_LEVEL',
+        'DEA_SESSION_IDLE_MINUTES',
+        'DEA_SESSION_ABSOLUTE_HOURS',
+        'DEA_BODY_LIMIT_BYTES',
+        'DEA_CODE_LENGTH',
+        'DEA_LOGIN_PATH',
+      ].sort(),
+    );
+    expect(problems).toContain('PORT="eighty": must be integer');
+    expect(problems).toContain('DEA_COOKIE_SECURE="sometimes": must be one of auto, always, never');
+    expect(problems.find((problem) => problem.startsWith('DEA_LOG_LEVEL'))).toContain('debug');
+    try {
+      loadConfig({ PORT: 'eighty', DEA_DEMO: 'maybe' });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/PORT[\s\S]*DEA_DEMO/);
+    }
+  });
+
+  it('bounds the sessions: idle at most 30 minutes, absolute at most 12 hours', () => {
+    expect(loadConfig({ DEA_SESSION_IDLE_MINUTES: '30', DEA_SESSION_ABSOLUTE_HOURS: '12' })).toMatchObject({
+      sessionIdleMs: 30 * 60_000,
+      sessionAbsoluteMs: 12 * 3_600_000,
+    });
+    expect(problemsOf({ DEA_SESSION_IDLE_MINUTES: '31' })).toEqual(['DEA_SESSION_IDLE_MINUTES="31": must be <= 30']);
+    expect(problemsOf({ DEA_SESSION_ABSOLUTE_HOURS: '13' })).toEqual(['DEA_SESSION_ABSOLUTE_HOURS="13": must be <= 12']);
+    expect(problemsOf({ DEA_SESSION_IDLE_MINUTES: '0' })).toHaveLength(1);
+    expect(problemsOf({ DEA_SESSION_IDLE_MINUTES: '1.5' })).toHaveLength(1);
+  });
+
+  it('refuses a code alphabet that repeats a character or is too short, and unsafe code settings', () => {
+    expect(problemsOf({ DEA_CODE_ALPHABET: 'ABCDEFGHIJA' })).toEqual(['DEA_CODE_ALPHABET: must not repeat a character']);
+    expect(problemsOf({ DEA_CODE_ALPHABET: 'ABC' })).toHaveLength(1);
+    expect(problemsOf({ DEA_CODE_LENGTH: '5' })).toHaveLength(1);
+    expect(problemsOf({ DEA_CODE_MAX_UNUSED: '0' })).toHaveLength(1);
+    expect(problemsOf({ DEA_PASSWORD_HASH_COST: '8' })).toHaveLength(1);
+  });
+
+  it('gives every setting a default and a description', () => {
+    for (const [name, setting] of Object.entries(SETTINGS)) {
+      expect(setting.doc.length, name).toBeGreaterThan(10);
+      expect('default' in setting.schema, name).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import { Envelope, VerifyResult } from '@dea/contract';
+import Value from 'typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceKey } from '../../domain/service-keys.js';
+import { API, bodies } from '../../testing/api-bodies.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+import { createTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
+
+const MINUTE = 60_000;
+
+describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    ({ key } = await createServiceKey(t.services.store, t.services.keys.serviceKey, 'radius', ['verify'], t.clock.now()));
+  });
+  afterAll(() => t.close());
+
+  async function issuedCode(policy: Record<string, unknown> = {}): Promise<{ user: TestUser; code: string }> {
+    const user = await t.createUser({ policy: { enableECode: true, emergencyCodeDelivery: 'Display', ...policy } });
+    const session = await t.signIn(user);
+    const response = await t.call(`${API}/tempPass/create`, bodies.create(user.id), session);
+    const code = response.json<{ result: { rows: { password: string }[] } }>().result.rows[0]?.password ?? '';
+    return { user, code };
+  }
+  /** `null` sends no Authorization header at all. */
+  const verify = (userId: string, code: string, serviceKey: string | null = key) =>
+    t.call(
+      `${API}/tempPass/verify`,
+      { userId, code },
+      undefined,
+      serviceKey === null ? {} : { authorization: `Bearer ${serviceKey}` },
+    );
+  const events = (userId: string, event: string) => t.services.store.audit.list({ userId, event });
+
+  it('accepts a valid code once, then answers false; both audited', async () => {
+    const { user, code } = await issuedCode();
+    const first = await verify(user.id, code);
+    expect(first.statusCode).toBe(200);
+    const body: unknown = first.json();
+    expect(Value.Check(Envelope(VerifyResult), body)).toBe(true);
+    expect(body).toEqual({ error: 0, message: '', result: { valid: true } });
+    expect((await verify(user.id, code)).json()).toEqual({ error: 0, message: '', result: { valid: false } });
+    expect(await events(user.id, 'code.used')).toHaveLength(1);
+    const failed = await events(user.id, 'code.verify_failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.actor).toBe('service-key:radius');
+    expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
+  });
+
+  it('accepts what a person types: lower case, spaces and dashes', async () => {
+    const { user, code } = await issuedCode();
+    const typed = `${code.slice(0, 5).toLowerCase()}-${code.slice(5)} `;
+    expect((await verify(user.id, typed)).json()).toMatchObject({ result: { valid: true } });
+  });
+
+  it("refuses a wrong code and another user's code", async () => {
+    const { user, code } = await issuedCode();
+    const other = await issuedCode();
+    expect((await verify(user.id, other.code)).json()).toMatchObject({ result: { valid: false } });
+    expect((await verify(user.id, code.replace(/.$/, (last) => (last === '2' ? '3' : '2'))))
+      .json()).toMatchObject({ result: { valid: false } });
+    expect((await verify('no-such-user', code)).json()).toMatchObject({ result: { valid: false } });
+    // The right code still works afterwards.
+    expect((await verify(user.id, code)).json()).toMatchObject({ result: { valid: true } });
+    expect((await verify(other.user.id, other.code)).json()).toMatchObject({ result: { valid: true } });
+  });
+
+  it('refuses the code of a disabled user', async () => {
+    const { user, code } = await issuedCode();
+    await t.services.store.users.update(user.id, { disabled: true });
+    expect((await verify(user.id, code)).json()).toMatchObject({ result: { valid: false } });
+  });
+
+  it('refuses a code after its validity period', async () => {
+    const { user, code } = await issuedCode({ codeValidityMinutes: 5 });
+    t.clock.advance(5 * MINUTE);
+    expect((await verify(user.id, code)).json()).toMatchObject({ result: { valid: false } });
+  });
+
+  it('accepts a code as many times as the policy allows uses', async () => {
+    const { user, code } = await issuedCode({ codeUses: 2 });
+    const answers = [];
+    for (let index = 0; index < 3; index += 1) answers.push((await verify(user.id, code)).json<{ result: { valid: boolean } }>().result.valid);
+    expect(answers).toEqual([true, true, false]);
+  });
+
+  it('lets only one of concurrent verifications of one code succeed', async () => {
+    const { user, code } = await issuedCode();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => verify(user.id, code)));
+    const valid = answers.filter((answer) => answer.json<{ result: { valid: boolean } }>().result.valid);
+    expect(valid).toHaveLength(1);
+  });
+
+  it('answers 401 without a service key, with a wrong, a revoked or an unscoped one, and consumes nothing', async () => {
+    const { user, code } = await issuedCode();
+    const revoked = await createServiceKey(t.services.store, t.services.keys.serviceKey, 'old', ['verify'], t.clock.now());
+    await t.services.store.serviceKeys.revoke(revoked.serviceKey.id, t.clock.now());
+    const unscoped = await createServiceKey(t.services.store, t.services.keys.serviceKey, 'reports', ['audit'], t.clock.now());
+    const tampered = key.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'));
+    for (const presented of [null, 'nonsense', `Basic ${key}`, tampered, revoked.key, unscoped.key]) {
+      const response = await verify(user.id, code, presented);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ error: 3, result: null });
+    }
+    // A session does not replace the service key.
+    const session = await t.signIn(user);
+    const withSession = await t.call(`${API}/tempPass/verify`, { userId: user.id, code }, session);
+    expect(withSession.statusCode).toBe(401);
+    expect((await verify(user.id, code)).json()).toMatchObject({ result: { valid: true } });
+  });
+
+  it('refuses a malformed body with 400', async () => {
+    for (const body of [{ userId: 'x' }, { userId: 'x', code: 5 }, { userId: 'x', code: 'A', extra: 1 }]) {
+      const response = await t.call(`${API}/tempPass/verify`, body, undefined, { authorization: `Bearer ${key}` });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ error: 2, result: null });
+    }
+  });
+});

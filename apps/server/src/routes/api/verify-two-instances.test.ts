@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildApp } from '../../app.js';
+import { startServices } from '../../bootstrap.js';
+import { newId } from '../../crypto/ids.js';
+import { issueCode } from '../../domain/codes.js';
+import { createServiceKey } from '../../domain/service-keys.js';
+import { resolvePolicy } from '../../domain/policy.js';
+import type { Services } from '../../http/types.js';
+import { createTestDatabase } from '../../testing/postgres-cluster.js';
+import { testConfig } from '../../testing/test-app.js';
+
+interface Instance {
+  app: FastifyInstance;
+  services: Services;
+  base: string;
+  dataDir: string;
+}
+
+const MAX_FAILURES = 10;
+
+/** Verification on two instances behind one PostgreSQL, called over real HTTP. */
+describe('verification on two instances on one PostgreSQL', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let a: Instance;
+  let b: Instance;
+  let key: string;
+
+  async function start(url: string): Promise<Instance> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dea-verify-'));
+    const { services } = await startServices(
+      testConfig({ DEA_VERIFY_MAX_FAILURES: String(MAX_FAILURES) }, dataDir, url),
+    );
+    const app = await buildApp({ services });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    return { app, services, base: `http://127.0.0.1:${port}`, dataDir };
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('postgresUrl'));
+    a = await start(database.url);
+    b = await start(database.url);
+    ({ key } = await createServiceKey(
+      a.services.store,
+      a.services.keys.serviceKey,
+      'two',
+      ['verify'],
+      Date.now(),
+    ));
+  });
+  afterAll(async () => {
+    for (const instance of [a, b]) {
+      await instance.app.close();
+      await instance.services.store.close();
+      rmSync(instance.dataDir, { recursive: true, force: true });
+    }
+    await database.drop();
+  });
+
+  async function userWithCode(): Promise<{ userId: string; code: string }> {
+    const { store, keys, config } = a.services;
+    const now = Date.now();
+    const userId = newId(now);
+    await store.users.create({
+      id: userId,
+      username: `v2-${userId}`,
+      passwordHash: 'x',
+      fullName: 'V',
+      locale: 'en',
+      createdAt: now,
+    });
+    const groupId = newId(now);
+    await store.groups.create({ id: groupId, name: `group-${userId}`, priority: 0 });
+    await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
+      enableECode: true,
+      emergencyCodeDelivery: 'Display',
+    });
+    await store.groups.addMember(groupId, userId);
+    const policy = resolvePolicy(
+      await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE),
+      config.codeDefaults,
+    );
+    const { code } = await issueCode(store, keys.codeHash, {
+      userId,
+      policy,
+      channelType: null,
+      clientAddress: null,
+      now,
+    });
+    return { userId, code };
+  }
+
+  const verify = async (instance: Instance, userId: string, code: string): Promise<boolean> => {
+    const response = await fetch(`${instance.base}/dea/api/tempPass/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ userId, code }),
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { result: { valid: boolean } }).result.valid;
+  };
+
+  it('lets exactly one of 20 parallel verifications of one code, split over A and B, succeed', async () => {
+    const { userId, code } = await userWithCode();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => verify(index % 2 === 0 ? a : b, userId, code)),
+    );
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    expect(await b.services.store.audit.list({ userId, event: 'code.used' })).toHaveLength(1);
+    // The 19 others are refusals: failures of this user (a used code), and once 10 of them are
+    // counted, refusals because the user is locked; none of them went unaudited.
+    const failed = await a.services.store.audit.list({ userId, event: 'code.verify_failed' });
+    const locked = await a.services.store.audit.list({ userId, event: 'code.verify_locked' });
+    expect(failed.length + locked.length).toBe(19);
+    expect(failed.length).toBeGreaterThanOrEqual(MAX_FAILURES);
+  });
+
+  it('counts failures made on A and B together, so the lock holds on both', async () => {
+    const { userId, code } = await userWithCode();
+    const wrong = code.replace(/^./, (first) => (first === '2' ? '3' : '2'));
+    const answers = await Promise.all(
+      Array.from({ length: MAX_FAILURES }, (_, index) => verify(index % 2 === 0 ? a : b, userId, wrong)),
+    );
+    expect(answers.some(Boolean)).toBe(false);
+    expect(await b.services.store.verifyFailures.find(userId)).toMatchObject({ failures: MAX_FAILURES });
+    expect(await verify(a, userId, code)).toBe(false);
+    expect(await verify(b, userId, code)).toBe(false);
+    expect(await a.services.store.codes.countActive(userId, Date.now())).toBe(1);
+    expect(await a.services.store.audit.list({ userId, event: 'code.verify_lockout' })).toHaveLength(1);
+    expect(await a.services.store.audit.list({ userId, event: 'code.verify_locked' })).toHaveLength(2);
+  });
+});

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DOCUMENTED_ROUTES } from '../observability/openapi-document.js';
+import { createTestApp, type TestApp } from '../testing/test-app.js';
+
+/** Routes of the API as Fastify has them, read from its radix tree (children extend their parent). */
+function apiRoutes(t: TestApp): string[] {
+  const stack: string[] = [];
+  const routes: string[] = [];
+  for (const line of t.app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^((?:[│ ] {3})*)(?:[├└]── )?(\S+)(?: \(([A-Z, ]+)\))?$/.exec(line.trimEnd());
+    if (!match) continue;
+    const [, indent = '', segment = '', methods] = match;
+    const depth = indent.length / 4;
+    stack.length = depth;
+    const path = `${stack.join('')}${segment}`;
+    stack.push(segment);
+    if (methods === undefined || !/^\/(dea|login)\/api\//.test(path) || path.startsWith('/dea/api/docs')) continue;
+    for (const method of methods.split(', ')) if (method !== 'HEAD') routes.push(`${method} ${path}`);
+  }
+  return [...new Set(routes)].sort();
+}
+
+describe('operations', () => {
+  let t: TestApp;
+  afterEach(() => t.close());
+
+  it('answers liveness, and readiness while the store answers', async () => {
+    t = await createTestApp('sqlite');
+    expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const ready = await t.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready' });
+    await t.services.store.close();
+    const unready = await t.app.inject({ url: '/readyz' });
+    expect(unready.statusCode).toBe(503);
+    expect(unready.json()).toEqual({ status: 'unavailable' });
+  });
+
+  it('counts codes, sign-ins and request latency in Prometheus metrics', async () => {
+    t = await createTestApp('sqlite');
+    const user = await t.createUser();
+    const session = await t.signIn(user);
+    await t.app.inject({ method: 'POST', url: '/login/api/session', payload: { username: user.username, password: 'wrong' } });
+    const create = await t.call(
+      '/dea/api/tempPass/create',
+      { count: 1, return: ['id', 'password'], attrs: { user: { id: user.id }, locale: 'en' } },
+      session,
+    );
+    expect(create.json()).toMatchObject({ error: 0 });
+    const metrics = await t.app.inject({ url: '/metrics' });
+    expect(metrics.headers['content-type']).toContain('text/plain');
+    expect(metrics.body).toContain('dea_codes_issued_total{channel="screen"} 1');
+    expect(metrics.body).toContain('dea_signins_total{outcome="succeeded"} 1');
+    expect(metrics.body).toContain('dea_signins_total{outcome="failed"} 1');
+    expect(metrics.body).toMatch(
+      /dea_http_request_duration_seconds_count\{method="POST",route="\/dea\/api\/tempPass\/create",status="200"\} 1/,
+    );
+    expect(metrics.body).toContain('dea_process_cpu_seconds_total');
+    expect(metrics.body).not.toContain((create.json() as { result: { rows: [{ password: string }] } }).result.rows[0].password);
+  });
+
+  it('describes every API route in the OpenAPI document, and serves a browsable reference', async () => {
+    t = await createTestApp('sqlite');
+    expect([...DOCUMENTED_ROUTES].sort()).toEqual(apiRoutes(t));
+    const document = (await t.app.inject({ url: '/dea/api/docs/json' })).json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths).sort()).toEqual(
+      [...new Set(DOCUMENTED_ROUTES.map((route) => route.split(' ')[1]))].sort(),
+    );
+    const create = document.paths['/dea/api/tempPass/create'].post;
+    expect(create.requestBody.content['application/json'].schema.properties.count).toMatchObject({ const: 1 });
+    expect(create.responses['403']).toBeDefined();
+    const reference = await t.app.inject({ url: '/dea/api/docs/' });
+    expect([200, 302]).toContain(reference.statusCode);
+  });
+});

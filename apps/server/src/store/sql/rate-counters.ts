@@ -1,0 +1,74 @@
+import type { RateCounterRepository, RateLimit } from '../store.js';
+import type { Db } from './db.js';
+
+/** Thrown inside the transaction to roll back every take when one limit refuses. */
+class LimitReached extends Error {
+  constructor(
+    readonly subject: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(`limit reached: ${subject}`);
+  }
+}
+
+export function rateCounterRepository(db: Db): RateCounterRepository {
+  return {
+    async take(limits, at) {
+      // Subjects in one fixed order: two transactions never wait on each other's rows crosswise
+      // (no deadlock on PostgreSQL). SQLite runs one transaction at a time anyway.
+      const ordered = [...limits].sort((a, b) =>
+        a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0,
+      );
+      try {
+        await db.transaction().execute(async (trx) => {
+          for (const limit of ordered) await takeOne(trx, limit, at);
+        });
+        return { allowed: true };
+      } catch (error) {
+        if (error instanceof LimitReached) {
+          return { allowed: false, subject: error.subject, retryAfterMs: error.retryAfterMs };
+        }
+        throw error;
+      }
+    },
+    async purge(now) {
+      const result = await db
+        .deleteFrom('rate_counters')
+        .where('window_ends_at', '<=', now)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+async function takeOne(trx: Db, limit: RateLimit, at: number): Promise<void> {
+  // One upsert counts and (re)starts the window; on PostgreSQL it holds the row lock until the
+  // transaction ends, so concurrent takes of one subject on any instance queue here.
+  const row = await trx
+    .insertInto('rate_counters')
+    .values({ subject: limit.subject, count: 1, window_ends_at: at + limit.windowMs })
+    .onConflict((oc) =>
+      oc.column('subject').doUpdateSet((eb) => {
+        const ended = eb('rate_counters.window_ends_at', '<=', at);
+        return {
+          count: eb
+            .case()
+            .when(ended)
+            .then(1)
+            .else(eb('rate_counters.count', '+', 1))
+            .end(),
+          window_ends_at: eb
+            .case()
+            .when(ended)
+            .then(at + limit.windowMs)
+            .else(eb.ref('rate_counters.window_ends_at'))
+            .end(),
+        };
+      }),
+    )
+    .returning(['count', 'window_ends_at'])
+    .executeTakeFirstOrThrow();
+  if (Number(row.count) > limit.max) {
+    throw new LimitReached(limit.subject, Math.max(0, Number(row.window_ends_at) - at));
+  }
+}

@@ -1,0 +1,89 @@
+import type { VerifyFailureRepository, VerifyFailures } from '../store.js';
+import type { Db } from './db.js';
+
+function toFailures(row: {
+  failures: number;
+  last_failure_at: number;
+  locked_at: number | null;
+  locked_until: number | null;
+}): VerifyFailures {
+  return {
+    failures: Number(row.failures),
+    lastFailureAt: Number(row.last_failure_at),
+    lockedAt: row.locked_at === null ? null : Number(row.locked_at),
+    lockedUntil: row.locked_until === null ? null : Number(row.locked_until),
+  };
+}
+
+export function verifyFailureRepository(db: Db): VerifyFailureRepository {
+  return {
+    async find(userId) {
+      const row = await db
+        .selectFrom('verify_failures')
+        .select(['failures', 'last_failure_at', 'locked_at', 'locked_until'])
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return row && toFailures(row);
+    },
+    async record(userId, at, rule) {
+      const lockedUntil = rule.lockMs === null ? null : at + rule.lockMs;
+      // One statement counts and decides, so concurrent failures on any instance all count and
+      // exactly one of them starts the lock. A lock that has run out starts a new series.
+      const row = await db
+        .insertInto('verify_failures')
+        .values({
+          user_id: userId,
+          failures: 1,
+          last_failure_at: at,
+          locked_at: rule.lockAfter <= 1 ? at : null,
+          locked_until: rule.lockAfter <= 1 ? lockedUntil : null,
+        })
+        .onConflict((oc) =>
+          oc.column('user_id').doUpdateSet((eb) => {
+            const lockedAt = eb.ref('verify_failures.locked_at');
+            const until = eb.ref('verify_failures.locked_until');
+            const lockEnded = eb.and([
+              eb(lockedAt, 'is not', null),
+              eb(until, 'is not', null),
+              eb(until, '<=', at),
+            ]);
+            const count = eb
+              .case()
+              .when(lockEnded)
+              .then(1)
+              .else(eb('verify_failures.failures', '+', 1))
+              .end();
+            const stillLocked = eb.and([eb(lockedAt, 'is not', null), eb.not(lockEnded)]);
+            const startsLock = eb(count, '>=', rule.lockAfter);
+            return {
+              failures: count,
+              last_failure_at: at,
+              locked_at: eb
+                .case()
+                .when(stillLocked)
+                .then(lockedAt)
+                .when(startsLock)
+                .then(at)
+                .else(null)
+                .end(),
+              locked_until: eb
+                .case()
+                .when(stillLocked)
+                .then(until)
+                .when(startsLock)
+                .then(lockedUntil)
+                .else(null)
+                .end(),
+            };
+          }),
+        )
+        .returning(['failures', 'last_failure_at', 'locked_at', 'locked_until'])
+        .executeTakeFirstOrThrow();
+      return toFailures(row);
+    },
+    async clear(userId) {
+      const result = await db.deleteFrom('verify_failures').where('user_id', '=', userId).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** How the peer answers one request: a status and body, after an optional delay, or never. */
+export type PeerAnswer = { status: number; body?: string; delayMs?: number } | 'hang';
+
+export interface HttpPeer {
+  url: string;
+  received: ReceivedRequest[];
+  /** Answers every following request with this (default 200 '{"ok":true}'). */
+  answer(respond: (request: ReceivedRequest) => PeerAnswer): void;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 and a random port that records every request: a test gateway. */
+export async function startHttpPeer(): Promise<HttpPeer> {
+  const received: ReceivedRequest[] = [];
+  let respond: (request: ReceivedRequest) => PeerAnswer = () => ({ status: 200, body: '{"ok":true}' });
+  const hanging = new Set<ServerResponse>();
+  const server = createServer((incoming, response) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const request = {
+        method: incoming.method ?? '',
+        url: incoming.url ?? '',
+        headers: incoming.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      received.push(request);
+      const answer = respond(request);
+      if (answer === 'hang') {
+        hanging.add(response);
+        return;
+      }
+      setTimeout(() => {
+        response.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body ?? '');
+      }, answer.delayMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    answer(next) {
+      respond = next;
+    },
+    close() {
+      for (const response of hanging) response.destroy();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A port that refuses connections: a server is started and closed again. */
+export async function refusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildApp } from './app.js';
+import { startServices } from './bootstrap.js';
+import { newId } from './crypto/ids.js';
+import { hashPassword } from './crypto/password-hash.js';
+import { createServiceKey } from './domain/service-keys.js';
+import { SESSION_COOKIE } from './http/cookies.js';
+import type { Services } from './http/types.js';
+import { bodies } from './testing/api-bodies.js';
+import { createTestDatabase } from './testing/postgres-cluster.js';
+import { TEST_PASSWORD_HASH_COST, testConfig } from './testing/test-app.js';
+
+interface Instance {
+  app: FastifyInstance;
+  services: Services;
+  base: string;
+  dataDir: string;
+}
+
+/** Two server instances, as two processes behind a load balancer would be: one PostgreSQL, one secret. */
+describe('two instances on one PostgreSQL', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let a: Instance;
+  let b: Instance;
+
+  async function start(url: string): Promise<Instance> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dea-instance-'));
+    const { services } = await startServices(testConfig({}, dataDir, url));
+    const app = await buildApp({ services });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    return { app, services, base: `http://127.0.0.1:${port}`, dataDir };
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('postgresUrl'));
+    a = await start(database.url);
+    b = await start(database.url);
+  });
+  afterAll(async () => {
+    for (const instance of [a, b]) {
+      await instance.app.close();
+      await instance.services.store.close();
+      rmSync(instance.dataDir, { recursive: true, force: true });
+    }
+    await database.drop();
+  });
+
+  async function createUser(maxUnusedCodes: number): Promise<{ id: string; username: string }> {
+    const { store } = a.services;
+    const now = Date.now();
+    const user = { id: newId(now), username: `two-${newId(now)}` };
+    await store.users.create({
+      ...user,
+      passwordHash: await hashPassword('pw', TEST_PASSWORD_HASH_COST),
+      fullName: 'Two Instances',
+      locale: 'en',
+      createdAt: now,
+    });
+    const groupId = newId(now);
+    await store.groups.create({ id: groupId, name: `group-${user.username}`, priority: 0 });
+    await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
+      enableECode: true,
+      emergencyCodeDelivery: 'Display',
+      maxUnusedCodes,
+    });
+    await store.groups.addMember(groupId, user.id);
+    return user;
+  }
+
+  async function signInOver(instance: Instance, username: string): Promise<Record<string, string>> {
+    const response = await fetch(`${instance.base}/login/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password: 'pw' }),
+    });
+    expect(await response.json()).toMatchObject({ error: 0 });
+    const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
+    const value = (name: string) => cookies.find((cookie) => cookie.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
+    expect(value(SESSION_COOKIE)).not.toBe('');
+    return {
+      'content-type': 'application/json',
+      cookie: `${SESSION_COOKIE}=${value(SESSION_COOKIE)}; ${XSRF_COOKIE_NAME}=${value(XSRF_COOKIE_NAME)}`,
+      [XSRF_HEADER_NAME]: value(XSRF_COOKIE_NAME),
+    };
+  }
+
+  const post = (instance: Instance, path: string, body: unknown, headers: Record<string, string>) =>
+    fetch(`${instance.base}/dea/api/${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+
+  it('lets a session signed in on A be used on B, token included, and a logout on B end it on A', async () => {
+    const user = await createUser(5);
+    const headers = await signInOver(a, user.username);
+    const onB = await post(b, 'userinfo', {}, headers);
+    expect(onB.status).toBe(200);
+    expect(await onB.json()).toMatchObject({ userId: user.id, fullName: 'Two Instances' });
+    const created = await post(b, 'tempPass/create', bodies.create(user.id), headers);
+    expect(await created.json()).toMatchObject({ error: 0 });
+    const withoutToken = await post(b, 'userinfo', {}, { ...headers, [XSRF_HEADER_NAME]: 'forged' });
+    expect(withoutToken.status).toBe(403);
+
+    const logout = await fetch(`${b.base}/dea/logout`, { headers: { cookie: headers.cookie ?? '' }, redirect: 'manual' });
+    expect(logout.status).toBe(302);
+    expect((await post(a, 'userinfo', {}, headers)).status).toBe(401);
+  });
+
+  it('holds the code limit across both: of 20 concurrent creates split over A and B exactly 5 succeed', async () => {
+    const user = await createUser(5);
+    const headers = await signInOver(a, user.username);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, index) => {
+        const response = await post(index % 2 === 0 ? a : b, 'tempPass/create', bodies.create(user.id), headers);
+        expect(response.status).toBe(200);
+        return (await response.json()) as { error: number };
+      }),
+    );
+    expect(answers.filter((answer) => answer.error === 0)).toHaveLength(5);
+    expect(answers.filter((answer) => answer.error === 148)).toHaveLength(15);
+    expect(await b.services.store.codes.countActive(user.id, Date.now())).toBe(5);
+  });
+
+  it('lets one of two verifications of one code, at the same instant on A and B, succeed', async () => {
+    const { key } = await createServiceKey(a.services.store, a.services.keys.serviceKey, `k-${newId()}`, ['verify'], Date.now());
+    const user = await createUser(5);
+    const headers = await signInOver(b, user.username);
+    const created = (await (await post(a, 'tempPass/create', bodies.create(user.id), headers)).json()) as {
+      result: { rows: { password: string }[] };
+    };
+    const code = created.result.rows[0]?.password ?? '';
+    const verifyHeaders = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+    const answers = await Promise.all(
+      [a, b, a, b].map(async (instance) =>
+        ((await (await post(instance, 'tempPass/verify', { userId: user.id, code }, verifyHeaders)).json()) as {
+          result: { valid: boolean };
+        }).result.valid,
+      ),
+    );
+    expect(answers.filter(Boolean)).toHaveLength(1);
+  });
+});
