@@ -52,7 +52,11 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL, keeps the label set small.
     services.metrics.requestDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: String(reply.statusCode),
+      },
       reply.elapsedTime / 1000,
     );
   });

@@ -42,7 +42,11 @@ export async function startServices(config: Config, now: () => number = Date.now
   const keys = deriveKeys(secret);
   const metrics = new Metrics();
   const store = observedStore(
-    await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize }),
+    await openStore({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.dbPoolSize,
+    }),
     metrics,
   );
   try {

@@ -140,14 +140,20 @@ describe('loadConfig', () => {
       sessionIdleMs: 30 * 60_000,
       sessionAbsoluteMs: 12 * 3_600_000,
     });
-    expect(problemsOf({ DEA_SESSION_IDLE_MINUTES: '31' })).toEqual(['DEA_SESSION_IDLE_MINUTES="31": must be <= 30']);
-    expect(problemsOf({ DEA_SESSION_ABSOLUTE_HOURS: '13' })).toEqual(['DEA_SESSION_ABSOLUTE_HOURS="13": must be <= 12']);
+    expect(problemsOf({ DEA_SESSION_IDLE_MINUTES: '31' })).toEqual([
+      'DEA_SESSION_IDLE_MINUTES="31": must be <= 30',
+    ]);
+    expect(problemsOf({ DEA_SESSION_ABSOLUTE_HOURS: '13' })).toEqual([
+      'DEA_SESSION_ABSOLUTE_HOURS="13": must be <= 12',
+    ]);
     expect(problemsOf({ DEA_SESSION_IDLE_MINUTES: '0' })).toHaveLength(1);
     expect(problemsOf({ DEA_SESSION_IDLE_MINUTES: '1.5' })).toHaveLength(1);
   });
 
   it('refuses a code alphabet that repeats a character or is too short, and unsafe code settings', () => {
-    expect(problemsOf({ DEA_CODE_ALPHABET: 'ABCDEFGHIJA' })).toEqual(['DEA_CODE_ALPHABET: must not repeat a character']);
+    expect(problemsOf({ DEA_CODE_ALPHABET: 'ABCDEFGHIJA' })).toEqual([
+      'DEA_CODE_ALPHABET: must not repeat a character',
+    ]);
     expect(problemsOf({ DEA_CODE_ALPHABET: 'ABC' })).toHaveLength(1);
     expect(problemsOf({ DEA_CODE_LENGTH: '5' })).toHaveLength(1);
     expect(problemsOf({ DEA_CODE_MAX_UNUSED: '0' })).toHaveLength(1);

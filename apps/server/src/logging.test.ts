@@ -39,7 +39,11 @@ describe('log lines', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function createUser(username: string, options: Record<string, unknown>, channels = false): Promise<string> {
+  async function createUser(
+    username: string,
+    options: Record<string, unknown>,
+    channels = false,
+  ): Promise<string> {
     const now = Date.now();
     const id = newId(now);
     await services.store.users.create({
@@ -54,27 +58,59 @@ describe('log lines', () => {
     await services.store.groups.create({ id: groupId, name: `group-${username}`, priority: 0 });
     await services.store.groups.setPolicy(groupId, 'Self Service', options);
     await services.store.groups.addMember(groupId, id);
-    if (channels) await services.store.channels.set({ id: newId(now), userId: id, key: 'mobile', address: ADDRESS, createdAt: now });
+    if (channels)
+      await services.store.channels.set({
+        id: newId(now),
+        userId: id,
+        key: 'mobile',
+        address: ADDRESS,
+        createdAt: now,
+      });
     return id;
   }
 
-  async function signIn(username: string): Promise<{ headers: Record<string, string>; sessionId: string; token: string }> {
-    const response = await app.inject({ method: 'POST', url: '/login/api/session', payload: { username, password: PASSWORD } });
+  async function signIn(
+    username: string,
+  ): Promise<{ headers: Record<string, string>; sessionId: string; token: string }> {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/login/api/session',
+      payload: { username, password: PASSWORD },
+    });
     expect(response.json()).toMatchObject({ error: 0 });
     const sessionId = response.cookies.find((cookie) => cookie.name === SESSION_COOKIE)?.value ?? '';
     const token = response.cookies.find((cookie) => cookie.name === XSRF_COOKIE_NAME)?.value ?? '';
-    return { sessionId, token, headers: { cookie: `${SESSION_COOKIE}=${sessionId}; ${XSRF_COOKIE_NAME}=${token}`, [XSRF_HEADER_NAME]: token } };
+    return {
+      sessionId,
+      token,
+      headers: {
+        cookie: `${SESSION_COOKIE}=${sessionId}; ${XSRF_COOKIE_NAME}=${token}`,
+        [XSRF_HEADER_NAME]: token,
+      },
+    };
   }
   const post = (url: string, payload: unknown, headers: Record<string, string>) =>
     app.inject({ method: 'POST', url, payload: payload as Record<string, unknown>, headers });
 
   it('hold no code, password, session id, token, service key or address across a whole run', async () => {
     const screenId = await createUser('log-screen', { enableECode: true, emergencyCodeDelivery: 'Display' });
-    const channelId = await createUser('log-channel', { enableECode: true, emergencyCodeDelivery: 'Channel' }, true);
+    const channelId = await createUser(
+      'log-channel',
+      { enableECode: true, emergencyCodeDelivery: 'Channel' },
+      true,
+    );
 
-    const wrong = await app.inject({ method: 'POST', url: '/login/api/session', payload: { username: 'log-screen', password: `${PASSWORD}x` } });
+    const wrong = await app.inject({
+      method: 'POST',
+      url: '/login/api/session',
+      payload: { username: 'log-screen', password: `${PASSWORD}x` },
+    });
     expect(wrong.json()).toMatchObject({ error: 3 });
-    await app.inject({ method: 'POST', url: '/login/api/session', payload: { username: 'log-screen', password: PASSWORD, extra: PASSWORD } });
+    await app.inject({
+      method: 'POST',
+      url: '/login/api/session',
+      payload: { username: 'log-screen', password: PASSWORD, extra: PASSWORD },
+    });
 
     const screen = await signIn('log-screen');
     const channel = await signIn('log-channel');
@@ -83,24 +119,46 @@ describe('log lines', () => {
     const code = created.json<{ result: { rows: { password: string }[] } }>().result.rows[0]?.password ?? '';
     expect(code).toMatch(/^[2-9A-Z]{10}$/);
 
-    const map = (await post(`${API}/user/queryAvailableChannels`, bodies.channels(channelId), channel.headers)).json<{
+    const map = (
+      await post(`${API}/user/queryAvailableChannels`, bodies.channels(channelId), channel.headers)
+    ).json<{
       result: { mobile: string };
     }>().result;
-    const sent = await post(`${API}/tempPass/createAndSend`, bodies.createAndSend(channelId, 'sms', splitChannelValue(map.mobile).reference), channel.headers);
+    const sent = await post(
+      `${API}/tempPass/createAndSend`,
+      bodies.createAndSend(channelId, 'sms', splitChannelValue(map.mobile).reference),
+      channel.headers,
+    );
     expect(sent.json()).toMatchObject({ error: 0 });
     const [message] = await services.store.outbox.list(1);
-    const sentCode = /is ([2-9A-Z]{10})\./.exec(message ? openOutboxMessage(services.keys.seal, message).text : '')?.[1] ?? '';
+    const sentCode =
+      /is ([2-9A-Z]{10})\./.exec(message ? openOutboxMessage(services.keys.seal, message).text : '')?.[1] ??
+      '';
     expect(sentCode).toHaveLength(10);
 
-    const { key } = await createServiceKey(services.store, services.keys.serviceKey, 'log-test', ['verify'], Date.now());
+    const { key } = await createServiceKey(
+      services.store,
+      services.keys.serviceKey,
+      'log-test',
+      ['verify'],
+      Date.now(),
+    );
     const verifyHeaders = { authorization: `Bearer ${key}` };
-    expect((await post(`${API}/tempPass/verify`, { userId: screenId, code }, verifyHeaders)).json()).toMatchObject({ result: { valid: true } });
-    expect((await post(`${API}/tempPass/verify`, { userId: channelId, code: sentCode }, verifyHeaders)).json()).toMatchObject({ result: { valid: true } });
+    expect(
+      (await post(`${API}/tempPass/verify`, { userId: screenId, code }, verifyHeaders)).json(),
+    ).toMatchObject({ result: { valid: true } });
+    expect(
+      (await post(`${API}/tempPass/verify`, { userId: channelId, code: sentCode }, verifyHeaders)).json(),
+    ).toMatchObject({ result: { valid: true } });
     await post(`${API}/tempPass/verify`, { userId: screenId, code }, { authorization: `Bearer ${key}x` });
     // A refused call whose body holds a code.
     await post(`${API}/tempPass/verify`, { userId: screenId, code, extra: code }, verifyHeaders);
 
-    const logout = await app.inject({ method: 'GET', url: '/dea/logout', headers: { cookie: screen.headers.cookie ?? '' } });
+    const logout = await app.inject({
+      method: 'GET',
+      url: '/dea/logout',
+      headers: { cookie: screen.headers.cookie ?? '' },
+    });
     expect(logout.statusCode).toBe(302);
     Object.assign(secrets, {
       code,
@@ -118,7 +176,13 @@ describe('log lines', () => {
 
     const log = lines.join('');
     // The run was logged: every call shows up, so the checks below look at real lines.
-    for (const path of ['/login/api/session', '/dea/api/tempPass/create', '/dea/api/tempPass/createAndSend', '/dea/api/tempPass/verify', '/dea/logout']) {
+    for (const path of [
+      '/login/api/session',
+      '/dea/api/tempPass/create',
+      '/dea/api/tempPass/createAndSend',
+      '/dea/api/tempPass/verify',
+      '/dea/logout',
+    ]) {
       expect(log).toContain(path);
     }
     expect(log).toContain('"statusCode":200');

@@ -82,7 +82,8 @@ describe('two instances on one PostgreSQL', () => {
     });
     expect(await response.json()).toMatchObject({ error: 0 });
     const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
-    const value = (name: string) => cookies.find((cookie) => cookie.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
+    const value = (name: string) =>
+      cookies.find((cookie) => cookie.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
     expect(value(SESSION_COOKIE)).not.toBe('');
     return {
       'content-type': 'application/json',
@@ -105,7 +106,10 @@ describe('two instances on one PostgreSQL', () => {
     const withoutToken = await post(b, 'userinfo', {}, { ...headers, [XSRF_HEADER_NAME]: 'forged' });
     expect(withoutToken.status).toBe(403);
 
-    const logout = await fetch(`${b.base}/dea/logout`, { headers: { cookie: headers.cookie ?? '' }, redirect: 'manual' });
+    const logout = await fetch(`${b.base}/dea/logout`, {
+      headers: { cookie: headers.cookie ?? '' },
+      redirect: 'manual',
+    });
     expect(logout.status).toBe(302);
     expect((await post(a, 'userinfo', {}, headers)).status).toBe(401);
   });
@@ -115,7 +119,12 @@ describe('two instances on one PostgreSQL', () => {
     const headers = await signInOver(a, user.username);
     const answers = await Promise.all(
       Array.from({ length: 20 }, async (_, index) => {
-        const response = await post(index % 2 === 0 ? a : b, 'tempPass/create', bodies.create(user.id), headers);
+        const response = await post(
+          index % 2 === 0 ? a : b,
+          'tempPass/create',
+          bodies.create(user.id),
+          headers,
+        );
         expect(response.status).toBe(200);
         return (await response.json()) as { error: number };
       }),
@@ -126,7 +135,13 @@ describe('two instances on one PostgreSQL', () => {
   });
 
   it('lets one of two verifications of one code, at the same instant on A and B, succeed', async () => {
-    const { key } = await createServiceKey(a.services.store, a.services.keys.serviceKey, `k-${newId()}`, ['verify'], Date.now());
+    const { key } = await createServiceKey(
+      a.services.store,
+      a.services.keys.serviceKey,
+      `k-${newId()}`,
+      ['verify'],
+      Date.now(),
+    );
     const user = await createUser(5);
     const headers = await signInOver(b, user.username);
     const created = (await (await post(a, 'tempPass/create', bodies.create(user.id), headers)).json()) as {
@@ -135,10 +150,15 @@ describe('two instances on one PostgreSQL', () => {
     const code = created.result.rows[0]?.password ?? '';
     const verifyHeaders = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
     const answers = await Promise.all(
-      [a, b, a, b].map(async (instance) =>
-        ((await (await post(instance, 'tempPass/verify', { userId: user.id, code }, verifyHeaders)).json()) as {
-          result: { valid: boolean };
-        }).result.valid,
+      [a, b, a, b].map(
+        async (instance) =>
+          (
+            (await (
+              await post(instance, 'tempPass/verify', { userId: user.id, code }, verifyHeaders)
+            ).json()) as {
+              result: { valid: boolean };
+            }
+          ).result.valid,
       ),
     );
     expect(answers.filter(Boolean)).toHaveLength(1);

@@ -22,7 +22,8 @@ describe('generateCode', () => {
     const counts = new Map<string, number>([...alphabet].map((character) => [character, 0]));
     const draws = 3200;
     for (let index = 0; index < draws / 10; index += 1) {
-      for (const character of generateCode(10, alphabet)) counts.set(character, (counts.get(character) ?? 0) + 1);
+      for (const character of generateCode(10, alphabet))
+        counts.set(character, (counts.get(character) ?? 0) + 1);
     }
     const expected = draws / alphabet.length;
     // 100 per character on average; the standard deviation is about 10, so 55..145 fails by chance
@@ -32,7 +33,10 @@ describe('generateCode', () => {
       expect(count, character).toBeLessThan(expected * 1.45);
     }
     // Chi-squared with 31 degrees of freedom: above 80 happens with probability < 1e-5.
-    const chiSquared = [...counts.values()].reduce((sum, count) => sum + (count - expected) ** 2 / expected, 0);
+    const chiSquared = [...counts.values()].reduce(
+      (sum, count) => sum + (count - expected) ** 2 / expected,
+      0,
+    );
     expect(chiSquared).toBeLessThan(80);
   });
 

@@ -21,7 +21,10 @@ describe('password hashing (scrypt)', () => {
   });
 
   it('salts every hash differently and never holds the password', async () => {
-    const [first, second] = await Promise.all([hashPassword('same password', COST), hashPassword('same password', COST)]);
+    const [first, second] = await Promise.all([
+      hashPassword('same password', COST),
+      hashPassword('same password', COST),
+    ]);
     expect(first).not.toBe(second);
     expect(first.split('$')[2]).not.toBe(second.split('$')[2]);
     expect(first).not.toContain('same password');

@@ -12,7 +12,11 @@ const defaults: CodeDefaults = {
 
 describe('resolvePolicy', () => {
   it('disables codes when the user has no policy at all', () => {
-    expect(resolvePolicy(undefined, defaults)).toEqual({ enableECode: false, emergencyCodeDelivery: 'Display', ...defaults });
+    expect(resolvePolicy(undefined, defaults)).toEqual({
+      enableECode: false,
+      emergencyCodeDelivery: 'Display',
+      ...defaults,
+    });
   });
 
   it('fills what the stored options leave out with the defaults', () => {

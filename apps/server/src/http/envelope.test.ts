@@ -39,33 +39,160 @@ describe.each(STORE_KINDS)('malformed requests on %s', (kind) => {
     const create = bodies.create(id);
     return [
       { what: 'userinfo with a field', url: `${API}/userinfo`, payload: json({ extra: 1 }), says: /extra/ },
-      { what: 'user/get with a number id', url: `${API}/user/get`, payload: json({ ...bodies.userGet(id), match: [{ field: 'id', op: 'eq', value: 42 }] }), says: /match\/0\/value/ },
-      { what: 'user/get asking for the password hash', url: `${API}/user/get`, payload: json({ ...bodies.userGet(id), return: ['passwordHash'] }), says: /return\/0 must be one of: id, userLocale/ },
-      { what: 'user/get without return', url: `${API}/user/get`, payload: json({ match: bodies.userGet(id).match }), says: /return/ },
-      { what: 'getPolicy with a number user id', url: `${API}/user/getPolicy`, payload: json({ ...bodies.getPolicy(id), user: { id: 7 } }), says: /user\/id/ },
-      { what: 'getPolicy without category', url: `${API}/user/getPolicy`, payload: json({ user: { id }, return: ['options'] }), says: /category/ },
-      { what: 'getPolicy with an unknown field', url: `${API}/user/getPolicy`, payload: json({ ...bodies.getPolicy(id), admin: true }), says: /admin/ },
-      { what: 'channels with another action', url: `${API}/user/queryAvailableChannels`, payload: json({ ...bodies.channels(id), action: 'all' }), says: /action must be ec$/ },
-      { what: 'create with count 2', url: `${API}/tempPass/create`, payload: json({ ...create, count: 2 }), says: /body\/count must be 1$/ },
-      { what: 'create with count "1"', url: `${API}/tempPass/create`, payload: json({ ...create, count: '1' }), says: /count/ },
-      { what: 'create setting its own code length', url: `${API}/tempPass/create`, payload: json({ ...create, attrs: { ...create.attrs, codeLength: 4 } }), says: /codeLength/ },
-      { what: 'create with a bad locale', url: `${API}/tempPass/create`, payload: json({ ...create, attrs: { ...create.attrs, locale: 'en"><script>' } }), says: /locale/ },
-      { what: 'create without attrs', url: `${API}/tempPass/create`, payload: json({ count: 1, return: ['id', 'password'] }), says: /attrs/ },
-      { what: "send to channel 'fax'", url: `${API}/tempPass/createAndSend`, payload: json({ ...send, options: { ...send.options, channel: 'fax' } }), says: /body\/options\/channel must be one of: sms, smtp, TELEPHONE, TWITTER$/ },
-      { what: 'send with an empty recipient', url: `${API}/tempPass/createAndSend`, payload: json({ ...send, options: { ...send.options, recipient: '' } }), says: /recipient/ },
-      { what: 'send with a number recipient', url: `${API}/tempPass/createAndSend`, payload: json({ ...send, options: { ...send.options, recipient: 5 } }), says: /recipient/ },
-      { what: 'send with a bad locale', url: `${API}/tempPass/createAndSend`, payload: json({ ...send, locale: 'german please' }), says: /locale/ },
-      { what: 'send without options', url: `${API}/tempPass/createAndSend`, payload: json({ user: { id }, locale: 'en' }), says: /options/ },
-      { what: 'a body that is not JSON', url: `${API}/tempPass/createAndSend`, payload: '{"user": {"id": ', says: /JSON/ },
-      { what: 'a prototype-polluting body', url: `${API}/tempPass/create`, payload: '{"__proto__": {"count": 1}}', says: /JSON/ },
+      {
+        what: 'user/get with a number id',
+        url: `${API}/user/get`,
+        payload: json({ ...bodies.userGet(id), match: [{ field: 'id', op: 'eq', value: 42 }] }),
+        says: /match\/0\/value/,
+      },
+      {
+        what: 'user/get asking for the password hash',
+        url: `${API}/user/get`,
+        payload: json({ ...bodies.userGet(id), return: ['passwordHash'] }),
+        says: /return\/0 must be one of: id, userLocale/,
+      },
+      {
+        what: 'user/get without return',
+        url: `${API}/user/get`,
+        payload: json({ match: bodies.userGet(id).match }),
+        says: /return/,
+      },
+      {
+        what: 'getPolicy with a number user id',
+        url: `${API}/user/getPolicy`,
+        payload: json({ ...bodies.getPolicy(id), user: { id: 7 } }),
+        says: /user\/id/,
+      },
+      {
+        what: 'getPolicy without category',
+        url: `${API}/user/getPolicy`,
+        payload: json({ user: { id }, return: ['options'] }),
+        says: /category/,
+      },
+      {
+        what: 'getPolicy with an unknown field',
+        url: `${API}/user/getPolicy`,
+        payload: json({ ...bodies.getPolicy(id), admin: true }),
+        says: /admin/,
+      },
+      {
+        what: 'channels with another action',
+        url: `${API}/user/queryAvailableChannels`,
+        payload: json({ ...bodies.channels(id), action: 'all' }),
+        says: /action must be ec$/,
+      },
+      {
+        what: 'create with count 2',
+        url: `${API}/tempPass/create`,
+        payload: json({ ...create, count: 2 }),
+        says: /body\/count must be 1$/,
+      },
+      {
+        what: 'create with count "1"',
+        url: `${API}/tempPass/create`,
+        payload: json({ ...create, count: '1' }),
+        says: /count/,
+      },
+      {
+        what: 'create setting its own code length',
+        url: `${API}/tempPass/create`,
+        payload: json({ ...create, attrs: { ...create.attrs, codeLength: 4 } }),
+        says: /codeLength/,
+      },
+      {
+        what: 'create with a bad locale',
+        url: `${API}/tempPass/create`,
+        payload: json({ ...create, attrs: { ...create.attrs, locale: 'en"><script>' } }),
+        says: /locale/,
+      },
+      {
+        what: 'create without attrs',
+        url: `${API}/tempPass/create`,
+        payload: json({ count: 1, return: ['id', 'password'] }),
+        says: /attrs/,
+      },
+      {
+        what: "send to channel 'fax'",
+        url: `${API}/tempPass/createAndSend`,
+        payload: json({ ...send, options: { ...send.options, channel: 'fax' } }),
+        says: /body\/options\/channel must be one of: sms, smtp, TELEPHONE, TWITTER$/,
+      },
+      {
+        what: 'send with an empty recipient',
+        url: `${API}/tempPass/createAndSend`,
+        payload: json({ ...send, options: { ...send.options, recipient: '' } }),
+        says: /recipient/,
+      },
+      {
+        what: 'send with a number recipient',
+        url: `${API}/tempPass/createAndSend`,
+        payload: json({ ...send, options: { ...send.options, recipient: 5 } }),
+        says: /recipient/,
+      },
+      {
+        what: 'send with a bad locale',
+        url: `${API}/tempPass/createAndSend`,
+        payload: json({ ...send, locale: 'german please' }),
+        says: /locale/,
+      },
+      {
+        what: 'send without options',
+        url: `${API}/tempPass/createAndSend`,
+        payload: json({ user: { id }, locale: 'en' }),
+        says: /options/,
+      },
+      {
+        what: 'a body that is not JSON',
+        url: `${API}/tempPass/createAndSend`,
+        payload: '{"user": {"id": ',
+        says: /JSON/,
+      },
+      {
+        what: 'a prototype-polluting body',
+        url: `${API}/tempPass/create`,
+        payload: '{"__proto__": {"count": 1}}',
+        says: /JSON/,
+      },
       { what: 'a JSON array', url: `${API}/tempPass/create`, payload: '[1]', says: /object/ },
       { what: 'JSON null', url: `${API}/tempPass/create`, payload: 'null', says: /object/ },
-      { what: 'an empty body where one is needed', url: `${API}/tempPass/create`, payload: '', says: /object/ },
-      { what: 'text/plain', url: `${API}/tempPass/create`, payload: json(create), contentType: 'text/plain', says: /Content-Type/ },
-      { what: 'form data', url: `${API}/tempPass/createAndSend`, payload: 'user=1', contentType: 'application/x-www-form-urlencoded', says: /Content-Type/ },
-      { what: 'a body over the limit', url: `${API}/tempPass/createAndSend`, payload: json({ ...send, options: { ...send.options, recipient: 'x'.repeat(20_000) } }), says: /too large/ },
-      { what: 'a sign-in without password', url: '/login/api/session', payload: json({ username: user.username }), says: /password/ },
-      { what: 'a sign-in with a number password', url: '/login/api/session', payload: json({ username: user.username, password: 1234 }), says: /password/ },
+      {
+        what: 'an empty body where one is needed',
+        url: `${API}/tempPass/create`,
+        payload: '',
+        says: /object/,
+      },
+      {
+        what: 'text/plain',
+        url: `${API}/tempPass/create`,
+        payload: json(create),
+        contentType: 'text/plain',
+        says: /Content-Type/,
+      },
+      {
+        what: 'form data',
+        url: `${API}/tempPass/createAndSend`,
+        payload: 'user=1',
+        contentType: 'application/x-www-form-urlencoded',
+        says: /Content-Type/,
+      },
+      {
+        what: 'a body over the limit',
+        url: `${API}/tempPass/createAndSend`,
+        payload: json({ ...send, options: { ...send.options, recipient: 'x'.repeat(20_000) } }),
+        says: /too large/,
+      },
+      {
+        what: 'a sign-in without password',
+        url: '/login/api/session',
+        payload: json({ username: user.username }),
+        says: /password/,
+      },
+      {
+        what: 'a sign-in with a number password',
+        url: '/login/api/session',
+        payload: json({ username: user.username, password: 1234 }),
+        says: /password/,
+      },
     ];
   }
 
@@ -93,26 +220,39 @@ describe.each(STORE_KINDS)('malformed requests on %s', (kind) => {
     expect(await dumpStoreText(t.testStore)).toBe(before);
     expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
     // The same user and session still work: the refusals changed nothing.
-    const good = await t.call(`${API}/tempPass/createAndSend`, bodies.createAndSend(user.id, 'sms', reference), session);
+    const good = await t.call(
+      `${API}/tempPass/createAndSend`,
+      bodies.createAndSend(user.id, 'sms', reference),
+      session,
+    );
     expect(good.json()).toMatchObject({ error: 0 });
   });
 
   it('writes the message in the language of the request', async () => {
     const request = badRequests().find((candidate) => candidate.what === 'getPolicy with a number user id');
     if (request === undefined) throw new Error('missing case');
-    const german = (await post(request, { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' })).json<{ message: string }>();
+    const german = (await post(request, { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' })).json<{
+      message: string;
+    }>();
     expect(german.message).toMatch(/^Die Anfrage ist ungültig: .*user\/id/);
     const french = (await post(request, { 'accept-language': 'fr' })).json<{ message: string }>();
     expect(french.message).not.toBe(german.message);
     expect(french.message).toMatch(/user\/id/);
     // The locale of a tempPass body wins over the header.
     const send = bodies.createAndSend(user.id, 'fax' as 'sms', reference, 'de');
-    const byBody = await post({ what: 'fax', url: `${API}/tempPass/createAndSend`, payload: json(send), says: /./ }, { 'accept-language': 'en' });
+    const byBody = await post(
+      { what: 'fax', url: `${API}/tempPass/createAndSend`, payload: json(send), says: /./ },
+      { 'accept-language': 'en' },
+    );
     expect(byBody.json<{ message: string }>().message).toMatch(/^Die Anfrage ist ungültig: /);
   });
 
   it('answers business refusals with HTTP 200 and the envelope in the language of the body', async () => {
-    const response = await t.call(`${API}/tempPass/createAndSend`, bodies.createAndSend(user.id, 'sms', 'forged', 'de'), session);
+    const response = await t.call(
+      `${API}/tempPass/createAndSend`,
+      bodies.createAndSend(user.id, 'sms', 'forged', 'de'),
+      session,
+    );
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       error: 130,

@@ -24,7 +24,9 @@ describe.each(STORE_KINDS)('sessions of /dea/api/ on %s', (kind) => {
   afterAll(() => t.close());
 
   const channelPolicy = { enableECode: true, emergencyCodeDelivery: 'Channel' };
-  async function signedIn(policy: Record<string, unknown> = { enableECode: true, emergencyCodeDelivery: 'Display' }) {
+  async function signedIn(
+    policy: Record<string, unknown> = { enableECode: true, emergencyCodeDelivery: 'Display' },
+  ) {
     const user = await t.createUser({ policy, channels: { mobile: '+49 170 5550112' } });
     return { user, session: await t.signIn(user) };
   }
@@ -53,13 +55,24 @@ describe.each(STORE_KINDS)('sessions of /dea/api/ on %s', (kind) => {
       const cookieOnly = { cookie: session.headers.cookie ?? '' };
       const variants = {
         missing: cookieOnly,
-        wrong: { ...cookieOnly, [XSRF_HEADER_NAME]: session.xsrfToken.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')) },
+        wrong: {
+          ...cookieOnly,
+          [XSRF_HEADER_NAME]: session.xsrfToken.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')),
+        },
         'of another user': { ...cookieOnly, [XSRF_HEADER_NAME]: other.session.xsrfToken },
-        'of another session of the same user': { ...cookieOnly, [XSRF_HEADER_NAME]: otherSessionOfSameUser.xsrfToken },
+        'of another session of the same user': {
+          ...cookieOnly,
+          [XSRF_HEADER_NAME]: otherSessionOfSameUser.xsrfToken,
+        },
         'only in the cookie': { cookie: `${cookieOnly.cookie}; XSRF-TOKEN=${session.xsrfToken}` },
       };
       for (const [what, headers] of Object.entries(variants)) {
-        const response = await t.app.inject({ method: 'POST', url: call.url, payload: call.body(user.id), headers });
+        const response = await t.app.inject({
+          method: 'POST',
+          url: call.url,
+          payload: call.body(user.id),
+          headers,
+        });
         expect(response.statusCode, `${call.name}: token ${what}`).toBe(403);
         expect(response.json(), `${call.name}: token ${what}`).toEqual(BAD_TOKEN);
       }
@@ -70,17 +83,27 @@ describe.each(STORE_KINDS)('sessions of /dea/api/ on %s', (kind) => {
 
   it("refuses another user's id in the body (error 3) and reveals nothing of that user", async () => {
     const { user, session } = await signedIn(channelPolicy);
-    const victim = await t.createUser({ policy: channelPolicy, channels: { mobile: '+49 160 5550999' }, locale: 'pl' });
+    const victim = await t.createUser({
+      policy: channelPolicy,
+      channels: { mobile: '+49 160 5550999' },
+      locale: 'pl',
+    });
     const before = await dumpStoreText(t.testStore);
     for (const call of USER_CALLS) {
       const response = await t.call(call.url, call.body(victim.id), session);
       expect(response.statusCode, call.name).toBe(200);
-      expect(response.json(), call.name).toEqual({ error: 3, message: 'You are not allowed to do this.', result: null });
+      expect(response.json(), call.name).toEqual({
+        error: 3,
+        message: 'You are not allowed to do this.',
+        result: null,
+      });
       expect(response.body).not.toContain('5550999');
     }
     expect(await dumpStoreText(t.testStore)).toBe(before);
     // Their own id works.
-    expect((await t.call(`${API}/user/get`, USER_CALLS[0].body(user.id), session)).json()).toMatchObject({ error: 0 });
+    expect((await t.call(`${API}/user/get`, USER_CALLS[0].body(user.id), session)).json()).toMatchObject({
+      error: 0,
+    });
   });
 
   it('ends a session unused for 30 minutes (401), and keeps one in use alive', async () => {
@@ -96,7 +119,9 @@ describe.each(STORE_KINDS)('sessions of /dea/api/ on %s', (kind) => {
     t.clock.advance(29 * MINUTE);
     expect((await userinfo(active.session)).statusCode).toBe(200);
     // Expired stays expired, even for a call that needs no token check first.
-    expect((await t.call(`${API}/tempPass/create`, USER_CALLS[3].body(idle.user.id), idle.session)).statusCode).toBe(401);
+    expect(
+      (await t.call(`${API}/tempPass/create`, USER_CALLS[3].body(idle.user.id), idle.session)).statusCode,
+    ).toBe(401);
   });
 
   it('ends a session 12 hours after sign-in even when it is used all the time (401)', async () => {

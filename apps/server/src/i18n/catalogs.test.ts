@@ -29,7 +29,9 @@ describe('built-in catalogs', () => {
 
   it.each(languages.filter((code) => code !== 'en'))('%s is a translation, not a copy of English', (code) => {
     const catalog = BUILT_IN_CATALOGS[code];
-    const same = TEXT_KEYS.filter((key) => catalog[key] === BUILT_IN_CATALOGS.en[key] && /[a-z]{4}/i.test(catalog[key]));
+    const same = TEXT_KEYS.filter(
+      (key) => catalog[key] === BUILT_IN_CATALOGS.en[key] && /[a-z]{4}/i.test(catalog[key]),
+    );
     // Only product names and the like may stay as they are.
     expect(same.length, same.join(', ')).toBeLessThanOrEqual(4);
     expect(catalog['content.title']).not.toBe(BUILT_IN_CATALOGS.en['content.title']);
@@ -44,26 +46,36 @@ describe('syncing the built-in content into the store', () => {
     testStore = undefined;
   });
 
-  it("fills an empty store, keeps a text an operator changed and adds a key that went missing", async () => {
+  it('fills an empty store, keeps a text an operator changed and adds a key that went missing', async () => {
     testStore = await openTestStore('sqlite');
     const { store } = testStore;
     await ensureBuiltInContent(store);
-    expect((await store.catalogs.listLanguages()).map((language) => language.code).sort()).toEqual([...languages].sort());
+    expect((await store.catalogs.listLanguages()).map((language) => language.code).sort()).toEqual(
+      [...languages].sort(),
+    );
     expect(await store.catalogs.messages('de')).toEqual(BUILT_IN_CATALOGS.de);
 
     await store.catalogs.putMessages('de', { 'content.title': 'Notfall bei ACME' }, { overwrite: true });
     await store.branding.set({ name: 'htmlTitle', type: 'text', value: 'ACME', isDefault: false });
     await execRaw(testStore, "delete from messages where language_code = 'fr' and key = 'content.copyCode'");
     // As after an upgrade whose catalogs differ from the ones synced before.
-    await execRaw(testStore, "update meta set value = 'an older release' where key = 'built-in-catalogs.sha256'");
+    await execRaw(
+      testStore,
+      "update meta set value = 'an older release' where key = 'built-in-catalogs.sha256'",
+    );
     expect((await store.catalogs.messages('fr'))['content.copyCode']).toBeUndefined();
 
     await ensureBuiltInContent(store);
     const german = await store.catalogs.messages('de');
     expect(german['content.title']).toBe('Notfall bei ACME');
     expect(german['content.yourCode']).toBe(BUILT_IN_CATALOGS.de['content.yourCode']);
-    expect((await store.catalogs.messages('fr'))['content.copyCode']).toBe(BUILT_IN_CATALOGS.fr['content.copyCode']);
-    expect((await store.branding.list()).find((entry) => entry.name === 'htmlTitle')).toMatchObject({ value: 'ACME', isDefault: false });
+    expect((await store.catalogs.messages('fr'))['content.copyCode']).toBe(
+      BUILT_IN_CATALOGS.fr['content.copyCode'],
+    );
+    expect((await store.branding.list()).find((entry) => entry.name === 'htmlTitle')).toMatchObject({
+      value: 'ACME',
+      isDefault: false,
+    });
     expect(await store.branding.list()).toHaveLength(9);
   });
 });

@@ -40,17 +40,96 @@ interface Operation {
 }
 
 const OPERATIONS: Operation[] = [
-  { method: 'post', path: '/dea/api/userinfo', summary: 'Who is signed in', security: 'session', request: EmptyRequest, result: UserInfo, bare: true },
-  { method: 'get', path: '/dea/api/resourceFile/getLanguageList', summary: 'Languages with a catalog', security: 'none', result: LanguageList, bare: true },
-  { method: 'post', path: '/dea/api/user/get', summary: "The signed-in user's id and locale", security: 'session', request: UserGetRequest, result: UserGetResult },
-  { method: 'post', path: '/dea/api/customizationConfig/getCurrentConfig', summary: 'Branding entries', security: 'none', request: EmptyRequest, result: BrandingList },
-  { method: 'post', path: '/dea/api/user/getPolicy', summary: "The signed-in user's policy of a category", security: 'session', request: PolicyRequest, result: PolicyResult },
-  { method: 'post', path: '/dea/api/user/queryAvailableChannels', summary: "The signed-in user's channels, masked, with opaque references", security: 'session', request: ChannelsRequest, result: ChannelMap },
-  { method: 'post', path: '/dea/api/tempPass/create', summary: 'Issue a code shown on screen', security: 'session', request: CreateCodeRequest, result: CreateCodeResult },
-  { method: 'post', path: '/dea/api/tempPass/createAndSend', summary: 'Issue a code and send it to one of the user’s channels', security: 'session', request: CreateAndSendRequest, result: CreateAndSendResult },
-  { method: 'get', path: '/dea/api/message', summary: 'The message catalog of a language', security: 'none', result: MessageDictionary, bare: true, query: { lang: { type: 'string' } } },
-  { method: 'post', path: '/dea/api/tempPass/verify', summary: 'Verify (and consume) a code', security: 'serviceKey', request: VerifyRequest, result: VerifyResult },
-  { method: 'post', path: '/login/api/session', summary: 'Sign in', security: 'none', request: SignInRequest, result: SignInResult },
+  {
+    method: 'post',
+    path: '/dea/api/userinfo',
+    summary: 'Who is signed in',
+    security: 'session',
+    request: EmptyRequest,
+    result: UserInfo,
+    bare: true,
+  },
+  {
+    method: 'get',
+    path: '/dea/api/resourceFile/getLanguageList',
+    summary: 'Languages with a catalog',
+    security: 'none',
+    result: LanguageList,
+    bare: true,
+  },
+  {
+    method: 'post',
+    path: '/dea/api/user/get',
+    summary: "The signed-in user's id and locale",
+    security: 'session',
+    request: UserGetRequest,
+    result: UserGetResult,
+  },
+  {
+    method: 'post',
+    path: '/dea/api/customizationConfig/getCurrentConfig',
+    summary: 'Branding entries',
+    security: 'none',
+    request: EmptyRequest,
+    result: BrandingList,
+  },
+  {
+    method: 'post',
+    path: '/dea/api/user/getPolicy',
+    summary: "The signed-in user's policy of a category",
+    security: 'session',
+    request: PolicyRequest,
+    result: PolicyResult,
+  },
+  {
+    method: 'post',
+    path: '/dea/api/user/queryAvailableChannels',
+    summary: "The signed-in user's channels, masked, with opaque references",
+    security: 'session',
+    request: ChannelsRequest,
+    result: ChannelMap,
+  },
+  {
+    method: 'post',
+    path: '/dea/api/tempPass/create',
+    summary: 'Issue a code shown on screen',
+    security: 'session',
+    request: CreateCodeRequest,
+    result: CreateCodeResult,
+  },
+  {
+    method: 'post',
+    path: '/dea/api/tempPass/createAndSend',
+    summary: 'Issue a code and send it to one of the user’s channels',
+    security: 'session',
+    request: CreateAndSendRequest,
+    result: CreateAndSendResult,
+  },
+  {
+    method: 'get',
+    path: '/dea/api/message',
+    summary: 'The message catalog of a language',
+    security: 'none',
+    result: MessageDictionary,
+    bare: true,
+    query: { lang: { type: 'string' } },
+  },
+  {
+    method: 'post',
+    path: '/dea/api/tempPass/verify',
+    summary: 'Verify (and consume) a code',
+    security: 'serviceKey',
+    request: VerifyRequest,
+    result: VerifyResult,
+  },
+  {
+    method: 'post',
+    path: '/login/api/session',
+    summary: 'Sign in',
+    security: 'none',
+    request: SignInRequest,
+    result: SignInResult,
+  },
 ];
 
 const SECURITY: Record<Security, Record<string, string[]>[]> = {
@@ -65,7 +144,9 @@ function responses(operation: Operation): Record<string, unknown> {
   const failure = (description: string) => ({ description, content: json(ErrorEnvelope) });
   return {
     200: {
-      description: operation.bare ? 'The answer' : 'The envelope: error 0 with the result, or a business error',
+      description: operation.bare
+        ? 'The answer'
+        : 'The envelope: error 0 with the result, or a business error',
       content: json(operation.bare ? operation.result : Envelope(operation.result as never)),
     },
     400: failure('Malformed or invalid request (error 2); nothing changed'),
@@ -87,7 +168,12 @@ export function openApiDocument(): Record<string, unknown> {
         summary: operation.summary,
         security: SECURITY[operation.security],
         ...(operation.query && {
-          parameters: Object.entries(operation.query).map(([name, schema]) => ({ name, in: 'query', required: false, schema })),
+          parameters: Object.entries(operation.query).map(([name, schema]) => ({
+            name,
+            in: 'query',
+            required: false,
+            schema,
+          })),
         }),
         ...(operation.request && { requestBody: { required: false, content: json(operation.request) } }),
         responses: responses(operation),
@@ -105,7 +191,12 @@ export function openApiDocument(): Record<string, unknown> {
     components: {
       securitySchemes: {
         sessionCookie: { type: 'apiKey', in: 'cookie', name: 'dea_session' },
-        xsrfToken: { type: 'apiKey', in: 'header', name: 'X-XSRF-TOKEN', description: 'The value of the XSRF-TOKEN cookie, on every non-GET call' },
+        xsrfToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-XSRF-TOKEN',
+          description: 'The value of the XSRF-TOKEN cookie, on every non-GET call',
+        },
         serviceKey: { type: 'http', scheme: 'bearer', description: 'A service key: dea_<id>.<secret>' },
       },
     },
@@ -113,4 +204,6 @@ export function openApiDocument(): Record<string, unknown> {
   };
 }
 
-export const DOCUMENTED_ROUTES = OPERATIONS.map((operation) => `${operation.method.toUpperCase()} ${operation.path}`);
+export const DOCUMENTED_ROUTES = OPERATIONS.map(
+  (operation) => `${operation.method.toUpperCase()} ${operation.path}`,
+);

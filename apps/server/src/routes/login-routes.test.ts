@@ -65,12 +65,19 @@ describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
     const disabled = await signIn(disabledUser.username, disabledUser.password);
     for (const response of [wrong, unknown, disabled]) {
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toEqual({ error: 3, message: 'The user name or password is incorrect.', result: null });
+      expect(response.json()).toEqual({
+        error: 3,
+        message: 'The user name or password is incorrect.',
+        result: null,
+      });
       expect(setCookies(response)).toEqual([]);
     }
     expect(unknown.body).toBe(wrong.body);
     const german = await signIn(user.username, 'nope', { 'accept-language': 'de' });
-    expect(german.json()).toMatchObject({ error: 3, message: 'Der Benutzername oder das Passwort ist falsch.' });
+    expect(german.json()).toMatchObject({
+      error: 3,
+      message: 'Der Benutzername oder das Passwort ist falsch.',
+    });
     const failures = await t.services.store.audit.list({ event: 'signin.failed', limit: 1000 });
     expect(failures.filter((entry) => entry.userId === user.id)).toHaveLength(2);
     expect(JSON.stringify(failures)).not.toContain('not the password');
@@ -83,7 +90,10 @@ describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
       expect(response.json(), origin).toMatchObject({ error: 3, result: null });
       expect(setCookies(response), origin).toEqual([]);
     }
-    const same = await signIn(user.username, user.password, { host: 'dea.example.com', origin: 'http://dea.example.com' });
+    const same = await signIn(user.username, user.password, {
+      host: 'dea.example.com',
+      origin: 'http://dea.example.com',
+    });
     expect(same.json()).toMatchObject({ error: 0 });
   });
 
@@ -147,7 +157,9 @@ describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
     it('lands on the logout page without a session too', async () => {
       const response = await logout();
       expect(response.statusCode).toBe(302);
-      expect(response.headers.location).toBe(`/dea/#/logoutLanding?ep=${encodeURIComponent('http://localhost:80/login/')}`);
+      expect(response.headers.location).toBe(
+        `/dea/#/logoutLanding?ep=${encodeURIComponent('http://localhost:80/login/')}`,
+      );
     });
   });
 });
@@ -161,9 +173,16 @@ describe('cookies and URLs behind TLS', () => {
     return { t, user: await t.createUser() };
   }
   const signIn = (t: TestApp, user: TestUser, headers: Record<string, string>) =>
-    t.app.inject({ method: 'POST', url: SIGN_IN, payload: { username: user.username, password: user.password }, headers });
+    t.app.inject({
+      method: 'POST',
+      url: SIGN_IN,
+      payload: { username: user.username, password: user.password },
+      headers,
+    });
   const secureFlags = (response: LightMyRequestResponse) =>
-    [SESSION_COOKIE, XSRF_COOKIE_NAME].map((name) => attributes(setCookie(response, name)).includes('secure'));
+    [SESSION_COOKIE, XSRF_COOKIE_NAME].map((name) =>
+      attributes(setCookie(response, name)).includes('secure'),
+    );
 
   it('sets Secure when a trusted proxy says the request came over TLS, and builds https URLs', async () => {
     const { t, user } = await appWith({ DEA_TRUST_PROXY: 'true', DEA_LOGIN_PATH: '/sso/' });
@@ -174,7 +193,9 @@ describe('cookies and URLs behind TLS', () => {
     expect(secureFlags(await signIn(t, user, { host: 'dea.example.com' }))).toEqual([false, false]);
     const logout = await t.app.inject({ method: 'GET', url: '/dea/logout', headers: tls });
     expect(setCookies(logout).every((cookie) => attributes(cookie).includes('secure'))).toBe(true);
-    expect(logout.headers.location).toBe(`/dea/#/logoutLanding?ep=${encodeURIComponent('https://dea.example.com/sso/')}`);
+    expect(logout.headers.location).toBe(
+      `/dea/#/logoutLanding?ep=${encodeURIComponent('https://dea.example.com/sso/')}`,
+    );
   });
 
   it('ignores X-Forwarded-Proto from an untrusted client', async () => {
@@ -187,6 +208,9 @@ describe('cookies and URLs behind TLS', () => {
     const always = await appWith({ DEA_COOKIE_SECURE: 'always' });
     expect(secureFlags(await signIn(always.t, always.user, {}))).toEqual([true, true]);
     const never = await appWith({ DEA_COOKIE_SECURE: 'never', DEA_TRUST_PROXY: 'true' });
-    expect(secureFlags(await signIn(never.t, never.user, { 'x-forwarded-proto': 'https' }))).toEqual([false, false]);
+    expect(secureFlags(await signIn(never.t, never.user, { 'x-forwarded-proto': 'https' }))).toEqual([
+      false,
+      false,
+    ]);
   });
 });

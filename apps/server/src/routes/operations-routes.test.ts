@@ -14,7 +14,8 @@ function apiRoutes(t: TestApp): string[] {
     stack.length = depth;
     const path = `${stack.join('')}${segment}`;
     stack.push(segment);
-    if (methods === undefined || !/^\/(dea|login)\/api\//.test(path) || path.startsWith('/dea/api/docs')) continue;
+    if (methods === undefined || !/^\/(dea|login)\/api\//.test(path) || path.startsWith('/dea/api/docs'))
+      continue;
     for (const method of methods.split(', ')) if (method !== 'HEAD') routes.push(`${method} ${path}`);
   }
   return [...new Set(routes)].sort();
@@ -40,7 +41,11 @@ describe('operations', () => {
     t = await createTestApp('sqlite');
     const user = await t.createUser();
     const session = await t.signIn(user);
-    await t.app.inject({ method: 'POST', url: '/login/api/session', payload: { username: user.username, password: 'wrong' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/login/api/session',
+      payload: { username: user.username, password: 'wrong' },
+    });
     const create = await t.call(
       '/dea/api/tempPass/create',
       { count: 1, return: ['id', 'password'], attrs: { user: { id: user.id }, locale: 'en' } },
@@ -56,7 +61,9 @@ describe('operations', () => {
       /dea_http_request_duration_seconds_count\{method="POST",route="\/dea\/api\/tempPass\/create",status="200"\} 1/,
     );
     expect(metrics.body).toContain('dea_process_cpu_seconds_total');
-    expect(metrics.body).not.toContain((create.json() as { result: { rows: [{ password: string }] } }).result.rows[0].password);
+    expect(metrics.body).not.toContain(
+      create.json<{ result: { rows: [{ password: string }] } }>().result.rows[0].password,
+    );
   });
 
   it('describes every API route in the OpenAPI document, and serves a browsable reference', async () => {
@@ -68,7 +75,9 @@ describe('operations', () => {
       [...new Set(DOCUMENTED_ROUTES.map((route) => route.split(' ')[1]))].sort(),
     );
     const create = document.paths['/dea/api/tempPass/create'].post;
-    expect(create.requestBody.content['application/json'].schema.properties.count).toMatchObject({ const: 1 });
+    expect(create.requestBody.content['application/json'].schema.properties.count).toMatchObject({
+      const: 1,
+    });
     expect(create.responses['403']).toBeDefined();
     const reference = await t.app.inject({ url: '/dea/api/docs/' });
     expect([200, 302]).toContain(reference.statusCode);

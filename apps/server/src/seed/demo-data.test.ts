@@ -35,14 +35,20 @@ describe('demo data', () => {
       const app = await buildApp({ services });
       try {
         const signIn = async (username: string) => {
-          const response = await app.inject({ method: 'POST', url: '/login/api/session', payload: { username, password: DEMO_PASSWORD } });
+          const response = await app.inject({
+            method: 'POST',
+            url: '/login/api/session',
+            payload: { username, password: DEMO_PASSWORD },
+          });
           expect(response.json(), username).toMatchObject({ error: 0 });
           const session = response.cookies.find((cookie) => cookie.name === SESSION_COOKIE)?.value ?? '';
           const token = response.cookies.find((cookie) => cookie.name === XSRF_COOKIE_NAME)?.value ?? '';
           return { cookie: `${SESSION_COOKIE}=${session}`, [XSRF_HEADER_NAME]: token };
         };
         const post = (url: string, payload: object, headers: Record<string, string>) =>
-          app.inject({ method: 'POST', url: `${API}/${url}`, payload, headers }).then((r) => r.json<{ error: number; result: Record<string, unknown> }>());
+          app
+            .inject({ method: 'POST', url: `${API}/${url}`, payload, headers })
+            .then((r) => r.json<{ error: number; result: Record<string, unknown> }>());
         const idOf = (username: string) => users.find((user) => user.username === username)?.id ?? '';
 
         const demo = await signIn('demo');
@@ -55,20 +61,34 @@ describe('demo data', () => {
         expect(await post('user/getPolicy', bodies.getPolicy(idOf('demo-channel')), channel)).toMatchObject({
           result: { options: { enableECode: true, emergencyCodeDelivery: 'Channel' } },
         });
-        const map = (await post('user/queryAvailableChannels', bodies.channels(idOf('demo-channel')), channel)).result as Record<string, string>;
+        const map = (
+          await post('user/queryAvailableChannels', bodies.channels(idOf('demo-channel')), channel)
+        ).result as Record<string, string>;
         expect(Object.keys(map).sort()).toEqual([...CHANNEL_KEYS].sort());
-        const sent = await post('tempPass/createAndSend', bodies.createAndSend(idOf('demo-channel'), 'smtp', splitChannelValue(map.personalEmail ?? '').reference), channel);
+        const sent = await post(
+          'tempPass/createAndSend',
+          bodies.createAndSend(
+            idOf('demo-channel'),
+            'smtp',
+            splitChannelValue(map.personalEmail ?? '').reference,
+          ),
+          channel,
+        );
         expect(sent).toMatchObject({ error: 0, result: { to: 'c***@e***.org' } });
 
         const off = await signIn('demo-off');
         expect(await post('user/getPolicy', bodies.getPolicy(idOf('demo-off')), off)).toMatchObject({
           result: { options: { enableECode: false } },
         });
-        expect(await post('tempPass/create', bodies.create(idOf('demo-off')), off)).toMatchObject({ error: 3 });
+        expect(await post('tempPass/create', bodies.create(idOf('demo-off')), off)).toMatchObject({
+          error: 3,
+        });
       } finally {
         await app.close();
       }
-      const channels = await services.store.channels.listOfUser(users.find((user) => user.username === 'demo-channel')?.id ?? '');
+      const channels = await services.store.channels.listOfUser(
+        users.find((user) => user.username === 'demo-channel')?.id ?? '',
+      );
       expect(Object.fromEntries(channels.map((c) => [c.key, c.address]))).toEqual(DEMO_CHANNELS);
       expect(DEMO_USERS).toHaveLength(3);
     } finally {
@@ -88,7 +108,14 @@ describe('demo data', () => {
   it('is not seeded into a store that already has users', async () => {
     const dir = dataDir();
     const first = await started({ DEA_DEMO: 'false' }, dir);
-    await first.services.store.users.create({ id: 'u1', username: 'operator', passwordHash: 'x', fullName: 'Op', locale: 'en', createdAt: 0 });
+    await first.services.store.users.create({
+      id: 'u1',
+      username: 'operator',
+      passwordHash: 'x',
+      fullName: 'Op',
+      locale: 'en',
+      createdAt: 0,
+    });
     await first.services.store.close();
     const second = await started({ DEA_DEMO: 'true' }, dir);
     try {

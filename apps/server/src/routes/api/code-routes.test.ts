@@ -48,12 +48,24 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
   }
   const create = (user: TestUser, session: SignedIn, locale = 'en') =>
     t.call(`${API}/tempPass/create`, bodies.create(user.id, locale), session);
-  const createAndSend = (user: TestUser, session: SignedIn, channel: SendType, recipient: string, locale = 'en') =>
-    t.call(`${API}/tempPass/createAndSend`, bodies.createAndSend(user.id, channel, recipient, locale), session);
+  const createAndSend = (
+    user: TestUser,
+    session: SignedIn,
+    channel: SendType,
+    recipient: string,
+    locale = 'en',
+  ) =>
+    t.call(
+      `${API}/tempPass/createAndSend`,
+      bodies.createAndSend(user.id, channel, recipient, locale),
+      session,
+    );
   const references = async (user: TestUser, session: SignedIn): Promise<Record<string, string>> => {
     const response = await t.call(`${API}/user/queryAvailableChannels`, bodies.channels(user.id), session);
     const map = response.json<Envelope<Record<string, string>>>().result;
-    return Object.fromEntries(Object.entries(map).map(([key, value]) => [key, splitChannelValue(value).reference]));
+    return Object.fromEntries(
+      Object.entries(map).map(([key, value]) => [key, splitChannelValue(value).reference]),
+    );
   };
   const events = async (userId: string, event: string) =>
     t.services.store.audit.list({ userId, event, limit: 1000 });
@@ -61,7 +73,9 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
 
   describe('POST tempPass/create', () => {
     it('issues one code under the policy, answers rows[0] with id and password, and audits it', async () => {
-      const { user, session } = await signedInUser({ policy: { ...SCREEN, codeLength: 12, codeAlphabet: 'ABCDEF2345' } });
+      const { user, session } = await signedInUser({
+        policy: { ...SCREEN, codeLength: 12, codeAlphabet: 'ABCDEF2345' },
+      });
       const response = await create(user, session);
       expect(response.statusCode).toBe(200);
       const body = response.json<Created>();
@@ -110,7 +124,9 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
         expect(dump).not.toContain(code);
         expect(dump.toLowerCase()).not.toContain(code.toLowerCase());
         // The stored value is the HMAC under the server key, which is not in the store.
-        expect(dump).toContain(codeHash(t.services.keys.codeHash, user.id, code, '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'));
+        expect(dump).toContain(
+          codeHash(t.services.keys.codeHash, user.id, code, '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'),
+        );
       }
       expect(dump).not.toContain(session.sessionId);
       expect(dump).not.toContain(session.xsrfToken);
@@ -148,12 +164,16 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       expect(await active(user.id)).toBe(5);
       expect(await events(user.id, 'code.issued')).toHaveLength(5);
       expect(await events(user.id, 'code.refused')).toHaveLength(15);
-      const codes = responses.map((response) => response.json<Created>().result?.rows[0]?.password).filter(Boolean);
+      const codes = responses
+        .map((response) => response.json<Created>().result?.rows[0]?.password)
+        .filter(Boolean);
       expect(new Set(codes).size).toBe(5);
     });
 
     it('stops counting a code after its validity: then a new one is issued', async () => {
-      const { user, session } = await signedInUser({ policy: { ...SCREEN, maxUnusedCodes: 1, codeValidityMinutes: 2 } });
+      const { user, session } = await signedInUser({
+        policy: { ...SCREEN, maxUnusedCodes: 1, codeValidityMinutes: 2 },
+      });
       expect((await create(user, session)).json()).toMatchObject({ error: 0 });
       expect((await create(user, session)).json()).toMatchObject({ error: 148 });
       t.clock.advance(2 * MINUTE - 1);
@@ -171,7 +191,9 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
         message: 'Your emergency codes are delivered in another way.',
         result: null,
       });
-      const disabled = await signedInUser({ policy: { enableECode: false, emergencyCodeDelivery: 'Display' } });
+      const disabled = await signedInUser({
+        policy: { enableECode: false, emergencyCodeDelivery: 'Display' },
+      });
       expect((await create(disabled.user, disabled.session)).json()).toEqual({
         error: 3,
         message: 'Emergency codes are not enabled for your account.',
@@ -197,7 +219,9 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       expect(body).toEqual({ error: 0, message: '', result: { to: '+49 *** ***12' } });
       expect(await active(user.id)).toBe(1);
 
-      const messages = (await t.services.store.outbox.list(1000)).filter((message) => message.userId === user.id);
+      const messages = (await t.services.store.outbox.list(1000)).filter(
+        (message) => message.userId === user.id,
+      );
       expect(messages).toHaveLength(1);
       const [message] = messages;
       if (message === undefined) throw new Error('no outbox message');
@@ -213,16 +237,26 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       expect(message.sealed).not.toContain('5550112');
       const dump = await dumpStoreText(t.testStore);
       expect(dump).not.toContain(code);
-      expect(dump).toContain(codeHash(t.services.keys.codeHash, user.id, code, '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'));
+      expect(dump).toContain(
+        codeHash(t.services.keys.codeHash, user.id, code, '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'),
+      );
 
       const sent = await events(user.id, 'code.sent');
       expect(sent).toHaveLength(1);
-      expect(sent[0]?.details).toMatchObject({ channel: 'sms', channelKey: 'mobile', to: '+49 *** ***12', provider: 'outbox' });
+      expect(sent[0]?.details).toMatchObject({
+        channel: 'sms',
+        channelKey: 'mobile',
+        to: '+49 *** ***12',
+        provider: 'outbox',
+      });
       expect(await events(user.id, 'code.issued')).toHaveLength(1);
     });
 
     it('masks every type of recipient and writes the message in the requested language', async () => {
-      const { user, session } = await signedInUser({ policy: { ...CHANNEL, maxUnusedCodes: 10 }, channels: CHANNELS });
+      const { user, session } = await signedInUser({
+        policy: { ...CHANNEL, maxUnusedCodes: 10 },
+        channels: CHANNELS,
+      });
       const refs = await references(user, session);
       const cases = [
         { channel: 'smtp', ref: refs.email, to: 'c***@e***.com', address: 'chris.channel@example.com' },
@@ -234,7 +268,9 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
         expect(response.json()).toEqual({ error: 0, message: '', result: { to } });
         expect(response.body).not.toContain(address);
       }
-      const messages = (await t.services.store.outbox.list(1000)).filter((message) => message.userId === user.id);
+      const messages = (await t.services.store.outbox.list(1000)).filter(
+        (message) => message.userId === user.id,
+      );
       const contents = messages.map((message) => openOutboxMessage(t.services.keys.seal, message));
       expect(contents.map((content) => content.recipient).sort()).toEqual(cases.map((c) => c.address).sort());
       for (const content of contents) expect(content.subject).toBe('Ihr Notfallcode');
@@ -268,29 +304,41 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       expect(await events(user.id, 'code.issued')).toHaveLength(0);
       expect(await events(user.id, 'code.send_refused')).toHaveLength(forged.length);
       const outbox = await t.services.store.outbox.list(1000);
-      expect(outbox.filter((message) => message.userId === user.id || message.userId === other.user.id)).toHaveLength(0);
+      expect(
+        outbox.filter((message) => message.userId === user.id || message.userId === other.user.id),
+      ).toHaveLength(0);
     });
 
     it('refuses (error 3, nothing sent) when codes are shown on screen or disabled', async () => {
       for (const policy of [SCREEN, { enableECode: false, emergencyCodeDelivery: 'Channel' }]) {
         const { user, session } = await signedInUser({ policy, channels: CHANNELS });
-        const ref = (await t.services.store.channels.listOfUser(user.id)).find((c) => c.key === 'mobile')?.id ?? '';
+        const ref =
+          (await t.services.store.channels.listOfUser(user.id)).find((c) => c.key === 'mobile')?.id ?? '';
         const response = await createAndSend(user, session, 'sms', ref);
         expect(response.json()).toMatchObject({ error: 3, result: null });
         expect(await active(user.id)).toBe(0);
-        expect((await t.services.store.outbox.list(1000)).some((message) => message.userId === user.id)).toBe(false);
+        expect((await t.services.store.outbox.list(1000)).some((message) => message.userId === user.id)).toBe(
+          false,
+        );
       }
     });
 
     it('refuses with 148 when the user holds the maximum of unused codes, sending nothing', async () => {
-      const { user, session } = await signedInUser({ policy: { ...CHANNEL, maxUnusedCodes: 1 }, channels: CHANNELS });
+      const { user, session } = await signedInUser({
+        policy: { ...CHANNEL, maxUnusedCodes: 1 },
+        channels: CHANNELS,
+      });
       const refs = await references(user, session);
-      expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({ error: 0 });
+      expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({
+        error: 0,
+      });
       expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({
         error: 148,
         result: null,
       });
-      const outbox = (await t.services.store.outbox.list(1000)).filter((message) => message.userId === user.id);
+      const outbox = (await t.services.store.outbox.list(1000)).filter(
+        (message) => message.userId === user.id,
+      );
       expect(outbox).toHaveLength(1);
     });
 
@@ -302,7 +350,10 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
         name: 'failing',
         deliver: () => Promise.resolve({ ok: false, transient: true, reason: 'gateway down' }),
       };
-      const throwing: DeliveryProvider = { name: 'throwing', deliver: () => Promise.reject(new Error('boom')) };
+      const throwing: DeliveryProvider = {
+        name: 'throwing',
+        deliver: () => Promise.reject(new Error('boom')),
+      };
       try {
         for (const provider of [failing, throwing]) {
           t.services.delivery = () => provider;
@@ -323,10 +374,14 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       const failed = await events(user.id, 'code.delivery_failed');
       expect(issued).toHaveLength(2);
       expect(failed).toHaveLength(2);
-      expect(failed.map((entry) => entry.details.codeId).sort()).toEqual(issued.map((entry) => entry.details.codeId).sort());
+      expect(failed.map((entry) => entry.details.codeId).sort()).toEqual(
+        issued.map((entry) => entry.details.codeId).sort(),
+      );
       expect(await events(user.id, 'code.sent')).toHaveLength(0);
       // The invalidated codes no longer count: the user can still get codes.
-      expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({ error: 0 });
+      expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({
+        error: 0,
+      });
     });
   });
 });

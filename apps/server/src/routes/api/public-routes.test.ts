@@ -30,7 +30,9 @@ describe.each(STORE_KINDS)('public calls on %s', (kind) => {
     const body: unknown = response.json();
     expect(Value.Check(LanguageList, body)).toBe(true);
     expect(body).toHaveLength(11);
-    expect(new Set(body as unknown[])).toEqual(new Set(BUILT_IN_LANGUAGES.map((language) => ({ ...language }))));
+    expect(new Set(body as unknown[])).toEqual(
+      new Set(BUILT_IN_LANGUAGES.map((language) => ({ ...language }))),
+    );
     // Every answer carries the security headers.
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['x-frame-options']).toBe('DENY');
@@ -40,7 +42,10 @@ describe.each(STORE_KINDS)('public calls on %s', (kind) => {
   it('POST customizationConfig/getCurrentConfig answers every known branding name from the store', async () => {
     const response = await t.call(`${API}/customizationConfig/getCurrentConfig`, {});
     expect(response.statusCode).toBe(200);
-    const body = response.json<{ error: number; result: { name: string; type: string; isDefault: boolean }[] }>();
+    const body = response.json<{
+      error: number;
+      result: { name: string; type: string; isDefault: boolean }[];
+    }>();
     expect(Value.Check(Envelope(BrandingList), body)).toBe(true);
     expect(body.error).toBe(0);
     expect(body.result.map((entry) => entry.name).sort()).toEqual([...BRANDING_NAMES].sort());
@@ -51,8 +56,18 @@ describe.each(STORE_KINDS)('public calls on %s', (kind) => {
   });
 
   it("answers an operator's branding value and leaves out names the page does not know", async () => {
-    await t.services.store.branding.set({ name: 'htmlTitle', type: 'text', value: 'ACME access', isDefault: false });
-    await t.services.store.branding.set({ name: 'somethingElse', type: 'text', value: 'x', isDefault: false });
+    await t.services.store.branding.set({
+      name: 'htmlTitle',
+      type: 'text',
+      value: 'ACME access',
+      isDefault: false,
+    });
+    await t.services.store.branding.set({
+      name: 'somethingElse',
+      type: 'text',
+      value: 'x',
+      isDefault: false,
+    });
     const response = await t.call(`${API}/customizationConfig/getCurrentConfig`, undefined);
     const body = response.json<{ result: { name: string; value: string; isDefault: boolean }[] }>();
     expect(body.result.find((entry) => entry.name === 'htmlTitle')).toEqual({

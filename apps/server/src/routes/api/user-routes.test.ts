@@ -87,7 +87,9 @@ describe.each(STORE_KINDS)('user calls on %s', (kind) => {
     it('answers the stored options with the documented defaults filled in', async () => {
       const user = await t.createUser({ policy: { enableECode: true, emergencyCodeDelivery: 'Display' } });
       const session = await t.signIn(user);
-      const body = (await t.call(`${API}/user/getPolicy`, bodies.getPolicy(user.id), session)).json<unknown>();
+      const body = (
+        await t.call(`${API}/user/getPolicy`, bodies.getPolicy(user.id), session)
+      ).json<unknown>();
       expect(Value.Check(Envelope(PolicyResult), body)).toBe(true);
       expect(body).toEqual({
         error: 0,
@@ -156,7 +158,11 @@ describe.each(STORE_KINDS)('user calls on %s', (kind) => {
     it('answers codes disabled for a category the user has no policy for', async () => {
       const user = await t.createUser();
       const session = await t.signIn(user);
-      const body = await t.call(`${API}/user/getPolicy`, bodies.getPolicy(user.id, 'Other Category'), session);
+      const body = await t.call(
+        `${API}/user/getPolicy`,
+        bodies.getPolicy(user.id, 'Other Category'),
+        session,
+      );
       expect(body.json()).toMatchObject({ error: 0, result: { options: { enableECode: false } } });
     });
   });
@@ -209,7 +215,11 @@ describe.each(STORE_KINDS)('user calls on %s', (kind) => {
       ]) {
         const user = await t.createUser({ policy, channels: { mobile: '+49 170 5550112' } });
         const session = await t.signIn(user);
-        const response = await t.call(`${API}/user/queryAvailableChannels`, bodies.channels(user.id), session);
+        const response = await t.call(
+          `${API}/user/queryAvailableChannels`,
+          bodies.channels(user.id),
+          session,
+        );
         expect(response.statusCode).toBe(200);
         expect(response.json()).toMatchObject({ error: 3, result: null });
         expect(response.body).not.toContain('5550112');

@@ -13,12 +13,20 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
   let key: string;
   beforeAll(async () => {
     t = await createTestApp(kind);
-    ({ key } = await createServiceKey(t.services.store, t.services.keys.serviceKey, 'radius', ['verify'], t.clock.now()));
+    ({ key } = await createServiceKey(
+      t.services.store,
+      t.services.keys.serviceKey,
+      'radius',
+      ['verify'],
+      t.clock.now(),
+    ));
   });
   afterAll(() => t.close());
 
   async function issuedCode(policy: Record<string, unknown> = {}): Promise<{ user: TestUser; code: string }> {
-    const user = await t.createUser({ policy: { enableECode: true, emergencyCodeDelivery: 'Display', ...policy } });
+    const user = await t.createUser({
+      policy: { enableECode: true, emergencyCodeDelivery: 'Display', ...policy },
+    });
     const session = await t.signIn(user);
     const response = await t.call(`${API}/tempPass/create`, bodies.create(user.id), session);
     const code = response.json<{ result: { rows: { password: string }[] } }>().result.rows[0]?.password ?? '';
@@ -59,8 +67,14 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
     const { user, code } = await issuedCode();
     const other = await issuedCode();
     expect((await verify(user.id, other.code)).json()).toMatchObject({ result: { valid: false } });
-    expect((await verify(user.id, code.replace(/.$/, (last) => (last === '2' ? '3' : '2'))))
-      .json()).toMatchObject({ result: { valid: false } });
+    expect(
+      (
+        await verify(
+          user.id,
+          code.replace(/.$/, (last) => (last === '2' ? '3' : '2')),
+        )
+      ).json(),
+    ).toMatchObject({ result: { valid: false } });
     expect((await verify('no-such-user', code)).json()).toMatchObject({ result: { valid: false } });
     // The right code still works afterwards.
     expect((await verify(user.id, code)).json()).toMatchObject({ result: { valid: true } });
@@ -82,7 +96,8 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
   it('accepts a code as many times as the policy allows uses', async () => {
     const { user, code } = await issuedCode({ codeUses: 2 });
     const answers = [];
-    for (let index = 0; index < 3; index += 1) answers.push((await verify(user.id, code)).json<{ result: { valid: boolean } }>().result.valid);
+    for (let index = 0; index < 3; index += 1)
+      answers.push((await verify(user.id, code)).json<{ result: { valid: boolean } }>().result.valid);
     expect(answers).toEqual([true, true, false]);
   });
 
@@ -95,9 +110,21 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
 
   it('answers 401 without a service key, with a wrong, a revoked or an unscoped one, and consumes nothing', async () => {
     const { user, code } = await issuedCode();
-    const revoked = await createServiceKey(t.services.store, t.services.keys.serviceKey, 'old', ['verify'], t.clock.now());
+    const revoked = await createServiceKey(
+      t.services.store,
+      t.services.keys.serviceKey,
+      'old',
+      ['verify'],
+      t.clock.now(),
+    );
     await t.services.store.serviceKeys.revoke(revoked.serviceKey.id, t.clock.now());
-    const unscoped = await createServiceKey(t.services.store, t.services.keys.serviceKey, 'reports', ['audit'], t.clock.now());
+    const unscoped = await createServiceKey(
+      t.services.store,
+      t.services.keys.serviceKey,
+      'reports',
+      ['audit'],
+      t.clock.now(),
+    );
     const tampered = key.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'));
     for (const presented of [null, 'nonsense', `Basic ${key}`, tampered, revoked.key, unscoped.key]) {
       const response = await verify(user.id, code, presented);
@@ -113,7 +140,9 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
 
   it('refuses a malformed body with 400', async () => {
     for (const body of [{ userId: 'x' }, { userId: 'x', code: 5 }, { userId: 'x', code: 'A', extra: 1 }]) {
-      const response = await t.call(`${API}/tempPass/verify`, body, undefined, { authorization: `Bearer ${key}` });
+      const response = await t.call(`${API}/tempPass/verify`, body, undefined, {
+        authorization: `Bearer ${key}`,
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ error: 2, result: null });
     }
