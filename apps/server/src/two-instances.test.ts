@@ -1,56 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp } from './app.js';
-import { startServices } from './bootstrap.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from './crypto/ids.js';
 import { hashPassword } from './crypto/password-hash.js';
 import { createServiceKey } from './domain/service-keys.js';
 import { SESSION_COOKIE } from './http/cookies.js';
-import type { Services } from './http/types.js';
 import { bodies } from './testing/api-bodies.js';
-import { createTestDatabase } from './testing/postgres-cluster.js';
-import { TEST_PASSWORD_HASH_COST, testConfig } from './testing/test-app.js';
-
-interface Instance {
-  app: FastifyInstance;
-  services: Services;
-  base: string;
-  dataDir: string;
-}
+import { startTwoInstances, type Instance, type Instances } from './testing/instances.js';
+import { TEST_PASSWORD_HASH_COST } from './testing/test-app.js';
 
 /** Two server instances, as two processes behind a load balancer would be: one PostgreSQL, one secret. */
 describe('two instances on one PostgreSQL', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let instances: Instances;
   let a: Instance;
   let b: Instance;
 
-  async function start(url: string): Promise<Instance> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'dea-instance-'));
-    const { services } = await startServices(testConfig({}, dataDir, url));
-    const app = await buildApp({ services });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : 0;
-    return { app, services, base: `http://127.0.0.1:${port}`, dataDir };
-  }
-
   beforeAll(async () => {
-    database = await createTestDatabase(inject('postgresUrl'));
-    a = await start(database.url);
-    b = await start(database.url);
+    instances = await startTwoInstances();
+    ({ a, b } = instances);
   });
-  afterAll(async () => {
-    for (const instance of [a, b]) {
-      await instance.app.close();
-      await instance.services.store.close();
-      rmSync(instance.dataDir, { recursive: true, force: true });
-    }
-    await database.drop();
-  });
+  afterAll(() => instances.close());
 
   async function createUser(maxUnusedCodes: number): Promise<{ id: string; username: string }> {
     const { store } = a.services;

@@ -1,51 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildApp } from '../../app.js';
-import { startServices } from '../../bootstrap.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../crypto/ids.js';
 import { issueCode } from '../../domain/codes.js';
 import { createServiceKey } from '../../domain/service-keys.js';
 import { resolvePolicy } from '../../domain/policy.js';
-import type { Services } from '../../http/types.js';
-import { createTestDatabase } from '../../testing/postgres-cluster.js';
-import { testConfig } from '../../testing/test-app.js';
-
-interface Instance {
-  app: FastifyInstance;
-  services: Services;
-  base: string;
-  dataDir: string;
-}
+import { startTwoInstances, type Instance, type Instances } from '../../testing/instances.js';
 
 const MAX_FAILURES = 10;
 
 /** Verification on two instances behind one PostgreSQL, called over real HTTP. */
 describe('verification on two instances on one PostgreSQL', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let instances: Instances;
   let a: Instance;
   let b: Instance;
   let key: string;
 
-  async function start(url: string): Promise<Instance> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'dea-verify-'));
-    const { services } = await startServices(
-      testConfig({ DEA_VERIFY_MAX_FAILURES: String(MAX_FAILURES) }, dataDir, url),
-    );
-    const app = await buildApp({ services });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : 0;
-    return { app, services, base: `http://127.0.0.1:${port}`, dataDir };
-  }
-
   beforeAll(async () => {
-    database = await createTestDatabase(inject('postgresUrl'));
-    a = await start(database.url);
-    b = await start(database.url);
+    instances = await startTwoInstances({ DEA_VERIFY_MAX_FAILURES: String(MAX_FAILURES) });
+    ({ a, b } = instances);
     ({ key } = await createServiceKey(
       a.services.store,
       a.services.keys.serviceKey,
@@ -54,14 +26,7 @@ describe('verification on two instances on one PostgreSQL', () => {
       Date.now(),
     ));
   });
-  afterAll(async () => {
-    for (const instance of [a, b]) {
-      await instance.app.close();
-      await instance.services.store.close();
-      rmSync(instance.dataDir, { recursive: true, force: true });
-    }
-    await database.drop();
-  });
+  afterAll(() => instances.close());
 
   async function userWithCode(): Promise<{ userId: string; code: string }> {
     const { store, keys, config } = a.services;
