@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Type from 'typebox';
 import Value from 'typebox/value';
@@ -197,6 +198,10 @@ export const SETTINGS = {
     doc: 'TCP port of the one server (API, page, login).',
   },
   HOST: { schema: Type.String({ minLength: 1, default: '0.0.0.0' }), doc: 'Address to listen on.' },
+  DEA_CONFIG_FILE: {
+    schema: Type.String({ default: '' }),
+    doc: 'Optional JSON file of settings, keyed by these names ({"PORT": 9000}); environment variables win over it. The CLI also takes --config <file>.',
+  },
   DATABASE_URL: {
     schema: Type.String({ pattern: '^($|postgres(ql)?://)', default: '' }),
     doc: 'PostgreSQL connection URL; empty for the embedded SQLite store.',
@@ -365,6 +370,8 @@ export class ConfigError extends Error {
 
 const MINUTE = 60_000;
 
+const isSet = (value: string | undefined): value is string => value !== undefined && value !== '';
+
 /** The values a setting made of literals and booleans accepts; undefined for other settings. */
 function choicesOf(schema: unknown): string[] | undefined {
   const variants = (schema as { anyOf?: unknown[] } | undefined)?.anyOf;
@@ -376,8 +383,94 @@ function choicesOf(schema: unknown): string[] | undefined {
   });
 }
 
-/** Reads the settings from an environment; throws ConfigError naming every bad field. */
-export function loadConfig(env: Record<string, string | undefined>): Config {
+/** The settings of a config file: its path (named in problems) and its JSON values. */
+export interface ConfigFile {
+  path: string;
+  values: Record<string, unknown>;
+}
+
+/**
+ * The file's values as setting texts, as if they came from the environment: numbers and
+ * booleans as written, objects (DEA_RADIUS_CLIENTS, gateway headers) as JSON. Unknown names
+ * and other values are problems.
+ */
+function settingTextsOfFile(file: ConfigFile, problems: string[]): Record<string, string> {
+  const texts: Record<string, string> = {};
+  for (const [name, value] of Object.entries(file.values)) {
+    if (!Object.hasOwn(SETTINGS, name) || name === 'DEA_CONFIG_FILE') {
+      problems.push(`${name} (in ${file.path}): not a setting of this product`);
+    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      texts[name] = String(value);
+    } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      texts[name] = JSON.stringify(value);
+    } else {
+      problems.push(`${name} (in ${file.path}): must be a string, number, boolean or object`);
+    }
+  }
+  return texts;
+}
+
+/** Reads a JSON config file; throws ConfigError when it cannot be read or is not one JSON object. */
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([
+      `DEA_CONFIG_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    ]);
+  }
+  let values: unknown;
+  try {
+    values = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError([`DEA_CONFIG_FILE: ${path} is not valid JSON (${(error as Error).message})`]);
+  }
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+    throw new ConfigError([`DEA_CONFIG_FILE: ${path} must hold one JSON object of settings`]);
+  }
+  return { path, values: values as Record<string, unknown> };
+}
+
+/**
+ * The settings of the environment and of the config file it names (or `path`, the CLI's
+ * --config), validated together: a file that cannot be read is reported with every bad setting
+ * of the environment.
+ */
+export function loadConfigWithFile(
+  env: Record<string, string | undefined>,
+  path: string | undefined = env.DEA_CONFIG_FILE?.trim(),
+): Config {
+  if (path === undefined || path === '') return loadConfig(env);
+  let file: ConfigFile;
+  try {
+    file = readConfigFile(path);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    try {
+      loadConfig(env);
+    } catch (envError) {
+      if (envError instanceof ConfigError) throw new ConfigError([...error.problems, ...envError.problems]);
+      throw envError;
+    }
+    throw error;
+  }
+  return loadConfig(env, file);
+}
+
+/**
+ * Reads the settings from an environment and, optionally, a config file's values (the
+ * environment wins); throws ConfigError naming every bad field.
+ */
+export function loadConfig(environment: Record<string, string | undefined>, file?: ConfigFile): Config {
+  const problems: string[] = [];
+  const fromFile = file === undefined ? {} : settingTextsOfFile(file, problems);
+  const sourceOf = (name: string): string =>
+    file !== undefined && !isSet(environment[name]) && Object.hasOwn(fromFile, name)
+      ? ` (in ${file.path})`
+      : '';
+  const env: Record<string, string | undefined> = { ...fromFile };
+  for (const [name, value] of Object.entries(environment)) if (isSet(value)) env[name] = value;
   const raw: Record<string, unknown> = {};
   for (const name of Object.keys(SETTINGS)) {
     const value = env[name];
@@ -387,7 +480,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   // One line per bad setting, each checked on its own (the validator stops after a few errors
   // per call); a whole number must be written as one ('1.5' is not silently read as 1), and a
   // setting that is one of a few values names them.
-  const problems: string[] = [];
   for (const name of Object.keys(SETTINGS) as SettingName[]) {
     const { schema } = SETTINGS[name];
     const text = env[name]?.trim() ?? '';
@@ -399,7 +491,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (first === undefined) continue;
     const choices = choicesOf(schema);
     problems.push(
-      `${name}=${JSON.stringify(text)}: ${choices === undefined ? first.message : `must be one of ${choices.join(', ')}`}`,
+      `${name}=${JSON.stringify(text)}${sourceOf(name)}: ${choices === undefined ? first.message : `must be one of ${choices.join(', ')}`}`,
     );
   }
   const alphabet = (converted as Record<string, unknown>).DEA_CODE_ALPHABET;

@@ -1,7 +1,7 @@
 import { PAGE_BASE_PATH } from '@dea/contract';
 import { buildApp } from './app.js';
 import { purgeExpired, startServices } from './bootstrap.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './seed/demo-data.js';
@@ -11,7 +11,7 @@ const PURGE_INTERVAL_MS = 10 * 60_000;
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfigWithFile(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

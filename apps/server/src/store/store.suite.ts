@@ -325,6 +325,27 @@ export function storeSuite(kind: StoreKind): void {
       await expect(store.groups.removeMember(group, user.id)).resolves.toBeUndefined();
     });
 
+    test('lists the policies and the members of a group', async ({ store, expect, addUser }) => {
+      const group = await addGroup(store, 'g', 1);
+      const other = await addGroup(store, 'other', 2);
+      expect(await store.groups.listPolicies(group)).toEqual([]);
+      expect(await store.groups.listMembers(group)).toEqual([]);
+      await store.groups.setPolicy(group, 'Self Service', { codeLength: 8, enableECode: true });
+      await store.groups.setPolicy(group, 'Another', { codeUses: 2 });
+      await store.groups.setPolicy(other, 'Self Service', { codeLength: 12 });
+      expect(await store.groups.listPolicies(group)).toEqual([
+        { category: 'Another', options: { codeUses: 2 } },
+        { category: 'Self Service', options: { codeLength: 8, enableECode: true } },
+      ]);
+      const [first, second, outsider] = [await addUser(), await addUser(), await addUser()];
+      await store.groups.addMember(group, first.id);
+      await store.groups.addMember(group, second.id);
+      await store.groups.addMember(other, outsider.id);
+      expect(await store.groups.listMembers(group)).toEqual([first.id, second.id].sort());
+      await store.users.remove(first.id);
+      expect(await store.groups.listMembers(group)).toEqual([second.id]);
+    });
+
     test('removes memberships with the user', async ({ store, expect, addUser }) => {
       const user = await addUser();
       const group = await addGroup(store, 'g', 1);

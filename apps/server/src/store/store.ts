@@ -77,6 +77,10 @@ export interface GroupRepository {
   setPolicy(groupId: string, category: string, options: Record<string, unknown>): Promise<void>;
   /** The policy options of the user's highest-priority group that has one for the category. */
   findPolicyOfUser(userId: string, category: string): Promise<Record<string, unknown> | undefined>;
+  /** The group's policies, by category name. */
+  listPolicies(groupId: string): Promise<{ category: string; options: Record<string, unknown> }[]>;
+  /** The ids of the group's members. */
+  listMembers(groupId: string): Promise<string[]>;
 }
 
 export interface Channel {

@@ -47,5 +47,23 @@ export function groupRepository(db: Db): GroupRepository {
         .executeTakeFirst();
       return row && parseJsonObject(row.options);
     },
+    async listPolicies(groupId) {
+      const rows = await db
+        .selectFrom('policies')
+        .select(['category', 'options'])
+        .where('group_id', '=', groupId)
+        .orderBy('category')
+        .execute();
+      return rows.map((row) => ({ category: row.category, options: parseJsonObject(row.options) }));
+    },
+    async listMembers(groupId) {
+      const rows = await db
+        .selectFrom('user_groups')
+        .select('user_id')
+        .where('group_id', '=', groupId)
+        .orderBy('user_id')
+        .execute();
+      return rows.map((row) => row.user_id);
+    },
   };
 }
