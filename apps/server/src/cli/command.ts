@@ -1,7 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
-import type { Store } from '../store/store.js';
+import type { Store, User } from '../store/store.js';
 
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -12,6 +12,11 @@ export interface CliContext {
   err(line: string): void;
   /** The store and keys of the server this configuration describes (opened once, closed after the command). */
   open(): Promise<{ store: Store; keys: SecretKeys }>;
+  /** Everything on standard input (passwords are read from there, never from the arguments). */
+  readStdin(): Promise<string>;
+  /** Aborted when the operator interrupts (Ctrl-C); for commands that run until then. */
+  interrupted(): AbortSignal;
+  now(): number;
 }
 
 export interface Command {
@@ -31,7 +36,15 @@ export interface CommandGroup {
 }
 
 /** Thrown for a wrong invocation: the message and the usage are shown, exit code 2. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    /** False for a wrong setting rather than a wrong command line. */
+    readonly showUsage = true,
+  ) {
+    super(message);
+  }
+}
 
 export function positiveInteger(value: OptionValues[string], name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -40,3 +53,49 @@ export function positiveInteger(value: OptionValues[string], name: string, fallb
     throw new UsageError(`--${name} must be a positive whole number`);
   return number;
 }
+
+/** A valid invocation that cannot be carried out (no such user, name taken): exit code 1. */
+export class CliFailure extends Error {}
+
+/** The positional argument at `index`, required. */
+export function argument(positionals: readonly string[], index: number, name: string): string {
+  const value = positionals[index];
+  if (value === undefined || value.trim() === '') throw new UsageError(`missing <${name}>`);
+  return value;
+}
+
+/** Refuses positional arguments beyond the `count` the command takes. */
+export function noMoreArguments(positionals: readonly string[], count: number): void {
+  const extra = positionals[count];
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"`);
+}
+
+/** A string option's value, when given. */
+export function optionText(values: OptionValues, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function requiredOption(values: OptionValues, name: string): string {
+  const value = optionText(values, name);
+  if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export async function findUser(store: Store, username: string): Promise<User> {
+  const user = await store.users.findByUsername(username);
+  if (user === undefined) throw new CliFailure(`no user named "${username}"`);
+  return user;
+}
+
+/** Every change an operator makes is audited, with the actor `cli`. */
+export function auditChange(
+  store: Store,
+  at: number,
+  event: string,
+  entry: { userId?: string | null; details?: Record<string, unknown> } = {},
+): Promise<void> {
+  return store.audit.append({ event, actor: 'cli', ...entry }, at);
+}
+
+export const isoTime = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());

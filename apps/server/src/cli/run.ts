@@ -1,35 +1,81 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfigWithFile } from '../config.js';
 import { deriveKeys, loadSecret, SECRET_KEY_FILE } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { type CliContext, type CommandGroup, UsageError } from './command.js';
+import { auditCommands } from './audit-commands.js';
+import { brandingCommands } from './branding-commands.js';
+import { channelCommands } from './channel-commands.js';
+import { codeCommands } from './code-commands.js';
+import { type CliContext, CliFailure, type Command, type CommandGroup, UsageError } from './command.js';
+import { groupCommands } from './group-commands.js';
+import { messageCommands } from './message-commands.js';
 import { outboxCommands } from './outbox-commands.js';
+import { serviceKeyCommands } from './service-key-commands.js';
+import { userCommands } from './user-commands.js';
 
 /** Every command group; a new one is a module and a line here. */
-export const COMMAND_GROUPS: readonly CommandGroup[] = [outboxCommands];
+export const COMMAND_GROUPS: readonly CommandGroup[] = [
+  userCommands,
+  channelCommands,
+  groupCommands,
+  brandingCommands,
+  messageCommands,
+  outboxCommands,
+  auditCommands,
+  serviceKeyCommands,
+  codeCommands,
+];
 
 export interface CliIo {
   env: Record<string, string | undefined>;
   out(line: string): void;
   err(line: string): void;
+  /** Standard input, read whole; none: a command that needs it fails. */
+  readStdin?(): Promise<string>;
+  /** A signal aborted on Ctrl-C; asked for only by commands that run until interrupted. */
+  interrupted?(): AbortSignal;
+  now?(): number;
+}
+
+const isHelp = (arg: string | undefined): boolean => arg === '--help' || arg === '-h' || arg === 'help';
+
+/** Takes the options that come before the group (`--config <file>`); answers the rest. */
+function globalOptions(argv: readonly string[]): { configFile: string | undefined; rest: string[] } {
+  const rest = [...argv];
+  let configFile: string | undefined;
+  while (rest[0]?.startsWith('--config')) {
+    const [option = ''] = rest.splice(0, 1);
+    configFile = option.startsWith('--config=') ? option.slice('--config='.length) : rest.splice(0, 1)[0];
+    if (configFile === undefined || configFile === '' || (option !== '--config' && !option.includes('=')))
+      throw new UsageError('--config needs a file: dea --config <file> <group> <command>');
+  }
+  return { configFile, rest };
+}
+
+function commandLine(groupName: string, commandName: string, command: Command): string {
+  return `dea ${groupName} ${commandName} ${command.usage}`.trimEnd();
+}
+
+function groupHelp(group: CommandGroup): string {
+  const lines = [`${group.name}: ${group.summary}`];
+  for (const [name, command] of Object.entries(group.commands)) {
+    lines.push(`  ${commandLine(group.name, name, command)}`, `      ${command.summary}`);
+  }
+  return lines.join('\n');
 }
 
 function help(groups: readonly CommandGroup[]): string {
   const lines = [
     'Usage: dea <group> <command> [options]',
     '',
-    'Settings come from the same environment as the server.',
+    'Settings come from the same environment (and DEA_CONFIG_FILE) as the server;',
+    '--config <file> before the group names a config file instead.',
     '',
   ];
-  for (const group of groups) {
-    lines.push(`${group.name}: ${group.summary}`);
-    for (const [name, command] of Object.entries(group.commands)) {
-      lines.push(`  dea ${group.name} ${name} ${command.usage}`.trimEnd(), `      ${command.summary}`);
-    }
-  }
+  for (const group of groups) lines.push(groupHelp(group));
   return lines.join('\n');
 }
 
@@ -39,21 +85,42 @@ function help(groups: readonly CommandGroup[]): string {
  * DEA_DATA_DIR is reported rather than answered from an empty new store.
  */
 export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAND_GROUPS): Promise<number> {
-  const [groupName, commandName, ...rest] = argv;
-  if (groupName === undefined || groupName === 'help' || groupName === '--help' || groupName === '-h') {
+  let configFile: string | undefined;
+  let args: string[];
+  try {
+    ({ configFile, rest: args } = globalOptions(argv));
+  } catch (error) {
+    io.err((error as Error).message);
+    return 2;
+  }
+  const [groupName, commandName, ...rest] = args;
+  if (groupName === undefined || isHelp(groupName)) {
     io.out(help(groups));
     return groupName === undefined ? 2 : 0;
   }
   const group = groups.find((candidate) => candidate.name === groupName);
-  const command = commandName === undefined ? undefined : group?.commands[commandName];
-  if (group === undefined || command === undefined) {
-    io.err(`Unknown command: dea ${argv.slice(0, 2).join(' ')}`);
-    io.err(help(groups));
+  if (group === undefined) {
+    io.err(`Unknown command: dea ${groupName} (groups: ${groups.map((each) => each.name).join(', ')})`);
     return 2;
+  }
+  if (commandName === undefined || isHelp(commandName)) {
+    io.out(groupHelp(group));
+    return commandName === undefined ? 2 : 0;
+  }
+  const command = Object.hasOwn(group.commands, commandName) ? group.commands[commandName] : undefined;
+  if (command === undefined) {
+    io.err(
+      `Unknown command: dea ${groupName} ${commandName} (commands: ${Object.keys(group.commands).join(', ')})`,
+    );
+    return 2;
+  }
+  if (rest.some((arg) => arg === '--help' || arg === '-h')) {
+    io.out(`Usage: ${commandLine(group.name, commandName, command)}\n  ${command.summary}`);
+    return 0;
   }
   let config;
   try {
-    config = loadConfig(io.env);
+    config = loadConfigWithFile(io.env, configFile);
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(error.message);
@@ -69,10 +136,13 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     async open() {
       if (opened) return opened;
       if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, EMBEDDED_STORE_FILE))) {
-        throw new UsageError(`no embedded store in ${config.dataDir} (set DEA_DATA_DIR or DATABASE_URL)`);
+        throw new UsageError(
+          `no embedded store in ${config.dataDir} (set DEA_DATA_DIR or DATABASE_URL)`,
+          false,
+        );
       }
       if (config.secret === '' && !existsSync(join(config.dataDir, SECRET_KEY_FILE))) {
-        throw new UsageError(`no server secret: set DEA_SECRET or DEA_DATA_DIR as for the server`);
+        throw new UsageError(`no server secret: set DEA_SECRET or DEA_DATA_DIR as for the server`, false);
       }
       const keys = deriveKeys(loadSecret(config.secret, config.dataDir).secret);
       const store = await openStore({
@@ -83,6 +153,10 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
       opened = { store, keys };
       return opened;
     },
+    readStdin: () =>
+      io.readStdin ? io.readStdin() : Promise.reject(new CliFailure('standard input is not available')),
+    interrupted: () => io.interrupted?.() ?? new AbortController().signal,
+    now: () => io.now?.() ?? Date.now(),
   };
   try {
     const { values, positionals } = parseArgs({
@@ -94,8 +168,15 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
-      io.err(`${(error as Error).message}\nUsage: dea ${group.name} ${commandName} ${command.usage}`);
+      // One line: what is wrong, then how the command is called.
+      const message = (error as Error).message.replace(/\.$/, '');
+      const usage = !(error instanceof UsageError) || error.showUsage;
+      io.err(usage ? `${message}. Usage: ${commandLine(group.name, commandName, command)}` : message);
       return 2;
+    }
+    if (error instanceof CliFailure) {
+      io.err(error.message);
+      return 1;
     }
     throw error;
   } finally {

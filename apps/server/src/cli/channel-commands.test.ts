@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import { STORE_KINDS } from '../testing/stores.js';
+
+describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
+  let cli: CliFixture;
+  let userId: string;
+  beforeAll(async () => {
+    cli = await openCliFixture(kind);
+    userId = await cli.addUser('chris');
+  });
+  afterAll(() => cli.dispose());
+
+  it('sets a channel of every type, replaces one and lists them with full addresses', async () => {
+    for (const [key, address] of [
+      ['mobile', '+49 170 5550112'],
+      ['telephone', '0049 (0)30 555-0156'],
+      ['email', 'chris.channel@example.com'],
+      ['personalTwitter', '@chris_c'],
+    ]) {
+      expect(await cli.run(['channel', 'set', 'chris', key ?? '', address ?? ''])).toMatchObject({
+        code: 0,
+        out: `Set ${key} of chris to ${address}.`,
+      });
+    }
+    const before = await cli.store.channels.listOfUser(userId);
+    expect(await cli.run(['channel', 'set', 'chris', 'email', 'chris@example.org'])).toMatchObject({
+      code: 0,
+    });
+    const after = await cli.store.channels.listOfUser(userId);
+    // Replacing keeps the recipient reference the page knows.
+    expect(after.find((channel) => channel.key === 'email')).toEqual({
+      ...before.find((channel) => channel.key === 'email'),
+      address: 'chris@example.org',
+    });
+
+    const listed = await cli.run(['channel', 'list', 'chris']);
+    expect(listed.code).toBe(0);
+    expect(listed.out.split('\n')).toEqual([
+      'mobile             +49 170 5550112',
+      'telephone          0049 (0)30 555-0156',
+      'email              chris@example.org',
+      'personalTwitter    @chris_c',
+    ]);
+    const json = JSON.parse((await cli.run(['channel', 'list', 'chris', '--json'])).out) as unknown[];
+    expect(json).toContainEqual(
+      expect.objectContaining({ key: 'personalTwitter', type: 'TWITTER', address: '@chris_c' }),
+    );
+  });
+
+  it('removes a channel', async () => {
+    expect(await cli.run(['channel', 'remove', 'chris', 'telephone'])).toMatchObject({
+      code: 0,
+      out: 'Removed telephone of chris.',
+    });
+    expect((await cli.store.channels.listOfUser(userId)).map((channel) => channel.key)).not.toContain(
+      'telephone',
+    );
+    expect(await cli.run(['channel', 'list', 'nobody'])).toMatchObject({
+      code: 1,
+      err: 'no user named "nobody"',
+    });
+  });
+
+  it('refuses bad input with one line and changes nothing', async () => {
+    const before = await storeSnapshot(cli.store);
+    const refusals: [string[], number, string][] = [
+      [['channel', 'set', 'chris', 'fax', '+49 30 1234567'], 2, 'unknown channel key "fax" (one of mobile,'],
+      [
+        ['channel', 'set', 'chris', 'mobile', '0170 5550112'],
+        2,
+        'mobile needs an international phone number',
+      ],
+      [['channel', 'set', 'chris', 'personalTelephone', '+49 12'], 2, 'needs an international phone number'],
+      [['channel', 'set', 'chris', 'mobile', 'chris@example.com'], 2, 'needs an international phone number'],
+      [['channel', 'set', 'chris', 'email', 'chris.example.com'], 2, 'email needs an e-mail address'],
+      [['channel', 'set', 'chris', 'personalEmail', 'a b@example.com'], 2, 'needs an e-mail address'],
+      [['channel', 'set', 'chris', 'twitter', 'chris_c'], 2, 'twitter needs an X handle such as @name'],
+      [['channel', 'set', 'chris', 'twitter', '@this_handle_is_too_long'], 2, 'needs an X handle'],
+      [['channel', 'set', 'chris', 'email'], 2, 'missing <address>'],
+      [['channel', 'set', 'chris', 'email', 'a@example.com', 'more'], 2, 'unexpected argument "more"'],
+      [['channel', 'set', 'nobody', 'email', 'a@example.com'], 1, 'no user named "nobody"'],
+      [['channel', 'remove', 'chris', 'telephone'], 1, 'chris has no telephone channel'],
+      [['channel', 'remove', 'chris', 'pager'], 2, 'unknown channel key'],
+      [['channel', 'remove', 'chris'], 2, 'missing <key>'],
+      [['channel', 'list'], 2, 'missing <username>'],
+    ];
+    for (const [argv, code, message] of refusals) {
+      const result = await cli.run(argv);
+      expect({ argv, ...result }).toMatchObject({
+        argv,
+        code,
+        out: '',
+        err: expect.stringContaining(message),
+      });
+      expect(result.err.split('\n')).toHaveLength(1);
+    }
+    expect(await storeSnapshot(cli.store)).toEqual(before);
+  });
+});

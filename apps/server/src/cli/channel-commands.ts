@@ -1,0 +1,111 @@
+import { CHANNEL_KEYS, type ChannelKey, isChannelKey, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
+import { newId } from '../crypto/ids.js';
+import {
+  argument,
+  auditChange,
+  CliFailure,
+  type CommandGroup,
+  findUser,
+  noMoreArguments,
+  UsageError,
+} from './command.js';
+
+function channelKey(value: string): ChannelKey {
+  if (!isChannelKey(value))
+    throw new UsageError(`unknown channel key "${value}" (one of ${CHANNEL_KEYS.join(', ')})`);
+  return value;
+}
+
+/** An international number: + (or 00) and 7 to 15 digits, spaces, dashes, dots, parentheses allowed. */
+function isPhone(address: string): boolean {
+  if (!/^(\+|00)[1-9][\d\s()./-]*$/.test(address)) return false;
+  const digits = address.replace(/\(0\)/g, '').replace(/\D/g, '').replace(/^00/, '');
+  return digits.length >= 7 && digits.length <= 15;
+}
+
+const isEmail = (address: string): boolean =>
+  address.length <= 254 && /^[^\s@<>(),;:"\\[\]]+@[^\s@<>(),;:"\\[\]]+\.[^\s@<>(),;:"\\[\]]+$/.test(address);
+
+/** X (Twitter) handles: @ and 1 to 15 letters, digits or underscores. */
+const isHandle = (address: string): boolean => /^@\w{1,15}$/.test(address);
+
+/** Refuses an address that cannot be of the channel's type, saying what the type takes. */
+export function checkAddress(key: ChannelKey, address: string): string {
+  const trimmed = address.trim();
+  const type = SEND_TYPE_OF_CHANNEL[key];
+  if ((type === 'sms' || type === 'TELEPHONE') && !isPhone(trimmed))
+    throw new UsageError(
+      `${key} needs an international phone number such as +49 170 5550112, not "${address}"`,
+    );
+  if (type === 'smtp' && !isEmail(trimmed))
+    throw new UsageError(`${key} needs an e-mail address such as name@example.com, not "${address}"`);
+  if (type === 'TWITTER' && !isHandle(trimmed))
+    throw new UsageError(`${key} needs an X handle such as @name, not "${address}"`);
+  return trimmed;
+}
+
+export const channelCommands: CommandGroup = {
+  name: 'channel',
+  summary: "a user's channels: where codes are sent (keys: " + CHANNEL_KEYS.join(', ') + ')',
+  commands: {
+    set: {
+      summary: "set (add or replace) the user's channel of that key",
+      usage: '<username> <key> <address>',
+      options: {},
+      async run(_values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        const key = channelKey(argument(positionals, 1, 'key'));
+        const address = checkAddress(key, argument(positionals, 2, 'address'));
+        noMoreArguments(positionals, 3);
+        const { store } = await context.open();
+        const user = await findUser(store, username);
+        const now = context.now();
+        await store.channels.set({ id: newId(now), userId: user.id, key, address, createdAt: now });
+        await auditChange(store, now, 'channel.set', { userId: user.id, details: { key } });
+        context.out(`Set ${key} of ${username} to ${address}.`);
+        return 0;
+      },
+    },
+    remove: {
+      summary: "remove the user's channel of that key",
+      usage: '<username> <key>',
+      options: {},
+      async run(_values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        const key = channelKey(argument(positionals, 1, 'key'));
+        noMoreArguments(positionals, 2);
+        const { store } = await context.open();
+        const user = await findUser(store, username);
+        if (!(await store.channels.remove(user.id, key)))
+          throw new CliFailure(`${username} has no ${key} channel`);
+        await auditChange(store, context.now(), 'channel.removed', { userId: user.id, details: { key } });
+        context.out(`Removed ${key} of ${username}.`);
+        return 0;
+      },
+    },
+    list: {
+      summary: "list the user's channels with their full addresses",
+      usage: '<username> [--json]',
+      options: { json: { type: 'boolean' } },
+      async run(values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        noMoreArguments(positionals, 1);
+        const { store } = await context.open();
+        const user = await findUser(store, username);
+        const channels = (await store.channels.listOfUser(user.id)).map(({ key, address, id }) => ({
+          key,
+          type: SEND_TYPE_OF_CHANNEL[key],
+          address,
+          reference: id,
+        }));
+        if (values.json === true) {
+          context.out(JSON.stringify(channels, null, 2));
+          return 0;
+        }
+        if (channels.length === 0) context.out(`${username} has no channels.`);
+        for (const channel of channels) context.out(`${channel.key.padEnd(18)} ${channel.address}`);
+        return 0;
+      },
+    },
+  },
+};

@@ -1,0 +1,154 @@
+import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import { STORE_KINDS } from '../testing/stores.js';
+
+describe.each(STORE_KINDS)('dea group on %s', (kind) => {
+  let cli: CliFixture;
+  let erin: string;
+  beforeAll(async () => {
+    cli = await openCliFixture(kind);
+    erin = await cli.addUser('erin');
+    await cli.addUser('frank');
+  });
+  afterAll(() => cli.dispose());
+
+  it('adds groups, members and lists them', async () => {
+    expect(await cli.run(['group', 'add', '--name', 'Staff'])).toMatchObject({
+      code: 0,
+      out: 'Added group Staff (priority 0).',
+    });
+    expect(await cli.run(['group', 'add', '--name', 'Admins', '--priority', '10'])).toMatchObject({
+      code: 0,
+    });
+    expect(await cli.run(['group', 'add-member', 'Staff', 'erin'])).toMatchObject({
+      code: 0,
+      out: 'Added erin to Staff.',
+    });
+    expect(await cli.run(['group', 'add-member', 'Staff', 'frank'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'add-member', 'Admins', 'erin'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'remove-member', 'Staff', 'frank'])).toMatchObject({
+      code: 0,
+      out: 'Removed frank from Staff.',
+    });
+    expect((await cli.run(['group', 'list'])).out.split('\n')).toEqual([
+      'Admins  priority 10  members erin  policies -',
+      'Staff  priority 0  members erin  policies -',
+    ]);
+  });
+
+  it('sets the policy option by option, validated, and shows it', async () => {
+    expect(
+      await cli.run([
+        'group',
+        'policy',
+        'set',
+        'Staff',
+        '--enable-ecode',
+        'true',
+        '--delivery',
+        'Channel',
+        '--code-length',
+        '8',
+      ]),
+    ).toMatchObject({ code: 0, out: expect.stringContaining('Set the "Self Service" policy of Staff') });
+    expect(
+      await cli.run([
+        'group',
+        'policy',
+        'set',
+        'Staff',
+        '--code-alphabet',
+        'ABCDEFGHJK',
+        '--code-validity-minutes',
+        '60',
+        '--code-uses',
+        '2',
+        '--max-unused-codes',
+        '3',
+      ]),
+    ).toMatchObject({ code: 0 });
+    expect(await cli.store.groups.findPolicyOfUser(erin, POLICY_CATEGORY_SELF_SERVICE)).toMatchObject({ codeLength: 8 });
+    const staff = await cli.store.groups.findByName('Staff');
+    expect(await cli.store.groups.listPolicies(staff?.id ?? '')).toEqual([
+      {
+        category: 'Self Service',
+        options: {
+          enableECode: true,
+          emergencyCodeDelivery: 'Channel',
+          codeLength: 8,
+          codeAlphabet: 'ABCDEFGHJK',
+          codeValidityMinutes: 60,
+          codeUses: 2,
+          maxUnusedCodes: 3,
+        },
+      },
+    ]);
+    expect(
+      await cli.run(['group', 'policy', 'set', 'Admins', '--category', 'VPN', '--enable-ecode', 'false']),
+    ).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'policy', 'set', 'Admins', '--enable-ecode', 'true'])).toMatchObject({
+      code: 0,
+    });
+    expect(await cli.store.groups.findPolicyOfUser(erin, POLICY_CATEGORY_SELF_SERVICE)).toEqual({
+      enableECode: true,
+    });
+
+    const shown = await cli.run(['group', 'policy', 'show', 'Admins']);
+    expect(shown.code).toBe(0);
+    expect(shown.out).toContain('Policy "Self Service" of Admins:');
+    expect(shown.out).toContain('  enableECode          true\n');
+    expect(shown.out).toContain('  codeLength           10  (default)');
+    const json = JSON.parse((await cli.run(['group', 'policy', 'show', 'Staff', '--json'])).out) as {
+      effective: Record<string, unknown>;
+    };
+    expect(json.effective).toMatchObject({ codeLength: 8, codeUses: 2, emergencyCodeDelivery: 'Channel' });
+    expect((await cli.run(['group', 'list'])).out).toContain(
+      'Admins  priority 10  members erin  policies Self Service, VPN',
+    );
+  });
+
+  it('refuses bad input with one line and changes nothing', async () => {
+    const before = await storeSnapshot(cli.store);
+    const set = ['group', 'policy', 'set', 'Staff'];
+    const refusals: [string[], number, string][] = [
+      [['group', 'add'], 2, '--name is required'],
+      [['group', 'add', '--name', 'X', '--priority', 'high'], 2, '--priority must be a whole number'],
+      [['group', 'add', '--name', 'Staff'], 1, 'a group named "Staff" already exists'],
+      [['group', 'add-member', 'Nobody', 'erin'], 1, 'no group named "Nobody"'],
+      [['group', 'add-member', 'Staff', 'nobody'], 1, 'no user named "nobody"'],
+      [['group', 'add-member', 'Staff', 'erin'], 1, 'erin is already in group Staff'],
+      [['group', 'add-member', 'Staff'], 2, 'missing <username>'],
+      [['group', 'remove-member', 'Staff', 'frank'], 1, 'frank is not in group Staff'],
+      [['group', 'policy'], 2, 'missing <set|show>'],
+      [['group', 'policy', 'change', 'Staff'], 2, 'unknown policy action "change"'],
+      [['group', 'policy', 'set'], 2, 'missing <group>'],
+      [[...set], 2, 'nothing to set'],
+      [[...set, '--enable-ecode', 'yes'], 2, '--enable-ecode must be true or false'],
+      [[...set, '--delivery', 'Email'], 2, '--delivery must be Channel or Display'],
+      [[...set, '--code-length', '5'], 2, '--code-length must be a whole number from 6 to 64'],
+      [[...set, '--code-length', '8.5'], 2, '--code-length must be a whole number from 6 to 64'],
+      [[...set, '--code-validity-minutes', '0'], 2, 'from 1 to 10080'],
+      [[...set, '--code-uses', '101'], 2, '--code-uses must be a whole number from 1 to 100'],
+      [[...set, '--max-unused-codes', '-1'], 2, '--max-unused-codes must be a whole number'],
+      [[...set, '--code-alphabet', 'ABC'], 2, '--code-alphabet must be 10 to 100 characters'],
+      [[...set, '--code-alphabet', 'AABCDEFGHJK'], 2, 'must not repeat a character'],
+      [[...set, '--code-length', '8', '--code-uses', 'x'], 2, '--code-uses'],
+      [[...set, '--color', 'red'], 2, "Unknown option '--color'"],
+      [['group', 'policy', 'set', 'Nobody', '--code-length', '8'], 1, 'no group named "Nobody"'],
+      [['group', 'policy', 'show', 'Staff', '--code-length', '8'], 2, '--code-length belongs to policy set'],
+      [['group', 'policy', 'show', 'Staff', '--category', 'Other'], 1, 'group Staff has no "Other" policy'],
+    ];
+    for (const [argv, code, message] of refusals) {
+      const result = await cli.run(argv);
+      expect({ argv, ...result }).toMatchObject({
+        argv,
+        code,
+        out: '',
+        err: expect.stringContaining(message),
+      });
+      expect(result.err.split('\n')).toHaveLength(1);
+    }
+    expect(await storeSnapshot(cli.store)).toEqual(before);
+  });
+});

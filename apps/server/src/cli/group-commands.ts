@@ -1,0 +1,227 @@
+import { CHANNEL_DELIVERY_MODE, POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } from '@dea/contract';
+import Value from 'typebox/value';
+import { newId } from '../crypto/ids.js';
+import { resolvePolicy } from '../domain/policy.js';
+import type { Group, Store } from '../store/store.js';
+import {
+  argument,
+  auditChange,
+  CliFailure,
+  type Command,
+  type CommandGroup,
+  findUser,
+  noMoreArguments,
+  optionText,
+  type OptionValues,
+  requiredOption,
+  UsageError,
+} from './command.js';
+
+type PolicyName = keyof PolicyOptions;
+
+/** The command-line option of each policy option. */
+const POLICY_FLAGS: Readonly<Record<PolicyName, string>> = {
+  enableECode: 'enable-ecode',
+  emergencyCodeDelivery: 'delivery',
+  codeLength: 'code-length',
+  codeAlphabet: 'code-alphabet',
+  codeValidityMinutes: 'code-validity-minutes',
+  codeUses: 'code-uses',
+  maxUnusedCodes: 'max-unused-codes',
+};
+const DELIVERY_MODES = [CHANNEL_DELIVERY_MODE, 'Display'];
+const POLICY_NAMES = Object.keys(POLICY_FLAGS) as PolicyName[];
+
+/** One option's value, checked with the contract's schema of that option. */
+function policyValue(name: PolicyName, text: string): unknown {
+  const flag = `--${POLICY_FLAGS[name]}`;
+  const schema = PolicyOptions.properties[name] as { type?: string; minimum?: number; maximum?: number };
+  if (schema.type === 'boolean') {
+    if (text !== 'true' && text !== 'false') throw new UsageError(`${flag} must be true or false`);
+    return text === 'true';
+  }
+  if (schema.type === 'integer') {
+    const number = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Value.Check(PolicyOptions.properties[name], number))
+      throw new UsageError(`${flag} must be a whole number from ${schema.minimum} to ${schema.maximum}`);
+    return number;
+  }
+  if (name === 'emergencyCodeDelivery' && !DELIVERY_MODES.includes(text))
+    throw new UsageError(`${flag} must be ${DELIVERY_MODES.join(' or ')}`);
+  if (name === 'codeAlphabet') {
+    const characters = [...text];
+    if (!Value.Check(PolicyOptions.properties.codeAlphabet, text) || /\s/.test(text))
+      throw new UsageError(`${flag} must be 10 to 100 characters without spaces`);
+    if (new Set(characters).size !== characters.length)
+      throw new UsageError(`${flag} must not repeat a character`);
+  }
+  return text;
+}
+
+async function findGroup(store: Store, name: string): Promise<Group> {
+  const group = await store.groups.findByName(name);
+  if (group === undefined) throw new CliFailure(`no group named "${name}"`);
+  return group;
+}
+
+function category(values: OptionValues): string {
+  const name = optionText(values, 'category') ?? POLICY_CATEGORY_SELF_SERVICE;
+  if (name.trim() === '' || name.length > 100) throw new UsageError('--category must be 1 to 100 characters');
+  return name;
+}
+
+function membershipCommand(adding: boolean): Command {
+  return {
+    summary: adding ? 'put a user into the group' : 'take a user out of the group',
+    usage: '<group> <username>',
+    options: {},
+    async run(_values, positionals, context) {
+      const groupName = argument(positionals, 0, 'group');
+      const username = argument(positionals, 1, 'username');
+      noMoreArguments(positionals, 2);
+      const { store } = await context.open();
+      const group = await findGroup(store, groupName);
+      const user = await findUser(store, username);
+      const isMember = (await store.groups.listMembers(group.id)).includes(user.id);
+      if (adding && isMember) throw new CliFailure(`${username} is already in group ${groupName}`);
+      if (!adding && !isMember) throw new CliFailure(`${username} is not in group ${groupName}`);
+      if (adding) await store.groups.addMember(group.id, user.id);
+      else await store.groups.removeMember(group.id, user.id);
+      await auditChange(store, context.now(), adding ? 'group.member_added' : 'group.member_removed', {
+        userId: user.id,
+        details: { group: group.name },
+      });
+      context.out(adding ? `Added ${username} to ${groupName}.` : `Removed ${username} from ${groupName}.`);
+      return 0;
+    },
+  };
+}
+
+const policyUsage = POLICY_NAMES.map(
+  (name) =>
+    `[--${POLICY_FLAGS[name]} ${name === 'enableECode' ? 'true|false' : name === 'emergencyCodeDelivery' ? 'Channel|Display' : name === 'codeAlphabet' ? 'CHARS' : 'N'}]`,
+).join(' ');
+
+export const groupCommands: CommandGroup = {
+  name: 'group',
+  summary: 'groups of users and their policies (a user gets the policy of their highest-priority group)',
+  commands: {
+    add: {
+      summary: 'add a group; with several groups, the higher priority wins',
+      usage: '--name NAME [--priority N]',
+      options: { name: { type: 'string' }, priority: { type: 'string' } },
+      async run(values, positionals, context) {
+        noMoreArguments(positionals, 0);
+        const name = requiredOption(values, 'name').trim();
+        if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
+        const priorityText = optionText(values, 'priority') ?? '0';
+        const priority = /^-?\d{1,7}$/.test(priorityText) ? Number(priorityText) : NaN;
+        if (Number.isNaN(priority))
+          throw new UsageError('--priority must be a whole number from -9999999 to 9999999');
+        const { store } = await context.open();
+        if (await store.groups.findByName(name))
+          throw new CliFailure(`a group named "${name}" already exists`);
+        const now = context.now();
+        await store.groups.create({ id: newId(now), name, priority });
+        await auditChange(store, now, 'group.created', { details: { group: name, priority } });
+        context.out(`Added group ${name} (priority ${priority}).`);
+        return 0;
+      },
+    },
+    list: {
+      summary: 'list the groups, highest priority first, with their members',
+      usage: '[--json]',
+      options: { json: { type: 'boolean' } },
+      async run(values, positionals, context) {
+        noMoreArguments(positionals, 0);
+        const { store } = await context.open();
+        const usernames = new Map((await store.users.list()).map((user) => [user.id, user.username]));
+        const groups = [];
+        for (const group of await store.groups.list()) {
+          const members = (await store.groups.listMembers(group.id)).map((id) => usernames.get(id) ?? id);
+          const categories = (await store.groups.listPolicies(group.id)).map((policy) => policy.category);
+          groups.push({ name: group.name, priority: group.priority, members: members.sort(), categories });
+        }
+        if (values.json === true) {
+          context.out(JSON.stringify(groups, null, 2));
+          return 0;
+        }
+        if (groups.length === 0) context.out('No groups.');
+        for (const group of groups) {
+          context.out(
+            `${group.name}  priority ${group.priority}  members ${group.members.join(', ') || '-'}  policies ${group.categories.join(', ') || '-'}`,
+          );
+        }
+        return 0;
+      },
+    },
+    'add-member': membershipCommand(true),
+    'remove-member': membershipCommand(false),
+    policy: {
+      summary: "set or show the group's policy of a category: dea group policy set|show <group> ...",
+      usage: `set <group> [--category "${POLICY_CATEGORY_SELF_SERVICE}"] ${policyUsage} | show <group> [--category NAME] [--json]`,
+      options: {
+        category: { type: 'string' },
+        json: { type: 'boolean' },
+        ...Object.fromEntries(POLICY_NAMES.map((name) => [POLICY_FLAGS[name], { type: 'string' as const }])),
+      },
+      async run(values, positionals, context) {
+        const action = argument(positionals, 0, 'set|show');
+        if (action !== 'set' && action !== 'show')
+          throw new UsageError(`unknown policy action "${action}" (set or show)`);
+        const groupName = argument(positionals, 1, 'group');
+        noMoreArguments(positionals, 2);
+        const categoryName = category(values);
+        const given = POLICY_NAMES.filter((name) => optionText(values, POLICY_FLAGS[name]) !== undefined);
+        if (action === 'show' && given.length > 0)
+          throw new UsageError(`--${POLICY_FLAGS[given[0] ?? 'codeLength']} belongs to policy set`);
+        if (action === 'set' && values.json !== undefined)
+          throw new UsageError('--json belongs to policy show');
+        if (action === 'set' && given.length === 0)
+          throw new UsageError(
+            `nothing to set: give at least one of ${POLICY_NAMES.map((name) => `--${POLICY_FLAGS[name]}`).join(', ')}`,
+          );
+        const changes = Object.fromEntries(
+          given.map((name) => [name, policyValue(name, optionText(values, POLICY_FLAGS[name]) ?? '')]),
+        );
+        const { store } = await context.open();
+        const group = await findGroup(store, groupName);
+        const stored = (await store.groups.listPolicies(group.id)).find(
+          (policy) => policy.category === categoryName,
+        )?.options;
+        if (action === 'set') {
+          const options = { ...stored, ...changes };
+          await store.groups.setPolicy(group.id, categoryName, options);
+          await auditChange(store, context.now(), 'policy.set', {
+            details: { group: group.name, category: categoryName, options: changes },
+          });
+          context.out(`Set the "${categoryName}" policy of ${group.name}: ${JSON.stringify(options)}`);
+          return 0;
+        }
+        if (stored === undefined) {
+          throw new CliFailure(
+            `group ${group.name} has no "${categoryName}" policy (its members get codes disabled unless another group has one)`,
+          );
+        }
+        const effective = resolvePolicy(stored, context.config.codeDefaults);
+        if (values.json === true) {
+          context.out(
+            JSON.stringify({ group: group.name, category: categoryName, stored, effective }, null, 2),
+          );
+          return 0;
+        }
+        context.out(`Policy "${categoryName}" of ${group.name}:`);
+        for (const name of POLICY_NAMES) {
+          const note =
+            stored[name] === undefined
+              ? '  (default)'
+              : Value.Check(PolicyOptions.properties[name], stored[name])
+                ? ''
+                : `  (stored ${JSON.stringify(stored[name])} is not valid: default used)`;
+          context.out(`  ${name.padEnd(20)} ${String(effective[name])}${note}`);
+        }
+        return 0;
+      },
+    },
+  },
+};

@@ -1,0 +1,185 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { DEFAULT_LANGUAGE, isTextKey, LANGUAGE_CODE_PATTERN, placeholdersOf, TEXT_KEYS } from '@dea/contract';
+import { BUILT_IN_CATALOGS } from '../i18n/built-in-catalogs.js';
+import type { Store } from '../store/store.js';
+import {
+  argument,
+  auditChange,
+  CliFailure,
+  type CommandGroup,
+  noMoreArguments,
+  optionText,
+  UsageError,
+} from './command.js';
+
+const LANGUAGE_CODE = new RegExp(LANGUAGE_CODE_PATTERN);
+
+function languageCode(value: string): string {
+  if (!LANGUAGE_CODE.test(value) || value.length > 35)
+    throw new UsageError(`"${value}" is not a language code such as de, pt_BR or zh-Hans`);
+  return value;
+}
+
+async function requireLanguage(store: Store, code: string): Promise<{ code: string; name: string }> {
+  const language = (await store.catalogs.listLanguages()).find((row) => row.code === code);
+  if (language === undefined)
+    throw new CliFailure(`unknown language ${code} (dea messages add-language ${code} <name> adds it)`);
+  return language;
+}
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/**
+ * The texts of an import file, each checked: a known text key, a string, and the same
+ * placeholders as the product's English text (a missing {code} would send a message without it).
+ */
+export function checkCatalog(content: unknown): Record<string, string> {
+  if (typeof content !== 'object' || content === null || Array.isArray(content))
+    throw new UsageError('the file must hold one JSON object of text key -> text');
+  const entries = Object.entries(content as Record<string, unknown>);
+  const unknown = entries.filter(([key]) => !isTextKey(key)).map(([key]) => key);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `unknown text ${unknown.length === 1 ? 'key' : 'keys'}: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', ...' : ''}`,
+    );
+  const english: Record<string, string> = BUILT_IN_CATALOGS.en;
+  for (const [key, text] of entries) {
+    if (typeof text !== 'string' || text.trim() === '')
+      throw new UsageError(`${key}: the text must be a non-empty string`);
+    const expected = placeholdersOf(english[key] ?? '');
+    const actual = placeholdersOf(text);
+    if (expected.join() !== actual.join()) {
+      const shown = (names: string[]) =>
+        names.length === 0 ? 'none' : names.map((name) => `{${name}}`).join(' ');
+      throw new UsageError(`${key}: placeholders ${shown(actual)} differ from English ${shown(expected)}`);
+    }
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/** The texts in the order of the contract's key list, so exports diff well. */
+function ordered(texts: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    TEXT_KEYS.filter((key) => Object.hasOwn(texts, key)).map((key) => [key, texts[key] ?? '']),
+  );
+}
+
+export const messageCommands: CommandGroup = {
+  name: 'messages',
+  summary: 'message catalogs: the texts of the page, the login application and delivered messages',
+  commands: {
+    languages: {
+      summary: 'list the languages and how many texts each has',
+      usage: '[--json]',
+      options: { json: { type: 'boolean' } },
+      async run(values, positionals, context) {
+        noMoreArguments(positionals, 0);
+        const { store } = await context.open();
+        const languages = [];
+        for (const { code, name } of await store.catalogs.listLanguages()) {
+          languages.push({ code, name, texts: Object.keys(await store.catalogs.messages(code)).length });
+        }
+        if (values.json === true) {
+          context.out(JSON.stringify(languages, null, 2));
+          return 0;
+        }
+        for (const language of languages) {
+          context.out(
+            `${language.code.padEnd(8)} ${language.name}  (${language.texts} of ${TEXT_KEYS.length} texts)`,
+          );
+        }
+        return 0;
+      },
+    },
+    export: {
+      summary: "write a language's texts as JSON (text key -> text) to standard output or a file",
+      usage: '<lang> [--out FILE]',
+      options: { out: { type: 'string' } },
+      async run(values, positionals, context) {
+        const code = languageCode(argument(positionals, 0, 'lang'));
+        noMoreArguments(positionals, 1);
+        const out = optionText(values, 'out');
+        const { store } = await context.open();
+        await requireLanguage(store, code);
+        const texts = ordered(await store.catalogs.messages(code));
+        const json = JSON.stringify(texts, null, 2);
+        if (out === undefined) {
+          context.out(json);
+          return 0;
+        }
+        try {
+          await writeFile(out, `${json}\n`);
+        } catch (error) {
+          throw new CliFailure(`cannot write ${out} (${(error as NodeJS.ErrnoException).code})`);
+        }
+        context.out(`Wrote ${plural(Object.keys(texts).length, 'text')} of ${code} to ${out}.`);
+        return 0;
+      },
+    },
+    import: {
+      summary: 'read texts (JSON, text key -> text) into a language; --overwrite replaces texts it has',
+      usage: '<lang> <file> [--overwrite]',
+      options: { overwrite: { type: 'boolean' } },
+      async run(values, positionals, context) {
+        const code = languageCode(argument(positionals, 0, 'lang'));
+        const file = argument(positionals, 1, 'file');
+        noMoreArguments(positionals, 2);
+        let text: string;
+        try {
+          text = await readFile(file, 'utf8');
+        } catch (error) {
+          throw new CliFailure(`cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+        }
+        let content: unknown;
+        try {
+          content = JSON.parse(text);
+        } catch (error) {
+          throw new UsageError(`${file} is not valid JSON (${(error as Error).message})`);
+        }
+        const texts = checkCatalog(content);
+        const overwrite = values.overwrite === true;
+        const { store } = await context.open();
+        await requireLanguage(store, code);
+        const existing = await store.catalogs.messages(code);
+        const keys = Object.keys(texts);
+        const added = keys.filter((key) => !Object.hasOwn(existing, key)).length;
+        const differing = keys.filter(
+          (key) => Object.hasOwn(existing, key) && existing[key] !== texts[key],
+        ).length;
+        await store.catalogs.putMessages(code, texts, { overwrite });
+        await auditChange(store, context.now(), 'messages.imported', {
+          details: { language: code, added, replaced: overwrite ? differing : 0 },
+        });
+        const rest = overwrite
+          ? `${plural(differing, 'text')} replaced`
+          : `${plural(differing, 'different text')} kept (--overwrite replaces them)`;
+        context.out(`Imported into ${code}: ${plural(added, 'text')} added, ${rest}.`);
+        return 0;
+      },
+    },
+    'add-language': {
+      summary: 'add a language, starting from the texts of another (English by default)',
+      usage: '<code> <name> [--from en]',
+      options: { from: { type: 'string' } },
+      async run(values, positionals, context) {
+        const code = languageCode(argument(positionals, 0, 'code'));
+        const name = argument(positionals, 1, 'name').trim();
+        noMoreArguments(positionals, 2);
+        if (name.length > 100) throw new UsageError('<name> must be at most 100 characters');
+        const from = languageCode(optionText(values, 'from') ?? DEFAULT_LANGUAGE);
+        const { store } = await context.open();
+        if ((await store.catalogs.listLanguages()).some((row) => row.code === code))
+          throw new CliFailure(`language ${code} already exists`);
+        await requireLanguage(store, from);
+        const texts = await store.catalogs.messages(from);
+        await store.catalogs.setLanguage(code, name);
+        await store.catalogs.putMessages(code, texts, { overwrite: false });
+        await auditChange(store, context.now(), 'language.added', { details: { language: code, from } });
+        context.out(
+          `Added language ${code} (${name}) with ${plural(Object.keys(texts).length, 'text')} of ${from}.`,
+        );
+        return 0;
+      },
+    },
+  },
+};

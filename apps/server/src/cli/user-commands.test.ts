@@ -1,0 +1,201 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyPassword } from '../crypto/password-hash.js';
+import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import { STORE_KINDS } from '../testing/stores.js';
+
+describe.each(STORE_KINDS)('dea user on %s', (kind) => {
+  let cli: CliFixture;
+  let folder: string;
+  beforeAll(async () => {
+    cli = await openCliFixture(kind);
+    folder = mkdtempSync(join(tmpdir(), 'dea-cli-user-'));
+    await cli.run(['group', 'add', '--name', 'Staff', '--priority', '5']);
+  });
+  afterAll(() => cli.dispose());
+
+  it('adds a user with the password from standard input, into a group', async () => {
+    const result = await cli.run(
+      [
+        'user',
+        'add',
+        '--username',
+        'alice',
+        '--full-name',
+        'Alice Example',
+        '--locale',
+        'de',
+        '--group',
+        'Staff',
+        '--password-stdin',
+      ],
+      { stdin: 'a long password\n' },
+    );
+    expect(result).toMatchObject({ code: 0, out: expect.stringContaining('Added user alice') });
+    const alice = await cli.store.users.findByUsername('alice');
+    expect(alice).toMatchObject({ fullName: 'Alice Example', locale: 'de', disabled: false });
+    expect(await verifyPassword('a long password', alice?.passwordHash ?? '')).toBe(true);
+    const staff = await cli.store.groups.findByName('Staff');
+    expect(await cli.store.groups.listMembers(staff?.id ?? '')).toEqual([alice?.id]);
+    expect(await cli.store.audit.list({ event: 'user.created' })).toMatchObject([
+      { userId: alice?.id, actor: 'cli', details: { username: 'alice' } },
+    ]);
+  });
+
+  it('adds a user with the password from a file and lists the users', async () => {
+    const file = join(folder, 'password');
+    writeFileSync(file, 'another password\n');
+    expect(
+      await cli.run(['user', 'add', '--username', 'bob', '--full-name', 'Bob', '--password-file', file]),
+    ).toMatchObject({ code: 0 });
+    const bob = await cli.store.users.findByUsername('bob');
+    expect(await verifyPassword('another password', bob?.passwordHash ?? '')).toBe(true);
+    expect(bob?.locale).toBe('en');
+
+    const listed = await cli.run(['user', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain('alice  "Alice Example"  locale de  groups Staff');
+    expect(listed.out).toContain('bob  "Bob"  locale en  groups -');
+    const json = JSON.parse((await cli.run(['user', 'list', '--json'])).out) as Record<string, unknown>[];
+    expect(json.map((user) => user.username)).toEqual(['alice', 'bob']);
+    expect(json[0]).toMatchObject({ fullName: 'Alice Example', groups: ['Staff'], disabled: false });
+    expect(JSON.stringify(json)).not.toContain('scrypt');
+  });
+
+  it('updates, sets the locale and the password, disables and enables', async () => {
+    expect(await cli.run(['user', 'update', 'bob', '--full-name', 'Bob Builder'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['user', 'set-locale', 'bob', 'pt_BR'])).toMatchObject({ code: 0 });
+    expect(
+      await cli.run(['user', 'set-password', 'bob', '--password-stdin'], { stdin: 'third password' }),
+    ).toMatchObject({
+      code: 0,
+      out: 'Set the password of bob.',
+    });
+    let bob = await cli.store.users.findByUsername('bob');
+    expect(bob).toMatchObject({ fullName: 'Bob Builder', locale: 'pt_BR' });
+    expect(await verifyPassword('third password', bob?.passwordHash ?? '')).toBe(true);
+
+    expect(await cli.run(['user', 'disable', 'bob'])).toMatchObject({ code: 0, out: 'Disabled user bob.' });
+    expect((await cli.store.users.findByUsername('bob'))?.disabled).toBe(true);
+    expect((await cli.run(['user', 'list'])).out).toContain('DISABLED');
+    expect(await cli.run(['user', 'enable', 'bob'])).toMatchObject({ code: 0 });
+    bob = await cli.store.users.findByUsername('bob');
+    expect(bob?.disabled).toBe(false);
+  });
+
+  it('unlocks a user locked by failed verifications', async () => {
+    const bob = await cli.store.users.findByUsername('bob');
+    await cli.store.verifyFailures.record(bob?.id ?? '', Date.now(), { lockAfter: 1, lockMs: null });
+    expect(await cli.run(['user', 'unlock', 'bob'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('Unlocked bob'),
+    });
+    expect(await cli.store.verifyFailures.find(bob?.id ?? '')).toBeUndefined();
+    expect(await cli.run(['user', 'unlock', 'bob'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('no failed'),
+    });
+  });
+
+  it('refuses bad input with one line and changes nothing', async () => {
+    const before = await storeSnapshot(cli.store);
+    const refusals: [string[], number, string, string?][] = [
+      [['user', 'add', '--full-name', 'X', '--password-stdin'], 2, '--username is required'],
+      [['user', 'add', '--username', 'carol', '--password-stdin'], 2, '--full-name is required'],
+      [
+        ['user', 'add', '--username', 'two words', '--full-name', 'X', '--password-stdin'],
+        2,
+        'without spaces',
+      ],
+      [
+        ['user', 'add', '--username', 'carol', '--full-name', 'X', '--locale', 'German', '--password-stdin'],
+        2,
+        'not a language code',
+      ],
+      [['user', 'add', '--username', 'carol', '--full-name', 'X'], 2, '--password-stdin or --password-file'],
+      [
+        ['user', 'add', '--username', 'carol', '--full-name', 'X', '--password', 'secret'],
+        2,
+        "Unknown option '--password'",
+      ],
+      [
+        ['user', 'add', '--username', 'carol', '--full-name', 'X', '--password-stdin'],
+        2,
+        '8 to 1024 characters',
+        'short',
+      ],
+      [
+        ['user', 'add', '--username', 'carol', '--full-name', 'X', '--password-stdin'],
+        2,
+        'single line',
+        'one\ntwo lines\n',
+      ],
+      [
+        ['user', 'add', '--username', 'carol', '--full-name', 'X', '--password-file', '/nonexistent/pw'],
+        1,
+        'cannot read the password file',
+      ],
+      [
+        ['user', 'add', '--username', 'carol', '--full-name', 'X', '--group', 'Nobody', '--password-stdin'],
+        1,
+        'no group named "Nobody"',
+        'long enough password',
+      ],
+      [
+        ['user', 'add', '--username', 'alice', '--full-name', 'X', '--password-stdin'],
+        1,
+        'a user named "alice" already exists',
+        'long enough password',
+      ],
+      [['user', 'update', 'nobody', '--locale', 'fr'], 1, 'no user named "nobody"'],
+      [['user', 'update', 'bob'], 2, 'nothing to change'],
+      [['user', 'update', 'bob', '--locale', 'f'], 2, 'not a language code'],
+      [['user', 'update'], 2, 'missing <username>'],
+      [['user', 'set-locale', 'bob'], 2, 'missing <locale>'],
+      [['user', 'set-locale', 'nobody', 'fr'], 1, 'no user named'],
+      [['user', 'set-password', 'nobody', '--password-stdin'], 1, 'no user named', 'long enough password'],
+      [['user', 'disable', 'nobody'], 1, 'no user named "nobody"'],
+      [['user', 'enable'], 2, 'missing <username>'],
+      [['user', 'remove', 'bob', 'alice'], 2, 'unexpected argument "alice"'],
+      [['user', 'remove', 'nobody'], 1, 'no user named'],
+      [['user', 'unlock', 'nobody'], 1, 'no user named'],
+      [['user', 'list', 'extra'], 2, 'unexpected argument'],
+      [['user', 'rename', 'bob'], 2, 'Unknown command: dea user rename'],
+    ];
+    for (const [argv, code, message, stdin] of refusals) {
+      const result = await cli.run(argv, { stdin: stdin ?? 'long enough password' });
+      expect({ argv, ...result }).toMatchObject({
+        argv,
+        code,
+        out: '',
+        err: expect.stringContaining(message),
+      });
+      expect(result.err.split('\n')).toHaveLength(1);
+    }
+    expect(await storeSnapshot(cli.store)).toEqual(before);
+  });
+
+  it('removes a user with their channels; the audit log keeps their entries', async () => {
+    const bob = await cli.store.users.findByUsername('bob');
+    expect(await cli.run(['channel', 'set', 'bob', 'email', 'bob@example.com'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['user', 'remove', 'bob'])).toMatchObject({ code: 0, out: 'Removed user bob.' });
+    expect(await cli.store.users.findByUsername('bob')).toBeUndefined();
+    expect(await cli.store.channels.listOfUser(bob?.id ?? '')).toEqual([]);
+    const audit = await cli.run(['audit', 'list', '--user', bob?.id ?? '']);
+    expect(audit.out).toContain('user.removed');
+    expect(audit.out).toContain('user.created');
+  });
+
+  it('shows help for the group and a command', async () => {
+    expect(await cli.run(['user', '--help'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('dea user set-password'),
+    });
+    expect(await cli.run(['user', 'add', '--help'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('Usage: dea user add --username NAME'),
+    });
+  });
+});

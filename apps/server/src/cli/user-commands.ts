@@ -1,0 +1,278 @@
+import { readFile } from 'node:fs/promises';
+import { LANGUAGE_CODE_PATTERN } from '@dea/contract';
+import { newId } from '../crypto/ids.js';
+import { hashPassword } from '../crypto/password-hash.js';
+import { Verification } from '../domain/verification.js';
+import type { Store, User } from '../store/store.js';
+import {
+  argument,
+  auditChange,
+  type CliContext,
+  CliFailure,
+  type CommandGroup,
+  findUser,
+  isoTime,
+  noMoreArguments,
+  optionText,
+  type OptionValues,
+  requiredOption,
+  UsageError,
+} from './command.js';
+
+/** A user name as typed at sign-in and sent by RADIUS: one word without spaces or control characters. */
+const USERNAME = /^[^\s\p{Cc}]{1,200}$/u;
+const LOCALE = new RegExp(LANGUAGE_CODE_PATTERN);
+/** NIST SP 800-63B: at least 8 characters; the upper bound keeps hashing cheap. */
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 1024;
+
+function checkUsername(username: string): string {
+  if (!USERNAME.test(username))
+    throw new UsageError(`user name "${username}" must be 1 to 200 characters without spaces`);
+  return username;
+}
+
+export function checkLocale(locale: string): string {
+  if (!LOCALE.test(locale) || locale.length > 35)
+    throw new UsageError(`--locale "${locale}" is not a language code such as en or pt_BR`);
+  return locale;
+}
+
+function checkFullName(fullName: string): string {
+  const trimmed = fullName.trim();
+  if (trimmed === '' || trimmed.length > 200 || /\p{Cc}/u.test(trimmed))
+    throw new UsageError('--full-name must be 1 to 200 characters on one line');
+  return trimmed;
+}
+
+const passwordOptions = {
+  'password-stdin': { type: 'boolean' },
+  'password-file': { type: 'string' },
+} as const;
+
+/** The password from standard input or a file (one line), never from the command line. */
+async function readPassword(values: OptionValues, context: CliContext): Promise<string> {
+  const file = optionText(values, 'password-file');
+  const fromStdin = values['password-stdin'] === true;
+  if (fromStdin === (file !== undefined))
+    throw new UsageError('give the password with either --password-stdin or --password-file <file>');
+  let text: string;
+  if (file === undefined) {
+    text = await context.readStdin();
+  } else {
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new CliFailure(
+        `cannot read the password file ${file} (${(error as NodeJS.ErrnoException).code})`,
+      );
+    }
+  }
+  const password = text.replace(/\r?\n$/, '');
+  if (/[\r\n]/.test(password)) throw new UsageError('the password must be a single line');
+  if ([...password].length < PASSWORD_MIN || password.length > PASSWORD_MAX)
+    throw new UsageError(`the password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+  return password;
+}
+
+async function groupNamesOfUsers(store: Store): Promise<Map<string, string[]>> {
+  const names = new Map<string, string[]>();
+  for (const group of await store.groups.list()) {
+    for (const userId of await store.groups.listMembers(group.id)) {
+      names.set(userId, [...(names.get(userId) ?? []), group.name]);
+    }
+  }
+  return names;
+}
+
+function describe(user: User, groups: string[]) {
+  return {
+    id: user.id,
+    username: user.username,
+    fullName: user.fullName,
+    locale: user.locale,
+    disabled: user.disabled,
+    groups,
+    createdAt: isoTime(user.createdAt),
+    lastLoginAt: user.currentLoginAt === null ? null : isoTime(user.currentLoginAt),
+  };
+}
+
+/** Changes one user: `dea user disable|enable|remove|unlock <username>`. */
+function oneUserCommand(
+  summary: string,
+  change: (user: User, context: CliContext, store: Store) => Promise<string>,
+): CommandGroup['commands'][string] {
+  return {
+    summary,
+    usage: '<username>',
+    options: {},
+    async run(_values, positionals, context) {
+      const username = argument(positionals, 0, 'username');
+      noMoreArguments(positionals, 1);
+      const { store } = await context.open();
+      const user = await findUser(store, username);
+      context.out(await change(user, context, store));
+      return 0;
+    },
+  };
+}
+
+export const userCommands: CommandGroup = {
+  name: 'user',
+  summary: 'users who sign in and get emergency codes',
+  commands: {
+    add: {
+      summary: 'add a user; the password comes from standard input or a file, never the command line',
+      usage:
+        '--username NAME --full-name "FULL NAME" [--locale en] [--group GROUP] (--password-stdin | --password-file FILE)',
+      options: {
+        username: { type: 'string' },
+        'full-name': { type: 'string' },
+        locale: { type: 'string' },
+        group: { type: 'string', multiple: true },
+        ...passwordOptions,
+      },
+      async run(values, positionals, context) {
+        noMoreArguments(positionals, 0);
+        const username = checkUsername(requiredOption(values, 'username'));
+        const fullName = checkFullName(requiredOption(values, 'full-name'));
+        const locale = checkLocale(optionText(values, 'locale') ?? 'en');
+        const groupNames = (values.group ?? []) as string[];
+        const password = await readPassword(values, context);
+        const { store } = await context.open();
+        if (await store.users.findByUsername(username))
+          throw new CliFailure(`a user named "${username}" already exists`);
+        const groups = [];
+        for (const name of groupNames) {
+          const group = await store.groups.findByName(name);
+          if (group === undefined) throw new CliFailure(`no group named "${name}"`);
+          groups.push(group);
+        }
+        const now = context.now();
+        const id = newId(now);
+        const passwordHash = await hashPassword(password, context.config.passwordHashCost);
+        await store.users.create({ id, username, passwordHash, fullName, locale, createdAt: now });
+        for (const group of groups) await store.groups.addMember(group.id, id);
+        await auditChange(store, now, 'user.created', { userId: id, details: { username } });
+        context.out(`Added user ${username} (${id}).`);
+        return 0;
+      },
+    },
+    update: {
+      summary: "change a user's full name or locale",
+      usage: '<username> [--full-name "FULL NAME"] [--locale CODE]',
+      options: { 'full-name': { type: 'string' }, locale: { type: 'string' } },
+      async run(values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        noMoreArguments(positionals, 1);
+        const fullNameText = optionText(values, 'full-name');
+        const localeText = optionText(values, 'locale');
+        if (fullNameText === undefined && localeText === undefined)
+          throw new UsageError('nothing to change: give --full-name or --locale');
+        const changes = {
+          ...(fullNameText !== undefined && { fullName: checkFullName(fullNameText) }),
+          ...(localeText !== undefined && { locale: checkLocale(localeText) }),
+        };
+        const { store } = await context.open();
+        const user = await findUser(store, username);
+        await store.users.update(user.id, changes);
+        await auditChange(store, context.now(), 'user.updated', { userId: user.id, details: changes });
+        context.out(`Updated user ${username}.`);
+        return 0;
+      },
+    },
+    'set-locale': {
+      summary: "set a user's language (the page's language when the browser asks for none)",
+      usage: '<username> <locale>',
+      options: {},
+      async run(_values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        const locale = checkLocale(argument(positionals, 1, 'locale'));
+        noMoreArguments(positionals, 2);
+        const { store } = await context.open();
+        const user = await findUser(store, username);
+        await store.users.update(user.id, { locale });
+        await auditChange(store, context.now(), 'user.updated', { userId: user.id, details: { locale } });
+        context.out(`User ${username} now has locale ${locale}.`);
+        return 0;
+      },
+    },
+    'set-password': {
+      summary: "set a user's password from standard input or a file",
+      usage: '<username> (--password-stdin | --password-file FILE)',
+      options: passwordOptions,
+      async run(values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        noMoreArguments(positionals, 1);
+        const password = await readPassword(values, context);
+        const { store } = await context.open();
+        const user = await findUser(store, username);
+        const passwordHash = await hashPassword(password, context.config.passwordHashCost);
+        await store.users.update(user.id, { passwordHash });
+        await auditChange(store, context.now(), 'user.password_set', { userId: user.id });
+        context.out(`Set the password of ${username}.`);
+        return 0;
+      },
+    },
+    disable: oneUserCommand(
+      'disable a user: no sign-in, no codes, every verification fails',
+      async (user, context, store) => {
+        await store.users.update(user.id, { disabled: true });
+        await auditChange(store, context.now(), 'user.disabled', { userId: user.id });
+        return `Disabled user ${user.username}.`;
+      },
+    ),
+    enable: oneUserCommand('enable a disabled user again', async (user, context, store) => {
+      await store.users.update(user.id, { disabled: false });
+      await auditChange(store, context.now(), 'user.enabled', { userId: user.id });
+      return `Enabled user ${user.username}.`;
+    }),
+    remove: oneUserCommand(
+      'remove a user with their channels, codes and sessions (the audit log keeps their entries)',
+      async (user, context, store) => {
+        await store.users.remove(user.id);
+        await auditChange(store, context.now(), 'user.removed', {
+          userId: user.id,
+          details: { username: user.username },
+        });
+        return `Removed user ${user.username}.`;
+      },
+    ),
+    unlock: oneUserCommand(
+      "end a user's lock after too many failed code verifications",
+      async (user, context, store) => {
+        const { keys } = await context.open();
+        const { codeDefaults, verification: settings } = context.config;
+        const verification = new Verification(store, keys.codeHash, codeDefaults, settings);
+        return (await verification.unlock(user.id, 'cli', context.now()))
+          ? `Unlocked ${user.username}: failed verifications forgotten.`
+          : `${user.username} had no failed verifications to forget.`;
+      },
+    ),
+    list: {
+      summary: 'list the users',
+      usage: '[--json]',
+      options: { json: { type: 'boolean' } },
+      async run(values, positionals, context) {
+        noMoreArguments(positionals, 0);
+        const { store } = await context.open();
+        const groups = await groupNamesOfUsers(store);
+        const users = (await store.users.list()).map((user) => describe(user, groups.get(user.id) ?? []));
+        if (values.json === true) {
+          context.out(JSON.stringify(users, null, 2));
+          return 0;
+        }
+        if (users.length === 0) context.out('No users.');
+        for (const user of users) {
+          const state = user.disabled ? '  DISABLED' : '';
+          const groupText = user.groups.length === 0 ? '-' : user.groups.join(', ');
+          context.out(
+            `${user.username}  "${user.fullName}"  locale ${user.locale}  groups ${groupText}  last sign-in ${user.lastLoginAt ?? '-'}${state}`,
+          );
+        }
+        return 0;
+      },
+    },
+  },
+};
