@@ -169,7 +169,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     const code = (error as { code?: unknown }).code;
     if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
       // One line: what is wrong, then how the command is called.
-      const message = (error as Error).message.replace(/\.$/, '');
+      const message = (error as Error).message.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '');
       const usage = !(error instanceof UsageError) || error.showUsage;
       io.err(usage ? `${message}. Usage: ${commandLine(group.name, commandName, command)}` : message);
       return 2;
