@@ -68,7 +68,9 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
         '3',
       ]),
     ).toMatchObject({ code: 0 });
-    expect(await cli.store.groups.findPolicyOfUser(erin, POLICY_CATEGORY_SELF_SERVICE)).toMatchObject({ codeLength: 8 });
+    expect(await cli.store.groups.findPolicyOfUser(erin, POLICY_CATEGORY_SELF_SERVICE)).toMatchObject({
+      codeLength: 8,
+    });
     const staff = await cli.store.groups.findByName('Staff');
     expect(await cli.store.groups.listPolicies(staff?.id ?? '')).toEqual([
       {
@@ -97,8 +99,8 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
     const shown = await cli.run(['group', 'policy', 'show', 'Admins']);
     expect(shown.code).toBe(0);
     expect(shown.out).toContain('Policy "Self Service" of Admins:');
-    expect(shown.out).toContain('  enableECode          true\n');
-    expect(shown.out).toContain('  codeLength           10  (default)');
+    expect(shown.out).toContain('  enableECode           true\n');
+    expect(shown.out).toContain('  codeLength            10  (default)');
     const json = JSON.parse((await cli.run(['group', 'policy', 'show', 'Staff', '--json'])).out) as {
       effective: Record<string, unknown>;
     };

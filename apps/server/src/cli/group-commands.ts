@@ -218,7 +218,7 @@ export const groupCommands: CommandGroup = {
               : Value.Check(PolicyOptions.properties[name], stored[name])
                 ? ''
                 : `  (stored ${JSON.stringify(stored[name])} is not valid: default used)`;
-          context.out(`  ${name.padEnd(20)} ${String(effective[name])}${note}`);
+          context.out(`  ${name.padEnd(21)} ${String(effective[name])}${note}`);
         }
         return 0;
       },

@@ -1,0 +1,89 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, loadConfigWithFile } from './config.js';
+
+const folder = mkdtempSync(join(tmpdir(), 'dea-config-'));
+function file(name: string, content: unknown): string {
+  const path = join(folder, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+function problemsOf(load: () => unknown): string[] {
+  try {
+    load();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config file', () => {
+  it('reads the settings of the file named by DEA_CONFIG_FILE, JSON values as written', () => {
+    const path = file('good.json', {
+      PORT: 9000,
+      DEA_SMTP_HOST: 'mail.example.com',
+      DEA_SMTP_FROM: 'Emergency Access <dea@example.com>',
+      DEA_TRUST_PROXY: true,
+      DEA_RADIUS_PORT: 1812,
+      DEA_RADIUS_CLIENTS: { '10.0.0.5': 'a-long-random-secret-1' },
+    });
+    const config = loadConfigWithFile({ DEA_CONFIG_FILE: path });
+    expect(config).toMatchObject({ port: 9000, trustProxy: true });
+    expect(config.delivery.smtp).toMatchObject({ host: 'mail.example.com' });
+    expect(config.radius).toMatchObject({ port: 1812 });
+  });
+
+  it('lets the environment win over the file; an empty variable leaves the file value', () => {
+    const path = file('port.json', { PORT: 9000, HOST: '127.0.0.1' });
+    expect(loadConfigWithFile({ DEA_CONFIG_FILE: path, PORT: '9100', HOST: '' })).toMatchObject({
+      port: 9100,
+      host: '127.0.0.1',
+    });
+    // The CLI's --config names the file instead.
+    expect(loadConfigWithFile({ DEA_CONFIG_FILE: '/nonexistent.json' }, path)).toMatchObject({ port: 9000 });
+    // Callers and tests may pass the values directly.
+    expect(loadConfig({}, { path: 'inline', values: { PORT: 9200 } })).toMatchObject({ port: 9200 });
+    expect(loadConfigWithFile({})).toMatchObject({ port: 8080 });
+  });
+
+  it('names every bad field of the file and the environment together, unknown names too', () => {
+    const path = file('bad.json', {
+      PORT: 'eighty',
+      DEA_SESSION_IDLE_MINUTES: 1.5,
+      DEA_SMTP_HOST: ['a', 'b'],
+      DEA_PROT: 9000,
+      DEA_CONFIG_FILE: 'other.json',
+    });
+    expect(
+      problemsOf(() => loadConfigWithFile({ DEA_CONFIG_FILE: path, DEA_DELIVERY_RETRIES: 'many' })),
+    ).toEqual([
+      `DEA_SMTP_HOST (in ${path}): must be a string, number, boolean or object`,
+      `DEA_PROT (in ${path}): not a setting of this product`,
+      `DEA_CONFIG_FILE (in ${path}): not a setting of this product`,
+      `PORT="eighty" (in ${path}): must be integer`,
+      `DEA_SESSION_IDLE_MINUTES="1.5" (in ${path}): must be integer`,
+      'DEA_DELIVERY_RETRIES="many": must be integer',
+    ]);
+  });
+
+  it('reports a file it cannot read or parse, with the bad settings of the environment', () => {
+    expect(
+      problemsOf(() => loadConfigWithFile({ DEA_CONFIG_FILE: join(folder, 'missing.json'), PORT: 'x' })),
+    ).toEqual([
+      `DEA_CONFIG_FILE: cannot read ${join(folder, 'missing.json')} (ENOENT)`,
+      'PORT="x": must be integer',
+    ]);
+    const broken = file('broken.json', '{ "PORT": ');
+    expect(problemsOf(() => loadConfigWithFile({ DEA_CONFIG_FILE: broken }))).toEqual([
+      expect.stringMatching(/^DEA_CONFIG_FILE: .*broken\.json is not valid JSON/),
+    ]);
+    const list = file('list.json', [{ PORT: 1 }]);
+    expect(problemsOf(() => loadConfigWithFile({ DEA_CONFIG_FILE: list }))).toEqual([
+      `DEA_CONFIG_FILE: ${list} must hold one JSON object of settings`,
+    ]);
+  });
+});
