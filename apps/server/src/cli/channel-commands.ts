@@ -1,5 +1,5 @@
 import { CHANNEL_KEYS, type ChannelKey, isChannelKey, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
-import { newId } from '../crypto/ids.js';
+import { newChannelReference } from '../crypto/ids.js';
 import {
   argument,
   auditChange,
@@ -60,7 +60,13 @@ export const channelCommands: CommandGroup = {
         const { store } = await context.open();
         const user = await findUser(store, username);
         const now = context.now();
-        await store.channels.set({ id: newId(now), userId: user.id, key, address, createdAt: now });
+        await store.channels.set({
+          id: newChannelReference(),
+          userId: user.id,
+          key,
+          address,
+          createdAt: now,
+        });
         await auditChange(store, now, 'channel.set', { userId: user.id, details: { key } });
         context.out(`Set ${key} of ${username} to ${address}.`);
         return 0;

@@ -32,3 +32,11 @@ export function newId(now: number = Date.now()): string {
 export function randomToken(bytes: number): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+/**
+ * The opaque reference of a channel, the only handle the browser gets on an address: random,
+ * carrying no time or order (unlike a UUIDv7), 128 bits.
+ */
+export function newChannelReference(): string {
+  return randomToken(16);
+}

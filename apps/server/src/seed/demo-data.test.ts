@@ -90,6 +90,8 @@ describe('demo data', () => {
         users.find((user) => user.username === 'demo-channel')?.id ?? '',
       );
       expect(Object.fromEntries(channels.map((c) => [c.key, c.address]))).toEqual(DEMO_CHANNELS);
+      // References are random, opaque tokens: no time, no order, nothing of the address.
+      for (const channel of channels) expect(channel.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
       expect(DEMO_USERS).toHaveLength(3);
     } finally {
       await services.store.close();

@@ -1,5 +1,5 @@
 import { CHANNEL_DELIVERY_MODE, POLICY_CATEGORY_SELF_SERVICE, type ChannelKey } from '@dea/contract';
-import { newId } from '../crypto/ids.js';
+import { newChannelReference, newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import type { Store } from '../store/store.js';
 
@@ -63,7 +63,7 @@ export async function seedDemoData(store: Store, passwordHashCost: number, now: 
     if (demo.username === 'demo-channel') {
       for (const [key, address] of Object.entries(DEMO_CHANNELS)) {
         await store.channels.set({
-          id: newId(now),
+          id: newChannelReference(),
           userId: id,
           key: key as ChannelKey,
           address,
