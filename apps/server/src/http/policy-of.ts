@@ -12,14 +12,32 @@ export async function policyOf(
   return resolvePolicy(stored, services.config.codeDefaults);
 }
 
-/** The user's self-service policy, when it allows codes delivered the way asked; else error 3. */
+/**
+ * The user's self-service policy, when it allows codes delivered the way asked; else error 3,
+ * audited like every other refusal of a code.
+ */
 export async function emergencyPolicy(
   services: Services,
   userId: string,
   delivery: 'channel' | 'screen',
+  clientAddress: string | null,
 ): Promise<PolicyOptions> {
   const policy = await policyOf(services, userId);
-  if (!policy.enableECode) throw notPermitted('error.codesNotEnabled');
-  if (sendsByChannel(policy) !== (delivery === 'channel')) throw notPermitted('error.wrongDeliveryMode');
-  return policy;
+  const refusal = !policy.enableECode
+    ? ({ reason: 'codes-disabled', textKey: 'error.codesNotEnabled' } as const)
+    : sendsByChannel(policy) !== (delivery === 'channel')
+      ? ({ reason: 'wrong-delivery-mode', textKey: 'error.wrongDeliveryMode' } as const)
+      : undefined;
+  if (refusal === undefined) return policy;
+  await services.store.audit.append(
+    {
+      event: 'code.refused',
+      userId,
+      actor: userId,
+      clientAddress,
+      details: { reason: refusal.reason, delivery },
+    },
+    services.now(),
+  );
+  throw notPermitted(refusal.textKey);
 }

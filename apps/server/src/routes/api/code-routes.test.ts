@@ -204,6 +204,7 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       for (const { user } of [byChannel, disabled, noPolicy]) {
         expect(await active(user.id)).toBe(0);
         expect(await events(user.id, 'code.issued')).toHaveLength(0);
+        expect(await events(user.id, 'code.refused')).toHaveLength(1);
       }
     });
   });

@@ -40,7 +40,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/tempPass/create', { schema: { body: CreateCodeRequest } }, async (request) => {
     assertOwnUserId(request, request.body.attrs.user.id);
     const user = signedInUser(request);
-    const policy = await emergencyPolicy(services, user.id, 'screen');
+    const policy = await emergencyPolicy(services, user.id, 'screen', request.ip);
     const issued = await issueCode(services.store, services.keys.codeHash, {
       userId: user.id,
       policy,
@@ -65,7 +65,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { user: userRef, options, locale } = request.body;
     assertOwnUserId(request, userRef.id);
     const user = signedInUser(request);
-    const policy = await emergencyPolicy(services, user.id, 'channel');
+    const policy = await emergencyPolicy(services, user.id, 'channel', request.ip);
     const channel = await services.store.channels.findOfUser(user.id, options.recipient);
     if (channel === undefined || SEND_TYPE_OF_CHANNEL[channel.key] !== options.channel) {
       await refuseSend(services, request, user.id, { channel: options.channel, reason: 'unknown-recipient' });

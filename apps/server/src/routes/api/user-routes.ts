@@ -56,7 +56,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/user/queryAvailableChannels', { schema: { body: ChannelsRequest } }, async (request) => {
     assertOwnUserId(request, request.body.user.id);
     const user = signedInUser(request);
-    await emergencyPolicy(app.services, user.id, 'channel');
+    await emergencyPolicy(app.services, user.id, 'channel', request.ip);
     const map: ChannelMap = {};
     for (const channel of await app.services.store.channels.listOfUser(user.id)) {
       // Only channels a code can go to: not a switched-off type, not a number outside the allowed prefixes.
