@@ -2,7 +2,7 @@ import type { PolicyOptions } from '@dea/contract';
 import { generateCode, normalizeCode } from '../crypto/code-generator.js';
 import { newId } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
-import type { Store } from '../store/store.js';
+import type { ActiveCode, Store } from '../store/store.js';
 import { codeStoreFull, notPermitted } from './api-error.js';
 
 const MINUTE = 60_000;
@@ -74,7 +74,7 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
 
 /**
  * Finds the user's usable code that matches, comparing every candidate in constant time, and
- * takes one use of it atomically. Answers the code id when this call got the use.
+ * takes one use of it atomically. Answers the code when this call got the use.
  */
 export async function consumeMatchingCode(
   store: Store,
@@ -83,12 +83,12 @@ export async function consumeMatchingCode(
   input: string,
   alphabet: string,
   now: number,
-): Promise<string | undefined> {
+): Promise<ActiveCode | undefined> {
   const candidate = codeHash(hashKey, userId, input, alphabet);
-  let matched: string | undefined;
+  let matched: ActiveCode | undefined;
   for (const active of await store.codes.listActive(userId, now)) {
-    if (constantTimeEqual(active.codeHash, candidate)) matched ??= active.id;
+    if (constantTimeEqual(active.codeHash, candidate)) matched ??= active;
   }
   if (matched === undefined) return undefined;
-  return (await store.codes.consume(matched, now)) ? matched : undefined;
+  return (await store.codes.consume(matched.id, now)) ? matched : undefined;
 }

@@ -1,6 +1,6 @@
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import type { CodeDefaults } from '../config.js';
-import type { Store, User, VerifyFailures } from '../store/store.js';
+import type { ActiveCode, Store, User, VerifyFailures } from '../store/store.js';
 import { consumeMatchingCode } from './codes.js';
 import { resolvePolicy } from './policy.js';
 
@@ -62,11 +62,11 @@ export class Verification {
       });
       return { valid: false, reason: 'locked' };
     }
-    const codeId = user.disabled ? undefined : await this.consume(user.id, attempt.code, now);
-    if (codeId !== undefined) {
+    const used = user.disabled ? undefined : await this.consume(user.id, attempt.code, now);
+    if (used !== undefined) {
       await this.store.verifyFailures.clear(user.id);
-      await audit('code.used', { codeId });
-      return { valid: true, codeId };
+      await audit('code.used', { codeId: used.id, channel: used.channelType ?? 'screen' });
+      return { valid: true, codeId: used.id };
     }
     const reason = user.disabled ? 'disabled' : 'no-usable-code';
     const after = await this.store.verifyFailures.record(user.id, now, {
@@ -90,7 +90,7 @@ export class Verification {
     return cleared;
   }
 
-  private async consume(userId: string, code: string, now: number): Promise<string | undefined> {
+  private async consume(userId: string, code: string, now: number): Promise<ActiveCode | undefined> {
     const stored = await this.store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE);
     const { codeAlphabet } = resolvePolicy(stored, this.codeDefaults);
     return consumeMatchingCode(this.store, this.codeHashKey, userId, code, codeAlphabet, now);

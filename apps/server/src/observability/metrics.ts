@@ -27,8 +27,8 @@ export class Metrics {
   });
   private readonly verifications = new Counter({
     name: 'dea_code_verifications_total',
-    help: 'Code verifications, by outcome (used, failed, locked).',
-    labelNames: ['outcome'],
+    help: 'Code verifications, by outcome (used, failed, locked) and the channel type of the used code (none when no code was used).',
+    labelNames: ['outcome', 'channel'],
     registers: [this.registry],
   });
   private readonly signIns = new Counter({
@@ -67,11 +67,11 @@ export class Metrics {
       case 'code.send_refused':
         return this.codesRefused.inc({ reason });
       case 'code.used':
-        return this.verifications.inc({ outcome: 'used' });
+        return this.verifications.inc({ outcome: 'used', channel });
       case 'code.verify_failed':
-        return this.verifications.inc({ outcome: 'failed' });
+        return this.verifications.inc({ outcome: 'failed', channel: 'none' });
       case 'code.verify_locked':
-        return this.verifications.inc({ outcome: 'locked' });
+        return this.verifications.inc({ outcome: 'locked', channel: 'none' });
       case 'signin.succeeded':
         return this.signIns.inc({ outcome: 'succeeded' });
       case 'signin.failed':

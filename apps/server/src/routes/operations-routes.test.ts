@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createServiceKey } from '../domain/service-keys.js';
 import { DOCUMENTED_ROUTES } from '../observability/openapi-document.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
@@ -61,6 +62,27 @@ describe('operations', () => {
       /dea_http_request_duration_seconds_count\{method="POST",route="\/dea\/api\/tempPass\/create",status="200"\} 1/,
     );
     expect(metrics.body).toContain('dea_process_cpu_seconds_total');
+
+    const { key } = await createServiceKey(
+      t.services.store,
+      t.services.keys.serviceKey,
+      'metrics',
+      ['verify'],
+      t.clock.now(),
+    );
+    const verify = (code: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/dea/api/tempPass/verify',
+        headers: { authorization: `Bearer ${key}` },
+        payload: { userId: user.id, code },
+      });
+    const issued = create.json<{ result: { rows: [{ password: string }] } }>().result.rows[0].password;
+    expect((await verify(issued)).json()).toMatchObject({ result: { valid: true } });
+    expect((await verify(issued)).json()).toMatchObject({ result: { valid: false } });
+    const after = (await t.app.inject({ url: '/metrics' })).body;
+    expect(after).toContain('dea_code_verifications_total{outcome="used",channel="screen"} 1');
+    expect(after).toContain('dea_code_verifications_total{outcome="failed",channel="none"} 1');
     expect(metrics.body).not.toContain(
       create.json<{ result: { rows: [{ password: string }] } }>().result.rows[0].password,
     );

@@ -559,7 +559,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.issue(fourth, 1, issueAudit(user.id))).toEqual({ issued: true });
 
       expect(await store.codes.listActive(user.id, T0 + 15)).toEqual([
-        { id: fourth.id, codeHash: fourth.codeHash },
+        { id: fourth.id, codeHash: fourth.codeHash, channelType: fourth.channelType },
       ]);
     });
 
@@ -576,15 +576,17 @@ export function storeSuite(kind: StoreKind): void {
       await issue(other.id, { createdAt: T0 + 8 });
 
       expect(await store.codes.listActive(user.id, T0 + 50)).toEqual([
-        { id: a.id, codeHash: a.codeHash },
-        { id: b.id, codeHash: b.codeHash },
+        { id: a.id, codeHash: a.codeHash, channelType: a.channelType },
+        { id: b.id, codeHash: b.codeHash, channelType: b.channelType },
       ]);
       const count = await store.codes.countActive(user.id, T0 + 50);
       expect(count).toBe(2);
       expect(typeof count).toBe('number');
 
       // A code is not active at its expiry time.
-      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([{ id: b.id, codeHash: b.codeHash }]);
+      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([
+        { id: b.id, codeHash: b.codeHash, channelType: b.channelType },
+      ]);
       expect(await store.codes.countActive(user.id, T0 + 100)).toBe(1);
       expect(await store.codes.countActive(user.id, T0 + 200)).toBe(0);
       expect(await store.codes.listActive(newId(), T0)).toEqual([]);
@@ -621,7 +623,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.consume(invalidated.id, T0 + 4)).toBe(false);
       // Only the expiring code, with uses left, is active until it expires.
       expect(await store.codes.listActive(user.id, T0 + 5)).toEqual([
-        { id: expiring.id, codeHash: expiring.codeHash },
+        { id: expiring.id, codeHash: expiring.codeHash, channelType: expiring.channelType },
       ]);
       expect(await store.codes.countActive(user.id, T0 + 100)).toBe(0);
     });
@@ -645,7 +647,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(purged).toBe(3);
       expect(typeof purged).toBe('number');
       expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([
-        { id: active.id, codeHash: active.codeHash },
+        { id: active.id, codeHash: active.codeHash, channelType: active.channelType },
       ]);
       expect(await store.codes.purge(T0 + 100)).toBe(0);
       // The kept code still has its one use left.

@@ -112,6 +112,8 @@ export interface NewCode {
 export interface ActiveCode {
   id: string;
   codeHash: string;
+  /** The send type it went to; null when it was shown on screen. */
+  channelType: string | null;
 }
 
 export type IssueOutcome = { issued: true } | { issued: false; reason: 'store-full' | 'no-user' };

@@ -43,7 +43,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     async listActive(userId, now) {
       return db
         .selectFrom('codes')
-        .select(['id', 'code_hash as codeHash'])
+        .select(['id', 'code_hash as codeHash', 'channel_type as channelType'])
         .where('user_id', '=', userId)
         .where('expires_at', '>', now)
         .where('uses_left', '>', 0)
