@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BRANDING_NAMES } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import {
+  type CliFixture,
+  openCliFixture,
+  storeSnapshot,
+  expectRefusals,
+  type Refusal,
+} from '../testing/cli.js';
 import { STORE_KINDS } from '../testing/stores.js';
 
 describe.each(STORE_KINDS)('dea branding on %s', (kind) => {
@@ -67,7 +73,7 @@ describe.each(STORE_KINDS)('dea branding on %s', (kind) => {
     const text = join(folder, 'logo.txt');
     writeFileSync(text, 'not an image');
     const before = await storeSnapshot(cli.store);
-    const refusals: [string[], number, string][] = [
+    const refusals: Refusal[] = [
       [['branding', 'set', 'logo', '--value', 'x'], 2, 'unknown branding entry "logo" (one of CSS,'],
       [['branding', 'set', 'htmlTitle'], 2, 'either --value or --file'],
       [['branding', 'set', 'htmlTitle', '--value', 'x', '--file', text], 2, 'either --value or --file'],
@@ -87,16 +93,7 @@ describe.each(STORE_KINDS)('dea branding on %s', (kind) => {
       [['branding', 'reset', 'everything'], 2, 'unknown branding entry'],
       [['branding', 'list', '--all'], 2, "Unknown option '--all'"],
     ];
-    for (const [argv, code, message] of refusals) {
-      const result = await cli.run(argv);
-      expect({ argv, ...result }).toMatchObject({
-        argv,
-        code,
-        out: '',
-        err: expect.stringContaining(message),
-      });
-      expect(result.err.split('\n')).toHaveLength(1);
-    }
+    await expectRefusals(cli, refusals);
     expect(await storeSnapshot(cli.store)).toEqual(before);
   });
 });

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import {
+  type CliFixture,
+  openCliFixture,
+  storeSnapshot,
+  expectRefusals,
+  type Refusal,
+} from '../testing/cli.js';
 import { STORE_KINDS } from '../testing/stores.js';
 
 describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
@@ -64,7 +70,7 @@ describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
 
   it('refuses bad input with one line and changes nothing', async () => {
     const before = await storeSnapshot(cli.store);
-    const refusals: [string[], number, string][] = [
+    const refusals: Refusal[] = [
       [['channel', 'set', 'chris', 'fax', '+49 30 1234567'], 2, 'unknown channel key "fax" (one of mobile,'],
       [
         ['channel', 'set', 'chris', 'mobile', '0170 5550112'],
@@ -85,16 +91,7 @@ describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
       [['channel', 'remove', 'chris'], 2, 'missing <key>'],
       [['channel', 'list'], 2, 'missing <username>'],
     ];
-    for (const [argv, code, message] of refusals) {
-      const result = await cli.run(argv);
-      expect({ argv, ...result }).toMatchObject({
-        argv,
-        code,
-        out: '',
-        err: expect.stringContaining(message),
-      });
-      expect(result.err.split('\n')).toHaveLength(1);
-    }
+    await expectRefusals(cli, refusals);
     expect(await storeSnapshot(cli.store)).toEqual(before);
   });
 });

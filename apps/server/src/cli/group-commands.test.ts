@@ -1,6 +1,12 @@
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import {
+  type CliFixture,
+  openCliFixture,
+  storeSnapshot,
+  expectRefusals,
+  type Refusal,
+} from '../testing/cli.js';
 import { STORE_KINDS } from '../testing/stores.js';
 
 describe.each(STORE_KINDS)('dea group on %s', (kind) => {
@@ -113,7 +119,7 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
   it('refuses bad input with one line and changes nothing', async () => {
     const before = await storeSnapshot(cli.store);
     const set = ['group', 'policy', 'set', 'Staff'];
-    const refusals: [string[], number, string][] = [
+    const refusals: Refusal[] = [
       [['group', 'add'], 2, '--name is required'],
       [['group', 'add', '--name', 'X', '--priority', 'high'], 2, '--priority must be a whole number'],
       [['group', 'add', '--name', 'Staff'], 1, 'a group named "Staff" already exists'],
@@ -142,16 +148,7 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
       [['group', 'policy', 'show', 'Staff', '--code-length', '8'], 2, '--code-length belongs to policy set'],
       [['group', 'policy', 'show', 'Staff', '--category', 'Other'], 1, 'group Staff has no "Other" policy'],
     ];
-    for (const [argv, code, message] of refusals) {
-      const result = await cli.run(argv);
-      expect({ argv, ...result }).toMatchObject({
-        argv,
-        code,
-        out: '',
-        err: expect.stringContaining(message),
-      });
-      expect(result.err.split('\n')).toHaveLength(1);
-    }
+    await expectRefusals(cli, refusals);
     expect(await storeSnapshot(cli.store)).toEqual(before);
   });
 });

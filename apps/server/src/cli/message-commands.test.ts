@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { TEXT_KEYS } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_CATALOGS } from '../i18n/built-in-catalogs.js';
-import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import {
+  type CliFixture,
+  openCliFixture,
+  storeSnapshot,
+  expectRefusals,
+  type Refusal,
+} from '../testing/cli.js';
 import { STORE_KINDS } from '../testing/stores.js';
 
 describe.each(STORE_KINDS)('dea messages on %s', (kind) => {
@@ -78,7 +84,7 @@ describe.each(STORE_KINDS)('dea messages on %s', (kind) => {
       notText: write('number.json', { 'content.title': 5 }),
     };
     const before = await storeSnapshot(cli.store);
-    const refusals: [string[], number, string][] = [
+    const refusals: Refusal[] = [
       [['messages', 'export', 'German'], 2, '"German" is not a language code'],
       [['messages', 'export', 'sv'], 1, 'unknown language sv (dea messages add-language sv <name> adds it)'],
       [['messages', 'export'], 2, 'missing <lang>'],
@@ -100,16 +106,7 @@ describe.each(STORE_KINDS)('dea messages on %s', (kind) => {
       [['messages', 'add-language', 'SV', 'Svenska'], 2, '"SV" is not a language code'],
       [['messages', 'add-language', 'sv', 'Svenska', '--from', 'xx'], 1, 'unknown language xx'],
     ];
-    for (const [argv, code, message] of refusals) {
-      const result = await cli.run(argv);
-      expect({ argv, ...result }).toMatchObject({
-        argv,
-        code,
-        out: '',
-        err: expect.stringContaining(message),
-      });
-      expect(result.err.split('\n')).toHaveLength(1);
-    }
+    await expectRefusals(cli, refusals);
     expect(await storeSnapshot(cli.store)).toEqual(before);
   });
 });

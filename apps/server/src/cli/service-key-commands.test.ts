@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKeys } from '../crypto/secret-keys.js';
 import { authenticateServiceKey } from '../domain/service-keys.js';
-import { CLI_SECRET, type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import {
+  CLI_SECRET,
+  type CliFixture,
+  openCliFixture,
+  storeSnapshot,
+  expectRefusals,
+  type Refusal,
+} from '../testing/cli.js';
 import { STORE_KINDS } from '../testing/stores.js';
 
 describe.each(STORE_KINDS)('dea service-key on %s', (kind) => {
@@ -52,7 +59,7 @@ describe.each(STORE_KINDS)('dea service-key on %s', (kind) => {
 
   it('refuses bad input with one line and changes nothing', async () => {
     const before = await storeSnapshot(cli.store);
-    const refusals: [string[], number, string][] = [
+    const refusals: Refusal[] = [
       [['service-key', 'create'], 2, 'missing <name>'],
       [['service-key', 'create', 'bad/name'], 2, '<name> "bad/name" must be 1 to 100 letters'],
       [['service-key', 'create', 'third', '--scope', 'admin'], 2, 'unknown scope "admin" (one of verify)'],
@@ -61,16 +68,7 @@ describe.each(STORE_KINDS)('dea service-key on %s', (kind) => {
       [['service-key', 'revoke', 'second'], 1, 'service key second was already revoked'],
       [['service-key', 'revoke'], 2, 'missing <name|id>'],
     ];
-    for (const [argv, code, message] of refusals) {
-      const result = await cli.run(argv);
-      expect({ argv, ...result }).toMatchObject({
-        argv,
-        code,
-        out: '',
-        err: expect.stringContaining(message),
-      });
-      expect(result.err.split('\n')).toHaveLength(1);
-    }
+    await expectRefusals(cli, refusals);
     expect(await storeSnapshot(cli.store)).toEqual(before);
   });
 });

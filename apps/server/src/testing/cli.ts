@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { runCli } from '../cli/run.js';
@@ -99,4 +100,17 @@ export async function storeSnapshot(store: Store): Promise<unknown> {
     serviceKeys: await store.serviceKeys.list(),
     audit: await store.audit.list({ limit: 100_000 }),
   };
+}
+
+export type Refusal = [argv: string[], code: number, message: string];
+
+/** Each command is refused with its exit code and one line naming the mistake, printing nothing. */
+export async function expectRefusals(cli: CliFixture, refusals: readonly Refusal[]): Promise<void> {
+  for (const [argv, code, message] of refusals) {
+    const result = await cli.run(argv);
+    // argv in the compared value names the command when one fails.
+    expect({ argv, code: result.code, out: result.out }).toEqual({ argv, code, out: '' });
+    expect(result.err).toContain(message);
+    expect(result.err.split('\n')).toHaveLength(1);
+  }
 }
