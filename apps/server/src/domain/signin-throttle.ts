@@ -58,7 +58,10 @@ export class SigninThrottle {
       }),
     ]);
     const lockedForMs = Math.max(0, (user.lockedUntil ?? 0) - now, (client.lockedUntil ?? 0) - now);
-    const failures = Math.max(user.failures, client.failures - addressLockAfter + userLockAfter);
+    // An address slows down as it nears its own lock, as a user name does: its count is shifted so
+    // that both reach the slow-down the same number of failures before they lock.
+    const addressFailures = client.failures - (addressLockAfter - userLockAfter);
+    const failures = Math.max(user.failures, addressFailures);
     const delayMs =
       failures < SLOWDOWN_FROM_FAILURE || lockedForMs > 0
         ? 0

@@ -16,9 +16,9 @@ export async function ensureBuiltInContent(store: Store): Promise<void> {
   );
   const hash = createHash('sha256').update(JSON.stringify(BUILT_IN_CATALOGS)).digest('hex');
   if ((await store.meta.get(CATALOG_HASH_KEY)) === hash) return;
+  const existing = new Set((await store.catalogs.listLanguages()).map((row) => row.code));
   for (const { languageCode, languageName } of BUILT_IN_LANGUAGES) {
-    const existing = (await store.catalogs.listLanguages()).some((row) => row.code === languageCode);
-    if (!existing) await store.catalogs.setLanguage(languageCode, languageName);
+    if (!existing.has(languageCode)) await store.catalogs.setLanguage(languageCode, languageName);
     await store.catalogs.putMessages(languageCode, BUILT_IN_CATALOGS[languageCode], { overwrite: false });
   }
   await store.meta.set(CATALOG_HASH_KEY, hash);
