@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser } from '@playwright/test';
+import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium';
 import { startServer } from '../support/start-server';
 
 const LATENCY_MS = 150;
@@ -105,19 +106,7 @@ async function main(): Promise<void> {
   const css = await assetSizes('.css');
   if (js.length === 0) throw new Error(`No built page in ${assetsDir}: run npm run build first`);
   const server = await startServer({ DEA_CODE_MAX_UNUSED: '100' });
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
   const runs: { total: number; requests: number }[] = [];
   try {
     await timeToCode(browser, server.baseUrl); // warms the server (first catalog read, JIT)
