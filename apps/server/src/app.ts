@@ -20,13 +20,21 @@ export interface AppOptions {
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
 }
 
+function trustedHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 /** Builds the whole HTTP application; it never listens (server.ts does, tests use inject). */
 export async function buildApp({ services, logger = false }: AppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     ...(typeof logger === 'boolean' ? { logger } : { loggerInstance: logger }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    // A hop count believes that many proxies nearest the server (Fastify's types lack the number form).
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? trustedHops(config.trustProxy)
+        : config.trustProxy,
     ajv: {
       // Wrong types are refused, never coerced; unknown fields are refused, never dropped.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },

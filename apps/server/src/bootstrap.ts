@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
-import { randomToken } from './crypto/ids.js';
-import { hashPassword } from './crypto/password-hash.js';
+import { HashQueue } from './crypto/hash-queue.js';
 import { deriveKeys, loadSecret } from './crypto/secret-keys.js';
 import { Catalogs } from './domain/catalogs.js';
 import { Sessions } from './domain/sessions.js';
 import { SendLimits } from './domain/send-limits.js';
+import { SignIn, decoyPasswordHash } from './domain/sign-in.js';
 import { SigninThrottle } from './domain/signin-throttle.js';
 import { Verification } from './domain/verification.js';
 import { Notices } from './delivery/notices.js';
@@ -51,10 +51,15 @@ export async function startServices(config: Config, now: () => number = Date.now
   );
   try {
     await ensureBuiltInContent(store);
-    const decoyPasswordHash = hashPassword(randomToken(16), config.passwordHashCost);
+    // Computed in the background: it must not delay the start.
+    const decoy = decoyPasswordHash(store, config.passwordHashCost);
     const seededDemo = wantsDemoData(config, store)
       ? await seedDemoData(store, config.passwordHashCost, now())
       : false;
+    const sessions = new Sessions(store, keys.xsrf, {
+      idleMs: config.sessionIdleMs,
+      absoluteMs: config.sessionAbsoluteMs,
+    });
     const delivery = deliveryRouting(config.delivery, outboxProvider(store, keys.seal, now));
     const catalogs = new Catalogs(store, config.catalogCacheMs, now);
     // Rules and notices look up services.delivery when they run, so the routing in use is the
@@ -69,11 +74,17 @@ export async function startServices(config: Config, now: () => number = Date.now
       metrics,
       keys,
       catalogs,
-      sessions: new Sessions(store, keys.xsrf, {
-        idleMs: config.sessionIdleMs,
-        absoluteMs: config.sessionAbsoluteMs,
+      sessions,
+      signIn: new SignIn({
+        store,
+        throttle: new SigninThrottle(store, config.signin, keys.identifier),
+        sessions,
+        hashQueue: new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.queue),
+        decoyPasswordHash: decoy,
+        identifierKey: keys.identifier,
+        passwordHashCost: config.passwordHashCost,
+        now,
       }),
-      signinThrottle: new SigninThrottle(store, config.signin),
       verification: new Verification(store, keys.codeHash, config.codeDefaults, config.verification),
       delivery,
       channelRules,
@@ -87,7 +98,6 @@ export async function startServices(config: Config, now: () => number = Date.now
         enabled: config.delivery.notifyOtherChannels,
         now,
       }),
-      decoyPasswordHash,
       now,
     };
     return { services, seededDemo, generatedSecret: generated };

@@ -27,12 +27,12 @@ describe('config file', () => {
       PORT: 9000,
       DEA_SMTP_HOST: 'mail.example.com',
       DEA_SMTP_FROM: 'Emergency Access <dea@example.com>',
-      DEA_TRUST_PROXY: true,
+      DEA_TRUST_PROXY: 1,
       DEA_RADIUS_PORT: 1812,
       DEA_RADIUS_CLIENTS: { '10.0.0.5': 'a-long-random-secret-1' },
     });
     const config = loadConfigWithFile({ DEA_CONFIG_FILE: path });
-    expect(config).toMatchObject({ port: 9000, trustProxy: true });
+    expect(config).toMatchObject({ port: 9000, trustProxy: 1 });
     expect(config.delivery.smtp).toMatchObject({ host: 'mail.example.com' });
     expect(config.radius).toMatchObject({ port: 1812 });
   });

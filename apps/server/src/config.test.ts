@@ -57,7 +57,7 @@ describe('loadConfig', () => {
       PORT: '9090',
       DATABASE_URL: 'postgres://dea@db/dea',
       DEA_DEMO: 'false',
-      DEA_TRUST_PROXY: 'true',
+      DEA_TRUST_PROXY: '10.0.0.1, 10.0.0.0/8',
       DEA_COOKIE_SECURE: 'always',
       DEA_LOGIN_PATH: '/sso/login/',
       DEA_SESSION_IDLE_MINUTES: '10',
@@ -70,7 +70,7 @@ describe('loadConfig', () => {
       port: 9090,
       databaseUrl: 'postgres://dea@db/dea',
       demo: false,
-      trustProxy: true,
+      trustProxy: ['10.0.0.1', '10.0.0.0/8'],
       cookieSecure: 'always',
       loginPath: '/sso/login/',
       sessionIdleMs: 10 * 60_000,
@@ -87,12 +87,34 @@ describe('loadConfig', () => {
     ['1', true],
     ['0', false],
   ])('reads the boolean %s as %s', (text, value) => {
-    expect(loadConfig({ DEA_TRUST_PROXY: text }).trustProxy).toBe(value);
     expect(loadConfig({ DEA_DEMO: text }).demo).toBe(value);
   });
 
+  it.each([
+    ['false', false],
+    ['', false],
+    ['1', 1],
+    ['2', 2],
+    ['127.0.0.1', ['127.0.0.1']],
+    ['10.0.0.1,10.0.0.2', ['10.0.0.1', '10.0.0.2']],
+    ['10.0.0.0/8, fd00::/8, loopback', ['10.0.0.0/8', 'fd00::/8', 'loopback']],
+  ])('reads DEA_TRUST_PROXY=%j as %j', (text, value) => {
+    expect(loadConfig({ DEA_TRUST_PROXY: text }).trustProxy).toEqual(value);
+  });
+
+  it('refuses DEA_TRUST_PROXY=true with the reason and what to write instead, and proxies it cannot read', () => {
+    const [refusal] = problemsOf({ DEA_TRUST_PROXY: 'true' });
+    expect(refusal).toMatch(/^DEA_TRUST_PROXY="true": refused, because it believes X-Forwarded-For from any client/);
+    expect(refusal).toContain('DEA_TRUST_PROXY=10.0.0.1,10.0.0.2');
+    expect(refusal).toContain('DEA_TRUST_PROXY=1');
+    expect(problemsOf({ DEA_TRUST_PROXY: 'yes' })).toEqual([
+      'DEA_TRUST_PROXY="yes": "yes" is not an IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal',
+    ]);
+    expect(problemsOf({ DEA_TRUST_PROXY: '10.0.0.0/33' })).toHaveLength(1);
+    expect(problemsOf({ DEA_TRUST_PROXY: '0' })).toHaveLength(1);
+  });
+
   it('refuses booleans it cannot read', () => {
-    expect(problemsOf({ DEA_TRUST_PROXY: 'yes' })).toEqual(['DEA_TRUST_PROXY="yes": must be boolean']);
     expect(problemsOf({ DEA_DEMO: 'maybe' })).toEqual(['DEA_DEMO="maybe": must be one of auto, true, false']);
   });
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import Type from 'typebox';
 import Value from 'typebox/value';
@@ -226,8 +227,8 @@ export const SETTINGS = {
     doc: 'Log level: fatal, error, warn, info, debug, trace or silent.',
   },
   DEA_TRUST_PROXY: {
-    schema: Type.Boolean({ default: false }),
-    doc: 'Trust X-Forwarded-For/-Proto from a reverse proxy (client address, TLS detection).',
+    schema: Type.String({ default: 'false' }),
+    doc: 'Reverse proxies whose X-Forwarded-For/-Proto/-Host are believed: false (none), their addresses or CIDR ranges (10.0.0.1,10.0.0.0/8, loopback), or the number of proxies in front (1). The client address is the right-most one no trusted proxy added. true is refused: it would let every client name its own address.',
   },
   DEA_COOKIE_SECURE: {
     schema: Type.Union([Type.Literal('auto'), Type.Literal('always'), Type.Literal('never')], {
@@ -249,11 +250,11 @@ export const SETTINGS = {
   },
   DEA_SIGNIN_MAX_FAILURES: {
     schema: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
-    doc: 'Failed sign-ins for one user name within the window that lock it.',
+    doc: 'Passwords checked for one user name from one client address within the window before that pair is locked; from all addresses together, before the user name is slowed down. Counted before the check, so parallel requests cannot exceed it.',
   },
   DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: {
     schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
-    doc: 'Failed sign-ins from one client address within the window that lock the address.',
+    doc: 'Passwords checked from one client address (all user names) within the window before the address is locked.',
   },
   DEA_SIGNIN_WINDOW_MINUTES: {
     schema: Type.Integer({ minimum: 1, maximum: 1440, default: 15 }),
@@ -264,8 +265,12 @@ export const SETTINGS = {
     doc: 'How long a locked user name or address must wait.',
   },
   DEA_SIGNIN_SLOWDOWN_MS: {
-    schema: Type.Integer({ minimum: 0, maximum: 8000, default: 500 }),
-    doc: 'Delay added to a failed answer from the third failure on, doubling each time (at most 8 s).',
+    schema: Type.Integer({ minimum: 0, maximum: 60_000, default: 500 }),
+    doc: "Once a user name has reached DEA_SIGNIN_MAX_FAILURES from all addresses, its passwords are checked at most once per this delay, doubling with each further attempt; 0: no slow-down.",
+  },
+  DEA_SIGNIN_SLOWDOWN_MAX_SECONDS: {
+    schema: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
+    doc: 'Longest delay of that slow-down: the longest the owner of a user name under attack waits on a clean address.',
   },
   DEA_BODY_LIMIT_BYTES: {
     schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
@@ -294,6 +299,14 @@ export const SETTINGS = {
   DEA_PASSWORD_HASH_COST: {
     schema: Type.Integer({ minimum: 10, maximum: 20, default: 17 }),
     doc: 'scrypt cost: log2 of N (17 = 128 MiB per hash, r=8, p=1).',
+  },
+  DEA_PASSWORD_HASH_CONCURRENCY: {
+    schema: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+    doc: "Password hashes computed at once per instance; the rest of libuv's thread pool stays free for files and the page.",
+  },
+  DEA_PASSWORD_HASH_QUEUE: {
+    schema: Type.Integer({ minimum: 0, maximum: 10_000, default: 16 }),
+    doc: 'Sign-ins that may wait for a hashing slot; beyond them a sign-in gets error 140 with Retry-After.',
   },
   DEA_DB_POOL_SIZE: {
     schema: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
@@ -336,7 +349,8 @@ export interface Config {
   demo: 'auto' | boolean;
   secret: string;
   logLevel: string;
-  trustProxy: boolean;
+  /** false, a hop count, or the addresses and ranges of trusted proxies (Fastify's trustProxy). */
+  trustProxy: false | number | string[];
   cookieSecure: 'auto' | 'always' | 'never';
   loginPath: string;
   sessionIdleMs: number;
@@ -345,6 +359,7 @@ export interface Config {
   signin: SigninThrottleSettings;
   codeDefaults: CodeDefaults;
   passwordHashCost: number;
+  passwordHashing: { concurrency: number; queue: number };
   dbPoolSize: number;
   catalogCacheMs: number;
   webDir: string;
@@ -381,6 +396,45 @@ function choicesOf(schema: unknown): string[] | undefined {
     if (typeof constant === 'string' || typeof constant === 'boolean') return [String(constant)];
     return type === 'boolean' ? ['true', 'false'] : [];
   });
+}
+
+/** Names proxy-addr (Fastify's trustProxy) knows for ranges of addresses. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
+}
+
+/** DEA_TRUST_PROXY: false, a hop count, or a list of trusted proxies; never "trust everyone". */
+export function trustProxyOf(text: string, problems: string[]): Config['trustProxy'] {
+  const value = text.trim();
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') {
+    problems.push(
+      'DEA_TRUST_PROXY="true": refused, because it believes X-Forwarded-For from any client, so each request could claim a new address and escape the per-address limits and the audit log. Name the proxies (DEA_TRUST_PROXY=10.0.0.1,10.0.0.2 or a CIDR such as 10.0.0.0/8) or their number (DEA_TRUST_PROXY=1).',
+    );
+    return false;
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops >= 1 && hops <= 10) return hops;
+    problems.push(`DEA_TRUST_PROXY="${value}": the number of proxies must be 1 to 10 (or false)`);
+    return false;
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !isAddressOrRange(entry));
+  if (bad.length > 0) {
+    problems.push(
+      `DEA_TRUST_PROXY="${value}": ${bad.map((entry) => JSON.stringify(entry)).join(', ')} is not an IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal`,
+    );
+    return false;
+  }
+  return entries;
 }
 
 /** The settings of a config file: its path (named in problems) and its JSON values. */
@@ -505,6 +559,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       ? String(value)
       : '';
   };
+  const trustProxy = trustProxyOf(settingText('DEA_TRUST_PROXY'), problems);
   const delivery = deliveryConfigOf(settingText, problems);
   const radius = radiusConfigOf(settingText, problems);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -516,7 +571,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     demo: s.DEA_DEMO,
     secret: s.DEA_SECRET,
     logLevel: s.DEA_LOG_LEVEL,
-    trustProxy: s.DEA_TRUST_PROXY,
+    trustProxy,
     cookieSecure: s.DEA_COOKIE_SECURE,
     loginPath: s.DEA_LOGIN_PATH,
     sessionIdleMs: s.DEA_SESSION_IDLE_MINUTES * MINUTE,
@@ -528,6 +583,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       windowMs: s.DEA_SIGNIN_WINDOW_MINUTES * MINUTE,
       lockMs: s.DEA_SIGNIN_LOCK_MINUTES * MINUTE,
       slowdownMs: s.DEA_SIGNIN_SLOWDOWN_MS,
+      slowdownMaxMs: s.DEA_SIGNIN_SLOWDOWN_MAX_SECONDS * 1000,
     },
     codeDefaults: {
       codeLength: s.DEA_CODE_LENGTH,
@@ -537,6 +593,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       maxUnusedCodes: s.DEA_CODE_MAX_UNUSED,
     },
     passwordHashCost: s.DEA_PASSWORD_HASH_COST,
+    passwordHashing: { concurrency: s.DEA_PASSWORD_HASH_CONCURRENCY, queue: s.DEA_PASSWORD_HASH_QUEUE },
     dbPoolSize: s.DEA_DB_POOL_SIZE,
     catalogCacheMs: s.DEA_CATALOG_CACHE_SECONDS * 1000,
     webDir: s.DEA_WEB_DIR,

@@ -131,4 +131,24 @@ describe('two instances on one PostgreSQL', () => {
     );
     expect(answers.filter(Boolean)).toHaveLength(1);
   });
+
+  it('checks at most DEA_SIGNIN_MAX_FAILURES passwords of 200 parallel guesses split over A and B', async () => {
+    const user = await createUser(5);
+    const guesses = Array.from({ length: 200 }, (_, index) => (index === 199 ? 'pw' : `guess-${index}`));
+    const answers = await Promise.all(
+      guesses.map(async (password, index) => {
+        const response = await fetch(`${(index % 2 === 0 ? a : b).base}/login/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: user.username, password }),
+        });
+        return ((await response.json()) as { error: number }).error;
+      }),
+    );
+    const checked = (await a.services.store.audit.list({ userId: user.id, limit: 1000 })).filter(
+      (entry) => entry.event === 'signin.failed' || entry.event === 'signin.succeeded',
+    );
+    expect(checked.length).toBeLessThanOrEqual(5);
+    expect(answers.filter((error) => error === 140)).toHaveLength(200 - checked.length);
+  });
 });

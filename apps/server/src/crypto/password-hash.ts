@@ -30,6 +30,18 @@ export async function hashPassword(password: string, logN: number): Promise<stri
 
 const STORED = /^scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([\w-]+)\$([\w-]+)$/;
 
+/** The cost (log2 of N) a stored hash was made with; undefined when it is not one of ours. */
+export function costOf(stored: string): number | undefined {
+  const match = STORED.exec(stored);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Whether a stored hash should be made again at the configured cost (after a right password). */
+export function needsRehash(stored: string, logN: number): boolean {
+  const match = STORED.exec(stored);
+  return match === null || Number(match[1]) !== logN || Number(match[2]) !== BLOCK_SIZE || Number(match[3]) !== PARALLELISM;
+}
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const match = STORED.exec(stored);
   if (!match) return false;

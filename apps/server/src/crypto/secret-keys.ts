@@ -15,6 +15,11 @@ export interface SecretKeys {
   seal: Buffer;
   /** HMAC key of service-key hashes. */
   serviceKey: Buffer;
+  /**
+   * HMAC key of what must be recognisable but never readable: user names typed at sign-in
+   * (a password typed into the wrong field), kept for limits and in the audit log.
+   */
+  identifier: Buffer;
 }
 
 export const SECRET_KEY_FILE = 'secret.key';
@@ -54,5 +59,6 @@ export function deriveKeys(secret: Buffer): SecretKeys {
     xsrf: derive(secret, 'xsrf'),
     seal: derive(secret, 'seal'),
     serviceKey: derive(secret, 'service-key'),
+    identifier: derive(secret, 'identifier'),
   };
 }

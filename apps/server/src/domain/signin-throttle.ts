@@ -1,76 +1,101 @@
-import type { Store } from '../store/store.js';
+import { keyedHash } from '../crypto/keyed-hash.js';
+import type { SigninAttemptLimit, Store } from '../store/store.js';
 
 export interface SigninThrottleSettings {
-  /** Failures within the window that lock a user name. */
+  /** Attempts of one user name from one client address within the window that lock the pair. */
   userLockAfter: number;
-  /** Failures within the window that lock a client address (password spraying). */
+  /** Attempts from one client address within the window that lock the address (password spraying). */
   addressLockAfter: number;
   windowMs: number;
   lockMs: number;
-  /** First delay added to a failed answer from the third failure on; doubles each time. */
+  /**
+   * Once a user name has had `userLockAfter` attempts from all addresses together, its passwords
+   * are checked at most once per this delay, doubling with each further attempt...
+   */
   slowdownMs: number;
+  /** ...up to this. */
+  slowdownMaxMs: number;
 }
 
-const SLOWDOWN_FROM_FAILURE = 3;
-const MAX_SLOWDOWN_MS = 8_000;
-
-/** User names are compared case-insensitively here, so 'Demo' and 'demo' share one counter. */
-const userSubject = (username: string): string => `user:${username.trim().toLowerCase()}`;
-const addressSubject = (address: string): string => `address:${address}`;
+export type SigninAdmission =
+  | { allowed: true }
+  | { allowed: false; retryAfterMs: number; reason: 'user-address' | 'user' | 'address' };
 
 /**
- * Slows down, then locks, sign-in attempts per user name and per client address. Counts are
- * kept in the store, so every instance sees them, and they are kept for user names that do not
- * exist exactly as for those that do: the answers never reveal whether a user exists.
+ * Limits on sign-in attempts (ADR 0008). Every attempt is counted before its password is checked,
+ * atomically in the store, so however many arrive at once and on whichever instance:
+ * - one user name from one client address gets `userLockAfter` checks, then waits `lockMs`;
+ * - one user name from all addresses together gets `userLockAfter` checks, then one check per
+ *   slow-down delay (doubling): a botnet cannot guess quickly, and the owner on a clean address
+ *   still gets in after at most `slowdownMaxMs`;
+ * - one client address gets `addressLockAfter` checks for all user names, then waits `lockMs`.
+ * User names are kept only as keyed hashes, known or not: the answers never reveal whether a user
+ * exists, and a password typed into the user-name field is never stored.
  */
 export class SigninThrottle {
   constructor(
     private readonly store: Store,
     private readonly settings: SigninThrottleSettings,
+    private readonly identifierKey: Buffer,
   ) {}
 
-  /** Milliseconds until the user name and the address may try again; 0 when they may now. */
-  async lockedFor(username: string, address: string, now: number): Promise<number> {
-    const [user, client] = await Promise.all([
-      this.store.signinFailures.find(userSubject(username)),
-      this.store.signinFailures.find(addressSubject(address)),
-    ]);
-    return Math.max(0, (user?.lockedUntil ?? 0) - now, (client?.lockedUntil ?? 0) - now);
+  private limitsOf(username: string, address: string) {
+    const { userLockAfter, addressLockAfter, windowMs, lockMs, slowdownMs, slowdownMaxMs } = this.settings;
+    // 'Demo' and 'demo' share one count.
+    const name = keyedHash(this.identifierKey, username.trim().toLowerCase());
+    const fixedLock = (): number => lockMs;
+    return {
+      userAddress: {
+        subject: `user-address:${name}:${address}`,
+        max: userLockAfter,
+        windowMs,
+        lockMsAt: fixedLock,
+      },
+      user: {
+        subject: `user:${name}`,
+        max: userLockAfter,
+        windowMs,
+        lockMsAt: (attempts: number) =>
+          Math.min(slowdownMaxMs, slowdownMs * 2 ** Math.min(30, attempts - userLockAfter)),
+      },
+      address: { subject: `address:${address}`, max: addressLockAfter, windowMs, lockMsAt: fixedLock },
+    } satisfies Record<string, SigninAttemptLimit>;
   }
 
-  /** Counts a failure; answers how long to hold the answer back and whether it now locks. */
-  async recordFailure(
-    username: string,
-    address: string,
-    now: number,
-  ): Promise<{ delayMs: number; lockedForMs: number }> {
-    const { windowMs, lockMs, userLockAfter, addressLockAfter } = this.settings;
-    const [user, client] = await Promise.all([
-      this.store.signinFailures.record(userSubject(username), now, {
-        windowMs,
-        lockMs,
-        lockAfter: userLockAfter,
-      }),
-      this.store.signinFailures.record(addressSubject(address), now, {
-        windowMs,
-        lockMs,
-        lockAfter: addressLockAfter,
-      }),
-    ]);
-    const lockedForMs = Math.max(0, (user.lockedUntil ?? 0) - now, (client.lockedUntil ?? 0) - now);
-    // An address slows down as it nears its own lock, as a user name does: its count is shifted so
-    // that both reach the slow-down the same number of failures before they lock.
-    const addressFailures = client.failures - (addressLockAfter - userLockAfter);
-    const failures = Math.max(user.failures, addressFailures);
-    const delayMs =
-      failures < SLOWDOWN_FROM_FAILURE || lockedForMs > 0
-        ? 0
-        : Math.min(MAX_SLOWDOWN_MS, this.settings.slowdownMs * 2 ** (failures - SLOWDOWN_FROM_FAILURE));
-    return { delayMs, lockedForMs };
+  /**
+   * Counts the attempt (as a failure until `succeeded` says otherwise) when the user name and
+   * address may try now; otherwise says how long they must wait. Only an admitted attempt may
+   * have its password checked.
+   */
+  async admit(username: string, address: string, now: number): Promise<SigninAdmission> {
+    const limits = this.limitsOf(username, address);
+    const outcome = await this.store.signinFailures.reserve(Object.values(limits), now);
+    if (outcome.allowed) return outcome;
+    const reason =
+      outcome.subject === limits.userAddress.subject
+        ? 'user-address'
+        : outcome.subject === limits.user.subject
+          ? 'user'
+          : 'address';
+    return { allowed: false, retryAfterMs: outcome.retryAfterMs, reason };
   }
 
-  /** A successful sign-in clears the user name's count; the address keeps its own. */
-  async recordSuccess(username: string): Promise<void> {
-    await this.store.signinFailures.clear(userSubject(username));
+  /** The password was right: the user name's counts are cleared; the address takes back this attempt. */
+  async succeeded(username: string, address: string): Promise<void> {
+    const limits = this.limitsOf(username, address);
+    await Promise.all([
+      this.store.signinFailures.clear(limits.userAddress.subject),
+      this.store.signinFailures.clear(limits.user.subject),
+      this.store.signinFailures.release(limits.address.subject, limits.address.max),
+    ]);
+  }
+
+  /** The admitted attempt's password was never checked (the server was busy): nothing counts. */
+  async notChecked(username: string, address: string): Promise<void> {
+    await Promise.all(
+      Object.values(this.limitsOf(username, address)).map((limit) =>
+        this.store.signinFailures.release(limit.subject, limit.max),
+      ),
+    );
   }
 }

@@ -5,7 +5,7 @@ import type { Catalogs } from '../domain/catalogs.js';
 import type { ChannelRules } from '../domain/channel-rules.js';
 import type { SendLimits } from '../domain/send-limits.js';
 import type { Sessions } from '../domain/sessions.js';
-import type { SigninThrottle } from '../domain/signin-throttle.js';
+import type { SignIn } from '../domain/sign-in.js';
 import type { Verification } from '../domain/verification.js';
 import type { DeliveryProvider } from '../delivery/delivery.js';
 import type { Notices } from '../delivery/notices.js';
@@ -21,7 +21,8 @@ export interface Services {
   keys: SecretKeys;
   catalogs: Catalogs;
   sessions: Sessions;
-  signinThrottle: SigninThrottle;
+  /** Signs a user in with user name and password, within the limits of ADR 0008. */
+  signIn: SignIn;
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */
   verification: Verification;
   /** The provider of each send type; undefined when the type is switched off. */
@@ -30,11 +31,6 @@ export interface Services {
   channelRules: ChannelRules;
   sendLimits: SendLimits;
   notices: Notices;
-  /**
-   * Hash of a random password, checked for unknown users so they take as long as known ones.
-   * Computed in the background at start, so it does not delay the start.
-   */
-  decoyPasswordHash: Promise<string>;
   now: () => number;
 }
 

@@ -185,7 +185,7 @@ describe('cookies and URLs behind TLS', () => {
     );
 
   it('sets Secure when a trusted proxy says the request came over TLS, and builds https URLs', async () => {
-    const { t, user } = await appWith({ DEA_TRUST_PROXY: 'true', DEA_LOGIN_PATH: '/sso/' });
+    const { t, user } = await appWith({ DEA_TRUST_PROXY: '127.0.0.1', DEA_LOGIN_PATH: '/sso/' });
     const tls = { 'x-forwarded-proto': 'https', host: 'dea.example.com' };
     const response = await signIn(t, user, { ...tls, origin: 'https://dea.example.com' });
     expect(response.json()).toMatchObject({ error: 0 });
@@ -207,7 +207,7 @@ describe('cookies and URLs behind TLS', () => {
   it('sets Secure always with DEA_COOKIE_SECURE=always, never with never', async () => {
     const always = await appWith({ DEA_COOKIE_SECURE: 'always' });
     expect(secureFlags(await signIn(always.t, always.user, {}))).toEqual([true, true]);
-    const never = await appWith({ DEA_COOKIE_SECURE: 'never', DEA_TRUST_PROXY: 'true' });
+    const never = await appWith({ DEA_COOKIE_SECURE: 'never', DEA_TRUST_PROXY: '1' });
     expect(secureFlags(await signIn(never.t, never.user, { 'x-forwarded-proto': 'https' }))).toEqual([
       false,
       false,

@@ -88,7 +88,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     outbox: outboxRepository(db),
     serviceKeys: serviceKeyRepository(db),
     meta: metaRepository(db),
-    signinFailures: signinFailureRepository(db),
+    signinFailures: signinFailureRepository(db, dialect),
     rateCounters: rateCounterRepository(db),
     verifyFailures: verifyFailureRepository(db),
     async ping() {

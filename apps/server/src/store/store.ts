@@ -60,6 +60,10 @@ export interface UserRepository {
   /** The current sign-in becomes the last one; answers the user as it is afterwards. */
   recordSignIn(id: string, at: number): Promise<User | undefined>;
   count(): Promise<number>;
+  /** Replaces the hash only while it is still `current` (a rehash never undoes a password change). */
+  replacePasswordHash(id: string, current: string, next: string): Promise<boolean>;
+  /** The password-hash cost most users' hashes have; undefined without users. */
+  mostCommonPasswordCost(): Promise<number | undefined>;
 }
 
 export interface Group {
@@ -244,18 +248,34 @@ export interface SigninFailures {
   lockedUntil: number | null;
 }
 
-export interface SigninFailureRule {
-  /** Failures older than this are forgotten: counting starts again. */
+/**
+ * One limit on sign-in attempts for one subject (a user name, a client address, or both). An
+ * attempt is counted before its password is checked, so however many arrive at once, at most
+ * `max` are checked before the subject locks.
+ */
+export interface SigninAttemptLimit {
+  subject: string;
+  /** Counted attempts within the window; the attempt that reaches it locks the subject. */
+  max: number;
+  /** Attempts older than this are forgotten: counting starts again. */
   windowMs: number;
-  /** At this many failures in the window the subject is locked. */
-  lockAfter: number;
-  lockMs: number;
+  /** How long the subject stays locked once `attempts` (at least `max`) are counted. */
+  lockMsAt(attempts: number): number;
 }
+
+export type SigninReservation =
+  | { allowed: true }
+  | { allowed: false; subject: string; retryAfterMs: number };
 
 export interface SigninFailureRepository {
   find(subject: string): Promise<SigninFailures | undefined>;
-  /** Counts one failure atomically and locks when the rule says so; answers the new state. */
-  record(subject: string, at: number, rule: SigninFailureRule): Promise<SigninFailures>;
+  /**
+   * Counts one attempt against every limit in one transaction, or none when any subject is
+   * locked: atomic across instances, so a refused attempt never reaches the password check.
+   */
+  reserve(limits: readonly SigninAttemptLimit[], at: number): Promise<SigninReservation>;
+  /** Takes back one counted attempt (its password was right, or never checked) and the lock it caused. */
+  release(subject: string, max: number): Promise<void>;
   clear(subject: string): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
-import type { SigninFailureRepository, SigninFailures } from '../store.js';
-import type { Db } from './db.js';
+import type { SigninAttemptLimit, SigninFailureRepository, SigninFailures } from '../store.js';
+import type { Db, Dialect } from './db.js';
 
 function toFailures(row: {
   failures: number;
@@ -13,7 +13,48 @@ function toFailures(row: {
   };
 }
 
-export function signinFailureRepository(db: Db): SigninFailureRepository {
+/** Thrown inside the transaction to roll back every count when one subject is locked. */
+class Locked extends Error {
+  constructor(
+    readonly subject: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(`sign-in locked: ${subject}`);
+  }
+}
+
+const bySubject = (a: SigninAttemptLimit, b: SigninAttemptLimit): number =>
+  a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0;
+
+export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailureRepository {
+  /** Counts one attempt of the subject inside the transaction; throws Locked when it may not try. */
+  async function reserveOne(trx: Db, limit: SigninAttemptLimit, at: number): Promise<void> {
+    // The row exists before it is read, so that PostgreSQL's row lock queues every concurrent
+    // attempt of this subject, on every instance, behind this transaction.
+    await trx
+      .insertInto('signin_failures')
+      .values({ subject: limit.subject, failures: 0, last_failure_at: at, locked_until: null })
+      .onConflict((oc) => oc.column('subject').doNothing())
+      .execute();
+    let query = trx.selectFrom('signin_failures').selectAll().where('subject', '=', limit.subject);
+    if (dialect === 'postgres') query = query.forUpdate();
+    const current = toFailures(await query.executeTakeFirstOrThrow());
+    if (current.lockedUntil !== null && current.lockedUntil > at) {
+      throw new Locked(limit.subject, current.lockedUntil - at);
+    }
+    const stale = current.lastFailureAt < at - limit.windowMs;
+    const attempts = (stale ? 0 : current.failures) + 1;
+    await trx
+      .updateTable('signin_failures')
+      .set({
+        failures: attempts,
+        last_failure_at: at,
+        locked_until: attempts >= limit.max ? at + limit.lockMsAt(attempts) : null,
+      })
+      .where('subject', '=', limit.subject)
+      .execute();
+  }
+
   return {
     async find(subject) {
       const row = await db
@@ -23,41 +64,41 @@ export function signinFailureRepository(db: Db): SigninFailureRepository {
         .executeTakeFirst();
       return row && toFailures(row);
     },
-    async record(subject, at, rule) {
-      // One statement counts and decides, so concurrent failures on any instance all count.
-      const windowStart = at - rule.windowMs;
-      const row = await db
-        .insertInto('signin_failures')
-        .values({
-          subject,
-          failures: 1,
-          last_failure_at: at,
-          locked_until: rule.lockAfter <= 1 ? at + rule.lockMs : null,
-        })
-        .onConflict((oc) =>
-          oc.column('subject').doUpdateSet((eb) => {
-            const stale = eb('signin_failures.last_failure_at', '<', windowStart);
-            const count = eb
-              .case()
-              .when(stale)
-              .then(1)
-              .else(eb('signin_failures.failures', '+', 1))
-              .end();
-            return {
-              failures: count,
-              last_failure_at: at,
-              locked_until: eb
-                .case()
-                .when(count, '>=', rule.lockAfter)
-                .then(at + rule.lockMs)
-                .else(eb.ref('signin_failures.locked_until'))
-                .end(),
-            };
-          }),
-        )
-        .returning(['failures', 'last_failure_at', 'locked_until'])
-        .executeTakeFirstOrThrow();
-      return toFailures(row);
+    async reserve(limits, at) {
+      // Subjects in one fixed order: two transactions never wait on each other's rows crosswise.
+      const ordered = [...limits].sort(bySubject);
+      try {
+        await db.transaction().execute(async (trx) => {
+          for (const limit of ordered) await reserveOne(trx, limit, at);
+        });
+        return { allowed: true };
+      } catch (error) {
+        if (error instanceof Locked) {
+          return { allowed: false, subject: error.subject, retryAfterMs: error.retryAfterMs };
+        }
+        throw error;
+      }
+    },
+    async release(subject, max) {
+      // One statement: concurrent releases and reservations of the subject never lose a count.
+      await db
+        .updateTable('signin_failures')
+        .set((eb) => ({
+          failures: eb
+            .case()
+            .when('failures', '>', 0)
+            .then(eb('failures', '-', 1))
+            .else(0)
+            .end(),
+          locked_until: eb
+            .case()
+            .when('failures', '<=', max)
+            .then(null)
+            .else(eb.ref('locked_until'))
+            .end(),
+        }))
+        .where('subject', '=', subject)
+        .execute();
     },
     async clear(subject) {
       await db.deleteFrom('signin_failures').where('subject', '=', subject).execute();

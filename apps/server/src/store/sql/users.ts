@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
 import type { User, UserRepository } from '../store.js';
 import { flag, type Db } from './db.js';
@@ -74,6 +74,28 @@ export function userRepository(db: Db): UserRepository {
         .returningAll()
         .executeTakeFirst();
       return row && toUser(row);
+    },
+    async replacePasswordHash(id, current, next) {
+      const result = await db
+        .updateTable('users')
+        .set({ password_hash: next })
+        .where('id', '=', id)
+        .where('password_hash', '=', current)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+    async mostCommonPasswordCost() {
+      // The parameters lead every stored hash: `scrypt$ln=17,r=8,p=1$...`.
+      const parameters = sql<string>`substr(password_hash, 1, 21)`;
+      const row = await db
+        .selectFrom('users')
+        .select([parameters.as('parameters'), (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy(parameters)
+        .orderBy('n', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      const cost = row && /^scrypt\$ln=(\d+),/.exec(row.parameters)?.[1];
+      return cost ? Number(cost) : undefined;
     },
     async count() {
       const row = await db

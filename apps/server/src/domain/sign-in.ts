@@ -1,0 +1,123 @@
+import { ErrorNumber } from '@dea/contract';
+import { randomToken } from '../crypto/ids.js';
+import { keyedHash } from '../crypto/keyed-hash.js';
+import type { HashQueue } from '../crypto/hash-queue.js';
+import { hashPassword, needsRehash, verifyPassword } from '../crypto/password-hash.js';
+import type { Store, User } from '../store/store.js';
+import { ApiError, tooManyRequests } from './api-error.js';
+import type { Sessions } from './sessions.js';
+import type { SigninThrottle } from './signin-throttle.js';
+
+/** How long a client is asked to wait when every hashing slot and queue place is taken. */
+const BUSY_RETRY_SECONDS = 1;
+
+export interface SignInRequest {
+  username: string;
+  password: string;
+  clientAddress: string;
+  /** A session the browser still holds: it ends, and a new id is issued (no fixation). */
+  previousSessionId: string | undefined;
+}
+
+export interface SignedIn {
+  user: User;
+  sessionId: string;
+  xsrfToken: string;
+}
+
+export interface SignInDependencies {
+  store: Store;
+  throttle: SigninThrottle;
+  sessions: Sessions;
+  hashQueue: HashQueue;
+  /** Hash of a random password at the cost most stored hashes have: unknown users cost as much. */
+  decoyPasswordHash: Promise<string>;
+  /** Key of the keyed hash under which unknown user names are audited. */
+  identifierKey: Buffer;
+  passwordHashCost: number;
+  now: () => number;
+}
+
+/**
+ * The hash an unknown user's password is checked against: of a random password, at the cost most
+ * stored hashes have, so that after a change of the configured cost unknown users still take as
+ * long as known ones (whose hashes move to the new cost as they sign in).
+ */
+export async function decoyPasswordHash(store: Store, configuredCost: number): Promise<string> {
+  const cost = (await store.users.mostCommonPasswordCost()) ?? configuredCost;
+  return hashPassword(randomToken(16), cost);
+}
+
+/** Locked user names and addresses get error 140 with the time to wait. */
+function lockedError(retryAfterMs: number): ApiError {
+  const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  if (retryAfterSeconds < 60) return tooManyRequests(retryAfterSeconds);
+  return new ApiError(
+    ErrorNumber.tooManyRequests,
+    'login.locked',
+    { minutes: Math.ceil(retryAfterMs / 60_000) },
+    200,
+    { retryAfterSeconds },
+  );
+}
+
+/**
+ * Signing in with user name and password: the first factor, and in on-screen mode the only thing
+ * between a caller and a code (DESIGN section 7). Every entry point that checks a local password
+ * calls this one use case, so the limits of ADR 0008 hold for all of them.
+ */
+export class SignIn {
+  constructor(private readonly deps: SignInDependencies) {}
+
+  /** Who the audit log names: the user name of a known user, a keyed hash of anything else. */
+  private actorOf(username: string, user: User | undefined): string {
+    return user?.username ?? `unknown:${keyedHash(this.deps.identifierKey, username).slice(0, 16)}`;
+  }
+
+  async signIn(request: SignInRequest): Promise<SignedIn> {
+    const { store, throttle, hashQueue, now } = this.deps;
+    const { username, password, clientAddress } = request;
+    const at = now();
+    const user = await store.users.findByUsername(username);
+    const actor = this.actorOf(username, user);
+    const audit = (event: string, details: Record<string, unknown> = {}) =>
+      store.audit.append({ event, userId: user?.id ?? null, actor, clientAddress, details }, at);
+
+    const admission = await throttle.admit(username, clientAddress, at);
+    if (!admission.allowed) {
+      await audit('signin.locked', { limit: admission.reason });
+      throw lockedError(admission.retryAfterMs);
+    }
+    // Unknown and disabled users cost the same hash as a wrong password: one answer, one timing.
+    const stored = user?.passwordHash ?? (await this.deps.decoyPasswordHash);
+    const checked = hashQueue.tryRun(() => verifyPassword(password, stored));
+    if (checked === undefined) {
+      await throttle.notChecked(username, clientAddress);
+      await audit('signin.busy');
+      throw tooManyRequests(BUSY_RETRY_SECONDS);
+    }
+    const passwordOk = await checked;
+    if (user === undefined || user.disabled || !passwordOk) {
+      await audit('signin.failed', {
+        reason: user === undefined ? 'unknown-user' : user.disabled ? 'disabled' : 'wrong-password',
+      });
+      throw new ApiError(ErrorNumber.notPermitted, 'login.failed');
+    }
+    await throttle.succeeded(username, clientAddress);
+    if (needsRehash(user.passwordHash, this.deps.passwordHashCost)) await this.rehash(user, password);
+    const { sessions } = this.deps;
+    if (request.previousSessionId !== undefined) await sessions.end(request.previousSessionId, at);
+    const { sessionId, xsrfToken } = await sessions.start(user.id, at);
+    await store.users.recordSignIn(user.id, at);
+    await audit('signin.succeeded');
+    return { user, sessionId, xsrfToken };
+  }
+
+  /** A hash made at another cost is made again at the configured one, now that the password is known. */
+  private async rehash(user: User, password: string): Promise<void> {
+    const rehashed = this.deps.hashQueue.tryRun(() => hashPassword(password, this.deps.passwordHashCost));
+    // A busy server signs the user in all the same; the next sign-in rehashes.
+    if (rehashed === undefined) return;
+    await this.deps.store.users.replacePasswordHash(user.id, user.passwordHash, await rehashed);
+  }
+}
