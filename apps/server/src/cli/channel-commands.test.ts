@@ -34,11 +34,11 @@ describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
       code: 0,
     });
     const after = await cli.store.channels.listOfUser(userId);
-    // Replacing keeps the recipient reference the page knows.
-    expect(after.find((channel) => channel.key === 'email')).toEqual({
-      ...before.find((channel) => channel.key === 'email'),
-      address: 'chris@example.org',
-    });
+    // A new address gets a new reference: a page still holding the old one cannot send to it.
+    const old = before.find((channel) => channel.key === 'email');
+    const replaced = after.find((channel) => channel.key === 'email');
+    expect(replaced).toMatchObject({ key: 'email', address: 'chris@example.org' });
+    expect(replaced?.id).not.toBe(old?.id);
 
     const listed = await cli.run(['channel', 'list', 'chris']);
     expect(listed.code).toBe(0);

@@ -99,6 +99,9 @@ function describe(user: User, groups: string[]) {
 }
 
 /** Changes one user: `dea user disable|enable|remove|unlock <username>`. */
+const signedOut = (sessions: number): string =>
+  sessions === 1 ? '1 session ended' : `${sessions} sessions ended`;
+
 function oneUserCommand(
   summary: string,
   change: (user: User, context: CliContext, store: Store) => Promise<string>,
@@ -210,8 +213,11 @@ export const userCommands: CommandGroup = {
         const user = await findUser(store, username);
         const passwordHash = await hashPassword(password, context.config.passwordHashCost);
         await store.users.update(user.id, { passwordHash });
-        await auditChange(store, context.now(), 'user.password_set', { userId: user.id });
-        context.out(`Set the password of ${username}.`);
+        // Whoever signed in with the old password is signed out.
+        const now = context.now();
+        const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
+        await auditChange(store, now, 'user.password_set', { userId: user.id, details: { sessionsEnded } });
+        context.out(`Set the password of ${username}; ${signedOut(sessionsEnded)}.`);
         return 0;
       },
     },
@@ -219,10 +225,18 @@ export const userCommands: CommandGroup = {
       'disable a user: no sign-in, no codes, every verification fails',
       async (user, context, store) => {
         await store.users.update(user.id, { disabled: true });
-        await auditChange(store, context.now(), 'user.disabled', { userId: user.id });
-        return `Disabled user ${user.username}.`;
+        const now = context.now();
+        const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
+        await auditChange(store, now, 'user.disabled', { userId: user.id, details: { sessionsEnded } });
+        return `Disabled user ${user.username}; ${signedOut(sessionsEnded)}.`;
       },
     ),
+    'sign-out': oneUserCommand('end every session of a user (sign them out everywhere)', async (user, context, store) => {
+      const now = context.now();
+      const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
+      await auditChange(store, now, 'user.signed_out', { userId: user.id, details: { sessionsEnded } });
+      return `Signed out ${user.username}: ${signedOut(sessionsEnded)}.`;
+    }),
     enable: oneUserCommand('enable a disabled user again', async (user, context, store) => {
       await store.users.update(user.id, { disabled: false });
       await auditChange(store, context.now(), 'user.enabled', { userId: user.id });

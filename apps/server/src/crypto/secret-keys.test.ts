@@ -33,7 +33,8 @@ describe('server secret and keys', () => {
   it('derives different keys for every purpose, the same ones on every instance', () => {
     const keys = deriveKeys(Buffer.alloc(32, 3));
     const values = Object.values(keys).map((key: Buffer) => key.toString('hex'));
-    expect(new Set(values).size).toBe(4);
+    expect(new Set(values).size).toBe(Object.keys(keys).length);
+    expect(values.length).toBeGreaterThanOrEqual(5);
     expect(deriveKeys(Buffer.alloc(32, 3))).toEqual(keys);
     expect(deriveKeys(Buffer.alloc(32, 4)).codeHash.equals(keys.codeHash)).toBe(false);
   });

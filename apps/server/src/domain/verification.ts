@@ -1,6 +1,6 @@
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import type { CodeDefaults } from '../config.js';
-import type { ActiveCode, Store, User, VerifyFailures } from '../store/store.js';
+import type { Store, User, VerifyFailures } from '../store/store.js';
 import { consumeMatchingCode } from './codes.js';
 import { resolvePolicy } from './policy.js';
 
@@ -24,7 +24,7 @@ export interface VerifyAttempt {
 /** Why an attempt failed is for the audit log only: every caller answers just valid or not. */
 export type VerifyOutcome =
   | { valid: true; codeId: string }
-  | { valid: false; reason: 'unknown-user' | 'disabled' | 'no-usable-code' | 'locked' };
+  | { valid: false; reason: 'unknown-user' | 'disabled' | 'codes-disabled' | 'no-usable-code' | 'locked' };
 
 export const isLocked = (state: VerifyFailures | undefined, now: number): boolean =>
   state !== undefined && state.lockedAt !== null && (state.lockedUntil === null || state.lockedUntil > now);
@@ -62,13 +62,22 @@ export class Verification {
       });
       return { valid: false, reason: 'locked' };
     }
-    const used = user.disabled ? undefined : await this.consume(user.id, attempt.code, now);
+    // The policy of now decides: a code issued before the user's group stopped allowing codes is dead.
+    const policy = resolvePolicy(
+      await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
+      this.codeDefaults,
+    );
+    const refusal = user.disabled ? 'disabled' : policy.enableECode ? undefined : 'codes-disabled';
+    const used =
+      refusal === undefined
+        ? await consumeMatchingCode(this.store, this.codeHashKey, user.id, attempt.code, policy.codeAlphabet, now)
+        : undefined;
     if (used !== undefined) {
       await this.store.verifyFailures.clear(user.id);
       await audit('code.used', { codeId: used.id, channel: used.channelType ?? 'screen' });
       return { valid: true, codeId: used.id };
     }
-    const reason = user.disabled ? 'disabled' : 'no-usable-code';
+    const reason = refusal ?? 'no-usable-code';
     const after = await this.store.verifyFailures.record(user.id, now, {
       lockAfter: this.settings.maxFailures,
       lockMs: this.settings.lockMs,
@@ -88,11 +97,5 @@ export class Verification {
       await this.store.audit.append({ event: 'code.verify_unlocked', userId, actor, details: {} }, now);
     }
     return cleared;
-  }
-
-  private async consume(userId: string, code: string, now: number): Promise<ActiveCode | undefined> {
-    const stored = await this.store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE);
-    const { codeAlphabet } = resolvePolicy(stored, this.codeDefaults);
-    return consumeMatchingCode(this.store, this.codeHashKey, userId, code, codeAlphabet, now);
   }
 }

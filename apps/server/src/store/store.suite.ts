@@ -367,7 +367,7 @@ export function storeSuite(kind: StoreKind): void {
       createdAt = T0,
     ): Promise<Channel> => store.channels.set({ id: newId(), userId, key, address, createdAt });
 
-    test('sets a channel and keeps its reference when the address changes', async ({
+    test('sets a channel; a new address gets a new reference, the same address keeps it', async ({
       store,
       expect,
       addUser,
@@ -383,16 +383,27 @@ export function storeSuite(kind: StoreKind): void {
       });
       expect(created).toEqual({ id, userId: user.id, key: 'mobile', address: '+15550001' });
 
-      const updated = await store.channels.set({
+      const same = await store.channels.set({
         id: newId(),
+        userId: user.id,
+        key: 'mobile',
+        address: '+15550001',
+        createdAt: T0 + 1,
+      });
+      expect(same).toEqual(created);
+
+      const newId2 = newId();
+      const updated = await store.channels.set({
+        id: newId2,
         userId: user.id,
         key: 'mobile',
         address: '+15550002',
         createdAt: T0 + 1,
       });
-      expect(updated).toEqual({ id, userId: user.id, key: 'mobile', address: '+15550002' });
+      expect(updated).toEqual({ id: newId2, userId: user.id, key: 'mobile', address: '+15550002' });
       expect(await store.channels.listOfUser(user.id)).toEqual([updated]);
-      expect(await store.channels.findOfUser(user.id, id)).toEqual(updated);
+      expect(await store.channels.findOfUser(user.id, id)).toBeUndefined();
+      expect(await store.channels.findOfUser(user.id, newId2)).toEqual(updated);
     });
 
     test("lists the user's channels only, in the order they were made", async ({

@@ -96,7 +96,10 @@ export interface Channel {
 }
 
 export interface ChannelRepository {
-  /** Sets the user's channel of that key, keeping its reference when it exists. */
+  /**
+   * Sets the user's channel of that key. Its reference stays while the address stays; a new
+   * address gets the new reference, so a page still holding the old one cannot send to it.
+   */
   set(channel: Channel & { createdAt: number }): Promise<Channel>;
   listOfUser(userId: string): Promise<Channel[]>;
   findOfUser(userId: string, reference: string): Promise<Channel | undefined>;
@@ -152,6 +155,8 @@ export interface SessionRepository {
   find(idHash: string): Promise<Session | undefined>;
   touch(idHash: string, at: number): Promise<void>;
   end(idHash: string, at: number): Promise<void>;
+  /** Ends every open session of the user; answers how many. */
+  endAllOfUser(userId: string, at: number): Promise<number>;
   /** Removes sessions that ended or were last seen before `before`. */
   purge(before: number): Promise<number>;
 }

@@ -19,7 +19,17 @@ export function channelRepository(db: Db): ChannelRepository {
           address: channel.address,
           created_at: channel.createdAt,
         })
-        .onConflict((oc) => oc.columns(['user_id', 'key']).doUpdateSet({ address: channel.address }))
+        .onConflict((oc) =>
+          oc.columns(['user_id', 'key']).doUpdateSet((eb) => ({
+            address: channel.address,
+            id: eb
+              .case()
+              .when('channels.address', '=', channel.address)
+              .then(eb.ref('channels.id'))
+              .else(channel.id)
+              .end(),
+          })),
+        )
         .returningAll()
         .executeTakeFirstOrThrow();
       return toChannel(row);

@@ -47,6 +47,15 @@ export function sessionRepository(db: Db): SessionRepository {
         .where('ended_at', 'is', null)
         .execute();
     },
+    async endAllOfUser(userId, at) {
+      const result = await db
+        .updateTable('sessions')
+        .set({ ended_at: at })
+        .where('user_id', '=', userId)
+        .where('ended_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
     async purge(before) {
       const result = await db
         .deleteFrom('sessions')
