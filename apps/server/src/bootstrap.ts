@@ -28,9 +28,9 @@ export interface Started {
   generatedSecret: boolean;
 }
 
-/** Demo data goes only into the embedded store, and only unless switched off. */
+/** Demo mode exists only on the embedded store, and only when asked for (npm start's --demo). */
 export function wantsDemoData(config: Config, store: Store): boolean {
-  return store.kind === 'sqlite' && config.demo !== false;
+  return store.kind === 'sqlite' && config.demo;
 }
 
 /**

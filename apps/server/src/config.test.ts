@@ -20,7 +20,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       databaseUrl: undefined,
       dataDir: resolve('./data'),
-      demo: 'auto',
+      demo: false,
       secret: '',
       logLevel: 'info',
       trustProxy: false,
@@ -115,7 +115,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses booleans it cannot read', () => {
-    expect(problemsOf({ DEA_DEMO: 'maybe' })).toEqual(['DEA_DEMO="maybe": must be one of auto, true, false']);
+    expect(problemsOf({ DEA_DEMO: 'maybe' })).toEqual(['DEA_DEMO="maybe": must be boolean']);
   });
 
   it('names every bad field in one error, each once', () => {

@@ -212,8 +212,8 @@ export const SETTINGS = {
     doc: 'Folder of the embedded store and of the generated secret key file.',
   },
   DEA_DEMO: {
-    schema: Type.Union([Type.Literal('auto'), Type.Boolean()], { default: 'auto' }),
-    doc: 'Seed demo users into an empty embedded store: auto (embedded store only), true or false. Never on PostgreSQL.',
+    schema: Type.Boolean({ default: false }),
+    doc: 'Demo mode (what npm start turns on with --demo): a new, empty embedded store gets the public demo users (password demo) and /dea/outbox shows messages of channel types that go to the outbox. Never on PostgreSQL, never into a store that holds users.',
   },
   DEA_SECRET: {
     schema: Type.String({ default: '' }),
@@ -346,7 +346,7 @@ export interface Config {
   host: string;
   databaseUrl: string | undefined;
   dataDir: string;
-  demo: 'auto' | boolean;
+  demo: boolean;
   secret: string;
   logLevel: string;
   /** false, a hop count, or the addresses and ranges of trusted proxies (Fastify's trustProxy). */

@@ -14,8 +14,8 @@ interface Running {
   output: () => string;
 }
 
-function startServer(env: Record<string, string>): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+function startServer(env: Record<string, string>, args: string[] = []): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
     cwd: serverPackage,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DEA_PASSWORD_HASH_COST: '10', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +49,7 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 describe('the server process', () => {
   it('starts on an embedded store with demo users, serves the API, keeps secrets out of its logs and stops gracefully', async () => {
     const dir = dataDir();
-    const server = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'info' });
+    const server = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'info' }, ['--demo']);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dea\/$/);
     expect(server.output()).toContain('password "demo"');
     for (const user of ['demo ', 'demo-channel', 'demo-off']) expect(server.output()).toContain(user);
@@ -90,21 +90,52 @@ describe('the server process', () => {
     expect(logs).toContain('/dea/api/tempPass/create');
     for (const secret of [code, sessionId, xsrf, '"demo"}']) expect(logs).not.toContain(secret);
 
-    // A second start on the same store keeps the users and does not seed again.
+    // A second start on the same store, even without demo mode, keeps the users, does not seed
+    // again, and warns loudly that public demo accounts exist.
     const again = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'warn' });
     expect(again.output()).toContain('password "demo"');
     expect(again.output()).not.toContain('just created');
+    expect(again.output()).toContain('!!! WARNING: this store holds demo accounts with the public password "demo".');
+    expect(again.output()).toContain('"msg":"demo accounts with the public password \\"demo\\" exist in this store"');
     const stopped = exitOf(again.child);
     again.child.kill('SIGINT');
     expect(await stopped).toBe(0);
   });
 
-  it('creates no demo users when DEA_DEMO is false', async () => {
-    const server = await startServer({ DEA_DATA_DIR: dataDir(), DEA_DEMO: 'false', DEA_LOG_LEVEL: 'warn' });
+  it('creates no demo users and no demo outbox unless demo mode is asked for', async () => {
+    const server = await startServer({ DEA_DATA_DIR: dataDir(), DEA_LOG_LEVEL: 'warn' });
     expect(server.output()).not.toContain('demo users');
+    expect(server.output()).not.toContain('WARNING');
+    const base = server.url.replace(/\/dea\/$/, '');
+    const signIn = await fetch(`${base}/login/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'demo', password: 'demo' }),
+    });
+    expect(await signIn.json()).toMatchObject({ error: 3 });
+    expect((await fetch(`${base}/dea/outbox`)).status).toBe(404);
     const exited = exitOf(server.child);
     server.child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+
+  it('answers --help with its usage and starts nothing; refuses an unknown argument', async () => {
+    for (const [args, code, stream, text] of [
+      [['--help'], 0, 'stdout', 'Usage: node apps/server/dist/server.js [--demo] [--help]'],
+      [['--port=1'], 2, 'stderr', 'unknown argument "--port=1"'],
+    ] as const) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
+        cwd: serverPackage,
+        env: { PATH: process.env.PATH ?? '', DEA_DATA_DIR: dataDir(), PORT: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const output = { stdout: '', stderr: '' };
+      child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+      expect(await exitOf(child)).toBe(code);
+      expect(output[stream]).toContain(text);
+      expect(output.stdout).not.toContain('running');
+    }
   });
 
   it('refuses to start on a bad setting, naming every bad field', async () => {

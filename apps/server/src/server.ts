@@ -4,14 +4,44 @@ import { purgeExpired, startServices } from './bootstrap.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
-import { DEMO_PASSWORD, DEMO_USERS } from './seed/demo-data.js';
+import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
+const USAGE = `Usage: node apps/server/dist/server.js [--demo] [--help]
+
+Starts the Emergency Access server: the page (/dea/), its API (/dea/api/), the login application,
+code verification and, when configured, RADIUS. Settings come from the environment and the JSON
+file named by DEA_CONFIG_FILE; every setting is listed in the README with its default.
+
+  --demo   demo mode (DEA_DEMO=true): a new, empty embedded store gets the public demo users,
+           password "demo", and /dea/outbox shows their messages. For trying the product on
+           your own machine only; npm start uses it.
+  --help   this text.
+`;
+
+/** The command line: --help prints the usage, --demo turns on demo mode; anything else is refused. */
+function readArguments(argv: string[]): { demo: boolean } {
+  let demo = false;
+  for (const argument of argv) {
+    if (argument === '--help' || argument === '-h') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    } else if (argument === '--demo') {
+      demo = true;
+    } else {
+      process.stderr.write(`unknown argument "${argument}"\n\n${USAGE}`);
+      process.exit(2);
+    }
+  }
+  return { demo };
+}
+
 async function main(): Promise<void> {
+  const { demo } = readArguments(process.argv.slice(2));
   let config;
   try {
-    config = loadConfigWithFile(process.env);
+    config = loadConfigWithFile(demo ? { ...process.env, DEA_DEMO: 'true' } : process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -66,15 +96,21 @@ async function main(): Promise<void> {
     `  store: ${services.store.kind === 'sqlite' ? `embedded (${config.dataDir})` : 'PostgreSQL'}`,
   ];
   if (radius !== undefined) lines.push(`  RADIUS: udp ${config.radius.host}:${radius.port}`);
-  const hasDemoUsers =
-    services.store.kind === 'sqlite' &&
-    config.demo !== false &&
-    (await Promise.all(DEMO_USERS.map((demo) => services.store.users.findByUsername(demo.username)))).every(
-      Boolean,
-    );
-  if (hasDemoUsers) {
+  const demoAccounts = await demoAccountsIn(services.store);
+  if (demoAccounts.length > 0) {
     lines.push(`  demo users${seededDemo ? ' (just created)' : ''}, password "${DEMO_PASSWORD}" for each:`);
-    for (const demo of DEMO_USERS) lines.push(`    ${demo.username.padEnd(14)} ${demo.what}`);
+    for (const { username, what } of DEMO_USERS) {
+      if (demoAccounts.includes(username)) lines.push(`    ${username.padEnd(14)} ${what}`);
+    }
+    lines.push(
+      '',
+      '  !!! WARNING: this store holds demo accounts with the public password "demo".',
+      '  !!! Anyone who reaches this server can sign in with them. For trying the product only:',
+      `  !!! remove them (npx dea user remove ${demoAccounts.join(', npx dea user remove ')}) or start on a new store.`,
+    );
+    logger.warn({ accounts: demoAccounts }, 'demo accounts with the public password "demo" exist in this store');
+  } else if (config.demo && services.store.kind === 'sqlite') {
+    lines.push('  demo mode: no demo users created, because this store already holds users');
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }

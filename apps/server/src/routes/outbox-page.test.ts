@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.js';
+import { startServices } from '../bootstrap.js';
 import { API, bodies } from '../testing/api-bodies.js';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { createTestApp, testConfig, type TestApp } from '../testing/test-app.js';
 
 const CHANNEL = { enableECode: true, emergencyCodeDelivery: 'Channel' };
 
@@ -56,5 +58,38 @@ describe('the demo outbox page', () => {
       headers: { cookie: session.headers.cookie ?? '' },
     });
     expect(page.statusCode).toBe(404);
+  });
+
+  it('never shows a message of a channel type whose provider is now a real one', async () => {
+    const user = await demo.createUser({ policy: CHANNEL, channels: { mobile: '+49 170 5550123' } });
+    const session = await demo.signIn(user);
+    const [channel] = await demo.services.store.channels.listOfUser(user.id);
+    await demo.call(`${API}/tempPass/createAndSend`, bodies.createAndSend(user.id, 'sms', channel?.id ?? ''), session);
+    const outbox = (headers: Record<string, string>, app = demo.app) =>
+      app.inject({ method: 'GET', url: '/dea/outbox', headers: { cookie: headers.cookie ?? '' } });
+    expect((await outbox(session.headers)).body).toMatch(/Your emergency code is [2-9A-Z]{10}\./);
+
+    // The same store, restarted with a real SMS gateway configured.
+    const { services } = await startServices(
+      testConfig(
+        { DEA_DEMO: 'true', DEA_DELIVERY_SMS: 'http', DEA_SMS_HTTP_URL: 'http://127.0.0.1:9/sms' },
+        demo.testStore.dataDir,
+      ),
+    );
+    const app = await buildApp({ services });
+    try {
+      const signIn = await app.inject({
+        method: 'POST',
+        url: '/login/api/session',
+        payload: { username: user.username, password: user.password },
+      });
+      const cookie = signIn.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+      const page = await outbox({ cookie }, app);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toMatch(/emergency code is/);
+    } finally {
+      await app.close();
+      await services.store.close();
+    }
   });
 });

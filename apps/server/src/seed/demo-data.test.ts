@@ -27,7 +27,7 @@ async function started(settings: Record<string, string>, dir: string, databaseUr
 describe('demo data', () => {
   it('is seeded on the first start of an empty embedded store: three users that work through the API', async () => {
     const dir = dataDir();
-    const { services, seededDemo } = await started({ DEA_DEMO: 'auto' }, dir);
+    const { services, seededDemo } = await started({ DEA_DEMO: 'true' }, dir);
     try {
       expect(seededDemo).toBe(true);
       const users = await services.store.users.list();
@@ -128,8 +128,8 @@ describe('demo data', () => {
     }
   });
 
-  it('is not seeded with DEA_DEMO=false (or 0)', async () => {
-    for (const value of ['false', '0']) {
+  it('is not seeded unless asked for: DEA_DEMO unset, false or 0', async () => {
+    for (const value of ['', 'false', '0']) {
       const { services, seededDemo } = await started({ DEA_DEMO: value }, dataDir());
       try {
         expect(seededDemo).toBe(false);

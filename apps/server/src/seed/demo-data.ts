@@ -78,3 +78,14 @@ export async function seedDemoData(store: Store, passwordHashCost: number, now: 
   );
   return true;
 }
+
+/**
+ * The demo users that exist in the store: those the demo seeding created (a real user who happens
+ * to be called "demo" on a store never seeded is not one).
+ */
+export async function demoAccountsIn(store: Store): Promise<string[]> {
+  const [seeded] = await store.audit.list({ event: 'demo.seeded', limit: 1 });
+  if (seeded === undefined) return [];
+  const found = await Promise.all(DEMO_USERS.map((demo) => store.users.findByUsername(demo.username)));
+  return DEMO_USERS.filter((_, index) => found[index] !== undefined).map((demo) => demo.username);
+}
