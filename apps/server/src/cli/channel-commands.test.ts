@@ -18,15 +18,16 @@ describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
   afterAll(() => cli.dispose());
 
   it('sets a channel of every type, replaces one and lists them with full addresses', async () => {
-    for (const [key, address] of [
-      ['mobile', '+49 170 5550112'],
-      ['telephone', '0049 (0)30 555-0156'],
-      ['email', 'chris.channel@example.com'],
-      ['personalTwitter', '@chris_c'],
+    // Stored canonically: phone numbers in E.164, e-mail domains in lower case.
+    for (const [key, address, stored] of [
+      ['mobile', '+49 170 5550112', '+491705550112'],
+      ['telephone', '0049 (0)30 555-0156', '+49305550156'],
+      ['email', 'chris.channel@Example.COM', 'chris.channel@example.com'],
+      ['personalTwitter', '@chris_c', '@chris_c'],
     ]) {
       expect(await cli.run(['channel', 'set', 'chris', key ?? '', address ?? ''])).toMatchObject({
         code: 0,
-        out: `Set ${key} of chris to ${address}.`,
+        out: `Set ${key} of chris to ${stored}.`,
       });
     }
     const before = await cli.store.channels.listOfUser(userId);
@@ -43,8 +44,8 @@ describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
     const listed = await cli.run(['channel', 'list', 'chris']);
     expect(listed.code).toBe(0);
     expect(listed.out.split('\n')).toEqual([
-      'mobile             +49 170 5550112',
-      'telephone          0049 (0)30 555-0156',
+      'mobile             +491705550112',
+      'telephone          +49305550156',
       'email              chris@example.org',
       'personalTwitter    @chris_c',
     ]);

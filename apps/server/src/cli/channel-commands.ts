@@ -1,5 +1,6 @@
 import { CHANNEL_KEYS, type ChannelKey, isChannelKey, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
 import { newChannelReference } from '../crypto/ids.js';
+import { canonicalAddress } from '../domain/recipients.js';
 import {
   argument,
   auditChange,
@@ -16,32 +17,18 @@ function channelKey(value: string): ChannelKey {
   return value;
 }
 
-/** An international number: + (or 00) and 7 to 15 digits, spaces, dashes, dots, parentheses allowed. */
-function isPhone(address: string): boolean {
-  if (!/^(\+|00)[1-9][\d\s()./-]*$/.test(address)) return false;
-  const digits = address.replace(/\(0\)/g, '').replace(/\D/g, '').replace(/^00/, '');
-  return digits.length >= 7 && digits.length <= 15;
-}
-
-const isEmail = (address: string): boolean =>
-  address.length <= 254 && /^[^\s@<>(),;:"\\[\]]+@[^\s@<>(),;:"\\[\]]+\.[^\s@<>(),;:"\\[\]]+$/.test(address);
-
-/** X (Twitter) handles: @ and 1 to 15 letters, digits or underscores. */
-const isHandle = (address: string): boolean => /^@\w{1,15}$/.test(address);
-
-/** Refuses an address that cannot be of the channel's type, saying what the type takes. */
+/** The canonical address of the channel (domain/recipients.ts), or a refusal saying what the type takes. */
 export function checkAddress(key: ChannelKey, address: string): string {
-  const trimmed = address.trim();
   const type = SEND_TYPE_OF_CHANNEL[key];
-  if ((type === 'sms' || type === 'TELEPHONE') && !isPhone(trimmed))
-    throw new UsageError(
-      `${key} needs an international phone number such as +49 170 5550112, not "${address}"`,
-    );
-  if (type === 'smtp' && !isEmail(trimmed))
-    throw new UsageError(`${key} needs an e-mail address such as name@example.com, not "${address}"`);
-  if (type === 'TWITTER' && !isHandle(trimmed))
-    throw new UsageError(`${key} needs an X handle such as @name, not "${address}"`);
-  return trimmed;
+  const canonical = canonicalAddress(type, address);
+  if (canonical !== undefined) return canonical;
+  const wanted =
+    type === 'smtp'
+      ? 'an e-mail address such as name@example.com'
+      : type === 'TWITTER'
+        ? 'an X handle such as @name'
+        : 'an international phone number such as +49 170 5550112 (or 0049 170 5550112)';
+  throw new UsageError(`${key} needs ${wanted}, not "${address}"`);
 }
 
 export const channelCommands: CommandGroup = {

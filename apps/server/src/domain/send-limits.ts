@@ -1,5 +1,6 @@
 import type { SendType } from '@dea/contract';
 import { keyedHash } from '../crypto/keyed-hash.js';
+import { recipientIdentity } from './recipients.js';
 import type { RateCounterRepository, RateLimit } from '../store/store.js';
 
 export interface LimitRule {
@@ -27,11 +28,6 @@ export interface SendAttempt {
 
 export type SendPermit = { allowed: true } | { allowed: false; scope: LimitScope; retryAfterSeconds: number };
 
-/** Spaces, dashes and case do not make another recipient: '+49 170 555' and '+49170555' share a count. */
-function normalizedRecipient(recipient: string): string {
-  return recipient.toLowerCase().replace(/[\s\-().]/g, '');
-}
-
 /**
  * The abuse limits of sending codes. Each limit is a counter in the store; one send takes one
  * unit of every counter at once, or none when any is used up, so the limits hold across any
@@ -47,7 +43,11 @@ export class SendLimits {
 
   private limitsOf(attempt: SendAttempt): (RateLimit & { scope: LimitScope })[] {
     const { perUser, perRecipient, perAddress, perChannelType } = this.settings;
-    const recipient = keyedHash(this.hashKey, 'send-limit-recipient', normalizedRecipient(attempt.recipient));
+    const recipient = keyedHash(
+      this.hashKey,
+      'send-limit-recipient',
+      recipientIdentity(attempt.channelType, attempt.recipient),
+    );
     return [
       { scope: 'user', subject: `send:user:${attempt.userId}`, ...perUser },
       { scope: 'recipient', subject: `send:recipient:${recipient}`, ...perRecipient },

@@ -242,6 +242,27 @@ describe.each(STORE_KINDS)('delivery through real peers on %s', (kind) => {
   });
 });
 
+describe.each(STORE_KINDS)('the per-recipient send limit counts one phone or mailbox once on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { DEA_SEND_LIMIT_PER_RECIPIENT: '2', DEA_SEND_LIMIT_PER_ADDRESS: '100' });
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['sms', 'mobile', ['+49 170 5550002', '0049 170 5550002', '+49 (0) 170 5550002', '+491705550002']],
+    ['smtp', 'email', ['Alice@Example.com', 'Alice@EXAMPLE.COM', 'alice@example.com', ' Alice@example.com ']],
+  ] as const)('%s: of four parallel sends to four spellings of one recipient, two succeed', async (type, key, spellings) => {
+    const users = await Promise.all(
+      spellings.map((address) => signedIn(t, { policy: CHANNEL, channels: { [key]: address } })),
+    );
+    const answers = await Promise.all(
+      users.map(async ({ user, session, refs }) => (await send(t, user, session, type, refs[key] ?? '')).json<Envelope>()),
+    );
+    expect(answers.map((answer) => answer.error).sort()).toEqual([0, 0, 140, 140]);
+  });
+});
+
 describe.each(STORE_KINDS)('send limits, switched-off types and phone prefixes on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
