@@ -3,7 +3,7 @@ import { API_BASE_PATH } from '@dea/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { securityHeaders } from './http/security-headers.js';
-import { installErrorHandling } from './http/envelope.js';
+import { badUrl, installErrorHandling } from './http/envelope.js';
 import { wantsDemoData } from './bootstrap.js';
 import type { Services } from './http/types.js';
 import { codeRoutes } from './routes/api/code-routes.js';
@@ -30,11 +30,18 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   const app = Fastify({
     ...(typeof logger === 'boolean' ? { logger } : { loggerInstance: logger }),
     bodyLimit: config.bodyLimitBytes,
+    // A client that stops sending (a stalled body, 1000 of them from one host) does not hold a
+    // connection forever: idle sockets close, and a request must arrive in full in time.
+    connectionTimeout: config.idleTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: Math.min(config.idleTimeoutMs, 72_000),
     // A hop count believes that many proxies nearest the server (Fastify's types lack the number form).
     trustProxy:
       typeof config.trustProxy === 'number'
         ? trustedHops(config.trustProxy)
         : config.trustProxy,
+    // A URL that does not decode is the client's error, answered in the envelope.
+    frameworkErrors: (_error, request, reply) => void badUrl(request, reply),
     ajv: {
       // Wrong types are refused, never coerced; unknown fields are refused, never dropped.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },

@@ -272,6 +272,14 @@ export const SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
     doc: 'Longest delay of that slow-down: the longest the owner of a user name under attack waits on a clean address.',
   },
+  DEA_REQUEST_TIMEOUT_SECONDS: {
+    schema: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
+    doc: 'A request whose headers and body have not fully arrived this long after it began is answered 408 and its connection closed (checked every few seconds).',
+  },
+  DEA_IDLE_TIMEOUT_SECONDS: {
+    schema: Type.Integer({ minimum: 1, maximum: 600, default: 60 }),
+    doc: 'A connection on which nothing arrives for this long (a stalled body, an idle keep-alive) is closed.',
+  },
   DEA_BODY_LIMIT_BYTES: {
     schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
     doc: 'Largest request body accepted; larger bodies get HTTP 400.',
@@ -356,6 +364,8 @@ export interface Config {
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
   bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
   signin: SigninThrottleSettings;
   codeDefaults: CodeDefaults;
   passwordHashCost: number;
@@ -577,6 +587,8 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     sessionIdleMs: s.DEA_SESSION_IDLE_MINUTES * MINUTE,
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
+    requestTimeoutMs: s.DEA_REQUEST_TIMEOUT_SECONDS * 1000,
+    idleTimeoutMs: s.DEA_IDLE_TIMEOUT_SECONDS * 1000,
     signin: {
       userLockAfter: s.DEA_SIGNIN_MAX_FAILURES,
       addressLockAfter: s.DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS,

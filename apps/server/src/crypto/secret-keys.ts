@@ -1,6 +1,7 @@
 import { randomBytes, hkdfSync } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateFolder } from '../files/private-files.js';
 
 /**
  * The keys of the server, derived from one secret that is never in the store: a dump of the
@@ -42,7 +43,7 @@ export function loadSecret(configured: string, dataDir: string): { secret: Buffe
   if (configured !== '') return { secret: decodeSecret(configured), generated: false };
   const file = join(dataDir, SECRET_KEY_FILE);
   if (existsSync(file)) return { secret: decodeSecret(readFileSync(file, 'utf8')), generated: false };
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateFolder(dataDir);
   const secret = randomBytes(MIN_SECRET_BYTES);
   writeFileSync(file, `${secret.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

@@ -37,8 +37,20 @@ function toApiError(error: FastifyError | ApiError): ApiError | undefined {
     return invalidRequest(`${where} ${first?.message ?? 'is not valid'}${extra}${allowed}`);
   }
   if (error.code && error.code in MALFORMED) return invalidRequest(MALFORMED[error.code] ?? '');
+  // Any other error a library marks as the client's (a path that does not decode, a file path
+  // that leaves its folder): the client's status, never a 500.
+  const status = error.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return status === 404
+      ? new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404)
+      : new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail: 'the request is not valid' }, status);
+  }
   return undefined;
 }
+
+/** A client that went away mid-request (an aborted upload) is no failure of the server. */
+const isAbortedByClient = (error: FastifyError | ApiError): boolean =>
+  'code' in error && (error.code === 'ECONNRESET' || error.code === 'ECONNABORTED' || error.message === 'aborted');
 
 async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<void> {
   const language = await requestLanguage(request).catch(() => 'en');
@@ -53,6 +65,12 @@ async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error:
     .send({ error: error.errorNumber, message, result: error.result });
 }
 
+/** A URL Fastify cannot even route (bad percent-encoding): 400 in the envelope, logged as the client's. */
+export async function badUrl(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  request.log.info({ url: request.url }, 'request refused: the URL does not decode');
+  await sendEnvelope(request, reply, invalidRequest('the URL is not valid'));
+}
+
 /**
  * One place turns every failure into the envelope: typed domain errors keep their number and
  * text; malformed requests get 400; anything else is 500 with a generic text, logged, never leaked.
@@ -63,6 +81,10 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (known) {
       request.log.info({ errorNumber: known.errorNumber, textKey: known.textKey }, 'request refused');
       return sendEnvelope(request, reply, known);
+    }
+    if (isAbortedByClient(error)) {
+      request.log.info({ code: 'code' in error ? error.code : undefined }, 'client aborted the request');
+      return sendEnvelope(request, reply, invalidRequest('the request was aborted'));
     }
     request.log.error({ err: error }, 'request failed');
     return sendEnvelope(request, reply, new ApiError(ErrorNumber.internal, 'error.internal', {}, 500));

@@ -24,7 +24,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 describe('the server process with RADIUS configured', () => {
   it('answers radclient with the demo user and a code from the API, and stops gracefully on SIGTERM', async () => {
     const radiusPort = await freeUdpPort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', '--demo'], {
       cwd: serverPackage,
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { ensurePrivateFile, ensurePrivateFolder } from '../files/private-files.js';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -56,8 +56,11 @@ function postgresDb(url: string, poolSize: number): Db {
 }
 
 function sqliteDb(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const database = new SqliteDatabase(join(dataDir, EMBEDDED_STORE_FILE));
+  ensurePrivateFolder(dataDir);
+  const file = join(dataDir, EMBEDDED_STORE_FILE);
+  // SQLite gives its -wal and -shm files the mode of the database file.
+  ensurePrivateFile(file);
+  const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
