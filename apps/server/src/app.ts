@@ -36,10 +36,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: Math.min(config.idleTimeoutMs, 72_000),
     // A hop count believes that many proxies nearest the server (Fastify's types lack the number form).
-    trustProxy:
-      typeof config.trustProxy === 'number'
-        ? trustedHops(config.trustProxy)
-        : config.trustProxy,
+    trustProxy: typeof config.trustProxy === 'number' ? trustedHops(config.trustProxy) : config.trustProxy,
     // A URL that does not decode is the client's error, answered in the envelope.
     frameworkErrors: (_error, request, reply) => void badUrl(request, reply),
     ajv: {
@@ -63,7 +60,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   });
 
   installErrorHandling(app);
-  app.addHook('onSend', securityHeaders);
+  app.addHook('onSend', securityHeaders(config.cspImageOrigins));
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL, keeps the label set small.
     services.metrics.requestDuration.observe(

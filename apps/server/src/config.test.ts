@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CODE_ALPHABET, SETTINGS, loadConfig } from './config.js';
+import { contentSecurityPolicy } from './http/security-headers.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -104,7 +105,9 @@ describe('loadConfig', () => {
 
   it('refuses DEA_TRUST_PROXY=true with the reason and what to write instead, and proxies it cannot read', () => {
     const [refusal] = problemsOf({ DEA_TRUST_PROXY: 'true' });
-    expect(refusal).toMatch(/^DEA_TRUST_PROXY="true": refused, because it believes X-Forwarded-For from any client/);
+    expect(refusal).toMatch(
+      /^DEA_TRUST_PROXY="true": refused, because it believes X-Forwarded-For from any client/,
+    );
     expect(refusal).toContain('DEA_TRUST_PROXY=10.0.0.1,10.0.0.2');
     expect(refusal).toContain('DEA_TRUST_PROXY=1');
     expect(problemsOf({ DEA_TRUST_PROXY: 'yes' })).toEqual([
@@ -112,6 +115,19 @@ describe('loadConfig', () => {
     ]);
     expect(problemsOf({ DEA_TRUST_PROXY: '10.0.0.0/33' })).toHaveLength(1);
     expect(problemsOf({ DEA_TRUST_PROXY: '0' })).toHaveLength(1);
+  });
+
+  it('reads DEA_CSP_IMAGE_ORIGINS as origins and refuses anything else', () => {
+    expect(
+      loadConfig({ DEA_CSP_IMAGE_ORIGINS: 'https://cdn.example.com, https://img.example.com:8443' })
+        .cspImageOrigins,
+    ).toEqual(['https://cdn.example.com', 'https://img.example.com:8443']);
+    expect(contentSecurityPolicy(['https://cdn.example.com'])).toContain(
+      "img-src 'self' data: https://cdn.example.com;",
+    );
+    expect(problemsOf({ DEA_CSP_IMAGE_ORIGINS: "https:, https://x.test/path, 'unsafe-inline'" })).toEqual([
+      `DEA_CSP_IMAGE_ORIGINS="https:, https://x.test/path, 'unsafe-inline'": "https:", "https://x.test/path", "'unsafe-inline'" is not an origin such as https://cdn.example.com`,
+    ]);
   });
 
   it('refuses booleans it cannot read', () => {

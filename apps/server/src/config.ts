@@ -236,6 +236,10 @@ export const SETTINGS = {
     }),
     doc: 'Secure flag of cookies: auto (when the request came over TLS), always, or never.',
   },
+  DEA_CSP_IMAGE_ORIGINS: {
+    schema: Type.String({ default: '' }),
+    doc: "Origins besides the server's own from which branding may load images (https://cdn.example.com, comma-separated); empty: only the server and data: URLs.",
+  },
   DEA_LOGIN_PATH: {
     schema: Type.String({ pattern: '^/([A-Za-z0-9._~-]+/)*$', default: '/login/' }),
     doc: 'Path of the login application.',
@@ -266,7 +270,7 @@ export const SETTINGS = {
   },
   DEA_SIGNIN_SLOWDOWN_MS: {
     schema: Type.Integer({ minimum: 0, maximum: 60_000, default: 500 }),
-    doc: "Once a user name has reached DEA_SIGNIN_MAX_FAILURES from all addresses, its passwords are checked at most once per this delay, doubling with each further attempt; 0: no slow-down.",
+    doc: 'Once a user name has reached DEA_SIGNIN_MAX_FAILURES from all addresses, its passwords are checked at most once per this delay, doubling with each further attempt; 0: no slow-down.',
   },
   DEA_SIGNIN_SLOWDOWN_MAX_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
@@ -360,6 +364,7 @@ export interface Config {
   /** false, a hop count, or the addresses and ranges of trusted proxies (Fastify's trustProxy). */
   trustProxy: false | number | string[];
   cookieSecure: 'auto' | 'always' | 'never';
+  cspImageOrigins: string[];
   loginPath: string;
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
@@ -445,6 +450,21 @@ export function trustProxyOf(text: string, problems: string[]): Config['trustPro
     return false;
   }
   return entries;
+}
+
+/** A comma-separated list of origins (scheme, host, optional port; nothing else). */
+function originsOf(name: string, text: string, problems: string[]): string[] {
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const bad = entries.filter((entry) => !/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(entry));
+  if (bad.length > 0) {
+    problems.push(
+      `${name}="${text}": ${bad.map((entry) => JSON.stringify(entry)).join(', ')} is not an origin such as https://cdn.example.com`,
+    );
+  }
+  return entries.filter((entry) => !bad.includes(entry));
 }
 
 /** The settings of a config file: its path (named in problems) and its JSON values. */
@@ -570,6 +590,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       : '';
   };
   const trustProxy = trustProxyOf(settingText('DEA_TRUST_PROXY'), problems);
+  const cspImageOrigins = originsOf('DEA_CSP_IMAGE_ORIGINS', settingText('DEA_CSP_IMAGE_ORIGINS'), problems);
   const delivery = deliveryConfigOf(settingText, problems);
   const radius = radiusConfigOf(settingText, problems);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -583,6 +604,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     logLevel: s.DEA_LOG_LEVEL,
     trustProxy,
     cookieSecure: s.DEA_COOKIE_SECURE,
+    cspImageOrigins,
     loginPath: s.DEA_LOGIN_PATH,
     sessionIdleMs: s.DEA_SESSION_IDLE_MINUTES * MINUTE,
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,

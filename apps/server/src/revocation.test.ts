@@ -53,7 +53,13 @@ describe.each(STORE_KINDS)('changes that end sessions, codes and references on %
 
   it('refuses at verification a code issued before the user’s policy stopped allowing codes', async () => {
     t = await createTestApp(kind);
-    const { key } = await createServiceKey(t.services.store, t.services.keys.serviceKey, 'vpn', ['verify'], t.clock.now());
+    const { key } = await createServiceKey(
+      t.services.store,
+      t.services.keys.serviceKey,
+      'vpn',
+      ['verify'],
+      t.clock.now(),
+    );
     const user = await t.createUser();
     const session = await t.signIn(user);
     const created = await t.call(`${API}/tempPass/create`, bodies.create(user.id), session);
@@ -62,11 +68,13 @@ describe.each(STORE_KINDS)('changes that end sessions, codes and references on %
     await t.services.store.groups.setPolicy('no-codes', POLICY_CATEGORY_SELF_SERVICE, { enableECode: false });
     expect((await dea('group', 'add-member', 'No codes', user.username)).code).toBe(0);
     const verify = () =>
-      t.call(`${API}/tempPass/verify`, { userId: user.id, code }, undefined, { authorization: `Bearer ${key}` });
+      t.call(`${API}/tempPass/verify`, { userId: user.id, code }, undefined, {
+        authorization: `Bearer ${key}`,
+      });
     expect((await verify()).json()).toMatchObject({ error: 0, result: { valid: false } });
-    expect(await t.services.store.audit.list({ userId: user.id, event: 'code.verify_failed' })).toMatchObject([
-      { details: { reason: 'codes-disabled' } },
-    ]);
+    expect(await t.services.store.audit.list({ userId: user.id, event: 'code.verify_failed' })).toMatchObject(
+      [{ details: { reason: 'codes-disabled' } }],
+    );
     // Back in a group that allows codes, the unused code is still there: the refusal consumed nothing.
     expect((await dea('group', 'remove-member', 'No codes', user.username)).code).toBe(0);
     expect((await verify()).json()).toMatchObject({ result: { valid: true } });

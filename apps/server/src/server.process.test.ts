@@ -95,8 +95,12 @@ describe('the server process', () => {
     const again = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'warn' });
     expect(again.output()).toContain('password "demo"');
     expect(again.output()).not.toContain('just created');
-    expect(again.output()).toContain('!!! WARNING: this store holds demo accounts with the public password "demo".');
-    expect(again.output()).toContain('"msg":"demo accounts with the public password \\"demo\\" exist in this store"');
+    expect(again.output()).toContain(
+      '!!! WARNING: this store holds demo accounts with the public password "demo".',
+    );
+    expect(again.output()).toContain(
+      '"msg":"demo accounts with the public password \\"demo\\" exist in this store"',
+    );
     const stopped = exitOf(again.child);
     again.child.kill('SIGINT');
     expect(await stopped).toBe(0);

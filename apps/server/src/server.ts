@@ -108,7 +108,10 @@ async function main(): Promise<void> {
       '  !!! Anyone who reaches this server can sign in with them. For trying the product only:',
       `  !!! remove them (npx dea user remove ${demoAccounts.join(', npx dea user remove ')}) or start on a new store.`,
     );
-    logger.warn({ accounts: demoAccounts }, 'demo accounts with the public password "demo" exist in this store');
+    logger.warn(
+      { accounts: demoAccounts },
+      'demo accounts with the public password "demo" exist in this store',
+    );
   } else if (config.demo && services.store.kind === 'sqlite') {
     lines.push('  demo mode: no demo users created, because this store already holds users');
   }

@@ -27,6 +27,8 @@ export const LOCAL_STORAGE_KEYS = {
 
 /** Cross-site request token: a cookie readable by the page, echoed in a header. */
 export const XSRF_COOKIE_NAME = 'XSRF-TOKEN';
+/** The token cookie's name behind TLS: the __Host- prefix keeps sibling hosts from planting one. */
+export const XSRF_COOKIE_NAME_TLS = `__Host-${XSRF_COOKIE_NAME}`;
 export const XSRF_HEADER_NAME = 'X-XSRF-TOKEN';
 
 /** Query parameters of the login application and the logout landing. */

@@ -77,7 +77,10 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
     expect(bob).toMatchObject({ fullName: 'Bob Builder', locale: 'pt_BR' });
     expect(await verifyPassword('third password', bob?.passwordHash ?? '')).toBe(true);
 
-    expect(await cli.run(['user', 'disable', 'bob'])).toMatchObject({ code: 0, out: 'Disabled user bob; 0 sessions ended.' });
+    expect(await cli.run(['user', 'disable', 'bob'])).toMatchObject({
+      code: 0,
+      out: 'Disabled user bob; 0 sessions ended.',
+    });
     expect((await cli.store.users.findByUsername('bob'))?.disabled).toBe(true);
     expect((await cli.run(['user', 'list'])).out).toContain('DISABLED');
     expect(await cli.run(['user', 'enable', 'bob'])).toMatchObject({ code: 0 });

@@ -231,12 +231,15 @@ export const userCommands: CommandGroup = {
         return `Disabled user ${user.username}; ${signedOut(sessionsEnded)}.`;
       },
     ),
-    'sign-out': oneUserCommand('end every session of a user (sign them out everywhere)', async (user, context, store) => {
-      const now = context.now();
-      const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
-      await auditChange(store, now, 'user.signed_out', { userId: user.id, details: { sessionsEnded } });
-      return `Signed out ${user.username}: ${signedOut(sessionsEnded)}.`;
-    }),
+    'sign-out': oneUserCommand(
+      'end every session of a user (sign them out everywhere)',
+      async (user, context, store) => {
+        const now = context.now();
+        const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
+        await auditChange(store, now, 'user.signed_out', { userId: user.id, details: { sessionsEnded } });
+        return `Signed out ${user.username}: ${signedOut(sessionsEnded)}.`;
+      },
+    ),
     enable: oneUserCommand('enable a disabled user again', async (user, context, store) => {
       await store.users.update(user.id, { disabled: false });
       await auditChange(store, context.now(), 'user.enabled', { userId: user.id });

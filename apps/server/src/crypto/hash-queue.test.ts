@@ -23,7 +23,7 @@ describe('HashQueue', () => {
       releases.shift()?.();
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await Promise.all(accepted);
+    await Promise.all(accepted.filter((promise) => promise !== undefined));
     expect(most).toBe(2);
     expect(queue.load).toEqual({ running: 0, waiting: 0 });
     expect(queue.tryRun(async () => 'again')).toBeDefined();

@@ -39,7 +39,12 @@ export function costOf(stored: string): number | undefined {
 /** Whether a stored hash should be made again at the configured cost (after a right password). */
 export function needsRehash(stored: string, logN: number): boolean {
   const match = STORED.exec(stored);
-  return match === null || Number(match[1]) !== logN || Number(match[2]) !== BLOCK_SIZE || Number(match[3]) !== PARALLELISM;
+  return (
+    match === null ||
+    Number(match[1]) !== logN ||
+    Number(match[2]) !== BLOCK_SIZE ||
+    Number(match[3]) !== PARALLELISM
+  );
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

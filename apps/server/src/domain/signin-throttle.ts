@@ -18,8 +18,7 @@ export interface SigninThrottleSettings {
 }
 
 export type SigninAdmission =
-  | { allowed: true }
-  | { allowed: false; retryAfterMs: number; reason: 'user-address' | 'user' | 'address' };
+  { allowed: true } | { allowed: false; retryAfterMs: number; reason: 'user-address' | 'user' | 'address' };
 
 /**
  * Limits on sign-in attempts (ADR 0008). Every attempt is counted before its password is checked,

@@ -70,7 +70,14 @@ export class Verification {
     const refusal = user.disabled ? 'disabled' : policy.enableECode ? undefined : 'codes-disabled';
     const used =
       refusal === undefined
-        ? await consumeMatchingCode(this.store, this.codeHashKey, user.id, attempt.code, policy.codeAlphabet, now)
+        ? await consumeMatchingCode(
+            this.store,
+            this.codeHashKey,
+            user.id,
+            attempt.code,
+            policy.codeAlphabet,
+            now,
+          )
         : undefined;
     if (used !== undefined) {
       await this.store.verifyFailures.clear(user.id);

@@ -64,7 +64,10 @@ describe('requests that are the client’s fault', () => {
 
 describe('stalled requests', () => {
   it('closes a connection whose body stops arriving, after DEA_IDLE_TIMEOUT_SECONDS', async () => {
-    const t = await createTestApp('sqlite', { DEA_IDLE_TIMEOUT_SECONDS: '1', DEA_REQUEST_TIMEOUT_SECONDS: '2' });
+    const t = await createTestApp('sqlite', {
+      DEA_IDLE_TIMEOUT_SECONDS: '1',
+      DEA_REQUEST_TIMEOUT_SECONDS: '2',
+    });
     const app = await buildApp({ services: t.services });
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
@@ -75,7 +78,9 @@ describe('stalled requests', () => {
         socket.write(
           'POST /login/api/session HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user',
         );
-        return new Promise<void>((resolve) => socket.on('close', () => resolve()).on('error', () => undefined));
+        return new Promise<void>((resolve) =>
+          socket.on('close', () => resolve()).on('error', () => undefined),
+        );
       });
       // Every socket is closed by the server; without timeouts this never happens and the test times out.
       await Promise.all(sockets);

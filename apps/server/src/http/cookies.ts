@@ -1,12 +1,21 @@
 import '@fastify/cookie';
-import { XSRF_COOKIE_NAME } from '@dea/contract';
+import { XSRF_COOKIE_NAME, XSRF_COOKIE_NAME_TLS } from '@dea/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const SESSION_COOKIE = 'dea_session';
+/** Behind TLS the cookies carry the __Host- prefix: Secure, path /, no Domain, so no sibling host can set them. */
+export const SESSION_COOKIE_TLS = `__Host-${SESSION_COOKIE}`;
 
 function secure(request: FastifyRequest): boolean {
   const setting = request.server.services.config.cookieSecure;
   return setting === 'always' || (setting === 'auto' && request.protocol === 'https');
+}
+
+/** The cookie names of this request: __Host- prefixed when the cookies are Secure. */
+function namesOf(request: FastifyRequest): { session: string; xsrf: string } {
+  return secure(request)
+    ? { session: SESSION_COOKIE_TLS, xsrf: XSRF_COOKIE_NAME_TLS }
+    : { session: SESSION_COOKIE, xsrf: XSRF_COOKIE_NAME };
 }
 
 /** The session cookie is HttpOnly; the token cookie is readable by the page, which echoes it. */
@@ -16,17 +25,20 @@ export function setSessionCookies(
   sessionId: string,
   xsrfToken: string,
 ): void {
+  const names = namesOf(request);
   const common = { path: '/', sameSite: 'lax', secure: secure(request) } as const;
-  void reply.setCookie(SESSION_COOKIE, sessionId, { ...common, httpOnly: true });
-  void reply.setCookie(XSRF_COOKIE_NAME, xsrfToken, { ...common, httpOnly: false });
+  void reply.setCookie(names.session, sessionId, { ...common, httpOnly: true });
+  void reply.setCookie(names.xsrf, xsrfToken, { ...common, httpOnly: false });
 }
 
 export function clearSessionCookies(request: FastifyRequest, reply: FastifyReply): void {
+  const names = namesOf(request);
   const common = { path: '/', sameSite: 'lax', secure: secure(request) } as const;
-  void reply.clearCookie(SESSION_COOKIE, { ...common, httpOnly: true });
-  void reply.clearCookie(XSRF_COOKIE_NAME, { ...common, httpOnly: false });
+  void reply.clearCookie(names.session, { ...common, httpOnly: true });
+  void reply.clearCookie(names.xsrf, { ...common, httpOnly: false });
 }
 
+/** Only the cookie of this request's name counts: over TLS a plain-named one may have been planted. */
 export function sessionIdOf(request: FastifyRequest): string | undefined {
-  return request.cookies[SESSION_COOKIE];
+  return request.cookies[namesOf(request).session];
 }

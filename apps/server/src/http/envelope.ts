@@ -43,14 +43,20 @@ function toApiError(error: FastifyError | ApiError): ApiError | undefined {
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return status === 404
       ? new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404)
-      : new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail: 'the request is not valid' }, status);
+      : new ApiError(
+          ErrorNumber.invalidRequest,
+          'error.invalidRequest',
+          { detail: 'the request is not valid' },
+          status,
+        );
   }
   return undefined;
 }
 
 /** A client that went away mid-request (an aborted upload) is no failure of the server. */
 const isAbortedByClient = (error: FastifyError | ApiError): boolean =>
-  'code' in error && (error.code === 'ECONNRESET' || error.code === 'ECONNABORTED' || error.message === 'aborted');
+  'code' in error &&
+  (error.code === 'ECONNRESET' || error.code === 'ECONNABORTED' || error.message === 'aborted');
 
 async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<void> {
   const language = await requestLanguage(request).catch(() => 'en');

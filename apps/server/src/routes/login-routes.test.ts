@@ -154,6 +154,20 @@ describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
       expect((await t.services.store.audit.list({ userId: user.id, event: 'signout' })).length).toBe(1);
     });
 
+    it('navigates the same for a request from another site (Sec-Fetch-Site: cross-site) but keeps the session', async () => {
+      const user = await t.createUser();
+      const session = await t.signIn(user);
+      const cookie = session.headers.cookie ?? '';
+      const crossSite = await logout({ cookie, 'sec-fetch-site': 'cross-site' });
+      expect(crossSite.statusCode).toBe(302);
+      expect(crossSite.headers.location).toMatch(/^\/dea\/#\/logoutLanding\?ep=/);
+      expect(setCookies(crossSite)).toEqual([]);
+      expect((await userinfo(session)).statusCode).toBe(200);
+      // From the product's own page the same request ends it.
+      await logout({ cookie, 'sec-fetch-site': 'same-origin' });
+      expect((await userinfo(session)).statusCode).toBe(401);
+    });
+
     it('lands on the logout page without a session too', async () => {
       const response = await logout();
       expect(response.statusCode).toBe(302);
@@ -179,10 +193,15 @@ describe('cookies and URLs behind TLS', () => {
       payload: { username: user.username, password: user.password },
       headers,
     });
+  /** Whether each of the two cookies is Secure, whichever of its two names it was given. */
   const secureFlags = (response: LightMyRequestResponse) =>
-    [SESSION_COOKIE, XSRF_COOKIE_NAME].map((name) =>
-      attributes(setCookie(response, name)).includes('secure'),
-    );
+    [SESSION_COOKIE, XSRF_COOKIE_NAME].map((name) => {
+      const prefixed = setCookies(response).some((cookie) => cookie.startsWith(`__Host-${name}=`));
+      const cookie = setCookie(response, prefixed ? `__Host-${name}` : name);
+      // A __Host- cookie must be Secure, on path /, without Domain (RFC 6265bis 4.1.3.2).
+      if (prefixed) expect(attributes(cookie)).toEqual(expect.arrayContaining(['secure', 'path=/']));
+      return attributes(cookie).includes('secure') && prefixed;
+    });
 
   it('sets Secure when a trusted proxy says the request came over TLS, and builds https URLs', async () => {
     const { t, user } = await appWith({ DEA_TRUST_PROXY: '127.0.0.1', DEA_LOGIN_PATH: '/sso/' });
@@ -196,6 +215,30 @@ describe('cookies and URLs behind TLS', () => {
     expect(logout.headers.location).toBe(
       `/dea/#/logoutLanding?ep=${encodeURIComponent('https://dea.example.com/sso/')}`,
     );
+  });
+
+  it('behind TLS names the cookies __Host-, sends HSTS, reads only the __Host- session, and refuses a planted plain one', async () => {
+    const { t, user } = await appWith({ DEA_TRUST_PROXY: '127.0.0.1' });
+    const tls = { 'x-forwarded-proto': 'https', host: 'dea.example.com' };
+    const response = await signIn(t, user, { ...tls, origin: 'https://dea.example.com' });
+    expect(response.headers['strict-transport-security']).toBe('max-age=31536000');
+    const session = setCookie(response, `__Host-${SESSION_COOKIE}`).split(';')[0] ?? '';
+    const xsrf = (setCookie(response, `__Host-${XSRF_COOKIE_NAME}`).split(';')[0] ?? '').split('=')[1] ?? '';
+    const userinfo = (cookie: string, headers: Record<string, string> = tls) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/dea/api/userinfo',
+        payload: {},
+        headers: { ...headers, cookie, 'x-xsrf-token': xsrf },
+      });
+    expect((await userinfo(session)).statusCode).toBe(200);
+    // The same session id under the plain name, as a sibling host over http could plant it: no session.
+    const planted = session.replace(`__Host-${SESSION_COOKIE}=`, `${SESSION_COOKIE}=`);
+    expect((await userinfo(planted)).statusCode).toBe(403);
+    // Plain HTTP: no HSTS.
+    const plain = await signIn(t, user, { host: 'dea.example.com' });
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    expect(plain.headers['permissions-policy']).toContain('camera=()');
   });
 
   it('ignores X-Forwarded-Proto from an untrusted client', async () => {

@@ -1,9 +1,4 @@
-import {
-  LOGIN_API_SESSION_PATH,
-  LOGOUT_PATH,
-  PAGE_BASE_PATH,
-  SignInRequest,
-} from '@dea/contract';
+import { LOGIN_API_SESSION_PATH, LOGOUT_PATH, PAGE_BASE_PATH, SignInRequest } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { notPermitted } from '../domain/api-error.js';
@@ -37,7 +32,10 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get(LOGOUT_PATH, async (request, reply) => {
-    const sessionId = sessionIdOf(request);
+    // Another site may link or redirect here; only the product's own pages (or a typed URL) end
+    // the session. The navigation stays what the spec says.
+    const fromAnotherSite = request.headers['sec-fetch-site'] === 'cross-site';
+    const sessionId = fromAnotherSite ? undefined : sessionIdOf(request);
     const now = services.now();
     if (sessionId !== undefined) {
       const state = await services.sessions.resolve(sessionId, now);
@@ -49,7 +47,7 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
     }
-    clearSessionCookies(request, reply);
+    if (!fromAnotherSite) clearSessionCookies(request, reply);
     const loginUrl = `${origin(request)}${services.config.loginPath}`;
     return reply
       .header('cache-control', 'no-store')

@@ -64,7 +64,11 @@ describe('the demo outbox page', () => {
     const user = await demo.createUser({ policy: CHANNEL, channels: { mobile: '+49 170 5550123' } });
     const session = await demo.signIn(user);
     const [channel] = await demo.services.store.channels.listOfUser(user.id);
-    await demo.call(`${API}/tempPass/createAndSend`, bodies.createAndSend(user.id, 'sms', channel?.id ?? ''), session);
+    await demo.call(
+      `${API}/tempPass/createAndSend`,
+      bodies.createAndSend(user.id, 'sms', channel?.id ?? ''),
+      session,
+    );
     const outbox = (headers: Record<string, string>, app = demo.app) =>
       app.inject({ method: 'GET', url: '/dea/outbox', headers: { cookie: headers.cookie ?? '' } });
     expect((await outbox(session.headers)).body).toMatch(/Your emergency code is [2-9A-Z]{10}\./);

@@ -30,8 +30,12 @@ export const outboxPage: FastifyPluginAsync = async (app) => {
     // Only types that go to the outbox now: once a real provider is configured for a type, its
     // earlier outbox messages are no demo any more and stay out of the browser.
     const { routes } = app.services.config.delivery;
-    const demoTypes = new Set(Object.entries(routes).flatMap(([type, provider]) => (provider === 'outbox' ? [type] : [])));
-    const messages = (await store.outbox.list(SHOWN, userId)).filter((message) => demoTypes.has(message.channelType));
+    const demoTypes = new Set(
+      Object.entries(routes).flatMap(([type, provider]) => (provider === 'outbox' ? [type] : [])),
+    );
+    const messages = (await store.outbox.list(SHOWN, userId)).filter((message) =>
+      demoTypes.has(message.channelType),
+    );
     const rows = messages.map((message) => {
       const content = openOutboxMessage(keys.seal, message);
       const cells = [

@@ -56,7 +56,9 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
   it('checks at most DEA_SIGNIN_MAX_FAILURES passwords of a burst of 200 parallel guesses, and never accepts the right one while locked', async () => {
     t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '5' });
     const user = await t.createUser();
-    const guesses = Array.from({ length: 200 }, (_, index) => (index === 199 ? user.password : `guess-${index}`));
+    const guesses = Array.from({ length: 200 }, (_, index) =>
+      index === 199 ? user.password : `guess-${index}`,
+    );
     const answers = await Promise.all(
       guesses.map(async (guess) => (await attempt(user.username, guess, ATTACKER)).json<{ error: number }>()),
     );
@@ -94,7 +96,9 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
           remoteAddress: '127.0.0.1',
           headers: { 'x-forwarded-for': `${claimed}, ${ATTACKER}` },
         });
-      await Promise.all(Array.from({ length: 20 }, (_, index) => viaProxy(`n-${index}`, 'x', `10.9.${index}.1`)));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) => viaProxy(`n-${index}`, 'x', `10.9.${index}.1`)),
+      );
       expect(await checkedPasswords()).toBe(4);
       expect((await viaProxy(user.username, user.password, OWNER)).json()).toMatchObject({ error: 140 });
       const addresses = new Set(
@@ -183,7 +187,9 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
     const everything = JSON.stringify(await t.services.store.audit.list({ limit: 100 }));
     expect(everything).not.toContain('my-secret-Passw0rd');
     const throttleRows = await Promise.all(
-      ['my-secret-passw0rd', 'user:my-secret-passw0rd'].map((subject) => t.services.store.signinFailures.find(subject)),
+      ['my-secret-passw0rd', 'user:my-secret-passw0rd'].map((subject) =>
+        t.services.store.signinFailures.find(subject),
+      ),
     );
     expect(throttleRows).toEqual([undefined, undefined]);
   });
@@ -204,7 +210,9 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
     expect(await checkedPasswords()).toBe(30 - busy.length);
     // A refused attempt counted nothing: its user name may try again at once.
     const index = answers.indexOf(busy[0]!);
-    expect((await attempt(`nobody-${index}`, 'wrong', `192.0.2.${index + 1}`)).json()).toMatchObject({ error: 3 });
+    expect((await attempt(`nobody-${index}`, 'wrong', `192.0.2.${index + 1}`)).json()).toMatchObject({
+      error: 3,
+    });
   });
 
   it('rehashes a password made at another cost on a successful sign-in', async () => {

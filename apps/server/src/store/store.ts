@@ -268,9 +268,7 @@ export interface SigninAttemptLimit {
   lockMsAt(attempts: number): number;
 }
 
-export type SigninReservation =
-  | { allowed: true }
-  | { allowed: false; subject: string; retryAfterMs: number };
+export type SigninReservation = { allowed: true } | { allowed: false; subject: string; retryAfterMs: number };
 
 export interface SigninFailureRepository {
   find(subject: string): Promise<SigninFailures | undefined>;

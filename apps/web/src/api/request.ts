@@ -1,4 +1,10 @@
-import { API_BASE_PATH, XSRF_COOKIE_NAME, XSRF_HEADER_NAME, type EnvelopeOf } from '@dea/contract';
+import {
+  API_BASE_PATH,
+  XSRF_COOKIE_NAME,
+  XSRF_COOKIE_NAME_TLS,
+  XSRF_HEADER_NAME,
+  type EnvelopeOf,
+} from '@dea/contract';
 import { EnvelopeError, HttpError, NetworkError } from './api-error';
 import { redirectForSessionStatus } from './session-redirect';
 
@@ -39,7 +45,8 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (acceptLanguage) headers.set('Accept-Language', acceptLanguage);
   if (method !== 'GET') {
     headers.set('Content-Type', 'application/json');
-    const token = cookie(XSRF_COOKIE_NAME);
+    // Behind TLS the server names the cookie with the __Host- prefix.
+    const token = cookie(XSRF_COOKIE_NAME_TLS) ?? cookie(XSRF_COOKIE_NAME);
     if (token) headers.set(XSRF_HEADER_NAME, token);
   }
   let response: Response;

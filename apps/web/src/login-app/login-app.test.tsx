@@ -183,6 +183,18 @@ describe('signing in', () => {
   });
 });
 
+describe('what branding CSS can see', () => {
+  it('finds neither the password nor the user name in a value attribute while they are typed', async () => {
+    const { user } = renderLogin();
+    await loginReady();
+    await user.type(usernameField(), 'dana');
+    await user.type(passwordField(), 'Secr3t!');
+    expect(passwordField().value).toBe('Secr3t!');
+    expect(document.querySelector('input[value^="S"]')).toBeNull();
+    expect(document.querySelector('input[value^="d"]')).toBeNull();
+  });
+});
+
 describe('a refused sign-in', () => {
   it("shows the server's message in an alert that takes focus, and clears the password", async () => {
     const { user } = renderLogin();
@@ -194,6 +206,8 @@ describe('a refused sign-in', () => {
     await waitFor(() => expect(document.activeElement).toBe(alert));
     expect(usernameField().value).toBe('dana');
     expect(passwordField().value).toBe('');
+    // Never mirrored into the attribute, where a CSS attribute selector could read it.
+    expect(passwordField().hasAttribute('value')).toBe(false);
     expect(navigations()).toEqual([]);
     expect(window.sessionStorage.getItem('username')).toBeNull();
     expect(screen.getByTestId('sign-in-status')).toHaveTextContent('');

@@ -7,7 +7,7 @@ const pageWithPort = { protocol: 'http:', host: '127.0.0.1:8080' };
 describe('safeReturnUrl', () => {
   it.each([
     ['https://host/login/', 'https://host/login/'],
-    ['http://host/login/?username=dana#top', 'http://host/login/?username=dana#top'],
+    ['https://host/login/?username=dana#top', 'https://host/login/?username=dana#top'],
     ['HTTPS://HOST/login/', 'https://host/login/'],
     ['host/login/', 'https://host/login/'],
     ['host', 'https://host/'],
@@ -19,6 +19,14 @@ describe('safeReturnUrl', () => {
     expect(safeReturnUrl('http://127.0.0.1:8080/login/?ep=x', pageWithPort)).toBe(
       'http://127.0.0.1:8080/login/?ep=x',
     );
+  });
+
+  it.each([
+    ['http://host/login/', page],
+    ['HTTP://HOST/login/', page],
+    ['https://127.0.0.1:8080/login/', pageWithPort],
+  ])('refuses %s, a change of scheme from the page', (candidate, from) => {
+    expect(safeReturnUrl(candidate, from)).toBeUndefined();
   });
 
   it.each([

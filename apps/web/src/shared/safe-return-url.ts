@@ -1,8 +1,9 @@
 import { hasControlCharacter } from './control-characters';
 
 /**
- * Where "back to login" may go: only a URL on the page's own host (spec sections 2 and 5), so a
- * crafted link cannot send a user who just logged out to a look-alike login page.
+ * Where "back to login" may go: only a URL on the page's own host (spec sections 2 and 5), and
+ * with the page's own scheme, so a crafted link cannot send a user who just logged out to a
+ * look-alike login page or out of TLS.
  *
  * The value must match a plain URL shape: an optional http/https scheme, a host name or IP
  * address, an optional port, then an optional path, query and fragment. Nothing else is allowed
@@ -32,7 +33,8 @@ export function safeReturnUrl(candidate: string | null | undefined, page: PageHo
     return undefined;
   }
   const sameHost = url.host === page.host.toLowerCase();
-  const plain =
-    url.username === '' && url.password === '' && (url.protocol === 'http:' || url.protocol === 'https:');
-  return sameHost && plain ? url.href : undefined;
+  // A scheme change is refused too: an http target from an https page would leave TLS.
+  const sameScheme = url.protocol === page.protocol.toLowerCase();
+  const plain = url.username === '' && url.password === '';
+  return sameHost && sameScheme && plain ? url.href : undefined;
 }

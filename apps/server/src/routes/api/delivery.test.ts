@@ -252,15 +252,20 @@ describe.each(STORE_KINDS)('the per-recipient send limit counts one phone or mai
   it.each([
     ['sms', 'mobile', ['+49 170 5550002', '0049 170 5550002', '+49 (0) 170 5550002', '+491705550002']],
     ['smtp', 'email', ['Alice@Example.com', 'Alice@EXAMPLE.COM', 'alice@example.com', ' Alice@example.com ']],
-  ] as const)('%s: of four parallel sends to four spellings of one recipient, two succeed', async (type, key, spellings) => {
-    const users = await Promise.all(
-      spellings.map((address) => signedIn(t, { policy: CHANNEL, channels: { [key]: address } })),
-    );
-    const answers = await Promise.all(
-      users.map(async ({ user, session, refs }) => (await send(t, user, session, type, refs[key] ?? '')).json<Envelope>()),
-    );
-    expect(answers.map((answer) => answer.error).sort()).toEqual([0, 0, 140, 140]);
-  });
+  ] as const)(
+    '%s: of four parallel sends to four spellings of one recipient, two succeed',
+    async (type, key, spellings) => {
+      const users = await Promise.all(
+        spellings.map((address) => signedIn(t, { policy: CHANNEL, channels: { [key]: address } })),
+      );
+      const answers = await Promise.all(
+        users.map(async ({ user, session, refs }) =>
+          (await send(t, user, session, type, refs[key] ?? '')).json<Envelope>(),
+        ),
+      );
+      expect(answers.map((answer) => answer.error).sort()).toEqual([0, 0, 140, 140]);
+    },
+  );
 });
 
 describe.each(STORE_KINDS)('send limits, switched-off types and phone prefixes on %s', (kind) => {

@@ -37,6 +37,9 @@ describe.each(STORE_KINDS)('public calls on %s', (kind) => {
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['x-frame-options']).toBe('DENY');
     expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    // Images only from here and data: URLs, so branding CSS cannot send what it reads elsewhere.
+    expect(response.headers['content-security-policy']).toContain("img-src 'self' data:;");
+    expect(response.headers['permissions-policy']).toMatch(/(^|, )camera=\(\)/);
   });
 
   it('POST customizationConfig/getCurrentConfig answers every known branding name from the store', async () => {

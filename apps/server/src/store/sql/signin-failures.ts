@@ -90,12 +90,7 @@ export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailure
             .then(eb('failures', '-', 1))
             .else(0)
             .end(),
-          locked_until: eb
-            .case()
-            .when('failures', '<=', max)
-            .then(null)
-            .else(eb.ref('locked_until'))
-            .end(),
+          locked_until: eb.case().when('failures', '<=', max).then(null).else(eb.ref('locked_until')).end(),
         }))
         .where('subject', '=', subject)
         .execute();

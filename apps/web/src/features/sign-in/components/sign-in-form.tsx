@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, type FormEvent } from 'react';
 import { Alert } from '../../../shared/components/alert';
 import { useI18n } from '../../../shared/i18n/i18n-context';
 import { resolveMessage } from '../../../shared/i18n/page-message';
@@ -15,12 +15,12 @@ export interface SignInFormProps {
  * The sign-in card: user name, password, submit. Its own messages replace the browser's
  * validation bubbles (those are neither translated nor read reliably): an empty field is marked
  * invalid, described by the message, and focused; a refusal appears in an alert that takes focus.
+ * The fields are uncontrolled: React would mirror a controlled value into the `value` attribute,
+ * where branding CSS could read the password with attribute selectors.
  */
 export function SignInForm({ initialUsername, returnTo }: SignInFormProps) {
   const { t } = useI18n();
   const ids = { heading: useId(), username: useId(), password: useId(), problem: useId() };
-  const [username, setUsername] = useState(initialUsername);
-  const [password, setPassword] = useState('');
   const { state, submit } = useSignIn(returnTo);
   const fields = {
     username: useRef<HTMLInputElement>(null),
@@ -39,7 +39,7 @@ export function SignInForm({ initialUsername, returnTo }: SignInFormProps) {
       const first = state.missing[0];
       if (first) fields[first].current?.focus();
     } else if (state.phase === 'refused') {
-      setPassword('');
+      if (fields.password.current) fields.password.current.value = '';
       problemRef.current?.focus();
     }
   }, [state]);
@@ -51,7 +51,7 @@ export function SignInForm({ initialUsername, returnTo }: SignInFormProps) {
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    submit(username, password);
+    submit(fields.username.current?.value ?? '', fields.password.current?.value ?? '');
   }
 
   return (
@@ -99,8 +99,7 @@ export function SignInForm({ initialUsername, returnTo }: SignInFormProps) {
             aria-invalid={invalid('username') || undefined}
             aria-describedby={describedBy('username')}
             readOnly={busy}
-            value={username}
-            onChange={(event) => setUsername(event.target.value)}
+            defaultValue={initialUsername}
           />
         </div>
         <div className="form-field">
@@ -115,8 +114,6 @@ export function SignInForm({ initialUsername, returnTo }: SignInFormProps) {
             aria-invalid={invalid('password') || undefined}
             aria-describedby={describedBy('password')}
             readOnly={busy}
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
           />
         </div>
         <button type="submit" className="btn btn-primary sign-in-submit" aria-disabled={busy || undefined}>
