@@ -27,8 +27,27 @@ export function Envelope<T extends Type.TSchema>(result: T) {
     result,
   });
 }
-export const ErrorEnvelope = Envelope(
-  Type.Union([Type.Null(), Type.Object({ retryAfterSeconds: Type.Optional(Type.Integer()) })]),
+/** A success: error 0 and the call's result. */
+export function SuccessEnvelope<T extends Type.TSchema>(result: T) {
+  return Type.Object(
+    { error: Type.Literal(0), message: Type.String({ description: 'Empty on success' }), result },
+    strict,
+  );
+}
+/** A failure: its error number, a message in the request's language, and no result but a wait. */
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Integer({ minimum: 1, description: 'The error number (see the list above)' }),
+    message: Type.String({ description: "What went wrong, in the request's language" }),
+    result: Type.Union([
+      Type.Null(),
+      Type.Object(
+        { retryAfterSeconds: Type.Integer({ minimum: 1, description: 'Also in the Retry-After header' }) },
+        strict,
+      ),
+    ]),
+  },
+  strict,
 );
 export type ErrorEnvelope = Type.Static<typeof ErrorEnvelope>;
 export interface EnvelopeOf<T> {

@@ -8,7 +8,6 @@ import {
   CreateCodeRequest,
   CreateCodeResult,
   EmptyRequest,
-  Envelope,
   ErrorEnvelope,
   LanguageList,
   MessageDictionary,
@@ -16,6 +15,7 @@ import {
   PolicyResult,
   SignInRequest,
   SignInResult,
+  SuccessEnvelope,
   UserGetRequest,
   UserGetResult,
   UserInfo,
@@ -140,21 +140,38 @@ const SECURITY: Record<Security, Record<string, string[]>[]> = {
 
 const json = (schema: Schema) => ({ 'application/json': { schema } });
 
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'With error 140: seconds to wait before trying again',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
+/**
+ * Every answer the server can give to the operation, business errors included: a business
+ * failure is HTTP 200 with the error envelope (DESIGN section 2), so 200 is one of the two.
+ */
 function responses(operation: Operation): Record<string, unknown> {
   const failure = (description: string) => ({ description, content: json(ErrorEnvelope) });
   return {
-    200: {
-      description: operation.bare
-        ? 'The answer'
-        : 'The envelope: error 0 with the result, or a business error',
-      content: json(operation.bare ? operation.result : Envelope(operation.result as never)),
-    },
-    400: failure('Malformed or invalid request (error 2); nothing changed'),
+    200: operation.bare
+      ? { description: 'The answer', content: json(operation.result) }
+      : {
+          description:
+            'Success (error 0, with the result) or a business error (error > 0, result null or the wait)',
+          headers: RETRY_AFTER,
+          content: json({ oneOf: [SuccessEnvelope(operation.result as never), ErrorEnvelope] }),
+        },
+    400: failure('Malformed or invalid request, or a URL that does not decode (error 2); nothing changed'),
     ...(operation.security === 'session' && {
-      401: failure('The session has expired'),
-      403: failure('No session, or a missing or wrong X-XSRF-TOKEN'),
+      401: failure('The session has expired (error 3)'),
+      403: failure('No session, or a missing or wrong X-XSRF-TOKEN (error 3)'),
     }),
-    ...(operation.security === 'serviceKey' && { 401: failure('Missing, wrong or revoked service key') }),
+    ...(operation.security === 'serviceKey' && {
+      401: failure('Missing, wrong or revoked service key, or one without the verify scope (error 3)'),
+    }),
+    408: { description: 'The request did not arrive in full within DEA_REQUEST_TIMEOUT_SECONDS (no body)' },
+    500: failure('Internal error (error 1); the details are in the server log only'),
   };
 }
 
