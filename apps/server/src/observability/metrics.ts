@@ -33,7 +33,7 @@ export class Metrics {
   });
   private readonly signIns = new Counter({
     name: 'dea_signins_total',
-    help: 'Sign-in attempts, by outcome (succeeded, failed, locked).',
+    help: 'Sign-in attempts, by outcome (succeeded, failed, locked, busy: refused by the full hashing queue).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });
@@ -78,6 +78,8 @@ export class Metrics {
         return this.signIns.inc({ outcome: 'failed' });
       case 'signin.locked':
         return this.signIns.inc({ outcome: 'locked' });
+      case 'signin.busy':
+        return this.signIns.inc({ outcome: 'busy' });
       default:
         return undefined;
     }
