@@ -55,7 +55,6 @@ const OPERATIONS: Operation[] = [
     summary: 'Languages with a catalog',
     security: 'none',
     result: LanguageList,
-    bare: true,
   },
   {
     method: 'post',

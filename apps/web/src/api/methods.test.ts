@@ -70,10 +70,11 @@ describe('the calls of spec section 7', () => {
     expect(queries).toEqual(['', 'lang=de', 'lang=pt_BR']);
   });
 
-  it('the language list is read bare or in an envelope', async () => {
-    await expect(getLanguageList()).resolves.toHaveLength(5);
+  it('the language list is the result of the envelope (spec section 7); a bare list is not one', async () => {
     server.answer('GET resourceFile/getLanguageList', ok([{ languageCode: 'en', languageName: 'English' }]));
     await expect(getLanguageList()).resolves.toEqual([{ languageCode: 'en', languageName: 'English' }]);
+    server.answer('GET resourceFile/getLanguageList', { body: [{ languageCode: 'en', languageName: 'English' }] });
+    await expect(getLanguageList()).rejects.toThrow();
   });
 
   it('branding is a POST with an empty body', async () => {

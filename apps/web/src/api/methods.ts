@@ -35,9 +35,9 @@ export function getUserInfo(): Promise<UserInfo> {
 }
 
 export async function getLanguageList(): Promise<Language[]> {
-  // The list arrives bare (DESIGN section 2); an envelope around it is accepted as well.
-  const answer = await request<Language[] | EnvelopeOf<Language[]>>('resourceFile/getLanguageList');
-  const list = Array.isArray(answer) ? answer : answer.result;
+  // Spec section 7: the list is the envelope's result.
+  const answer = await request<EnvelopeOf<Language[]>>('resourceFile/getLanguageList');
+  const list = answer.result;
   if (!Array.isArray(list)) throw new NetworkError('the language list is not a list');
   return list;
 }

@@ -78,7 +78,7 @@ export class FakeServer {
 
   constructor() {
     this.on('POST userinfo', () => ({ body: TEST_USER }));
-    this.on('GET resourceFile/getLanguageList', () => ({ body: TEST_LANGUAGES }));
+    this.on('GET resourceFile/getLanguageList', () => ok(TEST_LANGUAGES));
     this.on('POST user/get', () => ok({ id: TEST_USER.userId, userLocale: TEST_USER.userLocale }));
     this.on('GET message', (call) => ({ body: testMessages(call.query.get('lang') ?? 'en') }));
     this.on('POST customizationConfig/getCurrentConfig', () => ok([]));

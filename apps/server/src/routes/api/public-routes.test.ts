@@ -24,10 +24,12 @@ describe.each(STORE_KINDS)('public calls on %s', (kind) => {
 
   const get = (url: string) => t.app.inject({ method: 'GET', url });
 
-  it('GET resourceFile/getLanguageList answers the 11 built-in languages, without a session', async () => {
+  it('GET resourceFile/getLanguageList answers the 11 built-in languages in the envelope, without a session', async () => {
     const response = await get(`${API}/resourceFile/getLanguageList`);
     expect(response.statusCode).toBe(200);
-    const body: unknown = response.json();
+    const envelope = response.json<{ error: number; message: string; result: unknown }>();
+    expect(envelope).toMatchObject({ error: 0, message: '' });
+    const body = envelope.result;
     expect(Value.Check(LanguageList, body)).toBe(true);
     expect(body).toHaveLength(11);
     expect(new Set(body as unknown[])).toEqual(

@@ -11,9 +11,10 @@ const KNOWN = new Set<string>(BRANDING_NAMES);
 export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { catalogs, store } = app.services;
 
+  // Spec section 7: "result: list of languages", in the envelope like every call but userinfo and message.
   app.get('/resourceFile/getLanguageList', async (_request, reply) => {
     void reply.header('cache-control', 'no-cache');
-    return catalogs.languages();
+    return ok(await catalogs.languages());
   });
 
   app.get('/message', { schema: { querystring: MessageQuery } }, async (request, reply) => {
