@@ -45,6 +45,10 @@ export const ErrorEnvelope = Type.Object(
         { retryAfterSeconds: Type.Integer({ minimum: 1, description: 'Also in the Retry-After header' }) },
         strict,
       ),
+      Type.Object(
+        { loginPath: Type.String({ pattern: '^/', description: 'With HTTP 403: the login application' }) },
+        strict,
+      ),
     ]),
   },
   strict,

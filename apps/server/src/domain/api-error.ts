@@ -23,13 +23,15 @@ export const invalidRequest = (detail: string): ApiError =>
 export const notPermitted = (textKey: TextKey = 'error.notPermitted'): ApiError =>
   new ApiError(ErrorNumber.notPermitted, textKey);
 
-export const notSignedIn = (): ApiError =>
-  new ApiError(ErrorNumber.notPermitted, 'error.notSignedIn', {}, 403);
+/** 403 sends the page to the login application (spec section 8): the answer says where it is. */
+export const notSignedIn = (loginPath: string): ApiError =>
+  new ApiError(ErrorNumber.notPermitted, 'error.notSignedIn', {}, 403, { loginPath });
 
 export const sessionExpired = (): ApiError =>
   new ApiError(ErrorNumber.notPermitted, 'error.sessionExpired', {}, 401);
 
-export const badXsrfToken = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.xsrf', {}, 403);
+export const badXsrfToken = (loginPath: string): ApiError =>
+  new ApiError(ErrorNumber.notPermitted, 'error.xsrf', {}, 403, { loginPath });
 
 export const unknownChannel = (): ApiError => new ApiError(ErrorNumber.unknownChannel);
 

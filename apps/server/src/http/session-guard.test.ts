@@ -8,12 +8,12 @@ import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../te
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const NOT_SIGNED_IN = { error: 3, message: 'Please log in first.', result: null };
+const NOT_SIGNED_IN = { error: 3, message: 'Please log in first.', result: { loginPath: '/login/' } };
 const EXPIRED = { error: 3, message: 'Your session has expired. Please log in again.', result: null };
 const BAD_TOKEN = {
   error: 3,
   message: 'The request could not be verified. Reload the page and try again.',
-  result: null,
+  result: { loginPath: '/login/' },
 };
 
 describe.each(STORE_KINDS)('sessions of /dea/api/ on %s', (kind) => {
@@ -43,6 +43,17 @@ describe.each(STORE_KINDS)('sessions of /dea/api/ on %s', (kind) => {
         [XSRF_HEADER_NAME]: 'made-up',
       });
       expect(unknown.statusCode, call.name).toBe(403);
+    }
+  });
+
+  it('names the configured login application in a 403 (DEA_LOGIN_PATH), so the page goes there', async () => {
+    const sso = await createTestApp(kind, { DEA_LOGIN_PATH: '/sso/' });
+    try {
+      const answer = await sso.call(`${API}/userinfo`, {});
+      expect(answer.statusCode).toBe(403);
+      expect(answer.json()).toMatchObject({ error: 3, result: { loginPath: '/sso/' } });
+    } finally {
+      await sso.close();
     }
   });
 

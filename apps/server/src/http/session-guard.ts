@@ -8,15 +8,15 @@ import { sessionIdOf } from './cookies.js';
  * call without the session's cross-site request token 403.
  */
 export async function requireSession(request: FastifyRequest): Promise<void> {
-  const { sessions, now } = request.server.services;
+  const { sessions, now, config } = request.server.services;
   const sessionId = sessionIdOf(request);
   const resolved = await sessions.resolve(sessionId, now());
-  if (resolved.state === 'none' || sessionId === undefined) throw notSignedIn();
+  if (resolved.state === 'none' || sessionId === undefined) throw notSignedIn(config.loginPath);
   if (resolved.state === 'expired') throw sessionExpired();
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     const header = request.headers[XSRF_HEADER_NAME.toLowerCase()];
     if (!sessions.xsrfTokenMatches(sessionId, typeof header === 'string' ? header : undefined)) {
-      throw badXsrfToken();
+      throw badXsrfToken(config.loginPath);
     }
   }
   request.signedIn = { user: resolved.user, sessionId };

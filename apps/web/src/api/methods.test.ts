@@ -73,7 +73,9 @@ describe('the calls of spec section 7', () => {
   it('the language list is the result of the envelope (spec section 7); a bare list is not one', async () => {
     server.answer('GET resourceFile/getLanguageList', ok([{ languageCode: 'en', languageName: 'English' }]));
     await expect(getLanguageList()).resolves.toEqual([{ languageCode: 'en', languageName: 'English' }]);
-    server.answer('GET resourceFile/getLanguageList', { body: [{ languageCode: 'en', languageName: 'English' }] });
+    server.answer('GET resourceFile/getLanguageList', {
+      body: [{ languageCode: 'en', languageName: 'English' }],
+    });
     await expect(getLanguageList()).rejects.toThrow();
   });
 

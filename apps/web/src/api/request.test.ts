@@ -45,6 +45,27 @@ describe('request', () => {
     expect(window.sessionStorage.getItem('emergencyCode')).toBeNull();
   });
 
+  it.each([
+    ['/sso/', 'http://host.test/sso/'],
+    ['/auth/login/', 'http://host.test/auth/login/'],
+    ['//evil.test/', 'http://host.test/login/'],
+    ['https://evil.test/', 'http://host.test/login/'],
+    [42, 'http://host.test/login/'],
+  ])(
+    'goes to the login path the 403 answer names (%j), when it is a path of this origin',
+    async (loginPath, expected) => {
+      server.answer('POST userinfo', {
+        status: 403,
+        body: { error: 3, message: 'Please log in.', result: { loginPath } },
+      });
+      await expect(request('userinfo', { method: 'POST' })).rejects.toMatchObject({
+        status: 403,
+        leavingPage: true,
+      });
+      expect(navigations()).toEqual([`${expected}?ep=${encodeURIComponent('http://host.test/dea/#/')}`]);
+    },
+  );
+
   it('leaves the user name out of the login URL when none is stored', async () => {
     server.answer('POST userinfo', httpStatus(403));
     await expect(request('userinfo', { method: 'POST' })).rejects.toBeInstanceOf(HttpError);

@@ -6,6 +6,7 @@ import {
   type EnvelopeOf,
 } from '@dea/contract';
 import { EnvelopeError, HttpError, NetworkError } from './api-error';
+import { loginPathOf } from '../shared/page-urls';
 import { redirectForSessionStatus } from './session-redirect';
 
 export interface RequestOptions {
@@ -61,7 +62,10 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     throw new NetworkError(cause);
   }
   if (!response.ok) {
-    const leaving = options.redirectOnSessionEnd !== false && redirectForSessionStatus(response.status);
+    const loginPath =
+      response.status === 403 ? loginPathOf(await response.json().catch(() => null)) : undefined;
+    const leaving =
+      options.redirectOnSessionEnd !== false && redirectForSessionStatus(response.status, loginPath);
     throw new HttpError(response.status, leaving);
   }
   try {
