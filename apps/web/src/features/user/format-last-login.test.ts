@@ -12,6 +12,22 @@ describe("formatLastLogin ('dd. MMM. yyyy HH:mm')", () => {
     expect(formatLastLogin('2026-02-01T00:00:00Z', 'fr', 'UTC')).toBe('01. févr. 2026 00:00');
   });
 
+  it.each([
+    ['ja', '23. 11月. 2026 09:30'],
+    ['zh', '23. 11月. 2026 09:30'],
+  ])('writes MMM as the short month name in %s, never a bare number', (language, expected) => {
+    expect(formatLastLogin('2026-11-23T09:30:00Z', language, 'UTC')).toBe(expected);
+  });
+
+  it.each(['en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt', 'ar', 'ja', 'zh'])(
+    'never writes the month of %s as a bare number',
+    (language) => {
+      const month = formatLastLogin('2026-11-23T09:30:00Z', language, 'UTC').split('. ')[1] ?? '';
+      expect(month).not.toMatch(/^\d+$/);
+      expect(month).not.toBe('');
+    },
+  );
+
   it('keeps Western digits in every language', () => {
     expect(formatLastLogin('2026-11-21T08:30:00Z', 'ar', 'UTC')).toMatch(/^21\. \S+\. 2026 08:30$/);
   });

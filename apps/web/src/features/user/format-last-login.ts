@@ -17,15 +17,23 @@ export function formatLastLogin(iso: string, languageCode: string, timeZone?: st
     numberingSystem: 'latn',
     ...(timeZone ? { timeZone } : {}),
   };
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat(locale, options).formatToParts(date);
-  } catch {
-    parts = new Intl.DateTimeFormat('en', options).formatToParts(date);
-  }
+  const formatter = (monthOnly: boolean): Intl.DateTimeFormat => {
+    const chosen = monthOnly
+      ? { month: 'short' as const, numberingSystem: 'latn', ...(timeZone ? { timeZone } : {}) }
+      : options;
+    try {
+      return new Intl.DateTimeFormat(locale, chosen);
+    } catch {
+      return new Intl.DateTimeFormat('en', chosen);
+    }
+  };
+  const parts = formatter(false).formatToParts(date);
   const part = (type: Intl.DateTimeFormatPartTypes): string =>
     parts.find((p) => p.type === type)?.value ?? '';
-  // Some languages abbreviate with a dot of their own ('Nov.'); the pattern adds one already.
-  const month = part('month').replace(/\.$/, '');
+  // MMM is the month's short name in every language. Inside a whole date some languages write
+  // the month as a bare number ('11' in Japanese, whose 月 is a separate literal); on its own
+  // the short month is a name everywhere ('11月', 'Nov.'). Some abbreviate with a dot of their
+  // own; the pattern adds one already.
+  const month = formatter(true).format(date).replace(/\.$/, '');
   return `${part('day')}. ${month}. ${part('year')} ${part('hour')}:${part('minute')}`;
 }
