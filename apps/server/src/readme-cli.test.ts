@@ -1,0 +1,73 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuiltInContent } from './seed/built-in-content.js';
+import { openStore } from './store/open-store.js';
+
+const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
+const README = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');
+
+/** Every command line of the README's sh blocks that runs `npx dea`, continuation lines joined. */
+function readmeCliExamples(): string[] {
+  const blocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+  return blocks
+    .flatMap((block) => block.replace(/\\\n\s*/g, '').split('\n'))
+    .filter((line) => /(^|\| )npx dea /.test(line));
+}
+
+/** Runs until Ctrl-C by design; the CLI's own tests cover it. */
+const RUNS_UNTIL_INTERRUPTED = /npx dea audit follow/;
+
+/**
+ * The README's CLI examples, run exactly as written with bash, `npx dea` and all, in the order
+ * the README gives them, on a store of their own. The working folder sees the repository's
+ * node_modules (as the repository root does), so `npx` finds the checkout's own `dea` and never
+ * asks the registry (--no-install would fail the line instead).
+ */
+describe("the README's dea examples", () => {
+  let folder: string;
+  const env = { ...process.env };
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'dea-readme-'));
+    symlinkSync(join(REPOSITORY, 'node_modules'), join(folder, 'node_modules'));
+    writeFileSync(join(folder, 'package.json'), '{"private":true}');
+    writeFileSync(join(folder, 'bob.password'), 'a password for bob\n');
+    writeFileSync(join(folder, 'new.password'), 'a new password for bob\n');
+    writeFileSync(join(folder, 'brand.css'), '.card { border-color: #036; }\n');
+    writeFileSync(
+      join(folder, 'logo.png'),
+      Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64'),
+    );
+    writeFileSync(join(folder, 'pt_BR.json'), JSON.stringify({ 'content.title': 'Código de emergência' }));
+    Object.assign(env, {
+      DEA_DATA_DIR: join(folder, 'data'),
+      DEA_SECRET: Buffer.alloc(32, 11).toString('base64'),
+      DEA_PASSWORD_HASH_COST: '10',
+      DATABASE_URL: '',
+      npm_config_offline: 'true',
+      npm_config_yes: 'false',
+    });
+    // The CLI never creates a store: the server's first start does. This is that start's store.
+    const store = await openStore({ dataDir: join(folder, 'data') });
+    await ensureBuiltInContent(store);
+    await store.close();
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('has examples to run', () => {
+    expect(readmeCliExamples().length).toBeGreaterThan(30);
+  });
+
+  it('runs every one of them as written, each ending with exit code 0', () => {
+    const failures: string[] = [];
+    for (const line of readmeCliExamples()) {
+      if (RUNS_UNTIL_INTERRUPTED.test(line)) continue;
+      const result = spawnSync('bash', ['-c', line], { cwd: folder, env, encoding: 'utf8', timeout: 30_000 });
+      if (result.status !== 0) failures.push(`${line}\n  exit ${result.status}: ${result.stderr.trim()}`);
+    }
+    expect(failures).toEqual([]);
+  }, 240_000);
+});
