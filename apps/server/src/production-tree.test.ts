@@ -1,0 +1,97 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * What an operator deploys: the built checkout with its development dependencies pruned
+ * (`npm run build`, then `npm prune --omit=dev`). It must start, sign in and issue a code, so a
+ * runtime import of a development-only package (or an undeclared one) fails here, not in production.
+ */
+describe('a production tree', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'dea-production-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('starts after npm prune --omit=dev and serves a code', async () => {
+    const tree = join(folder, 'tree');
+    const files = spawnSync('git', ['ls-files', '-z'], { cwd: REPOSITORY, encoding: 'utf8' }).stdout.split(
+      '\0',
+    );
+    for (const file of files.filter(Boolean)) cpSync(join(REPOSITORY, file), join(tree, file));
+    for (const built of ['packages/contract/dist', 'apps/server/dist', 'apps/web/dist']) {
+      cpSync(join(REPOSITORY, built), join(tree, built), { recursive: true });
+    }
+    // Hard links: a copy of node_modules in a moment, which the prune then thins out.
+    expect(
+      spawnSync('cp', ['-al', join(REPOSITORY, 'node_modules'), join(tree, 'node_modules')]).status,
+    ).toBe(0);
+    const pruned = spawnSync('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund', '--offline'], {
+      cwd: tree,
+      encoding: 'utf8',
+    });
+    expect(pruned.status, pruned.stderr).toBe(0);
+    expect(spawnSync('test', ['-e', join(tree, 'node_modules', 'vitest')]).status).not.toBe(0);
+
+    const child = spawn(process.execPath, ['apps/server/dist/server.js', '--demo'], {
+      cwd: tree,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DEA_DATA_DIR: join(folder, 'data'),
+        DEA_PASSWORD_HASH_COST: '10',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let output = '';
+      const base = await new Promise<string>((resolve, reject) => {
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /running: (http:\/\/\S+)\/dea\//.exec(output);
+          if (match?.[1]) resolve(match[1].replace('localhost', '127.0.0.1'));
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+      });
+      const signIn = await fetch(`${base}/login/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'demo', password: 'demo' }),
+      });
+      const cookies = signIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
+      const xsrf = cookies.find((cookie) => cookie.startsWith('XSRF-TOKEN='))?.split('=')[1] ?? '';
+      const headers = {
+        'content-type': 'application/json',
+        cookie: cookies.join('; '),
+        'x-xsrf-token': xsrf,
+      };
+      const info = (await (
+        await fetch(`${base}/dea/api/userinfo`, { method: 'POST', headers, body: '{}' })
+      ).json()) as {
+        userId: string;
+      };
+      const created = (await (
+        await fetch(`${base}/dea/api/tempPass/create`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            count: 1,
+            return: ['id', 'password'],
+            attrs: { user: { id: info.userId }, locale: 'en' },
+          }),
+        })
+      ).json()) as { result: { rows: { password: string }[] } };
+      expect(created.result.rows[0]?.password).toMatch(/^[2-9A-Z]{10}$/);
+      const page = await fetch(`${base}/dea/`);
+      expect(page.status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 120_000);
+});
