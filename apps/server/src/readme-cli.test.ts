@@ -39,7 +39,10 @@ describe("the README's dea examples", () => {
     writeFileSync(join(folder, 'brand.css'), '.card { border-color: #036; }\n');
     writeFileSync(
       join(folder, 'logo.png'),
-      Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64'),
+      Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+        'base64',
+      ),
     );
     writeFileSync(join(folder, 'pt_BR.json'), JSON.stringify({ 'content.title': 'Código de emergência' }));
     Object.assign(env, {
