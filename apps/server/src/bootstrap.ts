@@ -46,6 +46,7 @@ export async function startServices(config: Config, now: () => number = Date.now
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: config.dbPoolSize,
+      schema: config.migrate === 'on' ? 'migrate' : 'require-current',
     }),
     metrics,
   );

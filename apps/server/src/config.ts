@@ -207,6 +207,10 @@ export const SETTINGS = {
     schema: Type.String({ pattern: '^($|postgres(ql)?://)', default: '' }),
     doc: 'PostgreSQL connection URL; empty for the embedded SQLite store.',
   },
+  DEA_MIGRATE: {
+    schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+    doc: "on: the server brings the store's schema up to date at start (safe from several instances at once). off: it refuses to start on a schema that is not its own; run dea migrate yourself.",
+  },
   DEA_DATA_DIR: {
     schema: Type.String({ minLength: 1, default: './data' }),
     doc: 'Folder of the embedded store and of the generated secret key file.',
@@ -358,6 +362,7 @@ export interface Config {
   host: string;
   databaseUrl: string | undefined;
   dataDir: string;
+  migrate: 'on' | 'off';
   demo: boolean;
   secret: string;
   logLevel: string;
@@ -599,6 +604,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     host: s.HOST,
     databaseUrl: s.DATABASE_URL === '' ? undefined : s.DATABASE_URL,
     dataDir: resolve(s.DEA_DATA_DIR),
+    migrate: s.DEA_MIGRATE,
     demo: s.DEA_DEMO,
     secret: s.DEA_SECRET,
     logLevel: s.DEA_LOG_LEVEL,

@@ -4,6 +4,7 @@ import { purgeExpired, startServices } from './bootstrap.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
+import { StoreError } from './store/schema.js';
 import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -119,6 +120,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof StoreError) {
+    // A store that cannot be used is the operator's to fix: the cause and the setting, no stack.
+    process.stderr.write(`Emergency Access failed to start: ${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(
     `Emergency Access failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );

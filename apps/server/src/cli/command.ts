@@ -10,8 +10,12 @@ export interface CliContext {
   config: Config;
   out(line: string): void;
   err(line: string): void;
-  /** The store and keys of the server this configuration describes (opened once, closed after the command). */
-  open(): Promise<{ store: Store; keys: SecretKeys }>;
+  /**
+   * The store and keys of the server this configuration describes (opened once, closed after the
+   * command). The schema must be this version's and is never changed, unless `schema: 'as-is'`
+   * (only `dea migrate` asks for that).
+   */
+  open(options?: { schema?: 'require-current' | 'as-is' }): Promise<{ store: Store; keys: SecretKeys }>;
   /** Everything on standard input (passwords are read from there, never from the arguments). */
   readStdin(): Promise<string>;
   /** Aborted when the operator interrupts (Ctrl-C); for commands that run until then. */
@@ -28,11 +32,15 @@ export interface Command {
   run(values: OptionValues, positionals: string[], context: CliContext): Promise<number>;
 }
 
-/** One `dea <group> <command>` family (outbox, users, channels, ...), in its own module. */
+/**
+ * One `dea <group> <command>` family (outbox, users, channels, ...), in its own module; or, with
+ * `alone`, one command called by the group's name alone (`dea migrate`).
+ */
 export interface CommandGroup {
   name: string;
   summary: string;
   commands: Readonly<Record<string, Command>>;
+  alone?: Command;
 }
 
 /** Thrown for a wrong invocation: the message and the usage are shown, exit code 2. */

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigWithFile } from '../config.js';
 import { deriveKeys, loadSecret, SECRET_KEY_FILE } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
+import { StoreError } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { auditCommands } from './audit-commands.js';
 import { brandingCommands } from './branding-commands.js';
@@ -11,6 +12,7 @@ import { channelCommands } from './channel-commands.js';
 import { codeCommands } from './code-commands.js';
 import { type CliContext, CliFailure, type Command, type CommandGroup, UsageError } from './command.js';
 import { groupCommands } from './group-commands.js';
+import { migrateCommand } from './migrate-command.js';
 import { messageCommands } from './message-commands.js';
 import { outboxCommands } from './outbox-commands.js';
 import { serviceKeyCommands } from './service-key-commands.js';
@@ -27,6 +29,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   auditCommands,
   serviceKeyCommands,
   codeCommands,
+  migrateCommand,
 ];
 
 export interface CliIo {
@@ -56,10 +59,11 @@ function globalOptions(argv: readonly string[]): { configFile: string | undefine
 }
 
 function commandLine(groupName: string, commandName: string, command: Command): string {
-  return `dea ${groupName} ${commandName} ${command.usage}`.trimEnd();
+  return ['dea', groupName, commandName, command.usage].filter((part) => part !== '').join(' ');
 }
 
 function groupHelp(group: CommandGroup): string {
+  if (group.alone) return `${group.name}: ${group.summary}\n  ${`dea ${group.name} ${group.alone.usage}`.trimEnd()}`;
   const lines = [`${group.name}: ${group.summary}`];
   for (const [name, command] of Object.entries(group.commands)) {
     lines.push(`  ${commandLine(group.name, name, command)}`, `      ${command.summary}`);
@@ -103,19 +107,22 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     io.err(`Unknown command: dea ${groupName} (groups: ${groups.map((each) => each.name).join(', ')})`);
     return 2;
   }
-  if (commandName === undefined || isHelp(commandName)) {
+  if (group.alone === undefined && (commandName === undefined || isHelp(commandName))) {
     io.out(groupHelp(group));
     return commandName === undefined ? 2 : 0;
   }
-  const command = Object.hasOwn(group.commands, commandName) ? group.commands[commandName] : undefined;
+  if (group.alone !== undefined && commandName !== undefined) rest.unshift(commandName);
+  const command =
+    group.alone ?? (commandName !== undefined && Object.hasOwn(group.commands, commandName) ? group.commands[commandName] : undefined);
   if (command === undefined) {
     io.err(
       `Unknown command: dea ${groupName} ${commandName} (commands: ${Object.keys(group.commands).join(', ')})`,
     );
     return 2;
   }
+  const shownName = group.alone ? '' : (commandName ?? '');
   if (rest.some((arg) => arg === '--help' || arg === '-h')) {
-    io.out(`Usage: ${commandLine(group.name, commandName, command)}\n  ${command.summary}`);
+    io.out(`Usage: ${commandLine(group.name, shownName, command)}\n  ${command.summary}`);
     return 0;
   }
   let config;
@@ -133,7 +140,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     config,
     out: (line) => io.out(line),
     err: (line) => io.err(line),
-    async open() {
+    async open(options = {}) {
       if (opened) return opened;
       if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, EMBEDDED_STORE_FILE))) {
         throw new UsageError(
@@ -149,6 +156,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
         poolSize: 2,
+        schema: options.schema ?? 'require-current',
       });
       opened = { store, keys };
       return opened;
@@ -171,10 +179,10 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
       // One line: what is wrong, then how the command is called.
       const message = (error as Error).message.replace(/\s*\n\s*/g, ' ').replace(/\.$/, '');
       const usage = !(error instanceof UsageError) || error.showUsage;
-      io.err(usage ? `${message}. Usage: ${commandLine(group.name, commandName, command)}` : message);
+      io.err(usage ? `${message}. Usage: ${commandLine(group.name, shownName, command)}` : message);
       return 2;
     }
-    if (error instanceof CliFailure) {
+    if (error instanceof CliFailure || error instanceof StoreError) {
       io.err(error.message);
       return 1;
     }

@@ -1,10 +1,11 @@
 import { ensurePrivateFile, ensurePrivateFolder } from '../files/private-files.js';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
-import { migrationProvider } from './migrations/index.js';
+import { storeConnectionError } from './connection-errors.js';
+import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { auditRepository } from './sql/audit.js';
 import { brandingRepository } from './sql/branding.js';
 import { catalogRepository } from './sql/catalogs.js';
@@ -29,6 +30,8 @@ export interface StoreOptions {
   dataDir: string;
   /** Connections per instance (PostgreSQL). */
   poolSize?: number;
+  /** migrate (default): bring the schema up to date; require-current: refuse any other; as-is: neither. */
+  schema?: 'migrate' | 'require-current' | 'as-is';
 }
 
 export const EMBEDDED_STORE_FILE = 'dea.sqlite';
@@ -68,15 +71,6 @@ function sqliteDb(dataDir: string): Db {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
 }
 
-export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((result) => result.status === 'Error');
-  if (error !== undefined || failed !== undefined) {
-    throw new Error(`store migration ${failed?.migrationName ?? ''} failed`, { cause: error });
-  }
-}
-
 export function storeOver(db: Db, dialect: Dialect): Store {
   return {
     kind: dialect,
@@ -94,6 +88,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     signinFailures: signinFailureRepository(db, dialect),
     rateCounters: rateCounterRepository(db),
     verifyFailures: verifyFailureRepository(db),
+    schema: { state: () => schemaState(db), migrate: () => migrate(db) },
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -101,17 +96,32 @@ export function storeOver(db: Db, dialect: Dialect): Store {
   };
 }
 
-/** Opens the store the options name and brings its schema up to date. */
+/**
+ * Opens the store the options name. `schema: 'migrate'` (the server's start, `dea migrate`)
+ * brings its schema up to date; `'require-current'` (every other CLI command, a server with
+ * DEA_MIGRATE=off) changes nothing and refuses a schema that is not this version's. Every failure
+ * is a StoreError that names its cause and the setting to check.
+ */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
-  const db = options.databaseUrl
-    ? postgresDb(options.databaseUrl, options.poolSize ?? 10)
-    : sqliteDb(options.dataDir);
+  let db: Db;
   try {
-    await migrate(db);
+    db = options.databaseUrl ? postgresDb(options.databaseUrl, options.poolSize ?? 10) : sqliteDb(options.dataDir);
+  } catch (error) {
+    throw storeConnectionError(error, options);
+  }
+  try {
+    await sql`select 1`.execute(db);
   } catch (error) {
     await db.destroy();
-    throw error;
+    throw storeConnectionError(error, options);
+  }
+  try {
+    if ((options.schema ?? 'migrate') === 'migrate') await migrate(db);
+    else if (options.schema === 'require-current') requireCurrentSchema(await schemaState(db));
+  } catch (error) {
+    await db.destroy();
+    throw storeConnectionError(error, options);
   }
   return storeOver(db, dialect);
 }

@@ -1,4 +1,5 @@
 import type { BrandingEntry, ChannelKey } from '@dea/contract';
+import type { SchemaState } from './schema.js';
 
 /**
  * The store contract. Two implementations pass one test suite (store.suite.ts): the embedded
@@ -21,6 +22,12 @@ export interface Store {
   readonly signinFailures: SigninFailureRepository;
   readonly rateCounters: RateCounterRepository;
   readonly verifyFailures: VerifyFailureRepository;
+  /** The store's schema: which migrations it has had, and bringing it up to date. */
+  readonly schema: {
+    state(): Promise<SchemaState>;
+    /** Applies what is pending; answers the migrations applied. */
+    migrate(): Promise<string[]>;
+  };
   /** Answers when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -15,3 +15,6 @@ const MIGRATIONS: Record<string, Migration> = {
 export const migrationProvider: MigrationProvider = {
   getMigrations: () => Promise.resolve(MIGRATIONS),
 };
+
+/** The names of this version's migrations, in the order they apply. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();

@@ -1,0 +1,38 @@
+import type { CommandGroup } from './command.js';
+
+/**
+ * `dea migrate [--dry-run]`: brings the store's schema to this version's, or says what that would
+ * do. The one command that changes the schema; every other refuses a schema that is behind.
+ */
+export const migrateCommand: CommandGroup = {
+  name: 'migrate',
+  summary: "bring the store's schema up to this version (the server does it at start unless DEA_MIGRATE=off)",
+  commands: {},
+  alone: {
+    summary: "bring the store's schema up to this version; --dry-run only says what would be applied",
+    usage: '[--dry-run]',
+    options: { 'dry-run': { type: 'boolean' } },
+    async run(values, _positionals, context) {
+      const { store } = await context.open({ schema: 'as-is' });
+      const state = await store.schema.state();
+      const at = state.applied.at(-1) ?? 'empty';
+      if (state.unknown.length > 0) {
+        context.err(
+          `the store was migrated by a newer version (its schema is at ${at}; this version knows up to ${state.known.at(-1) ?? 'none'}): nothing done`,
+        );
+        return 1;
+      }
+      if (state.pending.length === 0) {
+        context.out(`The schema is up to date (${at}).`);
+        return 0;
+      }
+      if (values['dry-run'] === true) {
+        context.out(`The schema is at ${at}; dea migrate would apply: ${state.pending.join(', ')}.`);
+        return 0;
+      }
+      const applied = await store.schema.migrate();
+      context.out(`Applied ${applied.join(', ')}; the schema is at ${applied.at(-1) ?? at}.`);
+      return 0;
+    },
+  },
+};
