@@ -63,7 +63,8 @@ function commandLine(groupName: string, commandName: string, command: Command): 
 }
 
 function groupHelp(group: CommandGroup): string {
-  if (group.alone) return `${group.name}: ${group.summary}\n  ${`dea ${group.name} ${group.alone.usage}`.trimEnd()}`;
+  if (group.alone)
+    return `${group.name}: ${group.summary}\n  ${`dea ${group.name} ${group.alone.usage}`.trimEnd()}`;
   const lines = [`${group.name}: ${group.summary}`];
   for (const [name, command] of Object.entries(group.commands)) {
     lines.push(`  ${commandLine(group.name, name, command)}`, `      ${command.summary}`);
@@ -113,7 +114,10 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
   }
   if (group.alone !== undefined && commandName !== undefined) rest.unshift(commandName);
   const command =
-    group.alone ?? (commandName !== undefined && Object.hasOwn(group.commands, commandName) ? group.commands[commandName] : undefined);
+    group.alone ??
+    (commandName !== undefined && Object.hasOwn(group.commands, commandName)
+      ? group.commands[commandName]
+      : undefined);
   if (command === undefined) {
     io.err(
       `Unknown command: dea ${groupName} ${commandName} (commands: ${Object.keys(group.commands).join(', ')})`,

@@ -19,7 +19,10 @@ function describeUrl(databaseUrl: string): { where: string; user: string; databa
  * A failure to reach or use the store, told as the operator needs it: what happened and which
  * setting to check. The cause (error code) stays attached for the log.
  */
-export function storeConnectionError(error: unknown, options: { databaseUrl?: string | undefined; dataDir: string }): StoreError {
+export function storeConnectionError(
+  error: unknown,
+  options: { databaseUrl?: string | undefined; dataDir: string },
+): StoreError {
   if (error instanceof StoreError) return error;
   const code = String((error as { code?: unknown }).code ?? '');
   const detail = (error as Error).message ?? String(error);
@@ -43,7 +46,8 @@ export function storeConnectionError(error: unknown, options: { databaseUrl?: st
     '57P03': `PostgreSQL at ${where} is starting up or shutting down: try again in a moment`,
   };
   return new StoreError(
-    told[code] ?? `cannot use PostgreSQL at ${where} as user "${user}", database "${database}" (${code ? `${code}: ` : ''}${detail}): check DATABASE_URL`,
+    told[code] ??
+      `cannot use PostgreSQL at ${where} as user "${user}", database "${database}" (${code ? `${code}: ` : ''}${detail}): check DATABASE_URL`,
     { cause: error },
   );
 }

@@ -106,7 +106,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
   let db: Db;
   try {
-    db = options.databaseUrl ? postgresDb(options.databaseUrl, options.poolSize ?? 10) : sqliteDb(options.dataDir);
+    db = options.databaseUrl
+      ? postgresDb(options.databaseUrl, options.poolSize ?? 10)
+      : sqliteDb(options.dataDir);
   } catch (error) {
     throw storeConnectionError(error, options);
   }

@@ -69,5 +69,7 @@ export async function migrate(db: Db): Promise<string[]> {
     const cause = error instanceof Error ? error.message : String(error ?? 'unknown error');
     throw new StoreError(`store migration ${failed?.migrationName ?? ''} failed: ${cause}`, { cause: error });
   }
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+  return (results ?? [])
+    .filter((result) => result.status === 'Success')
+    .map((result) => result.migrationName);
 }
