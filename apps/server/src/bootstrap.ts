@@ -17,6 +17,7 @@ import { seedDemoData } from './seed/demo-data.js';
 import { Metrics } from './observability/metrics.js';
 import { observedStore } from './observability/observed-store.js';
 import { openStore } from './store/open-store.js';
+import { checkSecretFingerprint } from './store/secret-fingerprint.js';
 import type { Store } from './store/store.js';
 
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -51,6 +52,7 @@ export async function startServices(config: Config, now: () => number = Date.now
     metrics,
   );
   try {
+    await checkSecretFingerprint(store, keys.fingerprint, true);
     await ensureBuiltInContent(store);
     // Computed in the background: it must not delay the start.
     const decoy = decoyPasswordHash(store, config.passwordHashCost);

@@ -5,6 +5,7 @@ import { ConfigError, loadConfigWithFile } from '../config.js';
 import { deriveKeys, loadSecret, SECRET_KEY_FILE } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import { StoreError } from '../store/schema.js';
+import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
 import type { Store } from '../store/store.js';
 import { auditCommands } from './audit-commands.js';
 import { brandingCommands } from './branding-commands.js';
@@ -162,6 +163,13 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
         poolSize: 2,
         schema: options.schema ?? 'require-current',
       });
+      try {
+        // dea migrate may find no tables at all; it needs no keys either.
+        if (options.schema !== 'as-is') await checkSecretFingerprint(store, keys.fingerprint, false);
+      } catch (error) {
+        await store.close();
+        throw error;
+      }
       opened = { store, keys };
       return opened;
     },

@@ -21,6 +21,11 @@ export interface SecretKeys {
    * (a password typed into the wrong field), kept for limits and in the audit log.
    */
   identifier: Buffer;
+  /**
+   * Names the secret without revealing it: kept in the store, so an instance started with another
+   * secret is stopped instead of rejecting the others' sessions, keys and codes.
+   */
+  fingerprint: string;
 }
 
 export const SECRET_KEY_FILE = 'secret.key';
@@ -61,5 +66,6 @@ export function deriveKeys(secret: Buffer): SecretKeys {
     seal: derive(secret, 'seal'),
     serviceKey: derive(secret, 'service-key'),
     identifier: derive(secret, 'identifier'),
+    fingerprint: derive(secret, 'fingerprint').subarray(0, 12).toString('base64url'),
   };
 }

@@ -252,6 +252,8 @@ export interface ServiceKeyRepository {
 export interface MetaRepository {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string): Promise<void>;
+  /** Writes the value unless the key has one; answers the value the store holds afterwards. */
+  setIfAbsent(key: string, value: string): Promise<string>;
 }
 
 export interface SigninFailures {

@@ -7,6 +7,14 @@ export function metaRepository(db: Db): MetaRepository {
       const row = await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst();
       return row?.value;
     },
+    async setIfAbsent(key, value) {
+      await db
+        .insertInto('meta')
+        .values({ key, value })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
+      return (await this.get(key)) ?? value;
+    },
     async set(key, value) {
       await db
         .insertInto('meta')
