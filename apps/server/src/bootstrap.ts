@@ -1,8 +1,10 @@
+import { BUILT_IN_LANGUAGES } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
 import { deriveKeys, loadSecret } from './crypto/secret-keys.js';
 import { Catalogs } from './domain/catalogs.js';
+import { BUILT_IN_CATALOGS } from './i18n/built-in-catalogs.js';
 import { Sessions } from './domain/sessions.js';
 import { SendLimits } from './domain/send-limits.js';
 import { SignIn, decoyPasswordHash } from './domain/sign-in.js';
@@ -64,7 +66,10 @@ export async function startServices(config: Config, now: () => number = Date.now
       absoluteMs: config.sessionAbsoluteMs,
     });
     const delivery = deliveryRouting(config.delivery, outboxProvider(store, keys.seal, now));
-    const catalogs = new Catalogs(store, config.catalogCacheMs, now);
+    const catalogs = new Catalogs(store, config.catalogCacheMs, now, {
+      languages: BUILT_IN_LANGUAGES,
+      messages: BUILT_IN_CATALOGS,
+    });
     // Rules and notices look up services.delivery when they run, so the routing in use is the
     // one of that moment.
     const channelRules = {

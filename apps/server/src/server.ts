@@ -4,7 +4,7 @@ import { purgeExpired, startServices } from './bootstrap.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
-import { StoreError } from './store/schema.js';
+import { StoreError } from './store/store-error.js';
 import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;

@@ -44,6 +44,7 @@ export const TEXT_KEYS = [
   'error.userLocale',
   // envelope messages
   'error.internal',
+  'error.unavailable',
   'error.invalidRequest',
   'error.notPermitted',
   'error.codesNotEnabled',

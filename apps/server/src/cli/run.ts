@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigWithFile } from '../config.js';
 import { deriveKeys, loadSecret, SECRET_KEY_FILE } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
-import { StoreError } from '../store/schema.js';
+import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
 import type { Store } from '../store/store.js';
 import { auditCommands } from './audit-commands.js';

@@ -7,9 +7,17 @@ interface Cached<T> {
   until: number;
 }
 
+/** What the product ships: the texts to fall back on while the store cannot be read. */
+export interface ShippedCatalogs {
+  languages: readonly Language[];
+  messages: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
 /**
  * Message catalogs and the language list, read from the store and kept for a short time so a
  * busy instance does not read them on every call, while an operator's change shows up soon.
+ * While the store cannot be read, the last texts read (or else the shipped ones) answer, so
+ * that even "temporarily unavailable" reaches the user in their language.
  */
 export class Catalogs {
   private languageList: Cached<Language[]> | undefined;
@@ -19,11 +27,19 @@ export class Catalogs {
     private readonly store: Store,
     private readonly cacheMs: number,
     private readonly now: () => number = Date.now,
+    private readonly shipped: ShippedCatalogs = { languages: [], messages: {} },
   ) {}
 
   async languages(): Promise<Language[]> {
     if (this.languageList && this.languageList.until > this.now()) return this.languageList.value;
-    const rows = await this.store.catalogs.listLanguages();
+    let rows;
+    try {
+      rows = await this.store.catalogs.listLanguages();
+    } catch (error) {
+      if (this.languageList) return this.languageList.value;
+      if (this.shipped.languages.length > 0) return [...this.shipped.languages];
+      throw error;
+    }
     const value = rows.map((row) => ({ languageCode: row.code, languageName: row.name }));
     this.languageList = { value, until: this.now() + this.cacheMs };
     return value;
@@ -33,7 +49,15 @@ export class Catalogs {
   async dictionary(languageCode: string): Promise<Record<string, string>> {
     const cached = this.dictionaries.get(languageCode);
     if (cached && cached.until > this.now()) return cached.value;
-    const own = await this.store.catalogs.messages(languageCode);
+    let own: Record<string, string>;
+    try {
+      own = await this.store.catalogs.messages(languageCode);
+    } catch (error) {
+      const fallback =
+        cached?.value ?? this.shipped.messages[languageCode] ?? this.shipped.messages[DEFAULT_LANGUAGE];
+      if (fallback === undefined) throw error;
+      return { ...this.shipped.messages[DEFAULT_LANGUAGE], ...fallback };
+    }
     const value =
       languageCode === DEFAULT_LANGUAGE ? own : { ...(await this.dictionary(DEFAULT_LANGUAGE)), ...own };
     this.dictionaries.set(languageCode, { value, until: this.now() + this.cacheMs });

@@ -1,6 +1,7 @@
 import { ErrorNumber, type EnvelopeOf } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../domain/api-error.js';
+import { codeOf } from '../store/store-error.js';
 import { requestLanguage } from './request-language.js';
 
 export function ok<T>(result: T): EnvelopeOf<T> {
@@ -54,9 +55,24 @@ function toApiError(error: FastifyError | ApiError): ApiError | undefined {
 }
 
 /** A client that went away mid-request (an aborted upload) is no failure of the server. */
-const isAbortedByClient = (error: FastifyError | ApiError): boolean =>
-  'code' in error &&
-  (error.code === 'ECONNRESET' || error.code === 'ECONNABORTED' || error.message === 'aborted');
+const isAbortedByClient = (request: FastifyRequest, error: FastifyError | ApiError): boolean =>
+  error.message === 'aborted' || (request.raw.destroyed && !request.raw.complete);
+
+/** PostgreSQL's codes for "the server cannot take queries now" (class 08, 57P0x) and SQLite's for a busy or unreadable file. */
+const UNAVAILABLE_CODES =
+  /^(08\d{3}|57P0[1-4]|53300|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY)\w*)$/;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
+
+/** The store is down or unreachable: no fault of the request, and over once the store is back. */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = codeOf(error);
+  return UNAVAILABLE_CODES.test(code) || UNAVAILABLE_MESSAGES.test(error.message);
+}
+
+/** Seconds a client is asked to wait while the store is unavailable. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
 
 async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<void> {
   const language = await requestLanguage(request).catch(() => 'en');
@@ -88,9 +104,22 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.info({ errorNumber: known.errorNumber, textKey: known.textKey }, 'request refused');
       return sendEnvelope(request, reply, known);
     }
-    if (isAbortedByClient(error)) {
+    if (isAbortedByClient(request, error)) {
       request.log.info({ code: 'code' in error ? error.code : undefined }, 'client aborted the request');
       return sendEnvelope(request, reply, invalidRequest('the request was aborted'));
+    }
+    if (isStoreUnavailable(error)) {
+      request.log.warn(
+        { code: (error as { code?: unknown }).code, cause: error.message },
+        'store unavailable',
+      );
+      return sendEnvelope(
+        request,
+        reply,
+        new ApiError(ErrorNumber.internal, 'error.unavailable', {}, 503, {
+          retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS,
+        }),
+      );
     }
     request.log.error({ err: error }, 'request failed');
     return sendEnvelope(request, reply, new ApiError(ErrorNumber.internal, 'error.internal', {}, 500));

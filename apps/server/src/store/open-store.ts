@@ -55,6 +55,10 @@ function postgresDb(url: string, poolSize: number): Db {
   // Node throws it and the process dies. The pool has already discarded that connection and the
   // next query opens a new one, so there is nothing else to do.
   pool.on('error', () => undefined);
+  // A connection ended while checked out (a query in flight) also emits 'error' on its client;
+  // the query itself fails and the pool discards the client. Unheard, the event would end the
+  // process: no database event may do that.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

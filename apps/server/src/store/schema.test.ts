@@ -12,7 +12,7 @@ import { testConfig } from '../testing/test-app.js';
 import { storeConnectionError } from './connection-errors.js';
 import { migrationProvider, MIGRATION_NAMES } from './migrations/index.js';
 import { EMBEDDED_STORE_FILE, openStore } from './open-store.js';
-import { StoreError } from './schema.js';
+import { StoreError } from './store-error.js';
 
 const SECRET = Buffer.alloc(32, 7).toString('base64');
 const folders: string[] = [];

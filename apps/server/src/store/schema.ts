@@ -1,14 +1,7 @@
 import { Migrator, sql } from 'kysely';
 import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import type { Db } from './sql/db.js';
-
-/** A store that cannot be used as it is; the message names the cause and what to do. */
-export class StoreError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreError';
-  }
-}
+import { codeOf, StoreError } from './store-error.js';
 
 /** Which migrations the store has had, against those this version knows. */
 export interface SchemaState {
@@ -28,7 +21,7 @@ export async function schemaState(db: Db): Promise<SchemaState> {
     applied = rows.rows.map((row) => row.name);
   } catch (error) {
     // No migration table: a store no version has set up yet.
-    const text = `${(error as { code?: unknown }).code ?? ''} ${(error as Error).message}`;
+    const text = `${codeOf(error)} ${error instanceof Error ? error.message : ''}`;
     if (!/42P01|no such table/i.test(text)) throw error;
     applied = [];
   }
@@ -66,7 +59,7 @@ export async function migrate(db: Db): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error !== undefined || failed !== undefined) {
-    const cause = error instanceof Error ? error.message : String(error ?? 'unknown error');
+    const cause = error instanceof Error ? error.message : 'unknown error';
     throw new StoreError(`store migration ${failed?.migrationName ?? ''} failed: ${cause}`, { cause: error });
   }
   return (results ?? [])

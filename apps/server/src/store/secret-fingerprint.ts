@@ -1,5 +1,5 @@
 import type { Store } from './store.js';
-import { StoreError } from './schema.js';
+import { StoreError } from './store-error.js';
 
 const META_KEY = 'secret.fingerprint';
 

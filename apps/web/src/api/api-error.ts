@@ -10,6 +10,8 @@ export class HttpError extends ApiError {
     readonly status: number,
     /** True when the page is already on its way to login or logout because of this answer. */
     readonly leavingPage = false,
+    /** The envelope's message when the answer carried one (503: "temporarily unavailable"). */
+    readonly serverMessage?: string,
   ) {
     super(`HTTP ${status}`);
     this.name = 'HttpError';

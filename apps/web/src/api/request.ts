@@ -62,11 +62,16 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     throw new NetworkError(cause);
   }
   if (!response.ok) {
-    const loginPath =
-      response.status === 403 ? loginPathOf(await response.json().catch(() => null)) : undefined;
+    const body: unknown = await response.json().catch(() => null);
+    const loginPath = response.status === 403 ? loginPathOf(body) : undefined;
     const leaving =
       options.redirectOnSessionEnd !== false && redirectForSessionStatus(response.status, loginPath);
-    throw new HttpError(response.status, leaving);
+    const message = (body as { message?: unknown } | null)?.message;
+    throw new HttpError(
+      response.status,
+      leaving,
+      typeof message === 'string' && message !== '' ? message : undefined,
+    );
   }
   try {
     return (await response.json()) as T;

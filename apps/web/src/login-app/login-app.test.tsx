@@ -195,6 +195,26 @@ describe('what branding CSS can see', () => {
   });
 });
 
+describe('while the server is temporarily unavailable', () => {
+  it('quotes its translated 503 message in the alert', async () => {
+    const { user } = renderLogin();
+    await loginReady();
+    server.answer('POST /login/api/session', {
+      status: 503,
+      body: {
+        error: 1,
+        message: 'The service is temporarily unavailable. Please try again in a few minutes.',
+        result: { retryAfterSeconds: 5 },
+      },
+    });
+    await signIn(user, 'dana', 'secret');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toBe(
+      'The service is temporarily unavailable. Please try again in a few minutes.',
+    );
+  });
+});
+
 describe('a refused sign-in', () => {
   it("shows the server's message in an alert that takes focus, and clears the password", async () => {
     const { user } = renderLogin();

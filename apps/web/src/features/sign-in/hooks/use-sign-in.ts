@@ -1,6 +1,6 @@
 import { ErrorNumber } from '@dea/contract';
 import { useCallback, useRef, useState } from 'react';
-import { EnvelopeError } from '../../../api/api-error';
+import { EnvelopeError, HttpError } from '../../../api/api-error';
 import { failureMessage } from '../../../api/failure-message';
 import { signIn } from '../../../api/methods';
 import { browserLocation } from '../../../shared/browser-location';
@@ -59,7 +59,12 @@ export function useSignIn(returnTo: string): SignIn {
           if (!(error instanceof EnvelopeError)) console.error('Sign-in failed', error);
           setState({
             phase: 'refused',
-            message: failureMessage(error) ?? { key: 'error.generic' },
+            // The login application is not bound by the page's section 8: a server that says it
+            // is temporarily unavailable is quoted, in the visitor's language.
+            message:
+              error instanceof HttpError && error.status === 503 && error.serverMessage
+                ? { serverText: error.serverMessage }
+                : (failureMessage(error) ?? { key: 'error.generic' }),
             locked: error instanceof EnvelopeError && error.errorNumber === ErrorNumber.tooManyRequests,
             attempt,
           });
