@@ -47,6 +47,11 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'dea_' });
+    // prom-client names three gauges with a counter's "_total": promtool (and Prometheus's naming
+    // rules) refuse them. dea_nodejs_active_resources{type} and _handles tell the same.
+    for (const name of ['active_handles', 'active_requests', 'active_resources']) {
+      this.registry.removeSingleMetric(`dea_nodejs_${name}_total`);
+    }
   }
 
   codeIssued(channel: string | null): void {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
 import { DOCUMENTED_ROUTES } from '../observability/openapi-document.js';
@@ -62,6 +63,11 @@ describe('operations', () => {
       /dea_http_request_duration_seconds_count\{method="POST",route="\/dea\/api\/tempPass\/create",status="200"\} 1/,
     );
     expect(metrics.body).toContain('dea_process_cpu_seconds_total');
+    // Prometheus's own linter (Debian's prometheus package) accepts every metric.
+    const linted = spawnSync('promtool', ['check', 'metrics'], { input: metrics.body, encoding: 'utf8' });
+    expect(linted.error, 'promtool is installed (.ci/run installs prometheus)').toBeUndefined();
+    expect(`${linted.stdout}${linted.stderr}`.trim()).toBe('');
+    expect(linted.status).toBe(0);
 
     const { key } = await createServiceKey(
       t.services.store,
