@@ -52,7 +52,7 @@ describe('a production tree', () => {
       const base = await new Promise<string>((resolve, reject) => {
         const onData = (chunk: Buffer) => {
           output += chunk.toString();
-          const match = /running: (http:\/\/\S+)\/dea\//.exec(output);
+          const match = /running: (http:\/\/[^\s"]+)\/dea\//.exec(output);
           if (match?.[1]) resolve(match[1].replace('localhost', '127.0.0.1'));
         };
         child.stdout.on('data', onData);

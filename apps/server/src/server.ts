@@ -44,10 +44,7 @@ async function main(): Promise<void> {
   try {
     config = loadConfigWithFile(demo ? { ...process.env, DEA_DEMO: 'true' } : process.env);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
+    if (error instanceof ConfigError) failedToStart(error.message, { problems: error.problems });
     throw error;
   }
   const logger = createLogger(config.logLevel);
@@ -91,9 +88,10 @@ async function main(): Promise<void> {
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const url = `http://${shownHost}:${port}${PAGE_BASE_PATH}`;
   const lines = [
     '',
-    `Emergency Access is running: http://${shownHost}:${port}${PAGE_BASE_PATH}`,
+    `Emergency Access is running: ${url}`,
     `  store: ${services.store.kind === 'sqlite' ? `embedded (${config.dataDir})` : 'PostgreSQL'}`,
   ];
   if (radius !== undefined) lines.push(`  RADIUS: udp ${config.radius.host}:${radius.port}`);
@@ -116,17 +114,33 @@ async function main(): Promise<void> {
   } else if (config.demo && services.store.kind === 'sqlite') {
     lines.push('  demo mode: no demo users created, because this store already holds users');
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  // A person at a terminal reads the banner; a service manager or log collector gets JSON only.
+  if (process.stdout.isTTY) {
+    process.stdout.write(`${lines.join('\n')}\n\n`);
+  } else {
+    logger.info(
+      { url, store: services.store.kind, radiusPort: radius?.port, demoAccounts },
+      `Emergency Access is running: ${url}${radius === undefined ? '' : `, RADIUS: udp ${config.radius.host}:${radius.port}`}`,
+    );
+    if (demoAccounts.length > 0) {
+      logger.info(
+        { accounts: demoAccounts },
+        `demo users, password "${DEMO_PASSWORD}" for each: ${demoAccounts.join(', ')}`,
+      );
+    }
+  }
+}
+
+/** A failure before the server runs: plain text at a terminal, one JSON line for a log collector. */
+function failedToStart(message: string, details: Record<string, unknown> = {}): never {
+  if (process.stderr.isTTY) process.stderr.write(`Emergency Access failed to start: ${message}\n`);
+  else createLogger('info', process.stderr).fatal(details, `Emergency Access failed to start: ${message}`);
+  process.exit(1);
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof StoreError) {
-    // A store that cannot be used is the operator's to fix: the cause and the setting, no stack.
-    process.stderr.write(`Emergency Access failed to start: ${error.message}\n`);
-    process.exit(1);
-  }
-  process.stderr.write(
-    `Emergency Access failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
+  // A store that cannot be used is the operator's to fix: the cause and the setting, no stack.
+  if (error instanceof StoreError) failedToStart(error.message);
+  if (error instanceof Error) failedToStart(error.message, { err: error });
+  failedToStart(String(error));
 });

@@ -43,7 +43,7 @@ describe('the server process with RADIUS configured', () => {
     const base = await new Promise<string>((resolve, reject) => {
       const onData = (chunk: Buffer): void => {
         output += chunk.toString();
-        const match = /running: (http:\/\/\S+)\/dea\//.exec(output);
+        const match = /running: (http:\/\/[^\s"]+)\/dea\//.exec(output);
         if (match?.[1] && output.includes('RADIUS: udp')) resolve(match[1].replace('localhost', '127.0.0.1'));
       };
       child.stdout.on('data', onData);
