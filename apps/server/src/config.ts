@@ -160,6 +160,10 @@ const deliverySettings = {
     ),
     doc: 'SMTP protection: starttls (upgrade required, fails without it), tls (TLS from the start, port 465) or none (trusted local relay only).',
   },
+  DEA_SMTP_CA_FILE: {
+    schema: Type.String({ default: '' }),
+    doc: "PEM file of the certificate authorities the SMTP server's certificate may chain to (a private CA), besides the system's; read at start.",
+  },
   DEA_SMTP_USER: {
     schema: Type.String({ default: '' }),
     doc: 'SMTP user name; empty: no authentication.',

@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { refusedPort, startHttpPeer, type HttpPeer } from '../testing/http-peer.js';
+import { loadConfig } from '../config.js';
+import { createPrivateCa, type PrivateCa } from '../testing/private-ca.js';
 import { startSmtpPeer, type SmtpPeer } from '../testing/smtp-peer.js';
 import { bodyEncodingOf } from './body-template.js';
 import type { HttpGatewaySettings } from './delivery-config.js';
@@ -18,6 +20,62 @@ const MESSAGE: OutgoingMessage = {
   userId: 'user-1',
   idempotencyKey: '0193a0c4-1111-7000-8000-000000000001',
 };
+
+describe('SMTP through a relay whose certificate comes from a private CA', () => {
+  let ca: PrivateCa;
+  let peer: SmtpPeer;
+  beforeAll(async () => {
+    ca = createPrivateCa();
+    peer = await startSmtpPeer({ tls: { key: ca.key, cert: ca.cert } });
+  });
+  afterAll(async () => {
+    await peer.close();
+    ca.dispose();
+  });
+  const starttls = (caPem: string | undefined) =>
+    smtpProvider(
+      {
+        host: '127.0.0.1',
+        port: peer.port,
+        tls: 'starttls',
+        user: '',
+        password: '',
+        from: 'dea@example.com',
+        ca: caPem,
+      },
+      3000,
+    );
+
+  it('fails without the CA, naming the certificate problem, and delivers over STARTTLS with DEA_SMTP_CA_FILE', async () => {
+    const refused = await starttls(undefined).deliver(MESSAGE);
+    expect(refused).toMatchObject({ ok: false });
+    expect((refused as { reason: string }).reason).toMatch(/CERT|certificate|SELF_SIGNED|UNABLE/i);
+    const config = loadConfig({
+      DEA_SMTP_HOST: '127.0.0.1',
+      DEA_SMTP_FROM: 'dea@example.com',
+      DEA_SMTP_CA_FILE: ca.caFile,
+    });
+    expect(await starttls(config.delivery.smtp?.ca).deliver(MESSAGE)).toMatchObject({ ok: true });
+    expect(peer.received.at(-1)?.to).toEqual(['chris.channel@example.com']);
+  });
+
+  it('names a CA file it cannot read, or one without a certificate, at start', () => {
+    expect(() =>
+      loadConfig({
+        DEA_SMTP_HOST: 'x',
+        DEA_SMTP_FROM: 'a@b.example',
+        DEA_SMTP_CA_FILE: '/nonexistent/ca.pem',
+      }),
+    ).toThrow('DEA_SMTP_CA_FILE="/nonexistent/ca.pem": cannot read it (ENOENT)');
+    expect(() =>
+      loadConfig({
+        DEA_SMTP_HOST: 'x',
+        DEA_SMTP_FROM: 'a@b.example',
+        DEA_SMTP_CA_FILE: ca.caFile.replace('ca.pem', 'san.ext'),
+      }),
+    ).toThrow('holds no PEM certificate');
+  });
+});
 
 describe('SMTP provider against a real SMTP server', () => {
   let peer: SmtpPeer;

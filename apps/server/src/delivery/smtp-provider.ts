@@ -76,6 +76,7 @@ export function smtpProvider(settings: SmtpSettings, defaultTimeoutMs: number): 
         socketTimeout: timeout,
         disableFileAccess: true,
         disableUrlAccess: true,
+        ...(settings.ca !== undefined && { tls: { ca: settings.ca } }),
       });
       const abort = (): void => transport.close();
       options.signal?.addEventListener('abort', abort, { once: true });

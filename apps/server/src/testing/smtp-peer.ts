@@ -16,13 +16,19 @@ export interface SmtpPeer {
   close(): Promise<void>;
 }
 
-/** A real SMTP server on 127.0.0.1 and a random port, without TLS, that keeps what it receives. */
-export async function startSmtpPeer(options: { users?: Record<string, string> } = {}): Promise<SmtpPeer> {
+/**
+ * A real SMTP server on 127.0.0.1 and a random port that keeps what it receives; without TLS, or
+ * with STARTTLS when given a key and certificate.
+ */
+export async function startSmtpPeer(
+  options: { users?: Record<string, string>; tls?: { key: string; cert: string } } = {},
+): Promise<SmtpPeer> {
   const received: ReceivedMail[] = [];
   let rejectCode: number | undefined;
   const server = new SMTPServer({
     secure: false,
-    disabledCommands: ['STARTTLS', ...(options.users ? [] : ['AUTH'])],
+    ...(options.tls && { key: options.tls.key, cert: options.tls.cert }),
+    disabledCommands: [...(options.tls ? [] : ['STARTTLS']), ...(options.users ? [] : ['AUTH'])],
     authOptional: options.users === undefined,
     allowInsecureAuth: true,
     logger: false,

@@ -143,6 +143,18 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       attempts: outcome.attempts,
     };
     if (!outcome.ok) {
+      // The operator's clue: which provider failed and why (codes of errors only, never the code
+      // or the full address).
+      request.log.warn(
+        {
+          channel: options.channel,
+          provider: provider.name,
+          attempts: outcome.attempts,
+          reason: outcome.reason,
+          to,
+        },
+        'delivery failed',
+      );
       // A code that did not reach its owner must not stay usable (nor one that arrives late).
       await services.store.codes.invalidate(issued.id, services.now());
       await services.store.audit.append(

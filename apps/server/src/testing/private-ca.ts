@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PrivateCa {
+  /** PEM of the authority, as an operator would hand it to DEA_SMTP_CA_FILE. */
+  caFile: string;
+  /** A server certificate for 127.0.0.1 and localhost, signed by that authority. */
+  key: string;
+  cert: string;
+  dispose(): void;
+}
+
+/** A certificate authority of one's own, made with openssl, as organisations run for internal relays. */
+export function createPrivateCa(): PrivateCa {
+  const dir = mkdtempSync(join(tmpdir(), 'dea-ca-'));
+  const file = (name: string) => join(dir, name);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Example Private CA',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+  );
+  openssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/CN=localhost',
+    '-keyout',
+    file('server.key'),
+    '-out',
+    file('server.csr'),
+  );
+  writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    file('server.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    file('san.ext'),
+    '-out',
+    file('server.pem'),
+  );
+  return {
+    caFile: file('ca.pem'),
+    key: readFileSync(file('server.key'), 'utf8'),
+    cert: readFileSync(file('server.pem'), 'utf8'),
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
