@@ -42,7 +42,9 @@ describe('the dea process', () => {
   it('lists the users of a seeded store', async () => {
     const result = await dea(['user', 'list'], env);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toContain('demo-channel  "Chris Channel"  locale en  groups Codes by channel');
+    expect(result.stdout).toContain(
+      'demo-channel  "Chris Channel"  locale en  time zone UTC (default)  groups Codes by channel',
+    );
   });
 
   it('reads a password from standard input and settings from --config', async () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { isTimeZone } from './domain/time-zone.js';
 import { resolve } from 'node:path';
 import Type from 'typebox';
 import Value from 'typebox/value';
@@ -296,6 +297,10 @@ export const SETTINGS = {
     schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
     doc: 'Largest request body accepted; larger bodies get HTTP 400.',
   },
+  DEA_TIME_ZONE: {
+    schema: Type.String({ minLength: 1, default: 'UTC' }),
+    doc: 'Time zone (IANA name such as Europe/Berlin) of times in messages for users without one of their own (dea user update --time-zone).',
+  },
   DEA_CODE_LENGTH: {
     schema: Type.Integer({ minimum: 6, maximum: 64, default: 10 }),
     doc: 'Default code length (a policy may set its own).',
@@ -378,6 +383,8 @@ export interface Config {
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
   bodyLimitBytes: number;
+  /** IANA time zone of times in messages for users without their own. */
+  timeZone: string;
   requestTimeoutMs: number;
   idleTimeoutMs: number;
   signin: SigninThrottleSettings;
@@ -598,6 +605,11 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       ? String(value)
       : '';
   };
+  if (!isTimeZone(settingText('DEA_TIME_ZONE'))) {
+    problems.push(
+      `DEA_TIME_ZONE=${JSON.stringify(settingText('DEA_TIME_ZONE'))}: not a time zone such as UTC or Europe/Berlin`,
+    );
+  }
   const trustProxy = trustProxyOf(settingText('DEA_TRUST_PROXY'), problems);
   const cspImageOrigins = originsOf('DEA_CSP_IMAGE_ORIGINS', settingText('DEA_CSP_IMAGE_ORIGINS'), problems);
   const delivery = deliveryConfigOf(settingText, problems);
@@ -619,6 +631,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     sessionIdleMs: s.DEA_SESSION_IDLE_MINUTES * MINUTE,
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
+    timeZone: s.DEA_TIME_ZONE,
     requestTimeoutMs: s.DEA_REQUEST_TIMEOUT_SECONDS * 1000,
     idleTimeoutMs: s.DEA_IDLE_TIMEOUT_SECONDS * 1000,
     signin: {

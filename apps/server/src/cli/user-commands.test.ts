@@ -56,12 +56,28 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
 
     const listed = await cli.run(['user', 'list']);
     expect(listed.code).toBe(0);
-    expect(listed.out).toContain('alice  "Alice Example"  locale de  groups Staff');
-    expect(listed.out).toContain('bob  "Bob"  locale en  groups -');
+    expect(listed.out).toContain('alice  "Alice Example"  locale de  time zone UTC (default)  groups Staff');
+    expect(listed.out).toContain('bob  "Bob"  locale en  time zone UTC (default)  groups -');
     const json = JSON.parse((await cli.run(['user', 'list', '--json'])).out) as Record<string, unknown>[];
     expect(json.map((user) => user.username)).toEqual(['alice', 'bob']);
     expect(json[0]).toMatchObject({ fullName: 'Alice Example', groups: ['Staff'], disabled: false });
     expect(JSON.stringify(json)).not.toContain('scrypt');
+  });
+
+  it('sets a time zone of its own, back to the default, and refuses one that does not exist', async () => {
+    expect(await cli.run(['user', 'update', 'alice', '--time-zone', 'Europe/Berlin'])).toMatchObject({
+      code: 0,
+    });
+    expect((await cli.store.users.findByUsername('alice'))?.timeZone).toBe('Europe/Berlin');
+    expect((await cli.run(['user', 'list'])).out).toContain(
+      'alice  "Alice Example"  locale de  time zone Europe/Berlin',
+    );
+    expect(await cli.run(['user', 'update', 'alice', '--time-zone', 'Mars/Olympus'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--time-zone "Mars/Olympus" is not a time zone'),
+    });
+    expect(await cli.run(['user', 'update', 'alice', '--time-zone', 'default'])).toMatchObject({ code: 0 });
+    expect((await cli.store.users.findByUsername('alice'))?.timeZone).toBeNull();
   });
 
   it('updates, sets the locale and the password, disables and enables', async () => {

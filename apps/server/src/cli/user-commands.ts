@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { LANGUAGE_CODE_PATTERN } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
+import { isTimeZone } from '../domain/time-zone.js';
 import { Verification } from '../domain/verification.js';
 import type { Store, User } from '../store/store.js';
 import {
@@ -36,6 +37,16 @@ export function checkLocale(locale: string): string {
   if (!LOCALE.test(locale) || locale.length > 35)
     throw new UsageError(`--locale "${locale}" is not a language code such as en or pt_BR`);
   return locale;
+}
+
+/** An IANA time zone, or "default" (DEA_TIME_ZONE) as null. */
+function checkTimeZone(text: string): string | null {
+  if (text === 'default') return null;
+  if (!isTimeZone(text))
+    throw new UsageError(
+      `--time-zone "${text}" is not a time zone such as Europe/Berlin or UTC (or default)`,
+    );
+  return text;
 }
 
 function checkFullName(fullName: string): string {
@@ -91,6 +102,7 @@ function describe(user: User, groups: string[]) {
     username: user.username,
     fullName: user.fullName,
     locale: user.locale,
+    timeZone: user.timeZone,
     disabled: user.disabled,
     groups,
     createdAt: isoTime(user.createdAt),
@@ -128,11 +140,12 @@ export const userCommands: CommandGroup = {
     add: {
       summary: 'add a user; the password comes from standard input or a file, never the command line',
       usage:
-        '--username NAME --full-name "FULL NAME" [--locale en] [--group GROUP] (--password-stdin | --password-file FILE)',
+        '--username NAME --full-name "FULL NAME" [--locale en] [--time-zone Europe/Berlin] [--group GROUP] (--password-stdin | --password-file FILE)',
       options: {
         username: { type: 'string' },
         'full-name': { type: 'string' },
         locale: { type: 'string' },
+        'time-zone': { type: 'string' },
         group: { type: 'string', multiple: true },
         ...passwordOptions,
       },
@@ -141,6 +154,8 @@ export const userCommands: CommandGroup = {
         const username = checkUsername(requiredOption(values, 'username'));
         const fullName = checkFullName(requiredOption(values, 'full-name'));
         const locale = checkLocale(optionText(values, 'locale') ?? 'en');
+        const timeZoneText = optionText(values, 'time-zone');
+        const timeZone = timeZoneText === undefined ? null : checkTimeZone(timeZoneText);
         const groupNames = (values.group ?? []) as string[];
         const password = await readPassword(values, context);
         const { store } = await context.open();
@@ -155,7 +170,7 @@ export const userCommands: CommandGroup = {
         const now = context.now();
         const id = newId(now);
         const passwordHash = await hashPassword(password, context.config.passwordHashCost);
-        await store.users.create({ id, username, passwordHash, fullName, locale, createdAt: now });
+        await store.users.create({ id, username, passwordHash, fullName, locale, timeZone, createdAt: now });
         for (const group of groups) await store.groups.addMember(group.id, id);
         await auditChange(store, now, 'user.created', { userId: id, details: { username } });
         context.out(`Added user ${username} (${id}).`);
@@ -163,19 +178,25 @@ export const userCommands: CommandGroup = {
       },
     },
     update: {
-      summary: "change a user's full name or locale",
-      usage: '<username> [--full-name "FULL NAME"] [--locale CODE]',
-      options: { 'full-name': { type: 'string' }, locale: { type: 'string' } },
+      summary: "change a user's full name, locale or time zone (of times in their messages)",
+      usage: '<username> [--full-name "FULL NAME"] [--locale CODE] [--time-zone Europe/Berlin|default]',
+      options: {
+        'full-name': { type: 'string' },
+        locale: { type: 'string' },
+        'time-zone': { type: 'string' },
+      },
       async run(values, positionals, context) {
         const username = argument(positionals, 0, 'username');
         noMoreArguments(positionals, 1);
         const fullNameText = optionText(values, 'full-name');
         const localeText = optionText(values, 'locale');
-        if (fullNameText === undefined && localeText === undefined)
-          throw new UsageError('nothing to change: give --full-name or --locale');
+        const timeZoneText = optionText(values, 'time-zone');
+        if (fullNameText === undefined && localeText === undefined && timeZoneText === undefined)
+          throw new UsageError('nothing to change: give --full-name, --locale or --time-zone');
         const changes = {
           ...(fullNameText !== undefined && { fullName: checkFullName(fullNameText) }),
           ...(localeText !== undefined && { locale: checkLocale(localeText) }),
+          ...(timeZoneText !== undefined && { timeZone: checkTimeZone(timeZoneText) }),
         };
         const { store } = await context.open();
         const user = await findUser(store, username);
@@ -285,7 +306,7 @@ export const userCommands: CommandGroup = {
           const state = user.disabled ? '  DISABLED' : '';
           const groupText = user.groups.length === 0 ? '-' : user.groups.join(', ');
           context.out(
-            `${user.username}  "${user.fullName}"  locale ${user.locale}  groups ${groupText}  last sign-in ${user.lastLoginAt ?? '-'}${state}`,
+            `${user.username}  "${user.fullName}"  locale ${user.locale}  time zone ${user.timeZone ?? `${context.config.timeZone} (default)`}  groups ${groupText}  last sign-in ${user.lastLoginAt ?? '-'}${state}`,
           );
         }
         return 0;

@@ -15,17 +15,22 @@ export function spellCode(code: string): string {
 }
 
 /**
- * A time in the reader's language, in UTC (the server does not know the reader's zone). Intl
- * refuses timeZoneName together with dateStyle, so the zone is written out after the time.
+ * A time in the reader's language and time zone, with the zone's name as the language writes it
+ * ("MEZ", "GMT+9"). Intl refuses timeZoneName together with dateStyle, so the zone is written out
+ * after the time.
  */
-export function formatTime(at: number, language: string): string {
+export function formatTime(at: number, language: string, timeZone: string): string {
+  const locale = language.replace('_', '-');
   try {
-    const local = new Intl.DateTimeFormat(language.replace('_', '-'), {
+    const local = new Intl.DateTimeFormat(locale, {
       dateStyle: 'medium',
       timeStyle: 'short',
-      timeZone: 'UTC',
+      timeZone,
     }).format(at);
-    return `${local} UTC`;
+    const zone = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' })
+      .formatToParts(at)
+      .find((part) => part.type === 'timeZoneName')?.value;
+    return zone === undefined ? local : `${local} ${zone}`;
   } catch {
     return new Date(at).toISOString();
   }
@@ -41,9 +46,10 @@ export async function composeCodeMessage(
   type: SendType,
   code: string,
   expiresAt: number,
+  timeZone: string,
 ): Promise<ComposedMessage> {
   const subject = await catalogs.text(language, 'delivery.subject');
-  const expires = formatTime(expiresAt, language);
+  const expires = formatTime(expiresAt, language, timeZone);
   if (type === 'TELEPHONE') {
     const text = await catalogs.text(language, 'delivery.voice', { spelledCode: spellCode(code) });
     return { subject, text, html: htmlDocument(language, paragraphs(text)) };
@@ -65,9 +71,10 @@ export async function composeNotice(
   language: string,
   at: number,
   maskedRecipient: string | null,
+  timeZone: string,
 ): Promise<ComposedMessage> {
   const subject = await catalogs.text(language, 'delivery.notice.subject');
-  const time = formatTime(at, language);
+  const time = formatTime(at, language, timeZone);
   const text =
     maskedRecipient === null
       ? await catalogs.text(language, 'delivery.notice.screenText', { time })

@@ -15,6 +15,8 @@ export interface NoticeEvent {
   /** The channel the code went to (it gets the code, not a notice); null for a code shown on screen. */
   sentTo: Channel | null;
   language: string;
+  /** The time zone times in the notice are written in (the user's, else DEA_TIME_ZONE). */
+  timeZone: string;
   at: number;
   clientAddress: string;
 }
@@ -66,7 +68,7 @@ export class Notices {
     );
     if (others.length === 0) return;
     const sentTo = event.sentTo === null ? null : maskAddress(event.sentTo.key, event.sentTo.address);
-    const notice = await composeNotice(catalogs, event.language, event.at, sentTo);
+    const notice = await composeNotice(catalogs, event.language, event.at, sentTo, event.timeZone);
     await Promise.all(others.map((channel) => this.sendTo(channel, notice, event)));
   }
 

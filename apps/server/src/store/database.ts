@@ -35,6 +35,8 @@ export interface UsersTable {
   /** The sign-in before the current one: what the page shows as last login. */
   last_login_at: number | null;
   current_login_at: number | null;
+  /** IANA time zone for times in messages; null: DEA_TIME_ZONE. */
+  time_zone: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GroupsTable {

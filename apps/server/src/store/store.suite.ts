@@ -121,6 +121,7 @@ export function storeSuite(kind: StoreKind): void {
         passwordHash: user.passwordHash,
         fullName: 'Alice A',
         locale: 'de',
+        timeZone: null,
         disabled: false,
         createdAt: T0,
         lastLoginAt: null,

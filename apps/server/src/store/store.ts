@@ -43,6 +43,8 @@ export interface User {
   createdAt: number;
   lastLoginAt: number | null;
   currentLoginAt: number | null;
+  /** IANA time zone of times in the user's messages; null: the deployment's DEA_TIME_ZONE. */
+  timeZone: string | null;
 }
 
 export interface NewUser {
@@ -52,6 +54,7 @@ export interface NewUser {
   fullName: string;
   locale: string;
   createdAt: number;
+  timeZone?: string | null;
 }
 
 export interface UserRepository {
@@ -61,7 +64,7 @@ export interface UserRepository {
   list(): Promise<User[]>;
   update(
     id: string,
-    changes: Partial<Pick<User, 'fullName' | 'locale' | 'disabled' | 'passwordHash'>>,
+    changes: Partial<Pick<User, 'fullName' | 'locale' | 'disabled' | 'passwordHash' | 'timeZone'>>,
   ): Promise<boolean>;
   remove(id: string): Promise<boolean>;
   /** The current sign-in becomes the last one; answers the user as it is afterwards. */

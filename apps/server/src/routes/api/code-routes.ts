@@ -53,6 +53,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       codeId: issued.id,
       sentTo: null,
       language: await services.catalogs.choose([request.body.attrs.locale, user.locale]),
+      timeZone: user.timeZone ?? services.config.timeZone,
       at: services.now(),
       clientAddress: request.ip,
     });
@@ -120,6 +121,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       options.channel,
       issued.code,
       issued.expiresAt,
+      user.timeZone ?? services.config.timeZone,
     );
     const outcome = await deliverWithRetry(
       provider,
@@ -169,6 +171,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       codeId: issued.id,
       sentTo: channel,
       language,
+      timeZone: user.timeZone ?? services.config.timeZone,
       at: services.now(),
       clientAddress: request.ip,
     });

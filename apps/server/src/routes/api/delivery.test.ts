@@ -95,6 +95,16 @@ describe.each(STORE_KINDS)('delivery through real peers on %s', (kind) => {
         : { status: 201, body: '{"data":{"dm_event_id":"17"}}' },
     );
 
+  it("writes times in the user's own time zone, in their language", async () => {
+    const tagged = nextTag();
+    const { user, session, refs } = await signedIn(t, { policy: CHANNEL, channels: channelsFor(tagged) });
+    await t.services.store.users.update(user.id, { timeZone: 'Asia/Tokyo' });
+    expect((await send(t, user, session, 'smtp', refs.email ?? '', 'de')).json()).toMatchObject({ error: 0 });
+    const mail = smtp.received.find((received) => received.to[0] === `chris.${tagged}@example.com`);
+    // 09:15 UTC is 18:15 in Tokyo (UTC+9), as German writes the zone.
+    expect(mail?.text).toMatch(/gültig bis 21\.11\.2026, 18:15 GMT\+9\./);
+  });
+
   it('sends an e-mail over SMTP: localized subject, the code in text and HTML, audited without the code', async () => {
     const tagged = nextTag();
     const { user, session, refs } = await signedIn(t, { policy: CHANNEL, channels: channelsFor(tagged) });

@@ -3,6 +3,7 @@ import * as initial from './0001-initial.js';
 import * as signinThrottle from './0002-signin-throttle.js';
 import * as rateCounters from './0003-rate-counters.js';
 import * as verifyFailures from './0004-verify-failures.js';
+import * as userTimeZone from './0005-user-time-zone.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-signin-throttle': signinThrottle,
   '0003-rate-counters': rateCounters,
   '0004-verify-failures': verifyFailures,
+  '0005-user-time-zone': userTimeZone,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -14,6 +14,7 @@ function toUser(row: Selectable<UsersTable>): User {
     createdAt: Number(row.created_at),
     lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
     currentLoginAt: row.current_login_at === null ? null : Number(row.current_login_at),
+    timeZone: row.time_zone,
   };
 }
 
@@ -32,6 +33,7 @@ export function userRepository(db: Db): UserRepository {
           created_at: user.createdAt,
           last_login_at: null,
           current_login_at: null,
+          time_zone: user.timeZone ?? null,
         })
         .execute();
     },
@@ -57,6 +59,7 @@ export function userRepository(db: Db): UserRepository {
         ...(changes.locale !== undefined && { locale: changes.locale }),
         ...(changes.disabled !== undefined && { disabled: flag(changes.disabled) }),
         ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
+        ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
       };
       if (Object.keys(values).length === 0) return (await this.findById(id)) !== undefined;
       const result = await db.updateTable('users').set(values).where('id', '=', id).executeTakeFirst();
