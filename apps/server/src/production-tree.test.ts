@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { demoUserGetsCode } from './testing/demo-journey.js';
 
 const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -59,35 +60,7 @@ describe('a production tree', () => {
         child.stderr.on('data', onData);
         child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
       });
-      const signIn = await fetch(`${base}/login/api/session`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ username: 'demo', password: 'demo' }),
-      });
-      const cookies = signIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
-      const xsrf = cookies.find((cookie) => cookie.startsWith('XSRF-TOKEN='))?.split('=')[1] ?? '';
-      const headers = {
-        'content-type': 'application/json',
-        cookie: cookies.join('; '),
-        'x-xsrf-token': xsrf,
-      };
-      const info = (await (
-        await fetch(`${base}/dea/api/userinfo`, { method: 'POST', headers, body: '{}' })
-      ).json()) as {
-        userId: string;
-      };
-      const created = (await (
-        await fetch(`${base}/dea/api/tempPass/create`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({
-            count: 1,
-            return: ['id', 'password'],
-            attrs: { user: { id: info.userId }, locale: 'en' },
-          }),
-        })
-      ).json()) as { result: { rows: { password: string }[] } };
-      expect(created.result.rows[0]?.password).toMatch(/^[2-9A-Z]{10}$/);
+      expect((await demoUserGetsCode(base)).code).toMatch(/^[2-9A-Z]{10}$/);
       const page = await fetch(`${base}/dea/`);
       expect(page.status).toBe(200);
     } finally {

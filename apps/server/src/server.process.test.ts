@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { demoUserGetsCode } from './testing/demo-journey.js';
 
 /** The real entry point, as `npm start` runs it (from sources through tsx). */
 const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -65,31 +66,7 @@ describe('the server process', () => {
     );
 
     const base = server.url.replace(/\/dea\/$/, '');
-    const signIn = await fetch(`${base}/login/api/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'demo', password: 'demo' }),
-    });
-    expect(await signIn.json()).toMatchObject({ error: 0 });
-    const cookies = signIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
-    const sessionId = cookies.find((cookie) => cookie.startsWith('dea_session='))?.split('=')[1] ?? '';
-    const xsrf = cookies.find((cookie) => cookie.startsWith('XSRF-TOKEN='))?.split('=')[1] ?? '';
-    const headers = { 'content-type': 'application/json', cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
-    const info = (await (
-      await fetch(`${base}/dea/api/userinfo`, { method: 'POST', headers, body: '{}' })
-    ).json()) as { userId: string };
-    const created = (await (
-      await fetch(`${base}/dea/api/tempPass/create`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          count: 1,
-          return: ['id', 'password'],
-          attrs: { user: { id: info.userId }, locale: 'en' },
-        }),
-      })
-    ).json()) as { result: { rows: [{ password: string }] } };
-    const code = created.result.rows[0].password;
+    const { code, sessionId, xsrf } = await demoUserGetsCode(base);
     expect(code).toMatch(/^[2-9A-Z]{10}$/);
 
     const exited = exitOf(server.child);

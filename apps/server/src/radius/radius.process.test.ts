@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { demoUserGetsCode } from '../testing/demo-journey.js';
 import { radclient } from '../testing/radclient.js';
 
 const serverPackage = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -53,26 +54,7 @@ describe('the server process with RADIUS configured', () => {
     expect(output).toContain(`RADIUS: udp 127.0.0.1:${radiusPort}`);
     expect(output).not.toContain(SECRET);
 
-    const signIn = await fetch(`${base}/login/api/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'demo', password: 'demo' }),
-    });
-    const cookies = signIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
-    const xsrf = cookies.find((cookie) => cookie.startsWith('XSRF-TOKEN='))?.split('=')[1] ?? '';
-    const headers = { 'content-type': 'application/json', cookie: cookies.join('; '), 'x-xsrf-token': xsrf };
-    const post = async (path: string, body: unknown): Promise<unknown> =>
-      (
-        await fetch(`${base}/dea/api/${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
-      ).json();
-    const { userId } = (await post('userinfo', {})) as { userId: string };
-    const created = (await post('tempPass/create', {
-      count: 1,
-      return: ['id', 'password'],
-      attrs: { user: { id: userId }, locale: 'en' },
-    })) as { result: { rows: { password: string }[] } };
-    const code = created.result.rows[0]?.password ?? '';
-    expect(code).not.toBe('');
+    const { code } = await demoUserGetsCode(base);
 
     expect(await radclient(radiusPort, SECRET, { userName: 'demo', password: code })).toBe('Access-Accept');
     expect(await radclient(radiusPort, SECRET, { userName: 'demo', password: code })).toBe('Access-Reject');
