@@ -115,15 +115,16 @@ export async function startServices(config: Config, now: () => number = Date.now
   }
 }
 
-/** Removes expired and used codes, long-gone sessions and send counters whose window ended. */
+/** Removes expired and used codes, long-gone sessions, send counters whose window ended and forgotten sign-in attempts. */
 export async function purgeExpired(
   services: Services,
-): Promise<{ codes: number; sessions: number; rateCounters: number }> {
+): Promise<{ codes: number; sessions: number; rateCounters: number; signinFailures: number }> {
   const now = services.now();
-  const [codes, sessions, rateCounters] = await Promise.all([
+  const [codes, sessions, rateCounters, signinFailures] = await Promise.all([
     services.store.codes.purge(now),
     services.sessions.purge(now),
     services.store.rateCounters.purge(now),
+    services.store.signinFailures.purge(now, services.config.signin.windowMs),
   ]);
-  return { codes, sessions, rateCounters };
+  return { codes, sessions, rateCounters, signinFailures };
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { purgeExpired } from '../bootstrap.js';
 import { costOf, hashPassword } from '../crypto/password-hash.js';
 import { decoyPasswordHash } from '../domain/sign-in.js';
 import { STORE_KINDS } from '../testing/stores.js';
@@ -141,6 +142,21 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
     expect(await checkedPasswords()).toBe(4); // the delay doubled to 2 s
     t.clock.advance(1000);
     expect((await attempt(user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
+  });
+
+  it('purges attempts older than the window, but never a lock that still holds', async () => {
+    t = await createTestApp(kind, {
+      DEA_SIGNIN_MAX_FAILURES: '2',
+      DEA_SIGNIN_WINDOW_MINUTES: '5',
+      DEA_SIGNIN_LOCK_MINUTES: '30',
+    });
+    await Promise.all(Array.from({ length: 3 }, () => attempt('locked-one', 'x', ATTACKER)));
+    await attempt('tried-once', 'x', OWNER);
+    t.clock.advance(6 * MINUTE);
+    const removed = await purgeExpired(t.services);
+    // Of six subjects (user-address, user and address of each), only locked-one's pair is locked.
+    expect(removed.signinFailures).toBe(5);
+    expect((await attempt('locked-one', 'x', ATTACKER)).json()).toMatchObject({ error: 140 });
   });
 
   it('answers an unknown user name exactly as an existing one, lock included', async () => {

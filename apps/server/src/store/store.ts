@@ -292,6 +292,8 @@ export interface SigninFailureRepository {
   /** Takes back one counted attempt (its password was right, or never checked) and the lock it caused. */
   release(subject: string, max: number): Promise<void>;
   clear(subject: string): Promise<void>;
+  /** Removes subjects whose attempts are older than the window and that are not locked; answers how many. */
+  purge(now: number, windowMs: number): Promise<number>;
 }
 
 /** One counter of a limit: at most `max` takes within a window that starts with the first take. */
