@@ -14,7 +14,7 @@ import { notPermitted } from '../../domain/api-error.js';
 import { channelRefusal } from '../../domain/channel-rules.js';
 import { maskAddress } from '../../domain/masking.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
-import { emergencyPolicy, policyOf } from '../../http/policy-of.js';
+import { emergencyPolicy, policyOf } from '../../domain/emergency-policy.js';
 import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
 import type { User } from '../../store/store.js';
 

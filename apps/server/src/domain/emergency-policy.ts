@@ -1,10 +1,19 @@
 import { POLICY_CATEGORY_SELF_SERVICE, type PolicyOptions } from '@dea/contract';
-import { notPermitted } from '../domain/api-error.js';
-import { resolvePolicy, sendsByChannel } from '../domain/policy.js';
-import type { Services } from './types.js';
+import type { CodeDefaults } from '../config.js';
+import type { Store } from '../store/store.js';
+import { notPermitted } from './api-error.js';
+import { resolvePolicy, sendsByChannel } from './policy.js';
 
+/** What deciding on a user's policy needs. */
+export interface PolicyServices {
+  store: Store;
+  config: { codeDefaults: CodeDefaults };
+  now: () => number;
+}
+
+/** The user's policy of a category: their group's stored options, checked, defaults filling the rest. */
 export async function policyOf(
-  services: Services,
+  services: PolicyServices,
   userId: string,
   category: string = POLICY_CATEGORY_SELF_SERVICE,
 ): Promise<PolicyOptions> {
@@ -17,7 +26,7 @@ export async function policyOf(
  * audited like every other refusal of a code.
  */
 export async function emergencyPolicy(
-  services: Services,
+  services: PolicyServices,
   userId: string,
   delivery: 'channel' | 'screen',
   clientAddress: string | null,
