@@ -138,7 +138,7 @@ describe.each(STORE_KINDS)('dea audit on %s', (kind) => {
     let polls = 0;
     await followAudit({
       store: cli.store,
-      filter: { event: 'tick' },
+      filter: { event: 'system.start' },
       backlog: 10,
       signal: new AbortController().signal,
       intervalMs: 1,
@@ -150,12 +150,12 @@ describe.each(STORE_KINDS)('dea audit on %s', (kind) => {
     expect(printed).toEqual([]);
     const writer = async () => {
       polls += 1;
-      await cli.store.audit.append({ event: 'tick', details: { n: polls } }, at);
+      await cli.store.audit.append({ event: 'system.start', details: { n: polls } }, at);
     };
     await writer();
     const follow = followAudit({
       store: cli.store,
-      filter: { event: 'tick' },
+      filter: { event: 'system.start' },
       backlog: 10,
       signal: new AbortController().signal,
       intervalMs: 20,

@@ -1,3 +1,4 @@
+import type { AuditEventName } from '../domain/audit-events.js';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
@@ -100,7 +101,7 @@ export async function findUser(store: Store, username: string): Promise<User> {
 export function auditChange(
   store: Store,
   at: number,
-  event: string,
+  event: AuditEventName,
   entry: { userId?: string | null; details?: Record<string, unknown> } = {},
 ): Promise<void> {
   return store.audit.append({ event, actor: 'cli', ...entry }, at);

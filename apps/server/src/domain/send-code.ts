@@ -1,3 +1,4 @@
+import type { AuditEventName } from './audit-events.js';
 import { SEND_TYPE_OF_CHANNEL, type SendType } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
 import type { AttemptSettings } from '../delivery/delivery-config.js';
@@ -41,7 +42,7 @@ export interface SendRequest {
  */
 export async function sendCode(services: SendCodeServices, request: SendRequest): Promise<{ to: string }> {
   const { user, channelType, clientAddress } = request;
-  const audit = (event: string, details: Record<string, unknown>) =>
+  const audit = (event: AuditEventName, details: Record<string, unknown>) =>
     services.store.audit.append(
       { event, userId: user.id, actor: user.id, clientAddress, details },
       services.now(),

@@ -1,3 +1,4 @@
+import type { AuditEventName } from './audit-events.js';
 import { ErrorNumber } from '@dea/contract';
 import { randomToken } from '../crypto/ids.js';
 import { keyedHash } from '../crypto/keyed-hash.js';
@@ -80,7 +81,7 @@ export class SignIn {
     const at = now();
     const user = await store.users.findByUsername(username);
     const actor = this.actorOf(username, user);
-    const audit = (event: string, details: Record<string, unknown> = {}) =>
+    const audit = (event: AuditEventName, details: Record<string, unknown> = {}) =>
       store.audit.append({ event, userId: user?.id ?? null, actor, clientAddress, details }, at);
 
     const admission = await throttle.admit(username, clientAddress, at);

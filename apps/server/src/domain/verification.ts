@@ -1,3 +1,4 @@
+import type { AuditEventName } from './audit-events.js';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import type { CodeDefaults } from '../config.js';
 import type { Store, User, VerifyFailures } from '../store/store.js';
@@ -48,7 +49,7 @@ export class Verification {
 
   async verify(attempt: VerifyAttempt): Promise<VerifyOutcome> {
     const { user, actor, clientAddress, now } = attempt;
-    const audit = (event: string, details: Record<string, unknown>): Promise<void> =>
+    const audit = (event: AuditEventName, details: Record<string, unknown>): Promise<void> =>
       this.store.audit.append({ event, userId: user?.id ?? null, actor, clientAddress, details }, now);
     if (user === undefined) {
       await audit('code.verify_failed', { reason: 'unknown-user' });

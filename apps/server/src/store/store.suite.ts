@@ -921,7 +921,7 @@ export function storeSuite(kind: StoreKind): void {
     test('appends entries and lists them newest first', async ({ store, expect, addUser }) => {
       const user = await addUser();
       await store.audit.append(
-        { event: 'sign-in', userId: user.id, actor: 'self', clientAddress: '::1' },
+        { event: 'signin.succeeded', userId: user.id, actor: 'self', clientAddress: '::1' },
         T0 + 1,
       );
       await store.audit.append({ event: 'system.start' }, T0 + 3);
@@ -931,7 +931,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(entries[2]).toEqual({
         id: expect.any(String),
         at: T0 + 1,
-        event: 'sign-in',
+        event: 'signin.succeeded',
         userId: user.id,
         actor: 'self',
         clientAddress: '::1',
@@ -950,17 +950,17 @@ export function storeSuite(kind: StoreKind): void {
     test('filters by user, event, time and count', async ({ store, expect, addUser }) => {
       const alice = await addUser();
       const bob = await addUser();
-      await store.audit.append({ event: 'sign-in', userId: alice.id }, T0 + 1);
+      await store.audit.append({ event: 'signin.succeeded', userId: alice.id }, T0 + 1);
       await store.audit.append({ event: 'code.issued', userId: alice.id }, T0 + 2);
-      await store.audit.append({ event: 'sign-in', userId: bob.id }, T0 + 3);
+      await store.audit.append({ event: 'signin.succeeded', userId: bob.id }, T0 + 3);
       await store.audit.append({ event: 'code.issued', userId: alice.id }, T0 + 4);
-      await store.audit.append({ event: 'sign-out', userId: alice.id }, T0 + 5);
+      await store.audit.append({ event: 'signout', userId: alice.id }, T0 + 5);
 
       const ats = async (filter: AuditFilter): Promise<number[]> =>
         (await store.audit.list(filter)).map((entry) => entry.at - T0);
       expect(await ats({ userId: alice.id })).toEqual([5, 4, 2, 1]);
       expect(await ats({ userId: bob.id })).toEqual([3]);
-      expect(await ats({ event: 'sign-in' })).toEqual([3, 1]);
+      expect(await ats({ event: 'signin.succeeded' })).toEqual([3, 1]);
       expect(await ats({ since: T0 + 3 })).toEqual([5, 4, 3]);
       expect(await ats({ limit: 2 })).toEqual([5, 4]);
       expect(await ats({ userId: alice.id, event: 'code.issued', since: T0 + 3 })).toEqual([4]);
@@ -977,7 +977,7 @@ export function storeSuite(kind: StoreKind): void {
         list: [1, 'two', { three: 3 }],
         nested: { deeper: { value: 'x' } },
       };
-      await store.audit.append({ event: 'e', details }, T0);
+      await store.audit.append({ event: 'system.start', details }, T0);
       const [entry] = await store.audit.list({});
       expect(entry?.details).toEqual(details);
     });

@@ -1,4 +1,5 @@
 import type { BrandingEntry, ChannelKey } from '@dea/contract';
+import type { AuditEventName } from '../domain/audit-events.js';
 import type { SchemaState } from './schema.js';
 
 /**
@@ -191,7 +192,7 @@ export interface CatalogRepository {
 }
 
 export interface NewAuditEntry {
-  event: string;
+  event: AuditEventName;
   userId?: string | null;
   actor?: string | null;
   clientAddress?: string | null;

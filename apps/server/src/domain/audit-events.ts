@@ -1,0 +1,53 @@
+/**
+ * Every event the audit log can hold, with what it records. One list: the store's entries, the
+ * metrics and (later) the audit export take their events from here, and a new event that one of
+ * them does not handle fails the typecheck. Never a code, a password or a full address in details.
+ */
+export const AUDIT_EVENTS = {
+  // sign-in (actor: the user name, or unknown:<keyed hash> for a name that is no user)
+  'signin.succeeded': 'a password was right; a session started',
+  'signin.failed': 'a password was checked and refused (wrong, unknown user, disabled)',
+  'signin.locked': 'an attempt refused unchecked: a sign-in limit holds (details.limit)',
+  'signin.busy': 'an attempt refused unchecked: every hashing slot and queue place was taken',
+  signout: 'the user signed out',
+  // codes (actor: the user id, a service key or a RADIUS client)
+  'code.issued': 'a code was made (shown on screen or about to be sent)',
+  'code.refused': 'no code: the policy does not allow one, or the user holds too many unused ones',
+  'code.send_refused': 'no code sent: unknown or unusable recipient, or a send limit',
+  'code.sent': 'a code reached its delivery provider',
+  'code.delivery_failed': 'a code could not be delivered and was invalidated',
+  'code.used': 'a code was verified and consumed',
+  'code.verify_failed': 'a verification failed (details.reason)',
+  'code.verify_lockout': "a user's codes are locked after too many failed verifications",
+  'code.verify_locked': 'a verification refused while the lock holds',
+  'code.verify_unlocked': 'an operator ended a verification lock',
+  'codes.purged': 'used and expired codes were removed',
+  'notice.sent': "a notice (without the code) reached one of the user's other channels",
+  'notice.failed': 'a notice could not be delivered',
+  // operators (actor: cli)
+  'user.created': 'a user was added',
+  'user.updated': "a user's name, locale or time zone changed",
+  'user.password_set': "a user's password was set; their sessions ended",
+  'user.signed_out': "an operator ended a user's sessions",
+  'user.disabled': 'a user was disabled; their sessions ended',
+  'user.enabled': 'a user was enabled',
+  'user.removed': 'a user was removed with channels, codes and sessions',
+  'channel.set': "a user's channel was set",
+  'channel.removed': "a user's channel was removed",
+  'group.created': 'a group was added',
+  'group.member_added': 'a user joined a group',
+  'group.member_removed': 'a user left a group',
+  'policy.set': "a group's policy changed",
+  'branding.set': 'a branding entry changed',
+  'branding.reset': 'a branding entry went back to its default',
+  'language.added': 'a language was added',
+  'messages.imported': "a language's texts were imported",
+  'service_key.created': 'a service key was made',
+  'service_key.revoked': 'a service key was revoked',
+  'demo.seeded': 'the demo users were created',
+  'system.start': 'a server instance started',
+} as const;
+
+export type AuditEventName = keyof typeof AUDIT_EVENTS;
+
+export const isAuditEventName = (name: string): name is AuditEventName => Object.hasOwn(AUDIT_EVENTS, name);
