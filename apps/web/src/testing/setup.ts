@@ -1,4 +1,4 @@
-import './dom-matchers';
+import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { browserLocation } from '../shared/browser-location';

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, type FormEvent } from 'react';
 import { Alert } from '../../../shared/components/alert';
 import { useI18n } from '../../../shared/i18n/i18n-context';
 import { resolveMessage } from '../../../shared/i18n/page-message';
@@ -22,17 +22,19 @@ export function SignInForm({ initialUsername, returnTo }: SignInFormProps) {
   const { t } = useI18n();
   const ids = { heading: useId(), username: useId(), password: useId(), problem: useId() };
   const { state, submit } = useSignIn(returnTo);
-  const fields = {
-    username: useRef<HTMLInputElement>(null),
-    password: useRef<HTMLInputElement>(null),
-  } satisfies Record<SignInField, unknown>;
+  const usernameRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const fields = useMemo(
+    () => ({ username: usernameRef, password: passwordRef }) satisfies Record<SignInField, unknown>,
+    [],
+  );
   const problemRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     // On arrival only (later, focus follows each attempt's outcome). A pre-filled user name
     // leaves only the password to type.
     (initialUsername ? fields.password : fields.username).current?.focus();
-  }, []);
+  }, [fields, initialUsername]);
 
   useEffect(() => {
     if (state.phase === 'incomplete') {
@@ -42,7 +44,7 @@ export function SignInForm({ initialUsername, returnTo }: SignInFormProps) {
       if (fields.password.current) fields.password.current.value = '';
       problemRef.current?.focus();
     }
-  }, [state]);
+  }, [state, fields]);
 
   const busy = state.phase === 'signing-in' || state.phase === 'signed-in';
   const missing = state.phase === 'incomplete' ? state.missing : [];
