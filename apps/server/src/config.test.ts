@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CODE_ALPHABET, SETTINGS, loadConfig } from './config.js';
+import { ConfigError, SETTINGS, loadConfig } from './config.js';
+import { DEFAULT_CODE_ALPHABET } from './domain/code-settings.js';
 import { contentSecurityPolicy } from './http/security-headers.js';
 
 function problemsOf(env: Record<string, string>): string[] {

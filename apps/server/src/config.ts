@@ -4,199 +4,20 @@ import { isTimeZone } from './domain/time-zone.js';
 import { resolve } from 'node:path';
 import Type from 'typebox';
 import Value from 'typebox/value';
+import { type CodeDefaults, codeConfigOf, codeSettings } from './domain/code-settings.js';
 import type { SendLimitSettings } from './domain/send-limits.js';
-import type { SigninThrottleSettings } from './domain/signin-throttle.js';
+import { sendLimitSettings, sendLimitsOf } from './domain/send-limit-settings.js';
+import { type SignInConfig, signInConfigOf, signinSettings } from './domain/sign-in-settings.js';
 import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
-import { type DeliveryConfig, type GatewayPrefix, deliveryConfigOf } from './delivery/delivery-config.js';
+import { type DeliveryConfig, deliveryConfigOf } from './delivery/delivery-config.js';
+import { deliverySettings } from './delivery/delivery-settings.js';
 
 /**
  * Every setting of the product: one table, validated at start. The rest of the code receives
  * the typed `Config`; it never reads process.env. The README's settings table mirrors SETTINGS
  * (a test keeps them in step).
  */
-export const DEFAULT_CODE_ALPHABET = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
-
-type GatewayField =
-  'URL' | 'METHOD' | 'HEADERS' | 'BODY' | 'CONTENT_TYPE' | 'SUCCESS_STATUS' | 'SUCCESS_BODY';
-interface StringSetting {
-  schema: Type.TString;
-  doc: string;
-}
-
-/** The seven settings of one generic HTTP gateway (SMS, voice or a messenger). */
-function gatewaySettings<Prefix extends GatewayPrefix>(
-  prefix: Prefix,
-  what: string,
-): Record<`DEA_${Prefix}_HTTP_${GatewayField}`, StringSetting> {
-  const settings: Record<GatewayField, StringSetting> = {
-    URL: {
-      schema: Type.String({ pattern: '^($|https?://)', default: '' }),
-      doc: `URL of the HTTP gateway for ${what}; may hold {recipient} or {recipientDigits} (URL-encoded). Empty: no gateway.`,
-    },
-    METHOD: {
-      schema: Type.String({ pattern: '^(GET|POST|PUT|PATCH)$', default: 'POST' }),
-      doc: `HTTP method of the ${what} gateway: GET, POST, PUT or PATCH.`,
-    },
-    HEADERS: {
-      schema: Type.String({ default: '{}' }),
-      doc: `Extra request headers of the ${what} gateway as a JSON object, e.g. an Authorization header (never logged).`,
-    },
-    BODY: {
-      schema: Type.String({ default: '{"to":"{recipient}","text":"{message}"}' }),
-      doc: `Body template of the ${what} gateway; {recipient}, {recipientDigits} (without +), {message} and {subject} are escaped for the content type.`,
-    },
-    CONTENT_TYPE: {
-      schema: Type.String({ minLength: 1, pattern: '^[^\\r\\n]+$', default: 'application/json' }),
-      doc: `Content type of the ${what} gateway body: JSON, form (application/x-www-form-urlencoded), XML or text escaping follows it.`,
-    },
-    SUCCESS_STATUS: {
-      schema: Type.String({ minLength: 1, default: '200-299' }),
-      doc: `HTTP statuses that mean the ${what} gateway accepted the message: codes, ranges or 2xx, comma-separated.`,
-    },
-    SUCCESS_BODY: {
-      schema: Type.String({ default: '' }),
-      doc: `Regular expression the ${what} gateway answer body must also match to count as accepted; empty: status only.`,
-    },
-  };
-  return Object.fromEntries(
-    Object.entries(settings).map(([field, setting]) => [`DEA_${prefix}_HTTP_${field}`, setting]),
-  ) as Record<`DEA_${Prefix}_HTTP_${GatewayField}`, StringSetting>;
-}
-
-const limitSettings = {
-  DEA_SEND_LIMIT_PER_USER: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 5 }),
-    doc: 'Codes one user may have sent within DEA_SEND_LIMIT_USER_WINDOW_MINUTES (error 140 beyond).',
-  },
-  DEA_SEND_LIMIT_USER_WINDOW_MINUTES: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 10 }),
-    doc: 'Window of the per-user send limit, counted from the first send in it.',
-  },
-  DEA_SEND_LIMIT_PER_RECIPIENT: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
-    doc: 'Codes sent to one phone number, address or handle within its window, whoever asks.',
-  },
-  DEA_SEND_LIMIT_RECIPIENT_WINDOW_MINUTES: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
-    doc: 'Window of the per-recipient send limit.',
-  },
-  DEA_SEND_LIMIT_PER_ADDRESS: {
-    schema: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
-    doc: 'Codes sent on requests from one client address within its window, for all users.',
-  },
-  DEA_SEND_LIMIT_ADDRESS_WINDOW_MINUTES: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 10 }),
-    doc: 'Window of the per-client-address send limit.',
-  },
-  DEA_SEND_LIMIT_PER_CHANNEL_TYPE: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 1000 }),
-    doc: 'Global budget: codes sent over one channel type (sms, smtp, TELEPHONE, TWITTER) within its window, on all instances.',
-  },
-  DEA_SEND_LIMIT_CHANNEL_TYPE_WINDOW_MINUTES: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 60 }),
-    doc: 'Window of the global budget per channel type.',
-  },
-} as const;
-
-const deliverySettings = {
-  DEA_DELIVERY_EMAIL: {
-    schema: Type.Union(
-      ['auto', 'outbox', 'smtp', 'off'].map((value) => Type.Literal(value)),
-      { default: 'auto' },
-    ),
-    doc: 'Provider of e-mail (smtp) codes: auto (smtp when DEA_SMTP_HOST is set, else outbox), outbox, smtp or off (channel type disabled).',
-  },
-  DEA_DELIVERY_SMS: {
-    schema: Type.Union(
-      ['auto', 'outbox', 'http', 'off'].map((value) => Type.Literal(value)),
-      { default: 'auto' },
-    ),
-    doc: 'Provider of SMS (sms) codes: auto (http when DEA_SMS_HTTP_URL is set, else outbox), outbox, http or off.',
-  },
-  DEA_DELIVERY_VOICE: {
-    schema: Type.Union(
-      ['auto', 'outbox', 'http', 'off'].map((value) => Type.Literal(value)),
-      { default: 'auto' },
-    ),
-    doc: 'Provider of voice-call (TELEPHONE) codes: auto (http when DEA_VOICE_HTTP_URL is set, else outbox), outbox, http or off.',
-  },
-  DEA_DELIVERY_TWITTER: {
-    schema: Type.Union(
-      ['auto', 'outbox', 'twitter', 'http', 'off'].map((value) => Type.Literal(value)),
-      {
-        default: 'auto',
-      },
-    ),
-    doc: 'Provider of direct-message (TWITTER) codes: auto (twitter when DEA_TWITTER_TOKEN is set, http when DEA_TWITTER_HTTP_URL is set, else outbox), outbox, twitter, http or off.',
-  },
-  DEA_DELIVERY_TIMEOUT_MS: {
-    schema: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
-    doc: 'Longest wait for one delivery attempt (connect, send and answer).',
-  },
-  DEA_DELIVERY_RETRIES: {
-    schema: Type.Integer({ minimum: 0, maximum: 5, default: 2 }),
-    doc: 'Further attempts after a transient failure (connection refused or reset, timeout, HTTP 5xx or 429, SMTP 4xx); never after a permanent one.',
-  },
-  DEA_DELIVERY_BACKOFF_MS: {
-    schema: Type.Integer({ minimum: 0, maximum: 30_000, default: 500 }),
-    doc: 'Wait before the first retry; doubles for each further retry (with jitter).',
-  },
-  DEA_DELIVERY_DEADLINE_MS: {
-    schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 12_000 }),
-    doc: 'Longest time one message may take over all its attempts: the answer to createAndSend never waits longer for delivery.',
-  },
-  DEA_SMTP_HOST: {
-    schema: Type.String({ pattern: '^[^\\s/]*$', default: '' }),
-    doc: 'SMTP server for e-mail codes; empty: no SMTP.',
-  },
-  DEA_SMTP_PORT: {
-    schema: Type.Integer({ minimum: 1, maximum: 65535, default: 587 }),
-    doc: 'SMTP port (587 submission with STARTTLS, 465 TLS, 25 relay).',
-  },
-  DEA_SMTP_SECURE: {
-    schema: Type.Union(
-      ['none', 'starttls', 'tls'].map((value) => Type.Literal(value)),
-      { default: 'starttls' },
-    ),
-    doc: 'SMTP protection: starttls (upgrade required, fails without it), tls (TLS from the start, port 465) or none (trusted local relay only).',
-  },
-  DEA_SMTP_CA_FILE: {
-    schema: Type.String({ default: '' }),
-    doc: "PEM file of the certificate authorities the SMTP server's certificate may chain to (a private CA), besides the system's; read at start.",
-  },
-  DEA_SMTP_USER: {
-    schema: Type.String({ default: '' }),
-    doc: 'SMTP user name; empty: no authentication.',
-  },
-  DEA_SMTP_PASSWORD: {
-    schema: Type.String({ default: '' }),
-    doc: 'SMTP password (never logged).',
-  },
-  DEA_SMTP_FROM: {
-    schema: Type.String({ default: '' }),
-    doc: 'From header of e-mail codes, e.g. Emergency Access <dea@example.com>; required with SMTP.',
-  },
-  DEA_TWITTER_API_URL: {
-    schema: Type.String({ pattern: '^https?://', default: 'https://api.twitter.com' }),
-    doc: 'Base URL of the X (Twitter) API v2 for direct messages.',
-  },
-  DEA_TWITTER_TOKEN: {
-    schema: Type.String({ default: '' }),
-    doc: 'OAuth 2.0 user-context bearer token with dm.write, users.read and tweet.read (never logged); empty: no X provider.',
-  },
-  ...gatewaySettings('SMS', 'SMS'),
-  ...gatewaySettings('VOICE', 'voice calls'),
-  ...gatewaySettings('TWITTER', 'direct messages'),
-  DEA_ALLOWED_PHONE_PREFIXES: {
-    schema: Type.String({ pattern: '^$|^\\+\\d{1,6}(\\s*,\\s*\\+\\d{1,6})*$', default: '' }),
-    doc: 'Comma-separated international prefixes (e.g. +49,+43) that sms and TELEPHONE numbers must start with; others get error 130. Empty: all.',
-  },
-  DEA_NOTIFY_OTHER_CHANNELS: {
-    schema: Type.Boolean({ default: true }),
-    doc: "When a code is issued or sent, send a short notice without the code to the user's other channels.",
-  },
-} as const;
 
 export const SETTINGS = {
   PORT: {
@@ -261,30 +82,6 @@ export const SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
     doc: 'A session ends this long after sign-in, used or not (AAL2: at most 12).',
   },
-  DEA_SIGNIN_MAX_FAILURES: {
-    schema: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
-    doc: 'Passwords checked for one user name from one client address within the window before that pair is locked; from all addresses together, before the user name is slowed down. Counted before the check, so parallel requests cannot exceed it.',
-  },
-  DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
-    doc: 'Passwords checked from one client address (all user names) within the window before the address is locked.',
-  },
-  DEA_SIGNIN_WINDOW_MINUTES: {
-    schema: Type.Integer({ minimum: 1, maximum: 1440, default: 15 }),
-    doc: 'Failures older than this are forgotten.',
-  },
-  DEA_SIGNIN_LOCK_MINUTES: {
-    schema: Type.Integer({ minimum: 1, maximum: 1440, default: 15 }),
-    doc: 'How long a locked user name or address must wait.',
-  },
-  DEA_SIGNIN_SLOWDOWN_MS: {
-    schema: Type.Integer({ minimum: 0, maximum: 60_000, default: 500 }),
-    doc: 'Once a user name has reached DEA_SIGNIN_MAX_FAILURES from all addresses, its passwords are checked at most once per this delay, doubling with each further attempt; 0: no slow-down.',
-  },
-  DEA_SIGNIN_SLOWDOWN_MAX_SECONDS: {
-    schema: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
-    doc: 'Longest delay of that slow-down: the longest the owner of a user name under attack waits on a clean address.',
-  },
   DEA_REQUEST_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
     doc: 'A request whose headers and body have not fully arrived this long after it began is answered 408 and its connection closed (checked every few seconds).',
@@ -301,38 +98,6 @@ export const SETTINGS = {
     schema: Type.String({ minLength: 1, default: 'UTC' }),
     doc: 'Time zone (IANA name such as Europe/Berlin) of times in messages for users without one of their own (dea user update --time-zone).',
   },
-  DEA_CODE_LENGTH: {
-    schema: Type.Integer({ minimum: 6, maximum: 64, default: 10 }),
-    doc: 'Default code length (a policy may set its own).',
-  },
-  DEA_CODE_ALPHABET: {
-    schema: Type.String({ minLength: 10, maxLength: 100, default: DEFAULT_CODE_ALPHABET }),
-    doc: 'Default code alphabet: no 0/O, 1/I look-alikes (a policy may set its own).',
-  },
-  DEA_CODE_VALIDITY_MINUTES: {
-    schema: Type.Integer({ minimum: 1, maximum: 10_080, default: 15 }),
-    doc: 'Default validity of a code in minutes.',
-  },
-  DEA_CODE_USES: {
-    schema: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
-    doc: 'Default number of uses of a code.',
-  },
-  DEA_CODE_MAX_UNUSED: {
-    schema: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
-    doc: 'Default maximum of unused, unexpired codes a user may hold (error 148 beyond).',
-  },
-  DEA_PASSWORD_HASH_COST: {
-    schema: Type.Integer({ minimum: 10, maximum: 20, default: 17 }),
-    doc: 'scrypt cost: log2 of N (17 = 128 MiB per hash, r=8, p=1).',
-  },
-  DEA_PASSWORD_HASH_CONCURRENCY: {
-    schema: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
-    doc: "Password hashes computed at once per instance; the rest of libuv's thread pool stays free for files and the page.",
-  },
-  DEA_PASSWORD_HASH_QUEUE: {
-    schema: Type.Integer({ minimum: 0, maximum: 10_000, default: 16 }),
-    doc: 'Sign-ins that may wait for a hashing slot; beyond them a sign-in gets error 140 with Retry-After.',
-  },
   DEA_DB_POOL_SIZE: {
     schema: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
     doc: 'PostgreSQL connections per instance.',
@@ -345,16 +110,10 @@ export const SETTINGS = {
     schema: Type.String({ default: '' }),
     doc: 'Folder of the built page and login application; empty: the one built in this checkout.',
   },
-  ...limitSettings,
+  ...signinSettings,
+  ...codeSettings,
+  ...sendLimitSettings,
   ...deliverySettings,
-  DEA_VERIFY_MAX_FAILURES: {
-    schema: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
-    doc: "Consecutive failed code verifications (API or RADIUS) that lock a user's codes; a success resets the count, a new code does not.",
-  },
-  DEA_VERIFY_LOCK_MINUTES: {
-    schema: Type.Integer({ minimum: 0, maximum: 10_080, default: 15 }),
-    doc: 'How long such a lock lasts (every verification fails meanwhile, consuming nothing); 0: until an operator unlocks the user.',
-  },
   ...radiusSettings,
 } as const;
 
@@ -387,10 +146,10 @@ export interface Config {
   timeZone: string;
   requestTimeoutMs: number;
   idleTimeoutMs: number;
-  signin: SigninThrottleSettings;
+  signin: SignInConfig['signin'];
   codeDefaults: CodeDefaults;
   passwordHashCost: number;
-  passwordHashing: { concurrency: number; queue: number };
+  passwordHashing: SignInConfig['passwordHashing'];
   dbPoolSize: number;
   catalogCacheMs: number;
   webDir: string;
@@ -398,14 +157,6 @@ export interface Config {
   delivery: DeliveryConfig;
   verification: VerificationSettings;
   radius: RadiusConfig;
-}
-
-export interface CodeDefaults {
-  codeLength: number;
-  codeAlphabet: string;
-  codeValidityMinutes: number;
-  codeUses: number;
-  maxUnusedCodes: number;
 }
 
 export class ConfigError extends Error {
@@ -594,11 +345,10 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       `${name}=${JSON.stringify(text)}${sourceOf(name)}: ${choices === undefined ? first.message : `must be one of ${choices.join(', ')}`}`,
     );
   }
-  const alphabet = (converted as Record<string, unknown>).DEA_CODE_ALPHABET;
-  if (typeof alphabet === 'string' && new Set(alphabet).size !== alphabet.length) {
-    problems.push('DEA_CODE_ALPHABET: must not repeat a character');
-  }
   const s = converted as Type.Static<typeof SettingsSchema>;
+  // Each area turns its own typed values into its part of the configuration.
+  const codes = codeConfigOf(s, problems);
+  const signIn = signInConfigOf(s);
   const settingText = (name: string): string => {
     const value = (converted as Record<string, unknown>)[name];
     return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
@@ -634,46 +384,14 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     timeZone: s.DEA_TIME_ZONE,
     requestTimeoutMs: s.DEA_REQUEST_TIMEOUT_SECONDS * 1000,
     idleTimeoutMs: s.DEA_IDLE_TIMEOUT_SECONDS * 1000,
-    signin: {
-      userLockAfter: s.DEA_SIGNIN_MAX_FAILURES,
-      addressLockAfter: s.DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS,
-      windowMs: s.DEA_SIGNIN_WINDOW_MINUTES * MINUTE,
-      lockMs: s.DEA_SIGNIN_LOCK_MINUTES * MINUTE,
-      slowdownMs: s.DEA_SIGNIN_SLOWDOWN_MS,
-      slowdownMaxMs: s.DEA_SIGNIN_SLOWDOWN_MAX_SECONDS * 1000,
-    },
-    codeDefaults: {
-      codeLength: s.DEA_CODE_LENGTH,
-      codeAlphabet: s.DEA_CODE_ALPHABET,
-      codeValidityMinutes: s.DEA_CODE_VALIDITY_MINUTES,
-      codeUses: s.DEA_CODE_USES,
-      maxUnusedCodes: s.DEA_CODE_MAX_UNUSED,
-    },
-    passwordHashCost: s.DEA_PASSWORD_HASH_COST,
-    passwordHashing: { concurrency: s.DEA_PASSWORD_HASH_CONCURRENCY, queue: s.DEA_PASSWORD_HASH_QUEUE },
+    ...signIn,
+    codeDefaults: codes.codeDefaults,
     dbPoolSize: s.DEA_DB_POOL_SIZE,
     catalogCacheMs: s.DEA_CATALOG_CACHE_SECONDS * 1000,
     webDir: s.DEA_WEB_DIR,
-    sendLimits: {
-      perUser: { max: s.DEA_SEND_LIMIT_PER_USER, windowMs: s.DEA_SEND_LIMIT_USER_WINDOW_MINUTES * MINUTE },
-      perRecipient: {
-        max: s.DEA_SEND_LIMIT_PER_RECIPIENT,
-        windowMs: s.DEA_SEND_LIMIT_RECIPIENT_WINDOW_MINUTES * MINUTE,
-      },
-      perAddress: {
-        max: s.DEA_SEND_LIMIT_PER_ADDRESS,
-        windowMs: s.DEA_SEND_LIMIT_ADDRESS_WINDOW_MINUTES * MINUTE,
-      },
-      perChannelType: {
-        max: s.DEA_SEND_LIMIT_PER_CHANNEL_TYPE,
-        windowMs: s.DEA_SEND_LIMIT_CHANNEL_TYPE_WINDOW_MINUTES * MINUTE,
-      },
-    },
+    sendLimits: sendLimitsOf(s),
     delivery,
-    verification: {
-      maxFailures: s.DEA_VERIFY_MAX_FAILURES,
-      lockMs: s.DEA_VERIFY_LOCK_MINUTES === 0 ? null : s.DEA_VERIFY_LOCK_MINUTES * MINUTE,
-    },
+    verification: codes.verification,
     radius,
   };
 }

@@ -1,5 +1,5 @@
 import { POLICY_CATEGORY_SELF_SERVICE, type PolicyOptions } from '@dea/contract';
-import type { CodeDefaults } from '../config.js';
+import type { CodeDefaults } from './code-settings.js';
 import type { Store } from '../store/store.js';
 import { notPermitted } from './api-error.js';
 import { resolvePolicy, sendsByChannel } from './policy.js';

@@ -1,4 +1,4 @@
-import type { CodeDefaults } from '../config.js';
+import type { CodeDefaults } from './code-settings.js';
 import type { Notices } from '../delivery/notices.js';
 import type { Store, User } from '../store/store.js';
 import type { Catalogs } from './catalogs.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CodeDefaults } from '../config.js';
+import type { CodeDefaults } from './code-settings.js';
 import { resolvePolicy, sendsByChannel } from './policy.js';
 
 const defaults: CodeDefaults = {

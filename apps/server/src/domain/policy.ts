@@ -1,6 +1,6 @@
 import { CHANNEL_DELIVERY_MODE, PolicyOptions } from '@dea/contract';
 import Value from 'typebox/value';
-import type { CodeDefaults } from '../config.js';
+import type { CodeDefaults } from './code-settings.js';
 
 /**
  * The emergency policy a user gets: the stored options of their group, each checked, with the

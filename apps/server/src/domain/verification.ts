@@ -1,6 +1,6 @@
 import type { AuditEventName } from './audit-events.js';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
-import type { CodeDefaults } from '../config.js';
+import type { CodeDefaults } from './code-settings.js';
 import type { Store, User, VerifyFailures } from '../store/store.js';
 import { consumeMatchingCode } from './codes.js';
 import { resolvePolicy } from './policy.js';
