@@ -1,6 +1,40 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
-import { entryConfig } from './build/entry-config.ts';
 
-// The emergency-access page; the login application has its own config file, built by the same
-// script (`vite build && vite build -c vite.login.config.ts`).
-export default defineConfig(entryConfig('dea'));
+const entries = fileURLToPath(new URL('./entries/', import.meta.url));
+const contractSource = fileURLToPath(new URL('../../packages/contract/src/index.ts', import.meta.url));
+const contractFolder = fileURLToPath(new URL('../../packages/contract/src/', import.meta.url));
+
+/**
+ * One multi-page build of both browser applications: the page (`dist/dea/index.html`, served at
+ * /dea/) and the login application (`dist/login/index.html`, served at DEA_LOGIN_PATH). Their
+ * modules are split into shared chunks under `dist/dea/assets/`, which both pages load from
+ * /dea/assets/, so the journey from the login form to the code downloads React once and the
+ * login application works at any path.
+ */
+export default defineConfig({
+  root: entries,
+  base: '/',
+  publicDir: false,
+  plugins: [react()],
+  resolve: { alias: { '@dea/contract': contractSource } },
+  build: {
+    outDir: fileURLToPath(new URL('./dist', import.meta.url)),
+    emptyOutDir: true,
+    assetsDir: 'dea/assets',
+    target: 'es2022',
+    assetsInlineLimit: 4096,
+    reportCompressedSize: true,
+    rolldownOptions: {
+      input: { dea: `${entries}dea/index.html`, login: `${entries}login/index.html` },
+      output: { chunkFileNames: 'dea/assets/shared-[hash].js' },
+      treeshake: {
+        // The contract's schema module builds TypeBox objects at load time; the page only
+        // uses its constants and helpers, so unused contract modules may be dropped whole.
+        moduleSideEffects: (id: string) => !id.startsWith(contractFolder),
+      },
+    },
+  },
+  server: { port: 5173, proxy: { '/dea/api': 'http://localhost:8080', '/login': 'http://localhost:8080' } },
+});

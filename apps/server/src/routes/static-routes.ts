@@ -27,6 +27,8 @@ export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: strin
       root: mount.dir,
       prefix: mount.prefix,
       decorateReply: !decorated,
+      // Our own Cache-Control below, not the plugin's 'public, max-age=0' on everything.
+      cacheControl: false,
       wildcard: true,
       index: ['index.html'],
       setHeaders(response, path) {
