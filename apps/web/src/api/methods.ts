@@ -30,8 +30,8 @@ import { request, requestResult } from './request';
 
 /** One function per call of spec section 7, and the login application's sign-in (DESIGN section 4). */
 
-export function getUserInfo(): Promise<UserInfo> {
-  return request<UserInfo>('userinfo', { method: 'POST', body: {} });
+export function getUserInfo(signal?: AbortSignal): Promise<UserInfo> {
+  return request<UserInfo>('userinfo', { method: 'POST', body: {}, ...(signal && { signal }) });
 }
 
 export async function getLanguageList(): Promise<Language[]> {
@@ -56,11 +56,12 @@ export function getMessages(messageFile: string): Promise<Messages> {
   return request<Messages>('message', { query: { lang: langParamOfMessageFile(messageFile) } });
 }
 
-export function getBranding(): Promise<BrandingEntry[]> {
+export function getBranding(signal?: AbortSignal): Promise<BrandingEntry[]> {
   return requestResult<BrandingEntry[]>('customizationConfig/getCurrentConfig', {
     method: 'POST',
     body: {},
     redirectOnSessionEnd: false,
+    ...(signal && { signal }),
   });
 }
 

@@ -15,6 +15,8 @@ export interface RequestOptions {
   query?: Readonly<Record<string, string | undefined>>;
   /** Public calls whose failure must not send the user to sign in (branding, spec section 8). */
   redirectOnSessionEnd?: boolean;
+  /** Cancels the call (the component that asked has gone). */
+  signal?: AbortSignal;
 }
 
 let acceptLanguage: string | undefined;
@@ -56,6 +58,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
       method,
       headers,
       credentials: 'same-origin',
+      ...(options.signal !== undefined && { signal: options.signal }),
       ...(method === 'GET' ? {} : { body: JSON.stringify(options.body ?? {}) }),
     });
   } catch (cause) {

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'react';
 import { getBranding } from '../../../api/methods';
+import { usePromise } from '../../../shared/hooks/use-promise';
 import { customBranding, type CustomBranding } from '../resolve-branding';
 
 /**
@@ -7,19 +7,13 @@ import { customBranding, type CustomBranding } from '../resolve-branding';
  * never sends the user to sign in (spec section 8).
  */
 export function useBranding(): CustomBranding | undefined {
-  const [branding, setBranding] = useState<CustomBranding>();
-  useEffect(() => {
-    let current = true;
-    getBranding().then(
-      (entries) => current && setBranding(customBranding(entries)),
-      (error: unknown) => {
-        console.error('Branding could not be loaded; the defaults apply', error);
-        if (current) setBranding({});
-      },
-    );
-    return () => {
-      current = false;
-    };
+  const loaded = usePromise(async (signal) => {
+    try {
+      return customBranding(await getBranding(signal));
+    } catch (error) {
+      if (!signal.aborted) console.error('Branding could not be loaded; the defaults apply', error);
+      return {};
+    }
   }, []);
-  return branding;
+  return loaded.state === 'fulfilled' ? loaded.value : undefined;
 }
