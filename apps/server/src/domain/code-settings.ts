@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import type { SettingValues } from '../setting-values.js';
 import type { VerificationSettings } from './verification.js';
 
 /** No 0/O and 1/I look-alikes: codes are read aloud and typed on phones. */
@@ -48,19 +49,11 @@ const MINUTE = 60_000;
 
 /** The codes part of the configuration, from the typed setting values; problems named. */
 export function codeConfigOf(
-  values: {
-    DEA_CODE_LENGTH: number;
-    DEA_CODE_ALPHABET: string;
-    DEA_CODE_VALIDITY_MINUTES: number;
-    DEA_CODE_USES: number;
-    DEA_CODE_MAX_UNUSED: number;
-    DEA_VERIFY_MAX_FAILURES: number;
-    DEA_VERIFY_LOCK_MINUTES: number;
-  },
+  values: SettingValues<typeof codeSettings>,
   problems: string[],
 ): { codeDefaults: CodeDefaults; verification: VerificationSettings } {
   const alphabet = values.DEA_CODE_ALPHABET;
-  if (typeof alphabet === 'string' && new Set(alphabet).size !== alphabet.length) {
+  if (new Set(alphabet).size !== alphabet.length) {
     problems.push('DEA_CODE_ALPHABET: must not repeat a character');
   }
   return {

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import type { SettingValues } from '../setting-values.js';
 import type { SendLimitSettings } from './send-limits.js';
 
 /** The abuse limits of sending codes (ADR 0006). */
@@ -39,33 +40,17 @@ export const sendLimitSettings = {
 
 const MINUTE = 60_000;
 
+const rule = (max: number, windowMinutes: number) => ({ max, windowMs: windowMinutes * MINUTE });
+
 /** The send limits of the typed setting values. */
-export function sendLimitsOf(values: {
-  DEA_SEND_LIMIT_PER_USER: number;
-  DEA_SEND_LIMIT_USER_WINDOW_MINUTES: number;
-  DEA_SEND_LIMIT_PER_RECIPIENT: number;
-  DEA_SEND_LIMIT_RECIPIENT_WINDOW_MINUTES: number;
-  DEA_SEND_LIMIT_PER_ADDRESS: number;
-  DEA_SEND_LIMIT_ADDRESS_WINDOW_MINUTES: number;
-  DEA_SEND_LIMIT_PER_CHANNEL_TYPE: number;
-  DEA_SEND_LIMIT_CHANNEL_TYPE_WINDOW_MINUTES: number;
-}): SendLimitSettings {
+export function sendLimitsOf(values: SettingValues<typeof sendLimitSettings>): SendLimitSettings {
   return {
-    perUser: {
-      max: values.DEA_SEND_LIMIT_PER_USER,
-      windowMs: values.DEA_SEND_LIMIT_USER_WINDOW_MINUTES * MINUTE,
-    },
-    perRecipient: {
-      max: values.DEA_SEND_LIMIT_PER_RECIPIENT,
-      windowMs: values.DEA_SEND_LIMIT_RECIPIENT_WINDOW_MINUTES * MINUTE,
-    },
-    perAddress: {
-      max: values.DEA_SEND_LIMIT_PER_ADDRESS,
-      windowMs: values.DEA_SEND_LIMIT_ADDRESS_WINDOW_MINUTES * MINUTE,
-    },
-    perChannelType: {
-      max: values.DEA_SEND_LIMIT_PER_CHANNEL_TYPE,
-      windowMs: values.DEA_SEND_LIMIT_CHANNEL_TYPE_WINDOW_MINUTES * MINUTE,
-    },
+    perUser: rule(values.DEA_SEND_LIMIT_PER_USER, values.DEA_SEND_LIMIT_USER_WINDOW_MINUTES),
+    perRecipient: rule(values.DEA_SEND_LIMIT_PER_RECIPIENT, values.DEA_SEND_LIMIT_RECIPIENT_WINDOW_MINUTES),
+    perAddress: rule(values.DEA_SEND_LIMIT_PER_ADDRESS, values.DEA_SEND_LIMIT_ADDRESS_WINDOW_MINUTES),
+    perChannelType: rule(
+      values.DEA_SEND_LIMIT_PER_CHANNEL_TYPE,
+      values.DEA_SEND_LIMIT_CHANNEL_TYPE_WINDOW_MINUTES,
+    ),
   };
 }

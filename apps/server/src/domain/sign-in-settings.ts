@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import type { SettingValues } from '../setting-values.js';
 import type { SigninThrottleSettings } from './signin-throttle.js';
 
 /** The settings of signing in: its limits (ADR 0008) and password hashing. */
@@ -50,17 +51,7 @@ export interface SignInConfig {
 }
 
 /** The sign-in part of the configuration, from the typed setting values. */
-export function signInConfigOf(values: {
-  DEA_SIGNIN_MAX_FAILURES: number;
-  DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: number;
-  DEA_SIGNIN_WINDOW_MINUTES: number;
-  DEA_SIGNIN_LOCK_MINUTES: number;
-  DEA_SIGNIN_SLOWDOWN_MS: number;
-  DEA_SIGNIN_SLOWDOWN_MAX_SECONDS: number;
-  DEA_PASSWORD_HASH_COST: number;
-  DEA_PASSWORD_HASH_CONCURRENCY: number;
-  DEA_PASSWORD_HASH_QUEUE: number;
-}): SignInConfig {
+export function signInConfigOf(values: SettingValues<typeof signinSettings>): SignInConfig {
   return {
     signin: {
       userLockAfter: values.DEA_SIGNIN_MAX_FAILURES,
