@@ -11,7 +11,7 @@ import { publicRoutes } from './routes/api/public-routes.js';
 import { userRoutes } from './routes/api/user-routes.js';
 import { verifyRoute } from './routes/api/verify-route.js';
 import { loginRoutes } from './routes/login-routes.js';
-import { operationsRoutes } from './routes/operations-routes.js';
+import { operationsRoutes, registerApiDocument } from './routes/operations-routes.js';
 import { outboxPage } from './routes/outbox-page.js';
 import { staticRoutes } from './routes/static-routes.js';
 
@@ -75,6 +75,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   // Notices still on their way finish before the store they write to is closed.
   app.addHook('onClose', async () => services.notices.settled());
 
+  // Before every route, so that the document sees each of them.
+  await registerApiDocument(app);
   await app.register(operationsRoutes, { metrics: services.metrics });
   await app.register(loginRoutes);
   await app.register(

@@ -162,9 +162,12 @@ export const CreateCodeRequest = Type.Object(
   strict,
 );
 export type CreateCodeRequest = Type.Static<typeof CreateCodeRequest>;
+
+/** A code as the page asks for it: both fields (spec section 7: return [id, password]). */
 export const CreatedCode = Type.Object({ id: Type.String(), password: Type.String() });
 export type CreatedCode = Type.Static<typeof CreatedCode>;
-export const CreateCodeResult = Type.Object({ rows: Type.Array(CreatedCode) });
+/** Each row holds the fields `return` asked for, no others. */
+export const CreateCodeResult = Type.Object({ rows: Type.Array(Type.Partial(CreatedCode)) });
 export type CreateCodeResult = Type.Static<typeof CreateCodeResult>;
 
 // POST tempPass/createAndSend

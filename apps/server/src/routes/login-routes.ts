@@ -1,9 +1,16 @@
-import { LOGIN_API_SESSION_PATH, LOGOUT_PATH, PAGE_BASE_PATH, SignInRequest } from '@dea/contract';
+import {
+  LOGIN_API_SESSION_PATH,
+  LOGOUT_PATH,
+  PAGE_BASE_PATH,
+  SignInRequest,
+  SignInResult,
+} from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { notPermitted } from '../domain/api-error.js';
 import { clearSessionCookies, sessionIdOf, setSessionCookies } from '../http/cookies.js';
 import { ok } from '../http/envelope.js';
+import { documented } from '../http/route-docs.js';
 
 export function origin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
@@ -19,19 +26,28 @@ function isSameOrigin(request: FastifyRequest): boolean {
 export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;
 
-  app.post(LOGIN_API_SESSION_PATH, { schema: { body: SignInRequest } }, async (request, reply) => {
-    if (!isSameOrigin(request)) throw notPermitted();
-    const { user, sessionId, xsrfToken } = await services.signIn.signIn({
-      ...request.body,
-      clientAddress: request.ip,
-      previousSessionId: sessionIdOf(request),
-    });
-    setSessionCookies(request, reply, sessionId, xsrfToken);
-    void reply.header('cache-control', 'no-store');
-    return ok({ username: user.username });
-  });
+  app.post(
+    LOGIN_API_SESSION_PATH,
+    {
+      schema: {
+        body: SignInRequest,
+        ...documented({ summary: 'Sign in', security: 'none', result: SignInResult }),
+      },
+    },
+    async (request, reply) => {
+      if (!isSameOrigin(request)) throw notPermitted();
+      const { user, sessionId, xsrfToken } = await services.signIn.signIn({
+        ...request.body,
+        clientAddress: request.ip,
+        previousSessionId: sessionIdOf(request),
+      });
+      setSessionCookies(request, reply, sessionId, xsrfToken);
+      void reply.header('cache-control', 'no-store');
+      return ok({ username: user.username });
+    },
+  );
 
-  app.get(LOGOUT_PATH, async (request, reply) => {
+  app.get(LOGOUT_PATH, { schema: { hide: true } }, async (request, reply) => {
     // Another site may link or redirect here; only the product's own pages (or a typed URL) end
     // the session. The navigation stays what the spec says.
     const fromAnotherSite = request.headers['sec-fetch-site'] === 'cross-site';

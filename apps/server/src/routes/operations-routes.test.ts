@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
-import { DOCUMENTED_ROUTES } from '../observability/openapi-document.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
 /** Routes of the API as Fastify has them, read from its radix tree (children extend their parent). */
@@ -96,15 +95,18 @@ describe('operations', () => {
 
   it('describes every API route in the OpenAPI document, and serves a browsable reference', async () => {
     t = await createTestApp('sqlite');
-    expect([...DOCUMENTED_ROUTES].sort()).toEqual(apiRoutes(t));
     const document = (await t.app.inject({ url: '/dea/api/docs/json' })).json();
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.paths).sort()).toEqual(
-      [...new Set(DOCUMENTED_ROUTES.map((route) => route.split(' ')[1]))].sort(),
-    );
+    // Derived from the routes: every API route is in it, with its method, and nothing else.
+    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, operations]) =>
+        Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+      )
+      .sort();
+    expect(documented).toEqual(apiRoutes(t));
     const create = document.paths['/dea/api/tempPass/create'].post;
     expect(create.requestBody.content['application/json'].schema.properties.count).toMatchObject({
-      const: 1,
+      enum: [1],
     });
     expect(create.responses['403']).toBeDefined();
     const reference = await t.app.inject({ url: '/dea/api/docs/' });

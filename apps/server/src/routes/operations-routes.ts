@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Metrics } from '../observability/metrics.js';
-import { openApiDocument } from '../observability/openapi-document.js';
+import { APP_VERSION } from '@dea/contract';
 
 const READINESS_TIMEOUT_MS = 2_000;
 
@@ -11,12 +11,13 @@ const READINESS_TIMEOUT_MS = 2_000;
  * metrics, and the OpenAPI document with a browsable reference at /dea/api/docs.
  */
 export const operationsRoutes: FastifyPluginAsync<{ metrics: Metrics }> = async (app, { metrics }) => {
-  app.get('/healthz', async (_request, reply) => {
+  const hidden = { schema: { hide: true } };
+  app.get('/healthz', hidden, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     return { status: 'ok' };
   });
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', hidden, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     const timeout = new Promise<never>((_resolve, reject) => {
       setTimeout(() => reject(new Error('store did not answer in time')), READINESS_TIMEOUT_MS).unref();
@@ -30,11 +31,45 @@ export const operationsRoutes: FastifyPluginAsync<{ metrics: Metrics }> = async 
     }
   });
 
-  app.get('/metrics', async (_request, reply) => {
+  app.get('/metrics', hidden, async (_request, reply) => {
     void reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store');
     return metrics.registry.metrics();
   });
-
-  await app.register(swagger, { mode: 'static', specification: { document: openApiDocument() as never } });
-  await app.register(swaggerUi, { routePrefix: '/dea/api/docs' });
 };
+
+/**
+ * The OpenAPI document, derived from what every route declares (request, summary, who may call
+ * it, every answer): registered before the routes, so it sees each of them.
+ */
+export async function registerApiDocument(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Emergency Access API',
+        version: APP_VERSION,
+        description:
+          'Every answer but userinfo and message is the envelope {error, message, result}. Error numbers: 0 ok, 1 internal, 2 invalid request, 3 not permitted, 130 unknown channel or recipient, 140 too many requests, 148 code store full, 150 delivery failed.',
+      },
+      components: {
+        securitySchemes: {
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'dea_session',
+            description: 'Behind TLS the cookie is named __Host-dea_session',
+          },
+          xsrfToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-XSRF-TOKEN',
+            description:
+              'The value of the XSRF-TOKEN cookie (__Host-XSRF-TOKEN behind TLS), on every non-GET call',
+          },
+          serviceKey: { type: 'http', scheme: 'bearer', description: 'A service key: dea_<id>.<secret>' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/dea/api/docs' });
+}

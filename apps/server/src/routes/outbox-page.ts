@@ -24,7 +24,7 @@ function maskedRecipient(type: string, recipient: string): string {
  * 404). Recipients stay masked as everywhere in the browser; every value is escaped.
  */
 export const outboxPage: FastifyPluginAsync = async (app) => {
-  app.get(OUTBOX_PAGE_PATH, { onRequest: requireSession }, async (request, reply) => {
+  app.get(OUTBOX_PAGE_PATH, { onRequest: requireSession, schema: { hide: true } }, async (request, reply) => {
     const { store, keys } = app.services;
     const userId = request.signedIn?.user.id ?? '';
     // Only types that go to the outbox now: once a real provider is configured for a type, its

@@ -12,7 +12,7 @@ export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: strin
   app,
   options,
 ) => {
-  app.get('/', (_request, reply) => reply.redirect(PAGE_BASE_PATH, 302));
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect(PAGE_BASE_PATH, 302));
   const mounts = [
     { prefix: PAGE_BASE_PATH, dir: join(options.webDir, 'dea') },
     { prefix: options.loginPath, dir: join(options.webDir, 'login') },

@@ -88,8 +88,9 @@ export async function createCode(userId: string, locale: string): Promise<Create
   };
   const result = await requestResult<CreateCodeResult>('tempPass/create', { method: 'POST', body });
   const row = result.rows[0];
-  if (row === undefined) throw new NetworkError('tempPass/create answered no code');
-  return row;
+  if (row?.id === undefined || row.password === undefined)
+    throw new NetworkError('tempPass/create answered no code');
+  return { id: row.id, password: row.password };
 }
 
 /** Sends a new code to a recipient reference; answers the masked recipient. */

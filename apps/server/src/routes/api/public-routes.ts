@@ -1,6 +1,15 @@
-import { BRANDING_NAMES, EmptyRequest, MessageQuery, type BrandingEntry } from '@dea/contract';
+import {
+  BRANDING_NAMES,
+  BrandingList,
+  EmptyRequest,
+  LanguageList,
+  MessageDictionary,
+  MessageQuery,
+  type BrandingEntry,
+} from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+import { documented } from '../../http/route-docs.js';
 
 const KNOWN = new Set<string>(BRANDING_NAMES);
 
@@ -12,20 +21,44 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { catalogs, store } = app.services;
 
   // Spec section 7: "result: list of languages", in the envelope like every call but userinfo and message.
-  app.get('/resourceFile/getLanguageList', async (_request, reply) => {
-    void reply.header('cache-control', 'no-cache');
-    return ok(await catalogs.languages());
-  });
+  app.get(
+    '/resourceFile/getLanguageList',
+    { schema: documented({ summary: 'Languages with a catalog', security: 'none', result: LanguageList }) },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'no-cache');
+      return ok(await catalogs.languages());
+    },
+  );
 
-  app.get('/message', { schema: { querystring: MessageQuery } }, async (request, reply) => {
-    const language = await catalogs.choose([request.query.lang]);
-    void reply.header('cache-control', 'no-cache').header('content-language', language.replace('_', '-'));
-    return catalogs.dictionary(language);
-  });
+  app.get(
+    '/message',
+    {
+      schema: {
+        querystring: MessageQuery,
+        ...documented({
+          summary: 'The message catalog of a language',
+          security: 'none',
+          result: MessageDictionary,
+          bare: true,
+        }),
+      },
+    },
+    async (request, reply) => {
+      const language = await catalogs.choose([request.query.lang]);
+      void reply.header('cache-control', 'no-cache').header('content-language', language.replace('_', '-'));
+      return catalogs.dictionary(language);
+    },
+  );
 
   app.post(
     '/customizationConfig/getCurrentConfig',
-    { preValidation: emptyBodyAsObject, schema: { body: EmptyRequest } },
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        body: EmptyRequest,
+        ...documented({ summary: 'Branding entries', security: 'none', result: BrandingList }),
+      },
+    },
     async () => {
       const entries = await store.branding.list();
       return ok(entries.filter((entry: BrandingEntry) => KNOWN.has(entry.name)));

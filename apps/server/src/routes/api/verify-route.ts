@@ -1,9 +1,10 @@
-import { ErrorNumber, VerifyRequest, type VerifyResult } from '@dea/contract';
+import { ErrorNumber, VerifyRequest, VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/api-error.js';
 import { authenticateServiceKey } from '../../domain/service-keys.js';
 import { ok } from '../../http/envelope.js';
+import { documented } from '../../http/route-docs.js';
 
 const unauthorized = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
 
@@ -19,23 +20,36 @@ function bearer(request: FastifyRequest): string | undefined {
  */
 export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;
-  app.post('/tempPass/verify', { schema: { body: VerifyRequest } }, async (request) => {
-    const serviceKey = await authenticateServiceKey(
-      services.store,
-      services.keys.serviceKey,
-      bearer(request),
-      'verify',
-    );
-    if (serviceKey === undefined) throw unauthorized();
-    const { userId, code } = request.body;
-    // Wrong, expired, used and locked codes all answer { valid: false }; only the audit log tells.
-    const outcome = await services.verification.verify({
-      user: await services.store.users.findById(userId),
-      code,
-      actor: `service-key:${serviceKey.name}`,
-      clientAddress: request.ip,
-      now: services.now(),
-    });
-    return ok({ valid: outcome.valid } satisfies VerifyResult);
-  });
+  app.post(
+    '/tempPass/verify',
+    {
+      schema: {
+        body: VerifyRequest,
+        ...documented({
+          summary: 'Verify (and consume) a code',
+          security: 'serviceKey',
+          result: VerifyResult,
+        }),
+      },
+    },
+    async (request) => {
+      const serviceKey = await authenticateServiceKey(
+        services.store,
+        services.keys.serviceKey,
+        bearer(request),
+        'verify',
+      );
+      if (serviceKey === undefined) throw unauthorized();
+      const { userId, code } = request.body;
+      // Wrong, expired, used and locked codes all answer { valid: false }; only the audit log tells.
+      const outcome = await services.verification.verify({
+        user: await services.store.users.findById(userId),
+        code,
+        actor: `service-key:${serviceKey.name}`,
+        clientAddress: request.ip,
+        now: services.now(),
+      });
+      return ok({ valid: outcome.valid } satisfies VerifyResult);
+    },
+  );
 };
