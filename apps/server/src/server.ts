@@ -141,6 +141,8 @@ function failedToStart(message: string, details: Record<string, unknown> = {}): 
 main().catch((error: unknown) => {
   // A store that cannot be used is the operator's to fix: the cause and the setting, no stack.
   if (error instanceof StoreError) failedToStart(error.message);
-  if (error instanceof Error) failedToStart(error.message, { err: error });
+  // Anything else is unexpected: the stack trace goes with it, at a terminal and in the log.
+  if (error instanceof Error)
+    failedToStart(process.stderr.isTTY ? (error.stack ?? error.message) : error.message, { err: error });
   failedToStart(String(error));
 });

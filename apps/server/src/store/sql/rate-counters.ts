@@ -1,36 +1,9 @@
 import type { RateCounterRepository, RateLimit } from '../store.js';
-import type { Db } from './db.js';
-
-/** Thrown inside the transaction to roll back every take when one limit refuses. */
-class LimitReached extends Error {
-  constructor(
-    readonly subject: string,
-    readonly retryAfterMs: number,
-  ) {
-    super(`limit reached: ${subject}`);
-  }
-}
+import { allOrNone, SubjectRefused, type Db } from './db.js';
 
 export function rateCounterRepository(db: Db): RateCounterRepository {
   return {
-    async take(limits, at) {
-      // Subjects in one fixed order: two transactions never wait on each other's rows crosswise
-      // (no deadlock on PostgreSQL). SQLite runs one transaction at a time anyway.
-      const ordered = [...limits].sort((a, b) =>
-        a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0,
-      );
-      try {
-        await db.transaction().execute(async (trx) => {
-          for (const limit of ordered) await takeOne(trx, limit, at);
-        });
-        return { allowed: true };
-      } catch (error) {
-        if (error instanceof LimitReached) {
-          return { allowed: false, subject: error.subject, retryAfterMs: error.retryAfterMs };
-        }
-        throw error;
-      }
-    },
+    take: (limits, at) => allOrNone(db, limits, (trx, limit) => takeOne(trx, limit, at)),
     async purge(now) {
       const result = await db
         .deleteFrom('rate_counters')
@@ -69,6 +42,6 @@ async function takeOne(trx: Db, limit: RateLimit, at: number): Promise<void> {
     .returning(['count', 'window_ends_at'])
     .executeTakeFirstOrThrow();
   if (Number(row.count) > limit.max) {
-    throw new LimitReached(limit.subject, Math.max(0, Number(row.window_ends_at) - at));
+    throw new SubjectRefused(limit.subject, Math.max(0, Number(row.window_ends_at) - at));
   }
 }

@@ -1,5 +1,5 @@
 import type { SigninAttemptLimit, SigninFailureRepository, SigninFailures } from '../store.js';
-import type { Db, Dialect } from './db.js';
+import { allOrNone, SubjectRefused, type Db, type Dialect } from './db.js';
 
 function toFailures(row: {
   failures: number;
@@ -13,21 +13,8 @@ function toFailures(row: {
   };
 }
 
-/** Thrown inside the transaction to roll back every count when one subject is locked. */
-class Locked extends Error {
-  constructor(
-    readonly subject: string,
-    readonly retryAfterMs: number,
-  ) {
-    super(`sign-in locked: ${subject}`);
-  }
-}
-
-const bySubject = (a: SigninAttemptLimit, b: SigninAttemptLimit): number =>
-  a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0;
-
 export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailureRepository {
-  /** Counts one attempt of the subject inside the transaction; throws Locked when it may not try. */
+  /** Counts one attempt of the subject inside the transaction; throws SubjectRefused when it may not try. */
   async function reserveOne(trx: Db, limit: SigninAttemptLimit, at: number): Promise<void> {
     // The row exists before it is read, so that PostgreSQL's row lock queues every concurrent
     // attempt of this subject, on every instance, behind this transaction.
@@ -40,7 +27,7 @@ export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailure
     if (dialect === 'postgres') query = query.forUpdate();
     const current = toFailures(await query.executeTakeFirstOrThrow());
     if (current.lockedUntil !== null && current.lockedUntil > at) {
-      throw new Locked(limit.subject, current.lockedUntil - at);
+      throw new SubjectRefused(limit.subject, current.lockedUntil - at);
     }
     const stale = current.lastFailureAt < at - limit.windowMs;
     const attempts = (stale ? 0 : current.failures) + 1;
@@ -64,21 +51,7 @@ export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailure
         .executeTakeFirst();
       return row && toFailures(row);
     },
-    async reserve(limits, at) {
-      // Subjects in one fixed order: two transactions never wait on each other's rows crosswise.
-      const ordered = [...limits].sort(bySubject);
-      try {
-        await db.transaction().execute(async (trx) => {
-          for (const limit of ordered) await reserveOne(trx, limit, at);
-        });
-        return { allowed: true };
-      } catch (error) {
-        if (error instanceof Locked) {
-          return { allowed: false, subject: error.subject, retryAfterMs: error.retryAfterMs };
-        }
-        throw error;
-      }
-    },
+    reserve: (limits, at) => allOrNone(db, limits, (trx, limit) => reserveOne(trx, limit, at)),
     async release(subject, max) {
       // One statement: concurrent releases and reservations of the subject never lose a count.
       await db
