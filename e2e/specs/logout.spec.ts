@@ -14,6 +14,31 @@ test('Cancel keeps the user on the page', async ({ page }) => {
   const confirm = page.getByRole('dialog', { name: 'Log out' });
   await expect(confirm).toContainText('Do you really want to log out?');
   await expectNoAxeViolations(page);
+  await expect(confirm.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  // The page behind the native modal dialog is inert: Tab, either way round, visits the dialog's
+  // controls and the browser's own, never the page's.
+  const visited = new Set<string>();
+  for (const key of ['Tab', 'Tab', 'Tab', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+    await page.keyboard.press(key);
+    const focused = await page.evaluate(() => {
+      const active = document.activeElement;
+      if (active === null || active === document.body) return 'outside the document';
+      return document.querySelector('dialog')?.contains(active) === true ? active.textContent : 'page';
+    });
+    expect(focused).not.toBe('page');
+    visited.add(focused ?? '');
+  }
+  expect([...visited].filter((name) => name !== 'outside the document').sort()).toEqual([
+    'Cancel',
+    'Log out',
+    '×',
+  ]);
+  expect(await page.evaluate(() => document.elementFromPoint(5, 5)?.tagName)).toBe('DIALOG');
+  await page.keyboard.press('Escape');
+  await expect(confirm).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'User menu' })).toBeFocused();
+
+  await clickLogoutInMenu(page);
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   await expect(confirm).toHaveCount(0);
   await expect(page).toHaveURL(/\/dea\/(#\/)?$/);
@@ -32,7 +57,10 @@ test('Logout ends the session and lands on the logout page, which leads back to 
   await expect(page).toHaveURL(/\/dea\/#\/logoutLanding\?ep=/);
   const landing = page.getByRole('dialog', { name: 'You have been logged out' });
   await expect(landing).toContainText('Your session has ended. To continue, log in again.');
+  // Twice: the browser lets a page refuse one close request, the dialog refuses every one.
   await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await page.mouse.click(5, 5);
   await expect(landing).toBeVisible();
   await expectNoAxeViolations(page);
 

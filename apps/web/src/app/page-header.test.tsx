@@ -99,20 +99,16 @@ describe('keyboard', () => {
     expect(document.activeElement).toBe(button);
   });
 
-  it('keeps focus inside an open modal', async () => {
+  // The focus trap and the inert page of the native dialog are shown in Chromium (logout.spec.ts).
+  it('opens the logout confirmation as a modal dialog with focus on Cancel', async () => {
     const { user } = renderPage();
     await pageReady();
     const dialog = await openLogoutConfirmation(user);
-    const [cancel, , logout] = [
-      within(dialog).getByRole('button', { name: text('en', 'cancel') }),
-      null,
-      within(dialog).getByRole('button', { name: text('en', 'logout') }),
-    ];
+    const cancel = within(dialog).getByRole('button', { name: text('en', 'cancel') });
+    const logout = within(dialog).getByRole('button', { name: text('en', 'logout') });
     expect(document.activeElement).toBe(cancel);
     await user.tab();
     expect(document.activeElement).toBe(logout);
-    await user.tab();
-    expect(dialog.contains(document.activeElement)).toBe(true);
-    expect(document.getElementById('root')?.inert).toBe(true);
+    expect(dialog).toHaveAttribute('open');
   });
 });

@@ -1,4 +1,13 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import {
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type MouseEvent,
+  type ReactNode,
+  type SyntheticEvent,
+} from 'react';
 import { createPortal } from 'react-dom';
 import { MODAL_CLOSE_ANIMATION_SECONDS } from '@dea/contract';
 
@@ -24,22 +33,28 @@ function prefersReducedMotion(): boolean {
   );
 }
 
-/** While a modal is open the page behind it is inert: no focus, no clicks, hidden from readers. */
-function useInertPage(active: boolean): void {
+/**
+ * Keeps the element mounted while it fades out: true while open, and for the spec's 0.2 s after it
+ * closes (none when the user asks for reduced motion).
+ */
+function useMountedWhileClosing(open: boolean): boolean {
+  const [mounted, setMounted] = useState(open);
   useEffect(() => {
-    if (!active) return;
-    const page = document.getElementById('root');
-    if (page === null) return;
-    page.inert = true;
-    return () => {
-      page.inert = false;
-    };
-  }, [active]);
+    if (open) {
+      setMounted(true);
+      return;
+    }
+    const delay = prefersReducedMotion() ? 0 : MODAL_CLOSE_ANIMATION_SECONDS * 1000;
+    const timer = window.setTimeout(() => setMounted(false), delay);
+    return () => window.clearTimeout(timer);
+  }, [open]);
+  return mounted;
 }
 
 /**
- * A dialog over the page: focus moves into it and stays there, and returns where it was when the
- * dialog closes. Closing fades out for the spec's 0.2 s (none when the user asks for reduced motion).
+ * A native modal `<dialog>`: the browser keeps focus inside it and makes the page behind it inert.
+ * Focus lands on the footer's first action and returns where it was when the dialog closes; the
+ * fade-in and fade-out are CSS transitions on `[open]` (styles/_modal.scss).
  */
 export function Modal({
   open,
@@ -54,82 +69,65 @@ export function Modal({
 }: ModalProps) {
   const titleId = useId();
   const bodyId = useId();
-  const dialogRef = useRef<HTMLDivElement>(null);
-  const returnFocusTo = useRef<HTMLElement | null>(null);
-  const [rendered, setRendered] = useState(open);
-  const [shown, setShown] = useState(false);
+  const dialogRef = useRef<HTMLDialogElement>(null);
+  const mounted = useMountedWhileClosing(open);
+  const wantedOpen = useRef(open);
+  wantedOpen.current = open;
 
   useEffect(() => {
-    if (open) {
-      setRendered(true);
-      return;
-    }
-    setShown(false);
-    const delay = prefersReducedMotion() ? 0 : MODAL_CLOSE_ANIMATION_SECONDS * 1000;
-    const timer = window.setTimeout(() => setRendered(false), delay);
-    return () => window.clearTimeout(timer);
-  }, [open]);
-
-  // Declared before the focus effect: on closing, the page must be usable again before focus returns.
-  useInertPage(open && rendered);
-
-  useEffect(() => {
-    if (!open || !rendered) return;
-    returnFocusTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const dialog = dialogRef.current;
+    if (!open || !mounted || dialog === null) return;
+    const returnFocusTo = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (!dialog.open) dialog.showModal();
     // The footer's first action (Cancel, OK, back to login) is the safe default to land on.
-    const first = dialog?.querySelector('.modal-footer')?.querySelector<HTMLElement>(FOCUSABLE) ?? dialog;
-    first?.focus();
-    const frame = window.requestAnimationFrame(() => setShown(true));
+    dialog.querySelector('.modal-footer')?.querySelector<HTMLElement>(FOCUSABLE)?.focus();
     return () => {
-      window.cancelAnimationFrame(frame);
-      const target = returnFocusTo.current;
-      if (target?.isConnected) target.focus();
+      // Closed as soon as it is meant to close, so the page is usable again during the fade-out.
+      dialog.close();
+      if (returnFocusTo?.isConnected) returnFocusTo.focus();
     };
-  }, [open, rendered]);
+  }, [open, mounted]);
 
-  if (!rendered) return null;
+  if (!mounted) return null;
 
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === 'Escape') {
-      event.stopPropagation();
-      onClose?.();
-      return;
-    }
-    if (event.key !== 'Tab' || dialogRef.current === null) return;
-    const focusable = [...dialogRef.current.querySelectorAll<HTMLElement>(FOCUSABLE)];
-    const first = focusable[0];
-    const last = focusable[focusable.length - 1];
-    if (first === undefined || last === undefined) {
-      event.preventDefault();
-      return;
-    }
-    if (
-      event.shiftKey &&
-      (document.activeElement === first || document.activeElement === dialogRef.current)
-    ) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first.focus();
-    }
+  // Escape is the user's request to dismiss; the browser's own close request (the `cancel` event)
+  // is always refused so that the dialog's state stays the page's, not the browser's.
+  const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    event.stopPropagation();
+    onClose?.();
+  };
+  const onCancel = (event: SyntheticEvent<HTMLDialogElement>) => {
+    event.preventDefault();
+    onClose?.();
+  };
+  // A close the page did not ask for (a platform's back gesture, say) dismisses a dismissible
+  // dialog and is undone for one that may not be dismissed.
+  const onNativeClose = (event: SyntheticEvent<HTMLDialogElement>) => {
+    if (!wantedOpen.current) return;
+    if (onClose) onClose();
+    else event.currentTarget.showModal();
+  };
+  // A click on the backdrop reaches the dialog element itself; clicks on its content reach a child.
+  const onClick = (event: MouseEvent<HTMLDialogElement>) => {
+    if (event.target === event.currentTarget) onClose?.();
   };
 
   const Title = titleLevel === 1 ? 'h1' : 'h2';
   return createPortal(
-    <div className={`modal-layer${shown && open ? ' show' : ''}`} data-testid={testId}>
-      <div className="modal-backdrop" onClick={onClose} aria-hidden="true" />
-      <div
-        ref={dialogRef}
-        className={`modal-dialog modal-${size}`}
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        aria-describedby={bodyId}
-        tabIndex={-1}
-        onKeyDown={onKeyDown}
-      >
+    <dialog
+      ref={dialogRef}
+      className={`modal-dialog modal-${size}`}
+      aria-labelledby={titleId}
+      aria-describedby={bodyId}
+      data-testid={testId}
+      onKeyDown={onKeyDown}
+      onCancel={onCancel}
+      onClose={onNativeClose}
+      onClick={onClick}
+    >
+      <div className="modal-content">
         <div className="modal-header">
           <Title id={titleId} className="modal-title">
             {title}
@@ -145,7 +143,7 @@ export function Modal({
         </div>
         <div className="modal-footer">{footer}</div>
       </div>
-    </div>,
+    </dialog>,
     document.body,
   );
 }
