@@ -34,20 +34,26 @@ export function getUserInfo(signal?: AbortSignal): Promise<UserInfo> {
   return request<UserInfo>('userinfo', { method: 'POST', body: {}, ...(signal && { signal }) });
 }
 
-export async function getLanguageList(): Promise<Language[]> {
+export async function getLanguageList(signal?: AbortSignal): Promise<Language[]> {
   // Spec section 7: the list is the envelope's result.
-  const answer = await request<EnvelopeOf<Language[]>>('resourceFile/getLanguageList');
+  const answer = await request<EnvelopeOf<Language[]>>('resourceFile/getLanguageList', {
+    ...(signal && { signal }),
+  });
   const list = answer.result;
   if (!Array.isArray(list)) throw new NetworkError('the language list is not a list');
   return list;
 }
 
-export async function getUserLocale(userId: string): Promise<string | undefined> {
+export async function getUserLocale(userId: string, signal?: AbortSignal): Promise<string | undefined> {
   const body: UserGetRequest = {
     match: [{ field: 'id', op: 'eq', value: userId }],
     return: ['id', 'userLocale'],
   };
-  const result = await requestResult<UserGetResult>('user/get', { method: 'POST', body });
+  const result = await requestResult<UserGetResult>('user/get', {
+    method: 'POST',
+    body,
+    ...(signal && { signal }),
+  });
   return result.userLocale;
 }
 
@@ -65,19 +71,27 @@ export function getBranding(signal?: AbortSignal): Promise<BrandingEntry[]> {
   });
 }
 
-export async function getPolicy(userId: string): Promise<PolicyOptions> {
+export async function getPolicy(userId: string, signal?: AbortSignal): Promise<PolicyOptions> {
   const body: PolicyRequest = {
     user: { id: userId },
     category: { name: POLICY_CATEGORY_SELF_SERVICE },
     return: ['options'],
   };
-  const result = await requestResult<PolicyResult>('user/getPolicy', { method: 'POST', body });
+  const result = await requestResult<PolicyResult>('user/getPolicy', {
+    method: 'POST',
+    body,
+    ...(signal && { signal }),
+  });
   return result.options;
 }
 
-export function queryAvailableChannels(userId: string): Promise<ChannelMap> {
+export function queryAvailableChannels(userId: string, signal?: AbortSignal): Promise<ChannelMap> {
   const body: ChannelsRequest = { action: CHANNEL_QUERY_ACTION, user: { id: userId } };
-  return requestResult<ChannelMap>('user/queryAvailableChannels', { method: 'POST', body });
+  return requestResult<ChannelMap>('user/queryAvailableChannels', {
+    method: 'POST',
+    body,
+    ...(signal && { signal }),
+  });
 }
 
 export async function createCode(userId: string, locale: string): Promise<CreatedCode> {

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 
 /** The page's two routes (spec section 2). */
 export type Route = { name: 'main' } | { name: 'logoutLanding'; query: URLSearchParams };
@@ -23,18 +23,22 @@ export function parseHash(hash: string, search: string): { route: Route; redirec
   return { route: { name: 'main' }, redirectToRoot: path !== '' };
 }
 
-function currentRoute(): Route {
-  const { route, redirectToRoot } = parseHash(window.location.hash, window.location.search);
-  if (redirectToRoot) window.history.replaceState(window.history.state, '', '#/');
-  return route;
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener('hashchange', onChange);
+  return () => window.removeEventListener('hashchange', onChange);
 }
 
+const locationNow = () => `${window.location.hash}\n${window.location.search}`;
+
+/** The route of the address bar, following hash changes; an unknown hash is replaced by '#/'. */
 export function useHashRoute(): Route {
-  const [route, setRoute] = useState(currentRoute);
+  const location = useSyncExternalStore(subscribe, locationNow);
+  const { route, redirectToRoot } = useMemo(() => {
+    const [hash = '', search = ''] = location.split('\n');
+    return parseHash(hash, search);
+  }, [location]);
   useEffect(() => {
-    const update = () => setRoute(currentRoute());
-    window.addEventListener('hashchange', update);
-    return () => window.removeEventListener('hashchange', update);
-  }, []);
+    if (redirectToRoot) window.history.replaceState(window.history.state, '', '#/');
+  }, [redirectToRoot]);
   return route;
 }

@@ -5,7 +5,7 @@ import { App } from '../app/app';
 import { browserLocation } from '../shared/browser-location';
 
 /**
- * Renders the page as the browser would start it: inside #root (modals make #root inert), at a
+ * Renders the page as the browser would start it: inside #root, at a
  * given hash route.
  */
 export function renderPage(hash = '#/') {

@@ -1,6 +1,6 @@
 import { act, renderHook } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { usePromise } from './use-promise';
+import { usePromise, valueOf } from './use-promise';
 
 function deferred<T>() {
   let resolve!: (value: T) => void;
@@ -48,5 +48,18 @@ describe('usePromise', () => {
     expect(result.current).toEqual({ state: 'fulfilled', value: 'fresh' });
     unmount();
     expect(calls[1]?.signal.aborted).toBe(true);
+  });
+
+  it('is idle while there is nothing to do, and starts when the inputs ask for it', async () => {
+    const call = deferred<string>();
+    const { result, rerender } = renderHook(
+      ({ ready }: { ready: boolean }) => usePromise(() => (ready ? call.promise : undefined), [ready]),
+      { initialProps: { ready: false } },
+    );
+    expect(result.current).toEqual({ state: 'idle' });
+    rerender({ ready: true });
+    expect(result.current).toEqual({ state: 'pending' });
+    await act(async () => call.resolve('now'));
+    expect(valueOf(result.current)).toBe('now');
   });
 });

@@ -1,22 +1,32 @@
 import { useEffect, useState, type DependencyList } from 'react';
 
 export type PromiseState<T> =
-  { state: 'pending' } | { state: 'fulfilled'; value: T } | { state: 'rejected'; error: unknown };
+  | { state: 'idle' }
+  | { state: 'pending' }
+  | { state: 'fulfilled'; value: T }
+  | { state: 'rejected'; error: unknown };
 
 /**
  * Runs `start` when the component mounts and whenever `deps` change, and answers where it stands.
- * The signal aborts when the component leaves or `deps` change: the call is cancelled and a late
- * answer is never applied.
+ * `start` answers `undefined` when there is nothing to do yet (state 'idle'; 'pending' until the
+ * first run has told). The signal aborts
+ * when the component leaves or `deps` change: the call is cancelled and a late answer is never
+ * applied.
  */
 export function usePromise<T>(
-  start: (signal: AbortSignal) => Promise<T>,
+  start: (signal: AbortSignal) => Promise<T> | undefined,
   deps: DependencyList,
 ): PromiseState<T> {
   const [state, setState] = useState<PromiseState<T>>({ state: 'pending' });
   useEffect(() => {
     const controller = new AbortController();
+    const running = start(controller.signal);
+    if (running === undefined) {
+      setState({ state: 'idle' });
+      return;
+    }
     setState({ state: 'pending' });
-    start(controller.signal).then(
+    running.then(
       (value) => !controller.signal.aborted && setState({ state: 'fulfilled', value }),
       (error: unknown) => !controller.signal.aborted && setState({ state: 'rejected', error }),
     );
@@ -25,4 +35,9 @@ export function usePromise<T>(
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
   return state;
+}
+
+/** The value once fulfilled, `undefined` before (and on failure). */
+export function valueOf<T>(loaded: PromiseState<T>): T | undefined {
+  return loaded.state === 'fulfilled' ? loaded.value : undefined;
 }

@@ -1,8 +1,16 @@
-import { CHANNEL_DELIVERY_MODE, ErrorNumber, type CreatedCode, type PolicyOptions } from '@dea/contract';
+import {
+  CHANNEL_DELIVERY_MODE,
+  ErrorNumber,
+  type ChannelMap,
+  type CreatedCode,
+  type PolicyOptions,
+} from '@dea/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { EnvelopeError } from '../../../api/api-error';
 import { failureMessage } from '../../../api/failure-message';
+import { useReportedFailure } from '../../../api/use-reported-failure';
 import { createAndSendCode, createCode, getPolicy, queryAvailableChannels } from '../../../api/methods';
+import { usePromise, valueOf, type PromiseState } from '../../../shared/hooks/use-promise';
 import type { PageMessage } from '../../../shared/i18n/page-message';
 import { channelGroups, type ChannelGroupOptions, type ChannelOption } from '../channel-options';
 import { forgetStoredCode, readStoredCode, storeCode } from '../../../shared/code-storage';
@@ -26,6 +34,23 @@ export interface EmergencyCode {
   dismissResult: () => void;
 }
 
+type CodeState = Omit<Extract<CodeView, { kind: 'code' }>, 'kind'>;
+
+/** Where the startup stands, from what has loaded (spec section 4). */
+function viewOf(
+  userId: string | null | undefined,
+  policy: PromiseState<PolicyOptions>,
+  channels: PromiseState<ChannelMap>,
+  code: CodeState | undefined,
+): CodeView {
+  if (userId === null || policy.state === 'rejected' || channels.state === 'rejected')
+    return { kind: 'unavailable' };
+  if (policy.state === 'fulfilled' && !policy.value.enableECode) return { kind: 'notAuthorized' };
+  if (channels.state === 'fulfilled') return { kind: 'channels', groups: channelGroups(channels.value) };
+  if (code !== undefined) return { kind: 'code', ...code };
+  return { kind: 'loading' };
+}
+
 export interface EmergencyCodeInputs {
   /** The signed-in user; undefined while unknown, null when it could not be loaded. */
   userId: string | null | undefined;
@@ -45,55 +70,29 @@ export function useEmergencyCode({
   report,
   clearReport,
 }: EmergencyCodeInputs): EmergencyCode {
-  const [policy, setPolicy] = useState<PolicyOptions>();
-  const [view, setView] = useState<CodeView>({ kind: 'loading' });
+  const [code, setCode] = useState<CodeState>();
   const [sending, setSending] = useState(false);
   const [sendResult, setSendResult] = useState<SendResult>();
   const creating = useRef<Promise<void> | undefined>(undefined);
   const callbacks = useRef({ report, clearReport });
   callbacks.current = { report, clearReport };
 
-  const fail = useCallback((error: unknown, what: string) => {
-    console.error(what, error);
-    const message = failureMessage(error);
-    if (message) callbacks.current.report(message);
-    setView({ kind: 'unavailable' });
-  }, []);
+  const policy = usePromise(
+    (signal) => (typeof userId === 'string' ? getPolicy(userId, signal) : undefined),
+    [userId],
+  );
+  const options = valueOf(policy);
+  const byChannel = options?.enableECode === true && options.emergencyCodeDelivery === CHANNEL_DELIVERY_MODE;
+  const onScreen = options?.enableECode === true && options.emergencyCodeDelivery !== CHANNEL_DELIVERY_MODE;
+  const channels = usePromise(
+    (signal) =>
+      byChannel && typeof userId === 'string' ? queryAvailableChannels(userId, signal) : undefined,
+    [byChannel, userId],
+  );
+  useReportedFailure(policy, 'The emergency-code policy could not be loaded', report);
+  useReportedFailure(channels, 'The channels could not be loaded', report);
 
-  useEffect(() => {
-    if (userId === undefined) return;
-    if (userId === null) {
-      setView({ kind: 'unavailable' });
-      return;
-    }
-    let current = true;
-    getPolicy(userId).then(
-      (options) => {
-        if (!current) return;
-        setPolicy(options);
-        if (!options.enableECode) setView({ kind: 'notAuthorized' });
-      },
-      (error: unknown) => current && fail(error, 'The emergency-code policy could not be loaded'),
-    );
-    return () => {
-      current = false;
-    };
-  }, [userId, fail]);
-
-  const byChannel = policy?.enableECode === true && policy.emergencyCodeDelivery === CHANNEL_DELIVERY_MODE;
-  const onScreen = policy?.enableECode === true && policy.emergencyCodeDelivery !== CHANNEL_DELIVERY_MODE;
-
-  useEffect(() => {
-    if (!byChannel || typeof userId !== 'string') return;
-    let current = true;
-    queryAvailableChannels(userId).then(
-      (map) => current && setView({ kind: 'channels', groups: channelGroups(map) }),
-      (error: unknown) => current && fail(error, 'The channels could not be loaded'),
-    );
-    return () => {
-      current = false;
-    };
-  }, [byChannel, userId, fail]);
+  const view = viewOf(userId, policy, channels, onScreen ? code : undefined);
 
   const obtainCode = useCallback(
     (fresh: boolean): Promise<void> => {
@@ -103,15 +102,15 @@ export function useEmergencyCode({
       if (fresh) forgetStoredCode();
       const stored = readStoredCode();
       if (stored) {
-        setView({ kind: 'code', code: stored, creating: false, storeFull: false });
+        setCode({ code: stored, creating: false, storeFull: false });
         return Promise.resolve();
       }
-      setView({ kind: 'code', code: undefined, creating: true, storeFull: false });
+      setCode({ code: undefined, creating: true, storeFull: false });
       const pending = createCode(userId, locale)
         .then(
           (code) => {
             storeCode(code);
-            setView({ kind: 'code', code, creating: false, storeFull: false });
+            setCode({ code, creating: false, storeFull: false });
           },
           (error: unknown) => {
             console.error('No emergency code could be created', error);
@@ -119,7 +118,7 @@ export function useEmergencyCode({
               error instanceof EnvelopeError && error.errorNumber === ErrorNumber.codeStoreFull;
             const message = failureMessage(error);
             if (message) callbacks.current.report(message);
-            setView({ kind: 'code', code: undefined, creating: false, storeFull });
+            setCode({ code: undefined, creating: false, storeFull });
           },
         )
         .finally(() => {
@@ -131,10 +130,10 @@ export function useEmergencyCode({
     [userId, locale],
   );
 
-  const hasCodeView = view.kind === 'code';
+  const hasCode = code !== undefined;
   useEffect(() => {
-    if (onScreen && !hasCodeView) void obtainCode(false);
-  }, [onScreen, hasCodeView, obtainCode]);
+    if (onScreen && !hasCode) void obtainCode(false);
+  }, [onScreen, hasCode, obtainCode]);
 
   const requestNewCode = useCallback(() => {
     callbacks.current.clearReport();

@@ -7,6 +7,7 @@ import { applyDocumentLanguage } from '../../../shared/i18n/document-language';
 import type { I18n } from '../../../shared/i18n/i18n-context';
 import type { PageMessage } from '../../../shared/i18n/page-message';
 import { createTranslator, type Messages } from '../../../shared/i18n/translator';
+import { usePromise, valueOf } from '../../../shared/hooks/use-promise';
 import { chooseLanguage, storedLanguage } from '../choose-language';
 import { keepSessionLanguage, readChosenLanguage, rememberChosenLanguage } from '../language-storage';
 
@@ -33,8 +34,6 @@ export function usePageLanguage(
   report: (message: PageMessage) => void,
 ): PageLanguage {
   const [stored] = useState(readChosenLanguage);
-  const [languages, setLanguages] = useState<readonly Language[]>();
-  const [userLocale, setUserLocale] = useState<{ value: string | undefined }>();
   const [loaded, setLoaded] = useState<{ language: string; messages: Messages }>();
   const [failed, setFailed] = useState(false);
   const messageRequests = useRef(new Map<string, Promise<Messages>>());
@@ -77,32 +76,40 @@ export function usePageLanguage(
 
   useEffect(() => {
     if (stored) void messagesOf(stored).catch(() => undefined);
-    getLanguageList().then(setLanguages, (error: unknown) => {
-      console.error('The language list could not be loaded', error);
-      setLanguages([]);
-    });
   }, [stored, messagesOf]);
+
+  const languages = valueOf(
+    usePromise(async (signal): Promise<readonly Language[]> => {
+      try {
+        return await getLanguageList(signal);
+      } catch (error) {
+        if (!signal.aborted) console.error('The language list could not be loaded', error);
+        return [];
+      }
+    }, []),
+  );
 
   const storedIsOffered = languages !== undefined && storedLanguage(stored, languages) !== undefined;
   const needsUserLocale =
     typeof userId === 'string' && (stored === undefined || (languages !== undefined && !storedIsOffered));
 
-  useEffect(() => {
-    if (!needsUserLocale || typeof userId !== 'string') return;
-    let current = true;
-    getUserLocale(userId).then(
-      (value) => current && setUserLocale({ value }),
-      (error: unknown) => {
-        if (!current) return;
-        const message = failureMessage(error);
-        if (message) reportRef.current({ key: 'error.userLocale', values: { message } });
-        setUserLocale({ value: undefined });
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [needsUserLocale, userId]);
+  // A failure is reported and the choice goes on without the user's locale.
+  const userLocale = valueOf(
+    usePromise(
+      (signal) =>
+        needsUserLocale && typeof userId === 'string'
+          ? getUserLocale(userId, signal).then(
+              (value) => ({ value }),
+              (error: unknown) => {
+                const message = signal.aborted ? undefined : failureMessage(error);
+                if (message) reportRef.current({ key: 'error.userLocale', values: { message } });
+                return { value: undefined };
+              },
+            )
+          : undefined,
+      [needsUserLocale, userId],
+    ),
+  );
 
   const ready = languages !== undefined && (storedIsOffered || userId === null || userLocale !== undefined);
   const [chosen, setChosen] = useState<string>();
