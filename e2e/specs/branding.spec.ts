@@ -22,7 +22,13 @@ test("the administrator's branding is applied, and its HTML cannot run scripts",
       },
       { name: 'htmlTitle', type: 'text', value: 'Acme Emergency Access', isDefault: false },
       { name: 'headerMiddle', type: 'html', value: '<strong>Acme</strong> Corp', isDefault: false },
-      { name: 'headerRight', type: 'html', value: '<span>Acme IT</span>', isDefault: false },
+      {
+        name: 'headerRight',
+        type: 'html',
+        value:
+          '<center><font color="red"><span>Acme IT</span></font></center><svg><text>svg</text></svg><embed src="x.swf">',
+        isDefault: false,
+      },
       {
         name: 'footerLeft',
         type: 'html',
@@ -38,7 +44,8 @@ test("the administrator's branding is applied, and its HTML cannot run scripts",
   await expect(page).toHaveTitle('Acme Emergency Access');
   await expect(page.locator('.page-header')).toHaveCSS('background-color', 'rgb(92, 0, 32)');
   await expect(page.getByTestId('header-middle')).toHaveText('Acme Corp');
-  await expect(page.getByTestId('header-right-custom')).toHaveText('Acme IT');
+  // Chromium's own parser and node iterators: unknown wrappers give way, SVG and embeds go.
+  expect(await page.getByTestId('header-right-custom').innerHTML()).toBe('<span>Acme IT</span>');
   await expect(page.getByTestId('user-summary')).toHaveCount(0);
   await expect(page.getByRole('link', { name: 'Help desk' })).toHaveAttribute(
     'href',

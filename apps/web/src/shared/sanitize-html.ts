@@ -3,23 +3,15 @@ import { hasControlCharacter } from './control-characters';
 
 /**
  * Branding HTML is written by an administrator, but it is still HTML from the server rendered
- * into a page that holds a live emergency code, so it passes an allowlist: formatting and links
+ * into a page that holds a live emergency code, so it passes one allowlist: formatting and links
  * and images only. Scripts, event handlers, `javascript:` and other active URLs, frames, forms,
  * embedded objects, SVG/MathML and inline styles are removed (styling belongs in the CSS entry).
  *
- * DOMPurify parses and cleans the input first (it knows the parser quirks behind mutation XSS);
- * the walker below then keeps only this page's allowlist and URL rules, and answers a tree of
- * plain data that the page turns into React elements itself, so the cleaned markup is never
- * parsed a second time.
+ * The allowlist is DOMPurify's configuration (it knows the parser quirks behind mutation XSS),
+ * with three hooks for what a flat configuration cannot say: attributes per element, this page's
+ * URL rules (`safeUrl`), and links that open a new window. The answer is a DOM fragment that
+ * `SafeHtml` turns into React elements, so the cleaned markup is never parsed a second time.
  */
-export type SafeNode = string | SafeElement;
-
-export interface SafeElement {
-  tag: string;
-  attributes: Readonly<Record<string, string>>;
-  children: readonly SafeNode[];
-}
-
 const KEPT_ELEMENTS = new Set([
   'a',
   'abbr',
@@ -143,62 +135,45 @@ export function safeUrl(value: string, kind: 'link' | 'image'): string | undefin
   return allowed ? trimmed : undefined;
 }
 
-function sanitizeAttributes(element: Element, tag: string): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const { name, value } of Array.from(element.attributes)) {
-    const attribute = name.toLowerCase();
-    if (!GLOBAL_ATTRIBUTES.has(attribute) && !ELEMENT_ATTRIBUTES[tag]?.has(attribute)) continue;
-    if (URL_ATTRIBUTES.has(attribute)) {
-      const url = safeUrl(value, tag === 'img' ? 'image' : 'link');
-      if (url !== undefined) kept[attribute] = url;
-    } else {
-      kept[attribute] = value;
-    }
-  }
-  if (tag === 'a' && kept.target !== undefined) {
-    // A new window must not be able to reach back into this page.
-    kept.target = '_blank';
-    kept.rel = 'noopener noreferrer';
-  }
-  return kept;
-}
-
-function sanitizeChildren(parent: ParentNode): SafeNode[] {
-  const nodes: SafeNode[] = [];
-  for (const node of Array.from(parent.childNodes)) {
-    if (node.nodeType === Node.TEXT_NODE) {
-      const text = node.textContent ?? '';
-      if (text !== '') nodes.push(text);
-      continue;
-    }
-    if (node.nodeType !== Node.ELEMENT_NODE) continue;
-    const element = node as Element;
-    const tag = element.localName.toLowerCase();
-    if (element.namespaceURI !== 'http://www.w3.org/1999/xhtml' || DROPPED_ELEMENTS.has(tag)) continue;
-    const children = sanitizeChildren(element);
-    if (KEPT_ELEMENTS.has(tag)) {
-      nodes.push({ tag, attributes: sanitizeAttributes(element, tag), children });
-    } else {
-      // Unknown wrappers (font, center, section...) give way to their content.
-      nodes.push(...children);
-    }
-  }
-  return nodes;
-}
-
 const PURIFY_ATTRIBUTES = [
   ...GLOBAL_ATTRIBUTES,
   ...Object.values(ELEMENT_ATTRIBUTES).flatMap((attributes) => [...attributes]),
 ];
 
-export function sanitizeHtml(html: string): SafeNode[] {
-  const fragment = DOMPurify.sanitize(html, {
+const purify = DOMPurify(window);
+
+purify.addHook('uponSanitizeAttribute', (element, data) => {
+  const tag = element.localName.toLowerCase();
+  if (!GLOBAL_ATTRIBUTES.has(data.attrName) && !ELEMENT_ATTRIBUTES[tag]?.has(data.attrName)) {
+    data.keepAttr = false;
+  } else if (URL_ATTRIBUTES.has(data.attrName)) {
+    const url = safeUrl(data.attrValue, tag === 'img' ? 'image' : 'link');
+    if (url === undefined) data.keepAttr = false;
+    else {
+      data.attrValue = url;
+      // safeUrl has decided; DOMPurify's own URL rule would refuse image data URLs.
+      data.forceKeepAttr = true;
+    }
+  }
+});
+
+purify.addHook('afterSanitizeAttributes', (element) => {
+  if (element.localName === 'a' && element.hasAttribute('target')) {
+    // A new window must not be able to reach back into this page.
+    element.setAttribute('target', '_blank');
+    element.setAttribute('rel', 'noopener noreferrer');
+  }
+});
+
+/** Administrator HTML reduced to the allowlist, as a fragment of this document. */
+export function sanitizeHtml(html: string): DocumentFragment {
+  return purify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     ALLOWED_TAGS: [...KEPT_ELEMENTS],
     ALLOWED_ATTR: PURIFY_ATTRIBUTES,
+    // Unknown wrappers (font, center, section...) give way to their content; these go with theirs.
     FORBID_CONTENTS: [...DROPPED_ELEMENTS],
     ALLOW_DATA_ATTR: false,
     ALLOW_ARIA_ATTR: false,
   });
-  return sanitizeChildren(fragment);
 }
