@@ -1,8 +1,8 @@
 import { BUILT_IN_LANGUAGES, TEXT_KEYS, placeholdersOf } from '@dea/contract';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureBuiltInContent } from '../seed/built-in-content.js';
 import { execRaw } from '../testing/store-dump.js';
-import { openTestStore, type TestStore } from '../testing/stores.js';
+import { storeTest } from '../testing/fixtures.js';
 import { BUILT_IN_CATALOGS } from './built-in-catalogs.js';
 
 const languages = BUILT_IN_LANGUAGES.map((language) => language.languageCode);
@@ -40,42 +40,41 @@ describe('built-in catalogs', () => {
 });
 
 describe('syncing the built-in content into the store', () => {
-  let testStore: TestStore | undefined;
-  afterEach(async () => {
-    await testStore?.dispose();
-    testStore = undefined;
-  });
+  storeTest(
+    'fills an empty store, keeps a text an operator changed and adds a key that went missing',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      await ensureBuiltInContent(store);
+      expect((await store.catalogs.listLanguages()).map((language) => language.code).sort()).toEqual(
+        [...languages].sort(),
+      );
+      expect(await store.catalogs.messages('de')).toEqual(BUILT_IN_CATALOGS.de);
 
-  it('fills an empty store, keeps a text an operator changed and adds a key that went missing', async () => {
-    testStore = await openTestStore('sqlite');
-    const { store } = testStore;
-    await ensureBuiltInContent(store);
-    expect((await store.catalogs.listLanguages()).map((language) => language.code).sort()).toEqual(
-      [...languages].sort(),
-    );
-    expect(await store.catalogs.messages('de')).toEqual(BUILT_IN_CATALOGS.de);
+      await store.catalogs.putMessages('de', { 'content.title': 'Notfall bei ACME' }, { overwrite: true });
+      await store.branding.set({ name: 'htmlTitle', type: 'text', value: 'ACME', isDefault: false });
+      await execRaw(
+        testStore,
+        "delete from messages where language_code = 'fr' and key = 'content.copyCode'",
+      );
+      // As after an upgrade whose catalogs differ from the ones synced before.
+      await execRaw(
+        testStore,
+        "update meta set value = 'an older release' where key = 'built-in-catalogs.sha256'",
+      );
+      expect((await store.catalogs.messages('fr'))['content.copyCode']).toBeUndefined();
 
-    await store.catalogs.putMessages('de', { 'content.title': 'Notfall bei ACME' }, { overwrite: true });
-    await store.branding.set({ name: 'htmlTitle', type: 'text', value: 'ACME', isDefault: false });
-    await execRaw(testStore, "delete from messages where language_code = 'fr' and key = 'content.copyCode'");
-    // As after an upgrade whose catalogs differ from the ones synced before.
-    await execRaw(
-      testStore,
-      "update meta set value = 'an older release' where key = 'built-in-catalogs.sha256'",
-    );
-    expect((await store.catalogs.messages('fr'))['content.copyCode']).toBeUndefined();
-
-    await ensureBuiltInContent(store);
-    const german = await store.catalogs.messages('de');
-    expect(german['content.title']).toBe('Notfall bei ACME');
-    expect(german['content.yourCode']).toBe(BUILT_IN_CATALOGS.de['content.yourCode']);
-    expect((await store.catalogs.messages('fr'))['content.copyCode']).toBe(
-      BUILT_IN_CATALOGS.fr['content.copyCode'],
-    );
-    expect((await store.branding.list()).find((entry) => entry.name === 'htmlTitle')).toMatchObject({
-      value: 'ACME',
-      isDefault: false,
-    });
-    expect(await store.branding.list()).toHaveLength(9);
-  });
+      await ensureBuiltInContent(store);
+      const german = await store.catalogs.messages('de');
+      expect(german['content.title']).toBe('Notfall bei ACME');
+      expect(german['content.yourCode']).toBe(BUILT_IN_CATALOGS.de['content.yourCode']);
+      expect((await store.catalogs.messages('fr'))['content.copyCode']).toBe(
+        BUILT_IN_CATALOGS.fr['content.copyCode'],
+      );
+      expect((await store.branding.list()).find((entry) => entry.name === 'htmlTitle')).toMatchObject({
+        value: 'ACME',
+        isDefault: false,
+      });
+      expect(await store.branding.list()).toHaveLength(9);
+    },
+  );
 });

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
-import { createTestApp, type TestApp } from '../testing/test-app.js';
+import { appTest } from '../testing/fixtures.js';
+import type { TestApp } from '../testing/test-app.js';
 
 /** Routes of the API as Fastify has them, read from its radix tree (children extend their parent). */
 function apiRoutes(t: TestApp): string[] {
@@ -23,11 +24,8 @@ function apiRoutes(t: TestApp): string[] {
 }
 
 describe('operations', () => {
-  let t: TestApp;
-  afterEach(() => t.close());
-
-  it('answers liveness, and readiness while the store answers', async () => {
-    t = await createTestApp('sqlite');
+  appTest('answers liveness, and readiness while the store answers', async ({ startApp }) => {
+    const t = await startApp();
     expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
     const ready = await t.app.inject({ url: '/readyz' });
     expect(ready.statusCode).toBe(200);
@@ -38,8 +36,8 @@ describe('operations', () => {
     expect(unready.json()).toEqual({ status: 'unavailable' });
   });
 
-  it('counts codes, sign-ins and request latency in Prometheus metrics', async () => {
-    t = await createTestApp('sqlite');
+  appTest('counts codes, sign-ins and request latency in Prometheus metrics', async ({ startApp }) => {
+    const t = await startApp();
     const user = await t.createUser();
     const session = await t.signIn(user);
     await t.app.inject({
@@ -93,23 +91,26 @@ describe('operations', () => {
     );
   });
 
-  it('describes every API route in the OpenAPI document, and serves a browsable reference', async () => {
-    t = await createTestApp('sqlite');
-    const document = (await t.app.inject({ url: '/dea/api/docs/json' })).json();
-    expect(document.openapi).toBe('3.1.0');
-    // Derived from the routes: every API route is in it, with its method, and nothing else.
-    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
-      .flatMap(([path, operations]) =>
-        Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
-      )
-      .sort();
-    expect(documented).toEqual(apiRoutes(t));
-    const create = document.paths['/dea/api/tempPass/create'].post;
-    expect(create.requestBody.content['application/json'].schema.properties.count).toMatchObject({
-      enum: [1],
-    });
-    expect(create.responses['403']).toBeDefined();
-    const reference = await t.app.inject({ url: '/dea/api/docs/' });
-    expect([200, 302]).toContain(reference.statusCode);
-  });
+  appTest(
+    'describes every API route in the OpenAPI document, and serves a browsable reference',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const document = (await t.app.inject({ url: '/dea/api/docs/json' })).json();
+      expect(document.openapi).toBe('3.1.0');
+      // Derived from the routes: every API route is in it, with its method, and nothing else.
+      const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
+        .flatMap(([path, operations]) =>
+          Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+        )
+        .sort();
+      expect(documented).toEqual(apiRoutes(t));
+      const create = document.paths['/dea/api/tempPass/create'].post;
+      expect(create.requestBody.content['application/json'].schema.properties.count).toMatchObject({
+        enum: [1],
+      });
+      expect(create.responses['403']).toBeDefined();
+      const reference = await t.app.inject({ url: '/dea/api/docs/' });
+      expect([200, 302]).toContain(reference.statusCode);
+    },
+  );
 });

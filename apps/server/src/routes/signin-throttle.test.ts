@@ -1,19 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { purgeExpired } from '../bootstrap.js';
 import { costOf, hashPassword } from '../crypto/password-hash.js';
 import { decoyPasswordHash } from '../domain/sign-in.js';
 import { STORE_KINDS } from '../testing/stores.js';
-import { createTestApp, TEST_PASSWORD_HASH_COST, type TestApp } from '../testing/test-app.js';
+import { appTest } from '../testing/fixtures.js';
+import { TEST_PASSWORD_HASH_COST, type TestApp } from '../testing/test-app.js';
 
 const MINUTE = 60_000;
 const ATTACKER = '203.0.113.9';
 const OWNER = '198.51.100.20';
 
 describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
-  let t: TestApp;
-  afterEach(() => t.close());
+  appTest.override('storeKind', kind);
 
-  const attempt = (username: string, password: string, remoteAddress = '198.51.100.7') =>
+  const attempt = (t: TestApp, username: string, password: string, remoteAddress = '198.51.100.7') =>
     t.app.inject({
       method: 'POST',
       url: '/login/api/session',
@@ -22,72 +22,86 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
     });
 
   /** Passwords that reached the check: every check ends as a failure or a success in the audit log. */
-  const checkedPasswords = async () =>
+  const checkedPasswords = async (t: TestApp) =>
     (await t.services.store.audit.list({ limit: 10_000 })).filter(
       (entry) => entry.event === 'signin.failed' || entry.event === 'signin.succeeded',
     ).length;
 
-  it('locks a user name on one address after the configured failures, refuses even the right password, and unlocks after the lock time', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_LOCK_MINUTES: '10' });
-    const user = await t.createUser();
-    const answers = [];
-    for (let index = 0; index < 4; index += 1) answers.push((await attempt(user.username, 'wrong')).json());
-    expect(answers[0]).toEqual({
-      error: 3,
-      message: 'The user name or password is incorrect.',
-      result: null,
-    });
-    expect(answers[1]).toEqual(answers[0]);
-    expect(answers[2]).toEqual(answers[0]);
-    expect(answers[3]).toEqual({
-      error: 140,
-      message: 'Too many failed attempts. Please try again in 10 minutes.',
-      result: { retryAfterSeconds: 600 },
-    });
-    const locked = await attempt(user.username, user.password);
-    expect(locked.json()).toMatchObject({ error: 140 });
-    expect(locked.headers['retry-after']).toBe('600');
-    expect(locked.cookies).toHaveLength(0);
-    expect(await checkedPasswords()).toBe(3);
+  appTest(
+    'locks a user name on one address after the configured failures, refuses even the right password, and unlocks after the lock time',
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_LOCK_MINUTES: '10' });
+      const user = await t.createUser();
+      const answers = [];
+      for (let index = 0; index < 4; index += 1)
+        answers.push((await attempt(t, user.username, 'wrong')).json());
+      expect(answers[0]).toEqual({
+        error: 3,
+        message: 'The user name or password is incorrect.',
+        result: null,
+      });
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+      expect(answers[3]).toEqual({
+        error: 140,
+        message: 'Too many failed attempts. Please try again in 10 minutes.',
+        result: { retryAfterSeconds: 600 },
+      });
+      const locked = await attempt(t, user.username, user.password);
+      expect(locked.json()).toMatchObject({ error: 140 });
+      expect(locked.headers['retry-after']).toBe('600');
+      expect(locked.cookies).toHaveLength(0);
+      expect(await checkedPasswords(t)).toBe(3);
 
-    t.clock.advance(10 * MINUTE);
-    expect((await attempt(user.username, user.password)).json()).toMatchObject({ error: 0 });
-  });
+      t.clock.advance(10 * MINUTE);
+      expect((await attempt(t, user.username, user.password)).json()).toMatchObject({ error: 0 });
+    },
+  );
 
-  it('checks at most DEA_SIGNIN_MAX_FAILURES passwords of a burst of 200 parallel guesses, and never accepts the right one while locked', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '5' });
-    const user = await t.createUser();
-    const guesses = Array.from({ length: 200 }, (_, index) =>
-      index === 199 ? user.password : `guess-${index}`,
-    );
-    const answers = await Promise.all(
-      guesses.map(async (guess) => (await attempt(user.username, guess, ATTACKER)).json<{ error: number }>()),
-    );
-    const checked = await checkedPasswords();
-    expect(checked).toBeLessThanOrEqual(5);
-    expect(answers.filter((answer) => answer.error === 140)).toHaveLength(200 - checked);
-    // The right password came last: whether or not it was among the checked, once the pair is
-    // locked it is refused.
-    const afterwards = await attempt(user.username, user.password, ATTACKER);
-    if (answers[199]?.error !== 0) expect(afterwards.json()).toMatchObject({ error: 140 });
-    expect(await checkedPasswords()).toBe(checked);
-  });
+  appTest(
+    'checks at most DEA_SIGNIN_MAX_FAILURES passwords of a burst of 200 parallel guesses, and never accepts the right one while locked',
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '5' });
+      const user = await t.createUser();
+      const guesses = Array.from({ length: 200 }, (_, index) =>
+        index === 199 ? user.password : `guess-${index}`,
+      );
+      const answers = await Promise.all(
+        guesses.map(async (guess) =>
+          (await attempt(t, user.username, guess, ATTACKER)).json<{ error: number }>(),
+        ),
+      );
+      const checked = await checkedPasswords(t);
+      expect(checked).toBeLessThanOrEqual(5);
+      expect(answers.filter((answer) => answer.error === 140)).toHaveLength(200 - checked);
+      // The right password came last: whether or not it was among the checked, once the pair is
+      // locked it is refused.
+      const afterwards = await attempt(t, user.username, user.password, ATTACKER);
+      if (answers[199]?.error !== 0) expect(afterwards.json()).toMatchObject({ error: 140 });
+      expect(await checkedPasswords(t)).toBe(checked);
+    },
+  );
 
-  it('checks at most DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS passwords of 100 parallel guesses for many user names from one address', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '7', DEA_SIGNIN_MAX_FAILURES: '5' });
-    const user = await t.createUser();
-    await Promise.all(
-      Array.from({ length: 100 }, (_, index) => attempt(`sprayed-${index % 30}`, 'Winter2026!', ATTACKER)),
-    );
-    expect(await checkedPasswords()).toBe(7);
-    expect((await attempt(user.username, user.password, ATTACKER)).json()).toMatchObject({ error: 140 });
-    expect((await attempt(user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
-  });
+  appTest(
+    'checks at most DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS passwords of 100 parallel guesses for many user names from one address',
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '7', DEA_SIGNIN_MAX_FAILURES: '5' });
+      const user = await t.createUser();
+      await Promise.all(
+        Array.from({ length: 100 }, (_, index) =>
+          attempt(t, `sprayed-${index % 30}`, 'Winter2026!', ATTACKER),
+        ),
+      );
+      expect(await checkedPasswords(t)).toBe(7);
+      expect((await attempt(t, user.username, user.password, ATTACKER)).json()).toMatchObject({ error: 140 });
+      expect((await attempt(t, user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
+    },
+  );
 
-  it.each(['127.0.0.1', '1'])(
+  appTest.for(['127.0.0.1', '1'])(
     'behind a trusted proxy (DEA_TRUST_PROXY=%s), counts the address the proxy saw, not one the client claims',
-    async (trusted) => {
-      t = await createTestApp(kind, { DEA_TRUST_PROXY: trusted, DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '4' });
+    async (trusted, { startApp }) => {
+      const t = await startApp({ DEA_TRUST_PROXY: trusted, DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '4' });
       const user = await t.createUser();
       const viaProxy = (username: string, password: string, claimed: string) =>
         t.app.inject({
@@ -100,7 +114,7 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
       await Promise.all(
         Array.from({ length: 20 }, (_, index) => viaProxy(`n-${index}`, 'x', `10.9.${index}.1`)),
       );
-      expect(await checkedPasswords()).toBe(4);
+      expect(await checkedPasswords(t)).toBe(4);
       expect((await viaProxy(user.username, user.password, OWNER)).json()).toMatchObject({ error: 140 });
       const addresses = new Set(
         (await t.services.store.audit.list({ limit: 100 })).map((entry) => entry.clientAddress),
@@ -109,142 +123,165 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
     },
   );
 
-  it('lets the owner on a clean address in while an attacker is locked out of the same user name', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_SLOWDOWN_MS: '0' });
-    const user = await t.createUser();
-    await Promise.all(Array.from({ length: 20 }, () => attempt(user.username, 'wrong', ATTACKER)));
-    expect((await attempt(user.username, user.password, ATTACKER)).json()).toMatchObject({ error: 140 });
-    expect((await attempt(user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
-  });
+  appTest(
+    'lets the owner on a clean address in while an attacker is locked out of the same user name',
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_SLOWDOWN_MS: '0' });
+      const user = await t.createUser();
+      await Promise.all(Array.from({ length: 20 }, () => attempt(t, user.username, 'wrong', ATTACKER)));
+      expect((await attempt(t, user.username, user.password, ATTACKER)).json()).toMatchObject({ error: 140 });
+      expect((await attempt(t, user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
+    },
+  );
 
-  it('slows a user name guessed from many addresses down to one check per delay, doubling, and the owner gets in after it', async () => {
-    t = await createTestApp(kind, {
-      DEA_SIGNIN_MAX_FAILURES: '3',
-      DEA_SIGNIN_SLOWDOWN_MS: '1000',
-      DEA_SIGNIN_SLOWDOWN_MAX_SECONDS: '4',
-    });
-    const user = await t.createUser();
-    const fromMany = (count: number) =>
-      Promise.all(
-        Array.from({ length: count }, (_, index) => attempt(user.username, 'wrong', `192.0.2.${index + 1}`)),
-      );
-    await fromMany(50);
-    expect(await checkedPasswords()).toBe(3);
-    const slowed = await attempt(user.username, user.password, OWNER);
-    expect(slowed.json()).toMatchObject({ error: 140, result: { retryAfterSeconds: 1 } });
-    expect(slowed.headers['retry-after']).toBe('1');
+  appTest(
+    'slows a user name guessed from many addresses down to one check per delay, doubling, and the owner gets in after it',
+    async ({ startApp }) => {
+      const t = await startApp({
+        DEA_SIGNIN_MAX_FAILURES: '3',
+        DEA_SIGNIN_SLOWDOWN_MS: '1000',
+        DEA_SIGNIN_SLOWDOWN_MAX_SECONDS: '4',
+      });
+      const user = await t.createUser();
+      const fromMany = (count: number) =>
+        Promise.all(
+          Array.from({ length: count }, (_, index) =>
+            attempt(t, user.username, 'wrong', `192.0.2.${index + 1}`),
+          ),
+        );
+      await fromMany(50);
+      expect(await checkedPasswords(t)).toBe(3);
+      const slowed = await attempt(t, user.username, user.password, OWNER);
+      expect(slowed.json()).toMatchObject({ error: 140, result: { retryAfterSeconds: 1 } });
+      expect(slowed.headers['retry-after']).toBe('1');
 
-    t.clock.advance(1000);
-    await fromMany(50);
-    expect(await checkedPasswords()).toBe(4);
-    t.clock.advance(1000);
-    await fromMany(50);
-    expect(await checkedPasswords()).toBe(4); // the delay doubled to 2 s
-    t.clock.advance(1000);
-    expect((await attempt(user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
-  });
+      t.clock.advance(1000);
+      await fromMany(50);
+      expect(await checkedPasswords(t)).toBe(4);
+      t.clock.advance(1000);
+      await fromMany(50);
+      expect(await checkedPasswords(t)).toBe(4); // the delay doubled to 2 s
+      t.clock.advance(1000);
+      expect((await attempt(t, user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
+    },
+  );
 
-  it('purges attempts older than the window, but never a lock that still holds', async () => {
-    t = await createTestApp(kind, {
-      DEA_SIGNIN_MAX_FAILURES: '2',
-      DEA_SIGNIN_WINDOW_MINUTES: '5',
-      DEA_SIGNIN_LOCK_MINUTES: '30',
-    });
-    await Promise.all(Array.from({ length: 3 }, () => attempt('locked-one', 'x', ATTACKER)));
-    await attempt('tried-once', 'x', OWNER);
-    t.clock.advance(6 * MINUTE);
-    const removed = await purgeExpired(t.services);
-    // Of six subjects (user-address, user and address of each), only locked-one's pair is locked.
-    expect(removed.signinFailures).toBe(5);
-    expect((await attempt('locked-one', 'x', ATTACKER)).json()).toMatchObject({ error: 140 });
-  });
+  appTest(
+    'purges attempts older than the window, but never a lock that still holds',
+    async ({ startApp }) => {
+      const t = await startApp({
+        DEA_SIGNIN_MAX_FAILURES: '2',
+        DEA_SIGNIN_WINDOW_MINUTES: '5',
+        DEA_SIGNIN_LOCK_MINUTES: '30',
+      });
+      await Promise.all(Array.from({ length: 3 }, () => attempt(t, 'locked-one', 'x', ATTACKER)));
+      await attempt(t, 'tried-once', 'x', OWNER);
+      t.clock.advance(6 * MINUTE);
+      const removed = await purgeExpired(t.services);
+      // Of six subjects (user-address, user and address of each), only locked-one's pair is locked.
+      expect(removed.signinFailures).toBe(5);
+      expect((await attempt(t, 'locked-one', 'x', ATTACKER)).json()).toMatchObject({ error: 140 });
+    },
+  );
 
-  it('answers an unknown user name exactly as an existing one, lock included', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '2' });
+  appTest('answers an unknown user name exactly as an existing one, lock included', async ({ startApp }) => {
+    const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '2' });
     const user = await t.createUser();
     const known = [];
     const unknown = [];
-    for (let index = 0; index < 3; index += 1) known.push((await attempt(user.username, 'wrong')).json());
-    for (let index = 0; index < 3; index += 1) unknown.push((await attempt('nobody-here', 'wrong')).json());
+    for (let index = 0; index < 3; index += 1) known.push((await attempt(t, user.username, 'wrong')).json());
+    for (let index = 0; index < 3; index += 1)
+      unknown.push((await attempt(t, 'nobody-here', 'wrong')).json());
     expect(unknown).toEqual(known);
     expect(known[2]).toMatchObject({ error: 140 });
   });
 
-  it('forgets failures older than the window, and a successful sign-in clears the count', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_WINDOW_MINUTES: '5' });
-    const user = await t.createUser();
-    await attempt(user.username, 'wrong');
-    await attempt(user.username, 'wrong');
-    t.clock.advance(6 * MINUTE);
-    expect((await attempt(user.username, 'wrong')).json()).toMatchObject({ error: 3 });
-    expect((await attempt(user.username, user.password)).json()).toMatchObject({ error: 0 });
-    expect((await attempt(user.username, 'wrong')).json()).toMatchObject({ error: 3 });
-    expect((await attempt(user.username, 'wrong')).json()).toMatchObject({ error: 3 });
-    expect((await attempt(user.username, 'wrong')).json()).toMatchObject({ error: 3 });
-  });
+  appTest(
+    'forgets failures older than the window, and a successful sign-in clears the count',
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_WINDOW_MINUTES: '5' });
+      const user = await t.createUser();
+      await attempt(t, user.username, 'wrong');
+      await attempt(t, user.username, 'wrong');
+      t.clock.advance(6 * MINUTE);
+      expect((await attempt(t, user.username, 'wrong')).json()).toMatchObject({ error: 3 });
+      expect((await attempt(t, user.username, user.password)).json()).toMatchObject({ error: 0 });
+      expect((await attempt(t, user.username, 'wrong')).json()).toMatchObject({ error: 3 });
+      expect((await attempt(t, user.username, 'wrong')).json()).toMatchObject({ error: 3 });
+      expect((await attempt(t, user.username, 'wrong')).json()).toMatchObject({ error: 3 });
+    },
+  );
 
-  it('audits every attempt, and names an unknown user name only by a keyed hash', async () => {
-    t = await createTestApp(kind, { DEA_SIGNIN_MAX_FAILURES: '1' });
-    const user = await t.createUser();
-    await attempt(user.username, 'wrong');
-    await attempt(user.username, user.password);
-    t.clock.advance(60 * MINUTE);
-    await attempt(user.username, user.password);
-    await attempt('my-secret-Passw0rd', 'x', OWNER);
-    const entries = (await t.services.store.audit.list({ limit: 10 })).reverse();
-    expect(entries.map((entry) => entry.event)).toEqual([
-      'signin.failed',
-      'signin.locked',
-      'signin.succeeded',
-      'signin.failed',
-    ]);
-    expect(entries[0]?.actor).toBe(user.username);
-    expect(entries[3]?.actor).toMatch(/^unknown:[\w-]{16}$/);
-    const everything = JSON.stringify(await t.services.store.audit.list({ limit: 100 }));
-    expect(everything).not.toContain('my-secret-Passw0rd');
-    const throttleRows = await Promise.all(
-      ['my-secret-passw0rd', 'user:my-secret-passw0rd'].map((subject) =>
-        t.services.store.signinFailures.find(subject),
-      ),
-    );
-    expect(throttleRows).toEqual([undefined, undefined]);
-  });
+  appTest(
+    'audits every attempt, and names an unknown user name only by a keyed hash',
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '1' });
+      const user = await t.createUser();
+      await attempt(t, user.username, 'wrong');
+      await attempt(t, user.username, user.password);
+      t.clock.advance(60 * MINUTE);
+      await attempt(t, user.username, user.password);
+      await attempt(t, 'my-secret-Passw0rd', 'x', OWNER);
+      const entries = (await t.services.store.audit.list({ limit: 10 })).reverse();
+      expect(entries.map((entry) => entry.event)).toEqual([
+        'signin.failed',
+        'signin.locked',
+        'signin.succeeded',
+        'signin.failed',
+      ]);
+      expect(entries[0]?.actor).toBe(user.username);
+      expect(entries[3]?.actor).toMatch(/^unknown:[\w-]{16}$/);
+      const everything = JSON.stringify(await t.services.store.audit.list({ limit: 100 }));
+      expect(everything).not.toContain('my-secret-Passw0rd');
+      const throttleRows = await Promise.all(
+        ['my-secret-passw0rd', 'user:my-secret-passw0rd'].map((subject) =>
+          t.services.store.signinFailures.find(subject),
+        ),
+      );
+      expect(throttleRows).toEqual([undefined, undefined]);
+    },
+  );
 
-  it('refuses sign-ins beyond the hashing queue with error 140 and Retry-After, counting nothing for them (crypto/hash-queue.test.ts shows at most the configured hashes run at once)', async () => {
-    t = await createTestApp(kind, {
-      DEA_PASSWORD_HASH_CONCURRENCY: '1',
-      DEA_PASSWORD_HASH_QUEUE: '2',
-      DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000',
-    });
-    const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, index) => attempt(`nobody-${index}`, 'wrong', `192.0.2.${index + 1}`)),
-    );
-    const busy = answers.filter((answer) => answer.json<{ error: number }>().error === 140);
-    expect(busy.length).toBeGreaterThan(0);
-    expect(busy[0]?.headers['retry-after']).toBe('1');
-    expect(busy[0]?.json()).toMatchObject({ result: { retryAfterSeconds: 1 } });
-    expect(await checkedPasswords()).toBe(30 - busy.length);
-    // A refused attempt counted nothing: its user name may try again at once.
-    const index = answers.indexOf(busy[0]!);
-    expect((await attempt(`nobody-${index}`, 'wrong', `192.0.2.${index + 1}`)).json()).toMatchObject({
-      error: 3,
-    });
-  });
+  appTest(
+    'refuses sign-ins beyond the hashing queue with error 140 and Retry-After, counting nothing for them (crypto/hash-queue.test.ts shows at most the configured hashes run at once)',
+    async ({ startApp }) => {
+      const t = await startApp({
+        DEA_PASSWORD_HASH_CONCURRENCY: '1',
+        DEA_PASSWORD_HASH_QUEUE: '2',
+        DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000',
+      });
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, index) =>
+          attempt(t, `nobody-${index}`, 'wrong', `192.0.2.${index + 1}`),
+        ),
+      );
+      const busy = answers.filter((answer) => answer.json<{ error: number }>().error === 140);
+      expect(busy.length).toBeGreaterThan(0);
+      expect(busy[0]?.headers['retry-after']).toBe('1');
+      expect(busy[0]?.json()).toMatchObject({ result: { retryAfterSeconds: 1 } });
+      expect(await checkedPasswords(t)).toBe(30 - busy.length);
+      // A refused attempt counted nothing: its user name may try again at once.
+      const index = answers.indexOf(busy[0]!);
+      expect((await attempt(t, `nobody-${index}`, 'wrong', `192.0.2.${index + 1}`)).json()).toMatchObject({
+        error: 3,
+      });
+    },
+  );
 
-  it('rehashes a password made at another cost on a successful sign-in', async () => {
-    t = await createTestApp(kind, { DEA_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST + 1) });
+  appTest('rehashes a password made at another cost on a successful sign-in', async ({ startApp }) => {
+    const t = await startApp({ DEA_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST + 1) });
     const user = await t.createUser();
     expect(costOf((await t.services.store.users.findByUsername(user.username))!.passwordHash)).toBe(
       TEST_PASSWORD_HASH_COST,
     );
-    expect((await attempt(user.username, user.password)).json()).toMatchObject({ error: 0 });
+    expect((await attempt(t, user.username, user.password)).json()).toMatchObject({ error: 0 });
     const rehashed = (await t.services.store.users.findByUsername(user.username))!.passwordHash;
     expect(costOf(rehashed)).toBe(TEST_PASSWORD_HASH_COST + 1);
-    expect((await attempt(user.username, user.password)).json()).toMatchObject({ error: 0 });
+    expect((await attempt(t, user.username, user.password)).json()).toMatchObject({ error: 0 });
   });
 
-  it('makes the decoy hash at the cost most stored hashes have', async () => {
-    t = await createTestApp(kind);
+  appTest('makes the decoy hash at the cost most stored hashes have', async ({ startApp }) => {
+    const t = await startApp();
     expect(costOf(await decoyPasswordHash(t.services.store, 12))).toBe(12);
     await t.createUser();
     await t.createUser();

@@ -1,7 +1,8 @@
 import type { BrandingEntry, ChannelKey } from '@dea/contract';
-import { afterEach, beforeEach, describe, it, type ExpectStatic } from 'vitest';
+import { describe, type ExpectStatic } from 'vitest';
 import { newId } from '../crypto/ids.js';
-import { openTestStore, type StoreKind, type TestStore } from '../testing/stores.js';
+import { storeTest } from '../testing/fixtures.js';
+import type { StoreKind, TestStore } from '../testing/stores.js';
 import { openStore } from './open-store.js';
 import type { AuditFilter, Channel, NewAuditEntry, NewCode, NewUser, Store, User } from './store.js';
 
@@ -76,30 +77,15 @@ function storeFixture(testStore: TestStore, expect: ExpectStatic): StoreFixture 
 
 /**
  * The one contract test suite of the store. Every implementation (the embedded SQLite file and
- * PostgreSQL) must pass it unchanged. Each test gets a fresh, migrated store of its own (opened
- * in beforeEach, disposed in afterEach), so the tests run concurrently to keep the suite fast.
+ * PostgreSQL) must pass it unchanged. Each test gets a fresh, migrated store of its own (the
+ * `testStore` fixture), so the tests run concurrently to keep the suite fast.
  */
 export function storeSuite(kind: StoreKind): void {
-  const fixtures = new Map<string, { testStore: TestStore; fixture: StoreFixture }>();
-
-  beforeEach(async ({ task, expect }) => {
-    const testStore = await openTestStore(kind);
-    fixtures.set(task.id, { testStore, fixture: storeFixture(testStore, expect) });
-  });
-
-  afterEach(async ({ task }) => {
-    const entry = fixtures.get(task.id);
-    fixtures.delete(task.id);
-    await entry?.testStore.dispose();
-  });
+  storeTest.override('storeKind', kind);
 
   /** A concurrent test that receives its own store. */
   function test(name: string, body: (fixture: StoreFixture) => Promise<void>): void {
-    it.concurrent(name, async ({ task }) => {
-      const entry = fixtures.get(task.id);
-      if (entry === undefined) throw new Error(`no store for test ${name}`);
-      await body(entry.fixture);
-    });
+    storeTest.concurrent(name, ({ testStore, expect }) => body(storeFixture(testStore, expect)));
   }
 
   test('answers ping and names its kind', async ({ store, expect }) => {

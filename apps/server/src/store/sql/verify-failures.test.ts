@@ -1,103 +1,109 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newId } from '../../crypto/ids.js';
-import { STORE_KINDS, openTestStore, type TestStore } from '../../testing/stores.js';
+import { storeTest } from '../../testing/fixtures.js';
+import { STORE_KINDS } from '../../testing/stores.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 21, 9, 0, 0);
 
 describe.each(STORE_KINDS)('verification failures on %s', (kind) => {
-  let testStore: TestStore;
-  beforeAll(async () => {
-    testStore = await openTestStore(kind);
-  });
-  afterAll(() => testStore.dispose());
-  const failures = () => testStore.store.verifyFailures;
-
-  async function user(): Promise<string> {
-    const id = newId(T0);
-    await testStore.store.users.create({
-      id,
-      username: `vf-${id}`,
-      passwordHash: 'x',
-      fullName: 'Verify Failures',
-      locale: 'en',
-      createdAt: T0,
+  storeTest.override('storeKind', kind);
+  const test = storeTest
+    .extend('failures', ({ testStore }) => testStore.store.verifyFailures)
+    .extend('user', ({ testStore }) => async (): Promise<string> => {
+      const id = newId(T0);
+      await testStore.store.users.create({
+        id,
+        username: `vf-${id}`,
+        passwordHash: 'x',
+        fullName: 'Verify Failures',
+        locale: 'en',
+        createdAt: T0,
+      });
+      return id;
     });
-    return id;
-  }
 
-  it('counts consecutive failures and locks at the limit for the lock time', async () => {
+  test('counts consecutive failures and locks at the limit for the lock time', async ({ failures, user }) => {
     const id = await user();
     const rule = { lockAfter: 3, lockMs: 15 * MINUTE };
-    expect(await failures().find(id)).toBeUndefined();
-    expect(await failures().record(id, T0, rule)).toEqual({
+    expect(await failures.find(id)).toBeUndefined();
+    expect(await failures.record(id, T0, rule)).toEqual({
       failures: 1,
       lastFailureAt: T0,
       lockedAt: null,
       lockedUntil: null,
     });
-    expect(await failures().record(id, T0 + MINUTE, rule)).toMatchObject({ failures: 2, lockedAt: null });
+    expect(await failures.record(id, T0 + MINUTE, rule)).toMatchObject({ failures: 2, lockedAt: null });
     // Failures hours apart still count: only a success, an unlock or the end of a lock resets.
-    const third = await failures().record(id, T0 + 300 * MINUTE, rule);
+    const third = await failures.record(id, T0 + 300 * MINUTE, rule);
     expect(third).toEqual({
       failures: 3,
       lastFailureAt: T0 + 300 * MINUTE,
       lockedAt: T0 + 300 * MINUTE,
       lockedUntil: T0 + 315 * MINUTE,
     });
-    expect(await failures().find(id)).toEqual(third);
+    expect(await failures.find(id)).toEqual(third);
   });
 
-  it('keeps a running lock as it is, and starts a new count once it has run out', async () => {
+  test('keeps a running lock as it is, and starts a new count once it has run out', async ({
+    failures,
+    user,
+  }) => {
     const id = await user();
     const rule = { lockAfter: 2, lockMs: 10 * MINUTE };
-    await failures().record(id, T0, rule);
-    await failures().record(id, T0, rule);
-    expect(await failures().record(id, T0 + 5 * MINUTE, rule)).toMatchObject({
+    await failures.record(id, T0, rule);
+    await failures.record(id, T0, rule);
+    expect(await failures.record(id, T0 + 5 * MINUTE, rule)).toMatchObject({
       failures: 3,
       lockedAt: T0,
       lockedUntil: T0 + 10 * MINUTE,
     });
-    expect(await failures().record(id, T0 + 10 * MINUTE, rule)).toMatchObject({
+    expect(await failures.record(id, T0 + 10 * MINUTE, rule)).toMatchObject({
       failures: 1,
       lockedAt: null,
       lockedUntil: null,
     });
   });
 
-  it('locks until cleared when the rule has no lock time, and locks at once with a limit of 1', async () => {
+  test('locks until cleared when the rule has no lock time, and locks at once with a limit of 1', async ({
+    failures,
+    user,
+  }) => {
     const id = await user();
     const forever = { lockAfter: 1, lockMs: null };
-    expect(await failures().record(id, T0, forever)).toEqual({
+    expect(await failures.record(id, T0, forever)).toEqual({
       failures: 1,
       lastFailureAt: T0,
       lockedAt: T0,
       lockedUntil: null,
     });
-    expect(await failures().record(id, T0 + 1e9, forever)).toMatchObject({
+    expect(await failures.record(id, T0 + 1e9, forever)).toMatchObject({
       failures: 2,
       lockedAt: T0,
       lockedUntil: null,
     });
-    expect(await failures().clear(id)).toBe(true);
-    expect(await failures().clear(id)).toBe(false);
-    expect(await failures().find(id)).toBeUndefined();
+    expect(await failures.clear(id)).toBe(true);
+    expect(await failures.clear(id)).toBe(false);
+    expect(await failures.find(id)).toBeUndefined();
   });
 
-  it('counts every one of many concurrent failures and starts the lock once', async () => {
+  test('counts every one of many concurrent failures and starts the lock once', async ({
+    failures,
+    user,
+  }) => {
     const id = await user();
     const rule = { lockAfter: 10, lockMs: MINUTE };
-    const states = await Promise.all(Array.from({ length: 25 }, () => failures().record(id, T0, rule)));
+    const states = await Promise.all(Array.from({ length: 25 }, () => failures.record(id, T0, rule)));
     expect(states.map((state) => state.failures).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 25 }, (_, index) => index + 1),
     );
-    expect(await failures().find(id)).toMatchObject({ failures: 25, lockedAt: T0, lockedUntil: T0 + MINUTE });
+    expect(await failures.find(id)).toMatchObject({ failures: 25, lockedAt: T0, lockedUntil: T0 + MINUTE });
   });
 
-  it('forgets the failures of a removed user', async () => {
+  test('forgets the failures of a removed user', async ({ failures, user, testStore }) => {
     const id = await user();
-    await failures().record(id, T0, { lockAfter: 5, lockMs: MINUTE });
+    await failures.record(id, T0, { lockAfter: 5, lockMs: MINUTE });
     await testStore.store.users.remove(id);
-    expect(await failures().find(id)).toBeUndefined();
+    expect(await failures.find(id)).toBeUndefined();
   });
 });
