@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
+import Type from 'typebox';
+import type { SettingValues } from '../setting-values.js';
+
+/** The settings of the organisation's LDAP directory or Active Directory as a source of users. */
+export const directorySettings = {
+  DEA_LDAP_URL: {
+    schema: Type.String({ default: '' }),
+    doc: 'The directory: ldaps://host:636 or ldap://host:389 (then StartTLS, see DEA_LDAP_STARTTLS); several, comma-separated, are tried in order (failover). Empty: no directory, only local users.',
+  },
+  DEA_LDAP_STARTTLS: {
+    schema: Type.Boolean({ default: true }),
+    doc: 'Upgrade ldap:// connections with StartTLS before anything is sent. false sends bind passwords in clear: only for a directory on the same host.',
+  },
+  DEA_LDAP_CA_FILE: {
+    schema: Type.String({ default: '' }),
+    doc: "PEM file of the certificate authorities the directory's certificate is checked against; empty: the system's.",
+  },
+  DEA_LDAP_BIND_DN: {
+    schema: Type.String({ default: '' }),
+    doc: 'DN of the service account that searches the directory (read access to users and groups); empty: anonymous search.',
+  },
+  DEA_LDAP_BIND_PASSWORD_FILE: {
+    schema: Type.String({ default: '' }),
+    doc: "File holding that account's password (read once at start, never logged).",
+  },
+  DEA_LDAP_BASE_DN: {
+    schema: Type.String({ default: '' }),
+    doc: 'Where users and groups are searched (subtree), e.g. dc=example,dc=com. Required with DEA_LDAP_URL.',
+  },
+  DEA_LDAP_ACTIVE_DIRECTORY: {
+    schema: Type.Boolean({ default: false }),
+    doc: 'Active Directory defaults: users are (&(objectClass=user)(!(objectClass=computer))), identified by objectGUID, named by sAMAccountName, disabled by bit 2 of userAccountControl, full name displayName. Each can still be set by DEA_LDAP_USER_FILTER and DEA_LDAP_ATTRIBUTES (userPrincipalName as user name, say).',
+  },
+  DEA_LDAP_USER_FILTER: {
+    schema: Type.String({ default: '' }),
+    doc: 'LDAP filter of the users that may use the product; empty: (objectClass=inetOrgPerson), or the Active Directory one. The user name attribute is added to it at sign-in.',
+  },
+  DEA_LDAP_ATTRIBUTES: {
+    schema: Type.String({ default: '' }),
+    doc: 'JSON map from the product\'s fields to directory attributes, merged over the defaults {"id":"entryUUID","username":"uid","fullName":"cn","email":"mail","mobile":"mobile","telephone":"telephoneNumber"}. Fields: id, username, fullName, locale, timeZone, disabled and the eight channel keys (mobile, personalMobile, email, personalEmail, telephone, personalTelephone, twitter, personalTwitter); "" leaves one out.',
+  },
+  DEA_LDAP_GROUPS: {
+    schema: Type.String({ default: '' }),
+    doc: 'JSON map from directory group DNs to product groups, whose policy then applies: {"cn=vpn,ou=groups,dc=example,dc=com":"VPN"}. Membership in a mapped group is kept as the directory says; nested groups count.',
+  },
+  DEA_LDAP_GROUP_FILTER: {
+    schema: Type.String({ default: '(|(member={dn})(uniqueMember={dn}))' }),
+    doc: 'Filter of the groups a DN is a direct member of ({dn} is replaced, escaped). Active Directory can resolve nesting at once with (member:1.2.840.113556.1.4.1941:={dn}).',
+  },
+  DEA_LDAP_NESTED_GROUPS: {
+    schema: Type.Boolean({ default: true }),
+    doc: 'Follow groups that are members of groups (at most 10 levels deep).',
+  },
+  DEA_LDAP_SYNC_MINUTES: {
+    schema: Type.Integer({ minimum: 0, maximum: 10_080, default: 60 }),
+    doc: 'How often every instance brings all directory users up to date in the background (one at a time across instances); 0: only at sign-in and with dea directory sync.',
+  },
+  DEA_LDAP_PAGE_SIZE: {
+    schema: Type.Integer({ minimum: 10, maximum: 5000, default: 500 }),
+    doc: 'Users read per page of a sync (RFC 2696 paged results).',
+  },
+  DEA_LDAP_TIMEOUT_SECONDS: {
+    schema: Type.Integer({ minimum: 1, maximum: 120, default: 5 }),
+    doc: 'Longest wait for the directory to connect or answer one operation before the next URL is tried.',
+  },
+} as const;
+
+/** The product fields a directory attribute can fill. */
+export const DIRECTORY_FIELDS = [
+  'id',
+  'username',
+  'fullName',
+  'locale',
+  'timeZone',
+  'disabled',
+  ...CHANNEL_KEYS,
+] as const;
+export type DirectoryField = (typeof DIRECTORY_FIELDS)[number];
+
+export type AttributeMap = Readonly<Partial<Record<DirectoryField, string>>>;
+
+export interface DirectoryConfig {
+  urls: string[];
+  startTls: boolean;
+  /** PEM of the CA file; undefined: the system's CAs. */
+  ca: string | undefined;
+  bindDn: string;
+  bindPassword: string;
+  baseDn: string;
+  userFilter: string;
+  attributes: AttributeMap;
+  /** Directory group DN (lower case) -> product group name. */
+  groups: ReadonlyMap<string, string>;
+  groupFilter: string;
+  nestedGroups: boolean;
+  syncMs: number;
+  pageSize: number;
+  timeoutMs: number;
+}
+
+const LDAP_DEFAULTS: AttributeMap = {
+  id: 'entryUUID',
+  username: 'uid',
+  fullName: 'cn',
+  email: 'mail',
+  mobile: 'mobile',
+  telephone: 'telephoneNumber',
+};
+const ACTIVE_DIRECTORY_DEFAULTS: AttributeMap = {
+  ...LDAP_DEFAULTS,
+  id: 'objectGUID',
+  username: 'sAMAccountName',
+  fullName: 'displayName',
+  disabled: 'userAccountControl',
+};
+
+function jsonObject(name: string, text: string, problems: string[]): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  problems.push(
+    `${name}: must be a JSON object such as ${name === 'DEA_LDAP_GROUPS' ? '{"cn=vpn,ou=groups,dc=example,dc=com":"VPN"}' : '{"username":"sAMAccountName"}'}`,
+  );
+  return {};
+}
+
+function attributeMapOf(values: DirectoryValues, problems: string[]): AttributeMap {
+  const defaults = values.DEA_LDAP_ACTIVE_DIRECTORY ? ACTIVE_DIRECTORY_DEFAULTS : LDAP_DEFAULTS;
+  const map: Partial<Record<DirectoryField, string>> = { ...defaults };
+  for (const [field, attribute] of Object.entries(
+    jsonObject('DEA_LDAP_ATTRIBUTES', values.DEA_LDAP_ATTRIBUTES, problems),
+  )) {
+    if (!(DIRECTORY_FIELDS as readonly string[]).includes(field)) {
+      problems.push(`DEA_LDAP_ATTRIBUTES: "${field}" is not a field (one of ${DIRECTORY_FIELDS.join(', ')})`);
+    } else if (typeof attribute !== 'string' || !/^$|^[A-Za-z][A-Za-z0-9-]*$/.test(attribute)) {
+      problems.push(
+        `DEA_LDAP_ATTRIBUTES: the attribute of "${field}" must be an attribute name such as mail`,
+      );
+    } else if (attribute === '') {
+      delete map[field as DirectoryField];
+    } else {
+      map[field as DirectoryField] = attribute;
+    }
+  }
+  for (const required of ['id', 'username'] as const) {
+    if (map[required] === undefined) problems.push(`DEA_LDAP_ATTRIBUTES: "${required}" needs an attribute`);
+  }
+  return map;
+}
+
+function groupMapOf(text: string, problems: string[]): Map<string, string> {
+  const groups = new Map<string, string>();
+  for (const [dn, group] of Object.entries(jsonObject('DEA_LDAP_GROUPS', text, problems))) {
+    if (typeof group !== 'string' || group.trim() === '') {
+      problems.push(`DEA_LDAP_GROUPS: the product group of "${dn}" must be a group name`);
+    } else {
+      groups.set(normalizeDn(dn), group.trim());
+    }
+  }
+  return groups;
+}
+
+/** One spelling per DN for comparisons: no blanks around separators, lower case. */
+export function normalizeDn(dn: string): string {
+  return dn
+    .split(/(?<!\\),/)
+    .map((part) => part.trim().replace(/\s*=\s*/, '='))
+    .join(',')
+    .toLowerCase();
+}
+
+type DirectoryValues = SettingValues<typeof directorySettings>;
+
+/** The directory part of the configuration; undefined when no directory is set. */
+export function directoryConfigOf(values: DirectoryValues, problems: string[]): DirectoryConfig | undefined {
+  const urls = values.DEA_LDAP_URL.split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+  if (urls.length === 0) return undefined;
+  for (const url of urls) {
+    if (!/^ldaps?:\/\/[^\s/]+\/?$/i.test(url))
+      problems.push(`DEA_LDAP_URL: "${url}" must read ldaps://host[:port] or ldap://host[:port]`);
+  }
+  if (values.DEA_LDAP_BASE_DN.trim() === '')
+    problems.push('DEA_LDAP_BASE_DN: required with DEA_LDAP_URL (dc=example,dc=com)');
+  const readFile = (name: string, path: string): string => {
+    if (path === '') return '';
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      problems.push(`${name}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      return '';
+    }
+  };
+  const bindPassword = readFile('DEA_LDAP_BIND_PASSWORD_FILE', values.DEA_LDAP_BIND_PASSWORD_FILE).replace(
+    /\r?\n$/,
+    '',
+  );
+  if (values.DEA_LDAP_BIND_DN !== '' && bindPassword === '')
+    problems.push(
+      'DEA_LDAP_BIND_PASSWORD_FILE: required with DEA_LDAP_BIND_DN (a file holding its password)',
+    );
+  const ca = readFile('DEA_LDAP_CA_FILE', values.DEA_LDAP_CA_FILE);
+  if (!values.DEA_LDAP_GROUP_FILTER.includes('{dn}'))
+    problems.push('DEA_LDAP_GROUP_FILTER: must contain {dn}, the member whose groups are searched');
+  const defaultFilter = values.DEA_LDAP_ACTIVE_DIRECTORY
+    ? '(&(objectClass=user)(!(objectClass=computer)))'
+    : '(objectClass=inetOrgPerson)';
+  const userFilter = values.DEA_LDAP_USER_FILTER.trim() || defaultFilter;
+  if (!/^\(.*\)$/s.test(userFilter))
+    problems.push('DEA_LDAP_USER_FILTER: must be an LDAP filter in parentheses');
+  return {
+    urls,
+    startTls: values.DEA_LDAP_STARTTLS,
+    ca: ca === '' ? undefined : ca,
+    bindDn: values.DEA_LDAP_BIND_DN,
+    bindPassword,
+    baseDn: values.DEA_LDAP_BASE_DN.trim(),
+    userFilter,
+    attributes: attributeMapOf(values, problems),
+    groups: groupMapOf(values.DEA_LDAP_GROUPS, problems),
+    groupFilter: values.DEA_LDAP_GROUP_FILTER,
+    nestedGroups: values.DEA_LDAP_NESTED_GROUPS,
+    syncMs: values.DEA_LDAP_SYNC_MINUTES * 60_000,
+    pageSize: values.DEA_LDAP_PAGE_SIZE,
+    timeoutMs: values.DEA_LDAP_TIMEOUT_SECONDS * 1000,
+  };
+}

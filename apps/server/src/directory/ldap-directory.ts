@@ -1,0 +1,262 @@
+import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
+import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
+import { normalizeDn, type DirectoryConfig, type DirectoryField } from './directory-settings.js';
+
+/** A user as the directory has it, in the product's terms. */
+export interface DirectoryUser {
+  dn: string;
+  /** The directory's stable id of the entry (entryUUID, objectGUID): survives renames. */
+  externalId: string;
+  username: string;
+  fullName: string;
+  locale: string | undefined;
+  timeZone: string | undefined;
+  disabled: boolean;
+  /** Every mapped channel key: its address, or null when the directory holds none. */
+  channels: Partial<Record<ChannelKey, string | null>>;
+  /** Product groups of the mapped directory groups the user is in, directly or nested. */
+  groups: string[];
+}
+
+/** The directory could not be reached or refused the service account: nothing was decided. */
+export class DirectoryUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DirectoryUnavailableError';
+  }
+}
+
+/** RFC 4515: a value inside a filter. */
+export function escapeFilterValue(value: string): string {
+  return value.replace(
+    /[\\*()\0]/g,
+    (character) => `\\${character.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+}
+
+/** Bit 2 (ACCOUNTDISABLE) of Active Directory's userAccountControl. */
+const ACCOUNT_DISABLE = 2;
+const MAX_GROUP_DEPTH = 10;
+
+function firstText(entry: Entry, attribute: string | undefined): string | undefined {
+  if (attribute === undefined) return undefined;
+  const key = Object.keys(entry).find((name) => name.toLowerCase() === attribute.toLowerCase());
+  const value = key === undefined ? undefined : entry[key];
+  const first = Array.isArray(value) ? value[0] : value;
+  if (first === undefined) return undefined;
+  if (Buffer.isBuffer(first)) return first.length === 16 ? guidText(first) : first.toString('utf8');
+  const text = first.trim();
+  return text === '' ? undefined : text;
+}
+
+/** objectGUID in its usual spelling (the first three groups are little-endian). */
+function guidText(bytes: Buffer): string {
+  const hex = (start: number, end: number, reverse: boolean) => {
+    const part = Buffer.from(bytes.subarray(start, end));
+    return (reverse ? part.reverse() : part).toString('hex');
+  };
+  return [hex(0, 4, true), hex(4, 6, true), hex(6, 8, true), hex(8, 10, false), hex(10, 16, false)].join('-');
+}
+
+function isDisabled(entry: Entry, attribute: string | undefined): boolean {
+  const value = firstText(entry, attribute);
+  if (value === undefined) return false;
+  if (/^-?\d+$/.test(value) && attribute?.toLowerCase() === 'useraccountcontrol')
+    return (Number(value) & ACCOUNT_DISABLE) !== 0;
+  return /^(true|yes|1|disabled)$/i.test(value);
+}
+
+/**
+ * The organisation's directory (LDAP or Active Directory): finds users, checks their passwords by
+ * binding as them, and lists every user page by page. Each call opens its own connection to the
+ * first URL that answers (failover), upgraded with StartTLS on ldap:// unless switched off.
+ */
+export class LdapDirectory {
+  constructor(private readonly config: DirectoryConfig) {}
+
+  private get attributeNames(): string[] {
+    return [...new Set(Object.values(this.config.attributes))];
+  }
+
+  private async open(): Promise<Client> {
+    const { config } = this;
+    const failures: string[] = [];
+    for (const url of config.urls) {
+      const tlsOptions = {
+        ...(config.ca !== undefined && { ca: config.ca }),
+        minVersion: 'TLSv1.2' as const,
+      };
+      const client = new Client({
+        url,
+        timeout: config.timeoutMs,
+        connectTimeout: config.timeoutMs,
+        tlsOptions,
+      });
+      try {
+        if (url.toLowerCase().startsWith('ldap://') && config.startTls) await client.startTLS(tlsOptions);
+        if (config.bindDn !== '') await client.bind(config.bindDn, config.bindPassword);
+        return client;
+      } catch (error) {
+        await client.unbind().catch(() => undefined);
+        if (error instanceof InvalidCredentialsError) {
+          throw new DirectoryUnavailableError(
+            `the directory ${url} refused the service account ${config.bindDn}: check DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE`,
+            { cause: error },
+          );
+        }
+        failures.push(`${url}: ${(error as Error).message}`);
+      }
+    }
+    throw new DirectoryUnavailableError(
+      `no directory answered (${failures.join('; ')}): check DEA_LDAP_URL, DEA_LDAP_CA_FILE and DEA_LDAP_STARTTLS`,
+    );
+  }
+
+  private async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const client = await this.open();
+    try {
+      return await work(client);
+    } catch (error) {
+      if (error instanceof DirectoryUnavailableError) throw error;
+      throw new DirectoryUnavailableError(`the directory failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+
+  private userFilter(username?: string): string {
+    const { userFilter, attributes } = this.config;
+    if (username === undefined) return userFilter;
+    return `(&${userFilter}(${attributes.username}=${escapeFilterValue(username)}))`;
+  }
+
+  private searchOptions(filter: string) {
+    const binary = this.config.attributes.id === 'objectGUID' ? ['objectGUID'] : [];
+    return {
+      scope: 'sub' as const,
+      filter,
+      attributes: this.attributeNames,
+      explicitBufferAttributes: binary,
+    };
+  }
+
+  /** The user of that name, or undefined when the directory has none (or more than one). */
+  async findUser(username: string): Promise<DirectoryUser | undefined> {
+    if (username.trim() === '') return undefined;
+    return this.withClient(async (client) => {
+      const { searchEntries } = await client.search(this.config.baseDn, {
+        ...this.searchOptions(this.userFilter(username)),
+        sizeLimit: 2,
+      });
+      const [entry] = searchEntries;
+      if (entry === undefined || searchEntries.length > 1) return undefined;
+      return this.toUser(client, entry);
+    });
+  }
+
+  /**
+   * Whether the password is the user's: a bind as the user on a connection of its own. An empty
+   * password is refused before anything is sent (LDAP would take it as an anonymous bind).
+   */
+  async checkPassword(dn: string, password: string): Promise<boolean> {
+    if (password === '') return false;
+    const { config } = this;
+    const failures: string[] = [];
+    for (const url of config.urls) {
+      const tlsOptions = {
+        ...(config.ca !== undefined && { ca: config.ca }),
+        minVersion: 'TLSv1.2' as const,
+      };
+      const client = new Client({
+        url,
+        timeout: config.timeoutMs,
+        connectTimeout: config.timeoutMs,
+        tlsOptions,
+      });
+      try {
+        if (url.toLowerCase().startsWith('ldap://') && config.startTls) await client.startTLS(tlsOptions);
+        await client.bind(dn, password);
+        return true;
+      } catch (error) {
+        if (error instanceof InvalidCredentialsError) return false;
+        failures.push(`${url}: ${(error as Error).message}`);
+      } finally {
+        await client.unbind().catch(() => undefined);
+      }
+    }
+    throw new DirectoryUnavailableError(`no directory answered (${failures.join('; ')}): check DEA_LDAP_URL`);
+  }
+
+  /** Every user of the filter, a page at a time (RFC 2696). */
+  async *allUsers(): AsyncGenerator<DirectoryUser[]> {
+    const client = await this.open();
+    try {
+      const pages = client.searchPaginated(this.config.baseDn, {
+        ...this.searchOptions(this.userFilter()),
+        paged: { pageSize: this.config.pageSize },
+      });
+      for await (const page of pages) {
+        const users: DirectoryUser[] = [];
+        for (const entry of page.searchEntries) {
+          const user = await this.toUser(client, entry);
+          if (user !== undefined) users.push(user);
+        }
+        yield users;
+      }
+    } catch (error) {
+      if (error instanceof DirectoryUnavailableError) throw error;
+      throw new DirectoryUnavailableError(`the directory failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+
+  private async toUser(client: Client, entry: Entry): Promise<DirectoryUser | undefined> {
+    const { attributes } = this.config;
+    const text = (field: DirectoryField) => firstText(entry, attributes[field]);
+    const externalId = text('id');
+    const username = text('username');
+    if (externalId === undefined || username === undefined) return undefined;
+    const channels: Partial<Record<ChannelKey, string | null>> = {};
+    for (const key of CHANNEL_KEYS) if (attributes[key] !== undefined) channels[key] = text(key) ?? null;
+    return {
+      dn: entry.dn,
+      externalId,
+      username,
+      fullName: text('fullName') ?? username,
+      locale: text('locale'),
+      timeZone: text('timeZone'),
+      disabled: isDisabled(entry, attributes.disabled),
+      channels,
+      groups: await this.productGroupsOf(client, entry.dn),
+    };
+  }
+
+  /** The mapped groups a DN belongs to, following nested groups up to ten levels. */
+  private async productGroupsOf(client: Client, dn: string): Promise<string[]> {
+    const { groups, groupFilter, nestedGroups, baseDn } = this.config;
+    if (groups.size === 0) return [];
+    const seen = new Set<string>();
+    let members = [dn];
+    for (let depth = 0; depth < MAX_GROUP_DEPTH && members.length > 0; depth += 1) {
+      const next: string[] = [];
+      for (const member of members) {
+        const filter = groupFilter.replaceAll('{dn}', escapeFilterValue(member));
+        const { searchEntries } = await client.search(baseDn, { scope: 'sub', filter, attributes: ['1.1'] });
+        for (const group of searchEntries) {
+          const key = normalizeDn(group.dn);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          next.push(group.dn);
+        }
+      }
+      if (!nestedGroups) break;
+      members = next;
+    }
+    return [...new Set([...seen].flatMap((key) => groups.get(key) ?? []))].sort();
+  }
+}
