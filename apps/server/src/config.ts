@@ -12,6 +12,7 @@ import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
 import { type DeliveryConfig, deliveryConfigOf } from './delivery/delivery-config.js';
 import { deliverySettings } from './delivery/delivery-settings.js';
+import { type DirectoryConfig, directoryConfigOf, directorySettings } from './directory/directory-settings.js';
 
 /**
  * Every setting of the product: one table, validated at start. The rest of the code receives
@@ -115,6 +116,7 @@ export const SETTINGS = {
   ...sendLimitSettings,
   ...deliverySettings,
   ...radiusSettings,
+  ...directorySettings,
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -157,6 +159,8 @@ export interface Config {
   delivery: DeliveryConfig;
   verification: VerificationSettings;
   radius: RadiusConfig;
+  /** The organisation's directory as a source of users; undefined: local users only. */
+  directory: DirectoryConfig | undefined;
 }
 
 export class ConfigError extends Error {
@@ -364,6 +368,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const cspImageOrigins = originsOf('DEA_CSP_IMAGE_ORIGINS', settingText('DEA_CSP_IMAGE_ORIGINS'), problems);
   const delivery = deliveryConfigOf(settingText, problems);
   const radius = radiusConfigOf(settingText, problems);
+  const directory = directoryConfigOf(s, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -393,5 +398,6 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     delivery,
     verification: codes.verification,
     radius,
+    directory,
   };
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
+import { CHANNEL_KEYS } from '@dea/contract';
 import Type from 'typebox';
 import type { SettingValues } from '../setting-values.js';
 

@@ -78,26 +78,42 @@ export class LdapDirectory {
     return [...new Set(Object.values(this.config.attributes))];
   }
 
+  /** A connection to one URL, over TLS from the start (ldaps://) or after StartTLS (ldap://). */
+  private async connect(url: string): Promise<Client> {
+    const { config } = this;
+    // A fresh object each time: ldapts keeps and changes the one it is given.
+    const tlsOptions = () => ({
+      ...(config.ca !== undefined && { ca: config.ca }),
+      minVersion: 'TLSv1.2' as const,
+    });
+    const secure = url.toLowerCase().startsWith('ldaps://');
+    const client = new Client({
+      url,
+      timeout: config.timeoutMs,
+      connectTimeout: config.timeoutMs,
+      ...(secure && { tlsOptions: tlsOptions() }),
+    });
+    try {
+      if (!secure && config.startTls) await client.startTLS(tlsOptions());
+      return client;
+    } catch (error) {
+      await client.unbind().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A connection to the first URL that answers, bound as the service account. */
   private async open(): Promise<Client> {
     const { config } = this;
     const failures: string[] = [];
     for (const url of config.urls) {
-      const tlsOptions = {
-        ...(config.ca !== undefined && { ca: config.ca }),
-        minVersion: 'TLSv1.2' as const,
-      };
-      const client = new Client({
-        url,
-        timeout: config.timeoutMs,
-        connectTimeout: config.timeoutMs,
-        tlsOptions,
-      });
+      let client: Client | undefined;
       try {
-        if (url.toLowerCase().startsWith('ldap://') && config.startTls) await client.startTLS(tlsOptions);
+        client = await this.connect(url);
         if (config.bindDn !== '') await client.bind(config.bindDn, config.bindPassword);
         return client;
       } catch (error) {
-        await client.unbind().catch(() => undefined);
+        await client?.unbind().catch(() => undefined);
         if (error instanceof InvalidCredentialsError) {
           throw new DirectoryUnavailableError(
             `the directory ${url} refused the service account ${config.bindDn}: check DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE`,
@@ -162,31 +178,23 @@ export class LdapDirectory {
    */
   async checkPassword(dn: string, password: string): Promise<boolean> {
     if (password === '') return false;
-    const { config } = this;
     const failures: string[] = [];
-    for (const url of config.urls) {
-      const tlsOptions = {
-        ...(config.ca !== undefined && { ca: config.ca }),
-        minVersion: 'TLSv1.2' as const,
-      };
-      const client = new Client({
-        url,
-        timeout: config.timeoutMs,
-        connectTimeout: config.timeoutMs,
-        tlsOptions,
-      });
+    for (const url of this.config.urls) {
+      let client: Client | undefined;
       try {
-        if (url.toLowerCase().startsWith('ldap://') && config.startTls) await client.startTLS(tlsOptions);
+        client = await this.connect(url);
         await client.bind(dn, password);
         return true;
       } catch (error) {
         if (error instanceof InvalidCredentialsError) return false;
         failures.push(`${url}: ${(error as Error).message}`);
       } finally {
-        await client.unbind().catch(() => undefined);
+        await client?.unbind().catch(() => undefined);
       }
     }
-    throw new DirectoryUnavailableError(`no directory answered (${failures.join('; ')}): check DEA_LDAP_URL`);
+    throw new DirectoryUnavailableError(
+      `no directory answered (${failures.join('; ')}): check DEA_LDAP_URL, DEA_LDAP_CA_FILE and DEA_LDAP_STARTTLS`,
+    );
   }
 
   /** Every user of the filter, a page at a time (RFC 2696). */

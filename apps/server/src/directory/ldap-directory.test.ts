@@ -1,0 +1,112 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { testConfig } from '../testing/test-app.js';
+import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
+import type { DirectoryConfig } from './directory-settings.js';
+import { DirectoryUnavailableError, escapeFilterValue, LdapDirectory } from './ldap-directory.js';
+
+function directoryOf(settings: Record<string, string>): LdapDirectory {
+  const config = testConfig(settings).directory as DirectoryConfig;
+  return new LdapDirectory(config);
+}
+
+describe('the directory on OpenLDAP (slapd)', () => {
+  let tree: LdapTree;
+  beforeAll(async () => {
+    tree = await createLdapTree();
+  });
+  afterAll(() => tree.dispose());
+
+  it('finds an inetOrgPerson user with channels and nested groups, over StartTLS with the private CA', async () => {
+    const alice = await directoryOf(tree.settings).findUser('alice');
+    expect(alice).toMatchObject({
+      dn: tree.dnOf('alice'),
+      username: 'alice',
+      fullName: 'Alice Archer',
+      disabled: false,
+      channels: { email: 'alice@dea.test', mobile: '+49 170 5550101', telephone: '+49 30 5550101' },
+      groups: ['VPN'],
+    });
+    expect(alice?.externalId).toMatch(/^[0-9a-f-]{36}$/);
+    const bob = await directoryOf(tree.settings).findUser('bob');
+    expect(bob).toMatchObject({ channels: { mobile: null, telephone: null }, groups: ['Contractors'] });
+  });
+
+  it('reads Active Directory users by sAMAccountName or userPrincipalName, objectGUID and the disabled bit', async () => {
+    const ad = {
+      ...tree.settings,
+      DEA_LDAP_ACTIVE_DIRECTORY: 'true',
+      DEA_LDAP_USER_FILTER: '(objectClass=user)',
+    };
+    const carol = await directoryOf(ad).findUser('carol.ad');
+    expect(carol).toMatchObject({
+      username: 'carol.ad',
+      fullName: 'Carol Cruz',
+      disabled: false,
+      groups: ['VPN'],
+    });
+    expect(carol?.externalId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(await directoryOf(ad).findUser('dave.ad')).toMatchObject({ disabled: true });
+    expect(await directoryOf(ad).findUser('alice')).toBeUndefined();
+    const byPrincipal = { ...ad, DEA_LDAP_ATTRIBUTES: '{"username":"userPrincipalName"}' };
+    expect(await directoryOf(byPrincipal).findUser('carol@dea.test')).toMatchObject({
+      dn: tree.dnOf('carol'),
+    });
+  });
+
+  it('checks a password by binding as the user, and never binds with an empty one', async () => {
+    const directory = directoryOf(tree.settings);
+    expect(await directory.checkPassword(tree.dnOf('alice'), DIRECTORY_PEOPLE.alice.password)).toBe(true);
+    expect(await directory.checkPassword(tree.dnOf('alice'), 'wrong')).toBe(false);
+    expect(await directory.checkPassword(tree.dnOf('alice'), '')).toBe(false);
+  });
+
+  it('keeps filter characters of a user name as text', async () => {
+    expect(escapeFilterValue('a*)(uid=*')).toBe('a\\2a\\29\\28uid=\\2a');
+    expect(await directoryOf(tree.settings).findUser('*')).toBeUndefined();
+    expect(await directoryOf(tree.settings).findUser('al*')).toBeUndefined();
+  });
+
+  it('lists every user page by page', async () => {
+    const pages: string[][] = [];
+    for await (const page of directoryOf({ ...tree.settings, DEA_LDAP_PAGE_SIZE: '10' }).allUsers()) {
+      pages.push(page.map((user) => user.username));
+    }
+    expect(pages.flat().sort()).toEqual(['alice', 'bob', 'carol', 'dave']);
+  });
+
+  it('fails over to the next URL, and names the cause and the setting when none answers', async () => {
+    const ldap = inject('ldap');
+    const failover = { ...tree.settings, DEA_LDAP_URL: `ldap://127.0.0.1:1,${ldap.ldapsUrl}` };
+    expect(await directoryOf(failover).findUser('alice')).toMatchObject({ username: 'alice' });
+    const down = directoryOf({ ...tree.settings, DEA_LDAP_URL: 'ldap://127.0.0.1:1' });
+    await expect(down.findUser('alice')).rejects.toThrow(DirectoryUnavailableError);
+    await expect(down.findUser('alice')).rejects.toThrow(/DEA_LDAP_URL/);
+    const wrongCa = directoryOf({ ...tree.settings, DEA_LDAP_CA_FILE: '' });
+    await expect(wrongCa.findUser('alice')).rejects.toThrow(/DEA_LDAP_CA_FILE/);
+    const wrongFile = join(mkdtempSync(join(tmpdir(), 'dea-bind-')), 'password');
+    writeFileSync(wrongFile, 'not the reader password\n');
+    const badReader = directoryOf({ ...tree.settings, DEA_LDAP_BIND_PASSWORD_FILE: wrongFile });
+    await expect(badReader.findUser('alice')).rejects.toThrow(
+      /refused the service account .*DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE/,
+    );
+  });
+
+  it('names every bad directory setting at start', () => {
+    expect(() =>
+      testConfig({
+        DEA_LDAP_URL: 'http://directory.example.com',
+        DEA_LDAP_BIND_DN: 'cn=reader,dc=example,dc=com',
+        DEA_LDAP_BIND_PASSWORD_FILE: '/dev/null',
+        DEA_LDAP_ATTRIBUTES: '{"shoeSize":"x","username":""}',
+        DEA_LDAP_GROUPS: '[1]',
+        DEA_LDAP_GROUP_FILTER: '(member=x)',
+      }),
+    ).toThrow(
+      /DEA_LDAP_URL: "http:\/\/directory.example.com" must read[\s\S]*DEA_LDAP_BASE_DN: required[\s\S]*DEA_LDAP_BIND_PASSWORD_FILE: required[\s\S]*DEA_LDAP_GROUP_FILTER: must contain \{dn\}[\s\S]*"shoeSize" is not a field[\s\S]*"username" needs an attribute[\s\S]*DEA_LDAP_GROUPS: must be a JSON object/,
+    );
+  });
+});
