@@ -37,6 +37,8 @@ export interface UsersTable {
   current_login_at: number | null;
   /** IANA time zone for times in messages; null: DEA_TIME_ZONE. */
   time_zone: ColumnType<string | null, string | null | undefined, string | null>;
+  source: Generated<string>;
+  external_id: string | null;
 }
 
 export interface GroupsTable {

@@ -112,6 +112,8 @@ export function storeSuite(kind: StoreKind): void {
         createdAt: T0,
         lastLoginAt: null,
         currentLoginAt: null,
+        source: 'local',
+        externalId: null,
       };
       const byId = await store.users.findById(user.id);
       expect(byId).toEqual(expected);
@@ -121,6 +123,32 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.users.findByUsername('nobody')).toBeUndefined();
       // The username match is exact.
       expect(await store.users.findByUsername('alic')).toBeUndefined();
+    });
+
+    test('keeps where a user comes from and finds it by its id in that source, renamed or not', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
+      const local = await addUser();
+      const fromDirectory = await addUser({ source: 'ldap', externalId: 'uuid-1' });
+      await addUser({ source: 'scim', externalId: 'uuid-1' });
+      expect(await store.users.findByExternalId('ldap', 'uuid-1')).toMatchObject({
+        id: fromDirectory.id,
+        source: 'ldap',
+        externalId: 'uuid-1',
+      });
+      expect(await store.users.findByExternalId('import', 'uuid-1')).toBeUndefined();
+      await expect(addUser({ source: 'ldap', externalId: 'uuid-1' })).rejects.toThrow();
+      expect(await store.users.update(fromDirectory.id, { username: 'renamed' })).toBe(true);
+      expect(await store.users.findByExternalId('ldap', 'uuid-1')).toMatchObject({ username: 'renamed' });
+      expect((await store.users.listOfSource('ldap')).map((user) => user.id)).toEqual([fromDirectory.id]);
+      expect((await store.users.listOfSource('local')).map((user) => user.id)).toEqual([local.id]);
+      const group = { id: newId(), name: 'VPN', priority: 1 };
+      await store.groups.create(group);
+      await store.groups.addMember(group.id, fromDirectory.id);
+      expect(await store.groups.listOfUser(fromDirectory.id)).toEqual([group]);
+      expect(await store.groups.listOfUser(local.id)).toEqual([]);
     });
 
     test('lists users by username and counts them', async ({

@@ -46,7 +46,14 @@ export interface User {
   currentLoginAt: number | null;
   /** IANA time zone of times in the user's messages; null: the deployment's DEA_TIME_ZONE. */
   timeZone: string | null;
+  /** Where the user comes from; only local users have a password of their own. */
+  source: UserSource;
+  /** The source's own id of the user (directory entryUUID/objectGUID, SCIM id); null for local users. */
+  externalId: string | null;
 }
+
+export const USER_SOURCES = ['local', 'ldap', 'scim', 'import'] as const;
+export type UserSource = (typeof USER_SOURCES)[number];
 
 export interface NewUser {
   id: string;
@@ -56,16 +63,22 @@ export interface NewUser {
   locale: string;
   createdAt: number;
   timeZone?: string | null;
+  source?: UserSource;
+  externalId?: string | null;
 }
 
 export interface UserRepository {
   create(user: NewUser): Promise<void>;
   findById(id: string): Promise<User | undefined>;
   findByUsername(username: string): Promise<User | undefined>;
+  findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;
+  listOfSource(source: UserSource): Promise<User[]>;
   update(
     id: string,
-    changes: Partial<Pick<User, 'fullName' | 'locale' | 'disabled' | 'passwordHash' | 'timeZone'>>,
+    changes: Partial<
+      Pick<User, 'username' | 'fullName' | 'locale' | 'disabled' | 'passwordHash' | 'timeZone' | 'externalId'>
+    >,
   ): Promise<boolean>;
   remove(id: string): Promise<boolean>;
   /** The current sign-in becomes the last one; answers the user as it is afterwards. */
@@ -96,6 +109,8 @@ export interface GroupRepository {
   listPolicies(groupId: string): Promise<{ category: string; options: Record<string, unknown> }[]>;
   /** The ids of the group's members. */
   listMembers(groupId: string): Promise<string[]>;
+  /** The groups the user is a member of. */
+  listOfUser(userId: string): Promise<Group[]>;
 }
 
 export interface Channel {

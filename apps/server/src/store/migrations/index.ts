@@ -4,6 +4,7 @@ import * as signinThrottle from './0002-signin-throttle.js';
 import * as rateCounters from './0003-rate-counters.js';
 import * as verifyFailures from './0004-verify-failures.js';
 import * as userTimeZone from './0005-user-time-zone.js';
+import * as userSource from './0006-user-source.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-rate-counters': rateCounters,
   '0004-verify-failures': verifyFailures,
   '0005-user-time-zone': userTimeZone,
+  '0006-user-source': userSource,
 };
 
 export const migrationProvider: MigrationProvider = {

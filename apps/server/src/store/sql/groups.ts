@@ -56,6 +56,15 @@ export function groupRepository(db: Db): GroupRepository {
         .execute();
       return rows.map((row) => ({ category: row.category, options: parseJsonObject(row.options) }));
     },
+    async listOfUser(userId) {
+      return db
+        .selectFrom('groups')
+        .innerJoin('user_groups', 'user_groups.group_id', 'groups.id')
+        .select(['groups.id', 'groups.name', 'groups.priority'])
+        .where('user_groups.user_id', '=', userId)
+        .orderBy('groups.name')
+        .execute();
+    },
     async listMembers(groupId) {
       const rows = await db
         .selectFrom('user_groups')

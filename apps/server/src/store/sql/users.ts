@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
-import type { User, UserRepository } from '../store.js';
+import type { User, UserRepository, UserSource } from '../store.js';
 import { flag, type Db } from './db.js';
 
 function toUser(row: Selectable<UsersTable>): User {
@@ -15,6 +15,8 @@ function toUser(row: Selectable<UsersTable>): User {
     lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
     currentLoginAt: row.current_login_at === null ? null : Number(row.current_login_at),
     timeZone: row.time_zone,
+    source: row.source as UserSource,
+    externalId: row.external_id,
   };
 }
 
@@ -34,6 +36,8 @@ export function userRepository(db: Db): UserRepository {
           last_login_at: null,
           current_login_at: null,
           time_zone: user.timeZone ?? null,
+          source: user.source ?? 'local',
+          external_id: user.externalId ?? null,
         })
         .execute();
     },
@@ -49,12 +53,32 @@ export function userRepository(db: Db): UserRepository {
         .executeTakeFirst();
       return row && toUser(row);
     },
+    async findByExternalId(source, externalId) {
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('source', '=', source)
+        .where('external_id', '=', externalId)
+        .executeTakeFirst();
+      return row && toUser(row);
+    },
+    async listOfSource(source) {
+      const rows = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('source', '=', source)
+        .orderBy('username')
+        .execute();
+      return rows.map(toUser);
+    },
     async list() {
       const rows = await db.selectFrom('users').selectAll().orderBy('username').execute();
       return rows.map(toUser);
     },
     async update(id, changes) {
       const values = {
+        ...(changes.username !== undefined && { username: changes.username }),
+        ...(changes.externalId !== undefined && { external_id: changes.externalId }),
         ...(changes.fullName !== undefined && { full_name: changes.fullName }),
         ...(changes.locale !== undefined && { locale: changes.locale }),
         ...(changes.disabled !== undefined && { disabled: flag(changes.disabled) }),
