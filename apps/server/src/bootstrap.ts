@@ -10,6 +10,9 @@ import { SendLimits } from './domain/send-limits.js';
 import { SignIn, decoyPasswordHash } from './domain/sign-in.js';
 import { SigninThrottle } from './domain/signin-throttle.js';
 import { Verification } from './domain/verification.js';
+import { UserProvisioning } from './domain/provision-user.js';
+import { DirectoryUsers } from './directory/directory-users.js';
+import { LdapDirectory } from './directory/ldap-directory.js';
 import { Notices } from './delivery/notices.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
@@ -76,6 +79,7 @@ export async function startServices(config: Config, now: () => number = Date.now
       enabled: (type: Parameters<typeof delivery>[0]) => services.delivery(type) !== undefined,
       allowedPhonePrefixes: config.delivery.allowedPhonePrefixes,
     };
+    const directoryUsers = directoryUsersOf(config, store, now);
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
@@ -91,8 +95,10 @@ export async function startServices(config: Config, now: () => number = Date.now
         decoyPasswordHash: decoy,
         identifierKey: keys.identifier,
         passwordHashCost: config.passwordHashCost,
+        directoryUsers,
         now,
       }),
+      directoryUsers,
       verification: new Verification(store, keys.codeHash, config.codeDefaults, config.verification),
       delivery,
       channelRules,
@@ -113,6 +119,21 @@ export async function startServices(config: Config, now: () => number = Date.now
     await store.close();
     throw error;
   }
+}
+
+/** The organisation's directory as the source of users, when DEA_LDAP_URL names one. */
+export function directoryUsersOf(
+  config: Config,
+  store: Store,
+  now: () => number,
+): DirectoryUsers | undefined {
+  if (config.directory === undefined) return undefined;
+  return new DirectoryUsers(
+    new LdapDirectory(config.directory),
+    config.directory,
+    store,
+    new UserProvisioning(store, now),
+  );
 }
 
 /** Removes expired and used codes, long-gone sessions, send counters whose window ended and forgotten sign-in attempts. */

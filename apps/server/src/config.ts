@@ -12,7 +12,11 @@ import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
 import { type DeliveryConfig, deliveryConfigOf } from './delivery/delivery-config.js';
 import { deliverySettings } from './delivery/delivery-settings.js';
-import { type DirectoryConfig, directoryConfigOf, directorySettings } from './directory/directory-settings.js';
+import {
+  type DirectoryConfig,
+  directoryConfigOf,
+  directorySettings,
+} from './directory/directory-settings.js';
 
 /**
  * Every setting of the product: one table, validated at start. The rest of the code receives

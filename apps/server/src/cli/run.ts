@@ -11,6 +11,7 @@ import { auditCommands } from './audit-commands.js';
 import { brandingCommands } from './branding-commands.js';
 import { channelCommands } from './channel-commands.js';
 import { codeCommands } from './code-commands.js';
+import { directoryCommands } from './directory-commands.js';
 import { type CliContext, CliFailure, type Command, type CommandGroup, UsageError } from './command.js';
 import { groupCommands } from './group-commands.js';
 import { migrateCommand } from './migrate-command.js';
@@ -30,6 +31,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   auditCommands,
   serviceKeyCommands,
   codeCommands,
+  directoryCommands,
   migrateCommand,
 ];
 

@@ -9,6 +9,8 @@ export const AUDIT_EVENTS = {
   'signin.failed': 'a password was checked and refused (wrong, unknown user, disabled)',
   'signin.locked': 'an attempt refused unchecked: a sign-in limit holds (details.limit)',
   'signin.busy': 'an attempt refused unchecked: every hashing slot and queue place was taken',
+  'signin.directory_unavailable':
+    'an attempt refused unchecked: the directory could not be reached (details.cause)',
   signout: 'the user signed out',
   // codes (actor: the user id, a service key or a RADIUS client)
   'code.issued': 'a code was made (shown on screen or about to be sent)',
@@ -46,6 +48,8 @@ export const AUDIT_EVENTS = {
   'service_key.revoked': 'a service key was revoked',
   'demo.seeded': 'the demo users were created',
   'system.start': 'a server instance started',
+  'directory.synced':
+    'all directory users were brought up to date (details: created, updated, disabled, unchanged, failed)',
 } as const;
 
 export type AuditEventName = keyof typeof AUDIT_EVENTS;

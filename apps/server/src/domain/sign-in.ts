@@ -7,10 +7,15 @@ import { hashPassword, needsRehash, verifyPassword } from '../crypto/password-ha
 import type { Store, User } from '../store/store.js';
 import { ApiError, tooManyRequests } from './api-error.js';
 import type { Sessions } from './sessions.js';
+import { DirectoryUnavailableError } from '../directory/ldap-directory.js';
+import type { DirectorySignInResult, DirectoryUsers } from '../directory/directory-users.js';
+import { NO_LOCAL_PASSWORD } from './provision-user.js';
 import type { SigninThrottle } from './signin-throttle.js';
 
 /** How long a client is asked to wait when every hashing slot and queue place is taken. */
 const BUSY_RETRY_SECONDS = 1;
+/** How long a client is asked to wait while the directory cannot be reached. */
+const DIRECTORY_RETRY_SECONDS = 5;
 
 export interface SignInRequest {
   username: string;
@@ -36,6 +41,8 @@ export interface SignInDependencies {
   /** Key of the keyed hash under which unknown user names are audited. */
   identifierKey: Buffer;
   passwordHashCost: number;
+  /** The organisation's directory, when users come from one (DEA_LDAP_URL). */
+  directoryUsers?: DirectoryUsers | undefined;
   now: () => number;
 }
 
@@ -76,42 +83,84 @@ export class SignIn {
   }
 
   async signIn(request: SignInRequest): Promise<SignedIn> {
-    const { store, throttle, hashQueue, now } = this.deps;
+    const { store, throttle, now } = this.deps;
     const { username, password, clientAddress } = request;
     const at = now();
-    const user = await store.users.findByUsername(username);
-    const actor = this.actorOf(username, user);
+    const local = await store.users.findByUsername(username);
+    let user = local;
     const audit = (event: AuditEventName, details: Record<string, unknown> = {}) =>
-      store.audit.append({ event, userId: user?.id ?? null, actor, clientAddress, details }, at);
+      store.audit.append(
+        { event, userId: user?.id ?? null, actor: this.actorOf(username, user), clientAddress, details },
+        at,
+      );
 
     const admission = await throttle.admit(username, clientAddress, at);
     if (!admission.allowed) {
       await audit('signin.locked', { limit: admission.reason });
       throw lockedError(admission.retryAfterMs);
     }
-    // Unknown and disabled users cost the same hash as a wrong password: one answer, one timing.
-    const stored = user?.passwordHash ?? (await this.deps.decoyPasswordHash);
-    const checked = hashQueue.tryRun(() => verifyPassword(password, stored));
-    if (checked === undefined) {
-      await throttle.notChecked(username, clientAddress);
-      await audit('signin.busy');
-      throw tooManyRequests(BUSY_RETRY_SECONDS);
-    }
-    const passwordOk = await checked;
-    if (user === undefined || user.disabled || !passwordOk) {
+    const checked = await this.checkPassword(username, password, local, clientAddress, audit);
+    user = checked.user;
+    if (user === undefined || user.disabled || !checked.passwordOk) {
       await audit('signin.failed', {
         reason: user === undefined ? 'unknown-user' : user.disabled ? 'disabled' : 'wrong-password',
       });
       throw new ApiError(ErrorNumber.notPermitted, 'login.failed');
     }
     await throttle.succeeded(username, clientAddress);
-    if (needsRehash(user.passwordHash, this.deps.passwordHashCost)) await this.rehash(user, password);
+    if (checked.local && needsRehash(user.passwordHash, this.deps.passwordHashCost))
+      await this.rehash(user, password);
     const { sessions } = this.deps;
     if (request.previousSessionId !== undefined) await sessions.end(request.previousSessionId, at);
     const { sessionId, xsrfToken } = await sessions.start(user.id, at);
     await store.users.recordSignIn(user.id, at);
-    await audit('signin.succeeded');
+    await audit('signin.succeeded', checked.local ? {} : { source: 'ldap' });
     return { user, sessionId, xsrfToken };
+  }
+
+  /**
+   * Whose password this is and whether it is right: by the directory for its users (and for
+   * names no local user has), by the stored hash for local users. Unknown users and users without
+   * a password of their own cost the same hash as a wrong password: one answer, one timing.
+   */
+  private async checkPassword(
+    username: string,
+    password: string,
+    local: User | undefined,
+    clientAddress: string,
+    audit: (event: AuditEventName, details?: Record<string, unknown>) => Promise<void>,
+  ): Promise<{ user: User | undefined; passwordOk: boolean; local: boolean }> {
+    const { directoryUsers, throttle } = this.deps;
+    if (directoryUsers !== undefined && (local === undefined || local.source === 'ldap')) {
+      let result: DirectorySignInResult;
+      try {
+        result = await directoryUsers.signIn(username, password);
+      } catch (error) {
+        if (!(error instanceof DirectoryUnavailableError)) throw error;
+        // Nothing was checked: the attempt does not count, and there is no local fallback.
+        await throttle.notChecked(username, clientAddress);
+        await audit('signin.directory_unavailable', { cause: error.message });
+        throw new ApiError(ErrorNumber.internal, 'error.unavailable', {}, 503, {
+          retryAfterSeconds: DIRECTORY_RETRY_SECONDS,
+        });
+      }
+      if (result.kind === 'signed-in') return { user: result.user, passwordOk: true, local: false };
+      if (result.kind === 'wrong-password') return { user: result.user, passwordOk: false, local: false };
+      if (local !== undefined)
+        return { user: await this.deps.store.users.findById(local.id), passwordOk: false, local: false };
+    }
+    const stored =
+      local === undefined || local.passwordHash === NO_LOCAL_PASSWORD
+        ? await this.deps.decoyPasswordHash
+        : local.passwordHash;
+    const hashed = this.deps.hashQueue.tryRun(() => verifyPassword(password, stored));
+    if (hashed === undefined) {
+      await throttle.notChecked(username, clientAddress);
+      await audit('signin.busy');
+      throw tooManyRequests(BUSY_RETRY_SECONDS);
+    }
+    const passwordOk = (await hashed) && local !== undefined && local.passwordHash !== NO_LOCAL_PASSWORD;
+    return { user: local, passwordOk, local: true };
   }
 
   /** A hash made at another cost is made again at the configured one, now that the password is known. */

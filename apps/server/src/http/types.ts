@@ -11,6 +11,7 @@ import type { DeliveryProvider } from '../delivery/delivery.js';
 import type { Notices } from '../delivery/notices.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store, User } from '../store/store.js';
+import type { DirectoryUsers } from '../directory/directory-users.js';
 
 /** What every route may use; built once in app.ts. */
 export interface Services {
@@ -23,6 +24,8 @@ export interface Services {
   sessions: Sessions;
   /** Signs a user in with user name and password, within the limits of ADR 0008. */
   signIn: SignIn;
+  /** The organisation's directory as the source of users; undefined without DEA_LDAP_URL. */
+  directoryUsers: DirectoryUsers | undefined;
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */
   verification: Verification;
   /** The provider of each send type; undefined when the type is switched off. */

@@ -34,7 +34,7 @@ export class Metrics {
   });
   private readonly signIns = new Counter({
     name: 'dea_signins_total',
-    help: 'Sign-in attempts, by outcome (succeeded, failed, locked, busy: refused by the full hashing queue).',
+    help: 'Sign-in attempts, by outcome (succeeded, failed, locked, busy: refused by the full hashing queue, directory_unavailable).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });
@@ -77,6 +77,7 @@ export class Metrics {
       'signin.failed': () => this.signIns.inc({ outcome: 'failed' }),
       'signin.locked': () => this.signIns.inc({ outcome: 'locked' }),
       'signin.busy': () => this.signIns.inc({ outcome: 'busy' }),
+      'signin.directory_unavailable': () => this.signIns.inc({ outcome: 'directory_unavailable' }),
       // Counted elsewhere (codes issued: by the store decorator) or not a metric.
       'code.issued': none,
       'code.verify_lockout': none,
@@ -106,6 +107,7 @@ export class Metrics {
       'service_key.revoked': none,
       'demo.seeded': none,
       'system.start': none,
+      'directory.synced': none,
     };
     count[entry.event]();
   }

@@ -1,0 +1,183 @@
+import { inject, describe, expect } from 'vitest';
+import { runCli } from '../cli/run.js';
+import { appTest } from '../testing/fixtures.js';
+import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
+import { STORE_KINDS } from '../testing/stores.js';
+import type { TestApp } from '../testing/test-app.js';
+
+const directoryTest = appTest.extend('tree', async ({}, { onCleanup }) => {
+  const tree = await createLdapTree();
+  onCleanup(() => tree.dispose());
+  return tree;
+});
+
+/** Runs the CLI on the app's own store, with the app's settings. */
+async function dea(
+  t: TestApp,
+  tree: LdapTree,
+  ...argv: string[]
+): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, {
+    env: {
+      ...tree.settings,
+      DEA_SECRET: t.services.config.secret,
+      DEA_DATA_DIR: t.testStore.dataDir,
+      DATABASE_URL: t.testStore.databaseUrl,
+    },
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
+  directoryTest.override('storeKind', kind);
+
+  const signIn = (t: TestApp, username: string, password: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/login/api/session',
+      payload: { username, password },
+      remoteAddress: '198.51.100.7',
+    });
+
+  directoryTest(
+    'signs in with the directory password and brings the user, channels and groups in',
+    async ({ startApp, tree }) => {
+      const t = await startApp(tree.settings);
+      expect((await signIn(t, 'alice', 'wrong')).json()).toMatchObject({ error: 3 });
+      expect(await t.services.store.users.findByUsername('alice')).toBeUndefined();
+      expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({ error: 0 });
+      const alice = await t.services.store.users.findByUsername('alice');
+      expect(alice).toMatchObject({ source: 'ldap', fullName: 'Alice Archer', disabled: false });
+      expect(alice?.passwordHash).toBe('!');
+      const channels = await t.services.store.channels.listOfUser(alice?.id ?? '');
+      expect(Object.fromEntries(channels.map((channel) => [channel.key, channel.address]))).toEqual({
+        email: 'alice@dea.test',
+        mobile: '+491705550101',
+        telephone: '+49305550101',
+      });
+      expect((await t.services.store.groups.listOfUser(alice?.id ?? '')).map((group) => group.name)).toEqual([
+        'VPN',
+      ]);
+      const audit = await t.services.store.audit.list({ limit: 100 });
+      expect(audit.some((entry) => entry.event === 'user.created' && entry.actor === 'directory')).toBe(true);
+      expect(JSON.stringify(audit)).not.toContain(DIRECTORY_PEOPLE.alice.password);
+    },
+  );
+
+  directoryTest(
+    'refuses a user disabled in Active Directory, and keeps local users signing in locally',
+    async ({ startApp, tree }) => {
+      const t = await startApp({
+        ...tree.settings,
+        DEA_LDAP_ACTIVE_DIRECTORY: 'true',
+        DEA_LDAP_USER_FILTER: '(objectClass=user)',
+      });
+      expect((await signIn(t, 'dave.ad', DIRECTORY_PEOPLE.dave.password)).json()).toMatchObject({ error: 3 });
+      expect(await t.services.store.users.findByUsername('dave.ad')).toMatchObject({ disabled: true });
+      expect((await signIn(t, 'carol.ad', DIRECTORY_PEOPLE.carol.password)).json()).toMatchObject({
+        error: 0,
+      });
+      const local = await t.createUser();
+      expect((await signIn(t, local.username, local.password)).json()).toMatchObject({ error: 0 });
+      // A directory password never opens a local account of the same name, nor the reverse.
+      expect((await signIn(t, local.username, DIRECTORY_PEOPLE.carol.password)).json()).toMatchObject({
+        error: 3,
+      });
+    },
+  );
+
+  directoryTest(
+    'answers "temporarily unavailable" when the directory is down, with no local fallback and no count',
+    async ({ startApp, tree }) => {
+      const t = await startApp({
+        ...tree.settings,
+        DEA_LDAP_URL: 'ldap://127.0.0.1:1',
+        DEA_SIGNIN_MAX_FAILURES: '2',
+      });
+      for (let attempt = 0; attempt < 4; attempt += 1) {
+        const answer = await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password);
+        expect(answer.statusCode).toBe(503);
+        expect(answer.headers['retry-after']).toBe('5');
+        expect(answer.json()).toMatchObject({
+          error: 1,
+          message: expect.stringMatching(/temporarily unavailable/),
+        });
+      }
+      const events = (await t.services.store.audit.list({ limit: 100 })).map((entry) => entry.event);
+      expect(events.filter((event) => event === 'signin.directory_unavailable')).toHaveLength(4);
+    },
+  );
+
+  directoryTest(
+    'checks at most DEA_SIGNIN_MAX_FAILURES directory passwords of a burst of 60 parallel guesses',
+    async ({ startApp, tree }) => {
+      const t = await startApp({ ...tree.settings, DEA_SIGNIN_MAX_FAILURES: '3' });
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, index) => signIn(t, 'bob', `guess-${index}`)),
+      );
+      expect(answers.every((answer) => answer.json<{ error: number }>().error !== 0)).toBe(true);
+      const failed = (await t.services.store.audit.list({ limit: 1000 })).filter(
+        (entry) => entry.event === 'signin.failed',
+      );
+      expect(failed).toHaveLength(3);
+      expect((await signIn(t, 'bob', DIRECTORY_PEOPLE.bob.password)).json()).toMatchObject({ error: 140 });
+    },
+  );
+
+  directoryTest(
+    'dea directory sync creates, updates and disables, and ends the sessions of a removed user',
+    async ({ startApp, tree }) => {
+      const t = await startApp(tree.settings);
+      expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({ error: 0 });
+      const session = await t.signIn({
+        username: 'alice',
+        password: DIRECTORY_PEOPLE.alice.password,
+        id: '',
+      });
+      const first = await dea(t, tree, 'directory', 'sync');
+      expect(first.out).toMatch(/3 created, 1 updated|3 created, 0 updated/);
+      expect(first.out).toMatch(/0 disabled.*0 failed/);
+      expect(first.code).toBe(0);
+      expect(await t.services.store.users.findByUsername('bob')).toMatchObject({ source: 'ldap' });
+
+      const admin = await tree.admin();
+      await admin.del(tree.dnOf('alice'));
+      await admin.modify(tree.dnOf('bob'), [
+        new (await import('ldapts')).Change({
+          operation: 'replace',
+          modification: new (await import('ldapts')).Attribute({ type: 'cn', values: ['Robert Baker'] }),
+        }),
+      ]);
+      await admin.unbind();
+      const second = await dea(t, tree, 'directory', 'sync');
+      expect(second.out).toMatch(/0 created, 1 updated, 1 disabled, 2 unchanged, 0 failed/);
+      expect(await t.services.store.users.findByUsername('bob')).toMatchObject({ fullName: 'Robert Baker' });
+      expect(await t.services.store.users.findByUsername('alice')).toMatchObject({ disabled: true });
+      expect((await t.call('/dea/api/userinfo', {}, session)).statusCode).toBe(401);
+      expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({ error: 3 });
+    },
+  );
+
+  directoryTest(
+    'dea directory sync names the setting when no directory is set or it cannot be reached',
+    async ({ startApp, tree }) => {
+      const t = await startApp();
+      const unset = await dea(t, { ...tree, settings: {} }, 'directory', 'sync');
+      expect(unset.code).toBe(1);
+      expect(unset.err).toMatch(/DEA_LDAP_URL/);
+      const down = await dea(
+        t,
+        { ...tree, settings: { ...tree.settings, DEA_LDAP_URL: 'ldap://127.0.0.1:1' } },
+        'directory',
+        'sync',
+      );
+      expect(down.code).toBe(1);
+      expect(down.err).toMatch(/no directory answered.*DEA_LDAP_URL/);
+      expect(inject('ldap').url).toMatch(/^ldap:/);
+    },
+  );
+});

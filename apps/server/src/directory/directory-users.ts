@@ -1,0 +1,108 @@
+import type { Store, User } from '../store/store.js';
+import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
+import type { DirectoryConfig } from './directory-settings.js';
+import type { DirectoryUser, LdapDirectory } from './ldap-directory.js';
+
+/** Who the audit log names for changes the directory made. */
+export const DIRECTORY_ACTOR = 'directory';
+
+export interface SyncSummary {
+  created: number;
+  updated: number;
+  disabled: number;
+  unchanged: number;
+  failed: { username: string; reason: string }[];
+  warnings: { username: string; warning: string }[];
+}
+
+export type DirectorySignInResult =
+  | { kind: 'signed-in'; user: User }
+  | { kind: 'wrong-password'; user: User | undefined }
+  | { kind: 'not-in-directory' };
+
+/**
+ * The organisation's directory as the source of users: a password is checked by the directory,
+ * and the user is brought up to date from it at every sign-in and every sync (all through the one
+ * provisioning rule).
+ */
+export class DirectoryUsers {
+  constructor(
+    private readonly directory: LdapDirectory,
+    private readonly config: DirectoryConfig,
+    private readonly store: Store,
+    private readonly provisioning: UserProvisioning,
+  ) {}
+
+  private sourced(user: DirectoryUser): SourcedUser {
+    return {
+      source: 'ldap',
+      externalId: user.externalId,
+      username: user.username,
+      fullName: user.fullName,
+      locale: user.locale,
+      timeZone: user.timeZone,
+      disabled: user.disabled,
+      channels: user.channels,
+      groups: { managed: [...new Set(this.config.groups.values())], memberOf: user.groups },
+    };
+  }
+
+  /**
+   * Checks the password by binding as the user; on success the user is refreshed from the
+   * directory. A user the directory no longer has is disabled here. Throws
+   * DirectoryUnavailableError when the directory cannot answer: never a local fallback.
+   */
+  async signIn(username: string, password: string): Promise<DirectorySignInResult> {
+    const found = await this.directory.findUser(username);
+    if (found === undefined) {
+      const stale = await this.store.users.findByUsername(username);
+      if (stale?.source === 'ldap') await this.provisioning.disableMissing(stale, DIRECTORY_ACTOR);
+      return { kind: 'not-in-directory' };
+    }
+    const known = await this.store.users.findByExternalId('ldap', found.externalId);
+    if (!(await this.directory.checkPassword(found.dn, password)))
+      return { kind: 'wrong-password', user: known };
+    const { user } = await this.provisioning.provision(this.sourced(found), DIRECTORY_ACTOR);
+    return { kind: 'signed-in', user };
+  }
+
+  /**
+   * Brings every directory user up to date, page by page: creates, updates, and disables those the
+   * directory no longer lists. `progress` hears the count after each page.
+   */
+  async syncAll(progress: (seen: number) => void = () => undefined): Promise<SyncSummary> {
+    const summary: SyncSummary = {
+      created: 0,
+      updated: 0,
+      disabled: 0,
+      unchanged: 0,
+      failed: [],
+      warnings: [],
+    };
+    const seen = new Set<string>();
+    let count = 0;
+    for await (const page of this.directory.allUsers()) {
+      for (const entry of page) {
+        seen.add(entry.externalId);
+        try {
+          const { outcome, warnings } = await this.provisioning.provision(
+            this.sourced(entry),
+            DIRECTORY_ACTOR,
+          );
+          summary[outcome] += 1;
+          for (const warning of warnings) summary.warnings.push({ username: entry.username, warning });
+        } catch (error) {
+          if (!(error instanceof ProvisionError)) throw error;
+          summary.failed.push({ username: entry.username, reason: error.message });
+        }
+      }
+      count += page.length;
+      progress(count);
+    }
+    for (const user of await this.store.users.listOfSource('ldap')) {
+      if (user.externalId !== null && seen.has(user.externalId)) continue;
+      if (await this.provisioning.disableMissing(user, DIRECTORY_ACTOR)) summary.disabled += 1;
+    }
+    return summary;
+  }
+}
