@@ -1,6 +1,7 @@
 import { PAGE_BASE_PATH } from '@dea/contract';
 import { buildApp } from './app.js';
 import { purgeExpired, startServices } from './bootstrap.js';
+import { runScheduledSync } from './directory/scheduled-sync.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
@@ -65,6 +66,22 @@ async function main(): Promise<void> {
     purgeExpired(services).catch((error: unknown) => logger.error({ err: error }, 'purge failed'));
   }, PURGE_INTERVAL_MS);
   purge.unref();
+  const directorySync =
+    config.directory !== undefined && config.directory.syncMs > 0
+      ? setInterval(() => {
+          runScheduledSync(services).then(
+            (summary) =>
+              summary &&
+              logger.info(
+                { ...summary, failed: summary.failed.length, warnings: summary.warnings.length },
+                'directory sync finished',
+              ),
+            (error: unknown) =>
+              logger.warn({ err: error }, 'directory sync failed: check DEA_LDAP_URL and the directory'),
+          );
+        }, config.directory.syncMs)
+      : undefined;
+  directorySync?.unref();
 
   const radius = await startRadius(services, logger);
   let closing = false;
@@ -73,6 +90,7 @@ async function main(): Promise<void> {
     closing = true;
     logger.info({ signal }, 'shutting down');
     clearInterval(purge);
+    clearInterval(directorySync);
     Promise.all([app.close(), radius?.close()])
       .then(() => services.store.close())
       .then(() => process.exit(0))

@@ -104,6 +104,7 @@ function describe(user: User, groups: string[]) {
     locale: user.locale,
     timeZone: user.timeZone,
     disabled: user.disabled,
+    source: user.source,
     groups,
     createdAt: isoTime(user.createdAt),
     lastLoginAt: user.currentLoginAt === null ? null : isoTime(user.currentLoginAt),
@@ -306,7 +307,7 @@ export const userCommands: CommandGroup = {
           const state = user.disabled ? '  DISABLED' : '';
           const groupText = user.groups.length === 0 ? '-' : user.groups.join(', ');
           context.out(
-            `${user.username}  "${user.fullName}"  locale ${user.locale}  time zone ${user.timeZone ?? `${context.config.timeZone} (default)`}  groups ${groupText}  last sign-in ${user.lastLoginAt ?? '-'}${state}`,
+            `${user.username}  "${user.fullName}"  locale ${user.locale}  time zone ${user.timeZone ?? `${context.config.timeZone} (default)`}  groups ${groupText}  from ${user.source}  last sign-in ${user.lastLoginAt ?? '-'}${state}`,
           );
         }
         return 0;

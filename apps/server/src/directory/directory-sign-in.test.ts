@@ -1,10 +1,13 @@
 import { inject, describe, expect } from 'vitest';
 import { runCli } from '../cli/run.js';
+import { runScheduledSync } from './scheduled-sync.js';
 import { appTest } from '../testing/fixtures.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
+// Vitest reads a fixture's dependencies from its first parameter's destructuring: none here.
+// eslint-disable-next-line no-empty-pattern
 const directoryTest = appTest.extend('tree', async ({}, { onCleanup }) => {
   const tree = await createLdapTree();
   onCleanup(() => tree.dispose());
@@ -178,6 +181,22 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
       expect(down.code).toBe(1);
       expect(down.err).toMatch(/no directory answered.*DEA_LDAP_URL/);
       expect(inject('ldap').url).toMatch(/^ldap:/);
+    },
+  );
+
+  directoryTest(
+    'the background sync runs once per interval however many ask at once: the turn is an atomic counter in the shared store',
+    async ({ startApp, tree }) => {
+      const t = await startApp({ ...tree.settings, DEA_LDAP_SYNC_MINUTES: '60' });
+      const runs = await Promise.all(Array.from({ length: 8 }, () => runScheduledSync(t.services)));
+      expect(runs.filter((run) => run !== undefined)).toHaveLength(1);
+      expect(runs.find((run) => run !== undefined)).toMatchObject({ created: 4, failed: [] });
+      t.clock.advance(60 * 60_000);
+      expect(await runScheduledSync(t.services)).toMatchObject({ created: 0, unchanged: 4 });
+      const synced = (await t.services.store.audit.list({ limit: 100 })).filter(
+        (entry) => entry.event === 'directory.synced',
+      );
+      expect(synced).toHaveLength(2);
     },
   );
 });

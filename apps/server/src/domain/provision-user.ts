@@ -84,7 +84,9 @@ export class UserProvisioning {
         externalId: input.externalId,
       });
       await audit('user.created', id, { username: input.username });
-      user = (await store.users.findById(id)) as User;
+      user = await store.users.findById(id);
+      if (user === undefined)
+        throw new ProvisionError(`the new user ${input.username} could not be read back`);
     } else {
       const changes = {
         ...(user.username !== input.username && { username: input.username }),
