@@ -26,6 +26,12 @@ export class DirectoryUnavailableError extends Error {
   }
 }
 
+/** A failure in the middle of a directory operation, as the unavailability it means. */
+function unavailable(error: unknown): DirectoryUnavailableError {
+  if (error instanceof DirectoryUnavailableError) return error;
+  return new DirectoryUnavailableError(`the directory failed: ${(error as Error).message}`, { cause: error });
+}
+
 /** RFC 4515: a value inside a filter. */
 export function escapeFilterValue(value: string): string {
   return value.replace(
@@ -133,10 +139,7 @@ export class LdapDirectory {
     try {
       return await work(client);
     } catch (error) {
-      if (error instanceof DirectoryUnavailableError) throw error;
-      throw new DirectoryUnavailableError(`the directory failed: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw unavailable(error);
     } finally {
       await client.unbind().catch(() => undefined);
     }
@@ -214,10 +217,7 @@ export class LdapDirectory {
         yield users;
       }
     } catch (error) {
-      if (error instanceof DirectoryUnavailableError) throw error;
-      throw new DirectoryUnavailableError(`the directory failed: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw unavailable(error);
     } finally {
       await client.unbind().catch(() => undefined);
     }

@@ -1,19 +1,12 @@
 import type { TestProject } from 'vitest/node';
-import { startLdapServer } from './ldap-server.js';
+import { startLdapServer, type LdapServer } from './ldap-server.js';
 import { startPostgresCluster } from './postgres-cluster.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
     /** The run's OpenLDAP server; each test builds its own subtree (testing/ldap-tree.ts). */
-    ldap: {
-      url: string;
-      ldapsUrl: string;
-      baseDn: string;
-      adminDn: string;
-      adminPassword: string;
-      caFile: string;
-    };
+    ldap: Omit<LdapServer, 'stop'>;
   }
 }
 

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from 'ldapts';
 import { createPrivateCa } from './private-ca.js';
+import { freePort } from './free-port.js';
 
 /** A real OpenLDAP server (Debian's slapd) for the tests: StartTLS on ldap://, and ldaps://. */
 export interface LdapServer {
@@ -22,18 +22,6 @@ export interface LdapServer {
 const SLAPD = '/usr/sbin/slapd';
 const SCHEMA_DIR = '/etc/ldap/schema';
 const HERE = dirname(fileURLToPath(import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitUntilReady(url: string, adminDn: string, password: string, log: () => string) {
   const deadline = Date.now() + 20_000;
