@@ -5,6 +5,7 @@ import { hashPassword } from '../crypto/password-hash.js';
 import { isTimeZone } from '../domain/time-zone.js';
 import { Verification } from '../domain/verification.js';
 import type { Store, User } from '../store/store.js';
+import { disableUser } from '../domain/disable-user.js';
 import {
   argument,
   auditChange,
@@ -246,10 +247,7 @@ export const userCommands: CommandGroup = {
     disable: oneUserCommand(
       'disable a user: no sign-in, no codes, every verification fails',
       async (user, context, store) => {
-        await store.users.update(user.id, { disabled: true });
-        const now = context.now();
-        const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
-        await auditChange(store, now, 'user.disabled', { userId: user.id, details: { sessionsEnded } });
+        const sessionsEnded = await disableUser(store, user.id, 'cli', context.now());
         return `Disabled user ${user.username}; ${signedOut(sessionsEnded)}.`;
       },
     ),

@@ -1,4 +1,6 @@
-import { inject, describe, expect } from 'vitest';
+import { inject, describe, expect, vi } from 'vitest';
+import { HashQueue } from '../crypto/hash-queue.js';
+import { LdapDirectory } from './ldap-directory.js';
 import { runCli } from '../cli/run.js';
 import { runScheduledSync } from './scheduled-sync.js';
 import { appTest } from '../testing/fixtures.js';
@@ -197,6 +199,32 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
         (entry) => entry.event === 'directory.synced',
       );
       expect(synced).toHaveLength(2);
+    },
+  );
+
+  directoryTest(
+    'costs one bind per attempt, known name or not, and searches groups only once the password is right',
+    async ({ startApp, tree }) => {
+      const t = await startApp(tree.settings);
+      const binds = vi.spyOn(LdapDirectory.prototype, 'checkPassword');
+      const groupSearches = vi.spyOn(LdapDirectory.prototype, 'groupsOf');
+      const hashes = vi.spyOn(HashQueue.prototype, 'tryRun');
+      try {
+        expect((await signIn(t, 'nobody', 'whatever')).json()).toMatchObject({ error: 3 });
+        expect((await signIn(t, 'alice', 'wrong')).json()).toMatchObject({ error: 3 });
+        expect(binds).toHaveBeenCalledTimes(2);
+        expect(groupSearches).not.toHaveBeenCalled();
+        expect(hashes).not.toHaveBeenCalled();
+        expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({
+          error: 0,
+        });
+        expect(binds).toHaveBeenCalledTimes(3);
+        expect(groupSearches).toHaveBeenCalledTimes(1);
+        const events = (await t.services.store.audit.list({ limit: 100 })).map((entry) => entry.event);
+        expect(events.filter((event) => event === 'signin.failed')).toHaveLength(2);
+      } finally {
+        vi.restoreAllMocks();
+      }
     },
   );
 });

@@ -26,12 +26,17 @@ export type DirectorySignInResult =
  * provisioning rule).
  */
 export class DirectoryUsers {
+  /** The product groups the directory decides membership of. */
+  private readonly managedGroups: readonly string[];
+
   constructor(
     private readonly directory: LdapDirectory,
-    private readonly config: DirectoryConfig,
+    config: DirectoryConfig,
     private readonly store: Store,
     private readonly provisioning: UserProvisioning,
-  ) {}
+  ) {
+    this.managedGroups = [...new Set(config.groups.values())];
+  }
 
   private sourced(user: DirectoryUser): SourcedUser {
     return {
@@ -43,18 +48,20 @@ export class DirectoryUsers {
       timeZone: user.timeZone,
       disabled: user.disabled,
       channels: user.channels,
-      groups: { managed: [...new Set(this.config.groups.values())], memberOf: user.groups },
+      groups: { managed: this.managedGroups, memberOf: user.groups },
     };
   }
 
   /**
    * Checks the password by binding as the user; on success the user is refreshed from the
-   * directory. A user the directory no longer has is disabled here. Throws
+   * directory. A user the directory no longer has is disabled here; a name it does not have costs
+   * a decoy bind, as long as a real check. Throws
    * DirectoryUnavailableError when the directory cannot answer: never a local fallback.
    */
   async signIn(username: string, password: string): Promise<DirectorySignInResult> {
-    const found = await this.directory.findUser(username);
+    const found = await this.directory.findUser(username, { groups: false });
     if (found === undefined) {
+      await this.directory.decoyCheck();
       const stale = await this.store.users.findByUsername(username);
       if (stale?.source === 'ldap') await this.provisioning.disableMissing(stale, DIRECTORY_ACTOR);
       return { kind: 'not-in-directory' };
@@ -62,7 +69,8 @@ export class DirectoryUsers {
     const known = await this.store.users.findByExternalId('ldap', found.externalId);
     if (!(await this.directory.checkPassword(found.dn, password)))
       return { kind: 'wrong-password', user: known };
-    const { user } = await this.provisioning.provision(this.sourced(found), DIRECTORY_ACTOR);
+    const groups = await this.directory.groupsOf(found.dn);
+    const { user } = await this.provisioning.provision(this.sourced({ ...found, groups }), DIRECTORY_ACTOR);
     return { kind: 'signed-in', user };
   }
 

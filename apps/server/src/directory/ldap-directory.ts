@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
 import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
 import { normalizeDn, type DirectoryConfig, type DirectoryField } from './directory-settings.js';
@@ -108,30 +109,41 @@ export class LdapDirectory {
     }
   }
 
-  /** A connection to the first URL that answers, bound as the service account. */
-  private async open(): Promise<Client> {
-    const { config } = this;
+  /**
+   * A connection to the first URL that answers, bound as `dn` (none: anonymous). A refused bind
+   * is thrown as ldapts's InvalidCredentialsError; no URL answering, as DirectoryUnavailableError.
+   */
+  private async bound(dn: string, password: string): Promise<Client> {
     const failures: string[] = [];
-    for (const url of config.urls) {
+    for (const url of this.config.urls) {
       let client: Client | undefined;
       try {
         client = await this.connect(url);
-        if (config.bindDn !== '') await client.bind(config.bindDn, config.bindPassword);
+        if (dn !== '') await client.bind(dn, password);
         return client;
       } catch (error) {
         await client?.unbind().catch(() => undefined);
-        if (error instanceof InvalidCredentialsError) {
-          throw new DirectoryUnavailableError(
-            `the directory ${url} refused the service account ${config.bindDn}: check DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE`,
-            { cause: error },
-          );
-        }
+        if (error instanceof InvalidCredentialsError) throw error;
         failures.push(`${url}: ${(error as Error).message}`);
       }
     }
     throw new DirectoryUnavailableError(
       `no directory answered (${failures.join('; ')}): check DEA_LDAP_URL, DEA_LDAP_CA_FILE and DEA_LDAP_STARTTLS`,
     );
+  }
+
+  /** A connection bound as the service account. */
+  private async open(): Promise<Client> {
+    const { bindDn, bindPassword } = this.config;
+    try {
+      return await this.bound(bindDn, bindPassword);
+    } catch (error) {
+      if (!(error instanceof InvalidCredentialsError)) throw error;
+      throw new DirectoryUnavailableError(
+        `the directory refused the service account ${bindDn}: check DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE`,
+        { cause: error },
+      );
+    }
   }
 
   private async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
@@ -161,8 +173,12 @@ export class LdapDirectory {
     };
   }
 
-  /** The user of that name, or undefined when the directory has none (or more than one). */
-  async findUser(username: string): Promise<DirectoryUser | undefined> {
+  /**
+   * The user of that name, or undefined when the directory has none (or more than one). Without
+   * `groups` the group searches are skipped (`groups: []`): sign-in asks for them only once the
+   * password is right.
+   */
+  async findUser(username: string, options: { groups?: boolean } = {}): Promise<DirectoryUser | undefined> {
     if (username.trim() === '') return undefined;
     return this.withClient(async (client) => {
       const { searchEntries } = await client.search(this.config.baseDn, {
@@ -171,7 +187,7 @@ export class LdapDirectory {
       });
       const [entry] = searchEntries;
       if (entry === undefined || searchEntries.length > 1) return undefined;
-      return this.toUser(client, entry);
+      return this.toUser(client, entry, options.groups ?? true);
     });
   }
 
@@ -181,23 +197,24 @@ export class LdapDirectory {
    */
   async checkPassword(dn: string, password: string): Promise<boolean> {
     if (password === '') return false;
-    const failures: string[] = [];
-    for (const url of this.config.urls) {
-      let client: Client | undefined;
-      try {
-        client = await this.connect(url);
-        await client.bind(dn, password);
-        return true;
-      } catch (error) {
-        if (error instanceof InvalidCredentialsError) return false;
-        failures.push(`${url}: ${(error as Error).message}`);
-      } finally {
-        await client?.unbind().catch(() => undefined);
-      }
+    let client: Client;
+    try {
+      client = await this.bound(dn, password);
+    } catch (error) {
+      if (error instanceof InvalidCredentialsError) return false;
+      throw error;
     }
-    throw new DirectoryUnavailableError(
-      `no directory answered (${failures.join('; ')}): check DEA_LDAP_URL, DEA_LDAP_CA_FILE and DEA_LDAP_STARTTLS`,
-    );
+    await client.unbind().catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * A bind as nobody with a random password, for a user name the directory does not have: it
+   * costs what checking a real user's password costs, so the time of an answer does not tell
+   * which names exist.
+   */
+  async decoyCheck(): Promise<void> {
+    await this.checkPassword(`cn=no-such-user-${randomUUID()},${this.config.baseDn}`, randomUUID());
   }
 
   /** Every user of the filter, a page at a time (RFC 2696). */
@@ -223,7 +240,12 @@ export class LdapDirectory {
     }
   }
 
-  private async toUser(client: Client, entry: Entry): Promise<DirectoryUser | undefined> {
+  /** The product groups of a DN's mapped directory groups. */
+  async groupsOf(dn: string): Promise<string[]> {
+    return this.withClient((client) => this.productGroupsOf(client, dn));
+  }
+
+  private async toUser(client: Client, entry: Entry, withGroups = true): Promise<DirectoryUser | undefined> {
     const { attributes } = this.config;
     const text = (field: DirectoryField) => firstText(entry, attributes[field]);
     const externalId = text('id');
@@ -240,7 +262,7 @@ export class LdapDirectory {
       timeZone: text('timeZone'),
       disabled: isDisabled(entry, attributes.disabled),
       channels,
-      groups: await this.productGroupsOf(client, entry.dn),
+      groups: withGroups ? await this.productGroupsOf(client, entry.dn) : [],
     };
   }
 

@@ -39,6 +39,10 @@ export const codeStoreFull = (): ApiError => new ApiError(ErrorNumber.codeStoreF
 
 export const deliveryFailed = (): ApiError => new ApiError(ErrorNumber.deliveryFailed);
 
+/** HTTP 503 with Retry-After: something the answer depends on (the store, the directory) is down. */
+export const serviceUnavailable = (retryAfterSeconds: number): ApiError =>
+  new ApiError(ErrorNumber.internal, 'error.unavailable', {}, 503, { retryAfterSeconds });
+
 export const tooManyRequests = (retryAfterSeconds: number): ApiError =>
   new ApiError(ErrorNumber.tooManyRequests, 'error.tooManyRequests', { seconds: retryAfterSeconds }, 200, {
     retryAfterSeconds,

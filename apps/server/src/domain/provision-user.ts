@@ -3,6 +3,7 @@ import { newId, randomToken } from '../crypto/ids.js';
 import type { Store, User, UserSource } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
 import { canonicalAddress } from './recipients.js';
+import { disableUser } from './disable-user.js';
 import { isTimeZone } from './time-zone.js';
 
 /**
@@ -102,11 +103,10 @@ export class UserProvisioning {
     }
     const created = byId === undefined;
     if (user.disabled !== input.disabled) {
-      await store.users.update(user.id, { disabled: input.disabled });
       if (input.disabled) {
-        const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
-        await audit('user.disabled', user.id, { sessionsEnded });
+        await disableUser(store, user.id, actor, at, { source: input.source });
       } else {
+        await store.users.update(user.id, { disabled: false });
         await audit('user.enabled', user.id);
       }
       changed = true;
@@ -181,18 +181,10 @@ export class UserProvisioning {
   /** A user the source no longer has: disabled, sessions ended; kept for the audit trail. */
   async disableMissing(user: User, actor: string): Promise<boolean> {
     if (user.disabled) return false;
-    const at = this.now();
-    await this.store.users.update(user.id, { disabled: true });
-    const sessionsEnded = await this.store.sessions.endAllOfUser(user.id, at);
-    await this.store.audit.append(
-      {
-        event: 'user.disabled',
-        userId: user.id,
-        actor,
-        details: { source: user.source, reason: 'not in source', sessionsEnded },
-      },
-      at,
-    );
+    await disableUser(this.store, user.id, actor, this.now(), {
+      source: user.source,
+      reason: 'not in source',
+    });
     return true;
   }
 }

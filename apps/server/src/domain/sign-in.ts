@@ -5,7 +5,7 @@ import { keyedHash } from '../crypto/keyed-hash.js';
 import type { HashQueue } from '../crypto/hash-queue.js';
 import { hashPassword, needsRehash, verifyPassword } from '../crypto/password-hash.js';
 import type { Store, User } from '../store/store.js';
-import { ApiError, tooManyRequests } from './api-error.js';
+import { ApiError, serviceUnavailable, tooManyRequests } from './api-error.js';
 import type { Sessions } from './sessions.js';
 import { DirectoryUnavailableError } from '../directory/ldap-directory.js';
 import type { DirectorySignInResult, DirectoryUsers } from '../directory/directory-users.js';
@@ -120,8 +120,9 @@ export class SignIn {
 
   /**
    * Whose password this is and whether it is right: by the directory for its users (and for
-   * names no local user has), by the stored hash for local users. Unknown users and users without
-   * a password of their own cost the same hash as a wrong password: one answer, one timing.
+   * names no local user has), by the stored hash for local users. Unknown names cost what a wrong
+   * password costs (a decoy bind with a directory, the decoy hash without), as do users without a
+   * password of their own: one answer, one timing.
    */
   private async checkPassword(
     username: string,
@@ -140,14 +141,14 @@ export class SignIn {
         // Nothing was checked: the attempt does not count, and there is no local fallback.
         await throttle.notChecked(username, clientAddress);
         await audit('signin.directory_unavailable', { cause: error.message });
-        throw new ApiError(ErrorNumber.internal, 'error.unavailable', {}, 503, {
-          retryAfterSeconds: DIRECTORY_RETRY_SECONDS,
-        });
+        throw serviceUnavailable(DIRECTORY_RETRY_SECONDS);
       }
       if (result.kind === 'signed-in') return { user: result.user, passwordOk: true, local: false };
       if (result.kind === 'wrong-password') return { user: result.user, passwordOk: false, local: false };
-      if (local !== undefined)
-        return { user: await this.deps.store.users.findById(local.id), passwordOk: false, local: false };
+      // Not in the directory: an unknown name, or a directory user just disabled for it. The
+      // directory's decoy bind stood in for the check, so no hash is spent here.
+      const user = local && (await this.deps.store.users.findById(local.id));
+      return { user, passwordOk: false, local: false };
     }
     const stored =
       local === undefined || local.passwordHash === NO_LOCAL_PASSWORD

@@ -1,6 +1,6 @@
 import { ErrorNumber, type EnvelopeOf } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, invalidRequest } from '../domain/api-error.js';
+import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-error.js';
 import { codeOf } from '../store/store-error.js';
 import { requestLanguage } from './request-language.js';
 
@@ -113,13 +113,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         { code: (error as { code?: unknown }).code, cause: error.message },
         'store unavailable',
       );
-      return sendEnvelope(
-        request,
-        reply,
-        new ApiError(ErrorNumber.internal, 'error.unavailable', {}, 503, {
-          retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS,
-        }),
-      );
+      return sendEnvelope(request, reply, serviceUnavailable(UNAVAILABLE_RETRY_SECONDS));
     }
     request.log.error({ err: error }, 'request failed');
     return sendEnvelope(request, reply, new ApiError(ErrorNumber.internal, 'error.internal', {}, 500));
