@@ -1,5 +1,5 @@
 import { SEND_TYPE_OF_CHANNEL, type ChannelKey } from '@dea/contract';
-import { newId, randomToken } from '../crypto/ids.js';
+import { newChannelReference, newId } from '../crypto/ids.js';
 import type { Store, User, UserSource } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
 import { canonicalAddress } from './recipients.js';
@@ -51,13 +51,24 @@ export class UserProvisioning {
     private readonly now: () => number,
   ) {}
 
-  async provision(input: SourcedUser, actor: string): Promise<Provisioned> {
+  /**
+   * Creates or brings the user up to date. With `dryRun` nothing is written: the outcome is what
+   * would happen. With `adoptLocal` a local user of that name becomes this source's user (keeping
+   * their password); without it, a name taken by any other user is refused.
+   */
+  async provision(
+    input: SourcedUser,
+    actor: string,
+    options: { dryRun?: boolean; adoptLocal?: boolean } = {},
+  ): Promise<Provisioned> {
     const { store } = this;
+    const dryRun = options.dryRun === true;
     const at = this.now();
     const warnings: string[] = [];
-    const byId = await store.users.findByExternalId(input.source, input.externalId);
+    let user = await store.users.findByExternalId(input.source, input.externalId);
     const byName = await store.users.findByUsername(input.username);
-    if (byName !== undefined && byName.id !== byId?.id) {
+    const adopt = user === undefined && byName?.source === 'local' && options.adoptLocal === true;
+    if (byName !== undefined && byName.id !== user?.id && !adopt) {
       throw new ProvisionError(
         byName.source === input.source
           ? `the user name ${input.username} belongs to another ${input.source} user (${byName.externalId ?? '?'})`
@@ -66,12 +77,16 @@ export class UserProvisioning {
     }
     const timeZone = input.timeZone === undefined || isTimeZone(input.timeZone) ? input.timeZone : undefined;
     if (timeZone !== input.timeZone) warnings.push(`timeZone: "${input.timeZone}" is not a time zone`);
-    const audit = (event: AuditEventName, userId: string, details: Record<string, unknown> = {}) =>
-      store.audit.append({ event, userId, actor, details: { source: input.source, ...details } }, at);
+    const write = new Writes(store, actor, input.source, at, dryRun);
 
-    let user = byId;
-    let changed = false;
+    if (adopt && byName !== undefined) {
+      await write.userChange(byName.id, { source: input.source, externalId: input.externalId }, {
+        adoptedFrom: 'local',
+      });
+      user = { ...byName, source: input.source, externalId: input.externalId };
+    }
     if (user === undefined) {
+      if (dryRun) return { outcome: 'created', user: this.planned(input, at), warnings };
       const id = newId(at);
       await store.users.create({
         id,
@@ -84,49 +99,62 @@ export class UserProvisioning {
         source: input.source,
         externalId: input.externalId,
       });
-      await audit('user.created', id, { username: input.username });
+      await write.audit('user.created', id, { username: input.username });
       user = await store.users.findById(id);
       if (user === undefined)
         throw new ProvisionError(`the new user ${input.username} could not be read back`);
-    } else {
-      const changes = {
-        ...(user.username !== input.username && { username: input.username }),
-        ...(user.fullName !== input.fullName && { fullName: input.fullName }),
-        ...(input.locale !== undefined && user.locale !== input.locale && { locale: input.locale }),
-        ...(timeZone !== undefined && user.timeZone !== timeZone && { timeZone }),
-      };
-      if (Object.keys(changes).length > 0) {
-        await store.users.update(user.id, changes);
-        await audit('user.updated', user.id, { fields: Object.keys(changes) });
-        changed = true;
-      }
+      if (input.disabled) await write.disabled(id, true);
+      await this.syncChannels(id, input, warnings, write);
+      await this.syncGroups(id, input, write);
+      return { outcome: 'created', user: (await store.users.findById(user.id)) ?? user, warnings };
     }
-    const created = byId === undefined;
-    if (user.disabled !== input.disabled) {
-      if (input.disabled) {
-        await disableUser(store, user.id, actor, at, { source: input.source });
-      } else {
-        await store.users.update(user.id, { disabled: false });
-        await audit('user.enabled', user.id);
-      }
+    const changes = {
+      ...(user.username !== input.username && { username: input.username }),
+      ...(user.fullName !== input.fullName && { fullName: input.fullName }),
+      ...(input.locale !== undefined && user.locale !== input.locale && { locale: input.locale }),
+      ...(timeZone !== undefined && user.timeZone !== timeZone && { timeZone }),
+    };
+    let changed = adopt;
+    if (Object.keys(changes).length > 0) {
+      await write.userChange(user.id, changes, { fields: Object.keys(changes) });
       changed = true;
     }
-    changed = (await this.syncChannels(user.id, input, warnings, audit, at)) || changed;
-    changed = (await this.syncGroups(user.id, input, audit)) || changed;
-    const current = (await store.users.findById(user.id)) as User;
-    return { outcome: created ? 'created' : changed ? 'updated' : 'unchanged', user: current, warnings };
+    if (user.disabled !== input.disabled) {
+      await write.disabled(user.id, input.disabled);
+      changed = true;
+    }
+    changed = (await this.syncChannels(user.id, input, warnings, write)) || changed;
+    changed = (await this.syncGroups(user.id, input, write)) || changed;
+    const current = dryRun ? user : ((await store.users.findById(user.id)) ?? user);
+    return { outcome: changed ? 'updated' : 'unchanged', user: current, warnings };
+  }
+
+  /** The user a dry run would create, as far as it can be told without writing. */
+  private planned(input: SourcedUser, at: number): User {
+    return {
+      id: '',
+      username: input.username,
+      passwordHash: NO_LOCAL_PASSWORD,
+      fullName: input.fullName,
+      locale: input.locale ?? 'en',
+      disabled: input.disabled,
+      createdAt: at,
+      lastLoginAt: null,
+      currentLoginAt: null,
+      timeZone: input.timeZone ?? null,
+      source: input.source,
+      externalId: input.externalId,
+    };
   }
 
   private async syncChannels(
     userId: string,
     input: SourcedUser,
     warnings: string[],
-    audit: (event: AuditEventName, userId: string, details?: Record<string, unknown>) => Promise<void>,
-    at: number,
+    write: Writes,
   ): Promise<boolean> {
-    const { store } = this;
     const existing = new Map(
-      (await store.channels.listOfUser(userId)).map((channel) => [channel.key, channel]),
+      (await this.store.channels.listOfUser(userId)).map((channel) => [channel.key, channel]),
     );
     let changed = false;
     for (const [key, text] of Object.entries(input.channels) as [ChannelKey, string | null][]) {
@@ -135,56 +163,104 @@ export class UserProvisioning {
         warnings.push(`${key}: "${text}" is not a usable address; left out`);
       const current = existing.get(key);
       if (address === undefined) {
-        if (current !== undefined && (await store.channels.remove(userId, key))) {
-          await audit('channel.removed', userId, { key });
+        if (current !== undefined) {
+          await write.channelRemoved(userId, key);
           changed = true;
         }
       } else if (current?.address !== address) {
-        await store.channels.set({ id: randomToken(16), userId, key, address, createdAt: at });
-        await audit('channel.set', userId, { key });
+        await write.channelSet(userId, key, address);
         changed = true;
       }
     }
     return changed;
   }
 
-  private async syncGroups(
-    userId: string,
-    input: SourcedUser,
-    audit: (event: AuditEventName, userId: string, details?: Record<string, unknown>) => Promise<void>,
-  ): Promise<boolean> {
+  private async syncGroups(userId: string, input: SourcedUser, write: Writes): Promise<boolean> {
     const { store } = this;
     const current = new Set((await store.groups.listOfUser(userId)).map((group) => group.name));
     const wanted = new Set(input.groups.memberOf);
     let changed = false;
     for (const name of input.groups.managed) {
       if (wanted.has(name) === current.has(name)) continue;
-      let group = await store.groups.findByName(name);
-      if (group === undefined) {
-        // A mapped group that does not exist yet: made without a policy (no codes until one is set).
-        group = { id: newId(this.now()), name, priority: 0 };
-        await store.groups.create(group);
-        await audit('group.created', userId, { group: name });
-      }
-      if (wanted.has(name)) {
-        await store.groups.addMember(group.id, userId);
-        await audit('group.member_added', userId, { group: name });
-      } else {
-        await store.groups.removeMember(group.id, userId);
-        await audit('group.member_removed', userId, { group: name });
-      }
+      await write.membership(userId, name, wanted.has(name));
       changed = true;
     }
     return changed;
   }
 
   /** A user the source no longer has: disabled, sessions ended; kept for the audit trail. */
-  async disableMissing(user: User, actor: string): Promise<boolean> {
+  async disableMissing(user: User, actor: string, options: { dryRun?: boolean } = {}): Promise<boolean> {
     if (user.disabled) return false;
-    await disableUser(this.store, user.id, actor, this.now(), {
-      source: user.source,
-      reason: 'not in source',
-    });
+    const write = new Writes(this.store, actor, user.source, this.now(), options.dryRun === true);
+    await write.disabled(user.id, true, { reason: 'not in source' });
     return true;
+  }
+}
+
+/** The writes of one provisioning, each audited; in a dry run, none of them. */
+class Writes {
+  constructor(
+    private readonly store: Store,
+    private readonly actor: string,
+    private readonly source: UserSource,
+    private readonly at: number,
+    private readonly dryRun: boolean,
+  ) {}
+
+  async audit(event: AuditEventName, userId: string, details: Record<string, unknown> = {}): Promise<void> {
+    if (this.dryRun) return;
+    await this.store.audit.append(
+      { event, userId, actor: this.actor, details: { source: this.source, ...details } },
+      this.at,
+    );
+  }
+
+  async userChange(
+    userId: string,
+    changes: Parameters<Store['users']['update']>[1],
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    if (this.dryRun) return;
+    await this.store.users.update(userId, changes);
+    await this.audit('user.updated', userId, details);
+  }
+
+  async disabled(userId: string, disabled: boolean, details: Record<string, unknown> = {}): Promise<void> {
+    if (this.dryRun) return;
+    if (disabled) {
+      await disableUser(this.store, userId, this.actor, this.at, { source: this.source, ...details });
+    } else {
+      await this.store.users.update(userId, { disabled: false });
+      await this.audit('user.enabled', userId);
+    }
+  }
+
+  async channelSet(userId: string, key: ChannelKey, address: string): Promise<void> {
+    if (this.dryRun) return;
+    await this.store.channels.set({ id: newChannelReference(), userId, key, address, createdAt: this.at });
+    await this.audit('channel.set', userId, { key });
+  }
+
+  async channelRemoved(userId: string, key: ChannelKey): Promise<void> {
+    if (this.dryRun) return;
+    if (await this.store.channels.remove(userId, key)) await this.audit('channel.removed', userId, { key });
+  }
+
+  async membership(userId: string, groupName: string, member: boolean): Promise<void> {
+    if (this.dryRun) return;
+    let group = await this.store.groups.findByName(groupName);
+    if (group === undefined) {
+      // A mapped group that does not exist yet: made without a policy (no codes until one is set).
+      group = { id: newId(this.at), name: groupName, priority: 0 };
+      await this.store.groups.create(group);
+      await this.audit('group.created', userId, { group: groupName });
+    }
+    if (member) {
+      await this.store.groups.addMember(group.id, userId);
+      await this.audit('group.member_added', userId, { group: groupName });
+    } else {
+      await this.store.groups.removeMember(group.id, userId);
+      await this.audit('group.member_removed', userId, { group: groupName });
+    }
   }
 }

@@ -149,6 +149,11 @@ export function storeSuite(kind: StoreKind): void {
       await store.groups.addMember(group.id, fromDirectory.id);
       expect(await store.groups.listOfUser(fromDirectory.id)).toEqual([group]);
       expect(await store.groups.listOfUser(local.id)).toEqual([]);
+      expect(await store.users.update(local.id, { source: 'import', externalId: local.username })).toBe(true);
+      expect(await store.users.findByExternalId('import', local.username)).toMatchObject({
+        id: local.id,
+        source: 'import',
+      });
     });
 
     test('lists users by username and counts them', async ({

@@ -77,7 +77,10 @@ export interface UserRepository {
   update(
     id: string,
     changes: Partial<
-      Pick<User, 'username' | 'fullName' | 'locale' | 'disabled' | 'passwordHash' | 'timeZone' | 'externalId'>
+      Pick<
+        User,
+        'username' | 'fullName' | 'locale' | 'disabled' | 'passwordHash' | 'timeZone' | 'source' | 'externalId'
+      >
     >,
   ): Promise<boolean>;
   remove(id: string): Promise<boolean>;

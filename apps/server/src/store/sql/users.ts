@@ -78,6 +78,7 @@ export function userRepository(db: Db): UserRepository {
     async update(id, changes) {
       const values = {
         ...(changes.username !== undefined && { username: changes.username }),
+        ...(changes.source !== undefined && { source: changes.source }),
         ...(changes.externalId !== undefined && { external_id: changes.externalId }),
         ...(changes.fullName !== undefined && { full_name: changes.fullName }),
         ...(changes.locale !== undefined && { locale: changes.locale }),
