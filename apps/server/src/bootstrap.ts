@@ -61,6 +61,9 @@ export async function startServices(config: Config, now: () => number = Date.now
     await ensureBuiltInContent(store);
     // Computed in the background: it must not delay the start.
     const decoy = decoyPasswordHash(store, config.passwordHashCost);
+    // A store closed before it is done (a stop right after the start) must not end the process;
+    // a sign-in awaiting it still gets the failure.
+    decoy.catch(() => undefined);
     const seededDemo = wantsDemoData(config, store)
       ? await seedDemoData(store, config.passwordHashCost, now())
       : false;

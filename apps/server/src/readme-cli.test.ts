@@ -18,6 +18,15 @@ function readmeCliExamples(): string[] {
     .filter((line) => /(^|\| )npx dea /.test(line));
 }
 
+/** The README's code block of that language following the mention of the file. */
+function readmeBlock(language: string, fileName: string): string {
+  const match = new RegExp(
+    `\`${fileName.replace('.', '\\.')}\`:\\n\\n\`\`\`${language}\\n([\\s\\S]*?)\`\`\``,
+  ).exec(README);
+  if (match?.[1] === undefined) throw new Error(`the README shows no ${language} block for ${fileName}`);
+  return match[1];
+}
+
 /** Runs until Ctrl-C by design; the CLI's own tests cover it. */
 const RUNS_UNTIL_INTERRUPTED = /npx dea audit follow/;
 
@@ -44,6 +53,9 @@ describe("the README's dea examples", () => {
         'base64',
       ),
     );
+    // The import files are the README's own examples.
+    writeFileSync(join(folder, 'people.csv'), readmeBlock('csv', 'people.csv'));
+    writeFileSync(join(folder, 'people.json'), readmeBlock('json', 'people.json'));
     writeFileSync(join(folder, 'pt_BR.json'), JSON.stringify({ 'content.title': 'Código de emergência' }));
     Object.assign(env, {
       DEA_DATA_DIR: join(folder, 'data'),

@@ -1,8 +1,9 @@
 import { CHANNEL_KEYS, type ChannelKey, isChannelKey, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
 import { newChannelReference } from '../crypto/ids.js';
-import { canonicalAddress } from '../domain/recipients.js';
+import { validAddress } from '../domain/user-fields.js';
 import {
   argument,
+  asUsage,
   auditChange,
   CliFailure,
   type CommandGroup,
@@ -17,19 +18,7 @@ function channelKey(value: string): ChannelKey {
   return value;
 }
 
-/** The canonical address of the channel (domain/recipients.ts), or a refusal saying what the type takes. */
-export function checkAddress(key: ChannelKey, address: string): string {
-  const type = SEND_TYPE_OF_CHANNEL[key];
-  const canonical = canonicalAddress(type, address);
-  if (canonical !== undefined) return canonical;
-  const wanted =
-    type === 'smtp'
-      ? 'an e-mail address such as name@example.com'
-      : type === 'TWITTER'
-        ? 'an X handle such as @name'
-        : 'an international phone number such as +49 170 5550112 (or 0049 170 5550112)';
-  throw new UsageError(`${key} needs ${wanted}, not "${address}"`);
-}
+const checkAddress = (key: ChannelKey, address: string): string => asUsage(() => validAddress(key, address));
 
 export const channelCommands: CommandGroup = {
   name: 'channel',

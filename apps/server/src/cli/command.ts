@@ -1,4 +1,5 @@
 import type { AuditEventName } from '../domain/audit-events.js';
+import { InvalidField } from '../domain/user-fields.js';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
@@ -61,6 +62,16 @@ export function positiveInteger(value: OptionValues[string], name: string, fallb
   if (!Number.isSafeInteger(number) || number < 1)
     throw new UsageError(`--${name} must be a positive whole number`);
   return number;
+}
+
+/** A value that breaks a rule of users' fields is a wrong invocation. */
+export function asUsage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof InvalidField) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** A valid invocation that cannot be carried out (no such user, name taken): exit code 1. */

@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { LANGUAGE_CODE_PATTERN } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
-import { isTimeZone } from '../domain/time-zone.js';
+import { userImportCommand } from './user-import-command.js';
+import { validFullName, validLocale, validTimeZone, validUsername } from '../domain/user-fields.js';
 import { Verification } from '../domain/verification.js';
 import type { Store, User } from '../store/store.js';
 import { disableUser } from '../domain/disable-user.js';
 import {
   argument,
+  asUsage,
   auditChange,
   type CliContext,
   CliFailure,
@@ -21,41 +22,16 @@ import {
   UsageError,
 } from './command.js';
 
-/** A user name as typed at sign-in and sent by RADIUS: one word without spaces or control characters. */
-const USERNAME = /^[^\s\p{Cc}]{1,200}$/u;
-const LOCALE = new RegExp(LANGUAGE_CODE_PATTERN);
 /** NIST SP 800-63B: at least 8 characters; the upper bound keeps hashing cheap. */
 const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
 
-function checkUsername(username: string): string {
-  if (!USERNAME.test(username))
-    throw new UsageError(`user name "${username}" must be 1 to 200 characters without spaces`);
-  return username;
-}
-
-export function checkLocale(locale: string): string {
-  if (!LOCALE.test(locale) || locale.length > 35)
-    throw new UsageError(`--locale "${locale}" is not a language code such as en or pt_BR`);
-  return locale;
-}
-
+const checkUsername = (username: string): string => asUsage(() => validUsername(username));
+export const checkLocale = (locale: string): string => asUsage(() => validLocale(locale, '--locale'));
+const checkFullName = (fullName: string): string => asUsage(() => validFullName(fullName, '--full-name'));
 /** An IANA time zone, or "default" (DEA_TIME_ZONE) as null. */
-function checkTimeZone(text: string): string | null {
-  if (text === 'default') return null;
-  if (!isTimeZone(text))
-    throw new UsageError(
-      `--time-zone "${text}" is not a time zone such as Europe/Berlin or UTC (or default)`,
-    );
-  return text;
-}
-
-function checkFullName(fullName: string): string {
-  const trimmed = fullName.trim();
-  if (trimmed === '' || trimmed.length > 200 || /\p{Cc}/u.test(trimmed))
-    throw new UsageError('--full-name must be 1 to 200 characters on one line');
-  return trimmed;
-}
+const checkTimeZone = (text: string): string | null =>
+  text === 'default' ? null : asUsage(() => validTimeZone(text, '--time-zone'));
 
 const passwordOptions = {
   'password-stdin': { type: 'boolean' },
@@ -287,6 +263,7 @@ export const userCommands: CommandGroup = {
           : `${user.username} had no failed verifications to forget.`;
       },
     ),
+    import: userImportCommand,
     list: {
       summary: 'list the users',
       usage: '[--json]',

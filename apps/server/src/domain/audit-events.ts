@@ -50,6 +50,8 @@ export const AUDIT_EVENTS = {
   'system.start': 'a server instance started',
   'directory.synced':
     'all directory users were brought up to date (details: created, updated, disabled, unchanged, failed)',
+  'users.imported':
+    'an import file was taken (details: file, created, updated, disabled, unchanged, skipped, failed)',
 } as const;
 
 export type AuditEventName = keyof typeof AUDIT_EVENTS;

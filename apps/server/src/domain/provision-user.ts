@@ -59,14 +59,18 @@ export class UserProvisioning {
   async provision(
     input: SourcedUser,
     actor: string,
-    options: { dryRun?: boolean; adoptLocal?: boolean } = {},
+    options: { dryRun?: boolean; adoptLocal?: boolean; retried?: boolean } = {},
   ): Promise<Provisioned> {
     const { store } = this;
     const dryRun = options.dryRun === true;
     const at = this.now();
     const warnings: string[] = [];
-    let user = await store.users.findByExternalId(input.source, input.externalId);
+    const byId = await store.users.findByExternalId(input.source, input.externalId);
     const byName = await store.users.findByUsername(input.username);
+    // Read after byId, byName may be the same user created meanwhile by another writer.
+    let user =
+      byId ??
+      (byName?.source === input.source && byName.externalId === input.externalId ? byName : undefined);
     const adopt = user === undefined && byName?.source === 'local' && options.adoptLocal === true;
     if (byName !== undefined && byName.id !== user?.id && !adopt) {
       throw new ProvisionError(
@@ -80,25 +84,37 @@ export class UserProvisioning {
     const write = new Writes(store, actor, input.source, at, dryRun);
 
     if (adopt && byName !== undefined) {
-      await write.userChange(byName.id, { source: input.source, externalId: input.externalId }, {
-        adoptedFrom: 'local',
-      });
+      await write.userChange(
+        byName.id,
+        { source: input.source, externalId: input.externalId },
+        {
+          adoptedFrom: 'local',
+        },
+      );
       user = { ...byName, source: input.source, externalId: input.externalId };
     }
     if (user === undefined) {
       if (dryRun) return { outcome: 'created', user: this.planned(input, at), warnings };
       const id = newId(at);
-      await store.users.create({
-        id,
-        username: input.username,
-        passwordHash: NO_LOCAL_PASSWORD,
-        fullName: input.fullName,
-        locale: input.locale ?? 'en',
-        timeZone: timeZone ?? null,
-        createdAt: at,
-        source: input.source,
-        externalId: input.externalId,
-      });
+      try {
+        await store.users.create({
+          id,
+          username: input.username,
+          passwordHash: NO_LOCAL_PASSWORD,
+          fullName: input.fullName,
+          locale: input.locale ?? 'en',
+          timeZone: timeZone ?? null,
+          createdAt: at,
+          source: input.source,
+          externalId: input.externalId,
+        });
+      } catch (error) {
+        // Another writer (a second import, a sign-in, an instance's sync) created the user
+        // meanwhile: the unique name refused this one; bring theirs up to date instead, once.
+        const meanwhile = await store.users.findByExternalId(input.source, input.externalId);
+        if (meanwhile === undefined || options.retried === true) throw error;
+        return this.provision(input, actor, { ...options, retried: true });
+      }
       await write.audit('user.created', id, { username: input.username });
       user = await store.users.findById(id);
       if (user === undefined)

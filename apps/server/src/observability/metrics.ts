@@ -108,6 +108,7 @@ export class Metrics {
       'demo.seeded': none,
       'system.start': none,
       'directory.synced': none,
+      'users.imported': none,
     };
     count[entry.event]();
   }

@@ -79,7 +79,14 @@ export interface UserRepository {
     changes: Partial<
       Pick<
         User,
-        'username' | 'fullName' | 'locale' | 'disabled' | 'passwordHash' | 'timeZone' | 'source' | 'externalId'
+        | 'username'
+        | 'fullName'
+        | 'locale'
+        | 'disabled'
+        | 'passwordHash'
+        | 'timeZone'
+        | 'source'
+        | 'externalId'
       >
     >,
   ): Promise<boolean>;

@@ -1,4 +1,5 @@
 import { test as base } from 'vitest';
+import { type CliFixture, openCliFixture } from './cli.js';
 import { openTestStore, type StoreKind } from './stores.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -35,4 +36,11 @@ export const appTest = kindTest.extend('startApp', ({ storeKind }, { onCleanup }
     started.push(app);
     return app;
   };
+});
+
+/** `cli`: `dea` run in-process on a fresh store of the suite's kind with the built-in content. */
+export const cliTest = kindTest.extend('cli', async ({ storeKind }, { onCleanup }): Promise<CliFixture> => {
+  const cli = await openCliFixture(storeKind);
+  onCleanup(() => cli.dispose());
+  return cli;
 });
