@@ -2,6 +2,9 @@ import { BUILT_IN_LANGUAGES } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
+import { hashPassword } from './crypto/password-hash.js';
+import { ScimGroups } from './scim/scim-groups.js';
+import { ScimUsers } from './scim/scim-users.js';
 import { deriveKeys, loadSecret } from './crypto/secret-keys.js';
 import { Catalogs } from './domain/catalogs.js';
 import { BUILT_IN_CATALOGS } from './i18n/built-in-catalogs.js';
@@ -83,6 +86,8 @@ export async function startServices(config: Config, now: () => number = Date.now
       allowedPhonePrefixes: config.delivery.allowedPhonePrefixes,
     };
     const directoryUsers = directoryUsersOf(config, store, now);
+    // One bound on password hashes for everything that makes them: sign-ins and SCIM's passwords.
+    const hashQueue = new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.queue);
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
@@ -94,7 +99,7 @@ export async function startServices(config: Config, now: () => number = Date.now
         store,
         throttle: new SigninThrottle(store, config.signin, keys.identifier),
         sessions,
-        hashQueue: new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.queue),
+        hashQueue,
         decoyPasswordHash: decoy,
         identifierKey: keys.identifier,
         passwordHashCost: config.passwordHashCost,
@@ -102,6 +107,15 @@ export async function startServices(config: Config, now: () => number = Date.now
         now,
       }),
       directoryUsers,
+      scim: {
+        users: new ScimUsers(
+          store,
+          new UserProvisioning(store, now),
+          (password) => hashQueue.tryRun(() => hashPassword(password, config.passwordHashCost)),
+          now,
+        ),
+        groups: new ScimGroups(store, now),
+      },
       verification: new Verification(store, keys.codeHash, config.codeDefaults, config.verification),
       delivery,
       channelRules,

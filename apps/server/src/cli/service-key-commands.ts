@@ -10,8 +10,8 @@ import {
   UsageError,
 } from './command.js';
 
-/** What a service key may do: `verify` calls POST /dea/api/tempPass/verify. */
-export const SERVICE_KEY_SCOPES = ['verify'] as const;
+/** What a service key may do: `verify` calls POST /dea/api/tempPass/verify; `scim` provisions users and groups at /scim/v2/. */
+export const SERVICE_KEY_SCOPES = ['verify', 'scim'] as const;
 const NAME = /^[A-Za-z0-9][\w .@-]{0,99}$/;
 
 async function findKey(store: Store, nameOrId: string): Promise<ServiceKey> {
@@ -30,7 +30,8 @@ const shown = (key: ServiceKey) => ({
 
 export const serviceKeyCommands: CommandGroup = {
   name: 'service-key',
-  summary: 'keys of integrators that verify codes (the store keeps only a keyed hash)',
+  summary:
+    'keys of integrators that verify codes or provision users over SCIM (the store keeps only a keyed hash)',
   commands: {
     create: {
       summary: 'create a key and print it once: store it now, it cannot be shown again',

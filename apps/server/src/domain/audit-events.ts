@@ -37,6 +37,7 @@ export const AUDIT_EVENTS = {
   'channel.set': "a user's channel was set",
   'channel.removed': "a user's channel was removed",
   'group.created': 'a group was added',
+  'group.renamed': 'a group was renamed (details: from, group)',
   'group.member_added': 'a user joined a group',
   'group.member_removed': 'a user left a group',
   'policy.set': "a group's policy changed",

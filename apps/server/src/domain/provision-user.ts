@@ -4,6 +4,7 @@ import type { Store, User, UserSource } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
 import { canonicalAddress } from './recipients.js';
 import { disableUser } from './disable-user.js';
+import { changeMembership } from './group-membership.js';
 import { isTimeZone } from './time-zone.js';
 
 /**
@@ -59,7 +60,7 @@ export class UserProvisioning {
   async provision(
     input: SourcedUser,
     actor: string,
-    options: { dryRun?: boolean; adoptLocal?: boolean; retried?: boolean } = {},
+    options: { dryRun?: boolean; adoptLocal?: boolean; mustCreate?: boolean; retried?: boolean } = {},
   ): Promise<Provisioned> {
     const { store } = this;
     const dryRun = options.dryRun === true;
@@ -79,6 +80,8 @@ export class UserProvisioning {
           : `the user name ${input.username} belongs to a ${byName.source} user; remove or rename that one first`,
       );
     }
+    if (options.mustCreate === true && (user !== undefined || byName !== undefined))
+      throw new ProvisionError(`the user ${input.username} exists already`);
     const timeZone = input.timeZone === undefined || isTimeZone(input.timeZone) ? input.timeZone : undefined;
     if (timeZone !== input.timeZone) warnings.push(`timeZone: "${input.timeZone}" is not a time zone`);
     const write = new Writes(store, actor, input.source, at, dryRun);
@@ -112,8 +115,11 @@ export class UserProvisioning {
         // Another writer (a second import, a sign-in, an instance's sync) created the user
         // meanwhile: the unique name refused this one; bring theirs up to date instead, once.
         const meanwhile = await store.users.findByExternalId(input.source, input.externalId);
-        if (meanwhile === undefined || options.retried === true) throw error;
-        return this.provision(input, actor, { ...options, retried: true });
+        if (meanwhile !== undefined && options.mustCreate !== true && options.retried !== true)
+          return this.provision(input, actor, { ...options, retried: true });
+        if (meanwhile !== undefined || (await store.users.findByUsername(input.username)) !== undefined)
+          throw new ProvisionError(`the user name ${input.username} was taken meanwhile`);
+        throw error;
       }
       await write.audit('user.created', id, { username: input.username });
       user = await store.users.findById(id);
@@ -271,12 +277,10 @@ class Writes {
       await this.store.groups.create(group);
       await this.audit('group.created', userId, { group: groupName });
     }
-    if (member) {
-      await this.store.groups.addMember(group.id, userId);
-      await this.audit('group.member_added', userId, { group: groupName });
-    } else {
-      await this.store.groups.removeMember(group.id, userId);
-      await this.audit('group.member_removed', userId, { group: groupName });
-    }
+    await changeMembership(
+      this.store,
+      { group, userId, member },
+      { actor: this.actor, at: this.at, details: { source: this.source } },
+    );
   }
 }

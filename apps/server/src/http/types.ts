@@ -12,6 +12,8 @@ import type { Notices } from '../delivery/notices.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store, User } from '../store/store.js';
 import type { DirectoryUsers } from '../directory/directory-users.js';
+import type { ScimGroups } from '../scim/scim-groups.js';
+import type { ScimUsers } from '../scim/scim-users.js';
 
 /** What every route may use; built once in app.ts. */
 export interface Services {
@@ -26,6 +28,8 @@ export interface Services {
   signIn: SignIn;
   /** The organisation's directory as the source of users; undefined without DEA_LDAP_URL. */
   directoryUsers: DirectoryUsers | undefined;
+  /** Users and groups pushed by an identity provider over SCIM 2.0. */
+  scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */
   verification: Verification;
   /** The provider of each send type; undefined when the type is switched off. */

@@ -98,6 +98,7 @@ export class Metrics {
       'group.created': none,
       'group.member_added': none,
       'group.member_removed': none,
+      'group.renamed': none,
       'policy.set': none,
       'branding.set': none,
       'branding.reset': none,

@@ -286,6 +286,10 @@ export function storeSuite(kind: StoreKind): void {
       ]);
       for (const group of groups) expect(typeof group.priority).toBe('number');
       await expect(store.groups.create({ id: newId(), name: 'high', priority: 3 })).rejects.toThrow();
+      expect(await store.groups.rename(low, 'lower')).toBe(true);
+      expect(await store.groups.findByName('lower')).toEqual({ id: low, name: 'lower', priority: 1 });
+      await expect(store.groups.rename(low, 'high')).rejects.toThrow();
+      expect(await store.groups.rename(newId(), 'ghost')).toBe(false);
     });
 
     test('resolves the policy of the highest-priority group that has one for the category', async ({

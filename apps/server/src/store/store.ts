@@ -109,6 +109,8 @@ export interface Group {
 export interface GroupRepository {
   create(group: Group): Promise<void>;
   findByName(name: string): Promise<Group | undefined>;
+  /** Answers whether the group exists; a name another group has is refused. */
+  rename(id: string, name: string): Promise<boolean>;
   list(): Promise<Group[]>;
   addMember(groupId: string, userId: string): Promise<void>;
   removeMember(groupId: string, userId: string): Promise<void>;

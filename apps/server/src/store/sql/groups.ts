@@ -9,6 +9,10 @@ export function groupRepository(db: Db): GroupRepository {
     async findByName(name) {
       return db.selectFrom('groups').selectAll().where('name', '=', name).executeTakeFirst();
     },
+    async rename(id, name) {
+      const result = await db.updateTable('groups').set({ name }).where('id', '=', id).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
     async list() {
       return db.selectFrom('groups').selectAll().orderBy('priority', 'desc').orderBy('name').execute();
     },

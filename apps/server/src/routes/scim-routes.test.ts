@@ -1,0 +1,596 @@
+import { describe } from 'vitest';
+import { createServiceKey } from '../domain/service-keys.js';
+import { appTest } from '../testing/fixtures.js';
+import { STORE_KINDS } from '../testing/stores.js';
+import type { TestApp } from '../testing/test-app.js';
+
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/** A SCIM answer: JSON read field by field in the assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+interface Scim {
+  base: string;
+  /** A SCIM call over real HTTP with the service key, as the identity provider makes it. */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    key?: string | null,
+  ): Promise<{ status: number; body: Json; headers: Headers }>;
+}
+
+/** The app listening on a real port, and a service key with the scope scim. */
+async function scimClient(t: TestApp, scopes: string[] = ['scim']): Promise<Scim> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/scim/v2`;
+  const { key } = await createServiceKey(
+    t.services.store,
+    t.services.keys.serviceKey,
+    'entra',
+    scopes,
+    t.clock.now(),
+  );
+  return {
+    base,
+    async call(method, path, body, presented = key) {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          ...(presented !== null && { authorization: `Bearer ${presented}` }),
+          ...(body !== undefined && { 'content-type': 'application/scim+json' }),
+        },
+        ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        body: text === '' ? undefined : JSON.parse(text),
+        headers: response.headers,
+      };
+    },
+  };
+}
+
+// Microsoft Entra ID's requests, as its SCIM provisioning documentation shows them.
+const entraUser = {
+  schemas: [USER, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
+  externalId: '0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef',
+  userName: 'Test_User_ab6490ee-1e48-479e-a20b-2d77186b5dd1',
+  active: true,
+  emails: [
+    { primary: true, type: 'work', value: 'Test_User_fd0ea19b-0777-472c-9f96-4f70d2226f2e@testuser.com' },
+  ],
+  phoneNumbers: [
+    { type: 'mobile', value: '+1 425 555 0100' },
+    { type: 'work', value: '+1 425 555 0199' },
+    { type: 'fax', value: '+1 425 555 0111' },
+  ],
+  meta: { resourceType: 'User' },
+  name: { formatted: 'givenName familyName', familyName: 'familyName', givenName: 'givenName' },
+  roles: [],
+  'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'Sales' },
+};
+
+// Okta's requests, as its SCIM 2.0 documentation shows them.
+const oktaUser = {
+  schemas: [USER],
+  userName: 'test.user@okta.local',
+  name: { givenName: 'Test', familyName: 'User' },
+  emails: [{ primary: true, value: 'test.user@okta.local', type: 'work' }],
+  displayName: 'Test User',
+  locale: 'en-US',
+  externalId: '00ujl29u0le5T6Aj10h7',
+  groups: [],
+  password: '1mz050nq',
+  active: true,
+};
+
+describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest(
+    'Entra ID: create, find by userName, PATCH its forms, disable, delete',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const created = await scim.call('POST', '/Users', entraUser);
+      expect(created.status).toBe(201);
+      expect(created.headers.get('content-type')).toBe('application/scim+json; charset=utf-8');
+      const id = created.body.id as string;
+      expect(created.headers.get('location')).toBe(`${scim.base}/Users/${id}`);
+      expect(created.body).toMatchObject({
+        schemas: [USER],
+        id,
+        externalId: entraUser.externalId,
+        userName: entraUser.userName,
+        displayName: 'givenName familyName',
+        active: true,
+        emails: [
+          {
+            value: 'Test_User_fd0ea19b-0777-472c-9f96-4f70d2226f2e@testuser.com',
+            type: 'work',
+            primary: true,
+          },
+        ],
+        phoneNumbers: [
+          { value: '+14255550100', type: 'mobile', primary: true },
+          { value: '+14255550199', type: 'work', primary: true },
+        ],
+        meta: { resourceType: 'User', location: `${scim.base}/Users/${id}` },
+      });
+      const user = await t.services.store.users.findById(id);
+      expect(user).toMatchObject({ source: 'scim', externalId: entraUser.externalId, passwordHash: '!' });
+      const channels = await t.services.store.channels.listOfUser(id);
+      expect(Object.fromEntries(channels.map((channel) => [channel.key, channel.address]))).toEqual({
+        email: 'Test_User_fd0ea19b-0777-472c-9f96-4f70d2226f2e@testuser.com',
+        mobile: '+14255550100',
+        telephone: '+14255550199',
+      });
+      expect(await t.services.store.audit.list({ userId: id, event: 'user.created' })).toMatchObject([
+        { actor: 'scim:entra', details: { source: 'scim' } },
+      ]);
+
+      const found = await scim.call(
+        'GET',
+        `/Users?filter=${encodeURIComponent(`userName eq "${entraUser.userName}"`)}`,
+      );
+      expect(found).toMatchObject({
+        status: 200,
+        body: {
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+          totalResults: 1,
+          startIndex: 1,
+          itemsPerPage: 1,
+          Resources: [{ id }],
+        },
+      });
+      const none = await scim.call(
+        'GET',
+        `/Users?filter=${encodeURIComponent('userName eq "non-existent user"')}`,
+      );
+      expect(none.body).toMatchObject({ totalResults: 0, Resources: [] });
+
+      const patched = await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [
+          { op: 'Replace', path: 'emails[type eq "work"].value', value: 'updatedEmail@microsoft.com' },
+          { op: 'Replace', path: 'name.familyName', value: 'updatedFamilyName' },
+          { op: 'Add', path: 'phoneNumbers[type eq "home"].value', value: '+49 30 5550100' },
+          { op: 'Remove', path: 'phoneNumbers[type eq "work"]' },
+        ],
+      });
+      expect(patched.status).toBe(200);
+      expect(patched.body.emails).toEqual([
+        { value: 'updatedEmail@microsoft.com', type: 'work', primary: true },
+      ]);
+      expect(patched.body.phoneNumbers).toEqual([
+        { value: '+14255550100', type: 'mobile', primary: true },
+        { value: '+49305550100', type: 'home', primary: false },
+      ]);
+      const renamed = await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [
+          { op: 'Replace', path: 'userName', value: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com' },
+        ],
+      });
+      expect(renamed.body.userName).toBe('5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com');
+      expect(await t.services.store.users.findById(id)).toMatchObject({
+        username: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com',
+      });
+
+      // Disabling ends the user's sessions; Entra has also sent the value as the string "False".
+      await t.services.store.sessions.create({
+        idHash: 'entra-session',
+        userId: id,
+        createdAt: t.clock.now(),
+        lastSeenAt: t.clock.now(),
+      });
+      const disabled = await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+      });
+      expect(disabled.body.active).toBe(false);
+      expect(await t.services.store.users.findById(id)).toMatchObject({ disabled: true });
+      expect((await t.services.store.sessions.find('entra-session'))?.endedAt).toEqual(expect.any(Number));
+      expect(await t.services.store.audit.list({ userId: id, event: 'user.disabled' })).toMatchObject([
+        { actor: 'scim:entra', details: { source: 'scim', sessionsEnded: 1 } },
+      ]);
+      const enabled = await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'replace', path: 'active', value: true }],
+      });
+      expect(enabled.body.active).toBe(true);
+
+      expect((await scim.call('DELETE', `/Users/${id}`)).status).toBe(204);
+      expect(await t.services.store.users.findById(id)).toBeUndefined();
+      expect(await scim.call('GET', `/Users/${id}`)).toMatchObject({
+        status: 404,
+        body: { schemas: [ERROR], status: '404', detail: `User ${id} not found` },
+      });
+    },
+  );
+
+  appTest(
+    'Okta: create with a password that signs in, PUT, deactivate without a path, groups',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t, ['scim']);
+      const created = await scim.call('POST', '/Users', oktaUser);
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        userName: 'test.user@okta.local',
+        displayName: 'Test User',
+        preferredLanguage: 'en-US',
+      });
+      expect(created.body.password).toBeUndefined();
+      const id = created.body.id as string;
+      const signIn = (password: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/login/api/session',
+          payload: { username: 'test.user@okta.local', password },
+        });
+      expect((await signIn('1mz050nq')).json()).toMatchObject({ error: 0 });
+
+      const page = await scim.call(
+        'GET',
+        `/Users?filter=${encodeURIComponent('userName eq "TEST.USER@okta.local"')}&startIndex=1&count=100`,
+      );
+      expect(page.body).toMatchObject({ totalResults: 1, Resources: [{ id }] });
+
+      const replaced = await scim.call('PUT', `/Users/${id}`, {
+        ...created.body,
+        schemas: [USER],
+        name: { givenName: 'Test', familyName: 'Person' },
+        displayName: 'Test Person',
+        phoneNumbers: [{ value: '+1 415 555 0123', type: 'mobile', primary: true }],
+        emails: [],
+      });
+      expect(replaced).toMatchObject({ status: 200, body: { displayName: 'Test Person', emails: [] } });
+      expect(replaced.body.phoneNumbers).toEqual([{ value: '+14155550123', type: 'mobile', primary: true }]);
+
+      const deactivated = await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'replace', value: { active: false } }],
+      });
+      expect(deactivated.body.active).toBe(false);
+      expect((await signIn('1mz050nq')).json()).toMatchObject({ error: 3 });
+
+      // Groups: create, rename by a replace without a path, add and remove members by value filter.
+      const group = await scim.call('POST', '/Groups', {
+        schemas: [GROUP],
+        displayName: 'Test SCIMv2',
+        members: [],
+      });
+      expect(group).toMatchObject({
+        status: 201,
+        body: { schemas: [GROUP], displayName: 'Test SCIMv2', members: [] },
+      });
+      const groupId = group.body.id as string;
+      expect(
+        await scim.call('PATCH', `/Groups/${groupId}`, {
+          schemas: [PATCH],
+          Operations: [{ op: 'replace', value: { id: groupId, displayName: 'Test SCIMv1' } }],
+        }),
+      ).toMatchObject({ status: 204 });
+      expect(
+        (
+          await scim.call('PATCH', `/Groups/${groupId}`, {
+            schemas: [PATCH],
+            Operations: [
+              { op: 'add', path: 'members', value: [{ value: id, display: 'test.user@okta.local' }] },
+            ],
+          })
+        ).status,
+      ).toBe(204);
+      expect((await t.services.store.groups.listOfUser(id)).map((joined) => joined.name)).toEqual([
+        'Test SCIMv1',
+      ]);
+      expect((await scim.call('GET', `/Users/${id}`)).body.groups).toEqual([
+        { value: groupId, display: 'Test SCIMv1', type: 'direct' },
+      ]);
+      await scim.call('PATCH', `/Groups/${groupId}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'remove', path: `members[value eq "${id}"]` }],
+      });
+      expect(await t.services.store.groups.listOfUser(id)).toEqual([]);
+      expect(await t.services.store.audit.list({ event: 'group.renamed' })).toMatchObject([
+        { actor: 'scim:entra', details: { from: 'Test SCIMv2', group: 'Test SCIMv1' } },
+      ]);
+    },
+  );
+
+  appTest(
+    'Entra ID groups: find by displayName without members, add and remove members by value',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const local = await t.createUser();
+      const member = (
+        await scim.call('POST', '/Users', {
+          ...entraUser,
+          userName: 'member@testuser.com',
+          externalId: 'm-1',
+        })
+      ).body.id as string;
+      const group = await scim.call('POST', '/Groups', {
+        schemas: [GROUP, 'http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group'],
+        externalId: '8aa1a0c0-c4c3-4bc0-b4a5-2ef676900159',
+        displayName: 'displayName',
+        meta: { resourceType: 'Group' },
+      });
+      const groupId = group.body.id as string;
+      // An operator's own member of the group is none of SCIM's business.
+      const joined = await t.services.store.groups.findByName('displayName');
+      await t.services.store.groups.addMember(joined?.id ?? '', local.id);
+
+      const byName = await scim.call(
+        'GET',
+        `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "displayName"')}`,
+      );
+      expect(byName.body).toMatchObject({
+        totalResults: 1,
+        Resources: [{ id: groupId, displayName: 'displayName' }],
+      });
+      expect(byName.body.Resources[0].members).toBeUndefined();
+      expect(
+        (await scim.call('GET', `/Groups/${groupId}?excludedAttributes=members`)).body.members,
+      ).toBeUndefined();
+
+      const add = {
+        schemas: [PATCH],
+        Operations: [{ op: 'Add', path: 'members', value: [{ $ref: null, value: member }] }],
+      };
+      expect((await scim.call('PATCH', `/Groups/${groupId}`, add)).status).toBe(204);
+      expect((await scim.call('GET', `/Groups/${groupId}`)).body.members).toEqual([
+        { value: member, display: 'member@testuser.com', type: 'User' },
+      ]);
+      const remove = {
+        schemas: [PATCH],
+        Operations: [{ op: 'Remove', path: 'members', value: [{ $ref: null, value: member }] }],
+      };
+      expect((await scim.call('PATCH', `/Groups/${groupId}`, remove)).status).toBe(204);
+      expect(await t.services.store.groups.listMembers(joined?.id ?? '')).toEqual([local.id]);
+
+      expect((await scim.call('PATCH', `/Groups/${groupId}`, add)).status).toBe(204);
+      expect((await scim.call('DELETE', `/Groups/${groupId}`)).status).toBe(204);
+      expect(await t.services.store.groups.listMembers(joined?.id ?? '')).toEqual([local.id]);
+      // Local users are not SCIM's: neither listed nor a member it may name.
+      expect(
+        ((await scim.call('GET', '/Users')).body.Resources as { id: string }[]).map((user) => user.id),
+      ).toEqual([member]);
+      expect(
+        await scim.call('PATCH', `/Groups/${groupId}`, {
+          schemas: [PATCH],
+          Operations: [{ op: 'Add', path: 'members', value: [{ value: local.id }] }],
+        }),
+      ).toMatchObject({
+        status: 400,
+        body: { scimType: 'invalidValue', detail: `no SCIM User ${local.id} to be a member` },
+      });
+    },
+  );
+
+  appTest('refuses in SCIM error format and changes nothing', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    const taken = await t.createUser();
+    const before = await t.services.store.users.count();
+    const cases: [string, string, unknown, number, string | undefined, string][] = [
+      [
+        'POST',
+        '/Users',
+        { ...oktaUser, userName: taken.username },
+        409,
+        'uniqueness',
+        `the userName ${taken.username} is taken`,
+      ],
+      [
+        'POST',
+        '/Users',
+        { ...oktaUser, phoneNumbers: [{ type: 'mobile', value: '555-0100' }] },
+        400,
+        'invalidValue',
+        'mobile needs an international phone number',
+      ],
+      [
+        'POST',
+        '/Users',
+        { ...oktaUser, emails: [{ type: 'work', value: 'not an address' }] },
+        400,
+        'invalidValue',
+        'email needs an e-mail address',
+      ],
+      [
+        'POST',
+        '/Users',
+        { ...oktaUser, userName: 'two words' },
+        400,
+        'invalidValue',
+        'must be 1 to 200 characters without spaces',
+      ],
+      [
+        'POST',
+        '/Users',
+        { ...oktaUser, locale: 'English' },
+        400,
+        'invalidValue',
+        'preferredLanguage "English" is not a language code',
+      ],
+      [
+        'POST',
+        '/Users',
+        { ...oktaUser, password: 'short' },
+        400,
+        'invalidValue',
+        'the password must have at least 8 characters',
+      ],
+      [
+        'POST',
+        '/Users',
+        { ...oktaUser, active: 'yes' },
+        400,
+        'invalidValue',
+        'the User is not valid: /active',
+      ],
+      [
+        'POST',
+        '/Users',
+        { ...oktaUser, schemas: [GROUP] },
+        400,
+        'invalidValue',
+        `a User names the schema ${USER}`,
+      ],
+      ['POST', '/Users', '{"userName": ', 400, 'invalidSyntax', 'the body is not valid JSON'],
+      [
+        'GET',
+        `/Users?filter=${encodeURIComponent('userName sw "a"')}`,
+        undefined,
+        400,
+        'invalidFilter',
+        'only <attribute> eq "<value>"',
+      ],
+      [
+        'GET',
+        `/Users?filter=${encodeURIComponent('emails.value eq "a@b.c"')}`,
+        undefined,
+        400,
+        'invalidFilter',
+        'on username, externalid, id',
+      ],
+      ['GET', '/Users/00000000-0000-7000-8000-000000000000', undefined, 404, undefined, 'not found'],
+      ['GET', `/Users/${taken.id}`, undefined, 404, undefined, 'not found'],
+      [
+        'PATCH',
+        `/Users/${taken.id}`,
+        { schemas: [PATCH], Operations: [{ op: 'replace', path: 'active', value: false }] },
+        404,
+        undefined,
+        'not found',
+      ],
+      ['GET', '/Nothing', undefined, 404, undefined, 'no such endpoint'],
+    ];
+    for (const [method, path, body, status, scimType, detail] of cases) {
+      const answer = await scim.call(method, path, body);
+      expect(answer.status, `${method} ${path}`).toBe(status);
+      expect(answer.body, `${method} ${path}`).toMatchObject({
+        schemas: [ERROR],
+        status: String(status),
+        detail: expect.stringContaining(detail),
+      });
+      expect(answer.body.scimType, `${method} ${path}`).toBe(scimType);
+    }
+    expect(await t.services.store.users.count()).toBe(before);
+    expect(await t.services.store.users.findByUsername(taken.username)).toMatchObject({
+      source: 'local',
+      disabled: false,
+    });
+
+    const created = (await scim.call('POST', '/Users', oktaUser)).body.id as string;
+    const badPatch = await scim.call('PATCH', `/Users/${created}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'move', path: 'active', value: false }],
+    });
+    expect(badPatch).toMatchObject({ status: 400, body: { scimType: 'invalidSyntax' } });
+    const badPath = await scim.call('PATCH', `/Users/${created}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'replace', path: 'emails[type eq "work"', value: 'x@example.com' }],
+    });
+    expect(badPath).toMatchObject({ status: 400, body: { scimType: 'invalidPath' } });
+    expect(await t.services.store.users.findById(created)).toMatchObject({ disabled: false });
+
+    for (const key of [null, 'dea_nope.nope']) {
+      const refused = await scim.call('GET', '/Users', undefined, key);
+      expect(refused).toMatchObject({ status: 401, body: { schemas: [ERROR], status: '401' } });
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="scim"');
+    }
+    const verifyOnly = await createServiceKey(
+      t.services.store,
+      t.services.keys.serviceKey,
+      'vpn',
+      ['verify'],
+      t.clock.now(),
+    );
+    expect((await scim.call('GET', '/ServiceProviderConfig', undefined, verifyOnly.key)).status).toBe(401);
+  });
+
+  appTest('describes itself, and pages through users', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    expect((await scim.call('GET', '/ServiceProviderConfig')).body).toMatchObject({
+      patch: { supported: true },
+      bulk: { supported: false },
+      filter: { supported: true, maxResults: 200 },
+      changePassword: { supported: true },
+      authenticationSchemes: [{ type: 'oauthbearertoken' }],
+    });
+    expect((await scim.call('GET', '/ResourceTypes')).body).toMatchObject({
+      totalResults: 2,
+      Resources: [
+        { id: 'User', endpoint: '/Users', schema: USER },
+        { id: 'Group', endpoint: '/Groups', schema: GROUP },
+      ],
+    });
+    expect((await scim.call('GET', '/ResourceTypes/Group')).body).toMatchObject({ id: 'Group' });
+    const userSchema = (await scim.call('GET', `/Schemas/${USER}`)).body;
+    expect((userSchema.attributes as { name: string }[]).map((attribute) => attribute.name)).toEqual(
+      expect.arrayContaining(['userName', 'active', 'emails', 'phoneNumbers', 'password']),
+    );
+    expect((await scim.call('GET', '/Schemas')).body.totalResults).toBe(2);
+
+    for (let index = 0; index < 5; index += 1) {
+      await scim.call('POST', '/Users', {
+        schemas: [USER],
+        userName: `paged-${index}`,
+        externalId: `p-${index}`,
+      });
+    }
+    const second = await scim.call('GET', '/Users?startIndex=3&count=2');
+    expect(second.body).toMatchObject({ totalResults: 5, startIndex: 3, itemsPerPage: 2 });
+    expect((second.body.Resources as { userName: string }[]).map((user) => user.userName)).toEqual([
+      'paged-2',
+      'paged-3',
+    ]);
+    expect((await scim.call('GET', '/Users?count=0')).body).toMatchObject({
+      totalResults: 5,
+      itemsPerPage: 0,
+      Resources: [],
+    });
+    expect((await scim.call('GET', '/Users?startIndex=0&count=1')).body).toMatchObject({
+      startIndex: 1,
+      itemsPerPage: 1,
+    });
+  });
+
+  appTest(
+    'creates a user exactly once when the same create arrives ten times at once',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          scim.call('POST', '/Users', {
+            ...entraUser,
+            externalId: `burst-${index % 2}`,
+            userName: 'burst@testuser.com',
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([
+        201, 409, 409, 409, 409, 409, 409, 409, 409, 409,
+      ]);
+      for (const answer of answers.filter((each) => each.status === 409))
+        expect(answer.body.scimType).toBe('uniqueness');
+      expect((await t.services.store.users.listOfSource('scim')).map((user) => user.username)).toEqual([
+        'burst@testuser.com',
+      ]);
+      expect(await t.services.store.audit.list({ event: 'user.created' })).toHaveLength(1);
+    },
+  );
+});

@@ -1,0 +1,232 @@
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateServiceKey } from '../domain/service-keys.js';
+import { isStoreUnavailable } from '../http/envelope.js';
+import { MAX_PAGE, resourceTypes, schemas, serviceProviderConfig } from '../scim/scim-discovery.js';
+import { notFound, ScimError } from '../scim/scim-error.js';
+import { SCIM, SCIM_MEDIA_TYPE, ScimListQuery, ScimPatch } from '../scim/scim-schemas.js';
+import type { Resource } from '../scim/scim-users.js';
+
+/** Where SCIM is served (RFC 7644 section 3.13: the version in the path). */
+export const SCIM_BASE_PATH = '/scim/v2';
+
+/** The service key's name, as the actor of every change it makes. */
+const actors = new WeakMap<FastifyRequest, string>();
+const actorOf = (request: FastifyRequest): string => actors.get(request) ?? 'scim';
+
+function bearer(request: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  return match?.[1];
+}
+
+/** The absolute URL of SCIM's base, as the client reached it. */
+const baseOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}${SCIM_BASE_PATH}`;
+
+/** RFC 7644 section 3.4.2.4: 1-based startIndex, count capped at MAX_PAGE. */
+function page<T>(items: readonly T[], query: ScimListQuery): { startIndex: number; slice: readonly T[] } {
+  const startIndex = Math.max(1, Number(query.startIndex ?? 1));
+  const count = Math.min(MAX_PAGE, Math.max(0, Number(query.count ?? 100)));
+  return { startIndex, slice: items.slice(startIndex - 1, startIndex - 1 + count) };
+}
+
+function listResponse(total: number, startIndex: number, resources: Resource[]): Resource {
+  return {
+    schemas: [SCIM.listResponse],
+    totalResults: total,
+    startIndex,
+    itemsPerPage: resources.length,
+    Resources: resources,
+  };
+}
+
+const excludes = (query: ScimListQuery, name: string): boolean =>
+  (query.excludedAttributes ?? '')
+    .split(',')
+    .some((attribute) => attribute.trim().toLowerCase() === name.toLowerCase());
+
+async function sendError(request: FastifyRequest, reply: FastifyReply, error: ScimError): Promise<void> {
+  request.log.info(
+    { status: error.status, scimType: error.scimType, detail: error.message },
+    'SCIM request refused',
+  );
+  if (error.status === 401) void reply.header('www-authenticate', 'Bearer realm="scim"');
+  if (error.status === 503) void reply.header('retry-after', '5');
+  await reply.code(error.status).send(error.body());
+}
+
+function scimErrorOf(error: FastifyError | ScimError): ScimError | undefined {
+  if (error instanceof ScimError) return error;
+  if (error.validation) {
+    const [first] = error.validation;
+    return new ScimError(
+      400,
+      `${error.validationContext ?? 'body'}${first?.instancePath ?? ''} ${first?.message ?? 'is not valid'}`,
+      'invalidSyntax',
+    );
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
+    return new ScimError(400, 'the body is not valid JSON', 'invalidSyntax');
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500)
+    return new ScimError(error.statusCode, error.message, 'invalidSyntax');
+  return undefined;
+}
+
+/**
+ * SCIM 2.0 (RFC 7643, RFC 7644) for identity providers such as Entra ID and Okta: Users and
+ * Groups, and the documents that describe them, authorized by a service key with the scope
+ * `scim`; every answer and error in SCIM's own format (application/scim+json).
+ */
+export const scimRoutes: FastifyPluginAsync = async (app) => {
+  const { services } = app;
+  const { users, groups } = services.scim;
+
+  app.addContentTypeParser(
+    SCIM_MEDIA_TYPE,
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
+  app.setErrorHandler(async (error: FastifyError | ScimError, request, reply) => {
+    const known = scimErrorOf(error);
+    if (known !== undefined) return sendError(request, reply, known);
+    if (isStoreUnavailable(error)) {
+      request.log.warn({ cause: error.message }, 'store unavailable');
+      return sendError(request, reply, new ScimError(503, 'the store is unavailable; try again shortly'));
+    }
+    request.log.error({ err: error }, 'SCIM request failed');
+    return sendError(request, reply, new ScimError(500, 'internal error; the details are in the server log'));
+  });
+  app.setNotFoundHandler(async (request, reply) =>
+    sendError(request, reply, new ScimError(404, `no such endpoint: ${request.method} ${request.url}`)),
+  );
+  app.addHook('onRequest', async (request) => {
+    const serviceKey = await authenticateServiceKey(
+      services.store,
+      services.keys.serviceKey,
+      bearer(request),
+      'scim',
+    );
+    if (serviceKey === undefined)
+      throw new ScimError(401, 'a service key with the scope scim is needed as the bearer token');
+    actors.set(request, `scim:${serviceKey.name}`);
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    void reply
+      .header('content-type', `${SCIM_MEDIA_TYPE}; charset=utf-8`)
+      .header('cache-control', 'no-store');
+    return payload;
+  });
+
+  const hidden = { hide: true };
+  const userLocation = (request: FastifyRequest, id: string) => `${baseOf(request)}/Users/${id}`;
+  const groupLocation = (request: FastifyRequest, id: string) => `${baseOf(request)}/Groups/${id}`;
+  type WithId = { Params: { id: string } };
+
+  app.get('/ServiceProviderConfig', { schema: hidden }, async (request) =>
+    serviceProviderConfig(baseOf(request)),
+  );
+  app.get('/ResourceTypes', { schema: hidden }, async (request) => {
+    const all = resourceTypes(baseOf(request));
+    return listResponse(all.length, 1, all);
+  });
+  app.get<WithId>('/ResourceTypes/:id', { schema: hidden }, async (request) => {
+    const found = resourceTypes(baseOf(request)).find((type) => type.id === request.params.id);
+    if (found === undefined) throw notFound(`ResourceType ${request.params.id}`);
+    return found;
+  });
+  app.get('/Schemas', { schema: hidden }, async (request) => {
+    const all = schemas(baseOf(request));
+    return listResponse(all.length, 1, all);
+  });
+  app.get<WithId>('/Schemas/:id', { schema: hidden }, async (request) => {
+    const found = schemas(baseOf(request)).find((schema) => schema.id === request.params.id);
+    if (found === undefined) throw notFound(`Schema ${request.params.id}`);
+    return found;
+  });
+
+  // Users
+  app.get<{ Querystring: ScimListQuery }>(
+    '/Users',
+    { schema: { ...hidden, querystring: ScimListQuery } },
+    async (request) => {
+      const found = await users.list(request.query);
+      const { startIndex, slice } = page(found, request.query);
+      const resources = await Promise.all(
+        slice.map((user) => users.resource(user, userLocation(request, user.id))),
+      );
+      return listResponse(found.length, startIndex, resources);
+    },
+  );
+  app.get<WithId>('/Users/:id', { schema: hidden }, async (request) => {
+    const user = await users.get(request.params.id);
+    return users.resource(user, userLocation(request, user.id));
+  });
+  app.post('/Users', { schema: hidden }, async (request, reply) => {
+    const user = await users.create(request.body, actorOf(request));
+    const location = userLocation(request, user.id);
+    void reply.code(201).header('location', location);
+    return users.resource(user, location);
+  });
+  app.put<WithId>('/Users/:id', { schema: hidden }, async (request) => {
+    const user = await users.replace(request.params.id, request.body, actorOf(request));
+    return users.resource(user, userLocation(request, user.id));
+  });
+  app.patch<WithId & { Body: ScimPatch }>(
+    '/Users/:id',
+    { schema: { ...hidden, body: ScimPatch } },
+    async (request) => {
+      const location = userLocation(request, request.params.id);
+      const user = await users.patch(request.params.id, request.body, actorOf(request), location);
+      return users.resource(user, location);
+    },
+  );
+  app.delete<WithId>('/Users/:id', { schema: hidden }, async (request, reply) => {
+    await users.remove(request.params.id, actorOf(request));
+    return reply.code(204).send();
+  });
+
+  // Groups
+  app.get<{ Querystring: ScimListQuery }>(
+    '/Groups',
+    { schema: { ...hidden, querystring: ScimListQuery } },
+    async (request) => {
+      const found = await groups.list(request.query);
+      const { startIndex, slice } = page(found, request.query);
+      const withMembers = !excludes(request.query, 'members');
+      const resources = await Promise.all(
+        slice.map((group) => groups.resource(group, groupLocation(request, group.id), withMembers)),
+      );
+      return listResponse(found.length, startIndex, resources);
+    },
+  );
+  app.get<WithId & { Querystring: ScimListQuery }>(
+    '/Groups/:id',
+    { schema: { ...hidden, querystring: ScimListQuery } },
+    async (request) => {
+      const group = await groups.get(request.params.id);
+      return groups.resource(group, groupLocation(request, group.id), !excludes(request.query, 'members'));
+    },
+  );
+  app.post('/Groups', { schema: hidden }, async (request, reply) => {
+    const group = await groups.create(request.body, actorOf(request));
+    const location = groupLocation(request, group.id);
+    void reply.code(201).header('location', location);
+    return groups.resource(group, location, true);
+  });
+  app.put<WithId>('/Groups/:id', { schema: hidden }, async (request) => {
+    const group = await groups.replace(request.params.id, request.body, actorOf(request));
+    return groups.resource(group, groupLocation(request, group.id), true);
+  });
+  app.patch<WithId & { Body: ScimPatch }>(
+    '/Groups/:id',
+    { schema: { ...hidden, body: ScimPatch } },
+    async (request, reply) => {
+      const location = groupLocation(request, request.params.id);
+      await groups.patch(request.params.id, request.body, actorOf(request), location);
+      // RFC 7644 section 3.5.2: 204 when the client did not ask for attributes back.
+      return reply.code(204).send();
+    },
+  );
+  app.delete<WithId>('/Groups/:id', { schema: hidden }, async (request, reply) => {
+    await groups.remove(request.params.id, actorOf(request));
+    return reply.code(204).send();
+  });
+};

@@ -1,0 +1,149 @@
+import Value from 'typebox/value';
+import { newId } from '../crypto/ids.js';
+import { changeMembership } from '../domain/group-membership.js';
+import type { Group, Store } from '../store/store.js';
+import { invalidValue, notFound, ScimError } from './scim-error.js';
+import { parseFilter } from './scim-filter.js';
+import { applyPatch } from './scim-patch.js';
+import { SCIM, ScimGroupInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
+import type { Resource } from './scim-users.js';
+
+/**
+ * SCIM's Groups are the product's groups, by name: a client sees every group (so that it can
+ * match one an operator made, with its policy) and manages the membership of its own (SCIM)
+ * users only. A group a client creates has no policy until an operator gives it one.
+ */
+export class ScimGroups {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+  ) {}
+
+  async get(id: string): Promise<Group> {
+    const group = (await this.store.groups.list()).find((candidate) => candidate.id === id);
+    if (group === undefined) throw notFound(`Group ${id}`);
+    return group;
+  }
+
+  async list(query: ScimListQuery): Promise<Group[]> {
+    let groups = await this.store.groups.list();
+    if (query.filter !== undefined) {
+      for (const { attribute, value } of parseFilter(query.filter, ['displayname', 'id'])) {
+        groups = groups.filter((group) => (attribute === 'id' ? group.id === value : group.name === value));
+      }
+    }
+    return groups;
+  }
+
+  async create(body: unknown, actor: string): Promise<Group> {
+    const input = this.checked(body);
+    if (await this.store.groups.findByName(input.displayName))
+      throw new ScimError(409, `a group named ${input.displayName} exists`, 'uniqueness');
+    const members = await this.memberIds(input.members);
+    const group = { id: newId(this.now()), name: input.displayName, priority: 0 };
+    try {
+      await this.store.groups.create(group);
+    } catch (error) {
+      if (await this.store.groups.findByName(input.displayName))
+        throw new ScimError(409, `a group named ${input.displayName} exists`, 'uniqueness');
+      throw error;
+    }
+    await this.store.audit.append(
+      { event: 'group.created', actor, details: { source: 'scim', group: group.name } },
+      this.now(),
+    );
+    await this.setMembers(group, members, actor);
+    return group;
+  }
+
+  async replace(id: string, body: unknown, actor: string): Promise<Group> {
+    const group = await this.get(id);
+    const input = this.checked(body);
+    const members = await this.memberIds(input.members);
+    let current = group;
+    if (input.displayName !== group.name) {
+      if (await this.store.groups.findByName(input.displayName))
+        throw new ScimError(409, `a group named ${input.displayName} exists`, 'uniqueness');
+      await this.store.groups.rename(group.id, input.displayName);
+      await this.store.audit.append(
+        {
+          event: 'group.renamed',
+          actor,
+          details: { source: 'scim', from: group.name, group: input.displayName },
+        },
+        this.now(),
+      );
+      current = { ...group, name: input.displayName };
+    }
+    await this.setMembers(current, members, actor);
+    return current;
+  }
+
+  async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<Group> {
+    const group = await this.get(id);
+    return this.replace(id, applyPatch(await this.resource(group, location, true), patch), actor);
+  }
+
+  /** The group stays (with its policy and other members); its SCIM users leave it. */
+  async remove(id: string, actor: string): Promise<void> {
+    await this.setMembers(await this.get(id), new Set(), actor);
+  }
+
+  /** The Group resource of RFC 7643 section 4.2, its members the SCIM users in it. */
+  async resource(group: Group, location: string, withMembers: boolean): Promise<Resource> {
+    return {
+      schemas: [SCIM.group],
+      id: group.id,
+      displayName: group.name,
+      ...(withMembers && {
+        members: (await this.scimMembers(group)).map((user) => ({
+          value: user.id,
+          display: user.username,
+          type: 'User',
+        })),
+      }),
+      meta: { resourceType: 'Group', location },
+    };
+  }
+
+  private async scimMembers(group: Group) {
+    const ids = new Set(await this.store.groups.listMembers(group.id));
+    return (await this.store.users.listOfSource('scim')).filter((user) => ids.has(user.id));
+  }
+
+  private checked(body: unknown): ScimGroupInput {
+    if (!Value.Check(ScimGroupInput, body)) {
+      const [first] = Value.Errors(ScimGroupInput, body);
+      throw invalidValue(
+        `the Group is not valid: ${first === undefined ? 'wrong shape' : `${first.instancePath || '/'} ${first.message}`}`,
+      );
+    }
+    if (!body.schemas.includes(SCIM.group)) throw invalidValue(`a Group names the schema ${SCIM.group}`);
+    return body;
+  }
+
+  /** The members a client names: each must be one of its users. */
+  private async memberIds(members: ScimGroupInput['members']): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for (const member of members ?? []) {
+      if (member.value === undefined) throw invalidValue('a member needs its value (the User id)');
+      const user = await this.store.users.findById(member.value);
+      if (user?.source !== 'scim') throw invalidValue(`no SCIM User ${member.value} to be a member`);
+      ids.add(user.id);
+    }
+    return ids;
+  }
+
+  private async setMembers(group: Group, wanted: ReadonlySet<string>, actor: string): Promise<void> {
+    const at = this.now();
+    const current = new Set((await this.scimMembers(group)).map((user) => user.id));
+    for (const userId of new Set([...current, ...wanted])) {
+      if (current.has(userId) === wanted.has(userId)) continue;
+      await changeMembership(
+        this.store,
+        { group, userId, member: wanted.has(userId) },
+        { actor, at, details: { source: 'scim' } },
+      );
+    }
+  }
+}

@@ -1,0 +1,264 @@
+import type { ChannelKey } from '@dea/contract';
+import Value from 'typebox/value';
+import { newId } from '../crypto/ids.js';
+import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
+import {
+  InvalidField,
+  validFullName,
+  validLocale,
+  validTimeZone,
+  validAddress,
+  validUsername,
+} from '../domain/user-fields.js';
+import type { Store, User } from '../store/store.js';
+import { invalidValue, notFound, ScimError } from './scim-error.js';
+import { parseFilter } from './scim-filter.js';
+import { applyPatch } from './scim-patch.js';
+import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
+
+export type Resource = Record<string, unknown>;
+
+/**
+ * How SCIM's typed phone numbers and e-mail addresses map to the channel keys. Entra ID and Okta
+ * send the mobile number as type "mobile" and the office number as "work"; "other" is the way to
+ * reach personalMobile. X handles are not part of SCIM: twitter channels are left alone.
+ */
+export const SCIM_CHANNELS = {
+  phoneNumbers: { mobile: 'mobile', work: 'telephone', home: 'personalTelephone', other: 'personalMobile' },
+  emails: { work: 'email', home: 'personalEmail' },
+} as const satisfies Record<string, Record<string, ChannelKey>>;
+
+const MANAGED_KEYS: ChannelKey[] = [
+  ...Object.values(SCIM_CHANNELS.phoneNumbers),
+  ...Object.values(SCIM_CHANNELS.emails),
+];
+
+/** The store's id of a user whose client sent no externalId: made here, never shown as theirs. */
+const OWN_EXTERNAL_ID = 'dea:';
+
+const PASSWORD_MIN = 8;
+
+const iso = (at: number): string => new Date(at).toISOString();
+
+/** What a check of the user's fields refused becomes SCIM's invalidValue. */
+function field<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof InvalidField) throw invalidValue(error.message);
+    throw error;
+  }
+}
+
+interface MultiValue {
+  value?: string | undefined;
+  type?: string | undefined;
+  primary?: boolean | undefined;
+}
+
+/** The channels of a SCIM user: every managed key, with its address or null. */
+function channelsOf(input: ScimUserInput): Partial<Record<ChannelKey, string | null>> {
+  const channels: Partial<Record<ChannelKey, string | null>> = Object.fromEntries(
+    MANAGED_KEYS.map((key) => [key, null]),
+  );
+  const take = (
+    values: readonly MultiValue[] | undefined,
+    byType: Record<string, ChannelKey>,
+    untyped: ChannelKey,
+  ) => {
+    // The primary value first, so it wins a type both have.
+    for (const entry of [...(values ?? [])].sort(
+      (a, b) => Number(b.primary === true) - Number(a.primary === true),
+    )) {
+      const value = entry.value?.trim();
+      if (value === undefined || value === '') continue;
+      const type = entry.type?.toLowerCase();
+      const key = type === undefined ? untyped : byType[type];
+      if (key === undefined || channels[key] !== null) continue;
+      channels[key] = field(() => validAddress(key, value));
+    }
+  };
+  take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile');
+  take(input.emails, SCIM_CHANNELS.emails, 'email');
+  return channels;
+}
+
+/**
+ * SCIM's Users and the product's users of source `scim`: each write goes through the one
+ * provisioning rule (audited with the service key as actor); users of other sources are neither
+ * shown nor changed here.
+ */
+export class ScimUsers {
+  constructor(
+    private readonly store: Store,
+    private readonly provisioning: UserProvisioning,
+    /** The password's hash in its turn among all hashes; undefined when too many wait already. */
+    private readonly hashPassword: (password: string) => Promise<string> | undefined,
+    private readonly now: () => number,
+  ) {}
+
+  async get(id: string): Promise<User> {
+    const user = await this.store.users.findById(id);
+    if (user?.source !== 'scim') throw notFound(`User ${id}`);
+    return user;
+  }
+
+  async list(query: ScimListQuery): Promise<User[]> {
+    let users = await this.store.users.listOfSource('scim');
+    if (query.filter !== undefined) {
+      for (const { attribute, value } of parseFilter(query.filter, ['username', 'externalid', 'id'])) {
+        users = users.filter((user) =>
+          attribute === 'username'
+            ? user.username.toLowerCase() === value.toLowerCase()
+            : attribute === 'id'
+              ? user.id === value
+              : user.externalId === value,
+        );
+      }
+    }
+    return users;
+  }
+
+  async create(body: unknown, actor: string): Promise<User> {
+    const input = this.checked(body);
+    if (await this.store.users.findByUsername(input.userName))
+      throw new ScimError(409, `the userName ${input.userName} is taken`, 'uniqueness');
+    const externalId = input.externalId ?? `${OWN_EXTERNAL_ID}${newId(this.now())}`;
+    const passwordHash = await this.passwordHashOf(input);
+    const user = await this.provision(input, externalId, actor, { mustCreate: true });
+    await this.setPassword(user, passwordHash, actor);
+    return user;
+  }
+
+  async replace(id: string, body: unknown, actor: string): Promise<User> {
+    const current = await this.get(id);
+    const input = this.checked(body);
+    const externalId = input.externalId ?? current.externalId;
+    const newExternalId = externalId !== null && externalId !== current.externalId ? externalId : undefined;
+    if (newExternalId !== undefined && (await this.store.users.findByExternalId('scim', newExternalId)))
+      throw new ScimError(409, `the externalId ${newExternalId} is another user's`, 'uniqueness');
+    const passwordHash = await this.passwordHashOf(input);
+    const user = await this.provision(input, current.externalId ?? '', actor, {});
+    if (newExternalId !== undefined) await this.store.users.update(user.id, { externalId: newExternalId });
+    await this.setPassword(user, passwordHash, actor);
+    return this.get(id);
+  }
+
+  /** The operations applied to the user as SCIM shows it, stored as a replacement. */
+  async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<User> {
+    const resource = await this.resource(await this.get(id), location);
+    return this.replace(id, applyPatch(resource, patch), actor);
+  }
+
+  async remove(id: string, actor: string): Promise<void> {
+    const user = await this.get(id);
+    await this.store.users.remove(user.id);
+    await this.store.audit.append(
+      { event: 'user.removed', userId: user.id, actor, details: { source: 'scim', username: user.username } },
+      this.now(),
+    );
+  }
+
+  /** The User resource of RFC 7643 section 4.1. */
+  async resource(user: User, location: string): Promise<Resource> {
+    const channels = new Map(
+      (await this.store.channels.listOfUser(user.id)).map((channel) => [channel.key, channel.address]),
+    );
+    const typed = (byType: Record<string, ChannelKey>) =>
+      Object.entries(byType).flatMap(([type, key]) => {
+        const value = channels.get(key);
+        return value === undefined ? [] : [{ value, type, primary: type === 'work' || type === 'mobile' }];
+      });
+    const groups = await this.store.groups.listOfUser(user.id);
+    return {
+      schemas: [SCIM.user],
+      id: user.id,
+      ...(user.externalId !== null &&
+        !user.externalId.startsWith(OWN_EXTERNAL_ID) && { externalId: user.externalId }),
+      userName: user.username,
+      displayName: user.fullName,
+      name: { formatted: user.fullName },
+      active: !user.disabled,
+      preferredLanguage: user.locale.replace('_', '-'),
+      ...(user.timeZone !== null && { timezone: user.timeZone }),
+      emails: typed(SCIM_CHANNELS.emails),
+      phoneNumbers: typed(SCIM_CHANNELS.phoneNumbers),
+      groups: groups.map((group) => ({ value: group.id, display: group.name, type: 'direct' })),
+      meta: { resourceType: 'User', created: iso(user.createdAt), location },
+    };
+  }
+
+  private checked(body: unknown): ScimUserInput {
+    if (!Value.Check(ScimUserInput, body)) {
+      const [first] = Value.Errors(ScimUserInput, body);
+      throw new ScimError(
+        400,
+        `the User is not valid: ${first === undefined ? 'wrong shape' : `${first.instancePath || '/'} ${first.message}`}`,
+        'invalidValue',
+      );
+    }
+    if (!body.schemas.includes(SCIM.user)) throw invalidValue(`a User names the schema ${SCIM.user}`);
+    return body;
+  }
+
+  private async provision(
+    input: ScimUserInput,
+    externalId: string,
+    actor: string,
+    options: { mustCreate?: boolean },
+  ): Promise<User> {
+    const name = input.name;
+    const given = [name?.givenName, name?.familyName]
+      .filter((part) => part !== undefined && part !== '')
+      .join(' ');
+    const fullName = input.displayName ?? name?.formatted ?? (given === '' ? input.userName : given);
+    const language = input.preferredLanguage ?? input.locale ?? undefined;
+    const sourced: SourcedUser = {
+      source: 'scim',
+      externalId,
+      username: field(() => validUsername(input.userName)),
+      fullName: field(() => validFullName(fullName, 'displayName')),
+      locale:
+        language === undefined
+          ? undefined
+          : field(() => validLocale(language.replace('-', '_'), 'preferredLanguage')),
+      timeZone:
+        input.timezone === undefined || input.timezone === null
+          ? undefined
+          : field(() => validTimeZone(input.timezone as string, 'timezone')),
+      disabled: input.active === false,
+      channels: channelsOf(input),
+      groups: { managed: [], memberOf: [] },
+    };
+    try {
+      // Every field was checked above: provisioning has nothing left to warn about.
+      return (await this.provisioning.provision(sourced, actor, options)).user;
+    } catch (error) {
+      if (error instanceof ProvisionError) throw new ScimError(409, error.message, 'uniqueness');
+      throw error;
+    }
+  }
+
+  /** Okta's password push: hashed before anything is written, so a refusal changes nothing. */
+  private async passwordHashOf(input: ScimUserInput): Promise<string | undefined> {
+    if (input.password === undefined) return undefined;
+    if ([...input.password].length < PASSWORD_MIN)
+      throw invalidValue(`the password must have at least ${PASSWORD_MIN} characters`);
+    const hashing = this.hashPassword(input.password);
+    if (hashing === undefined)
+      throw new ScimError(503, 'too many passwords are being hashed; try again shortly');
+    return hashing;
+  }
+
+  /** The user's own password for signing in to the page; whoever signed in before is signed out. */
+  private async setPassword(user: User, passwordHash: string | undefined, actor: string): Promise<void> {
+    if (passwordHash === undefined) return;
+    await this.store.users.update(user.id, { passwordHash });
+    const at = this.now();
+    const sessionsEnded = await this.store.sessions.endAllOfUser(user.id, at);
+    await this.store.audit.append(
+      { event: 'user.password_set', userId: user.id, actor, details: { source: 'scim', sessionsEnded } },
+      at,
+    );
+  }
+}
