@@ -62,7 +62,11 @@ describe.each(STORE_KINDS)('dea service-key on %s', (kind) => {
     const refusals: Refusal[] = [
       [['service-key', 'create'], 2, 'missing <name>'],
       [['service-key', 'create', 'bad/name'], 2, '<name> "bad/name" must be 1 to 100 letters'],
-      [['service-key', 'create', 'third', '--scope', 'admin'], 2, 'unknown scope "admin" (one of verify, scim)'],
+      [
+        ['service-key', 'create', 'third', '--scope', 'admin'],
+        2,
+        'unknown scope "admin" (one of verify, scim)',
+      ],
       [['service-key', 'create', 'second'], 1, 'a service key named "second" already exists'],
       [['service-key', 'revoke', 'nobody'], 1, 'no service key named "nobody"'],
       [['service-key', 'revoke', 'second'], 1, 'service key second was already revoked'],

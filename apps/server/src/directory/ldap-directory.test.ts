@@ -16,7 +16,7 @@ function directoryOf(settings: Record<string, string>): LdapDirectory {
 describe('the directory on OpenLDAP (slapd)', () => {
   let tree: LdapTree;
   beforeAll(async () => {
-    tree = await createLdapTree();
+    tree = await createLdapTree(inject('ldap'));
   });
   afterAll(() => tree.dispose());
 

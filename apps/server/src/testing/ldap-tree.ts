@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Attribute, Client } from 'ldapts';
-import { inject } from 'vitest';
+import type { LdapServer } from './ldap-server.js';
 
 /** The people of a test directory, as an organisation would have them. */
 export const DIRECTORY_PEOPLE = {
@@ -76,10 +76,9 @@ const AD_NORMAL = '512';
 /**
  * A fresh subtree on the run's slapd: people (two inetOrgPerson, two Active Directory style, one
  * of them disabled), groups vpn <- staff <- alice, carol (nested) and contractors <- bob, and a
- * read-only service account.
+ * read-only service account. `ldap` is the run's server (Vitest: `inject('ldap')`).
  */
-export async function createLdapTree(): Promise<LdapTree> {
-  const ldap = inject('ldap');
+export async function createLdapTree(ldap: Omit<LdapServer, 'stop'>): Promise<LdapTree> {
   const baseDn = `ou=t${randomUUID().slice(0, 8)},${ldap.baseDn}`;
   const dnOf = (person: DirectoryPerson) => `uid=${person},ou=people,${baseDn}`;
   const groupDn = (name: string) => `cn=${name},ou=groups,${baseDn}`;
