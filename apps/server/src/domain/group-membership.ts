@@ -10,10 +10,11 @@ export async function changeMembership(
   audit: { actor: string; at: number; details?: Record<string, unknown> },
 ): Promise<boolean> {
   const { group, userId, member } = change;
-  const isMember = (await store.groups.listOfUser(userId)).some((joined) => joined.id === group.id);
-  if (isMember === member) return false;
-  if (member) await store.groups.addMember(group.id, userId);
-  else await store.groups.removeMember(group.id, userId);
+  // The store's answer decides, so that of two writers at once only one audits the change.
+  const changed = member
+    ? await store.groups.addMember(group.id, userId)
+    : await store.groups.removeMember(group.id, userId);
+  if (!changed) return false;
   await store.audit.append(
     {
       event: member ? 'group.member_added' : 'group.member_removed',

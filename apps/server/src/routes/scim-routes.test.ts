@@ -1,6 +1,7 @@
-import { describe } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
+import { startTwoInstances } from '../testing/instances.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
@@ -593,4 +594,55 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
       expect(await t.services.store.audit.list({ event: 'user.created' })).toHaveLength(1);
     },
   );
+});
+
+describe('SCIM on two instances of one PostgreSQL store', () => {
+  it('creates a user once and adds a member once when both instances take the same calls at once', async () => {
+    const { a, b, close } = await startTwoInstances();
+    try {
+      const { key } = await createServiceKey(
+        a.services.store,
+        a.services.keys.serviceKey,
+        'okta',
+        ['scim'],
+        Date.now(),
+      );
+      const call = (base: string, method: string, path: string, body: unknown) =>
+        fetch(`${base}/scim/v2${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/scim+json' },
+          body: JSON.stringify(body),
+        });
+      const creates = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          call(index % 2 === 0 ? a.base : b.base, 'POST', '/Users', { ...oktaUser, password: undefined }),
+        ),
+      );
+      expect(creates.map((response) => response.status).sort()).toEqual([
+        201,
+        ...Array<number>(11).fill(409),
+      ]);
+      const [user] = await a.services.store.users.listOfSource('scim');
+      expect(await a.services.store.audit.list({ event: 'user.created' })).toHaveLength(1);
+
+      const group = (await (
+        await call(a.base, 'POST', '/Groups', { schemas: [GROUP], displayName: 'Okta VPN' })
+      ).json()) as {
+        id: string;
+      };
+      const adds = await Promise.all(
+        Array.from({ length: 8 }, (_, index) =>
+          call(index % 2 === 0 ? a.base : b.base, 'PATCH', `/Groups/${group.id}`, {
+            schemas: [PATCH],
+            Operations: [{ op: 'add', path: 'members', value: [{ value: user?.id }] }],
+          }),
+        ),
+      );
+      expect(adds.map((response) => response.status)).toEqual(Array<number>(8).fill(204));
+      expect(await a.services.store.groups.listMembers(group.id)).toEqual([user?.id]);
+      expect(await a.services.store.audit.list({ event: 'group.member_added' })).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
 });

@@ -112,8 +112,10 @@ export interface GroupRepository {
   /** Answers whether the group exists; a name another group has is refused. */
   rename(id: string, name: string): Promise<boolean>;
   list(): Promise<Group[]>;
-  addMember(groupId: string, userId: string): Promise<void>;
-  removeMember(groupId: string, userId: string): Promise<void>;
+  /** Answers whether the user joined now (false: a member already). */
+  addMember(groupId: string, userId: string): Promise<boolean>;
+  /** Answers whether the user left now (false: no member). */
+  removeMember(groupId: string, userId: string): Promise<boolean>;
   setPolicy(groupId: string, category: string, options: Record<string, unknown>): Promise<void>;
   /** The policy options of the user's highest-priority group that has one for the category. */
   findPolicyOfUser(userId: string, category: string): Promise<Record<string, unknown> | undefined>;

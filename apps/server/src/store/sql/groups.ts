@@ -17,18 +17,20 @@ export function groupRepository(db: Db): GroupRepository {
       return db.selectFrom('groups').selectAll().orderBy('priority', 'desc').orderBy('name').execute();
     },
     async addMember(groupId, userId) {
-      await db
+      const result = await db
         .insertInto('user_groups')
         .values({ group_id: groupId, user_id: userId })
         .onConflict((oc) => oc.doNothing())
-        .execute();
+        .executeTakeFirst();
+      return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
     },
     async removeMember(groupId, userId) {
-      await db
+      const result = await db
         .deleteFrom('user_groups')
         .where('group_id', '=', groupId)
         .where('user_id', '=', userId)
-        .execute();
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
     },
     async setPolicy(groupId, category, options) {
       const text = JSON.stringify(options);
