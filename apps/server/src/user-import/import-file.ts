@@ -45,6 +45,7 @@ function readCsv(text: string): ImportRow[] {
   try {
     records = parseCsv(text, {
       bom: true,
+      delimiter: delimiterOf(text),
       info: true,
       trim: true,
       skip_empty_lines: true,
@@ -83,6 +84,17 @@ function readCsv(text: string): ImportRow[] {
     });
     return { line, fields, problems };
   });
+}
+
+/**
+ * The delimiter the header line uses: a comma, or the semicolon or tab that spreadsheet programs
+ * write in many languages (German Excel's "CSV" is semicolon-separated).
+ */
+function delimiterOf(text: string): string {
+  const header = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  if (header.includes(',')) return ',';
+  if (header.includes(';')) return ';';
+  return header.includes('\t') ? '\t' : ',';
 }
 
 function readJson(text: string): ImportRow[] {

@@ -52,6 +52,20 @@ describe('reading an import file', () => {
     },
   );
 
+  cliTest('reads the semicolons and tabs of spreadsheet exports, and Windows line ends', ({ expect }) => {
+    const semicolons = readImportFile(
+      'a.csv',
+      'username;fullName;mobile\r\nann;"Lee, Ann";+49 170 5550101\r\n',
+    );
+    expect(semicolons).toEqual([
+      { line: 2, fields: { username: 'ann', fullName: 'Lee, Ann', mobile: '+49 170 5550101' }, problems: [] },
+    ]);
+    expect(readImportFile('a.csv', 'username\tfullName\nann\tAnn Lee\n')[0]?.fields).toEqual({
+      username: 'ann',
+      fullName: 'Ann Lee',
+    });
+  });
+
   cliTest('refuses unknown or repeated columns, and a file of another kind, as a whole', ({ expect }) => {
     expect(() => readImportFile('a.csv', 'username,fullName,phone\n')).toThrow(
       new ImportFileError(`unknown column phone; the known fields: ${IMPORT_FIELDS.join(', ')}`),
