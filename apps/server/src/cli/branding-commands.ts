@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import {
   BRANDING_NAMES,
@@ -17,6 +16,7 @@ import {
   noMoreArguments,
   optionText,
   UsageError,
+  readOperatorFile,
 } from './command.js';
 
 /** Larger values would slow every page load: the branding list is sent to each visitor. */
@@ -51,12 +51,7 @@ async function valueOfFile(path: string, type: BrandingType): Promise<string> {
   const mediaType = IMAGE_TYPES[extname(path).toLowerCase()];
   if (type === 'image' && mediaType === undefined)
     throw new UsageError(`an image file must end in ${Object.keys(IMAGE_TYPES).join(', ')}`);
-  let content: Buffer;
-  try {
-    content = await readFile(path);
-  } catch (error) {
-    throw new CliFailure(`cannot read ${path} (${(error as NodeJS.ErrnoException).code})`);
-  }
+  const content = await readOperatorFile(path);
   if (content.length > MAX_VALUE_BYTES) throw new CliFailure(`${path} is larger than 512 KiB`);
   return type === 'image'
     ? `data:${mediaType};base64,${content.toString('base64')}`

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { AuditEventName } from '../domain/audit-events.js';
 import { InvalidField } from '../domain/user-fields.js';
 import type { ParseArgsConfig } from 'node:util';
@@ -62,6 +63,15 @@ export function positiveInteger(value: OptionValues[string], name: string, fallb
   if (!Number.isSafeInteger(number) || number < 1)
     throw new UsageError(`--${name} must be a positive whole number`);
   return number;
+}
+
+/** A file the operator names, or a failure naming it and why it cannot be read (ENOENT, EACCES). */
+export async function readOperatorFile(path: string, what = ''): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw new CliFailure(`cannot read ${what}${path} (${(error as NodeJS.ErrnoException).code})`);
+  }
 }
 
 /** A value that breaks a rule of users' fields is a wrong invocation. */

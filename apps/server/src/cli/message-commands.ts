@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { DEFAULT_LANGUAGE, isTextKey, LANGUAGE_CODE_PATTERN, placeholdersOf, TEXT_KEYS } from '@dea/contract';
 import { BUILT_IN_CATALOGS } from '../i18n/built-in-catalogs.js';
 import type { Store } from '../store/store.js';
@@ -10,6 +10,7 @@ import {
   noMoreArguments,
   optionText,
   UsageError,
+  readOperatorFile,
 } from './command.js';
 
 const LANGUAGE_CODE = new RegExp(LANGUAGE_CODE_PATTERN);
@@ -124,12 +125,7 @@ export const messageCommands: CommandGroup = {
         const code = languageCode(argument(positionals, 0, 'lang'));
         const file = argument(positionals, 1, 'file');
         noMoreArguments(positionals, 2);
-        let text: string;
-        try {
-          text = await readFile(file, 'utf8');
-        } catch (error) {
-          throw new CliFailure(`cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
-        }
+        const text = (await readOperatorFile(file)).toString('utf8');
         let content: unknown;
         try {
           content = JSON.parse(text);

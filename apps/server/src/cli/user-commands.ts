@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { userImportCommand } from './user-import-command.js';
@@ -20,6 +19,7 @@ import {
   type OptionValues,
   requiredOption,
   UsageError,
+  readOperatorFile,
 } from './command.js';
 
 /** NIST SP 800-63B: at least 8 characters; the upper bound keeps hashing cheap. */
@@ -48,13 +48,7 @@ async function readPassword(values: OptionValues, context: CliContext): Promise<
   if (file === undefined) {
     text = await context.readStdin();
   } else {
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new CliFailure(
-        `cannot read the password file ${file} (${(error as NodeJS.ErrnoException).code})`,
-      );
-    }
+    text = (await readOperatorFile(file, 'the password file ')).toString('utf8');
   }
   const password = text.replace(/\r?\n$/, '');
   if (/[\r\n]/.test(password)) throw new UsageError('the password must be a single line');

@@ -1,10 +1,17 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { UserProvisioning } from '../domain/provision-user.js';
 import { InvalidField } from '../domain/user-fields.js';
 import { IMPORT_FIELDS, ImportFileError, readImportFile } from '../user-import/import-file.js';
 import { IMPORT_ACTOR, type RowProblem, UserImport } from '../user-import/import-users.js';
-import { argument, CliFailure, type Command, noMoreArguments, optionText, UsageError } from './command.js';
+import {
+  argument,
+  CliFailure,
+  type Command,
+  noMoreArguments,
+  optionText,
+  readOperatorFile,
+  UsageError,
+} from './command.js';
 
 const rowLine = ({ line, username, problem }: RowProblem): string =>
   `line ${line}${username === undefined ? '' : ` (${username})`}: ${problem}`;
@@ -22,12 +29,7 @@ export const userImportCommand: Command = {
   async run(values, positionals, context) {
     const file = argument(positionals, 0, 'file');
     noMoreArguments(positionals, 1);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new CliFailure(`cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
-    }
+    const text = (await readOperatorFile(file)).toString('utf8');
     let rows;
     try {
       rows = readImportFile(file, text);

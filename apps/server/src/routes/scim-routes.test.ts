@@ -598,7 +598,8 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
 
 describe('SCIM on two instances of one PostgreSQL store', () => {
   it('creates a user once and adds a member once when both instances take the same calls at once', async () => {
-    const { a, b, close } = await startTwoInstances();
+    const instances = await startTwoInstances();
+    const { a, b } = instances;
     try {
       const { key } = await createServiceKey(
         a.services.store,
@@ -642,7 +643,7 @@ describe('SCIM on two instances of one PostgreSQL store', () => {
       expect(await a.services.store.groups.listMembers(group.id)).toEqual([user?.id]);
       expect(await a.services.store.audit.list({ event: 'group.member_added' })).toHaveLength(1);
     } finally {
-      await close();
+      await instances.close();
     }
   });
 });
