@@ -123,24 +123,20 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   app.get('/ServiceProviderConfig', { schema: hidden }, async (request) =>
     serviceProviderConfig(baseOf(request)),
   );
-  app.get('/ResourceTypes', { schema: hidden }, async (request) => {
-    const all = resourceTypes(baseOf(request));
-    return listResponse(all.length, 1, all);
-  });
-  app.get<WithId>('/ResourceTypes/:id', { schema: hidden }, async (request) => {
-    const found = resourceTypes(baseOf(request)).find((type) => type.id === request.params.id);
-    if (found === undefined) throw notFound(`ResourceType ${request.params.id}`);
-    return found;
-  });
-  app.get('/Schemas', { schema: hidden }, async (request) => {
-    const all = schemas(baseOf(request));
-    return listResponse(all.length, 1, all);
-  });
-  app.get<WithId>('/Schemas/:id', { schema: hidden }, async (request) => {
-    const found = schemas(baseOf(request)).find((schema) => schema.id === request.params.id);
-    if (found === undefined) throw notFound(`Schema ${request.params.id}`);
-    return found;
-  });
+  /** A list of documents and each one by its id: ResourceTypes, Schemas. */
+  const documents = (path: string, kind: string, all: (base: string) => Resource[]) => {
+    app.get(path, { schema: hidden }, async (request) => {
+      const found = all(baseOf(request));
+      return listResponse(found.length, 1, found);
+    });
+    app.get<WithId>(`${path}/:id`, { schema: hidden }, async (request) => {
+      const found = all(baseOf(request)).find((document) => document.id === request.params.id);
+      if (found === undefined) throw notFound(`${kind} ${request.params.id}`);
+      return found;
+    });
+  };
+  documents('/ResourceTypes', 'ResourceType', resourceTypes);
+  documents('/Schemas', 'Schema', schemas);
 
   // Users
   app.get<{ Querystring: ScimListQuery }>(
