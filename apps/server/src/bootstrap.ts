@@ -2,7 +2,7 @@ import { BUILT_IN_LANGUAGES } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
 import type { Config } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
-import { hashPassword } from './crypto/password-hash.js';
+import { hashPassword, verifyPassword } from './crypto/password-hash.js';
 import { ScimGroups } from './scim/scim-groups.js';
 import { ScimUsers } from './scim/scim-users.js';
 import { deriveKeys, loadSecret } from './crypto/secret-keys.js';
@@ -111,7 +111,10 @@ export async function startServices(config: Config, now: () => number = Date.now
         users: new ScimUsers(
           store,
           new UserProvisioning(store, now),
-          (password) => hashQueue.tryRun(() => hashPassword(password, config.passwordHashCost)),
+          {
+            hash: (password) => hashQueue.tryRun(() => hashPassword(password, config.passwordHashCost)),
+            matches: (password, stored) => hashQueue.tryRun(() => verifyPassword(password, stored)),
+          },
           now,
         ),
         groups: new ScimGroups(store, now),

@@ -256,6 +256,25 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
       expect(replaced).toMatchObject({ status: 200, body: { displayName: 'Test Person', emails: [] } });
       expect(replaced.body.phoneNumbers).toEqual([{ value: '+14155550123', type: 'mobile', primary: true }]);
 
+      // Okta sends the password with every update: the same one signs nobody out; a new one does.
+      const session = {
+        idHash: 'okta-session',
+        userId: id,
+        createdAt: t.clock.now(),
+        lastSeenAt: t.clock.now(),
+      };
+      await t.services.store.sessions.create(session);
+      await scim.call('PUT', `/Users/${id}`, { ...replaced.body, schemas: [USER], password: '1mz050nq' });
+      expect((await t.services.store.sessions.find('okta-session'))?.endedAt).toBeNull();
+      await scim.call('PUT', `/Users/${id}`, {
+        ...replaced.body,
+        schemas: [USER],
+        password: 'a new password',
+      });
+      expect((await t.services.store.sessions.find('okta-session'))?.endedAt).toEqual(expect.any(Number));
+      expect((await signIn('1mz050nq')).json()).toMatchObject({ error: 3 });
+      expect((await signIn('a new password')).json()).toMatchObject({ error: 0 });
+
       const deactivated = await scim.call('PATCH', `/Users/${id}`, {
         schemas: [PATCH],
         Operations: [{ op: 'replace', value: { active: false } }],

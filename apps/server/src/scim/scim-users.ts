@@ -18,6 +18,11 @@ import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-
 
 export type Resource = Record<string, unknown>;
 
+export interface PasswordHashing {
+  hash(password: string): Promise<string> | undefined;
+  matches(password: string, stored: string): Promise<boolean> | undefined;
+}
+
 /**
  * How SCIM's typed phone numbers and e-mail addresses map to the channel keys. Entra ID and Okta
  * send the mobile number as type "mobile" and the office number as "work"; "other" is the way to
@@ -92,8 +97,8 @@ export class ScimUsers {
   constructor(
     private readonly store: Store,
     private readonly provisioning: UserProvisioning,
-    /** The password's hash in its turn among all hashes; undefined when too many wait already. */
-    private readonly hashPassword: (password: string) => Promise<string> | undefined,
+    /** Password hashing in its turn among all hashes; undefined when too many wait already. */
+    private readonly passwords: PasswordHashing,
     private readonly now: () => number,
   ) {}
 
@@ -137,7 +142,7 @@ export class ScimUsers {
     const newExternalId = externalId !== null && externalId !== current.externalId ? externalId : undefined;
     if (newExternalId !== undefined && (await this.store.users.findByExternalId('scim', newExternalId)))
       throw new ScimError(409, `the externalId ${newExternalId} is another user's`, 'uniqueness');
-    const passwordHash = await this.passwordHashOf(input);
+    const passwordHash = await this.passwordHashOf(input, current);
     const user = await this.provision(input, current.externalId ?? '', actor, {});
     if (newExternalId !== undefined) await this.store.users.update(user.id, { externalId: newExternalId });
     await this.setPassword(user, passwordHash, actor);
@@ -239,14 +244,24 @@ export class ScimUsers {
     }
   }
 
-  /** Okta's password push: hashed before anything is written, so a refusal changes nothing. */
-  private async passwordHashOf(input: ScimUserInput): Promise<string | undefined> {
-    if (input.password === undefined) return undefined;
-    if ([...input.password].length < PASSWORD_MIN)
+  /**
+   * Okta's password push: hashed before anything is written, so a refusal changes nothing.
+   * Undefined when there is none, or it is the one the user has (Okta sends it with every
+   * update; signing the user out for it would be wrong).
+   */
+  private async passwordHashOf(input: ScimUserInput, current?: User): Promise<string | undefined> {
+    const { password } = input;
+    if (password === undefined) return undefined;
+    if ([...password].length < PASSWORD_MIN)
       throw invalidValue(`the password must have at least ${PASSWORD_MIN} characters`);
-    const hashing = this.hashPassword(input.password);
-    if (hashing === undefined)
-      throw new ScimError(503, 'too many passwords are being hashed; try again shortly');
+    const busy = () => new ScimError(503, 'too many passwords are being hashed; try again shortly');
+    if (current !== undefined) {
+      const same = this.passwords.matches(password, current.passwordHash);
+      if (same === undefined) throw busy();
+      if (await same) return undefined;
+    }
+    const hashing = this.passwords.hash(password);
+    if (hashing === undefined) throw busy();
     return hashing;
   }
 
