@@ -205,8 +205,18 @@ export const MessageDictionary = Type.Record(Type.String(), Type.String());
 
 // POST tempPass/verify (service key)
 export const VerifyRequest = Type.Object(
-  { userId: UserId, code: Type.String({ minLength: 1, maxLength: 128 }) },
-  strict,
+  {
+    userId: Type.Optional(UserId),
+    username: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'The name the user signs in with' }),
+    ),
+    code: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'As typed: spaces and dashes are ignored, and the letter case when the alphabet has one case',
+    }),
+  },
+  { ...strict, description: 'Exactly one of userId and username, with the code' },
 );
 export type VerifyRequest = Type.Static<typeof VerifyRequest>;
 export const VerifyResult = Type.Object({ valid: Type.Boolean() });

@@ -56,7 +56,12 @@ describe('normalizeCode', () => {
     expect(normalizeCode('AB CD\t23-45', DEFAULT_CODE_ALPHABET)).toBe('ABCD2345');
   });
 
-  it('keeps the case for an alphabet with lower-case letters', () => {
+  it('keeps the case for an alphabet with both cases', () => {
     expect(normalizeCode('aBc-D', 'abcdefghijABCDEFGHIJ')).toBe('aBcD');
+  });
+
+  it('lower-cases input for a lower-case alphabet, and keeps dashes an alphabet has', () => {
+    expect(normalizeCode('AB-CD 23', 'abcdefghij23456789')).toBe('abcd23');
+    expect(normalizeCode('AB-C D', 'ABCDEFGHIJ-')).toBe('AB-CD');
   });
 });

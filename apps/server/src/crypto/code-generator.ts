@@ -11,12 +11,15 @@ export function generateCode(length: number, alphabet: string): string {
 }
 
 /**
- * What a person may type for a code: spaces and dashes are ignored, and when the alphabet has
- * no lower-case letters the input is upper-cased, so 'abcd-2345' matches 'ABCD2345'.
+ * What a person may type for a code: spaces, and dashes unless the alphabet has them, are
+ * ignored; when the alphabet's letters are all of one case the input is turned to it, so
+ * 'abcd-2345' matches 'ABCD2345'. An alphabet with both cases keeps the case as typed.
  */
 export function normalizeCode(input: string, alphabet: string): string {
-  const stripped = input.replace(/[\s-]/g, '');
-  return alphabet === alphabet.toUpperCase() ? stripped.toUpperCase() : stripped;
+  const stripped = input.replace(alphabet.includes('-') ? /\s/g : /[\s-]/g, '');
+  if (alphabet === alphabet.toUpperCase()) return stripped.toUpperCase();
+  if (alphabet === alphabet.toLowerCase()) return stripped.toLowerCase();
+  return stripped;
 }
 
 /** Bits of entropy of a code: what an attacker has to guess. */

@@ -84,8 +84,9 @@ describe.each(STORE_KINDS)('code verification on %s', (kind) => {
     expect(await answer(user.id, second)).toEqual(INVALID);
     expect(await answer(user.id, first)).toEqual(INVALID);
     expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(2);
-    // Refusals while locked are not failures: the count stays where the lock started.
-    expect(await t.services.store.verifyFailures.find(user.id)).toMatchObject({ failures: MAX_FAILURES });
+    // Every attempt is counted before its code is looked at, the two refused while locked too;
+    // only the three before the lock were compared with codes.
+    expect(await t.services.store.verifyFailures.find(user.id)).toMatchObject({ failures: MAX_FAILURES + 2 });
 
     const lockout = await events(user.id, 'code.verify_lockout');
     expect(lockout).toHaveLength(1);
@@ -101,6 +102,30 @@ describe.each(STORE_KINDS)('code verification on %s', (kind) => {
     expect(await answer(user.id, second)).toEqual(VALID);
     expect(await answer(user.id, first)).toEqual(VALID);
     expect(await t.services.store.verifyFailures.find(user.id)).toBeUndefined();
+  });
+
+  it('compares at most the limit of a burst of parallel guesses with codes, by id or by user name', async () => {
+    const user = await t.createUser({ policy: LONG_LIVED });
+    const code = await newCode(user);
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        t.call(
+          `${API}/tempPass/verify`,
+          index % 2 === 0
+            ? { userId: user.id, code: wrong(code) }
+            : { username: user.username, code: wrong(code) },
+          undefined,
+          { authorization: `Bearer ${key}` },
+        ),
+      ),
+    );
+    expect(guesses.map((response) => response.json<unknown>())).toEqual(
+      Array.from({ length: 12 }, () => INVALID),
+    );
+    expect(await events(user.id, 'code.verify_failed')).toHaveLength(MAX_FAILURES);
+    expect(await events(user.id, 'code.verify_locked')).toHaveLength(12 - MAX_FAILURES);
+    expect(await events(user.id, 'code.verify_lockout')).toHaveLength(1);
+    expect(await answer(user.id, code)).toEqual(INVALID);
   });
 
   it('forgets failures on a success: only consecutive failures lock', async () => {

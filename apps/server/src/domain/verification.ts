@@ -1,7 +1,7 @@
 import type { AuditEventName } from './audit-events.js';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import type { CodeDefaults } from './code-settings.js';
-import type { Store, User, VerifyFailures } from '../store/store.js';
+import type { Store, User } from '../store/store.js';
 import { consumeMatchingCode } from './codes.js';
 import { resolvePolicy } from './policy.js';
 
@@ -26,9 +26,6 @@ export interface VerifyAttempt {
 export type VerifyOutcome =
   | { valid: true; codeId: string }
   | { valid: false; reason: 'unknown-user' | 'disabled' | 'codes-disabled' | 'no-usable-code' | 'locked' };
-
-export const isLocked = (state: VerifyFailures | undefined, now: number): boolean =>
-  state !== undefined && state.lockedAt !== null && (state.lockedUntil === null || state.lockedUntil > now);
 
 const iso = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
 
@@ -55,11 +52,18 @@ export class Verification {
       await audit('code.verify_failed', { reason: 'unknown-user' });
       return { valid: false, reason: 'unknown-user' };
     }
-    const state = await this.store.verifyFailures.find(user.id);
-    if (isLocked(state, now)) {
+    // Every attempt is counted before its code is looked at, in one atomic statement: of a
+    // burst of parallel guesses on any number of instances, at most maxFailures are compared
+    // with codes; the one that reaches the limit starts the lock and is still checked.
+    const { maxFailures } = this.settings;
+    const counted = await this.store.verifyFailures.record(user.id, now, {
+      lockAfter: maxFailures,
+      lockMs: this.settings.lockMs,
+    });
+    if (counted.lockedAt !== null && counted.failures > maxFailures) {
       await audit('code.verify_locked', {
-        failures: state?.failures,
-        lockedUntil: iso(state?.lockedUntil ?? null),
+        failures: counted.failures,
+        lockedUntil: iso(counted.lockedUntil),
       });
       return { valid: false, reason: 'locked' };
     }
@@ -81,19 +85,19 @@ export class Verification {
           )
         : undefined;
     if (used !== undefined) {
+      // A success forgets the failures, and ends the lock this very attempt may have started.
       await this.store.verifyFailures.clear(user.id);
       await audit('code.used', { codeId: used.id, channel: used.channelType ?? 'screen' });
       return { valid: true, codeId: used.id };
     }
     const reason = refusal ?? 'no-usable-code';
-    const after = await this.store.verifyFailures.record(user.id, now, {
-      lockAfter: this.settings.maxFailures,
-      lockMs: this.settings.lockMs,
-    });
-    await audit('code.verify_failed', { reason, failures: after.failures });
-    // Increments are atomic, so exactly one failure reaches the limit: that one starts the lock.
-    if (after.failures === this.settings.maxFailures && after.lockedAt !== null) {
-      await audit('code.verify_lockout', { failures: after.failures, lockedUntil: iso(after.lockedUntil) });
+    await audit('code.verify_failed', { reason, failures: counted.failures });
+    // Increments are atomic, so exactly one failure reaches the limit: that one started the lock.
+    if (counted.failures === maxFailures && counted.lockedAt !== null) {
+      await audit('code.verify_lockout', {
+        failures: counted.failures,
+        lockedUntil: iso(counted.lockedUntil),
+      });
     }
     return { valid: false, reason };
   }

@@ -138,8 +138,70 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
     expect((await verify(user.id, code)).json()).toMatchObject({ result: { valid: true } });
   });
 
+  const byName = (username: string, code: string) =>
+    t.call(`${API}/tempPass/verify`, { username, code }, undefined, { authorization: `Bearer ${key}` });
+
+  it('verifies by user name as by id: the same answers, the same audit', async () => {
+    const { user, code } = await issuedCode();
+    const spaced = `${code.slice(0, 3).toLowerCase()} ${code.slice(3, 6)}-${code.slice(6)}`;
+    expect((await byName(user.username, 'WRONG2345')).json()).toEqual({
+      error: 0,
+      message: '',
+      result: { valid: false },
+    });
+    expect((await byName('nobody-by-that-name', code)).json()).toEqual({
+      error: 0,
+      message: '',
+      result: { valid: false },
+    });
+    expect((await verify('no-such-user', code)).json()).toEqual({
+      error: 0,
+      message: '',
+      result: { valid: false },
+    });
+    expect((await byName(user.username, spaced)).json()).toEqual({
+      error: 0,
+      message: '',
+      result: { valid: true },
+    });
+    expect((await byName(user.username, code)).json()).toMatchObject({ result: { valid: false } });
+    const failures = await events(user.id, 'code.verify_failed');
+    expect(failures.map((entry) => entry.details)).toEqual([
+      { reason: 'no-usable-code', failures: 1 },
+      { reason: 'no-usable-code', failures: 1 },
+    ]);
+    expect(await events(user.id, 'code.used')).toMatchObject([{ actor: 'service-key:radius' }]);
+    const unknown = (await t.services.store.audit.list({ event: 'code.verify_failed' })).filter(
+      (entry) => entry.userId === null,
+    );
+    expect(unknown.slice(-2).map((entry) => entry.details)).toEqual([
+      { reason: 'unknown-user' },
+      { reason: 'unknown-user' },
+    ]);
+  });
+
+  it('takes any letter case only where the alphabet has one case', async () => {
+    const lower = await issuedCode({ codeAlphabet: 'abcdefghjkmnpqrstuvwxyz23456789' });
+    expect((await byName(lower.user.username, lower.code.toUpperCase())).json()).toMatchObject({
+      result: { valid: true },
+    });
+    const mixed = await issuedCode({ codeAlphabet: 'abcdefghjkABCDEFGHJK' });
+    const swapped = [...mixed.code]
+      .map((char) => (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase()))
+      .join('');
+    expect((await byName(mixed.user.username, swapped)).json()).toMatchObject({ result: { valid: false } });
+    expect((await byName(mixed.user.username, mixed.code)).json()).toMatchObject({ result: { valid: true } });
+  });
+
   it('refuses a malformed body with 400', async () => {
-    for (const body of [{ userId: 'x' }, { userId: 'x', code: 5 }, { userId: 'x', code: 'A', extra: 1 }]) {
+    for (const body of [
+      { userId: 'x' },
+      { userId: 'x', code: 5 },
+      { userId: 'x', code: 'A', extra: 1 },
+      { code: 'A' },
+      { userId: 'x', username: 'y', code: 'A' },
+      { username: '', code: 'A' },
+    ]) {
       const response = await t.call(`${API}/tempPass/verify`, body, undefined, {
         authorization: `Bearer ${key}`,
       });

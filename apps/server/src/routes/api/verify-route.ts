@@ -1,7 +1,7 @@
 import { ErrorNumber, VerifyRequest, VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../../domain/api-error.js';
+import { ApiError, invalidRequest } from '../../domain/api-error.js';
 import { authenticateServiceKey } from '../../domain/service-keys.js';
 import { ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
@@ -40,10 +40,16 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
         'verify',
       );
       if (serviceKey === undefined) throw unauthorized();
-      const { userId, code } = request.body;
-      // Wrong, expired, used and locked codes all answer { valid: false }; only the audit log tells.
+      const { userId, username, code } = request.body;
+      if ((userId === undefined) === (username === undefined))
+        throw invalidRequest('give exactly one of userId and username');
+      // Unknown users, wrong, expired, used and locked codes all answer { valid: false }; only
+      // the audit log tells them apart.
       const outcome = await services.verification.verify({
-        user: await services.store.users.findById(userId),
+        user:
+          userId === undefined
+            ? await services.store.users.findByUsername(username ?? '')
+            : await services.store.users.findById(userId),
         code,
         actor: `service-key:${serviceKey.name}`,
         clientAddress: request.ip,
