@@ -213,7 +213,8 @@ export const VerifyRequest = Type.Object(
     code: Type.String({
       minLength: 1,
       maxLength: 128,
-      description: 'As typed: spaces and dashes are ignored, and the letter case when the alphabet has one case',
+      description:
+        'As typed: spaces and dashes are ignored, and the letter case when the alphabet has one case',
     }),
   },
   { ...strict, description: 'Exactly one of userId and username, with the code' },
