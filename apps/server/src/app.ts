@@ -13,6 +13,7 @@ import { verifyRoute } from './routes/api/verify-route.js';
 import { loginRoutes } from './routes/login-routes.js';
 import { operationsRoutes, registerApiDocument } from './routes/operations-routes.js';
 import { SCIM_BASE_PATH, scimRoutes } from './routes/scim-routes.js';
+import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
 import { staticRoutes } from './routes/static-routes.js';
 
@@ -93,6 +94,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     { prefix: API_BASE_PATH.replace(/\/$/, '') },
   );
   await app.register(scimRoutes, { prefix: SCIM_BASE_PATH });
+  await app.register(validateCheckRoute);
   if (wantsDemoData(config, services.store)) await app.register(outboxPage);
   await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
   return app;

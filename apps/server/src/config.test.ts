@@ -104,6 +104,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ DEA_TRUST_PROXY: text }).trustProxy).toEqual(value);
   });
 
+  it('reads DEA_VALIDATE_CHECK_CLIENTS and names an entry it cannot read', () => {
+    expect(
+      loadConfig({ DEA_VALIDATE_CHECK_CLIENTS: ' 10.0.0.5, 10.1.0.0/16,loopback ' }).validateCheck,
+    ).toEqual({
+      clients: ['10.0.0.5', '10.1.0.0/16', 'loopback'],
+    });
+    expect(loadConfig({}).validateCheck).toEqual({ clients: [] });
+    expect(problemsOf({ DEA_VALIDATE_CHECK_CLIENTS: '10.0.0.5,pam-host' })).toEqual([
+      'DEA_VALIDATE_CHECK_CLIENTS="10.0.0.5,pam-host": "pam-host" is not an IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal',
+    ]);
+  });
+
   it('refuses DEA_TRUST_PROXY=true with the reason and what to write instead, and proxies it cannot read', () => {
     const [refusal] = problemsOf({ DEA_TRUST_PROXY: 'true' });
     expect(refusal).toMatch(

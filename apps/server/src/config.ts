@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { isTimeZone } from './domain/time-zone.js';
 import { resolve } from 'node:path';
 import Type from 'typebox';
@@ -10,6 +9,12 @@ import { sendLimitSettings, sendLimitsOf } from './domain/send-limit-settings.js
 import { type SignInConfig, signInConfigOf, signinSettings } from './domain/sign-in-settings.js';
 import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
+import { isAddressOrRange } from './http/address-ranges.js';
+import {
+  type ValidateCheckConfig,
+  validateCheckConfigOf,
+  validateCheckSettings,
+} from './validate-check/validate-check-settings.js';
 import { type DeliveryConfig, deliveryConfigOf } from './delivery/delivery-config.js';
 import { deliverySettings } from './delivery/delivery-settings.js';
 import {
@@ -120,6 +125,7 @@ export const SETTINGS = {
   ...sendLimitSettings,
   ...deliverySettings,
   ...radiusSettings,
+  ...validateCheckSettings,
   ...directorySettings,
 } as const;
 
@@ -163,6 +169,8 @@ export interface Config {
   delivery: DeliveryConfig;
   verification: VerificationSettings;
   radius: RadiusConfig;
+  /** Who may call POST /validate/check without a service key. */
+  validateCheck: ValidateCheckConfig;
   /** The organisation's directory as a source of users; undefined: local users only. */
   directory: DirectoryConfig | undefined;
 }
@@ -186,18 +194,6 @@ function choicesOf(schema: unknown): string[] | undefined {
     if (typeof constant === 'string' || typeof constant === 'boolean') return [String(constant)];
     return type === 'boolean' ? ['true', 'false'] : [];
   });
-}
-
-/** Names proxy-addr (Fastify's trustProxy) knows for ranges of addresses. */
-const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-function isAddressOrRange(entry: string): boolean {
-  if (NAMED_RANGES.has(entry)) return true;
-  const [address = '', bits, ...rest] = entry.split('/');
-  const version = isIP(address);
-  if (version === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  return /^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128);
 }
 
 /** DEA_TRUST_PROXY: false, a hop count, or a list of trusted proxies; never "trust everyone". */
@@ -372,6 +368,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const cspImageOrigins = originsOf('DEA_CSP_IMAGE_ORIGINS', settingText('DEA_CSP_IMAGE_ORIGINS'), problems);
   const delivery = deliveryConfigOf(settingText, problems);
   const radius = radiusConfigOf(settingText, problems);
+  const validateCheck = validateCheckConfigOf(settingText, problems);
   const directory = directoryConfigOf(s, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -402,6 +399,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     delivery,
     verification: codes.verification,
     radius,
+    validateCheck,
     directory,
   };
 }

@@ -1,0 +1,178 @@
+import { describe } from 'vitest';
+import { createServiceKey } from '../domain/service-keys.js';
+import { API, bodies } from '../testing/api-bodies.js';
+import { appTest } from '../testing/fixtures.js';
+import { STORE_KINDS } from '../testing/stores.js';
+import type { TestApp, TestUser } from '../testing/test-app.js';
+
+/** What privacyIDEA's documentation shows a plugin reads from an answer. */
+interface PluginAnswer {
+  result: {
+    status: boolean;
+    value?: boolean;
+    authentication?: string;
+    error?: { code: number; message: string };
+  };
+  detail: { message?: string } | null;
+}
+
+async function listening(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = t.app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+}
+
+async function codeFor(
+  t: TestApp,
+  policy: Record<string, unknown> = {},
+): Promise<{ user: TestUser; code: string }> {
+  const user = await t.createUser({
+    policy: { enableECode: true, emergencyCodeDelivery: 'Display', ...policy },
+  });
+  const response = await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user));
+  const code = response.json<{ result: { rows: { password: string }[] } }>().result.rows[0]?.password ?? '';
+  return { user, code };
+}
+
+/** As the PAM, SimpleSAMLphp and Keycloak plugins send it: a form, the API key as the header. */
+async function check(
+  base: string,
+  fields: Record<string, string>,
+  authorization?: string,
+  json = false,
+): Promise<{ status: number; body: PluginAnswer }> {
+  const response = await fetch(`${base}/validate/check`, {
+    method: 'POST',
+    headers: {
+      'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded',
+      ...(authorization !== undefined && { authorization }),
+    },
+    body: json ? JSON.stringify(fields) : new URLSearchParams(fields).toString(),
+  });
+  return { status: response.status, body: (await response.json()) as PluginAnswer };
+}
+
+const ACCEPT = { status: true, value: true, authentication: 'ACCEPT' };
+const REJECT = { status: true, value: false, authentication: 'REJECT' };
+
+describe.each(STORE_KINDS)('POST /validate/check on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest(
+    'accepts an emergency code once for a plugin with an API key, and rejects every failure alike',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const base = await listening(t);
+      const { key } = await createServiceKey(
+        t.services.store,
+        t.services.keys.serviceKey,
+        'keycloak',
+        ['verify'],
+        t.clock.now(),
+      );
+      const { user, code } = await codeFor(t);
+
+      const wrong = await check(base, { user: user.username, pass: 'WRONG23456', realm: 'example' }, key);
+      expect(wrong).toMatchObject({
+        status: 200,
+        body: { result: REJECT, detail: { message: 'wrong otp value' } },
+      });
+      const unknown = await check(base, { user: 'nobody-here', pass: code }, key);
+      expect(unknown.body.result).toEqual(REJECT);
+      expect(unknown.body.detail).toEqual(wrong.body.detail);
+
+      const accepted = await check(
+        base,
+        { user: user.username, pass: code.toLowerCase() },
+        `Bearer ${key}`,
+        true,
+      );
+      expect(accepted).toMatchObject({
+        status: 200,
+        body: { jsonrpc: '2.0', id: 1, result: ACCEPT, detail: { message: 'matching 1 tokens' } },
+      });
+      expect((await check(base, { user: user.username, pass: code }, key)).body.result).toEqual(REJECT);
+      expect(await t.services.store.audit.list({ userId: user.id, event: 'code.used' })).toMatchObject([
+        { actor: 'service-key:keycloak', clientAddress: '127.0.0.1' },
+      ]);
+    },
+  );
+
+  appTest(
+    'needs a service key unless the caller is listed, and names a missing parameter',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const base = await listening(t);
+      const { user, code } = await codeFor(t);
+      const verifyKey = await createServiceKey(
+        t.services.store,
+        t.services.keys.serviceKey,
+        'pam',
+        ['verify'],
+        t.clock.now(),
+      );
+      const scimKey = await createServiceKey(
+        t.services.store,
+        t.services.keys.serviceKey,
+        'idp',
+        ['scim'],
+        t.clock.now(),
+      );
+      for (const authorization of [undefined, 'nonsense', scimKey.key]) {
+        const refused = await check(base, { user: user.username, pass: code }, authorization);
+        expect(refused.status).toBe(401);
+        expect(refused.body).toMatchObject({
+          result: { status: false, error: { code: 4033 } },
+          detail: null,
+        });
+        expect(refused.body.result.error?.message).toMatch(/^ERR4033: Authentication failure/);
+      }
+      for (const [fields, missing] of [
+        [{ user: user.username }, 'pass'],
+        [{ pass: code }, 'user'],
+        [{ user: '', pass: code }, 'user'],
+      ] as const) {
+        const refused = await check(base, fields, verifyKey.key);
+        expect(refused).toMatchObject({
+          status: 400,
+          body: {
+            result: {
+              status: false,
+              error: { code: 905, message: `ERR905: Missing parameter: '${missing}'` },
+            },
+          },
+        });
+      }
+      expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(1);
+    },
+  );
+
+  appTest('lets listed addresses check without a key', async ({ startApp, expect }) => {
+    const t = await startApp({ DEA_VALIDATE_CHECK_CLIENTS: '10.9.9.9,127.0.0.0/8' });
+    const base = await listening(t);
+    const { user, code } = await codeFor(t);
+    expect((await check(base, { user: user.username, pass: code })).body.result).toEqual(ACCEPT);
+    expect(await t.services.store.audit.list({ userId: user.id, event: 'code.used' })).toMatchObject([
+      { actor: 'validate-check:127.0.0.1' },
+    ]);
+    // A key that is presented must be valid, listed address or not.
+    expect((await check(base, { user: user.username, pass: code }, 'dea_wrong.key')).status).toBe(401);
+  });
+
+  appTest(
+    'counts every failed check toward the lock, also in a parallel burst',
+    async ({ startApp, expect }) => {
+      const t = await startApp({ DEA_VERIFY_MAX_FAILURES: '4', DEA_VALIDATE_CHECK_CLIENTS: 'loopback' });
+      const base = await listening(t);
+      const { user, code } = await codeFor(t);
+      const burst = await Promise.all(
+        Array.from({ length: 10 }, () => check(base, { user: user.username, pass: 'ZZZZ22223333' })),
+      );
+      expect(burst.map((answer) => answer.body.result)).toEqual(Array.from({ length: 10 }, () => REJECT));
+      expect(
+        await t.services.store.audit.list({ userId: user.id, event: 'code.verify_failed' }),
+      ).toHaveLength(4);
+      expect((await check(base, { user: user.username, pass: code })).body.result).toEqual(REJECT);
+    },
+  );
+});

@@ -1,0 +1,117 @@
+import { APP_VERSION } from '@dea/contract';
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateServiceKey } from '../domain/service-keys.js';
+import { addressList } from '../http/address-ranges.js';
+import { isStoreUnavailable } from '../http/envelope.js';
+
+/** Where the plugins of the second-factor server send their checks. */
+export const VALIDATE_CHECK_PATH = '/validate/check';
+
+/** The error numbers of privacyIDEA's protocol this endpoint answers with. */
+const ERROR = { authentication: 4033, parameter: 905, server: 903 } as const;
+
+/** Every answer carries these, as the protocol's servers send them. */
+function answer(result: Record<string, unknown>, detail: Record<string, unknown> | null) {
+  return {
+    id: 1,
+    jsonrpc: '2.0',
+    version: `Emergency Access ${APP_VERSION}`,
+    time: Date.now() / 1000,
+    result,
+    detail,
+  };
+}
+
+async function refuse(reply: FastifyReply, status: number, code: number, message: string): Promise<void> {
+  await reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .send(answer({ status: false, error: { code, message: `ERR${code}: ${message}` } }, null));
+}
+
+/** privacyIDEA's API keys come as the whole Authorization header; a Bearer prefix is taken too. */
+function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization?.trim();
+  if (header === undefined || header === '') return undefined;
+  return /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? header;
+}
+
+/** A parameter as the plugins send it: a form field or a JSON member, text only. */
+function parameter(body: unknown, name: string): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * `POST /validate/check` as privacyIDEA's plugins call it (Keycloak, SimpleSAMLphp, PAM, Windows
+ * logon): `user` and `pass` (the emergency code), form-encoded or JSON, `realm` accepted and not
+ * used. The answer is that protocol's JSON: `result.value` true for a valid code (consumed), false
+ * for every kind of failure, with the one verification rule behind it (lockout, single use,
+ * audit). Authorized by a service key with the scope verify, or by the caller's address
+ * (DEA_VALIDATE_CHECK_CLIENTS).
+ */
+export const validateCheckRoute: FastifyPluginAsync = async (app) => {
+  const { services } = app;
+  const allowedAddress = addressList(services.config.validateCheck.clients);
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    if (isStoreUnavailable(error)) {
+      request.log.warn({ cause: (error as Error).message }, 'store unavailable');
+      void reply.header('retry-after', '5');
+      return refuse(reply, 503, ERROR.server, 'the store is unavailable; try again shortly');
+    }
+    const status = (error as { statusCode?: number }).statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      request.log.info({ code: (error as { code?: string }).code }, 'validate/check request refused');
+      return refuse(reply, 400, ERROR.parameter, 'the request body cannot be read');
+    }
+    request.log.error({ err: error }, 'validate/check failed');
+    return refuse(reply, 500, ERROR.server, 'internal error; the details are in the server log');
+  });
+
+  app.post(VALIDATE_CHECK_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const key = presentedKey(request);
+    const serviceKey =
+      key === undefined
+        ? undefined
+        : await authenticateServiceKey(services.store, services.keys.serviceKey, key, 'verify');
+    const byAddress = serviceKey === undefined && key === undefined && allowedAddress(request.ip);
+    if (serviceKey === undefined && !byAddress) {
+      request.log.info(
+        { client: request.ip },
+        'validate/check refused: no valid service key, address not listed',
+      );
+      return refuse(
+        reply,
+        401,
+        ERROR.authentication,
+        'Authentication failure: a service key with the scope verify in the Authorization header, or a caller listed in DEA_VALIDATE_CHECK_CLIENTS, is needed',
+      );
+    }
+    const user = parameter(request.body, 'user');
+    const pass = parameter(request.body, 'pass');
+    const missing = user === undefined ? 'user' : pass === undefined ? 'pass' : undefined;
+    if (missing !== undefined) return refuse(reply, 400, ERROR.parameter, `Missing parameter: '${missing}'`);
+    if ((user ?? '').length > 200 || (pass ?? '').length > 128)
+      return refuse(reply, 400, ERROR.parameter, 'user or pass is too long');
+
+    const outcome = await services.verification.verify({
+      user: await services.store.users.findByUsername(user ?? ''),
+      code: pass ?? '',
+      actor: serviceKey === undefined ? `validate-check:${request.ip}` : `service-key:${serviceKey.name}`,
+      clientAddress: request.ip,
+      now: services.now(),
+    });
+    void reply.header('cache-control', 'no-store');
+    // Every failure answers alike; the audit log tells why.
+    return outcome.valid
+      ? answer(
+          { status: true, value: true, authentication: 'ACCEPT' },
+          { message: 'matching 1 tokens', type: 'emergency' },
+        )
+      : answer({ status: true, value: false, authentication: 'REJECT' }, { message: 'wrong otp value' });
+  });
+};
