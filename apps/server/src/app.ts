@@ -27,6 +27,9 @@ function trustedHops(hops: number): (address: string, hop: number) => boolean {
 }
 
 /** Builds the whole HTTP application; it never listens (server.ts does, tests use inject). */
+/** How long a stopping instance waits for webhook messages under way. */
+const WEBHOOKS_SETTLE_MS = 5000;
+
 export async function buildApp({ services, logger = false }: AppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
@@ -76,6 +79,11 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   });
   // Notices still on their way finish before the store they write to is closed.
   app.addHook('onClose', async () => services.notices.settled());
+  // Webhook messages under way get a moment to finish; waiting retries are given up.
+  app.addHook('onClose', async () => {
+    await services.webhooks?.settled(WEBHOOKS_SETTLE_MS);
+    services.webhooks?.close();
+  });
 
   // Before every route, so that the document sees each of them.
   await registerApiDocument(app);

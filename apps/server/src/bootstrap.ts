@@ -23,7 +23,9 @@ import type { Services } from './http/types.js';
 import { ensureBuiltInContent } from './seed/built-in-content.js';
 import { seedDemoData } from './seed/demo-data.js';
 import { Metrics } from './observability/metrics.js';
-import { observedStore } from './observability/observed-store.js';
+import { type AuditListener, observedStore } from './observability/observed-store.js';
+import { WebhookSender } from './webhooks/webhook-sender.js';
+import pino, { type Logger } from 'pino';
 import { openStore } from './store/open-store.js';
 import { checkSecretFingerprint } from './store/secret-fingerprint.js';
 import type { Store } from './store/store.js';
@@ -46,10 +48,15 @@ export function wantsDemoData(config: Config, store: Store): boolean {
  * Everything an instance needs, ready: keys, store (migrated, with the built-in content), demo
  * data when wanted, and the services the routes use.
  */
-export async function startServices(config: Config, now: () => number = Date.now): Promise<Started> {
+export async function startServices(
+  config: Config,
+  now: () => number = Date.now,
+  log: Pick<Logger, 'warn' | 'info'> = pino({ level: 'silent' }),
+): Promise<Started> {
   const { secret, generated } = loadSecret(config.secret, config.dataDir);
   const keys = deriveKeys(secret);
   const metrics = new Metrics();
+  const auditListeners: AuditListener[] = [];
   const store = observedStore(
     await openStore({
       databaseUrl: config.databaseUrl,
@@ -58,8 +65,12 @@ export async function startServices(config: Config, now: () => number = Date.now
       schema: config.migrate === 'on' ? 'migrate' : 'require-current',
     }),
     metrics,
+    auditListeners,
   );
   try {
+    const webhooks =
+      config.webhooks === undefined ? undefined : new WebhookSender(config.webhooks, store, metrics, log);
+    if (webhooks !== undefined) auditListeners.push((entry, at) => webhooks.notify(entry, at));
     await checkSecretFingerprint(store, keys.fingerprint, true);
     await ensureBuiltInContent(store);
     // Computed in the background: it must not delay the start.
@@ -107,6 +118,7 @@ export async function startServices(config: Config, now: () => number = Date.now
         now,
       }),
       directoryUsers,
+      webhooks,
       scim: {
         users: new ScimUsers(
           store,

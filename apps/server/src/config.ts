@@ -10,6 +10,7 @@ import { type SignInConfig, signInConfigOf, signinSettings } from './domain/sign
 import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
 import { isAddressOrRange } from './http/address-ranges.js';
+import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
   type ValidateCheckConfig,
   validateCheckConfigOf,
@@ -126,6 +127,7 @@ export const SETTINGS = {
   ...deliverySettings,
   ...radiusSettings,
   ...validateCheckSettings,
+  ...webhookSettings,
   ...directorySettings,
 } as const;
 
@@ -171,6 +173,8 @@ export interface Config {
   radius: RadiusConfig;
   /** Who may call POST /validate/check without a service key. */
   validateCheck: ValidateCheckConfig;
+  /** The HTTPS webhooks of chosen audit events; undefined without DEA_WEBHOOKS. */
+  webhooks: WebhookConfig | undefined;
   /** The organisation's directory as a source of users; undefined: local users only. */
   directory: DirectoryConfig | undefined;
 }
@@ -369,6 +373,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const delivery = deliveryConfigOf(settingText, problems);
   const radius = radiusConfigOf(settingText, problems);
   const validateCheck = validateCheckConfigOf(settingText, problems);
+  const webhooks = webhookConfigOf(settingText, problems);
   const directory = directoryConfigOf(s, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -400,6 +405,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     verification: codes.verification,
     radius,
     validateCheck,
+    webhooks,
     directory,
   };
 }

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const { services, seededDemo, generatedSecret } = await startServices(config);
+  const { services, seededDemo, generatedSecret } = await startServices(config, Date.now, logger);
   if (generatedSecret) logger.info({ dataDir: config.dataDir }, 'generated a new server secret');
   if (services.store.kind === 'postgres' && config.secret === '') {
     logger.warn('DEA_SECRET is not set: every instance on this PostgreSQL must share the same secret');

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readCaFile } from '../files/ca-file.js';
 import type { SendType } from '@dea/contract';
 import { type BodyEncoding, bodyEncodingOf, fillTemplate } from './body-template.js';
 import { hasControlCharacters } from './control-characters.js';
@@ -190,30 +190,6 @@ function gatewaySettings(type: GatewayType, read: Read, problems: string[]): Htt
 
 const ADDRESS_IN_FROM = /^(?:[^<>\r\n]*<)?[^\s@<>(),;:"\\]+@[^\s@<>(),;:"\\]+>?$/;
 
-/** DEA_SMTP_CA_FILE: PEM certificates, read at start so a wrong path is named then, not at the first e-mail. */
-function readCaFile(path: string, problems: string[]): string | undefined {
-  if (path === '') return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    problems.push(`DEA_SMTP_CA_FILE=${JSON.stringify(path)}: cannot read it (${codeOfError(error)})`);
-    return undefined;
-  }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-    problems.push(
-      `DEA_SMTP_CA_FILE=${JSON.stringify(path)}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
-    );
-    return undefined;
-  }
-  return text;
-}
-
-const codeOfError = (error: unknown): string => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'error';
-};
-
 /**
  * The delivery part of the configuration: which provider serves each type, and the settings of
  * every provider that is used. 'auto' picks what is configured, else the outbox, so a checkout
@@ -259,7 +235,7 @@ export function deliveryConfigOf(read: Read, problems: string[]): DeliveryConfig
   if (hasControlCharacters(`${user}${read('DEA_SMTP_PASSWORD')}`)) {
     problems.push('DEA_SMTP_USER/DEA_SMTP_PASSWORD: must not contain control characters');
   }
-  const ca = readCaFile(read('DEA_SMTP_CA_FILE'), problems);
+  const ca = readCaFile('DEA_SMTP_CA_FILE', read('DEA_SMTP_CA_FILE'), problems);
   return {
     routes,
     smtp:

@@ -14,6 +14,7 @@ import type { Store, User } from '../store/store.js';
 import type { DirectoryUsers } from '../directory/directory-users.js';
 import type { ScimGroups } from '../scim/scim-groups.js';
 import type { ScimUsers } from '../scim/scim-users.js';
+import type { WebhookSender } from '../webhooks/webhook-sender.js';
 
 /** What every route may use; built once in app.ts. */
 export interface Services {
@@ -28,6 +29,8 @@ export interface Services {
   signIn: SignIn;
   /** The organisation's directory as the source of users; undefined without DEA_LDAP_URL. */
   directoryUsers: DirectoryUsers | undefined;
+  /** Sends the chosen audit events to their HTTPS webhooks; undefined without DEA_WEBHOOKS. */
+  webhooks: WebhookSender | undefined;
   /** Users and groups pushed by an identity provider over SCIM 2.0. */
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */

@@ -38,6 +38,13 @@ export class Metrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  /** Webhook messages, by event and outcome (delivered, failed: given up after every attempt, dropped: too many pending). */
+  readonly webhookMessages = new Counter({
+    name: 'dea_webhook_messages_total',
+    help: 'Webhook messages, by event and outcome (delivered; failed: given up after every attempt; dropped: too many waiting).',
+    labelNames: ['event', 'outcome'],
+    registers: [this.registry],
+  });
   readonly requestDuration = new Histogram({
     name: 'dea_http_request_duration_seconds',
     help: 'HTTP request latency, by method, route pattern and status code.',

@@ -1,11 +1,21 @@
-import type { Store } from '../store/store.js';
+import type { NewAuditEntry, Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
+/** Told of every audit entry once it is written (webhooks); must neither throw nor wait. */
+export type AuditListener = (entry: NewAuditEntry, at: number) => void;
+
 /**
- * The store, with metrics counted as codes are issued and audit entries written. Decorating the
- * store keeps routes and domain rules free of instrumentation.
+ * The store, with metrics counted as codes are issued and audit entries written, and the
+ * listeners told. Decorating the store keeps routes and domain rules free of instrumentation.
  */
-export function observedStore(store: Store, metrics: Metrics): Store {
+export function observedStore(
+  store: Store,
+  metrics: Metrics,
+  listeners: readonly AuditListener[] = [],
+): Store {
+  const tell = (entry: NewAuditEntry, at: number): void => {
+    for (const listener of listeners) listener(entry, at);
+  };
   const { codes, audit } = store;
   return {
     ...store,
@@ -13,7 +23,10 @@ export function observedStore(store: Store, metrics: Metrics): Store {
       ...codes,
       async issue(code, maxUnused, entry) {
         const outcome = await codes.issue(code, maxUnused, entry);
-        if (outcome.issued) metrics.codeIssued(code.channelType);
+        if (outcome.issued) {
+          metrics.codeIssued(code.channelType);
+          tell(entry, code.createdAt);
+        }
         return outcome;
       },
     },
@@ -22,6 +35,7 @@ export function observedStore(store: Store, metrics: Metrics): Store {
       async append(entry, at) {
         await audit.append(entry, at);
         metrics.auditEvent(entry);
+        tell(entry, at);
       },
     },
     ping: () => store.ping(),
