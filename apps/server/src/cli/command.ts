@@ -4,7 +4,7 @@ import { InvalidField } from '../domain/user-fields.js';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
-import type { Store, User } from '../store/store.js';
+import type { Group, Store, User } from '../store/store.js';
 
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -110,6 +110,12 @@ export function requiredOption(values: OptionValues, name: string): string {
   const value = optionText(values, name);
   if (value === undefined || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value;
+}
+
+export async function findGroup(store: Store, name: string): Promise<Group> {
+  const group = await store.groups.findByName(name);
+  if (group === undefined) throw new CliFailure(`no group named "${name}"`);
+  return group;
 }
 
 export async function findUser(store: Store, username: string): Promise<User> {

@@ -2,13 +2,14 @@ import { CHANNEL_DELIVERY_MODE, POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } fr
 import Value from 'typebox/value';
 import { newId } from '../crypto/ids.js';
 import { resolvePolicy } from '../domain/policy.js';
-import type { Group, Store } from '../store/store.js';
+import { groupRadiusCommand } from './group-radius-command.js';
 import {
   argument,
   auditChange,
   CliFailure,
   type Command,
   type CommandGroup,
+  findGroup,
   findUser,
   noMoreArguments,
   optionText,
@@ -56,12 +57,6 @@ function policyValue(name: PolicyName, text: string): unknown {
       throw new UsageError(`${flag} must not repeat a character`);
   }
   return text;
-}
-
-async function findGroup(store: Store, name: string): Promise<Group> {
-  const group = await store.groups.findByName(name);
-  if (group === undefined) throw new CliFailure(`no group named "${name}"`);
-  return group;
 }
 
 function category(values: OptionValues): string {
@@ -155,6 +150,7 @@ export const groupCommands: CommandGroup = {
         return 0;
       },
     },
+    radius: groupRadiusCommand,
     'add-member': membershipCommand(true),
     'remove-member': membershipCommand(false),
     policy: {

@@ -155,7 +155,8 @@ export function encodeResponse(
   code: number,
   request: RadiusPacket,
   secret: string,
-  replyMessage?: string,
+  /** Attributes to carry besides Message-Authenticator and Proxy-State (type, value). */
+  extra: readonly [number, Buffer][] = [],
 ): Buffer {
   const attributes: [number, Buffer][] = [
     [AttributeType.messageAuthenticator, Buffer.alloc(AUTHENTICATOR_LENGTH)],
@@ -164,8 +165,7 @@ export function encodeResponse(
       attribute.value,
     ]),
   ];
-  if (replyMessage !== undefined)
-    attributes.push([AttributeType.replyMessage, Buffer.from(replyMessage, 'utf8')]);
+  attributes.push(...extra);
   const packet = assemble(code, request.identifier, request.authenticator, attributes);
   // The Message-Authenticator value starts right after the header and its own type and length.
   hmacMd5(secret, packet).copy(packet, HEADER_LENGTH + 2);

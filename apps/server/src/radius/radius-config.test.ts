@@ -17,7 +17,17 @@ function problemsOf(env: Record<string, string>): string[] {
 describe('RADIUS configuration', () => {
   it('is off by default', () => {
     const config = loadConfig({});
-    expect(config.radius).toEqual({ port: 0, host: '0.0.0.0', clients: new Map() });
+    expect(config.radius).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      clients: new Map(),
+      rejectMessage: undefined,
+    });
+    expect(config.radius.dictionary.find('filter-id')).toEqual({
+      name: 'Filter-Id',
+      code: 11,
+      type: 'string',
+    });
   });
 
   it('reads clients as ip=secret pairs and as a JSON object, secrets kept as written', () => {
@@ -82,10 +92,11 @@ describe('RADIUS configuration', () => {
       DEA_RADIUS_HOST: '127.0.0.1',
       DEA_RADIUS_CLIENTS: '',
     };
-    expect(radiusConfigOf((name) => values[name] ?? '', problems)).toEqual({
+    expect(radiusConfigOf((name) => values[name] ?? '', problems)).toMatchObject({
       port: 0,
       host: '127.0.0.1',
       clients: new Map(),
+      rejectMessage: undefined,
     });
     expect(problems).toEqual([]);
   });

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import Type from 'typebox';
+import { BUILT_IN_ATTRIBUTES, Dictionary, type DictionaryAttribute, parseDictionary } from './dictionary.js';
 
 export interface RadiusConfig {
   /** UDP port; 0: no RADIUS server. */
@@ -7,6 +9,10 @@ export interface RadiusConfig {
   host: string;
   /** Shared secret per client address (normalized, see clientAddress). */
   clients: ReadonlyMap<string, string>;
+  /** The attributes groups may have an Access-Accept carry, by name. */
+  dictionary: Dictionary;
+  /** The Reply-Message of every Access-Reject; undefined: none. */
+  rejectMessage: string | undefined;
 }
 
 /** Long random secrets are what keeps RADIUS's MD5-based protection meaningful. */
@@ -24,6 +30,14 @@ export const radiusSettings = {
   DEA_RADIUS_CLIENTS: {
     schema: Type.String({ default: '' }),
     doc: `RADIUS clients and their shared secrets (at least ${MIN_RADIUS_SECRET_LENGTH} characters, never logged): ip=secret,ip2=secret2 or a JSON object {"ip":"secret"}; requests from other addresses are dropped. Required with DEA_RADIUS_PORT.`,
+  },
+  DEA_RADIUS_DICTIONARY: {
+    schema: Type.String({ default: '' }),
+    doc: "Dictionary files in FreeRADIUS's format (comma-separated paths, e.g. /usr/share/freeradius/dictionary.juniper) naming more attributes a group's Access-Accept may carry, besides the built-in RFC 2865 and common VPN vendor ones; read at start.",
+  },
+  DEA_RADIUS_REJECT_MESSAGE: {
+    schema: Type.String({ maxLength: 253, default: '' }),
+    doc: 'A Reply-Message for every Access-Reject (the same whatever the reason, e.g. "Wrong or used code"); empty: none, the default, so a reject tells nothing.',
   },
 } as const;
 
@@ -91,5 +105,33 @@ export function radiusConfigOf(setting: (name: string) => string, problems: stri
   if (port > 0 && parsed.clients.size === 0 && parsed.problems.length === 0) {
     problems.push('DEA_RADIUS_CLIENTS: required when DEA_RADIUS_PORT is set');
   }
-  return { port, host, clients: parsed.clients };
+  const dictionary = new Dictionary([
+    ...BUILT_IN_ATTRIBUTES,
+    ...setting('DEA_RADIUS_DICTIONARY')
+      .split(',')
+      .map((path) => path.trim())
+      .filter((path) => path !== '')
+      .flatMap((path) => dictionaryFile(path, problems)),
+  ]);
+  const rejectMessage = setting('DEA_RADIUS_REJECT_MESSAGE');
+  return {
+    port,
+    host,
+    clients: parsed.clients,
+    dictionary,
+    rejectMessage: rejectMessage === '' ? undefined : rejectMessage,
+  };
+}
+
+function dictionaryFile(path: string, problems: string[]): DictionaryAttribute[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    problems.push(
+      `DEA_RADIUS_DICTIONARY: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+    return [];
+  }
+  return parseDictionary(path, text, problems);
 }

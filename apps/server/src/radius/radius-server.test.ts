@@ -180,7 +180,12 @@ describe('RADIUS server with radclient on sqlite', () => {
       ...t.services,
       config: {
         ...t.services.config,
-        radius: { port, host: '127.0.0.1', clients: new Map([['127.0.0.1', SECRET]]) },
+        radius: {
+          ...t.services.config.radius,
+          port,
+          host: '127.0.0.1',
+          clients: new Map([['127.0.0.1', SECRET]]),
+        },
       },
     });
     try {

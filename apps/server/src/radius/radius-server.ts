@@ -13,8 +13,15 @@ import {
 } from './packet.js';
 import { clientAddress } from './radius-config.js';
 
-/** Answers whether `password` is a valid emergency code of `userName`; asked by `client`. */
-export type RadiusAuthenticate = (userName: string, password: string, client: string) => Promise<boolean>;
+/** Accept, with the attributes that configure the session (type, value), or reject. */
+export type RadiusDecision = { accept: true; attributes: [number, Buffer][] } | { accept: false };
+
+/** Decides on `password` for `userName`, asked by `client`. */
+export type RadiusAuthenticate = (
+  userName: string,
+  password: string,
+  client: string,
+) => Promise<RadiusDecision>;
 
 export interface RadiusServerOptions {
   host: string;
@@ -22,6 +29,8 @@ export interface RadiusServerOptions {
   port: number;
   clients: ReadonlyMap<string, string>;
   authenticate: RadiusAuthenticate;
+  /** The Reply-Message of every Access-Reject; none when undefined (the default: it tells nothing). */
+  rejectMessage?: string | undefined;
   log?: Pick<Logger, 'debug' | 'warn' | 'error'> | undefined;
 }
 
@@ -46,6 +55,10 @@ interface Remembered {
 
 export async function startRadiusServer(options: RadiusServerOptions): Promise<RadiusServer> {
   const { clients, authenticate, log } = options;
+  const rejectAttributes: [number, Buffer][] =
+    options.rejectMessage === undefined
+      ? []
+      : [[AttributeType.replyMessage, Buffer.from(options.rejectMessage, 'utf8')]];
   const socket: Socket = createSocket(isIPv6(options.host) ? 'udp6' : 'udp4');
   const remembered = new Map<string, Remembered>();
 
@@ -63,10 +76,12 @@ export async function startRadiusServer(options: RadiusServerOptions): Promise<R
     // CHAP, EAP and the like cannot be checked against codes that are stored only as hashes.
     if (userName === undefined || password === undefined || password === '') {
       log?.debug({ client }, 'RADIUS Access-Request without User-Name and PAP User-Password rejected');
-      return encodeResponse(PacketCode.accessReject, request, secret);
+      return encodeResponse(PacketCode.accessReject, request, secret, rejectAttributes);
     }
-    const accepted = await authenticate(userName.value.toString('utf8'), password, client);
-    return encodeResponse(accepted ? PacketCode.accessAccept : PacketCode.accessReject, request, secret);
+    const decision = await authenticate(userName.value.toString('utf8'), password, client);
+    return decision.accept
+      ? encodeResponse(PacketCode.accessAccept, request, secret, decision.attributes)
+      : encodeResponse(PacketCode.accessReject, request, secret, rejectAttributes);
   }
 
   async function handle(data: Buffer, from: RemoteInfo): Promise<void> {

@@ -12,15 +12,22 @@ export interface RadclientAttributes {
 
 const quoted = (text: string): string => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
 
+/** An answer and the attributes it carried, as radclient prints them (`Filter-Id = "vpn"`). */
+export interface RadclientReply {
+  answer: RadclientAnswer;
+  attributes: string[];
+}
+
 /**
  * Sends one Access-Request with Debian's radclient (freeradius-utils), the real client of the
- * end-to-end tests: one try, one second to wait, so "no reply" is quick.
+ * end-to-end tests: one try, one second to wait, so "no reply" is quick. Answers what came back,
+ * with the reply's attributes decoded by radclient's own dictionaries.
  */
-export function radclient(
+export function radclientReply(
   port: number,
   secret: string,
   attributes: RadclientAttributes,
-): Promise<RadclientAnswer> {
+): Promise<RadclientReply> {
   const lines = [
     `User-Name = ${quoted(attributes.userName)}`,
     `User-Password = ${quoted(attributes.password)}`,
@@ -35,13 +42,28 @@ export function radclient(
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
     child.on('close', () => {
-      const received = /Received (Access-Accept|Access-Reject) Id/.exec(output)?.[1];
-      if (received === 'Access-Accept' || received === 'Access-Reject') resolve(received);
-      else if (/No reply from server/.test(output)) resolve('no reply');
+      const received = /Received (Access-Accept|Access-Reject) Id[^\n]*\n((?:\s+[^\n]*\n?)*)/.exec(output);
+      const answer = received?.[1];
+      if (answer === 'Access-Accept' || answer === 'Access-Reject') {
+        const replied = (received?.[2] ?? '')
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line !== '' && !line.startsWith('Message-Authenticator'));
+        resolve({ answer, attributes: replied });
+      } else if (/No reply from server/.test(output)) resolve({ answer: 'no reply', attributes: [] });
       else reject(new Error(`radclient said: ${output}`));
     });
     child.stdin.end(`${lines.join(', ')}\n`);
   });
+}
+
+/** Only whether radclient got an Access-Accept, an Access-Reject or nothing. */
+export async function radclient(
+  port: number,
+  secret: string,
+  attributes: RadclientAttributes,
+): Promise<RadclientAnswer> {
+  return (await radclientReply(port, secret, attributes)).answer;
 }
 
 export interface UdpClient {

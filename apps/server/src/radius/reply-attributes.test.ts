@@ -1,0 +1,222 @@
+import { describe } from 'vitest';
+import { runCli } from '../cli/run.js';
+import { newId } from '../crypto/ids.js';
+import { API, bodies } from '../testing/api-bodies.js';
+import { appTest } from '../testing/fixtures.js';
+import { radclientReply } from '../testing/radclient.js';
+import { STORE_KINDS } from '../testing/stores.js';
+import type { TestApp } from '../testing/test-app.js';
+import { Dictionary, encodeValue, parseDictionary, wireAttribute } from './dictionary.js';
+import { startRadiusServer } from './radius-server.js';
+import { radiusAuthenticator } from './start-radius.js';
+
+const SECRET = 'radius-reply-secret-0123';
+const JUNIPER = '/usr/share/freeradius/dictionary.juniper';
+
+/** `dea` on the app's own store, with the app's settings. */
+async function dea(t: TestApp, settings: Record<string, string>, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, {
+    env: {
+      DEA_SECRET: t.services.config.secret,
+      DEA_DATA_DIR: t.testStore.dataDir,
+      DATABASE_URL: t.testStore.databaseUrl,
+      ...settings,
+    },
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** A RADIUS server of the app on a free port, as the app's settings make it; down when the test ends. */
+async function radiusOf(t: TestApp, onTestFinished: (fn: () => Promise<void>) => void) {
+  const server = await startRadiusServer({
+    host: '127.0.0.1',
+    port: 0,
+    clients: new Map([['127.0.0.1', SECRET]]),
+    rejectMessage: t.services.config.radius.rejectMessage,
+    authenticate: radiusAuthenticator(t.services),
+  });
+  onTestFinished(() => server.close());
+  return server;
+}
+
+describe('the RADIUS dictionary', () => {
+  appTest('reads FreeRADIUS dictionary files and encodes values by type', ({ expect }) => {
+    const problems: string[] = [];
+    const attributes = parseDictionary(
+      'test.dict',
+      [
+        'VENDOR Example 99999',
+        'BEGIN-VENDOR Example',
+        'ATTRIBUTE Example-Role 1 string',
+        'ATTRIBUTE Example-Level 2 integer',
+        'ATTRIBUTE Example-Tlv 3 tlv',
+        'END-VENDOR Example',
+        'ATTRIBUTE Example-Plain 200 string',
+        'ATTRIBUTE Broken',
+      ].join('\n'),
+      problems,
+    );
+    expect(attributes).toEqual([
+      { name: 'Example-Role', code: 1, type: 'string', vendor: 99999 },
+      { name: 'Example-Level', code: 2, type: 'integer', vendor: 99999 },
+      { name: 'Example-Plain', code: 200, type: 'string' },
+    ]);
+    expect(problems).toEqual(['test.dict line 8: ATTRIBUTE needs a name, a number and a type']);
+    const role = new Dictionary(attributes).find('example-role');
+    if (role === undefined) throw new Error('not found');
+    expect(wireAttribute(role, Buffer.from('ops'))).toEqual([
+      26,
+      Buffer.from([0, 1, 0x86, 0x9f, 1, 5, 0x6f, 0x70, 0x73]),
+    ]);
+    expect(encodeValue({ name: 'Session-Timeout', code: 27, type: 'integer' }, '3600')).toEqual(
+      Buffer.from([0, 0, 14, 16]),
+    );
+    expect(encodeValue({ name: 'Session-Timeout', code: 27, type: 'integer' }, '-1')).toMatch(/whole number/);
+    expect(encodeValue({ name: 'Framed-IP-Address', code: 8, type: 'ipaddr' }, '10.0.0.300')).toMatch(/IPv4/);
+    expect(encodeValue({ name: 'Class', code: 25, type: 'octets' }, '0x0a0b')).toEqual(Buffer.from([10, 11]));
+  });
+});
+
+describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest(
+    'an Access-Accept carries the group attributes the operator set, read back by radclient',
+    async ({ startApp, expect, onTestFinished }) => {
+      const settings = { DEA_RADIUS_DICTIONARY: JUNIPER };
+      const t = await startApp(settings);
+      const server = await radiusOf(t, onTestFinished);
+      const user = await t.createUser();
+      const groupName = `group-${user.username}`;
+      const set = await dea(
+        t,
+        settings,
+        'group',
+        'radius',
+        'set',
+        groupName,
+        '--attribute',
+        'Filter-Id=vpn-staff',
+        '--attribute',
+        'session-timeout=3600',
+        '--attribute',
+        'Class=staff',
+        '--attribute',
+        'Reply-Message=Welcome, staff',
+        '--attribute',
+        'Cisco-AVPair=ip:inacl#1=permit tcp any any eq 443',
+        '--attribute',
+        'Fortinet-Group-Name=vpn-users',
+        '--attribute',
+        'Juniper-Allow-Commands=show .*',
+      );
+      expect(set).toMatchObject({
+        code: 0,
+        out: expect.stringContaining(
+          'an Access-Accept now carries Filter-Id = vpn-staff, Session-Timeout = 3600',
+        ),
+      });
+      expect((await dea(t, settings, 'group', 'radius', 'show', groupName)).out).toContain(
+        '  Cisco-AVPair = ip:inacl#1=permit tcp any any eq 443',
+      );
+
+      const code = (
+        await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user))
+      ).json<{
+        result: { rows: { password: string }[] };
+      }>().result.rows[0]?.password;
+      const accepted = await radclientReply(server.port, SECRET, {
+        userName: user.username,
+        password: code ?? '',
+      });
+      expect(accepted.answer).toBe('Access-Accept');
+      expect(accepted.attributes).toEqual(
+        expect.arrayContaining([
+          'Filter-Id = "vpn-staff"',
+          'Session-Timeout = 3600',
+          'Class = 0x7374616666',
+          'Reply-Message = "Welcome, staff"',
+          'Cisco-AVPair = "ip:inacl#1=permit tcp any any eq 443"',
+          'Fortinet-Group-Name = "vpn-users"',
+          'Juniper-Allow-Commands = "show .*"',
+        ]),
+      );
+      // A reject says nothing unless the operator allows a Reply-Message.
+      const rejected = await radclientReply(server.port, SECRET, {
+        userName: user.username,
+        password: code ?? '',
+      });
+      expect(rejected).toEqual({ answer: 'Access-Reject', attributes: [] });
+
+      expect((await dea(t, settings, 'group', 'radius', 'clear', groupName)).code).toBe(0);
+      expect((await dea(t, settings, 'group', 'radius', 'show', groupName)).out).toContain(
+        'carries no attributes',
+      );
+    },
+  );
+
+  appTest(
+    'the highest-priority group with attributes decides; a reject carries DEA_RADIUS_REJECT_MESSAGE',
+    async ({ startApp, expect, onTestFinished }) => {
+      const t = await startApp({ DEA_RADIUS_REJECT_MESSAGE: 'Wrong or used code' });
+      const server = await radiusOf(t, onTestFinished);
+      const user = await t.createUser();
+      const vip = { id: newId(), name: `vip-${user.username}`, priority: 50 };
+      await t.services.store.groups.create(vip);
+      await t.services.store.groups.addMember(vip.id, user.id);
+      await dea(t, {}, 'group', 'radius', 'set', `group-${user.username}`, '--attribute', 'Filter-Id=low');
+      await dea(t, {}, 'group', 'radius', 'set', vip.name, '--attribute', 'Filter-Id=high');
+      const code = (
+        await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user))
+      ).json<{
+        result: { rows: { password: string }[] };
+      }>().result.rows[0]?.password;
+      expect(
+        await radclientReply(server.port, SECRET, { userName: user.username, password: code ?? '' }),
+      ).toEqual({
+        answer: 'Access-Accept',
+        attributes: ['Filter-Id = "high"'],
+      });
+      expect(await radclientReply(server.port, SECRET, { userName: 'nobody', password: 'ABCDEFGH' })).toEqual(
+        {
+          answer: 'Access-Reject',
+          attributes: ['Reply-Message = "Wrong or used code"'],
+        },
+      );
+    },
+  );
+
+  appTest(
+    'refuses attributes it cannot send, naming them, and changes nothing',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const user = await t.createUser();
+      const group = `group-${user.username}`;
+      for (const [attribute, message] of [
+        [
+          'Juniper-Allow-Commands=x',
+          'Juniper-Allow-Commands is in no dictionary (built in, or DEA_RADIUS_DICTIONARY)',
+        ],
+        [
+          'Session-Timeout=an hour',
+          'Session-Timeout takes a whole number from 0 to 4294967295, not "an hour"',
+        ],
+        ['Framed-IP-Address=10.0.0.256', 'Framed-IP-Address takes an IPv4 address, not "10.0.0.256"'],
+        ['Filter-Id', '"Filter-Id" must read NAME=VALUE (Filter-Id=vpn-staff)'],
+        [`Reply-Message=${'x'.repeat(254)}`, 'Reply-Message takes 1 to 253 bytes of text'],
+      ]) {
+        const refused = await dea(t, {}, 'group', 'radius', 'set', group, '--attribute', attribute ?? '');
+        expect(refused.code, attribute).toBe(2);
+        expect(refused.err, attribute).toContain(message);
+      }
+      expect((await dea(t, {}, 'group', 'radius', 'show', group)).out).toContain('carries no attributes');
+      expect(
+        (await dea(t, {}, 'group', 'radius', 'set', 'no-such-group', '--attribute', 'Filter-Id=x')).code,
+      ).toBe(1);
+    },
+  );
+});
