@@ -83,9 +83,38 @@ export class SignIn {
   }
 
   async signIn(request: SignInRequest): Promise<SignedIn> {
-    const { store, throttle, now } = this.deps;
-    const { username, password, clientAddress } = request;
+    const { store, now } = this.deps;
     const at = now();
+    const { user, local } = await this.checkCredentials(request, at);
+    const { sessions } = this.deps;
+    if (request.previousSessionId !== undefined) await sessions.end(request.previousSessionId, at);
+    const { sessionId, xsrfToken } = await sessions.start(user.id, at);
+    await store.users.recordSignIn(user.id, at);
+    await store.audit.append(
+      {
+        event: 'signin.succeeded',
+        userId: user.id,
+        actor: user.username,
+        clientAddress: request.clientAddress,
+        details: local ? {} : { source: 'ldap' },
+      },
+      at,
+    );
+    return { user, sessionId, xsrfToken };
+  }
+
+  /**
+   * The first factor alone, within every limit of ADR 0008: the user whose password this is, or
+   * an ApiError (wrong or unknown: login.failed; a limit: 140; busy or directory down: 503), each
+   * refusal audited. Sign-in starts a session after it; RADIUS checks a code after it when a
+   * group asks for password and code in one field.
+   */
+  async checkCredentials(
+    request: Pick<SignInRequest, 'username' | 'password' | 'clientAddress'>,
+    at: number = this.deps.now(),
+  ): Promise<{ user: User; local: boolean }> {
+    const { store, throttle } = this.deps;
+    const { username, password, clientAddress } = request;
     const local = await store.users.findByUsername(username);
     let user = local;
     const audit = (event: AuditEventName, details: Record<string, unknown> = {}) =>
@@ -110,12 +139,7 @@ export class SignIn {
     await throttle.succeeded(username, clientAddress);
     if (checked.local && needsRehash(user.passwordHash, this.deps.passwordHashCost))
       await this.rehash(user, password);
-    const { sessions } = this.deps;
-    if (request.previousSessionId !== undefined) await sessions.end(request.previousSessionId, at);
-    const { sessionId, xsrfToken } = await sessions.start(user.id, at);
-    await store.users.recordSignIn(user.id, at);
-    await audit('signin.succeeded', checked.local ? {} : { source: 'ldap' });
-    return { user, sessionId, xsrfToken };
+    return { user, local: checked.local };
   }
 
   /**

@@ -117,7 +117,7 @@ describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
       expect(set).toMatchObject({
         code: 0,
         out: expect.stringContaining(
-          'an Access-Accept now carries Filter-Id = vpn-staff, Session-Timeout = 3600',
+          'an Access-Accept carries Filter-Id = vpn-staff, Session-Timeout = 3600',
         ),
       });
       expect((await dea(t, settings, 'group', 'radius', 'show', groupName)).out).toContain(
@@ -213,7 +213,9 @@ describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
         expect(refused.code, attribute).toBe(2);
         expect(refused.err, attribute).toContain(message);
       }
-      expect((await dea(t, {}, 'group', 'radius', 'show', group)).out).toContain('carries no attributes');
+      expect((await dea(t, {}, 'group', 'radius', 'show', group)).out).toContain(
+        'An Access-Accept carries no attributes of this group.',
+      );
       expect(
         (await dea(t, {}, 'group', 'radius', 'set', 'no-such-group', '--attribute', 'Filter-Id=x')).code,
       ).toBe(1);

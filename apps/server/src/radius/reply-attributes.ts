@@ -1,11 +1,5 @@
-import type { Store } from '../store/store.js';
 import { type Dictionary, encodeValue, wireAttribute } from './dictionary.js';
-
-/** The policy category that holds a group's RADIUS reply attributes. */
-export const RADIUS_POLICY_CATEGORY = 'RADIUS';
-
-/** One attribute as the operator wrote it: a dictionary name and its value as text. */
-export type ReplyAttribute = [name: string, value: string];
+import type { ReplyAttribute } from './radius-policy.js';
 
 /**
  * `NAME=VALUE` lines checked against the dictionary (name known, value of its type); answers the
@@ -35,34 +29,17 @@ export function checkReplyAttributes(
   return { attributes, problems };
 }
 
-/** The stored attributes of a policy; whatever is not a list of name-value pairs is none. */
-export function storedReplyAttributes(options: Record<string, unknown> | undefined): ReplyAttribute[] {
-  const stored = options?.replyAttributes;
-  if (!Array.isArray(stored)) return [];
-  return stored.filter(
-    (entry): entry is ReplyAttribute =>
-      Array.isArray(entry) &&
-      entry.length === 2 &&
-      typeof entry[0] === 'string' &&
-      typeof entry[1] === 'string',
-  );
-}
-
 /**
- * What an Access-Accept for the user carries: the reply attributes of their highest-priority
- * group that has a RADIUS policy. One the dictionary no longer knows (a file removed from
- * DEA_RADIUS_DICTIONARY) is left out and reported.
+ * Stored reply attributes as an Access-Accept carries them. One the dictionary no longer knows (a
+ * file removed from DEA_RADIUS_DICTIONARY) is left out and reported.
  */
-export async function replyAttributesOf(
-  store: Store,
+export function replyAttributesOf(
+  attributes: readonly ReplyAttribute[],
   dictionary: Dictionary,
-  userId: string,
   report: (problem: string) => void,
-): Promise<[number, Buffer][]> {
+): [number, Buffer][] {
   const wire: [number, Buffer][] = [];
-  for (const [name, value] of storedReplyAttributes(
-    await store.groups.findPolicyOfUser(userId, RADIUS_POLICY_CATEGORY),
-  )) {
+  for (const [name, value] of attributes) {
     const attribute = dictionary.find(name);
     const encoded = attribute === undefined ? `${name} is in no dictionary` : encodeValue(attribute, value);
     if (typeof encoded === 'string' || attribute === undefined)
