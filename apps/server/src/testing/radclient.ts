@@ -27,6 +27,8 @@ export function radclientReply(
   port: number,
   secret: string,
   attributes: RadclientAttributes,
+  /** Seconds to wait for the answer. */
+  waitSeconds = 1,
 ): Promise<RadclientReply> {
   const lines = [
     `User-Name = ${quoted(attributes.userName)}`,
@@ -34,9 +36,13 @@ export function radclientReply(
   ];
   if (attributes.messageAuthenticator !== false) lines.push('Message-Authenticator = 0x00');
   return new Promise((resolve, reject) => {
-    const child = spawn('radclient', ['-x', '-t', '1', '-r', '1', `127.0.0.1:${port}`, 'auth', secret], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'radclient',
+      ['-x', '-t', String(waitSeconds), '-r', '1', `127.0.0.1:${port}`, 'auth', secret],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,0 +1,192 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe } from 'vitest';
+import { API, bodies } from '../testing/api-bodies.js';
+import { appTest } from '../testing/fixtures.js';
+import { freeUdpPort } from '../testing/free-port.js';
+import { radclientReply } from '../testing/radclient.js';
+import { STORE_KINDS } from '../testing/stores.js';
+import { startRadiusServer } from './radius-server.js';
+import { radiusAuthenticator } from './start-radius.js';
+
+const README = readFileSync(fileURLToPath(new URL('../../../../README.md', import.meta.url)), 'utf8');
+const FRONT_SECRET = 'vpn-to-freeradius-secret-01';
+const PROXY_SECRET = 'a-long-random-secret-for-freeradius';
+
+/** The README's FreeRADIUS snippets, as an operator copies them. */
+function readmeSnippet(containing: string): string {
+  const block = [...README.matchAll(/```conf\n([\s\S]*?)```/g)]
+    .map((match) => match[1] ?? '')
+    .find((text) => text.includes(containing));
+  if (block === undefined) throw new Error(`the README shows no conf block with ${containing}`);
+  return block;
+}
+
+/**
+ * Debian's freeradius with a configuration of its own around the README's snippets: it listens
+ * for the VPN (radclient) and proxies to this product's two instances (dea1, dea2). Answers
+ * its port.
+ */
+async function startFreeRadius(
+  productPorts: [number, number],
+  onTestFinished: (fn: () => void) => void,
+): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'dea-freeradius-'));
+  for (const sub of ['log', 'run']) mkdirSync(join(dir, sub));
+  const port = await freeUdpPort();
+  const proxy = readmeSnippet('home_server dea1')
+    .replaceAll(/ipaddr = dea\d\.example\.com/g, 'ipaddr = 127.0.0.1')
+    .replace('port = 1812', `port = ${productPorts[0]}`)
+    .replace('port = 1812', `port = ${productPorts[1]}`);
+  const authorize = readmeSnippet('Proxy-To-Realm');
+  writeFileSync(join(dir, 'dictionary'), '$INCLUDE /usr/share/freeradius/dictionary\n');
+  writeFileSync(join(dir, 'proxy.conf'), `proxy server {\n\tdefault_fallback = no\n}\n${proxy}`);
+  writeFileSync(
+    join(dir, 'clients.conf'),
+    `client vpn {\n\tipaddr = 127.0.0.1\n\tsecret = ${FRONT_SECRET}\n\trequire_message_authenticator = yes\n}\n`,
+  );
+  writeFileSync(
+    join(dir, 'radiusd.conf'),
+    [
+      'prefix = /usr',
+      'exec_prefix = /usr',
+      'sysconfdir = /etc',
+      `localstatedir = ${dir}`,
+      'sbindir = /usr/sbin',
+      `logdir = ${dir}/log`,
+      `raddbdir = ${dir}`,
+      `radacctdir = ${dir}/log`,
+      'name = freeradius',
+      `confdir = ${dir}`,
+      `run_dir = ${dir}/run`,
+      `db_dir = ${dir}`,
+      'libdir = /usr/lib/freeradius',
+      `pidfile = ${dir}/run/freeradius.pid`,
+      'max_request_time = 10',
+      'cleanup_delay = 1',
+      'max_requests = 1024',
+      'hostname_lookups = no',
+      'log {\n\tdestination = stdout\n}',
+      'security {\n\tallow_core_dumps = no\n\tmax_attributes = 200\n\treject_delay = 0\n\tstatus_server = no\n}',
+      'proxy_requests = yes',
+      '$INCLUDE proxy.conf',
+      '$INCLUDE clients.conf',
+      'thread pool {\n\tstart_servers = 1\n\tmax_servers = 4\n\tmin_spare_servers = 1\n\tmax_spare_servers = 2\n}',
+      'modules {\n}',
+      `server default {\n\tlisten {\n\t\ttype = auth\n\t\tipaddr = 127.0.0.1\n\t\tport = ${port}\n\t}\n\tauthorize {\n${authorize}\t}\n\tauthenticate {\n\t}\n\tpost-proxy {\n\t}\n}`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn('/usr/sbin/freeradius', ['-d', dir, '-n', 'radiusd', '-f', '-X'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onTestFinished(() => {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`freeradius did not start:\n${output}`)), 15_000);
+    const listen = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to process requests')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', listen);
+    child.stderr.on('data', listen);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`freeradius exited (${code}):\n${output}`));
+    });
+  });
+  return port;
+}
+
+describe.each(STORE_KINDS)('behind a real FreeRADIUS on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest(
+    'the VPN asks FreeRADIUS, FreeRADIUS asks the product, and the answer comes back with its attributes',
+    async ({ startApp, expect, onTestFinished }) => {
+      const t = await startApp();
+      // Two instances of the product, as FreeRADIUS's home servers dea1 and dea2.
+      const instance = () =>
+        startRadiusServer({
+          host: '127.0.0.1',
+          port: 0,
+          clients: new Map([['127.0.0.1', PROXY_SECRET]]),
+          authenticate: radiusAuthenticator(t.services),
+        });
+      const first = await instance();
+      const second = await instance();
+      let firstOpen = true;
+      onTestFinished(async () => {
+        if (firstOpen) await first.close();
+        await second.close();
+      });
+      const front = await startFreeRadius([first.port, second.port], onTestFinished);
+
+      const user = await t.createUser();
+      await t.services.store.groups.setPolicy(
+        (await t.services.store.groups.findByName(`group-${user.username}`))?.id ?? '',
+        'RADIUS',
+        {
+          replyAttributes: [
+            ['Filter-Id', 'vpn-staff'],
+            ['Session-Timeout', '3600'],
+          ],
+        },
+      );
+      const code = (
+        await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user))
+      ).json<{
+        result: { rows: { password: string }[] };
+      }>().result.rows[0]?.password;
+
+      const wrong = await radclientReply(front, FRONT_SECRET, {
+        userName: user.username,
+        password: 'WRONG23456',
+      });
+      expect(wrong.answer).toBe('Access-Reject');
+      const accepted = await radclientReply(front, FRONT_SECRET, {
+        userName: user.username,
+        password: code ?? '',
+      });
+      expect(accepted.answer).toBe('Access-Accept');
+      expect(accepted.attributes).toEqual(
+        expect.arrayContaining(['Filter-Id = "vpn-staff"', 'Session-Timeout = 3600']),
+      );
+      expect(
+        (await radclientReply(front, FRONT_SECRET, { userName: user.username, password: code ?? '' })).answer,
+      ).toBe('Access-Reject');
+      expect(await t.services.store.audit.list({ userId: user.id, event: 'code.used' })).toMatchObject([
+        { actor: 'radius:127.0.0.1' },
+      ]);
+
+      // dea1 goes away: FreeRADIUS fails over to dea2 (after dea1's response window).
+      await first.close();
+      firstOpen = false;
+      const next = (
+        await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user))
+      ).json<{
+        result: { rows: { password: string }[] };
+      }>().result.rows[0]?.password;
+      const answers: string[] = [];
+      for (let attempt = 0; attempt < 4 && answers.at(-1) !== 'Access-Accept'; attempt += 1) {
+        const reply = await radclientReply(
+          front,
+          FRONT_SECRET,
+          { userName: user.username, password: next ?? '' },
+          7,
+        );
+        answers.push(reply.answer);
+      }
+      expect(answers.at(-1)).toBe('Access-Accept');
+    },
+  );
+});
