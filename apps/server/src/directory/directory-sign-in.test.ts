@@ -1,10 +1,9 @@
 import { inject, describe, expect, vi } from 'vitest';
 import { HashQueue } from '../crypto/hash-queue.js';
 import { LdapDirectory } from './ldap-directory.js';
-import { runCli } from '../cli/run.js';
 import { runScheduledSync } from './scheduled-sync.js';
 import { appTest } from '../testing/fixtures.js';
-import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
+import { createLdapTree, DIRECTORY_PEOPLE } from '../testing/ldap-tree.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
@@ -15,27 +14,6 @@ const directoryTest = appTest.extend('tree', async ({}, { onCleanup }) => {
   onCleanup(() => tree.dispose());
   return tree;
 });
-
-/** Runs the CLI on the app's own store, with the app's settings. */
-async function dea(
-  t: TestApp,
-  tree: LdapTree,
-  ...argv: string[]
-): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    env: {
-      ...tree.settings,
-      DEA_SECRET: t.services.config.secret,
-      DEA_DATA_DIR: t.testStore.dataDir,
-      DATABASE_URL: t.testStore.databaseUrl,
-    },
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
   directoryTest.override('storeKind', kind);
@@ -143,7 +121,7 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
         password: DIRECTORY_PEOPLE.alice.password,
         id: '',
       });
-      const first = await dea(t, tree, 'directory', 'sync');
+      const first = await t.dea(['directory', 'sync'], tree.settings);
       expect(first.out).toMatch(/3 created, 1 updated|3 created, 0 updated/);
       expect(first.out).toMatch(/0 disabled.*0 failed/);
       expect(first.code).toBe(0);
@@ -158,7 +136,7 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
         }),
       ]);
       await admin.unbind();
-      const second = await dea(t, tree, 'directory', 'sync');
+      const second = await t.dea(['directory', 'sync'], tree.settings);
       expect(second.out).toMatch(/0 created, 1 updated, 1 disabled, 2 unchanged, 0 failed/);
       expect(await t.services.store.users.findByUsername('bob')).toMatchObject({ fullName: 'Robert Baker' });
       expect(await t.services.store.users.findByUsername('alice')).toMatchObject({ disabled: true });
@@ -171,15 +149,13 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
     'dea directory sync names the setting when no directory is set or it cannot be reached',
     async ({ startApp, tree }) => {
       const t = await startApp();
-      const unset = await dea(t, { ...tree, settings: {} }, 'directory', 'sync');
+      const unset = await t.dea(['directory', 'sync'], {});
       expect(unset.code).toBe(1);
       expect(unset.err).toMatch(/DEA_LDAP_URL/);
-      const down = await dea(
-        t,
-        { ...tree, settings: { ...tree.settings, DEA_LDAP_URL: 'ldap://127.0.0.1:1' } },
-        'directory',
-        'sync',
-      );
+      const down = await t.dea(['directory', 'sync'], {
+        ...tree.settings,
+        DEA_LDAP_URL: 'ldap://127.0.0.1:1',
+      });
       expect(down.code).toBe(1);
       expect(down.err).toMatch(/no directory answered.*DEA_LDAP_URL/);
       expect(inject('ldap').url).toMatch(/^ldap:/);

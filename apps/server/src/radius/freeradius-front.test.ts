@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'vitest';
-import { API, bodies } from '../testing/api-bodies.js';
 import { appTest } from '../testing/fixtures.js';
 import { freeUdpPort } from '../testing/free-port.js';
 import { radclientReply } from '../testing/radclient.js';
@@ -142,11 +141,7 @@ describe.each(STORE_KINDS)('behind a real FreeRADIUS on %s', (kind) => {
           ],
         },
       );
-      const code = (
-        await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user))
-      ).json<{
-        result: { rows: { password: string }[] };
-      }>().result.rows[0]?.password;
+      const code = await t.codeOnScreen(user);
 
       const wrong = await radclientReply(front, FRONT_SECRET, {
         userName: user.username,
@@ -171,11 +166,7 @@ describe.each(STORE_KINDS)('behind a real FreeRADIUS on %s', (kind) => {
       // dea1 goes away: FreeRADIUS fails over to dea2 (after dea1's response window).
       await first.close();
       firstOpen = false;
-      const next = (
-        await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user))
-      ).json<{
-        result: { rows: { password: string }[] };
-      }>().result.rows[0]?.password;
+      const next = await t.codeOnScreen(user);
       const answers: string[] = [];
       for (let attempt = 0; attempt < 4 && answers.at(-1) !== 'Access-Accept'; attempt += 1) {
         const reply = await radclientReply(

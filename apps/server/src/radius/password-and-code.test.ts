@@ -1,6 +1,5 @@
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { describe, inject } from 'vitest';
-import { runCli } from '../cli/run.js';
 import { issueCode } from '../domain/codes.js';
 import { resolvePolicy } from '../domain/policy.js';
 import { appTest } from '../testing/fixtures.js';
@@ -13,21 +12,6 @@ import { parsePasswordAndCode, splitPasswordAndCode } from './radius-policy.js';
 import { radiusAuthenticator } from './start-radius.js';
 
 const SECRET = 'radius-pw-code-secret-0123';
-
-async function dea(t: TestApp, settings: Record<string, string>, ...argv: string[]) {
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    env: {
-      DEA_SECRET: t.services.config.secret,
-      DEA_DATA_DIR: t.testStore.dataDir,
-      DATABASE_URL: t.testStore.databaseUrl,
-      ...settings,
-    },
-    out: () => undefined,
-    err: (line) => err.push(line),
-  });
-  return { code, err: err.join('\n') };
-}
 
 async function radiusOf(t: TestApp, onTestFinished: (fn: () => Promise<void>) => void): Promise<number> {
   const server = await startRadiusServer({
@@ -87,7 +71,7 @@ describe.each(STORE_KINDS)('RADIUS password and code in one field on %s', (kind)
       const user = await t.createUser();
       const group = `group-${user.username}`;
       expect(
-        (await dea(t, {}, 'group', 'radius', 'set', group, '--password-and-code', 'concatenated')).code,
+        (await t.dea(['group', 'radius', 'set', group, '--password-and-code', 'concatenated'], {})).code,
       ).toBe(0);
       const code = await codeOf(t, user.id);
 
@@ -111,14 +95,14 @@ describe.each(STORE_KINDS)('RADIUS password and code in one field on %s', (kind)
       expect(await t.services.store.audit.list({ userId: user.id, event: 'code.used' })).toHaveLength(1);
 
       expect(
-        (await dea(t, {}, 'group', 'radius', 'set', group, '--password-and-code', 'separator:,')).code,
+        (await t.dea(['group', 'radius', 'set', group, '--password-and-code', 'separator:,'], {})).code,
       ).toBe(0);
       const next = await codeOf(t, user.id);
       expect(
         await radclient(port, SECRET, { userName: user.username, password: `${user.password},${next}` }),
       ).toBe('Access-Accept');
       expect(
-        (await dea(t, {}, 'group', 'radius', 'set', group, '--password-and-code', 'always')).err,
+        (await t.dea(['group', 'radius', 'set', group, '--password-and-code', 'always'], {})).err,
       ).toContain(
         '--password-and-code must be off, concatenated or separator:<1 to 8 characters>, not "always"',
       );
@@ -131,15 +115,9 @@ describe.each(STORE_KINDS)('RADIUS password and code in one field on %s', (kind)
       const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_SLOWDOWN_MS: '0' });
       const port = await radiusOf(t, onTestFinished);
       const user = await t.createUser();
-      await dea(
-        t,
+      await t.dea(
+        ['group', 'radius', 'set', `group-${user.username}`, '--password-and-code', 'separator:|'],
         {},
-        'group',
-        'radius',
-        'set',
-        `group-${user.username}`,
-        '--password-and-code',
-        'separator:|',
       );
       const code = await codeOf(t, user.id);
       const answers = await Promise.all(
@@ -165,25 +143,17 @@ describe.each(STORE_KINDS)('RADIUS password and code in one field on %s', (kind)
       onTestFinished(() => tree.dispose());
       const t = await startApp(tree.settings);
       const port = await radiusOf(t, onTestFinished);
-      expect((await dea(t, tree.settings, 'directory', 'sync')).code).toBe(0);
+      expect((await t.dea(['directory', 'sync'], tree.settings)).code).toBe(0);
       expect(
         (
-          await dea(
-            t,
+          await t.dea(
+            ['group', 'policy', 'set', 'VPN', '--enable-ecode', 'true', '--delivery', 'Display'],
             tree.settings,
-            'group',
-            'policy',
-            'set',
-            'VPN',
-            '--enable-ecode',
-            'true',
-            '--delivery',
-            'Display',
           )
         ).code,
       ).toBe(0);
       expect(
-        (await dea(t, tree.settings, 'group', 'radius', 'set', 'VPN', '--password-and-code', 'concatenated'))
+        (await t.dea(['group', 'radius', 'set', 'VPN', '--password-and-code', 'concatenated'], tree.settings))
           .code,
       ).toBe(0);
       const alice = await t.services.store.users.findByUsername('alice');

@@ -1,7 +1,5 @@
 import { describe } from 'vitest';
-import { runCli } from '../cli/run.js';
 import { newId } from '../crypto/ids.js';
-import { API, bodies } from '../testing/api-bodies.js';
 import { appTest } from '../testing/fixtures.js';
 import { radclientReply } from '../testing/radclient.js';
 import { STORE_KINDS } from '../testing/stores.js';
@@ -12,23 +10,6 @@ import { radiusAuthenticator } from './start-radius.js';
 
 const SECRET = 'radius-reply-secret-0123';
 const JUNIPER = '/usr/share/freeradius/dictionary.juniper';
-
-/** `dea` on the app's own store, with the app's settings. */
-async function dea(t: TestApp, settings: Record<string, string>, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    env: {
-      DEA_SECRET: t.services.config.secret,
-      DEA_DATA_DIR: t.testStore.dataDir,
-      DATABASE_URL: t.testStore.databaseUrl,
-      ...settings,
-    },
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 /** A RADIUS server of the app on a free port, as the app's settings make it; down when the test ends. */
 async function radiusOf(t: TestApp, onTestFinished: (fn: () => Promise<void>) => void) {
@@ -92,27 +73,28 @@ describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
       const server = await radiusOf(t, onTestFinished);
       const user = await t.createUser();
       const groupName = `group-${user.username}`;
-      const set = await dea(
-        t,
+      const set = await t.dea(
+        [
+          'group',
+          'radius',
+          'set',
+          groupName,
+          '--attribute',
+          'Filter-Id=vpn-staff',
+          '--attribute',
+          'session-timeout=3600',
+          '--attribute',
+          'Class=staff',
+          '--attribute',
+          'Reply-Message=Welcome, staff',
+          '--attribute',
+          'Cisco-AVPair=ip:inacl#1=permit tcp any any eq 443',
+          '--attribute',
+          'Fortinet-Group-Name=vpn-users',
+          '--attribute',
+          'Juniper-Allow-Commands=show .*',
+        ],
         settings,
-        'group',
-        'radius',
-        'set',
-        groupName,
-        '--attribute',
-        'Filter-Id=vpn-staff',
-        '--attribute',
-        'session-timeout=3600',
-        '--attribute',
-        'Class=staff',
-        '--attribute',
-        'Reply-Message=Welcome, staff',
-        '--attribute',
-        'Cisco-AVPair=ip:inacl#1=permit tcp any any eq 443',
-        '--attribute',
-        'Fortinet-Group-Name=vpn-users',
-        '--attribute',
-        'Juniper-Allow-Commands=show .*',
       );
       expect(set).toMatchObject({
         code: 0,
@@ -120,15 +102,11 @@ describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
           'an Access-Accept carries Filter-Id = vpn-staff, Session-Timeout = 3600',
         ),
       });
-      expect((await dea(t, settings, 'group', 'radius', 'show', groupName)).out).toContain(
+      expect((await t.dea(['group', 'radius', 'show', groupName], settings)).out).toContain(
         '  Cisco-AVPair = ip:inacl#1=permit tcp any any eq 443',
       );
 
-      const code = (
-        await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user))
-      ).json<{
-        result: { rows: { password: string }[] };
-      }>().result.rows[0]?.password;
+      const code = await t.codeOnScreen(user);
       const accepted = await radclientReply(server.port, SECRET, {
         userName: user.username,
         password: code ?? '',
@@ -152,8 +130,8 @@ describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
       });
       expect(rejected).toEqual({ answer: 'Access-Reject', attributes: [] });
 
-      expect((await dea(t, settings, 'group', 'radius', 'clear', groupName)).code).toBe(0);
-      expect((await dea(t, settings, 'group', 'radius', 'show', groupName)).out).toContain(
+      expect((await t.dea(['group', 'radius', 'clear', groupName], settings)).code).toBe(0);
+      expect((await t.dea(['group', 'radius', 'show', groupName], settings)).out).toContain(
         'carries no attributes',
       );
     },
@@ -168,13 +146,9 @@ describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
       const vip = { id: newId(), name: `vip-${user.username}`, priority: 50 };
       await t.services.store.groups.create(vip);
       await t.services.store.groups.addMember(vip.id, user.id);
-      await dea(t, {}, 'group', 'radius', 'set', `group-${user.username}`, '--attribute', 'Filter-Id=low');
-      await dea(t, {}, 'group', 'radius', 'set', vip.name, '--attribute', 'Filter-Id=high');
-      const code = (
-        await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user))
-      ).json<{
-        result: { rows: { password: string }[] };
-      }>().result.rows[0]?.password;
+      await t.dea(['group', 'radius', 'set', `group-${user.username}`, '--attribute', 'Filter-Id=low'], {});
+      await t.dea(['group', 'radius', 'set', vip.name, '--attribute', 'Filter-Id=high'], {});
+      const code = await t.codeOnScreen(user);
       expect(
         await radclientReply(server.port, SECRET, { userName: user.username, password: code ?? '' }),
       ).toEqual({
@@ -209,15 +183,15 @@ describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
         ['Filter-Id', '"Filter-Id" must read NAME=VALUE (Filter-Id=vpn-staff)'],
         [`Reply-Message=${'x'.repeat(254)}`, 'Reply-Message takes 1 to 253 bytes of text'],
       ]) {
-        const refused = await dea(t, {}, 'group', 'radius', 'set', group, '--attribute', attribute ?? '');
+        const refused = await t.dea(['group', 'radius', 'set', group, '--attribute', attribute ?? ''], {});
         expect(refused.code, attribute).toBe(2);
         expect(refused.err, attribute).toContain(message);
       }
-      expect((await dea(t, {}, 'group', 'radius', 'show', group)).out).toContain(
+      expect((await t.dea(['group', 'radius', 'show', group], {})).out).toContain(
         'An Access-Accept carries no attributes of this group.',
       );
       expect(
-        (await dea(t, {}, 'group', 'radius', 'set', 'no-such-group', '--attribute', 'Filter-Id=x')).code,
+        (await t.dea(['group', 'radius', 'set', 'no-such-group', '--attribute', 'Filter-Id=x'], {})).code,
       ).toBe(1);
     },
   );

@@ -1,6 +1,5 @@
 import { describe } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
-import { API, bodies } from '../testing/api-bodies.js';
 import { appTest } from '../testing/fixtures.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp, TestUser } from '../testing/test-app.js';
@@ -29,9 +28,7 @@ async function codeFor(
   const user = await t.createUser({
     policy: { enableECode: true, emergencyCodeDelivery: 'Display', ...policy },
   });
-  const response = await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user));
-  const code = response.json<{ result: { rows: { password: string }[] } }>().result.rows[0]?.password ?? '';
-  return { user, code };
+  return { user, code: await t.codeOnScreen(user) };
 }
 
 /** As the PAM, SimpleSAMLphp and Keycloak plugins send it: a form, the API key as the header. */

@@ -6,6 +6,8 @@ import {
 } from '@dea/contract';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.js';
+import { runCli } from '../cli/run.js';
+import { API, bodies } from './api-bodies.js';
 import { startServices } from '../bootstrap.js';
 import { loadConfig, type Config } from '../config.js';
 import { newId, randomToken } from '../crypto/ids.js';
@@ -53,6 +55,10 @@ export interface TestApp {
     locale?: string;
   }): Promise<TestUser>;
   signIn(user: TestUser): Promise<SignedIn>;
+  /** Signs the user in and asks the page's call for a code on screen; answers the code. */
+  codeOnScreen(user: TestUser): Promise<string>;
+  /** `dea` run in-process on this app's store and secret, with these settings besides. */
+  dea(argv: string[], settings?: Record<string, string>): Promise<{ code: number; out: string; err: string }>;
   call(
     url: string,
     body: unknown,
@@ -156,6 +162,33 @@ export async function createTestApp(
           [XSRF_HEADER_NAME]: xsrfToken,
         },
       };
+    },
+    async codeOnScreen(user) {
+      const response = await testApp.call(
+        `${API}/tempPass/create`,
+        bodies.create(user.id),
+        await testApp.signIn(user),
+      );
+      const code = response.json<{ result: { rows: { password: string }[] } | null }>().result?.rows[0]
+        ?.password;
+      if (code === undefined) throw new Error(`no code on screen: ${response.body}`);
+      return code;
+    },
+    async dea(argv, settings = {}) {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCli(argv, {
+        env: {
+          DEA_SECRET: config.secret,
+          DEA_DATA_DIR: testStore.dataDir,
+          DATABASE_URL: testStore.databaseUrl,
+          DEA_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
+          ...settings,
+        },
+        out: (line) => out.push(line),
+        err: (line) => err.push(line),
+      });
+      return { code, out: out.join('\n'), err: err.join('\n') };
     },
     call(url, body, signedIn, headers = {}) {
       return app.inject({

@@ -4,7 +4,7 @@ import { createServer } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { describe } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
-import { API, bodies } from '../testing/api-bodies.js';
+import { API } from '../testing/api-bodies.js';
 import { appTest } from '../testing/fixtures.js';
 import { createPrivateCa, type PrivateCa } from '../testing/private-ca.js';
 import { STORE_KINDS } from '../testing/stores.js';
@@ -55,11 +55,7 @@ async function eventually(check: () => boolean): Promise<void> {
 
 async function issued(t: TestApp): Promise<{ user: TestUser; code: string }> {
   const user = await t.createUser({ policy: { enableECode: true, emergencyCodeDelivery: 'Display' } });
-  const response = await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user));
-  return {
-    user,
-    code: response.json<{ result: { rows: { password: string }[] } }>().result.rows[0]?.password ?? '',
-  };
+  return { user, code: await t.codeOnScreen(user) };
 }
 
 describe('webhook settings', () => {
