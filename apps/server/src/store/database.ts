@@ -22,6 +22,9 @@ export interface Database {
   signin_failures: SigninFailuresTable;
   rate_counters: RateCountersTable;
   verify_failures: VerifyFailuresTable;
+  console_accounts: ConsoleAccountsTable;
+  console_passkeys: ConsolePasskeysTable;
+  console_sessions: ConsoleSessionsTable;
 }
 
 export interface UsersTable {
@@ -172,3 +175,42 @@ export interface MetaTable {
 
 export type Generic<T> = ColumnType<T, T | undefined, T>;
 export type { Generated };
+
+export interface ConsoleAccountsTable {
+  id: string;
+  username: string;
+  display_name: string;
+  /** admin, helpdesk or auditor. */
+  role: string;
+  password_hash: string;
+  disabled: Generated<number>;
+  created_at: number;
+}
+
+export interface ConsolePasskeysTable {
+  /** base64url of the credential id. */
+  credential_id: string;
+  account_id: string;
+  /** base64url of the COSE public key. */
+  public_key: string;
+  counter: number;
+  /** JSON list of the authenticator's transports. */
+  transports: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface ConsoleSessionsTable {
+  /** SHA-256 of the session id. */
+  id_hash: string;
+  account_id: string;
+  /** SHA-256 of the session's cross-site token. */
+  xsrf_hash: string;
+  /** The WebAuthn challenge of the ceremony under way; null between ceremonies. */
+  challenge: string | null;
+  created_at: number;
+  last_seen_at: number;
+  /** When the passkey was last verified in this session; null: only the password so far. */
+  passkey_at: number | null;
+  ended_at: number | null;
+}

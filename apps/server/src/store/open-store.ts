@@ -16,6 +16,7 @@ import { groupRepository } from './sql/groups.js';
 import { metaRepository } from './sql/meta.js';
 import { outboxRepository } from './sql/outbox.js';
 import { rateCounterRepository } from './sql/rate-counters.js';
+import { consoleRepository } from './sql/console.js';
 import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
@@ -88,6 +89,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     audit: auditRepository(db),
     outbox: outboxRepository(db),
     serviceKeys: serviceKeyRepository(db),
+    console: consoleRepository(db),
     meta: metaRepository(db),
     signinFailures: signinFailureRepository(db, dialect),
     rateCounters: rateCounterRepository(db),

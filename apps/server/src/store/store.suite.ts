@@ -93,6 +93,70 @@ export function storeSuite(kind: StoreKind): void {
     expect(store.kind).toBe(kind);
   });
 
+  describe.concurrent('console', () => {
+    test('keeps accounts, passkeys and sessions; a challenge is taken once; counters only move on', async ({
+      store,
+      expect,
+    }) => {
+      const account = {
+        id: newId(),
+        username: 'ada',
+        displayName: 'Ada Admin',
+        role: 'admin' as const,
+        passwordHash: 'h',
+        createdAt: T0,
+      };
+      await store.console.createAccount(account);
+      await expect(store.console.createAccount({ ...account, id: newId() })).rejects.toThrow();
+      expect(await store.console.findAccountByUsername('ada')).toEqual({ ...account, disabled: false });
+      expect(await store.console.updateAccount(account.id, { disabled: true, role: 'auditor' })).toBe(true);
+      expect(await store.console.findAccountById(account.id)).toMatchObject({
+        disabled: true,
+        role: 'auditor',
+      });
+
+      const passkey = {
+        credentialId: 'cred-1',
+        accountId: account.id,
+        publicKey: 'pk',
+        counter: 5,
+        transports: ['internal'],
+        createdAt: T0,
+        lastUsedAt: null,
+      };
+      await store.console.addPasskey(passkey);
+      expect(await store.console.listPasskeys(account.id)).toEqual([passkey]);
+      expect(await store.console.usePasskey('cred-1', 5, T0 + 1)).toBe(false);
+      expect(await store.console.usePasskey('cred-1', 6, T0 + 2)).toBe(true);
+      expect(await store.console.findPasskey('cred-1')).toMatchObject({ counter: 6, lastUsedAt: T0 + 2 });
+      await store.console.addPasskey({ ...passkey, credentialId: 'cred-0', counter: 0 });
+      expect(await store.console.usePasskey('cred-0', 0, T0 + 3)).toBe(true);
+
+      await store.console.createSession({
+        idHash: 's1',
+        accountId: account.id,
+        xsrfHash: 'x',
+        createdAt: T0,
+        lastSeenAt: T0,
+      });
+      await store.console.setChallenge('s1', 'challenge-1');
+      const takers = await Promise.all([1, 2, 3].map(() => store.console.takeChallenge('s1')));
+      expect(takers.filter((taken) => taken === 'challenge-1')).toHaveLength(1);
+      await store.console.markPasskey('s1', T0 + 4);
+      expect(await store.console.findSession('s1')).toMatchObject({
+        passkeyAt: T0 + 4,
+        challenge: null,
+        endedAt: null,
+      });
+      expect(await store.console.endSessionsOf(account.id, T0 + 5)).toBe(1);
+      expect((await store.console.findSession('s1'))?.endedAt).toBe(T0 + 5);
+      expect(await store.console.removePasskeys(account.id)).toBe(2);
+      expect(await store.console.removeAccount(account.id)).toBe(true);
+      expect(await store.console.findSession('s1')).toBeUndefined();
+      expect(await store.console.listAccounts()).toEqual([]);
+    });
+  });
+
   describe.concurrent('users', () => {
     test('creates a user and finds it by id and by username', async ({
       store,

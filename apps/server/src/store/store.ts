@@ -23,6 +23,8 @@ export interface Store {
   readonly signinFailures: SigninFailureRepository;
   readonly rateCounters: RateCounterRepository;
   readonly verifyFailures: VerifyFailureRepository;
+  /** The console's accounts, passkeys and sessions. */
+  readonly console: ConsoleRepository;
   /** The store's schema: which migrations it has had, and bringing it up to date. */
   readonly schema: {
     state(): Promise<SchemaState>;
@@ -371,4 +373,72 @@ export interface VerifyFailureRepository {
   record(userId: string, at: number, rule: VerifyFailureRule): Promise<VerifyFailures>;
   /** Forgets the user's failures and ends a lock; true when there was something to forget. */
   clear(userId: string): Promise<boolean>;
+}
+
+export const CONSOLE_ROLES = ['admin', 'helpdesk', 'auditor'] as const;
+export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
+
+export interface ConsoleAccount {
+  id: string;
+  username: string;
+  displayName: string;
+  role: ConsoleRole;
+  passwordHash: string;
+  disabled: boolean;
+  createdAt: number;
+}
+
+export interface ConsolePasskey {
+  /** base64url */
+  credentialId: string;
+  accountId: string;
+  /** base64url of the COSE public key */
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export interface ConsoleSession {
+  idHash: string;
+  accountId: string;
+  xsrfHash: string;
+  challenge: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  /** When the passkey was last verified in this session; null: the password only. */
+  passkeyAt: number | null;
+  endedAt: number | null;
+}
+
+export interface ConsoleRepository {
+  createAccount(account: Omit<ConsoleAccount, 'disabled'>): Promise<void>;
+  findAccountById(id: string): Promise<ConsoleAccount | undefined>;
+  findAccountByUsername(username: string): Promise<ConsoleAccount | undefined>;
+  listAccounts(): Promise<ConsoleAccount[]>;
+  updateAccount(
+    id: string,
+    changes: Partial<Pick<ConsoleAccount, 'disabled' | 'passwordHash' | 'role'>>,
+  ): Promise<boolean>;
+  /** With its passkeys and sessions. */
+  removeAccount(id: string): Promise<boolean>;
+  addPasskey(passkey: ConsolePasskey): Promise<void>;
+  listPasskeys(accountId: string): Promise<ConsolePasskey[]>;
+  findPasskey(credentialId: string): Promise<ConsolePasskey | undefined>;
+  /**
+   * Records a use of the passkey when the authenticator's counter moved on (or both are 0, for
+   * authenticators without one): false for a counter that did not, a sign of a cloned key.
+   */
+  usePasskey(credentialId: string, counter: number, at: number): Promise<boolean>;
+  removePasskeys(accountId: string): Promise<number>;
+  createSession(session: Omit<ConsoleSession, 'challenge' | 'passkeyAt' | 'endedAt'>): Promise<void>;
+  findSession(idHash: string): Promise<ConsoleSession | undefined>;
+  touchSession(idHash: string, at: number): Promise<void>;
+  setChallenge(idHash: string, challenge: string): Promise<void>;
+  /** The challenge of the ceremony under way, taken once: a second taker gets undefined. */
+  takeChallenge(idHash: string): Promise<string | undefined>;
+  markPasskey(idHash: string, at: number): Promise<void>;
+  endSession(idHash: string, at: number): Promise<void>;
+  endSessionsOf(accountId: string, at: number): Promise<number>;
 }

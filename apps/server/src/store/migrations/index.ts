@@ -5,6 +5,7 @@ import * as rateCounters from './0003-rate-counters.js';
 import * as verifyFailures from './0004-verify-failures.js';
 import * as userTimeZone from './0005-user-time-zone.js';
 import * as userSource from './0006-user-source.js';
+import * as consoleAccounts from './0007-console.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-verify-failures': verifyFailures,
   '0005-user-time-zone': userTimeZone,
   '0006-user-source': userSource,
+  '0007-console': consoleAccounts,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,215 @@
+import type { Selectable } from 'kysely';
+import type { ConsoleAccountsTable, ConsolePasskeysTable, ConsoleSessionsTable } from '../database.js';
+import type {
+  ConsoleAccount,
+  ConsolePasskey,
+  ConsoleRepository,
+  ConsoleRole,
+  ConsoleSession,
+} from '../store.js';
+import { type Db, flag } from './db.js';
+
+const toAccount = (row: Selectable<ConsoleAccountsTable>): ConsoleAccount => ({
+  id: row.id,
+  username: row.username,
+  displayName: row.display_name,
+  role: row.role as ConsoleRole,
+  passwordHash: row.password_hash,
+  disabled: Number(row.disabled) === 1,
+  createdAt: Number(row.created_at),
+});
+
+const toPasskey = (row: Selectable<ConsolePasskeysTable>): ConsolePasskey => ({
+  credentialId: row.credential_id,
+  accountId: row.account_id,
+  publicKey: row.public_key,
+  counter: Number(row.counter),
+  transports: JSON.parse(row.transports) as string[],
+  createdAt: Number(row.created_at),
+  lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+});
+
+const toSession = (row: Selectable<ConsoleSessionsTable>): ConsoleSession => ({
+  idHash: row.id_hash,
+  accountId: row.account_id,
+  xsrfHash: row.xsrf_hash,
+  challenge: row.challenge,
+  createdAt: Number(row.created_at),
+  lastSeenAt: Number(row.last_seen_at),
+  passkeyAt: row.passkey_at === null ? null : Number(row.passkey_at),
+  endedAt: row.ended_at === null ? null : Number(row.ended_at),
+});
+
+export function consoleRepository(db: Db): ConsoleRepository {
+  return {
+    async createAccount(account) {
+      await db
+        .insertInto('console_accounts')
+        .values({
+          id: account.id,
+          username: account.username,
+          display_name: account.displayName,
+          role: account.role,
+          password_hash: account.passwordHash,
+          created_at: account.createdAt,
+        })
+        .execute();
+    },
+    async findAccountById(id) {
+      const row = await db.selectFrom('console_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toAccount(row);
+    },
+    async findAccountByUsername(username) {
+      const row = await db
+        .selectFrom('console_accounts')
+        .selectAll()
+        .where('username', '=', username)
+        .executeTakeFirst();
+      return row && toAccount(row);
+    },
+    async listAccounts() {
+      return (await db.selectFrom('console_accounts').selectAll().orderBy('username').execute()).map(
+        toAccount,
+      );
+    },
+    async updateAccount(id, changes) {
+      const values = {
+        ...(changes.disabled !== undefined && { disabled: flag(changes.disabled) }),
+        ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
+        ...(changes.role !== undefined && { role: changes.role }),
+      };
+      if (Object.keys(values).length === 0) return (await this.findAccountById(id)) !== undefined;
+      const result = await db
+        .updateTable('console_accounts')
+        .set(values)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+    async removeAccount(id) {
+      const result = await db.deleteFrom('console_accounts').where('id', '=', id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+    async addPasskey(passkey) {
+      await db
+        .insertInto('console_passkeys')
+        .values({
+          credential_id: passkey.credentialId,
+          account_id: passkey.accountId,
+          public_key: passkey.publicKey,
+          counter: passkey.counter,
+          transports: JSON.stringify(passkey.transports),
+          created_at: passkey.createdAt,
+          last_used_at: passkey.lastUsedAt,
+        })
+        .execute();
+    },
+    async listPasskeys(accountId) {
+      return (
+        await db
+          .selectFrom('console_passkeys')
+          .selectAll()
+          .where('account_id', '=', accountId)
+          .orderBy('created_at')
+          .execute()
+      ).map(toPasskey);
+    },
+    async findPasskey(credentialId) {
+      const row = await db
+        .selectFrom('console_passkeys')
+        .selectAll()
+        .where('credential_id', '=', credentialId)
+        .executeTakeFirst();
+      return row && toPasskey(row);
+    },
+    async usePasskey(credentialId, counter, at) {
+      const result = await db
+        .updateTable('console_passkeys')
+        .set({ counter, last_used_at: at })
+        .where('credential_id', '=', credentialId)
+        // An authenticator without a counter always reports 0; one with a counter must move it on.
+        .where('counter', counter === 0 ? '=' : '<', counter)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+    async removePasskeys(accountId) {
+      const result = await db
+        .deleteFrom('console_passkeys')
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+    async createSession(session) {
+      await db
+        .insertInto('console_sessions')
+        .values({
+          id_hash: session.idHash,
+          account_id: session.accountId,
+          xsrf_hash: session.xsrfHash,
+          created_at: session.createdAt,
+          last_seen_at: session.lastSeenAt,
+        })
+        .execute();
+    },
+    async findSession(idHash) {
+      const row = await db
+        .selectFrom('console_sessions')
+        .selectAll()
+        .where('id_hash', '=', idHash)
+        .executeTakeFirst();
+      return row && toSession(row);
+    },
+    async touchSession(idHash, at) {
+      await db
+        .updateTable('console_sessions')
+        .set({ last_seen_at: at })
+        .where('id_hash', '=', idHash)
+        .execute();
+    },
+    async setChallenge(idHash, challenge) {
+      await db.updateTable('console_sessions').set({ challenge }).where('id_hash', '=', idHash).execute();
+    },
+    async takeChallenge(idHash) {
+      // RETURNING gives the row after the update: read, then clear only what was read, so that
+      // of two takers at once one clears it and the other finds nothing to clear.
+      const row = await db
+        .selectFrom('console_sessions')
+        .select('challenge')
+        .where('id_hash', '=', idHash)
+        .executeTakeFirst();
+      const challenge = row?.challenge ?? null;
+      if (challenge === null) return undefined;
+      const result = await db
+        .updateTable('console_sessions')
+        .set({ challenge: null })
+        .where('id_hash', '=', idHash)
+        .where('challenge', '=', challenge)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n ? challenge : undefined;
+    },
+    async markPasskey(idHash, at) {
+      await db
+        .updateTable('console_sessions')
+        .set({ passkey_at: at, last_seen_at: at })
+        .where('id_hash', '=', idHash)
+        .execute();
+    },
+    async endSession(idHash, at) {
+      await db
+        .updateTable('console_sessions')
+        .set({ ended_at: at })
+        .where('id_hash', '=', idHash)
+        .where('ended_at', 'is', null)
+        .execute();
+    },
+    async endSessionsOf(accountId, at) {
+      const result = await db
+        .updateTable('console_sessions')
+        .set({ ended_at: at })
+        .where('account_id', '=', accountId)
+        .where('ended_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+  };
+}
