@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 /** The built server (`npm run build` first), on a free port with a fresh embedded store. */
 export interface RunningServer {
   baseUrl: string;
+  /** The server's embedded store and secret, for the CLI (`DEA_DATA_DIR`). */
+  dataDir: string;
   stop: () => Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   }
   return {
     baseUrl,
+    dataDir,
     stop: async () => {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));

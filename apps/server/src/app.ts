@@ -1,5 +1,5 @@
 import fastifyCookie from '@fastify/cookie';
-import { API_BASE_PATH } from '@dea/contract';
+import { API_BASE_PATH, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { securityHeaders } from './http/security-headers.js';
@@ -13,6 +13,7 @@ import { verifyRoute } from './routes/api/verify-route.js';
 import { loginRoutes } from './routes/login-routes.js';
 import { operationsRoutes, registerApiDocument } from './routes/operations-routes.js';
 import { SCIM_BASE_PATH, scimRoutes } from './routes/scim-routes.js';
+import { consoleAuthRoutes } from './routes/console/console-auth-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
 import { staticRoutes } from './routes/static-routes.js';
@@ -100,6 +101,15 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       await api.register(verifyRoute);
     },
     { prefix: API_BASE_PATH.replace(/\/$/, '') },
+  );
+  await app.register(
+    async (consoleApi) => {
+      consoleApi.addHook('onSend', async (_request, reply) => {
+        void reply.header('cache-control', 'no-store');
+      });
+      await consoleApi.register(consoleAuthRoutes);
+    },
+    { prefix: CONSOLE_API_BASE_PATH.replace(/\/$/, '') },
   );
   await app.register(scimRoutes, { prefix: SCIM_BASE_PATH });
   await app.register(validateCheckRoute);

@@ -25,6 +25,7 @@ import { seedDemoData } from './seed/demo-data.js';
 import { Metrics } from './observability/metrics.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
+import { ConsoleAuth } from './domain/console-auth.js';
 import pino, { type Logger } from 'pino';
 import { openStore } from './store/open-store.js';
 import { checkSecretFingerprint } from './store/secret-fingerprint.js';
@@ -97,6 +98,7 @@ export async function startServices(
       allowedPhonePrefixes: config.delivery.allowedPhonePrefixes,
     };
     const directoryUsers = directoryUsersOf(config, store, now);
+    const throttle = new SigninThrottle(store, config.signin, keys.identifier);
     // One bound on password hashes for everything that makes them: sign-ins and SCIM's passwords.
     const hashQueue = new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.queue);
     const services: Services = {
@@ -108,7 +110,7 @@ export async function startServices(
       sessions,
       signIn: new SignIn({
         store,
-        throttle: new SigninThrottle(store, config.signin, keys.identifier),
+        throttle,
         sessions,
         hashQueue,
         decoyPasswordHash: decoy,
@@ -119,6 +121,14 @@ export async function startServices(
       }),
       directoryUsers,
       webhooks,
+      consoleAuth: new ConsoleAuth({
+        store,
+        throttle,
+        hashQueue,
+        decoyPasswordHash: decoy,
+        settings: config.console,
+        now,
+      }),
       scim: {
         users: new ScimUsers(
           store,

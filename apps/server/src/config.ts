@@ -9,6 +9,7 @@ import { sendLimitSettings, sendLimitsOf } from './domain/send-limit-settings.js
 import { type SignInConfig, signInConfigOf, signinSettings } from './domain/sign-in-settings.js';
 import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
+import type { ConsoleAuthSettings } from './domain/console-auth.js';
 import { isAddressOrRange } from './http/address-ranges.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
@@ -88,6 +89,14 @@ export const SETTINGS = {
   DEA_SESSION_IDLE_MINUTES: {
     schema: Type.Integer({ minimum: 1, maximum: 30, default: 30 }),
     doc: 'A session unused this long ends (NIST SP 800-63B AAL2: at most 30).',
+  },
+  DEA_CONSOLE_IDLE_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 30, default: 15 }),
+    doc: 'A console session unused this long ends.',
+  },
+  DEA_CONSOLE_PASSKEY_FRESH_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 60, default: 5 }),
+    doc: 'How long a passkey check in the console counts before issuing a code for a caller asks for it again.',
   },
   DEA_SESSION_ABSOLUTE_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
@@ -171,6 +180,8 @@ export interface Config {
   delivery: DeliveryConfig;
   verification: VerificationSettings;
   radius: RadiusConfig;
+  /** The console's session limits. */
+  console: ConsoleAuthSettings;
   /** Who may call POST /validate/check without a service key. */
   validateCheck: ValidateCheckConfig;
   /** The HTTPS webhooks of chosen audit events; undefined without DEA_WEBHOOKS. */
@@ -390,6 +401,10 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     cspImageOrigins,
     loginPath: s.DEA_LOGIN_PATH,
     sessionIdleMs: s.DEA_SESSION_IDLE_MINUTES * MINUTE,
+    console: {
+      idleMs: s.DEA_CONSOLE_IDLE_MINUTES * MINUTE,
+      passkeyFreshMs: s.DEA_CONSOLE_PASSKEY_FRESH_MINUTES * MINUTE,
+    },
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
     timeZone: s.DEA_TIME_ZONE,

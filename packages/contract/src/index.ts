@@ -5,3 +5,4 @@ export * from './constants.js';
 export * from './errors.js';
 export * from './languages.js';
 export * from './text-keys.js';
+export * from './console-api.js';

@@ -12,6 +12,7 @@ import { brandingCommands } from './branding-commands.js';
 import { channelCommands } from './channel-commands.js';
 import { codeCommands } from './code-commands.js';
 import { directoryCommands } from './directory-commands.js';
+import { adminCommands } from './admin-commands.js';
 import { type CliContext, CliFailure, type Command, type CommandGroup, UsageError } from './command.js';
 import { groupCommands } from './group-commands.js';
 import { migrateCommand } from './migrate-command.js';
@@ -32,6 +33,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   serviceKeyCommands,
   codeCommands,
   directoryCommands,
+  adminCommands,
   migrateCommand,
 ];
 

@@ -33,13 +33,13 @@ const checkFullName = (fullName: string): string => asUsage(() => validFullName(
 const checkTimeZone = (text: string): string | null =>
   text === 'default' ? null : asUsage(() => validTimeZone(text, '--time-zone'));
 
-const passwordOptions = {
+export const passwordOptions = {
   'password-stdin': { type: 'boolean' },
   'password-file': { type: 'string' },
 } as const;
 
 /** The password from standard input or a file (one line), never from the command line. */
-async function readPassword(values: OptionValues, context: CliContext): Promise<string> {
+export async function readPassword(values: OptionValues, context: CliContext): Promise<string> {
   const file = optionText(values, 'password-file');
   const fromStdin = values['password-stdin'] === true;
   if (fromStdin === (file !== undefined))

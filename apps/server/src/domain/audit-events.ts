@@ -53,6 +53,16 @@ export const AUDIT_EVENTS = {
     'all directory users were brought up to date (details: created, updated, disabled, unchanged, failed)',
   'users.imported':
     'an import file was taken (details: file, created, updated, disabled, unchanged, skipped, failed)',
+  // the console (actor: console:<account> or cli)
+  'console.signin': 'a console account signed in with its passkey (details: role, credentialId)',
+  'console.signin_failed': 'a console password was refused or not checked (details.reason)',
+  'console.passkey_registered': 'a console account registered a passkey',
+  'console.passkey_refused': 'a passkey ceremony of the console failed (details.ceremony)',
+  'console.signout': 'a console account signed out',
+  'console.account_created': 'a console account was made (dea admin add)',
+  'console.account_changed':
+    'a console account was disabled, enabled, given a password or had its passkeys removed',
+  'console.account_removed': 'a console account was removed',
 } as const;
 
 export type AuditEventName = keyof typeof AUDIT_EVENTS;

@@ -42,3 +42,38 @@ export function clearSessionCookies(request: FastifyRequest, reply: FastifyReply
 export function sessionIdOf(request: FastifyRequest): string | undefined {
   return request.cookies[namesOf(request).session];
 }
+
+/** The console's cookies: its own session, and the token its page echoes in X-Console-Token. */
+const CONSOLE_COOKIE = 'dea_console';
+const CONSOLE_TOKEN_COOKIE = 'dea_console_token';
+export const CONSOLE_TOKEN_HEADER = 'x-console-token';
+
+function consoleNamesOf(request: FastifyRequest): { session: string; token: string } {
+  return secure(request)
+    ? { session: `__Host-${CONSOLE_COOKIE}`, token: `__Host-${CONSOLE_TOKEN_COOKIE}` }
+    : { session: CONSOLE_COOKIE, token: CONSOLE_TOKEN_COOKIE };
+}
+
+/** Strict: the console is never reached from another site's link with its session. */
+export function setConsoleCookies(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sessionId: string,
+  token: string,
+): void {
+  const names = consoleNamesOf(request);
+  const common = { path: '/', sameSite: 'strict', secure: secure(request) } as const;
+  void reply.setCookie(names.session, sessionId, { ...common, httpOnly: true });
+  void reply.setCookie(names.token, token, { ...common, httpOnly: false });
+}
+
+export function clearConsoleCookies(request: FastifyRequest, reply: FastifyReply): void {
+  const names = consoleNamesOf(request);
+  const common = { path: '/', sameSite: 'strict', secure: secure(request) } as const;
+  void reply.clearCookie(names.session, { ...common, httpOnly: true });
+  void reply.clearCookie(names.token, { ...common, httpOnly: false });
+}
+
+export function consoleSessionOf(request: FastifyRequest): string | undefined {
+  return request.cookies[consoleNamesOf(request).session];
+}

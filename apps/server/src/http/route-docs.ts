@@ -1,7 +1,7 @@
 import { ErrorEnvelope, SuccessEnvelope } from '@dea/contract';
 import Type from 'typebox';
 
-export type Security = 'session' | 'serviceKey' | 'none';
+export type Security = 'session' | 'serviceKey' | 'console' | 'none';
 
 export interface RouteDoc {
   summary: string;
@@ -14,6 +14,7 @@ export interface RouteDoc {
 const SECURITY: Record<Security, Record<string, string[]>[]> = {
   session: [{ sessionCookie: [], xsrfToken: [] }],
   serviceKey: [{ serviceKey: [] }],
+  console: [{ consoleSession: [], consoleToken: [] }],
   none: [],
 };
 
@@ -41,6 +42,12 @@ export function documented(doc: RouteDoc) {
         401: failure('The session has expired (error 3)'),
         403: failure(
           'No session, or a missing or wrong X-XSRF-TOKEN (error 3); result.loginPath names the login application',
+        ),
+      }),
+      ...(doc.security === 'console' && {
+        401: failure('No console session, or it ended or sat idle too long (error 3)'),
+        403: failure(
+          'A missing or wrong X-Console-Token, or a role or step that does not allow this (error 3)',
         ),
       }),
       ...(doc.security === 'serviceKey' && {

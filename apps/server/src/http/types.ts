@@ -15,6 +15,7 @@ import type { DirectoryUsers } from '../directory/directory-users.js';
 import type { ScimGroups } from '../scim/scim-groups.js';
 import type { ScimUsers } from '../scim/scim-users.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
+import type { ConsoleAuth } from '../domain/console-auth.js';
 
 /** What every route may use; built once in app.ts. */
 export interface Services {
@@ -31,6 +32,8 @@ export interface Services {
   directoryUsers: DirectoryUsers | undefined;
   /** Sends the chosen audit events to their HTTPS webhooks; undefined without DEA_WEBHOOKS. */
   webhooks: WebhookSender | undefined;
+  /** The console's sign-in: password, then passkey (WebAuthn). */
+  consoleAuth: ConsoleAuth;
   /** Users and groups pushed by an identity provider over SCIM 2.0. */
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */

@@ -117,6 +117,14 @@ export class Metrics {
       'system.start': none,
       'directory.synced': none,
       'users.imported': none,
+      'console.signin': none,
+      'console.signin_failed': none,
+      'console.passkey_registered': none,
+      'console.passkey_refused': none,
+      'console.signout': none,
+      'console.account_created': none,
+      'console.account_changed': none,
+      'console.account_removed': none,
     };
     count[entry.event]();
   }

@@ -67,6 +67,18 @@ export async function registerApiDocument(app: FastifyInstance): Promise<void> {
               'The value of the XSRF-TOKEN cookie (__Host-XSRF-TOKEN behind TLS), on every non-GET call',
           },
           serviceKey: { type: 'http', scheme: 'bearer', description: 'A service key: dea_<id>.<secret>' },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'dea_console',
+            description: 'The console session (__Host-dea_console behind TLS)',
+          },
+          consoleToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Console-Token',
+            description: 'The value of the dea_console_token cookie, on every non-GET console call',
+          },
         },
       },
     },

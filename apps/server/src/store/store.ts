@@ -1,4 +1,4 @@
-import type { BrandingEntry, ChannelKey } from '@dea/contract';
+import { type BrandingEntry, type ChannelKey, CONSOLE_ROLE_NAMES } from '@dea/contract';
 import type { AuditEventName } from '../domain/audit-events.js';
 import type { SchemaState } from './schema.js';
 
@@ -375,7 +375,7 @@ export interface VerifyFailureRepository {
   clear(userId: string): Promise<boolean>;
 }
 
-export const CONSOLE_ROLES = ['admin', 'helpdesk', 'auditor'] as const;
+export const CONSOLE_ROLES = CONSOLE_ROLE_NAMES;
 export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
 
 export interface ConsoleAccount {

@@ -58,7 +58,11 @@ export interface TestApp {
   /** Signs the user in and asks the page's call for a code on screen; answers the code. */
   codeOnScreen(user: TestUser): Promise<string>;
   /** `dea` run in-process on this app's store and secret, with these settings besides. */
-  dea(argv: string[], settings?: Record<string, string>): Promise<{ code: number; out: string; err: string }>;
+  dea(
+    argv: string[],
+    settings?: Record<string, string>,
+    stdin?: string,
+  ): Promise<{ code: number; out: string; err: string }>;
   call(
     url: string,
     body: unknown,
@@ -174,7 +178,7 @@ export async function createTestApp(
       if (code === undefined) throw new Error(`no code on screen: ${response.body}`);
       return code;
     },
-    async dea(argv, settings = {}) {
+    async dea(argv, settings = {}, stdin = '') {
       const out: string[] = [];
       const err: string[] = [];
       const code = await runCli(argv, {
@@ -187,6 +191,7 @@ export async function createTestApp(
         },
         out: (line) => out.push(line),
         err: (line) => err.push(line),
+        readStdin: () => Promise.resolve(stdin),
       });
       return { code, out: out.join('\n'), err: err.join('\n') };
     },

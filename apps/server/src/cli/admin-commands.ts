@@ -1,0 +1,199 @@
+import { CONSOLE_PAGE_PATH } from '@dea/contract';
+import { newId } from '../crypto/ids.js';
+import { hashPassword } from '../crypto/password-hash.js';
+import { validFullName, validUsername } from '../domain/user-fields.js';
+import { CONSOLE_ROLES, type ConsoleAccount, type ConsoleRole, type Store } from '../store/store.js';
+import {
+  argument,
+  asUsage,
+  CliFailure,
+  type CliContext,
+  type Command,
+  type CommandGroup,
+  isoTime,
+  noMoreArguments,
+  optionText,
+  requiredOption,
+  UsageError,
+} from './command.js';
+import { passwordOptions, readPassword } from './user-commands.js';
+
+function role(text: string): ConsoleRole {
+  if (!(CONSOLE_ROLES as readonly string[]).includes(text))
+    throw new UsageError(`--role must be one of ${CONSOLE_ROLES.join(', ')}, not "${text}"`);
+  return text as ConsoleRole;
+}
+
+async function findAccount(store: Store, username: string): Promise<ConsoleAccount> {
+  const account = await store.console.findAccountByUsername(username);
+  if (account === undefined) throw new CliFailure(`no console account named "${username}"`);
+  return account;
+}
+
+async function audit(
+  store: Store,
+  context: CliContext,
+  event: 'console.account_created' | 'console.account_changed' | 'console.account_removed',
+  details: Record<string, unknown>,
+) {
+  await store.audit.append({ event, actor: 'cli', details }, context.now());
+}
+
+/** `dea admin <command> <username>` for one account. */
+function accountCommand(
+  summary: string,
+  change: (account: ConsoleAccount, store: Store, context: CliContext) => Promise<string>,
+): Command {
+  return {
+    summary,
+    usage: '<username>',
+    options: {},
+    async run(_values, positionals, context) {
+      const username = argument(positionals, 0, 'username');
+      noMoreArguments(positionals, 1);
+      const { store } = await context.open();
+      context.out(await change(await findAccount(store, username), store, context));
+      return 0;
+    },
+  };
+}
+
+export const adminCommands: CommandGroup = {
+  name: 'admin',
+  summary: `accounts of the console (${CONSOLE_PAGE_PATH}): help desk, administrators, auditors; separate from users, each signing in with a password and a passkey`,
+  commands: {
+    add: {
+      summary:
+        'add a console account; the password comes from standard input or a file; the passkey is registered at the first sign-in',
+      usage:
+        '--username NAME --role admin|helpdesk|auditor [--display-name "FULL NAME"] (--password-stdin | --password-file FILE)',
+      options: {
+        username: { type: 'string' },
+        role: { type: 'string' },
+        'display-name': { type: 'string' },
+        ...passwordOptions,
+      },
+      async run(values, positionals, context) {
+        noMoreArguments(positionals, 0);
+        const username = asUsage(() => validUsername(requiredOption(values, 'username')));
+        const accountRole = role(requiredOption(values, 'role'));
+        const displayName = asUsage(() =>
+          validFullName(optionText(values, 'display-name') ?? username, '--display-name'),
+        );
+        const password = await readPassword(values, context);
+        const { store } = await context.open();
+        if (await store.console.findAccountByUsername(username))
+          throw new CliFailure(`a console account named "${username}" already exists`);
+        const id = newId(context.now());
+        await store.console.createAccount({
+          id,
+          username,
+          displayName,
+          role: accountRole,
+          passwordHash: await hashPassword(password, context.config.passwordHashCost),
+          createdAt: context.now(),
+        });
+        await audit(store, context, 'console.account_created', { username, role: accountRole });
+        context.out(
+          `Added console account ${username} (${accountRole}). At the first sign-in at ${CONSOLE_PAGE_PATH} it registers its passkey.`,
+        );
+        return 0;
+      },
+    },
+    list: {
+      summary: 'list the console accounts with their role and passkeys',
+      usage: '[--json]',
+      options: { json: { type: 'boolean' } },
+      async run(values, positionals, context) {
+        noMoreArguments(positionals, 0);
+        const { store } = await context.open();
+        const accounts = await Promise.all(
+          (await store.console.listAccounts()).map(async (account) => ({
+            username: account.username,
+            displayName: account.displayName,
+            role: account.role,
+            disabled: account.disabled,
+            passkeys: (await store.console.listPasskeys(account.id)).length,
+            createdAt: isoTime(account.createdAt),
+          })),
+        );
+        if (values.json === true) context.out(JSON.stringify(accounts, null, 2));
+        else if (accounts.length === 0) context.out('No console accounts: add the first with dea admin add.');
+        for (const account of values.json === true ? [] : accounts)
+          context.out(
+            `${account.username}  "${account.displayName}"  ${account.role}  passkeys ${account.passkeys}${account.disabled ? '  DISABLED' : ''}`,
+          );
+        return 0;
+      },
+    },
+    'set-password': {
+      summary: "set a console account's password from standard input or a file; its sessions end",
+      usage: '<username> (--password-stdin | --password-file FILE)',
+      options: passwordOptions,
+      async run(values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        noMoreArguments(positionals, 1);
+        const password = await readPassword(values, context);
+        const { store } = await context.open();
+        const account = await findAccount(store, username);
+        await store.console.updateAccount(account.id, {
+          passwordHash: await hashPassword(password, context.config.passwordHashCost),
+        });
+        const ended = await store.console.endSessionsOf(account.id, context.now());
+        await audit(store, context, 'console.account_changed', {
+          username,
+          change: 'password',
+          sessionsEnded: ended,
+        });
+        context.out(`Set the password of console account ${username}; ${ended} sessions ended.`);
+        return 0;
+      },
+    },
+    disable: accountCommand(
+      'disable a console account; its sessions end',
+      async (account, store, context) => {
+        await store.console.updateAccount(account.id, { disabled: true });
+        const ended = await store.console.endSessionsOf(account.id, context.now());
+        await audit(store, context, 'console.account_changed', {
+          username: account.username,
+          change: 'disabled',
+          sessionsEnded: ended,
+        });
+        return `Disabled console account ${account.username}; ${ended} sessions ended.`;
+      },
+    ),
+    enable: accountCommand('enable a disabled console account', async (account, store, context) => {
+      await store.console.updateAccount(account.id, { disabled: false });
+      await audit(store, context, 'console.account_changed', {
+        username: account.username,
+        change: 'enabled',
+      });
+      return `Enabled console account ${account.username}.`;
+    }),
+    'reset-passkeys': accountCommand(
+      "remove a console account's passkeys (a lost device): it registers a new one at the next sign-in; its sessions end",
+      async (account, store, context) => {
+        const removed = await store.console.removePasskeys(account.id);
+        const ended = await store.console.endSessionsOf(account.id, context.now());
+        await audit(store, context, 'console.account_changed', {
+          username: account.username,
+          change: 'passkeys removed',
+          removed,
+          sessionsEnded: ended,
+        });
+        return `Removed ${removed} passkeys of console account ${account.username}; ${ended} sessions ended.`;
+      },
+    ),
+    remove: accountCommand(
+      'remove a console account with its passkeys and sessions',
+      async (account, store, context) => {
+        await store.console.removeAccount(account.id);
+        await audit(store, context, 'console.account_removed', {
+          username: account.username,
+          role: account.role,
+        });
+        return `Removed console account ${account.username}.`;
+      },
+    ),
+  },
+};

@@ -1,0 +1,280 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransport,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { ErrorNumber } from '@dea/contract';
+import type { HashQueue } from '../crypto/hash-queue.js';
+import { randomToken } from '../crypto/ids.js';
+import { constantTimeEqual, sha256 } from '../crypto/keyed-hash.js';
+import { verifyPassword } from '../crypto/password-hash.js';
+import type { ConsoleAccount, ConsoleSession, Store } from '../store/store.js';
+import { ApiError, tooManyRequests } from './api-error.js';
+import type { AuditEventName } from './audit-events.js';
+import type { SigninThrottle } from './signin-throttle.js';
+
+/** Where a WebAuthn ceremony happens: the console's origin and its host name (the RP ID). */
+export interface RelyingParty {
+  origin: string;
+  rpId: string;
+}
+
+export interface ConsoleAuthSettings {
+  /** A console session ends after this long without a request (15 minutes). */
+  idleMs: number;
+  /** How long a passkey check counts before a sensitive action asks for it again. */
+  passkeyFreshMs: number;
+}
+
+export interface ConsoleAuthDependencies {
+  store: Store;
+  /** The sign-in limits of ADR 0008, over console user names (prefixed console:). */
+  throttle: SigninThrottle;
+  hashQueue: HashQueue;
+  decoyPasswordHash: Promise<string>;
+  settings: ConsoleAuthSettings;
+  now: () => number;
+}
+
+/** A console session as a request sees it: whose, and how far its sign-in got. */
+export interface ConsoleCaller {
+  account: ConsoleAccount;
+  session: ConsoleSession;
+  sessionId: string;
+  /** The passkey was verified in this session (the password alone only opens the passkey steps). */
+  passkeyVerified: boolean;
+}
+
+const notSignedIn = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
+const refused = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'login.failed');
+
+/** The passkey of the console: the second factor every console account must use. */
+export class ConsoleAuth {
+  constructor(private readonly deps: ConsoleAuthDependencies) {}
+
+  /**
+   * The first factor: a console account's password, within the sign-in limits. Starts a session
+   * that can only go on to the passkey: registering one (the first time) or using one.
+   */
+  async password(
+    username: string,
+    password: string,
+    clientAddress: string,
+  ): Promise<{
+    sessionId: string;
+    xsrfToken: string;
+    account: ConsoleAccount;
+    next: 'register-passkey' | 'passkey';
+  }> {
+    const { store, throttle, now } = this.deps;
+    const at = now();
+    const subject = `console:${username}`;
+    const account = await store.console.findAccountByUsername(username);
+    const audit = (event: AuditEventName, details: Record<string, unknown> = {}) =>
+      store.audit.append({ event, actor: `console:${account?.username ?? '?'}`, clientAddress, details }, at);
+    const admission = await throttle.admit(subject, clientAddress, at);
+    if (!admission.allowed) {
+      await audit('console.signin_failed', { reason: 'locked', limit: admission.reason });
+      throw tooManyRequests(Math.max(1, Math.ceil(admission.retryAfterMs / 1000)));
+    }
+    const stored = account?.passwordHash ?? (await this.deps.decoyPasswordHash);
+    const hashed = this.deps.hashQueue.tryRun(() => verifyPassword(password, stored));
+    if (hashed === undefined) {
+      await throttle.notChecked(subject, clientAddress);
+      throw tooManyRequests(1);
+    }
+    const right = await hashed;
+    if (account === undefined || account.disabled || !right) {
+      await audit('console.signin_failed', {
+        reason: account === undefined ? 'unknown-account' : account.disabled ? 'disabled' : 'wrong-password',
+      });
+      throw refused();
+    }
+    await throttle.succeeded(subject, clientAddress);
+    const sessionId = randomToken(32);
+    const xsrfToken = randomToken(32);
+    await store.console.createSession({
+      idHash: sha256(sessionId),
+      accountId: account.id,
+      xsrfHash: sha256(xsrfToken),
+      createdAt: at,
+      lastSeenAt: at,
+    });
+    const passkeys = await store.console.listPasskeys(account.id);
+    return { sessionId, xsrfToken, account, next: passkeys.length === 0 ? 'register-passkey' : 'passkey' };
+  }
+
+  /**
+   * The caller of a request: the session must be open, not idle too long, of an enabled account,
+   * and (for anything that changes) carry the session's cross-site token.
+   */
+  async caller(
+    sessionId: string | undefined,
+    xsrfToken: string | undefined,
+    needsToken: boolean,
+  ): Promise<ConsoleCaller> {
+    const { store, now, settings } = this.deps;
+    if (sessionId === undefined) throw notSignedIn();
+    const at = now();
+    const session = await store.console.findSession(sha256(sessionId));
+    if (session === undefined || session.endedAt !== null) throw notSignedIn();
+    if (at - session.lastSeenAt >= settings.idleMs) {
+      await store.console.endSession(session.idHash, at);
+      throw notSignedIn();
+    }
+    if (needsToken && (xsrfToken === undefined || !constantTimeEqual(sha256(xsrfToken), session.xsrfHash)))
+      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
+    const account = await store.console.findAccountById(session.accountId);
+    if (account === undefined || account.disabled) {
+      await store.console.endSession(session.idHash, at);
+      throw notSignedIn();
+    }
+    await store.console.touchSession(session.idHash, at);
+    return { account, session, sessionId, passkeyVerified: session.passkeyAt !== null };
+  }
+
+  /** Whether the passkey was checked recently enough for a sensitive action (issuing a code). */
+  passkeyFresh(caller: ConsoleCaller): boolean {
+    const { passkeyAt } = caller.session;
+    return passkeyAt !== null && this.deps.now() - passkeyAt < this.deps.settings.passkeyFreshMs;
+  }
+
+  async registrationOptions(
+    caller: ConsoleCaller,
+    rp: RelyingParty,
+  ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    const { store } = this.deps;
+    // Only the first passkey comes with the password alone; more need a passkey first.
+    const existing = await store.console.listPasskeys(caller.account.id);
+    if (existing.length > 0 && !caller.passkeyVerified) throw notSignedIn();
+    const options = await generateRegistrationOptions({
+      rpName: 'Emergency Access console',
+      rpID: rp.rpId,
+      userName: caller.account.username,
+      userDisplayName: caller.account.displayName,
+      userID: new TextEncoder().encode(caller.account.id),
+      attestationType: 'none',
+      excludeCredentials: existing.map((passkey) => ({
+        id: passkey.credentialId,
+        transports: passkey.transports as AuthenticatorTransport[],
+      })),
+      authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    });
+    await store.console.setChallenge(caller.session.idHash, options.challenge);
+    return options;
+  }
+
+  async register(caller: ConsoleCaller, response: RegistrationResponseJSON, rp: RelyingParty): Promise<void> {
+    const { store, now } = this.deps;
+    const at = now();
+    const challenge = await store.console.takeChallenge(caller.session.idHash);
+    const existing = await store.console.listPasskeys(caller.account.id);
+    if (challenge === undefined || (existing.length > 0 && !caller.passkeyVerified)) throw notSignedIn();
+    const verification = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.rpId,
+      requireUserVerification: true,
+    }).catch(() => undefined);
+    if (verification?.verified !== true || verification.registrationInfo === undefined) {
+      await this.audit('console.passkey_refused', caller, at, { ceremony: 'registration' });
+      throw refused();
+    }
+    const { credential } = verification.registrationInfo;
+    await store.console.addPasskey({
+      credentialId: credential.id,
+      accountId: caller.account.id,
+      publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      createdAt: at,
+      lastUsedAt: at,
+    });
+    await store.console.markPasskey(caller.session.idHash, at);
+    await this.audit('console.passkey_registered', caller, at, { credentialId: credential.id });
+  }
+
+  async authenticationOptions(
+    caller: ConsoleCaller,
+    rp: RelyingParty,
+  ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const { store } = this.deps;
+    const passkeys = await store.console.listPasskeys(caller.account.id);
+    const options = await generateAuthenticationOptions({
+      rpID: rp.rpId,
+      userVerification: 'required',
+      allowCredentials: passkeys.map((passkey) => ({
+        id: passkey.credentialId,
+        transports: passkey.transports as AuthenticatorTransport[],
+      })),
+    });
+    await store.console.setChallenge(caller.session.idHash, options.challenge);
+    return options;
+  }
+
+  async authenticate(
+    caller: ConsoleCaller,
+    response: AuthenticationResponseJSON,
+    rp: RelyingParty,
+  ): Promise<void> {
+    const { store, now } = this.deps;
+    const at = now();
+    const challenge = await store.console.takeChallenge(caller.session.idHash);
+    const passkey = await store.console.findPasskey(response.id);
+    if (challenge === undefined || passkey === undefined || passkey.accountId !== caller.account.id) {
+      await this.audit('console.passkey_refused', caller, at, { ceremony: 'authentication' });
+      throw refused();
+    }
+    const verification = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.rpId,
+      requireUserVerification: true,
+      credential: {
+        id: passkey.credentialId,
+        publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
+        counter: passkey.counter,
+        transports: passkey.transports,
+      },
+    }).catch(() => undefined);
+    const counted =
+      verification?.verified === true &&
+      (await store.console.usePasskey(passkey.credentialId, verification.authenticationInfo.newCounter, at));
+    if (!counted) {
+      await this.audit('console.passkey_refused', caller, at, { ceremony: 'authentication' });
+      throw refused();
+    }
+    await store.console.markPasskey(caller.session.idHash, at);
+    await this.audit('console.signin', caller, at, { credentialId: passkey.credentialId });
+  }
+
+  async signOut(caller: ConsoleCaller): Promise<void> {
+    const at = this.deps.now();
+    await this.deps.store.console.endSession(caller.session.idHash, at);
+    await this.audit('console.signout', caller, at);
+  }
+
+  private audit(
+    event: AuditEventName,
+    caller: ConsoleCaller,
+    at: number,
+    details: Record<string, unknown> = {},
+  ) {
+    return this.deps.store.audit.append(
+      {
+        event,
+        actor: `console:${caller.account.username}`,
+        details: { role: caller.account.role, ...details },
+      },
+      at,
+    );
+  }
+}

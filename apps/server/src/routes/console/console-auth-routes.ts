@@ -1,0 +1,169 @@
+import {
+  ConsoleMe,
+  ConsoleSignInRequest,
+  ConsoleSignInResult,
+  EmptyRequest,
+  PasskeyAuthenticationResponse,
+  PasskeyOptions,
+  PasskeyRegistrationResponse,
+} from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import type { ConsoleCaller, RelyingParty } from '../../domain/console-auth.js';
+import {
+  clearConsoleCookies,
+  CONSOLE_TOKEN_HEADER,
+  consoleSessionOf,
+  setConsoleCookies,
+} from '../../http/cookies.js';
+import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+import { documented } from '../../http/route-docs.js';
+
+/** The console's origin and host name as the browser reached it: where its passkeys belong. */
+const relyingParty = (request: FastifyRequest): RelyingParty => ({
+  origin: `${request.protocol}://${request.host}`,
+  rpId: request.hostname,
+});
+
+const NoResult = Type.Object({});
+
+/**
+ * Signing in to the console: the password, then the passkey (registered at the first sign-in),
+ * on a session of its own (idle 15 minutes); every call but the first carries the session's
+ * token in X-Console-Token.
+ */
+export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { consoleAuth } = app.services;
+  const caller = (request: FastifyRequest, needsToken = true): Promise<ConsoleCaller> => {
+    const token = request.headers[CONSOLE_TOKEN_HEADER];
+    return consoleAuth.caller(
+      consoleSessionOf(request),
+      typeof token === 'string' ? token : undefined,
+      needsToken,
+    );
+  };
+
+  app.post(
+    '/session',
+    {
+      schema: {
+        body: ConsoleSignInRequest,
+        ...documented({
+          summary: 'Console sign-in, first factor: the password',
+          security: 'none',
+          result: ConsoleSignInResult,
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { username, password } = request.body;
+      const started = await consoleAuth.password(username, password, request.ip);
+      setConsoleCookies(request, reply, started.sessionId, started.xsrfToken);
+      return ok({ next: started.next } satisfies ConsoleSignInResult);
+    },
+  );
+
+  app.get(
+    '/me',
+    {
+      schema: documented({
+        summary: 'Who is signed in to the console, and how far',
+        security: 'console',
+        result: ConsoleMe,
+      }),
+    },
+    async (request) => {
+      const { account, passkeyVerified } = await caller(request, false);
+      return ok({
+        username: account.username,
+        displayName: account.displayName,
+        role: account.role,
+        passkeyVerified,
+      } satisfies ConsoleMe);
+    },
+  );
+
+  const ceremony = { preValidation: emptyBodyAsObject };
+  app.post(
+    '/passkey/registration/options',
+    {
+      ...ceremony,
+      schema: {
+        body: EmptyRequest,
+        ...documented({
+          summary: 'Options to register a passkey (the first after the password)',
+          security: 'console',
+          result: PasskeyOptions,
+        }),
+      },
+    },
+    async (request) =>
+      ok(await consoleAuth.registrationOptions(await caller(request), relyingParty(request))),
+  );
+  app.post(
+    '/passkey/registration',
+    {
+      schema: {
+        body: PasskeyRegistrationResponse,
+        ...documented({
+          summary: 'Register the passkey the browser made',
+          security: 'console',
+          result: NoResult,
+        }),
+      },
+    },
+    async (request) => {
+      await consoleAuth.register(await caller(request), request.body, relyingParty(request));
+      return ok({});
+    },
+  );
+  app.post(
+    '/passkey/authentication/options',
+    {
+      ...ceremony,
+      schema: {
+        body: EmptyRequest,
+        ...documented({
+          summary: 'Options to sign in with a passkey',
+          security: 'console',
+          result: PasskeyOptions,
+        }),
+      },
+    },
+    async (request) =>
+      ok(await consoleAuth.authenticationOptions(await caller(request), relyingParty(request))),
+  );
+  app.post(
+    '/passkey/authentication',
+    {
+      schema: {
+        body: PasskeyAuthenticationResponse,
+        ...documented({
+          summary: 'Sign in with the passkey the browser used',
+          security: 'console',
+          result: NoResult,
+        }),
+      },
+    },
+    async (request) => {
+      await consoleAuth.authenticate(await caller(request), request.body, relyingParty(request));
+      return ok({});
+    },
+  );
+  app.post(
+    '/session/end',
+    {
+      ...ceremony,
+      schema: {
+        body: EmptyRequest,
+        ...documented({ summary: 'Sign out of the console', security: 'console', result: NoResult }),
+      },
+    },
+    async (request, reply) => {
+      await consoleAuth.signOut(await caller(request));
+      clearConsoleCookies(request, reply);
+      return ok({});
+    },
+  );
+};

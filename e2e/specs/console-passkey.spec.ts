@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test, type Page } from '@playwright/test';
+import { type RunningServer, startServer } from '../support/start-server';
+
+// The console's sign-in in Chromium: a password, then a passkey from Chromium's virtual
+// authenticator (WebAuthn over CDP), registered at the first sign-in and used at the next.
+const cli = join(fileURLToPath(new URL('../..', import.meta.url)), 'apps/server/dist/cli.js');
+const PASSWORD = 'a console password';
+let server: RunningServer;
+let origin: string;
+
+test.beforeAll(async () => {
+  server = await startServer();
+  // WebAuthn needs a host name, not an IP address: the console is reached as localhost.
+  origin = server.baseUrl.replace('127.0.0.1', 'localhost');
+  execFileSync(
+    process.execPath,
+    [
+      cli,
+      'admin',
+      'add',
+      '--username',
+      'ada',
+      '--role',
+      'helpdesk',
+      '--display-name',
+      'Ada Agent',
+      '--password-stdin',
+    ],
+    { env: { ...process.env, DEA_DATA_DIR: server.dataDir, DATABASE_URL: '' }, input: `${PASSWORD}\n` },
+  );
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+/** Runs in the page: the console's calls and the browser's WebAuthn API, as the console page makes them. */
+async function consoleCall(
+  page: Page,
+  step: 'password' | 'register' | 'authenticate' | 'me' | 'end',
+  password = PASSWORD,
+) {
+  return page.evaluate(
+    async ({ step, password }) => {
+      const toBytes = (text: string) =>
+        Uint8Array.from(
+          atob(
+            text
+              .replace(/-/g, '+')
+              .replace(/_/g, '/')
+              .padEnd(Math.ceil(text.length / 4) * 4, '='),
+          ),
+          (c) => c.charCodeAt(0),
+        );
+      const toText = (buffer: ArrayBuffer | null) =>
+        buffer === null
+          ? undefined
+          : btoa(String.fromCharCode(...new Uint8Array(buffer)))
+              .replace(/\+/g, '-')
+              .replace(/\//g, '_')
+              .replace(/=+$/, '');
+      /** The options of a WebAuthn ceremony as JSON, and whatever else an answer holds. */
+      interface Ceremony {
+        challenge: string;
+        user: { id: string; name: string; displayName: string };
+        excludeCredentials: { id: string; type: 'public-key' }[];
+        allowCredentials: { id: string; type: 'public-key' }[];
+        [other: string]: unknown;
+      }
+      const token = /(?:^|; )dea_console_token=([^;]*)/.exec(document.cookie)?.[1] ?? '';
+      const call = async (path: string, body?: unknown) => {
+        const response = await fetch(`/dea/admin-api/${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { 'content-type': 'application/json', 'x-console-token': token },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        });
+        return {
+          status: response.status,
+          body: (await response.json()) as { error: number; result: Ceremony },
+        };
+      };
+      if (step === 'password') return call('session', { username: 'ada', password });
+      if (step === 'me') return call('me');
+      if (step === 'end') return call('session/end', {});
+      if (step === 'register') {
+        const started = await call('passkey/registration/options', {});
+        if (started.status !== 200 || started.body.error !== 0) return started;
+        const options = started.body.result;
+        const credential = (await navigator.credentials.create({
+          publicKey: {
+            ...options,
+            challenge: toBytes(options.challenge),
+            user: { ...options.user, id: toBytes(options.user.id) },
+            excludeCredentials: options.excludeCredentials.map((each) => ({
+              ...each,
+              id: toBytes(each.id),
+            })),
+            // rp and pubKeyCredParams come as the server sent them.
+          } as unknown as PublicKeyCredentialCreationOptions,
+        })) as PublicKeyCredential;
+        const response = credential.response as AuthenticatorAttestationResponse;
+        return call('passkey/registration', {
+          id: credential.id,
+          rawId: toText(credential.rawId),
+          type: credential.type,
+          response: {
+            clientDataJSON: toText(response.clientDataJSON),
+            attestationObject: toText(response.attestationObject),
+            transports: response.getTransports(),
+          },
+          clientExtensionResults: credential.getClientExtensionResults(),
+        });
+      }
+      const started = await call('passkey/authentication/options', {});
+      if (started.status !== 200 || started.body.error !== 0) return started;
+      const options = started.body.result;
+      const credential = (await navigator.credentials.get({
+        publicKey: {
+          ...options,
+          challenge: toBytes(options.challenge),
+          allowCredentials: options.allowCredentials.map((each) => ({
+            ...each,
+            id: toBytes(each.id),
+          })),
+        },
+      })) as PublicKeyCredential;
+      const response = credential.response as AuthenticatorAssertionResponse;
+      return call('passkey/authentication', {
+        id: credential.id,
+        rawId: toText(credential.rawId),
+        type: credential.type,
+        response: {
+          clientDataJSON: toText(response.clientDataJSON),
+          authenticatorData: toText(response.authenticatorData),
+          signature: toText(response.signature),
+          ...(response.userHandle !== null && { userHandle: toText(response.userHandle) }),
+        },
+        clientExtensionResults: credential.getClientExtensionResults(),
+      });
+    },
+    { step, password },
+  );
+}
+
+test('a console account registers its passkey at the first sign-in and needs it at the next', async ({
+  page,
+  context,
+}) => {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+  await page.goto(`${origin}/admin/`);
+
+  expect((await consoleCall(page, 'password', 'not the password')).body).toMatchObject({ error: 3 });
+  expect((await consoleCall(page, 'me')).status).toBe(401);
+  expect((await consoleCall(page, 'password')).body).toMatchObject({
+    error: 0,
+    result: { next: 'register-passkey' },
+  });
+  expect((await consoleCall(page, 'me')).body.result).toEqual({
+    username: 'ada',
+    displayName: 'Ada Agent',
+    role: 'helpdesk',
+    passkeyVerified: false,
+  });
+  expect((await consoleCall(page, 'register')).body).toMatchObject({ error: 0 });
+  expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: true });
+  expect((await consoleCall(page, 'end')).body).toMatchObject({ error: 0 });
+  expect((await consoleCall(page, 'me')).status).toBe(401);
+
+  // The next sign-in: the password alone is not enough, and a second passkey cannot be added without the first.
+  expect((await consoleCall(page, 'password')).body).toMatchObject({ result: { next: 'passkey' } });
+  expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: false });
+  expect((await consoleCall(page, 'register')).status).toBe(401);
+  expect((await consoleCall(page, 'authenticate')).body).toMatchObject({ error: 0 });
+  expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: true });
+});
