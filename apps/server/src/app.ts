@@ -14,6 +14,7 @@ import { loginRoutes } from './routes/login-routes.js';
 import { operationsRoutes, registerApiDocument } from './routes/operations-routes.js';
 import { SCIM_BASE_PATH, scimRoutes } from './routes/scim-routes.js';
 import { consoleAuthRoutes } from './routes/console/console-auth-routes.js';
+import { helpDeskRoutes } from './routes/console/help-desk-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
 import { staticRoutes } from './routes/static-routes.js';
@@ -108,6 +109,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
         void reply.header('cache-control', 'no-store');
       });
       await consoleApi.register(consoleAuthRoutes);
+      await consoleApi.register(helpDeskRoutes);
     },
     { prefix: CONSOLE_API_BASE_PATH.replace(/\/$/, '') },
   );

@@ -26,6 +26,7 @@ import { Metrics } from './observability/metrics.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { ConsoleAuth } from './domain/console-auth.js';
+import { HelpDesk } from './domain/help-desk.js';
 import pino, { type Logger } from 'pino';
 import { openStore } from './store/open-store.js';
 import { checkSecretFingerprint } from './store/secret-fingerprint.js';
@@ -99,6 +100,7 @@ export async function startServices(
     };
     const directoryUsers = directoryUsersOf(config, store, now);
     const throttle = new SigninThrottle(store, config.signin, keys.identifier);
+    const verification = new Verification(store, keys.codeHash, config.codeDefaults, config.verification);
     // One bound on password hashes for everything that makes them: sign-ins and SCIM's passwords.
     const hashQueue = new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.queue);
     const services: Services = {
@@ -141,7 +143,8 @@ export async function startServices(
         ),
         groups: new ScimGroups(store, now),
       },
-      verification: new Verification(store, keys.codeHash, config.codeDefaults, config.verification),
+      verification,
+      helpDesk: new HelpDesk(store, verification, config.codeDefaults, keys.codeHash, now),
       delivery,
       channelRules,
       sendLimits: new SendLimits(store.rateCounters, config.sendLimits, keys.codeHash),

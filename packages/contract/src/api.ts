@@ -49,6 +49,14 @@ export const ErrorEnvelope = Type.Object(
         { loginPath: Type.String({ pattern: '^/', description: 'With HTTP 403: the login application' }) },
         strict,
       ),
+      Type.Object(
+        {
+          passkey: Type.Literal('again', {
+            description: 'With HTTP 403 from the console: verify the passkey again, then repeat the call',
+          }),
+        },
+        strict,
+      ),
     ]),
   },
   strict,

@@ -85,3 +85,93 @@ export type PasskeyAuthenticationResponse = Type.Static<typeof PasskeyAuthentica
 export const PasskeyOptions = Type.Record(Type.String(), Type.Unknown(), {
   description: 'PublicKeyCredentialCreationOptionsJSON or PublicKeyCredentialRequestOptionsJSON',
 });
+
+// Help desk (roles admin and helpdesk; every call needs the passkey of this session)
+export const HelpDeskSearchQuery = Type.Object(
+  {
+    q: Type.String({
+      minLength: 2,
+      maxLength: 200,
+      description: 'A name, a user name, or the last digits of a channel',
+    }),
+  },
+  strict,
+);
+export type HelpDeskSearchQuery = Type.Static<typeof HelpDeskSearchQuery>;
+export const HelpDeskUserSummary = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  fullName: Type.String(),
+  source: Type.String(),
+  disabled: Type.Boolean(),
+  groups: Type.Array(Type.String()),
+});
+export const HelpDeskSearchResult = Type.Object({ users: Type.Array(HelpDeskUserSummary) });
+export type HelpDeskSearchResult = Type.Static<typeof HelpDeskSearchResult>;
+
+export const HelpDeskUserParams = Type.Object(
+  { userId: Type.String({ minLength: 1, maxLength: 64 }) },
+  strict,
+);
+export type HelpDeskUserParams = Type.Static<typeof HelpDeskUserParams>;
+export const HelpDeskUser = Type.Object({
+  user: HelpDeskUserSummary,
+  policy: Type.Object({
+    enableECode: Type.Boolean(),
+    emergencyCodeDelivery: Type.String(),
+    codeValidityMinutes: Type.Integer(),
+    maxUnusedCodes: Type.Integer(),
+  }),
+  channels: Type.Array(Type.Object({ key: Type.String(), masked: Type.String() })),
+  codes: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      channel: Type.String({ description: 'screen, or the send type it went to' }),
+      createdAt: Type.String(),
+      expiresAt: Type.String(),
+      usesLeft: Type.Integer(),
+    }),
+  ),
+  lock: Type.Object({
+    failures: Type.Integer(),
+    locked: Type.Boolean(),
+    lockedUntil: Type.Union([Type.String(), Type.Null()]),
+  }),
+  sessions: Type.Array(Type.Object({ createdAt: Type.String(), lastSeenAt: Type.String() })),
+  audit: Type.Array(
+    Type.Object({
+      at: Type.String(),
+      event: Type.String(),
+      actor: Type.Union([Type.String(), Type.Null()]),
+      details: Type.Record(Type.String(), Type.Unknown()),
+    }),
+  ),
+});
+export type HelpDeskUser = Type.Static<typeof HelpDeskUser>;
+
+export const HelpDeskIssueRequest = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 5,
+      maxLength: 500,
+      description: 'Why the caller gets a code (a ticket number, how they were identified)',
+    }),
+  },
+  strict,
+);
+export type HelpDeskIssueRequest = Type.Static<typeof HelpDeskIssueRequest>;
+export const HelpDeskIssueResult = Type.Object({
+  code: Type.String({ description: 'Shown once to the agent; never stored in clear' }),
+  expiresAt: Type.String(),
+});
+export type HelpDeskIssueResult = Type.Static<typeof HelpDeskIssueResult>;
+export const HelpDeskRevokeRequest = Type.Object(
+  {
+    codeId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'One code; without it, every unused code' }),
+    ),
+  },
+  strict,
+);
+export type HelpDeskRevokeRequest = Type.Static<typeof HelpDeskRevokeRequest>;
+export const HelpDeskCountResult = Type.Object({ count: Type.Integer() });

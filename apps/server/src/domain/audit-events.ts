@@ -63,6 +63,7 @@ export const AUDIT_EVENTS = {
   'console.account_changed':
     'a console account was disabled, enabled, given a password or had its passkeys removed',
   'console.account_removed': 'a console account was removed',
+  'console.codes_revoked': 'a help-desk agent took back unused codes of a user (details.codeIds)',
 } as const;
 
 export type AuditEventName = keyof typeof AUDIT_EVENTS;

@@ -21,6 +21,10 @@ export interface IssueRequest {
   channelType: string | null;
   clientAddress: string | null;
   now: number;
+  /** Who asks, when not the user themself (a help-desk agent: console:<account>). */
+  actor?: string;
+  /** What the audit entry records besides (the agent's reason). */
+  details?: Record<string, unknown>;
 }
 
 export function codeHash(key: Buffer, userId: string, code: string, alphabet: string): string {
@@ -47,9 +51,10 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
     {
       event: 'code.issued',
       userId,
-      actor: userId,
+      actor: request.actor ?? userId,
       clientAddress: request.clientAddress,
       details: {
+        ...request.details,
         codeId: id,
         channel: request.channelType ?? 'screen',
         expiresAt: new Date(expiresAt).toISOString(),
@@ -61,7 +66,7 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
       {
         event: 'code.refused',
         userId,
-        actor: userId,
+        actor: request.actor ?? userId,
         clientAddress: request.clientAddress,
         details: { reason: outcome.reason, channel: request.channelType ?? 'screen' },
       },

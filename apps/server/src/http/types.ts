@@ -16,6 +16,7 @@ import type { ScimGroups } from '../scim/scim-groups.js';
 import type { ScimUsers } from '../scim/scim-users.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
 import type { ConsoleAuth } from '../domain/console-auth.js';
+import type { HelpDesk } from '../domain/help-desk.js';
 
 /** What every route may use; built once in app.ts. */
 export interface Services {
@@ -34,6 +35,8 @@ export interface Services {
   webhooks: WebhookSender | undefined;
   /** The console's sign-in: password, then passkey (WebAuthn). */
   consoleAuth: ConsoleAuth;
+  /** What the help desk does for a user who calls. */
+  helpDesk: HelpDesk;
   /** Users and groups pushed by an identity provider over SCIM 2.0. */
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */

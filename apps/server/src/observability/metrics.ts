@@ -117,6 +117,7 @@ export class Metrics {
       'system.start': none,
       'directory.synced': none,
       'users.imported': none,
+      'console.codes_revoked': none,
       'console.signin': none,
       'console.signin_failed': none,
       'console.passkey_registered': none,

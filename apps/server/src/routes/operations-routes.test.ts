@@ -16,9 +16,16 @@ function apiRoutes(t: TestApp): string[] {
     stack.length = depth;
     const path = `${stack.join('')}${segment}`;
     stack.push(segment);
-    if (methods === undefined || !/^\/(dea|login)\/api\//.test(path) || path.startsWith('/dea/api/docs'))
+    if (
+      methods === undefined ||
+      !/^\/(dea|login)\/(admin-)?api\//.test(path) ||
+      path.startsWith('/dea/api/docs')
+    )
       continue;
-    for (const method of methods.split(', ')) if (method !== 'HEAD') routes.push(`${method} ${path}`);
+    // OpenAPI writes a parameter as {name}, Fastify as :name.
+    const documentedPath = path.replace(/:(\w+)/g, '{$1}');
+    for (const method of methods.split(', '))
+      if (method !== 'HEAD') routes.push(`${method} ${documentedPath}`);
   }
   return [...new Set(routes)].sort();
 }

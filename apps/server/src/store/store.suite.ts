@@ -80,6 +80,22 @@ function storeFixture(testStore: TestStore, expect: ExpectStatic): StoreFixture 
  * PostgreSQL) must pass it unchanged. Each test gets a fresh, migrated store of its own (the
  * `testStore` fixture), so the tests run concurrently to keep the suite fast.
  */
+/** A code as listActive answers it: what was issued, with the uses it has left. */
+function listed(
+  code: {
+    id: string;
+    codeHash: string;
+    channelType: string | null;
+    createdAt: number;
+    expiresAt: number;
+    uses: number;
+  },
+  usesLeft = code.uses,
+) {
+  const { id, codeHash, channelType, createdAt, expiresAt } = code;
+  return { id, codeHash, channelType, createdAt, expiresAt, usesLeft };
+}
+
 export function storeSuite(kind: StoreKind): void {
   storeTest.override('storeKind', kind);
 
@@ -91,6 +107,52 @@ export function storeSuite(kind: StoreKind): void {
   test('answers ping and names its kind', async ({ store, expect }) => {
     await expect(store.ping()).resolves.toBeUndefined();
     expect(store.kind).toBe(kind);
+  });
+
+  describe.concurrent('help desk reads', () => {
+    test('lists open sessions, active codes with their times, and users by the end of an address', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
+      const user = await addUser();
+      const other = await addUser();
+      await store.sessions.create({ idHash: 'h1', userId: user.id, createdAt: T0, lastSeenAt: T0 + 5 });
+      await store.sessions.create({ idHash: 'h2', userId: user.id, createdAt: T0 + 1, lastSeenAt: T0 + 1 });
+      await store.sessions.end('h2', T0 + 2);
+      expect(await store.sessions.listOpenOfUser(user.id)).toEqual([
+        { idHash: 'h1', userId: user.id, createdAt: T0, lastSeenAt: T0 + 5, endedAt: null },
+      ]);
+      await store.channels.set({
+        id: 'r1',
+        userId: user.id,
+        key: 'mobile',
+        address: '+491705550123',
+        createdAt: T0,
+      });
+      await store.channels.set({
+        id: 'r2',
+        userId: other.id,
+        key: 'telephone',
+        address: '+4930550123',
+        createdAt: T0,
+      });
+      await store.channels.set({
+        id: 'r3',
+        userId: other.id,
+        key: 'email',
+        address: 'x0123@example.com',
+        createdAt: T0,
+      });
+      expect((await store.channels.findUserIdsByAddressEnding('0123', 10)).sort()).toEqual(
+        [user.id, other.id].sort(),
+      );
+      expect((await store.channels.findUserIdsByAddressEnding('550123', 10)).sort()).toEqual(
+        [user.id, other.id].sort(),
+      );
+      expect(await store.channels.findUserIdsByAddressEnding('5550123', 10)).toEqual([user.id]);
+      expect(await store.channels.findUserIdsByAddressEnding('%', 10)).toEqual([]);
+    });
   });
 
   describe.concurrent('console', () => {
@@ -657,9 +719,7 @@ export function storeSuite(kind: StoreKind): void {
       const fourth = newCode(user.id, { createdAt: T0 + 14, expiresAt: T0 + MINUTE });
       expect(await store.codes.issue(fourth, 1, issueAudit(user.id))).toEqual({ issued: true });
 
-      expect(await store.codes.listActive(user.id, T0 + 15)).toEqual([
-        { id: fourth.id, codeHash: fourth.codeHash, channelType: fourth.channelType },
-      ]);
+      expect(await store.codes.listActive(user.id, T0 + 15)).toEqual([listed(fourth)]);
     });
 
     test('lists and counts active codes only', async ({ store, expect, addUser, issue }) => {
@@ -674,18 +734,13 @@ export function storeSuite(kind: StoreKind): void {
       await issue(user.id, { createdAt: T0 + 7, uses: 0 });
       await issue(other.id, { createdAt: T0 + 8 });
 
-      expect(await store.codes.listActive(user.id, T0 + 50)).toEqual([
-        { id: a.id, codeHash: a.codeHash, channelType: a.channelType },
-        { id: b.id, codeHash: b.codeHash, channelType: b.channelType },
-      ]);
+      expect(await store.codes.listActive(user.id, T0 + 50)).toEqual([listed(a), listed(b)]);
       const count = await store.codes.countActive(user.id, T0 + 50);
       expect(count).toBe(2);
       expect(typeof count).toBe('number');
 
       // A code is not active at its expiry time.
-      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([
-        { id: b.id, codeHash: b.codeHash, channelType: b.channelType },
-      ]);
+      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([listed(b)]);
       expect(await store.codes.countActive(user.id, T0 + 100)).toBe(1);
       expect(await store.codes.countActive(user.id, T0 + 200)).toBe(0);
       expect(await store.codes.listActive(newId(), T0)).toEqual([]);
@@ -721,9 +776,7 @@ export function storeSuite(kind: StoreKind): void {
       await store.codes.invalidate(invalidated.id, T0 + 3);
       expect(await store.codes.consume(invalidated.id, T0 + 4)).toBe(false);
       // Only the expiring code, with uses left, is active until it expires.
-      expect(await store.codes.listActive(user.id, T0 + 5)).toEqual([
-        { id: expiring.id, codeHash: expiring.codeHash, channelType: expiring.channelType },
-      ]);
+      expect(await store.codes.listActive(user.id, T0 + 5)).toEqual([listed(expiring, 4)]);
       expect(await store.codes.countActive(user.id, T0 + 100)).toBe(0);
     });
 
@@ -745,9 +798,7 @@ export function storeSuite(kind: StoreKind): void {
       const purged = await store.codes.purge(T0 + 100);
       expect(purged).toBe(3);
       expect(typeof purged).toBe('number');
-      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([
-        { id: active.id, codeHash: active.codeHash, channelType: active.channelType },
-      ]);
+      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([listed(active, 1)]);
       expect(await store.codes.purge(T0 + 100)).toBe(0);
       // The kept code still has its one use left.
       expect(await store.codes.consume(active.id, T0 + 101)).toBe(true);

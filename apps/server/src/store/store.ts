@@ -146,6 +146,8 @@ export interface ChannelRepository {
   listOfUser(userId: string): Promise<Channel[]>;
   findOfUser(userId: string, reference: string): Promise<Channel | undefined>;
   remove(userId: string, key: ChannelKey): Promise<boolean>;
+  /** The ids of users with a channel whose address ends in these digits (at most `limit`). */
+  findUserIdsByAddressEnding(digits: string, limit: number): Promise<string[]>;
 }
 
 export interface NewCode {
@@ -163,6 +165,9 @@ export interface ActiveCode {
   codeHash: string;
   /** The send type it went to; null when it was shown on screen. */
   channelType: string | null;
+  createdAt: number;
+  expiresAt: number;
+  usesLeft: number;
 }
 
 export type IssueOutcome = { issued: true } | { issued: false; reason: 'store-full' | 'no-user' };
@@ -197,6 +202,8 @@ export interface SessionRepository {
   find(idHash: string): Promise<Session | undefined>;
   touch(idHash: string, at: number): Promise<void>;
   end(idHash: string, at: number): Promise<void>;
+  /** The user's sessions that have not ended, newest first. */
+  listOpenOfUser(userId: string): Promise<Session[]>;
   /** Ends every open session of the user; answers how many. */
   endAllOfUser(userId: string, at: number): Promise<number>;
   /** Removes sessions that ended or were last seen before `before`. */

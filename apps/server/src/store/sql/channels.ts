@@ -34,6 +34,18 @@ export function channelRepository(db: Db): ChannelRepository {
         .executeTakeFirstOrThrow();
       return toChannel(row);
     },
+    async findUserIdsByAddressEnding(digits, limit) {
+      if (!/^\d+$/.test(digits)) return [];
+      const rows = await db
+        .selectFrom('channels')
+        .select('user_id')
+        .distinct()
+        .where('address', 'like', `%${digits}`)
+        .orderBy('user_id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.user_id);
+    },
     async listOfUser(userId) {
       const rows = await db
         .selectFrom('channels')

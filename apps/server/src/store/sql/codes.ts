@@ -43,13 +43,28 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     async listActive(userId, now) {
       return db
         .selectFrom('codes')
-        .select(['id', 'code_hash as codeHash', 'channel_type as channelType'])
+        .select([
+          'id',
+          'code_hash as codeHash',
+          'channel_type as channelType',
+          'created_at as createdAt',
+          'expires_at as expiresAt',
+          'uses_left as usesLeft',
+        ])
         .where('user_id', '=', userId)
         .where('expires_at', '>', now)
         .where('uses_left', '>', 0)
         .where('invalidated_at', 'is', null)
         .orderBy('created_at')
-        .execute();
+        .execute()
+        .then((rows) =>
+          rows.map((row) => ({
+            ...row,
+            createdAt: Number(row.createdAt),
+            expiresAt: Number(row.expiresAt),
+            usesLeft: Number(row.usesLeft),
+          })),
+        );
     },
     async countActive(userId, now) {
       const row = await db

@@ -47,6 +47,22 @@ export function sessionRepository(db: Db): SessionRepository {
         .where('ended_at', 'is', null)
         .execute();
     },
+    async listOpenOfUser(userId) {
+      const rows = await db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('ended_at', 'is', null)
+        .orderBy('created_at', 'desc')
+        .execute();
+      return rows.map((row) => ({
+        idHash: row.id_hash,
+        userId: row.user_id,
+        createdAt: Number(row.created_at),
+        lastSeenAt: Number(row.last_seen_at),
+        endedAt: null,
+      }));
+    },
     async endAllOfUser(userId, at) {
       const result = await db
         .updateTable('sessions')

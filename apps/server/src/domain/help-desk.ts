@@ -1,0 +1,207 @@
+import {
+  ErrorNumber,
+  type HelpDeskIssueResult,
+  type HelpDeskUser,
+  POLICY_CATEGORY_SELF_SERVICE,
+} from '@dea/contract';
+import type { ConsoleRole, Store, User } from '../store/store.js';
+import { ApiError } from './api-error.js';
+import type { CodeDefaults } from './code-settings.js';
+import { issueCode } from './codes.js';
+import type { ConsoleCaller } from './console-auth.js';
+import { maskAddress } from './masking.js';
+import { resolvePolicy } from './policy.js';
+import type { Verification } from './verification.js';
+
+const SEARCH_LIMIT = 20;
+const AUDIT_SHOWN = 20;
+const HELP_DESK_ROLES: readonly ConsoleRole[] = ['admin', 'helpdesk'];
+
+const iso = (at: number): string => new Date(at).toISOString();
+const forbidden = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
+const notFound = (): ApiError => new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404);
+
+/**
+ * What a help-desk agent (or an administrator) does for a user who calls: find them, see where
+ * they stand, give them a code, take codes back, end a lock or their sessions. Only after the
+ * passkey of this console session; everything audited with the agent as actor.
+ */
+export class HelpDesk {
+  constructor(
+    private readonly store: Store,
+    private readonly verification: Verification,
+    private readonly codeDefaults: CodeDefaults,
+    private readonly codeHashKey: Buffer,
+    private readonly now: () => number,
+  ) {}
+
+  /** The agent may act: the passkey was verified in this session and the role is one of the help desk's. */
+  allowed(caller: ConsoleCaller): void {
+    if (!caller.passkeyVerified || !HELP_DESK_ROLES.includes(caller.account.role)) throw forbidden();
+  }
+
+  async search(caller: ConsoleCaller, query: string) {
+    this.allowed(caller);
+    const needle = query.trim().toLowerCase();
+    const byDigits = /^\d{3,}$/.test(needle)
+      ? new Set(await this.store.channels.findUserIdsByAddressEnding(needle, SEARCH_LIMIT))
+      : new Set<string>();
+    const found = (await this.store.users.list())
+      .filter(
+        (user) =>
+          byDigits.has(user.id) ||
+          user.username.toLowerCase().includes(needle) ||
+          user.fullName.toLowerCase().includes(needle),
+      )
+      .slice(0, SEARCH_LIMIT);
+    return Promise.all(found.map((user) => this.summary(user)));
+  }
+
+  async user(caller: ConsoleCaller, userId: string): Promise<HelpDeskUser> {
+    this.allowed(caller);
+    const user = await this.find(userId);
+    const at = this.now();
+    const policy = resolvePolicy(
+      await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
+      this.codeDefaults,
+    );
+    const lock = await this.store.verifyFailures.find(user.id);
+    const locked =
+      lock !== undefined && lock.lockedAt !== null && (lock.lockedUntil === null || lock.lockedUntil > at);
+    return {
+      user: await this.summary(user),
+      policy: {
+        enableECode: policy.enableECode,
+        emergencyCodeDelivery: policy.emergencyCodeDelivery,
+        codeValidityMinutes: policy.codeValidityMinutes,
+        maxUnusedCodes: policy.maxUnusedCodes,
+      },
+      channels: (await this.store.channels.listOfUser(user.id)).map((channel) => ({
+        key: channel.key,
+        masked: maskAddress(channel.key, channel.address),
+      })),
+      codes: (await this.store.codes.listActive(user.id, at)).map((code) => ({
+        id: code.id,
+        channel: code.channelType ?? 'screen',
+        createdAt: iso(code.createdAt),
+        expiresAt: iso(code.expiresAt),
+        usesLeft: code.usesLeft,
+      })),
+      lock: {
+        failures: lock?.failures ?? 0,
+        locked,
+        lockedUntil: locked && typeof lock?.lockedUntil === 'number' ? iso(lock.lockedUntil) : null,
+      },
+      sessions: (await this.store.sessions.listOpenOfUser(user.id)).map((session) => ({
+        createdAt: iso(session.createdAt),
+        lastSeenAt: iso(session.lastSeenAt),
+      })),
+      audit: (await this.store.audit.list({ userId: user.id, limit: AUDIT_SHOWN })).map((entry) => ({
+        at: iso(entry.at),
+        event: entry.event,
+        actor: entry.actor,
+        details: entry.details,
+      })),
+    };
+  }
+
+  /**
+   * A code for a caller, shown once to the agent, under the user's own policy (codes allowed, at
+   * most so many unused). Asks for the passkey again when its last check is not fresh.
+   */
+  async issue(
+    caller: ConsoleCaller,
+    userId: string,
+    reason: string,
+    passkeyFresh: boolean,
+    clientAddress: string,
+  ): Promise<HelpDeskIssueResult> {
+    this.allowed(caller);
+    if (!passkeyFresh)
+      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
+    const user = await this.find(userId);
+    if (user.disabled) throw forbidden();
+    const policy = resolvePolicy(
+      await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
+      this.codeDefaults,
+    );
+    if (!policy.enableECode) throw forbidden();
+    const issued = await issueCode(this.store, this.codeHashKey, {
+      userId: user.id,
+      policy,
+      channelType: null,
+      clientAddress,
+      now: this.now(),
+      actor: this.actorOf(caller),
+      details: { reason: reason.trim(), via: 'help desk' },
+    });
+    return { code: issued.code, expiresAt: iso(issued.expiresAt) };
+  }
+
+  /** Takes back one unused code, or all of them. Answers how many. */
+  async revoke(caller: ConsoleCaller, userId: string, codeId: string | undefined): Promise<number> {
+    this.allowed(caller);
+    const user = await this.find(userId);
+    const at = this.now();
+    const codes = (await this.store.codes.listActive(user.id, at)).filter(
+      (code) => codeId === undefined || code.id === codeId,
+    );
+    if (codeId !== undefined && codes.length === 0) throw notFound();
+    for (const code of codes) await this.store.codes.invalidate(code.id, at);
+    await this.audit('console.codes_revoked', caller, user.id, { codeIds: codes.map((code) => code.id) });
+    return codes.length;
+  }
+
+  async unlock(caller: ConsoleCaller, userId: string): Promise<number> {
+    this.allowed(caller);
+    const user = await this.find(userId);
+    return (await this.verification.unlock(user.id, this.actorOf(caller), this.now())) ? 1 : 0;
+  }
+
+  async endSessions(caller: ConsoleCaller, userId: string): Promise<number> {
+    this.allowed(caller);
+    const user = await this.find(userId);
+    const at = this.now();
+    const ended = await this.store.sessions.endAllOfUser(user.id, at);
+    await this.store.audit.append(
+      {
+        event: 'user.signed_out',
+        userId: user.id,
+        actor: this.actorOf(caller),
+        details: { sessionsEnded: ended },
+      },
+      at,
+    );
+    return ended;
+  }
+
+  private actorOf(caller: ConsoleCaller): string {
+    return `console:${caller.account.username}`;
+  }
+
+  private async find(userId: string): Promise<User> {
+    const user = await this.store.users.findById(userId);
+    if (user === undefined) throw notFound();
+    return user;
+  }
+
+  private async summary(user: User) {
+    return {
+      id: user.id,
+      username: user.username,
+      fullName: user.fullName,
+      source: user.source,
+      disabled: user.disabled,
+      groups: (await this.store.groups.listOfUser(user.id)).map((group) => group.name),
+    };
+  }
+
+  private audit(
+    event: 'console.codes_revoked',
+    caller: ConsoleCaller,
+    userId: string,
+    details: Record<string, unknown>,
+  ) {
+    return this.store.audit.append({ event, userId, actor: this.actorOf(caller), details }, this.now());
+  }
+}

@@ -1,0 +1,211 @@
+import { describe } from 'vitest';
+import { sha256 } from '../../crypto/keyed-hash.js';
+import { createServiceKey } from '../../domain/service-keys.js';
+import { API } from '../../testing/api-bodies.js';
+import { appTest } from '../../testing/fixtures.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+import type { TestApp } from '../../testing/test-app.js';
+
+const BASE = '/dea/admin-api/helpdesk';
+const PASSWORD = 'a console password';
+
+/**
+ * A console session of a new account with that role. The passkey step itself runs in Chromium
+ * (e2e/specs/console-passkey.spec.ts); here the session is marked as past it in the store.
+ */
+async function agent(t: TestApp, role: string, passkey = true) {
+  const username = `${role}-${Math.random().toString(36).slice(2, 8)}`;
+  const added = await t.dea(
+    ['admin', 'add', '--username', username, '--role', role, '--password-stdin'],
+    {},
+    `${PASSWORD}\n`,
+  );
+  if (added.code !== 0) throw new Error(added.err);
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/dea/admin-api/session',
+    payload: { username, password: PASSWORD },
+  });
+  const cookies = Object.fromEntries(response.cookies.map((cookie) => [cookie.name, cookie.value]));
+  const sessionId = cookies.dea_console ?? '';
+  const markPasskey = () => t.services.store.console.markPasskey(sha256(sessionId), t.clock.now());
+  if (passkey) await markPasskey();
+  const headers = {
+    cookie: `dea_console=${sessionId}; dea_console_token=${cookies.dea_console_token ?? ''}`,
+    'x-console-token': cookies.dea_console_token ?? '',
+  };
+  return {
+    username,
+    markPasskey,
+    get: (url: string) => t.app.inject({ method: 'GET', url: `${BASE}${url}`, headers }),
+    post: (url: string, payload: unknown = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: `${BASE}${url}`,
+        headers,
+        payload: payload as Record<string, unknown>,
+      }),
+  };
+}
+
+describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest(
+    'finds a user by name, user name or the last digits of a channel, and shows them without secrets',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const helper = await agent(t, 'helpdesk');
+      const user = await t.createUser({ channels: { mobile: '+491705550177', email: 'carla@example.com' } });
+      const code = await t.codeOnScreen(user);
+
+      for (const q of [user.username, `Test ${user.username}`.toUpperCase(), '5550177']) {
+        const found = await helper.get(`/users?q=${encodeURIComponent(q)}`);
+        expect(found.json(), q).toMatchObject({
+          error: 0,
+          result: { users: [{ id: user.id, username: user.username }] },
+        });
+      }
+      const shown = await helper.get(`/users/${user.id}`);
+      expect(shown.json()).toMatchObject({
+        error: 0,
+        result: {
+          user: { username: user.username, groups: [`group-${user.username}`] },
+          policy: { enableECode: true },
+          channels: [
+            { key: 'email', masked: expect.not.stringContaining('carla@') },
+            { key: 'mobile', masked: expect.not.stringContaining('5550177') },
+          ],
+          codes: [{ channel: 'screen', usesLeft: 1 }],
+          lock: { failures: 0, locked: false },
+          sessions: [{ createdAt: expect.any(String) }],
+        },
+      });
+      expect(shown.body).not.toContain(code);
+      const stored = await t.services.store.codes.listActive(user.id, t.clock.now());
+      expect(shown.body).not.toContain(stored[0]?.codeHash);
+      expect((await helper.get('/users/no-such-user')).statusCode).toBe(404);
+    },
+  );
+
+  appTest(
+    'issues a code for a caller with a reason, asks the passkey again when it is stale, and audits the agent',
+    async ({ startApp, expect }) => {
+      const t = await startApp({ DEA_CONSOLE_PASSKEY_FRESH_MINUTES: '5' });
+      const helper = await agent(t, 'helpdesk');
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 3 },
+      });
+      expect((await helper.post(`/users/${user.id}/codes`, { reason: 'x' })).statusCode).toBe(400);
+
+      const issued = await helper.post(`/users/${user.id}/codes`, {
+        reason: 'Ticket 4711, called back on the desk phone',
+      });
+      expect(issued.json()).toMatchObject({
+        error: 0,
+        result: { code: expect.stringMatching(/^[2-9A-Z]{10}$/) },
+      });
+      const { code } = issued.json<{ result: { code: string } }>().result;
+      expect(await t.services.store.audit.list({ userId: user.id, event: 'code.issued' })).toMatchObject([
+        {
+          actor: `console:${helper.username}`,
+          details: { reason: 'Ticket 4711, called back on the desk phone', via: 'help desk' },
+        },
+      ]);
+      const { key } = await createServiceKey(
+        t.services.store,
+        t.services.keys.serviceKey,
+        'vpn',
+        ['verify'],
+        t.clock.now(),
+      );
+      const verified = await t.call(`${API}/tempPass/verify`, { username: user.username, code }, undefined, {
+        authorization: `Bearer ${key}`,
+      });
+      expect(verified.json()).toMatchObject({ result: { valid: true } });
+
+      t.clock.advance(6 * 60_000);
+      const stale = await helper.post(`/users/${user.id}/codes`, { reason: 'Ticket 4712, second call' });
+      expect(stale.statusCode).toBe(403);
+      expect(stale.json()).toMatchObject({ error: 3, result: { passkey: 'again' } });
+      await helper.markPasskey();
+      // Ten at once: the user's policy allows three unused codes, and three there are.
+      const burst = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          helper.post(`/users/${user.id}/codes`, { reason: 'Ticket 4713, many clicks' }),
+        ),
+      );
+      expect(burst.filter((answer) => answer.json<{ error: number }>().error === 0)).toHaveLength(3);
+      expect(burst.filter((answer) => answer.json<{ error: number }>().error === 148)).toHaveLength(7);
+      expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(3);
+    },
+  );
+
+  appTest('takes codes back, ends a lock and the sessions', async ({ startApp, expect }) => {
+    const t = await startApp({ DEA_VERIFY_MAX_FAILURES: '1' });
+    const helper = await agent(t, 'admin');
+    const user = await t.createUser({
+      policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 5 },
+    });
+    await t.codeOnScreen(user);
+    await t.codeOnScreen(user);
+    const [first] = await t.services.store.codes.listActive(user.id, t.clock.now());
+    expect((await helper.post(`/users/${user.id}/codes/revoke`, { codeId: first?.id })).json()).toMatchObject(
+      { result: { count: 1 } },
+    );
+    expect((await helper.post(`/users/${user.id}/codes/revoke`, { codeId: first?.id })).statusCode).toBe(404);
+    expect((await helper.post(`/users/${user.id}/codes/revoke`)).json()).toMatchObject({
+      result: { count: 1 },
+    });
+    expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
+    expect(
+      await t.services.store.audit.list({ userId: user.id, event: 'console.codes_revoked' }),
+    ).toHaveLength(2);
+
+    await t.services.verification.verify({
+      user: await t.services.store.users.findById(user.id),
+      code: 'WRONG',
+      actor: 'test',
+      clientAddress: null,
+      now: t.clock.now(),
+    });
+    expect((await helper.get(`/users/${user.id}`)).json()).toMatchObject({
+      result: { lock: { locked: true, failures: 1 } },
+    });
+    expect((await helper.post(`/users/${user.id}/unlock`)).json()).toMatchObject({ result: { count: 1 } });
+    expect(
+      await t.services.store.audit.list({ userId: user.id, event: 'code.verify_unlocked' }),
+    ).toMatchObject([{ actor: `console:${helper.username}` }]);
+    expect((await helper.post(`/users/${user.id}/sessions/end`)).json()).toMatchObject({
+      result: { count: 2 },
+    });
+    expect(await t.services.store.sessions.listOpenOfUser(user.id)).toEqual([]);
+  });
+
+  appTest(
+    'is not for auditors, nor for anyone before the passkey, nor without the token',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const user = await t.createUser();
+      const auditor = await agent(t, 'auditor');
+      const early = await agent(t, 'helpdesk', false);
+      for (const who of [auditor, early]) {
+        expect((await who.get(`/users?q=${user.username}`)).statusCode).toBe(403);
+        expect((await who.get(`/users/${user.id}`)).statusCode).toBe(403);
+        expect(
+          (await who.post(`/users/${user.id}/codes`, { reason: 'Ticket 1, not allowed' })).statusCode,
+        ).toBe(403);
+        expect((await who.post(`/users/${user.id}/sessions/end`)).statusCode).toBe(403);
+      }
+      const helper = await agent(t, 'helpdesk');
+      const withoutToken = await t.app.inject({
+        method: 'POST',
+        url: `${BASE}/users/${user.id}/unlock`,
+        payload: {},
+      });
+      expect(withoutToken.statusCode).toBe(401);
+      expect((await helper.get(`/users?q=${user.username}`)).statusCode).toBe(200);
+      expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
+    },
+  );
+});

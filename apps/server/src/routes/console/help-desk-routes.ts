@@ -1,0 +1,124 @@
+import {
+  EmptyRequest,
+  HelpDeskCountResult,
+  HelpDeskIssueRequest,
+  HelpDeskIssueResult,
+  HelpDeskRevokeRequest,
+  HelpDeskSearchQuery,
+  HelpDeskSearchResult,
+  HelpDeskUser,
+  HelpDeskUserParams,
+} from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { ConsoleCaller } from '../../domain/console-auth.js';
+import { CONSOLE_TOKEN_HEADER, consoleSessionOf } from '../../http/cookies.js';
+import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+import { documented } from '../../http/route-docs.js';
+
+/** The help desk's calls: find a user, see them, and help them; roles admin and helpdesk. */
+export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { consoleAuth, helpDesk } = app.services;
+  const caller = (request: FastifyRequest, needsToken: boolean): Promise<ConsoleCaller> => {
+    const token = request.headers[CONSOLE_TOKEN_HEADER];
+    return consoleAuth.caller(
+      consoleSessionOf(request),
+      typeof token === 'string' ? token : undefined,
+      needsToken,
+    );
+  };
+  const action = (summary: string, result: typeof HelpDeskCountResult) => ({
+    preValidation: emptyBodyAsObject,
+    schema: {
+      params: HelpDeskUserParams,
+      body: EmptyRequest,
+      ...documented({ summary, security: 'console', result }),
+    },
+  });
+
+  app.get(
+    '/helpdesk/users',
+    {
+      schema: {
+        querystring: HelpDeskSearchQuery,
+        ...documented({
+          summary: 'Find users by name, user name or the last digits of a channel',
+          security: 'console',
+          result: HelpDeskSearchResult,
+        }),
+      },
+    },
+    async (request) => ok({ users: await helpDesk.search(await caller(request, false), request.query.q) }),
+  );
+  app.get(
+    '/helpdesk/users/:userId',
+    {
+      schema: {
+        params: HelpDeskUserParams,
+        ...documented({
+          summary: "A user's group policy, masked channels, unused codes, lock, sessions and recent audit",
+          security: 'console',
+          result: HelpDeskUser,
+        }),
+      },
+    },
+    async (request) => ok(await helpDesk.user(await caller(request, false), request.params.userId)),
+  );
+  app.post(
+    '/helpdesk/users/:userId/codes',
+    {
+      schema: {
+        params: HelpDeskUserParams,
+        body: HelpDeskIssueRequest,
+        ...documented({
+          summary:
+            'Issue a code for a caller, with the reason; shown once (re-asks the passkey when it is not fresh)',
+          security: 'console',
+          result: HelpDeskIssueResult,
+        }),
+      },
+    },
+    async (request) => {
+      const who = await caller(request, true);
+      return ok(
+        await helpDesk.issue(
+          who,
+          request.params.userId,
+          request.body.reason,
+          consoleAuth.passkeyFresh(who),
+          request.ip,
+        ),
+      );
+    },
+  );
+  app.post(
+    '/helpdesk/users/:userId/codes/revoke',
+    {
+      schema: {
+        params: HelpDeskUserParams,
+        body: HelpDeskRevokeRequest,
+        ...documented({
+          summary: 'Take back one unused code, or all',
+          security: 'console',
+          result: HelpDeskCountResult,
+        }),
+      },
+    },
+    async (request) =>
+      ok({
+        count: await helpDesk.revoke(await caller(request, true), request.params.userId, request.body.codeId),
+      }),
+  );
+  app.post(
+    '/helpdesk/users/:userId/unlock',
+    action('End the verification lock', HelpDeskCountResult),
+    async (request) =>
+      ok({ count: await helpDesk.unlock(await caller(request, true), request.params.userId) }),
+  );
+  app.post(
+    '/helpdesk/users/:userId/sessions/end',
+    action("End the user's sessions", HelpDeskCountResult),
+    async (request) =>
+      ok({ count: await helpDesk.endSessions(await caller(request, true), request.params.userId) }),
+  );
+};
