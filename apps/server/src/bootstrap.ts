@@ -27,6 +27,7 @@ import { type AuditListener, observedStore } from './observability/observed-stor
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { ConsoleAuth } from './domain/console-auth.js';
 import { HelpDesk } from './domain/help-desk.js';
+import { AuditView } from './domain/audit-view.js';
 import pino, { type Logger } from 'pino';
 import { openStore } from './store/open-store.js';
 import { checkSecretFingerprint } from './store/secret-fingerprint.js';
@@ -144,6 +145,7 @@ export async function startServices(
         groups: new ScimGroups(store, now),
       },
       verification,
+      auditView: new AuditView(store),
       helpDesk: new HelpDesk(store, verification, config.codeDefaults, keys.codeHash, now),
       delivery,
       channelRules,

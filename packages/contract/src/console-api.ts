@@ -175,3 +175,46 @@ export const HelpDeskRevokeRequest = Type.Object(
 );
 export type HelpDeskRevokeRequest = Type.Static<typeof HelpDeskRevokeRequest>;
 export const HelpDeskCountResult = Type.Object({ count: Type.Integer() });
+
+// Audit (roles admin and auditor; after the passkey)
+export const ConsoleAuditQuery = Type.Object(
+  {
+    event: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    username: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'The user the entry is about' }),
+    ),
+    actor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description: 'Who acted: cli, console:<account>, service-key:<name>, ...',
+      }),
+    ),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'From this time (inclusive)' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Before this time' })),
+    cursor: Type.Optional(Type.String({ maxLength: 200, description: "The previous page's next" })),
+    limit: Type.Optional(
+      Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: '1 to 500, 50 when not given' }),
+    ),
+  },
+  strict,
+);
+export type ConsoleAuditQuery = Type.Static<typeof ConsoleAuditQuery>;
+export const ConsoleAuditEntry = Type.Object({
+  id: Type.String(),
+  at: Type.String(),
+  event: Type.String(),
+  userId: Type.Union([Type.String(), Type.Null()]),
+  username: Type.Union([Type.String(), Type.Null()]),
+  actor: Type.Union([Type.String(), Type.Null()]),
+  clientAddress: Type.Union([Type.String(), Type.Null()]),
+  details: Type.Record(Type.String(), Type.Unknown()),
+});
+export type ConsoleAuditEntry = Type.Static<typeof ConsoleAuditEntry>;
+export const ConsoleAuditPage = Type.Object({
+  entries: Type.Array(ConsoleAuditEntry),
+  next: Type.Union([Type.String(), Type.Null()], {
+    description: 'The cursor of the next (older) page; null at the end',
+  }),
+});
+export type ConsoleAuditPage = Type.Static<typeof ConsoleAuditPage>;

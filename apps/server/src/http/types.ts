@@ -17,6 +17,7 @@ import type { ScimUsers } from '../scim/scim-users.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
 import type { ConsoleAuth } from '../domain/console-auth.js';
 import type { HelpDesk } from '../domain/help-desk.js';
+import type { AuditView } from '../domain/audit-view.js';
 
 /** What every route may use; built once in app.ts. */
 export interface Services {
@@ -37,6 +38,8 @@ export interface Services {
   consoleAuth: ConsoleAuth;
   /** What the help desk does for a user who calls. */
   helpDesk: HelpDesk;
+  /** The audit log for administrators and auditors. */
+  auditView: AuditView;
   /** Users and groups pushed by an identity provider over SCIM 2.0. */
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */

@@ -250,7 +250,13 @@ export interface AuditEntry {
 export interface AuditFilter {
   userId?: string;
   event?: string;
+  actor?: string;
+  /** From this time on (inclusive). */
   since?: number;
+  /** Before this time (exclusive). */
+  until?: number;
+  /** Only entries older than this one (a page's last entry): the next page. */
+  after?: { at: number; id: string };
   limit?: number;
 }
 

@@ -25,6 +25,13 @@ export function auditRepository(db: Db): AuditRepository {
       if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);
       if (filter.event !== undefined) query = query.where('event', '=', filter.event);
       if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
+      if (filter.actor !== undefined) query = query.where('actor', '=', filter.actor);
+      if (filter.until !== undefined) query = query.where('at', '<', filter.until);
+      const { after } = filter;
+      if (after !== undefined)
+        query = query.where((eb) =>
+          eb.or([eb('at', '<', after.at), eb.and([eb('at', '=', after.at), eb('id', '<', after.id)])]),
+        );
       const rows = await query
         .orderBy('at', 'desc')
         .orderBy('id', 'desc')

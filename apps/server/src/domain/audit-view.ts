@@ -1,0 +1,109 @@
+import {
+  type ConsoleAuditEntry,
+  type ConsoleAuditPage,
+  type ConsoleAuditQuery,
+  ErrorNumber,
+} from '@dea/contract';
+import { stringify } from 'csv-stringify/sync';
+import type { AuditEntry, AuditFilter, ConsoleRole, Store } from '../store/store.js';
+import { ApiError, invalidRequest } from './api-error.js';
+import type { ConsoleCaller } from './console-auth.js';
+
+const AUDIT_ROLES: readonly ConsoleRole[] = ['admin', 'auditor'];
+const PAGE = 50;
+/** The most rows one CSV export holds; narrow the filter for more. */
+export const CSV_MAX_ROWS = 10_000;
+const CSV_COLUMNS = ['at', 'event', 'username', 'userId', 'actor', 'clientAddress', 'details'] as const;
+
+/** A cell a spreadsheet would run as a formula (=, +, -, @, tab, return) is prefixed with '. */
+const safeCell = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+
+function time(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) throw invalidRequest(`${name} must be a time such as 2026-11-24T09:00:00Z`);
+  return at;
+}
+
+/** The audit log for the console: filtered, in pages (newest first), and as CSV. */
+export class AuditView {
+  constructor(private readonly store: Store) {}
+
+  async page(caller: ConsoleCaller, query: ConsoleAuditQuery): Promise<ConsoleAuditPage> {
+    const filter = await this.filterOf(caller, query);
+    if (filter === undefined) return { entries: [], next: null };
+    const limit = query.limit === undefined ? PAGE : Math.min(500, Number(query.limit));
+    const rows = await this.store.audit.list({ ...filter, limit: limit + 1 });
+    const entries = await this.withNames(rows.slice(0, limit));
+    const last = rows.length > limit ? rows[limit - 1] : undefined;
+    return { entries, next: last === undefined ? null : `${last.at}.${last.id}` };
+  }
+
+  /** Every entry of the filter, newest first, up to CSV_MAX_ROWS, as CSV with a header line. */
+  async csv(caller: ConsoleCaller, query: ConsoleAuditQuery): Promise<string> {
+    const filter = await this.filterOf(caller, query);
+    const rows: AuditEntry[] = [];
+    let after = filter?.after;
+    while (filter !== undefined && rows.length < CSV_MAX_ROWS) {
+      const batch = await this.store.audit.list({
+        ...filter,
+        after,
+        limit: Math.min(1000, CSV_MAX_ROWS - rows.length),
+      });
+      rows.push(...batch);
+      const last = batch.at(-1);
+      if (last === undefined || batch.length < 1000) break;
+      after = { at: last.at, id: last.id };
+    }
+    const entries = await this.withNames(rows);
+    return stringify(
+      entries.map((entry) =>
+        CSV_COLUMNS.map((column) =>
+          safeCell(column === 'details' ? JSON.stringify(entry.details) : (entry[column] ?? '')),
+        ),
+      ),
+      { header: true, columns: [...CSV_COLUMNS] },
+    );
+  }
+
+  /** The store's filter, or undefined when it cannot match (a user name nobody has). */
+  private async filterOf(caller: ConsoleCaller, query: ConsoleAuditQuery): Promise<AuditFilter | undefined> {
+    if (!caller.passkeyVerified || !AUDIT_ROLES.includes(caller.account.role))
+      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
+    const cursor = query.cursor === undefined ? undefined : /^(\d+)\.(.+)$/.exec(query.cursor);
+    if (query.cursor !== undefined && (cursor === undefined || cursor === null))
+      throw invalidRequest('cursor is not one this server gave');
+    let userId: string | undefined;
+    if (query.username !== undefined) {
+      const user = await this.store.users.findByUsername(query.username);
+      if (user === undefined) return undefined;
+      userId = user.id;
+    }
+    return {
+      ...(userId !== undefined && { userId }),
+      ...(query.event !== undefined && { event: query.event }),
+      ...(query.actor !== undefined && { actor: query.actor }),
+      ...(query.since !== undefined && { since: time(query.since, 'since') }),
+      ...(query.until !== undefined && { until: time(query.until, 'until') }),
+      ...(cursor?.[1] !== undefined &&
+        cursor[2] !== undefined && { after: { at: Number(cursor[1]), id: cursor[2] } }),
+    };
+  }
+
+  private async withNames(rows: AuditEntry[]): Promise<ConsoleAuditEntry[]> {
+    const names = new Map<string, string | null>();
+    for (const id of new Set(rows.map((row) => row.userId).filter((id): id is string => id !== null))) {
+      names.set(id, (await this.store.users.findById(id))?.username ?? null);
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      at: new Date(row.at).toISOString(),
+      event: row.event,
+      userId: row.userId,
+      username: row.userId === null ? null : (names.get(row.userId) ?? null),
+      actor: row.actor,
+      clientAddress: row.clientAddress,
+      details: row.details,
+    }));
+  }
+}

@@ -1,0 +1,62 @@
+import { ConsoleAuditPage, ConsoleAuditQuery, ErrorEnvelope } from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { ConsoleCaller } from '../../domain/console-auth.js';
+import { consoleSessionOf } from '../../http/cookies.js';
+import { ok } from '../../http/envelope.js';
+import { documented } from '../../http/route-docs.js';
+
+/** The audit log for administrators and auditors: filtered pages, and a CSV export. */
+export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { consoleAuth, auditView } = app.services;
+  const caller = (request: FastifyRequest): Promise<ConsoleCaller> =>
+    consoleAuth.caller(consoleSessionOf(request), undefined, false);
+
+  app.get(
+    '/audit',
+    {
+      schema: {
+        querystring: ConsoleAuditQuery,
+        ...documented({
+          summary: 'The audit log, newest first, filtered, a page at a time',
+          security: 'console',
+          result: ConsoleAuditPage,
+        }),
+      },
+    },
+    async (request) => ok(await auditView.page(await caller(request), request.query)),
+  );
+
+  const csvDocs = documented({
+    summary: 'The same entries as CSV (at most 10,000)',
+    security: 'console',
+    result: ConsoleAuditPage,
+  });
+  app.get(
+    '/audit.csv',
+    {
+      schema: {
+        ...csvDocs,
+        querystring: ConsoleAuditQuery,
+        response: {
+          ...csvDocs.response,
+          200: {
+            description:
+              'CSV with a header line: at, event, username, userId, actor, clientAddress, details (JSON)',
+            content: {
+              'text/csv': { schema: { type: 'string' } },
+              'application/json': { schema: ErrorEnvelope },
+            },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const csv = await auditView.csv(await caller(request), request.query);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="dea-audit.csv"')
+        .send(csv);
+    },
+  );
+};
