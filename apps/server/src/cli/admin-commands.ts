@@ -16,7 +16,7 @@ import {
   requiredOption,
   UsageError,
 } from './command.js';
-import { passwordOptions, readPassword } from './user-commands.js';
+import { passwordOptions, readPassword, setPasswordCommand } from './user-commands.js';
 
 function role(text: string): ConsoleRole {
   if (!(CONSOLE_ROLES as readonly string[]).includes(text))
@@ -126,29 +126,20 @@ export const adminCommands: CommandGroup = {
         return 0;
       },
     },
-    'set-password': {
-      summary: "set a console account's password from standard input or a file; its sessions end",
-      usage: '<username> (--password-stdin | --password-file FILE)',
-      options: passwordOptions,
-      async run(values, positionals, context) {
-        const username = argument(positionals, 0, 'username');
-        noMoreArguments(positionals, 1);
-        const password = await readPassword(values, context);
-        const { store } = await context.open();
+    'set-password': setPasswordCommand(
+      "set a console account's password from standard input or a file; its sessions end",
+      async (username, passwordHash, store, context) => {
         const account = await findAccount(store, username);
-        await store.console.updateAccount(account.id, {
-          passwordHash: await hashPassword(password, context.config.passwordHashCost),
-        });
+        await store.console.updateAccount(account.id, { passwordHash });
         const ended = await store.console.endSessionsOf(account.id, context.now());
         await audit(store, context, 'console.account_changed', {
           username,
           change: 'password',
           sessionsEnded: ended,
         });
-        context.out(`Set the password of console account ${username}; ${ended} sessions ended.`);
-        return 0;
+        return `Set the password of console account ${username}; ${ended} sessions ended.`;
       },
-    },
+    ),
     disable: accountCommand(
       'disable a console account; its sessions end',
       async (account, store, context) => {

@@ -10,6 +10,7 @@ import {
   asUsage,
   auditChange,
   type CliContext,
+  type Command,
   CliFailure,
   type CommandGroup,
   findUser,
@@ -55,6 +56,30 @@ export async function readPassword(values: OptionValues, context: CliContext): P
   if ([...password].length < PASSWORD_MIN || password.length > PASSWORD_MAX)
     throw new UsageError(`the password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
   return password;
+}
+
+/**
+ * `<group> set-password <username>`: the password from standard input or a file, hashed at the
+ * configured cost, handed to `apply`, whose answer is printed.
+ */
+export function setPasswordCommand(
+  summary: string,
+  apply: (username: string, passwordHash: string, store: Store, context: CliContext) => Promise<string>,
+): Command {
+  return {
+    summary,
+    usage: '<username> (--password-stdin | --password-file FILE)',
+    options: passwordOptions,
+    async run(values, positionals, context) {
+      const username = argument(positionals, 0, 'username');
+      noMoreArguments(positionals, 1);
+      const password = await readPassword(values, context);
+      const { store } = await context.open();
+      const passwordHash = await hashPassword(password, context.config.passwordHashCost);
+      context.out(await apply(username, passwordHash, store, context));
+      return 0;
+    },
+  };
 }
 
 async function groupNamesOfUsers(store: Store): Promise<Map<string, string[]>> {
@@ -194,26 +219,18 @@ export const userCommands: CommandGroup = {
         return 0;
       },
     },
-    'set-password': {
-      summary: "set a user's password from standard input or a file",
-      usage: '<username> (--password-stdin | --password-file FILE)',
-      options: passwordOptions,
-      async run(values, positionals, context) {
-        const username = argument(positionals, 0, 'username');
-        noMoreArguments(positionals, 1);
-        const password = await readPassword(values, context);
-        const { store } = await context.open();
+    'set-password': setPasswordCommand(
+      "set a user's password from standard input or a file",
+      async (username, passwordHash, store, context) => {
         const user = await findUser(store, username);
-        const passwordHash = await hashPassword(password, context.config.passwordHashCost);
         await store.users.update(user.id, { passwordHash });
         // Whoever signed in with the old password is signed out.
         const now = context.now();
         const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
         await auditChange(store, now, 'user.password_set', { userId: user.id, details: { sessionsEnded } });
-        context.out(`Set the password of ${username}; ${signedOut(sessionsEnded)}.`);
-        return 0;
+        return `Set the password of ${username}; ${signedOut(sessionsEnded)}.`;
       },
-    },
+    ),
     disable: oneUserCommand(
       'disable a user: no sign-in, no codes, every verification fails',
       async (user, context, store) => {

@@ -174,6 +174,17 @@ describe.each(STORE_KINDS)('console sign-in on %s', (kind) => {
       const me = () =>
         t.app.inject({ method: 'GET', url: `${BASE}/me`, headers: { cookie: headers.cookie } });
       expect((await me()).statusCode).toBe(200);
+      const changed = await t.dea(
+        ['admin', 'set-password', 'dora', '--password-stdin'],
+        {},
+        'another console password\n',
+      );
+      expect(changed.out).toContain('Set the password of console account dora; 1 sessions ended.');
+      expect((await me()).statusCode).toBe(401);
+      expect((await passwordStep(t, 'dora')).response.json()).toMatchObject({ error: 3 });
+      expect((await passwordStep(t, 'dora', 'another console password')).response.json()).toMatchObject({
+        error: 0,
+      });
       expect((await t.dea(['admin', 'disable', 'dora'])).out).toContain('1 sessions ended');
       expect((await me()).statusCode).toBe(401);
       expect((await passwordStep(t, 'dora')).response.json()).toMatchObject({ error: 3 });
