@@ -4,7 +4,8 @@ import { createServer } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { describe } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
-import { API } from '../testing/api-bodies.js';
+import { CHANNEL_DELIVERY_MODE } from '@dea/contract';
+import { API, bodies } from '../testing/api-bodies.js';
 import { appTest } from '../testing/fixtures.js';
 import { createPrivateCa, type PrivateCa } from '../testing/private-ca.js';
 import { STORE_KINDS } from '../testing/stores.js';
@@ -154,6 +155,43 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
         expect(message.headers['content-type']).toBe('application/json');
       }
       expect(new Set(endpoint.received.map((message) => message.headers['webhook-id'])).size).toBe(4);
+    },
+  );
+
+  appTest(
+    'a code sent to a channel is told without the code or the address',
+    async ({ startApp, expect, onTestFinished }) => {
+      const ca = createPrivateCa();
+      const endpoint = await receiver(ca, (_index, response) => response.writeHead(204).end());
+      onTestFinished(async () => {
+        await endpoint.close();
+        ca.dispose();
+      });
+      const t = await startApp({
+        DEA_WEBHOOKS: JSON.stringify({ 'code.sent': endpoint.url }),
+        DEA_WEBHOOK_SECRET: SECRET,
+        DEA_WEBHOOK_CA_FILE: ca.caFile,
+      });
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: CHANNEL_DELIVERY_MODE },
+        channels: { email: 'grace.hopper@example.com' },
+      });
+      const [channel] = await t.services.store.channels.listOfUser(user.id);
+      const sent = await t.call(
+        `${API}/tempPass/createAndSend`,
+        bodies.createAndSend(user.id, 'smtp', channel?.id ?? ''),
+        await t.signIn(user),
+      );
+      expect(sent.json()).toMatchObject({ error: 0 });
+      await eventually(() => endpoint.received.length >= 1);
+      const [message] = endpoint.received;
+      if (message === undefined) throw new Error('nothing received');
+      expect(verified(message)).toMatchObject({
+        type: 'code.sent',
+        data: { userId: user.id, username: user.username },
+      });
+      expect(message.body).not.toContain('grace.hopper@example.com');
+      expect(await t.services.store.outbox.list(1, user.id)).toHaveLength(1);
     },
   );
 
