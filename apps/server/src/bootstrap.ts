@@ -27,6 +27,7 @@ import { type AuditListener, observedStore } from './observability/observed-stor
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { ConsoleAuth } from './domain/console-auth.js';
 import { HelpDesk } from './domain/help-desk.js';
+import { sendCode } from './domain/send-code.js';
 import { AuditView } from './domain/audit-view.js';
 import pino, { type Logger } from 'pino';
 import { openStore } from './store/open-store.js';
@@ -146,7 +147,10 @@ export async function startServices(
       },
       verification,
       auditView: new AuditView(store),
-      helpDesk: new HelpDesk(store, verification, config.codeDefaults, keys.codeHash, now),
+      // The services are complete by the time an agent sends a code.
+      helpDesk: new HelpDesk(store, verification, config.codeDefaults, keys.codeHash, now, (request) =>
+        sendCode(services, request),
+      ),
       delivery,
       channelRules,
       sendLimits: new SendLimits(store.rateCounters, config.sendLimits, keys.codeHash),

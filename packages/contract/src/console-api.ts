@@ -122,7 +122,13 @@ export const HelpDeskUser = Type.Object({
     codeValidityMinutes: Type.Integer(),
     maxUnusedCodes: Type.Integer(),
   }),
-  channels: Type.Array(Type.Object({ key: Type.String(), masked: Type.String() })),
+  channels: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      masked: Type.String(),
+      reference: Type.String({ description: 'The opaque reference to send a code to' }),
+    }),
+  ),
   codes: Type.Array(
     Type.Object({
       id: Type.String(),
@@ -218,3 +224,16 @@ export const ConsoleAuditPage = Type.Object({
   }),
 });
 export type ConsoleAuditPage = Type.Static<typeof ConsoleAuditPage>;
+export const HelpDeskSendRequest = Type.Object(
+  {
+    reason: Type.String({ minLength: 5, maxLength: 500 }),
+    recipient: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "One of the user's channel references",
+    }),
+  },
+  strict,
+);
+export type HelpDeskSendRequest = Type.Static<typeof HelpDeskSendRequest>;
+export const HelpDeskSendResult = Type.Object({ to: Type.String({ description: 'The masked recipient' }) });

@@ -3,6 +3,7 @@ import {
   type HelpDeskIssueResult,
   type HelpDeskUser,
   POLICY_CATEGORY_SELF_SERVICE,
+  SEND_TYPE_OF_CHANNEL,
 } from '@dea/contract';
 import type { ConsoleRole, Store, User } from '../store/store.js';
 import { ApiError } from './api-error.js';
@@ -11,6 +12,7 @@ import { issueCode } from './codes.js';
 import type { ConsoleCaller } from './console-auth.js';
 import { maskAddress } from './masking.js';
 import { resolvePolicy } from './policy.js';
+import type { SendRequest } from './send-code.js';
 import type { Verification } from './verification.js';
 
 const SEARCH_LIMIT = 20;
@@ -33,6 +35,8 @@ export class HelpDesk {
     private readonly codeDefaults: CodeDefaults,
     private readonly codeHashKey: Buffer,
     private readonly now: () => number,
+    /** Sends a code to a channel as the page does (sendCode), on the agent's behalf. */
+    private readonly send: (request: SendRequest) => Promise<{ to: string }>,
   ) {}
 
   /** The agent may act: the passkey was verified in this session and the role is one of the help desk's. */
@@ -79,6 +83,7 @@ export class HelpDesk {
       channels: (await this.store.channels.listOfUser(user.id)).map((channel) => ({
         key: channel.key,
         masked: maskAddress(channel.key, channel.address),
+        reference: channel.id,
       })),
       codes: (await this.store.codes.listActive(user.id, at)).map((code) => ({
         id: code.id,
@@ -136,6 +141,36 @@ export class HelpDesk {
       details: { reason: reason.trim(), via: 'help desk' },
     });
     return { code: issued.code, expiresAt: iso(issued.expiresAt) };
+  }
+
+  /**
+   * A code sent to one of the user's channels, as the page would send it (the user's policy must
+   * send by channel; send limits, retries, notices), with the agent's reason in the audit.
+   */
+  async sendToChannel(
+    caller: ConsoleCaller,
+    userId: string,
+    request: { reason: string; recipient: string },
+    passkeyFresh: boolean,
+    clientAddress: string,
+    log: SendRequest['log'],
+  ): Promise<{ to: string }> {
+    this.allowed(caller);
+    if (!passkeyFresh)
+      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
+    const user = await this.find(userId);
+    const channel = await this.store.channels.findOfUser(user.id, request.recipient);
+    if (channel === undefined) throw new ApiError(ErrorNumber.unknownChannel);
+    return this.send({
+      user,
+      channelType: SEND_TYPE_OF_CHANNEL[channel.key],
+      reference: channel.id,
+      locale: undefined,
+      clientAddress,
+      log,
+      actor: this.actorOf(caller),
+      details: { reason: request.reason.trim(), via: 'help desk' },
+    });
   }
 
   /** Takes back one unused code, or all of them. Answers how many. */

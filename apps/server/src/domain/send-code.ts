@@ -31,6 +31,10 @@ export interface SendRequest {
   clientAddress: string;
   /** Where a failed delivery's cause is told to the operator. */
   log: { warn(details: Record<string, unknown>, message: string): void };
+  /** Who asks, when not the user themself (a help-desk agent: console:<account>). */
+  actor?: string;
+  /** What the code's audit entry records besides (the agent's reason). */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -44,7 +48,7 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
   const { user, channelType, clientAddress } = request;
   const audit = (event: AuditEventName, details: Record<string, unknown>) =>
     services.store.audit.append(
-      { event, userId: user.id, actor: user.id, clientAddress, details },
+      { event, userId: user.id, actor: request.actor ?? user.id, clientAddress, details },
       services.now(),
     );
   const policy = await emergencyPolicy(services, user.id, 'channel', clientAddress);
@@ -83,6 +87,8 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
     channelType,
     clientAddress,
     now: services.now(),
+    ...(request.actor !== undefined && { actor: request.actor }),
+    ...(request.details !== undefined && { details: request.details }),
   });
   const language = await services.catalogs.choose([request.locale, user.locale]);
   const timeZone = user.timeZone ?? services.config.timeZone;

@@ -1,3 +1,4 @@
+import { CHANNEL_DELIVERY_MODE } from '@dea/contract';
 import { describe } from 'vitest';
 import { sha256 } from '../../crypto/keyed-hash.js';
 import { createServiceKey } from '../../domain/service-keys.js';
@@ -138,6 +139,51 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
       expect(burst.filter((answer) => answer.json<{ error: number }>().error === 0)).toHaveLength(3);
       expect(burst.filter((answer) => answer.json<{ error: number }>().error === 148)).toHaveLength(7);
       expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(3);
+    },
+  );
+
+  appTest(
+    "sends a code to one of the user's channels as the page would, with the agent's reason",
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const helper = await agent(t, 'helpdesk');
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: CHANNEL_DELIVERY_MODE },
+        channels: { email: 'ines@example.com' },
+      });
+      const shown = (await helper.get(`/users/${user.id}`)).json<{
+        result: { channels: { reference: string }[] };
+      }>();
+      const reference = shown.result.channels[0]?.reference ?? '';
+      const sent = await helper.post(`/users/${user.id}/codes/send`, {
+        reason: 'Ticket 77, lost phone',
+        recipient: reference,
+      });
+      expect(sent.json()).toMatchObject({ error: 0, result: { to: expect.not.stringContaining('ines@') } });
+      expect(await t.services.store.outbox.list(5, user.id)).toHaveLength(1);
+      expect(await t.services.store.audit.list({ userId: user.id, event: 'code.issued' })).toMatchObject([
+        {
+          actor: `console:${helper.username}`,
+          details: { reason: 'Ticket 77, lost phone', channel: 'smtp' },
+        },
+      ]);
+      expect(await t.services.store.audit.list({ userId: user.id, event: 'code.sent' })).toMatchObject([
+        { actor: `console:${helper.username}` },
+      ]);
+      const unknown = await helper.post(`/users/${user.id}/codes/send`, {
+        reason: 'Ticket 78, again',
+        recipient: 'not-hers',
+      });
+      expect(unknown.json()).toMatchObject({ error: 130 });
+      // A user whose policy shows codes on screen gets none by channel, from the help desk either.
+      const onScreen = await t.createUser({ channels: { email: 'jo@example.com' } });
+      const [channel] = await t.services.store.channels.listOfUser(onScreen.id);
+      const refused = await helper.post(`/users/${onScreen.id}/codes/send`, {
+        reason: 'Ticket 79, by mail',
+        recipient: channel?.id ?? '',
+      });
+      expect(refused.json<{ error: number }>().error).not.toBe(0);
+      expect(await t.services.store.outbox.list(5, onScreen.id)).toEqual([]);
     },
   );
 

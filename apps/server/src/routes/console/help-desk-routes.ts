@@ -6,6 +6,8 @@ import {
   HelpDeskRevokeRequest,
   HelpDeskSearchQuery,
   HelpDeskSearchResult,
+  HelpDeskSendRequest,
+  HelpDeskSendResult,
   HelpDeskUser,
   HelpDeskUserParams,
 } from '@dea/contract';
@@ -87,6 +89,34 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.body.reason,
           consoleAuth.passkeyFresh(who),
           request.ip,
+        ),
+      );
+    },
+  );
+  app.post(
+    '/helpdesk/users/:userId/codes/send',
+    {
+      schema: {
+        params: HelpDeskUserParams,
+        body: HelpDeskSendRequest,
+        ...documented({
+          summary:
+            "Send a code to one of the user's channels, with the reason (re-asks the passkey when it is not fresh)",
+          security: 'console',
+          result: HelpDeskSendResult,
+        }),
+      },
+    },
+    async (request) => {
+      const who = await caller(request, true);
+      return ok(
+        await helpDesk.sendToChannel(
+          who,
+          request.params.userId,
+          request.body,
+          consoleAuth.passkeyFresh(who),
+          request.ip,
+          request.log,
         ),
       );
     },
