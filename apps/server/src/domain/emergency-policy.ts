@@ -30,6 +30,8 @@ export async function emergencyPolicy(
   userId: string,
   delivery: 'channel' | 'screen',
   clientAddress: string | null,
+  /** Who asks, when not the user themself (a help-desk agent). */
+  actor: string = userId,
 ): Promise<PolicyOptions> {
   const policy = await policyOf(services, userId);
   const refusal = !policy.enableECode
@@ -42,7 +44,7 @@ export async function emergencyPolicy(
     {
       event: 'code.refused',
       userId,
-      actor: userId,
+      actor,
       clientAddress,
       details: { reason: refusal.reason, delivery },
     },

@@ -51,7 +51,7 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
       { event, userId: user.id, actor: request.actor ?? user.id, clientAddress, details },
       services.now(),
     );
-  const policy = await emergencyPolicy(services, user.id, 'channel', clientAddress);
+  const policy = await emergencyPolicy(services, user.id, 'channel', clientAddress, request.actor);
   const channel = await services.store.channels.findOfUser(user.id, request.reference);
   if (channel === undefined || SEND_TYPE_OF_CHANNEL[channel.key] !== channelType) {
     await audit('code.send_refused', { channel: channelType, reason: 'unknown-recipient' });

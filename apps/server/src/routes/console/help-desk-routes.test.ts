@@ -184,6 +184,9 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
       });
       expect(refused.json<{ error: number }>().error).not.toBe(0);
       expect(await t.services.store.outbox.list(5, onScreen.id)).toEqual([]);
+      expect(await t.services.store.audit.list({ userId: onScreen.id, event: 'code.refused' })).toMatchObject(
+        [{ actor: `console:${helper.username}`, details: { reason: 'wrong-delivery-mode' } }],
+      );
     },
   );
 
