@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateServiceKey } from '../domain/service-keys.js';
+import { bearerToken } from '../http/bearer.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 import { MAX_PAGE, resourceTypes, schemas, serviceProviderConfig } from '../scim/scim-discovery.js';
 import { notFound, ScimError } from '../scim/scim-error.js';
@@ -12,11 +13,6 @@ export const SCIM_BASE_PATH = '/scim/v2';
 /** The service key's name, as the actor of every change it makes. */
 const actors = new WeakMap<FastifyRequest, string>();
 const actorOf = (request: FastifyRequest): string => actors.get(request) ?? 'scim';
-
-function bearer(request: FastifyRequest): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  return match?.[1];
-}
 
 /** The absolute URL of SCIM's base, as the client reached it. */
 const baseOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}${SCIM_BASE_PATH}`;
@@ -101,7 +97,7 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     const serviceKey = await authenticateServiceKey(
       services.store,
       services.keys.serviceKey,
-      bearer(request),
+      bearerToken(request),
       'scim',
     );
     if (serviceKey === undefined)

@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateServiceKey } from '../domain/service-keys.js';
 import { addressList } from '../http/address-ranges.js';
+import { bearerToken } from '../http/bearer.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 
 /** Where the plugins of the second-factor server send their checks. */
@@ -33,8 +34,7 @@ async function refuse(reply: FastifyReply, status: number, code: number, message
 /** privacyIDEA's API keys come as the whole Authorization header; a Bearer prefix is taken too. */
 function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization?.trim();
-  if (header === undefined || header === '') return undefined;
-  return /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? header;
+  return header === undefined || header === '' ? undefined : (bearerToken(request) ?? header);
 }
 
 /** A parameter as the plugins send it: a form field or a JSON member, text only. */

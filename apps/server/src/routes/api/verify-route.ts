@@ -1,18 +1,12 @@
 import { ErrorNumber, VerifyRequest, VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
 import { authenticateServiceKey } from '../../domain/service-keys.js';
 import { ok } from '../../http/envelope.js';
+import { bearerToken } from '../../http/bearer.js';
 import { documented } from '../../http/route-docs.js';
 
 const unauthorized = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
-
-function bearer(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
-}
 
 /**
  * Where an issued code is used: integrators verify it with a service key. A valid code is
@@ -36,7 +30,7 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
       const serviceKey = await authenticateServiceKey(
         services.store,
         services.keys.serviceKey,
-        bearer(request),
+        bearerToken(request),
         'verify',
       );
       if (serviceKey === undefined) throw unauthorized();

@@ -1,16 +1,12 @@
 import { ConsoleAuditPage, ConsoleAuditQuery, ErrorEnvelope } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { ConsoleCaller } from '../../domain/console-auth.js';
-import { consoleSessionOf } from '../../http/cookies.js';
 import { ok } from '../../http/envelope.js';
+import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 
 /** The audit log for administrators and auditors: filtered pages, and a CSV export. */
 export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { consoleAuth, auditView } = app.services;
-  const caller = (request: FastifyRequest): Promise<ConsoleCaller> =>
-    consoleAuth.caller(consoleSessionOf(request), undefined, false);
+  const { auditView } = app.services;
 
   app.get(
     '/audit',
@@ -24,7 +20,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => ok(await auditView.page(await caller(request), request.query)),
+    async (request) => ok(await auditView.page(await consoleCallerOf(request, false), request.query)),
   );
 
   const csvDocs = documented({
@@ -52,7 +48,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const csv = await auditView.csv(await caller(request), request.query);
+      const csv = await auditView.csv(await consoleCallerOf(request, false), request.query);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="dea-audit.csv"')

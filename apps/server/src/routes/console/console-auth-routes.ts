@@ -10,14 +10,10 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { ConsoleCaller, RelyingParty } from '../../domain/console-auth.js';
-import {
-  clearConsoleCookies,
-  CONSOLE_TOKEN_HEADER,
-  consoleSessionOf,
-  setConsoleCookies,
-} from '../../http/cookies.js';
+import type { RelyingParty } from '../../domain/console-auth.js';
+import { clearConsoleCookies, setConsoleCookies } from '../../http/cookies.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 
 /** The console's origin and host name as the browser reached it: where its passkeys belong. */
@@ -35,14 +31,6 @@ const NoResult = Type.Object({});
  */
 export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { consoleAuth } = app.services;
-  const caller = (request: FastifyRequest, needsToken = true): Promise<ConsoleCaller> => {
-    const token = request.headers[CONSOLE_TOKEN_HEADER];
-    return consoleAuth.caller(
-      consoleSessionOf(request),
-      typeof token === 'string' ? token : undefined,
-      needsToken,
-    );
-  };
 
   app.post(
     '/session',
@@ -74,7 +62,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) => {
-      const { account, passkeyVerified } = await caller(request, false);
+      const { account, passkeyVerified } = await consoleCallerOf(request, false);
       return ok({
         username: account.username,
         displayName: account.displayName,
@@ -99,7 +87,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      ok(await consoleAuth.registrationOptions(await caller(request), relyingParty(request))),
+      ok(await consoleAuth.registrationOptions(await consoleCallerOf(request, true), relyingParty(request))),
   );
   app.post(
     '/passkey/registration',
@@ -114,7 +102,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      await consoleAuth.register(await caller(request), request.body, relyingParty(request));
+      await consoleAuth.register(await consoleCallerOf(request, true), request.body, relyingParty(request));
       return ok({});
     },
   );
@@ -132,7 +120,9 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      ok(await consoleAuth.authenticationOptions(await caller(request), relyingParty(request))),
+      ok(
+        await consoleAuth.authenticationOptions(await consoleCallerOf(request, true), relyingParty(request)),
+      ),
   );
   app.post(
     '/passkey/authentication',
@@ -147,7 +137,11 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      await consoleAuth.authenticate(await caller(request), request.body, relyingParty(request));
+      await consoleAuth.authenticate(
+        await consoleCallerOf(request, true),
+        request.body,
+        relyingParty(request),
+      );
       return ok({});
     },
   );
@@ -161,7 +155,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await consoleAuth.signOut(await caller(request));
+      await consoleAuth.signOut(await consoleCallerOf(request, true));
       clearConsoleCookies(request, reply);
       return ok({});
     },

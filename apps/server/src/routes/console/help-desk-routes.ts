@@ -12,23 +12,13 @@ import {
   HelpDeskUserParams,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { ConsoleCaller } from '../../domain/console-auth.js';
-import { CONSOLE_TOKEN_HEADER, consoleSessionOf } from '../../http/cookies.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 
 /** The help desk's calls: find a user, see them, and help them; roles admin and helpdesk. */
 export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { consoleAuth, helpDesk } = app.services;
-  const caller = (request: FastifyRequest, needsToken: boolean): Promise<ConsoleCaller> => {
-    const token = request.headers[CONSOLE_TOKEN_HEADER];
-    return consoleAuth.caller(
-      consoleSessionOf(request),
-      typeof token === 'string' ? token : undefined,
-      needsToken,
-    );
-  };
   const action = (summary: string, result: typeof HelpDeskCountResult) => ({
     preValidation: emptyBodyAsObject,
     schema: {
@@ -50,7 +40,8 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => ok({ users: await helpDesk.search(await caller(request, false), request.query.q) }),
+    async (request) =>
+      ok({ users: await helpDesk.search(await consoleCallerOf(request, false), request.query.q) }),
   );
   app.get(
     '/helpdesk/users/:userId',
@@ -64,7 +55,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => ok(await helpDesk.user(await caller(request, false), request.params.userId)),
+    async (request) => ok(await helpDesk.user(await consoleCallerOf(request, false), request.params.userId)),
   );
   app.post(
     '/helpdesk/users/:userId/codes',
@@ -81,7 +72,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const who = await caller(request, true);
+      const who = await consoleCallerOf(request, true);
       return ok(
         await helpDesk.issue(
           who,
@@ -108,7 +99,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const who = await caller(request, true);
+      const who = await consoleCallerOf(request, true);
       return ok(
         await helpDesk.sendToChannel(
           who,
@@ -136,19 +127,23 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       ok({
-        count: await helpDesk.revoke(await caller(request, true), request.params.userId, request.body.codeId),
+        count: await helpDesk.revoke(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          request.body.codeId,
+        ),
       }),
   );
   app.post(
     '/helpdesk/users/:userId/unlock',
     action('End the verification lock', HelpDeskCountResult),
     async (request) =>
-      ok({ count: await helpDesk.unlock(await caller(request, true), request.params.userId) }),
+      ok({ count: await helpDesk.unlock(await consoleCallerOf(request, true), request.params.userId) }),
   );
   app.post(
     '/helpdesk/users/:userId/sessions/end',
     action("End the user's sessions", HelpDeskCountResult),
     async (request) =>
-      ok({ count: await helpDesk.endSessions(await caller(request, true), request.params.userId) }),
+      ok({ count: await helpDesk.endSessions(await consoleCallerOf(request, true), request.params.userId) }),
   );
 };
