@@ -231,8 +231,12 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
       const ids = endpoint.received.map((message) => message.headers['webhook-id']);
       expect(new Set(ids).size).toBe(1);
       for (const message of endpoint.received) expect(verified(message).type).toBe('code.issued');
-      const metrics = await t.services.metrics.registry.getSingleMetricAsString('dea_webhook_messages_total');
-      expect(metrics).toContain('dea_webhook_messages_total{event="code.issued",outcome="delivered"} 1');
+      // The endpoint has the third message before the sender has its answer: wait for the count.
+      const delivered = 'dea_webhook_messages_total{event="code.issued",outcome="delivered"} 1';
+      const metric = () => t.services.metrics.registry.getSingleMetricAsString('dea_webhook_messages_total');
+      for (let tries = 0; tries < 200 && !(await metric()).includes(delivered); tries += 1)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await metric()).toContain(delivered);
     },
   );
 
