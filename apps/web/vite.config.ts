@@ -11,7 +11,8 @@ const contractFolder = fileURLToPath(new URL('../../packages/contract/src/', imp
  * /dea/) and the login application (`dist/login/index.html`, served at DEA_LOGIN_PATH). Their
  * modules are split into shared chunks under `dist/dea/assets/`, which both pages load from
  * /dea/assets/, so the journey from the login form to the code downloads React once and the
- * login application works at any path.
+ * login application works at any path. The console (`dist/admin/index.html`, served at /admin/)
+ * shares the same chunks and styles.
  */
 export default defineConfig({
   root: entries,
@@ -27,7 +28,11 @@ export default defineConfig({
     assetsInlineLimit: 4096,
     reportCompressedSize: true,
     rolldownOptions: {
-      input: { dea: `${entries}dea/index.html`, login: `${entries}login/index.html` },
+      input: {
+        dea: `${entries}dea/index.html`,
+        login: `${entries}login/index.html`,
+        admin: `${entries}admin/index.html`,
+      },
       output: { chunkFileNames: 'dea/assets/shared-[hash].js' },
       treeshake: {
         // The contract's schema module builds TypeBox objects at load time; the page only
@@ -36,5 +41,9 @@ export default defineConfig({
       },
     },
   },
-  server: { port: 5173, proxy: { '/dea/api': 'http://localhost:8080', '/login': 'http://localhost:8080' } },
+  server: { port: 5173, proxy: {
+      '/dea/api': 'http://localhost:8080',
+      '/dea/admin-api': 'http://localhost:8080',
+      '/login': 'http://localhost:8080',
+    }, },
 });

@@ -173,6 +173,7 @@ test('a console account registers its passkey at the first sign-in and needs it 
     displayName: 'Ada Agent',
     role: 'helpdesk',
     passkeyVerified: false,
+    next: 'register-passkey',
   });
   expect((await consoleCall(page, 'register')).body).toMatchObject({ error: 0 });
   expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: true });

@@ -5,6 +5,10 @@ const strict = { additionalProperties: false } as const;
 /** Where the console's calls live; the console's page is served at CONSOLE_PAGE_PATH. */
 export const CONSOLE_API_BASE_PATH = '/dea/admin-api/';
 export const CONSOLE_PAGE_PATH = '/admin/';
+/** The console's session cookies (with the __Host- prefix behind TLS) and the header its page echoes the token in. */
+export const CONSOLE_SESSION_COOKIE_NAME = 'dea_console';
+export const CONSOLE_TOKEN_COOKIE_NAME = 'dea_console_token';
+export const CONSOLE_TOKEN_HEADER_NAME = 'X-Console-Token';
 
 export const CONSOLE_ROLE_NAMES = ['admin', 'helpdesk', 'auditor'] as const;
 export const ConsoleRole = Type.Union([
@@ -36,6 +40,9 @@ export const ConsoleMe = Type.Object({
   displayName: Type.String(),
   role: ConsoleRole,
   passkeyVerified: Type.Boolean({ description: 'false: only the password so far; the passkey step is next' }),
+  next: Type.Union([Type.Literal('register-passkey'), Type.Literal('passkey'), Type.Null()], {
+    description: 'The passkey step still to do, null once it is done',
+  }),
 });
 export type ConsoleMe = Type.Static<typeof ConsoleMe>;
 
@@ -181,6 +188,7 @@ export const HelpDeskRevokeRequest = Type.Object(
 );
 export type HelpDeskRevokeRequest = Type.Static<typeof HelpDeskRevokeRequest>;
 export const HelpDeskCountResult = Type.Object({ count: Type.Integer() });
+export type HelpDeskCountResult = Type.Static<typeof HelpDeskCountResult>;
 
 // Audit (roles admin and auditor; after the passkey)
 export const ConsoleAuditQuery = Type.Object(
@@ -237,3 +245,4 @@ export const HelpDeskSendRequest = Type.Object(
 );
 export type HelpDeskSendRequest = Type.Static<typeof HelpDeskSendRequest>;
 export const HelpDeskSendResult = Type.Object({ to: Type.String({ description: 'The masked recipient' }) });
+export type HelpDeskSendResult = Type.Static<typeof HelpDeskSendResult>;

@@ -106,8 +106,13 @@ export class ConsoleAuth {
       createdAt: at,
       lastSeenAt: at,
     });
-    const passkeys = await store.console.listPasskeys(account.id);
-    return { sessionId, xsrfToken, account, next: passkeys.length === 0 ? 'register-passkey' : 'passkey' };
+    return { sessionId, xsrfToken, account, next: await this.passkeyStep(account.id) };
+  }
+
+  /** The second step after the password: register the first passkey, or use one. */
+  async passkeyStep(accountId: string): Promise<'register-passkey' | 'passkey'> {
+    const passkeys = await this.deps.store.console.listPasskeys(accountId);
+    return passkeys.length === 0 ? 'register-passkey' : 'passkey';
   }
 
   /**

@@ -1,5 +1,11 @@
 import '@fastify/cookie';
-import { XSRF_COOKIE_NAME, XSRF_COOKIE_NAME_TLS } from '@dea/contract';
+import {
+  CONSOLE_SESSION_COOKIE_NAME,
+  CONSOLE_TOKEN_COOKIE_NAME,
+  CONSOLE_TOKEN_HEADER_NAME,
+  XSRF_COOKIE_NAME,
+  XSRF_COOKIE_NAME_TLS,
+} from '@dea/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const SESSION_COOKIE = 'dea_session';
@@ -44,9 +50,9 @@ export function sessionIdOf(request: FastifyRequest): string | undefined {
 }
 
 /** The console's cookies: its own session, and the token its page echoes in X-Console-Token. */
-const CONSOLE_COOKIE = 'dea_console';
-const CONSOLE_TOKEN_COOKIE = 'dea_console_token';
-export const CONSOLE_TOKEN_HEADER = 'x-console-token';
+const CONSOLE_COOKIE = CONSOLE_SESSION_COOKIE_NAME;
+const CONSOLE_TOKEN_COOKIE = CONSOLE_TOKEN_COOKIE_NAME;
+export const CONSOLE_TOKEN_HEADER = CONSOLE_TOKEN_HEADER_NAME.toLowerCase();
 
 function consoleNamesOf(request: FastifyRequest): { session: string; token: string } {
   return secure(request)

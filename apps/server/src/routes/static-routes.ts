@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import { PAGE_BASE_PATH } from '@dea/contract';
+import { CONSOLE_PAGE_PATH, PAGE_BASE_PATH } from '@dea/contract';
 import type { FastifyPluginAsync } from 'fastify';
 
 /**
- * The built page at /dea/ and the login application at its path, from the web build. HTML is
+ * The built page at /dea/, the login application at its path and the console at /admin/, from the
+ * web build. HTML is
  * revalidated on every visit; hashed assets are cached for a year.
  */
 export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: string }> = async (
@@ -16,6 +17,7 @@ export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: strin
   const mounts = [
     { prefix: PAGE_BASE_PATH, dir: join(options.webDir, 'dea') },
     { prefix: options.loginPath, dir: join(options.webDir, 'login') },
+    { prefix: CONSOLE_PAGE_PATH, dir: join(options.webDir, 'admin') },
   ];
   let decorated = false;
   for (const mount of mounts) {

@@ -68,6 +68,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         displayName: account.displayName,
         role: account.role,
         passkeyVerified,
+        next: passkeyVerified ? null : await consoleAuth.passkeyStep(account.id),
       } satisfies ConsoleMe);
     },
   );

@@ -1,0 +1,3 @@
+import { startConsole } from '../../src/console/start-console';
+
+startConsole(document.getElementById('root'));

@@ -1,0 +1,3 @@
+export function AdministrationScreen({ section }: { section: string | undefined }) {
+  return <p>{section}</p>;
+}

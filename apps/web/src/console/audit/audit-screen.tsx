@@ -1,0 +1,155 @@
+import type { ConsoleAuditEntry, ConsoleAuditPage } from '@dea/contract';
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { Spinner } from '../../shared/components/spinner';
+import { consoleCall, consoleUrl } from '../api/console-call';
+import { useConsoleAction } from '../api/use-console-action';
+import { BusyButton } from '../components/busy-button';
+import { FailureAlert } from '../components/failure-alert';
+import { useConsoleI18n } from '../i18n/console-i18n';
+import { auditQueryOf, NO_FILTERS, rangeIsBackwards, type AuditFilters } from './audit-filters';
+
+const PAGE_SIZE = '50';
+
+/**
+ * The audit log, newest first: filters by event, user, actor and time; older entries a page at a
+ * time; the same filters as a CSV download.
+ */
+export function AuditScreen() {
+  const { t, formatTime } = useConsoleI18n();
+  const id = useId();
+  const [draft, setDraft] = useState<AuditFilters>(NO_FILTERS);
+  const [applied, setApplied] = useState<AuditFilters>(NO_FILTERS);
+  const [entries, setEntries] = useState<ConsoleAuditEntry[]>();
+  const [next, setNext] = useState<string | null>(null);
+  const [backwards, setBackwards] = useState(false);
+  const loading = useConsoleAction();
+  const { run } = loading;
+
+  const load = useCallback(
+    async (filters: AuditFilters, cursor: string | null) => {
+      const page = await run(() =>
+        consoleCall<ConsoleAuditPage>('audit', {
+          query: { ...auditQueryOf(filters), limit: PAGE_SIZE, cursor: cursor ?? undefined },
+        }),
+      );
+      if (page === undefined) return;
+      setEntries((shown) => (cursor === null ? page.entries : [...(shown ?? []), ...page.entries]));
+      setNext(page.next);
+    },
+    [run],
+  );
+
+  useEffect(() => {
+    void load(NO_FILTERS, null);
+  }, [load]);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const wrong = rangeIsBackwards(draft);
+    setBackwards(wrong);
+    if (wrong) return;
+    setApplied(draft);
+    void load(draft, null);
+  };
+
+  const field = (name: keyof AuditFilters, label: string, type = 'text') => (
+    <div className="form-field">
+      <label htmlFor={`${id}-${name}`}>{label}</label>
+      <input
+        id={`${id}-${name}`}
+        type={type}
+        value={draft[name]}
+        aria-invalid={backwards && (name === 'since' || name === 'until')}
+        onChange={(event) => setDraft({ ...draft, [name]: event.target.value })}
+        data-testid={`audit-${name}`}
+      />
+    </div>
+  );
+
+  const csvQuery = auditQueryOf(applied);
+  return (
+    <section className="card console-card console-wide" aria-labelledby={`${id}-title`}>
+      <h1 id={`${id}-title`} className="card-title">
+        {t('audit.title')}
+      </h1>
+      <form className="filter-form" onSubmit={submit} noValidate aria-label={t('audit.filters')}>
+        {field('event', t('audit.event'))}
+        {field('username', t('audit.user'))}
+        {field('actor', t('audit.actor'))}
+        {field('since', t('audit.since'), 'datetime-local')}
+        {field('until', t('audit.until'), 'datetime-local')}
+        <div className="filter-actions">
+          <BusyButton type="submit" busy={loading.busy} busyLabel={t('loading')} testId="audit-apply">
+            {t('audit.apply')}
+          </BusyButton>
+          <a
+            className="btn btn-outline"
+            href={consoleUrl('audit.csv', csvQuery)}
+            download
+            data-testid="audit-csv"
+          >
+            {t('audit.csv')}
+          </a>
+        </div>
+      </form>
+      {backwards && (
+        <p className="alert alert-danger" role="alert">
+          {t('audit.rangeBackwards')}
+        </p>
+      )}
+      <FailureAlert error={loading.error} />
+      {entries === undefined ? (
+        loading.busy && <Spinner label={t('loading')} showLabel />
+      ) : entries.length === 0 ? (
+        <p role="status">{t('audit.empty')}</p>
+      ) : (
+        <div className="table-scroll" tabIndex={0} role="region" aria-label={t('audit.title')}>
+          <table className="console-table" data-testid="audit-table">
+            <caption className="visually-hidden">{t('audit.caption', { count: entries.length })}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('audit.at')}</th>
+                <th scope="col">{t('audit.event')}</th>
+                <th scope="col">{t('audit.user')}</th>
+                <th scope="col">{t('audit.actor')}</th>
+                <th scope="col">{t('audit.address')}</th>
+                <th scope="col">{t('audit.details')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((entry) => (
+                <tr key={entry.id}>
+                  <td>
+                    <time dateTime={entry.at}>{formatTime(entry.at)}</time>
+                  </td>
+                  <td>
+                    <code>{entry.event}</code>
+                  </td>
+                  <td>{entry.username ?? ''}</td>
+                  <td>{entry.actor ?? ''}</td>
+                  <td>
+                    <bdi>{entry.clientAddress ?? ''}</bdi>
+                  </td>
+                  <td className="details">
+                    <bdi>{Object.keys(entry.details).length > 0 ? JSON.stringify(entry.details) : ''}</bdi>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next !== null && entries !== undefined && (
+        <BusyButton
+          variant="outline"
+          busy={loading.busy}
+          busyLabel={t('loading')}
+          onClick={() => void load(applied, next)}
+          testId="audit-older"
+        >
+          {t('audit.older')}
+        </BusyButton>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,240 @@
+import type { HelpDeskUser } from '@dea/contract';
+import { useCallback, useEffect, useId, useState } from 'react';
+import { Alert } from '../../shared/components/alert';
+import { Spinner } from '../../shared/components/spinner';
+import { consoleCall } from '../api/console-call';
+import { useConsoleAction } from '../api/use-console-action';
+import { BusyButton } from '../components/busy-button';
+import { FailureAlert } from '../components/failure-alert';
+import { useConsoleI18n } from '../i18n/console-i18n';
+import { hrefOf } from '../shell/console-route';
+import { channelLabel } from './channel-label';
+import { IssueCodeForm } from './issue-code-form';
+
+/**
+ * One user as the help desk sees them: group policy, masked channels, unused codes (never their
+ * text), lock, sessions and recent audit, with what an agent may do about each.
+ */
+export function HelpDeskUserView({ userId }: { userId: string }) {
+  const { t } = useConsoleI18n();
+  const [user, setUser] = useState<HelpDeskUser>();
+  const loading = useConsoleAction();
+  const { run } = loading;
+
+  const reload = useCallback(async () => {
+    const answer = await run(() => consoleCall<HelpDeskUser>(`helpdesk/users/${encodeURIComponent(userId)}`));
+    if (answer !== undefined) setUser(answer);
+  }, [run, userId]);
+
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  return (
+    <div className="console-stack">
+      <p>
+        <a href={hrefOf('helpdesk')}>{t('helpdesk.backToSearch')}</a>
+      </p>
+      {user === undefined && loading.busy && <Spinner label={t('loading')} showLabel />}
+      <FailureAlert error={loading.error} />
+      {user !== undefined && <UserDetails user={user} reload={reload} refreshing={loading.busy} />}
+    </div>
+  );
+}
+
+function UserDetails({
+  user,
+  reload,
+  refreshing,
+}: {
+  user: HelpDeskUser;
+  reload: () => Promise<void>;
+  refreshing: boolean;
+}) {
+  const { t, formatTime } = useConsoleI18n();
+  const id = useId();
+  const action = useConsoleAction();
+  const [done, setDone] = useState<string>();
+  const path = `helpdesk/users/${encodeURIComponent(user.user.id)}`;
+
+  const act = async (call: string, body: object, message: (count: number) => string) => {
+    setDone(undefined);
+    const answer = await action.run(() =>
+      consoleCall<{ count: number }>(`${path}/${call}`, { method: 'POST', body }),
+    );
+    if (answer !== undefined) {
+      setDone(message(answer.count));
+      await reload();
+    }
+  };
+
+  return (
+    <>
+      <section className="card console-card" aria-labelledby={`${id}-name`} aria-busy={refreshing}>
+        <h1 id={`${id}-name`} className="card-title" data-testid="helpdesk-user-name">
+          {user.user.fullName || user.user.username}
+        </h1>
+        <dl className="facts">
+          <dt>{t('helpdesk.username')}</dt>
+          <dd>{user.user.username}</dd>
+          <dt>{t('helpdesk.groups')}</dt>
+          <dd>{user.user.groups.join(', ') || t('none')}</dd>
+          <dt>{t('helpdesk.source')}</dt>
+          <dd>{user.user.source}</dd>
+          <dt>{t('helpdesk.policy')}</dt>
+          <dd data-testid="helpdesk-policy">
+            {user.policy.enableECode
+              ? t('helpdesk.policySummary', {
+                  delivery:
+                    user.policy.emergencyCodeDelivery === 'Display'
+                      ? t('helpdesk.deliveryDisplay')
+                      : t('helpdesk.deliveryChannel'),
+                  minutes: user.policy.codeValidityMinutes,
+                  max: user.policy.maxUnusedCodes,
+                })
+              : t('helpdesk.codesDisabled')}
+          </dd>
+        </dl>
+        {user.user.disabled && <Alert variant="info">{t('helpdesk.userDisabled')}</Alert>}
+        {done && (
+          <Alert variant="success" announce testId="helpdesk-done">
+            {done}
+          </Alert>
+        )}
+        <FailureAlert error={action.error} />
+      </section>
+
+      <IssueCodeForm user={user} onIssued={reload} />
+
+      <section className="card console-card" aria-labelledby={`${id}-codes`}>
+        <h2 id={`${id}-codes`}>{t('helpdesk.codes')}</h2>
+        {user.codes.length === 0 ? (
+          <p>{t('helpdesk.noCodes')}</p>
+        ) : (
+          <table className="console-table" data-testid="helpdesk-codes">
+            <thead>
+              <tr>
+                <th scope="col">{t('helpdesk.codeWhere')}</th>
+                <th scope="col">{t('helpdesk.codeCreated')}</th>
+                <th scope="col">{t('helpdesk.codeExpires')}</th>
+                <th scope="col">{t('helpdesk.codeUsesLeft')}</th>
+                <th scope="col">
+                  <span className="visually-hidden">{t('actions')}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {user.codes.map((code) => (
+                <tr key={code.id}>
+                  <td>{code.channel === 'screen' ? t('helpdesk.codeOnScreen') : code.channel}</td>
+                  <td>{formatTime(code.createdAt)}</td>
+                  <td>{formatTime(code.expiresAt)}</td>
+                  <td>{code.usesLeft}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="btn btn-outline"
+                      disabled={action.busy}
+                      onClick={() =>
+                        void act('codes/revoke', { codeId: code.id }, (count) =>
+                          t('helpdesk.revoked', { count }),
+                        )
+                      }
+                    >
+                      {t('helpdesk.revoke')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {user.codes.length > 1 && (
+          <BusyButton
+            variant="outline"
+            busy={action.busy}
+            busyLabel={t('working')}
+            onClick={() => void act('codes/revoke', {}, (count) => t('helpdesk.revoked', { count }))}
+            testId="helpdesk-revoke-all"
+          >
+            {t('helpdesk.revokeAll')}
+          </BusyButton>
+        )}
+      </section>
+
+      <section className="card console-card" aria-labelledby={`${id}-access`}>
+        <h2 id={`${id}-access`}>{t('helpdesk.access')}</h2>
+        <h3>{t('helpdesk.channels')}</h3>
+        {user.channels.length === 0 ? (
+          <p>{t('helpdesk.noChannels')}</p>
+        ) : (
+          <ul data-testid="helpdesk-channels">
+            {user.channels.map((channel) => (
+              <li key={channel.reference}>
+                {channelLabel(t, channel.key)}: <bdi>{channel.masked}</bdi>
+              </li>
+            ))}
+          </ul>
+        )}
+        <h3>{t('helpdesk.lock')}</h3>
+        <p data-testid="helpdesk-lock">
+          {user.lock.locked
+            ? user.lock.lockedUntil === null
+              ? t('helpdesk.lockedForever', { failures: user.lock.failures })
+              : t('helpdesk.lockedUntil', {
+                  failures: user.lock.failures,
+                  until: formatTime(user.lock.lockedUntil),
+                })
+            : t('helpdesk.notLocked', { failures: user.lock.failures })}
+        </p>
+        <BusyButton
+          variant="outline"
+          busy={action.busy}
+          busyLabel={t('working')}
+          disabled={!user.lock.locked && user.lock.failures === 0}
+          onClick={() => void act('unlock', {}, () => t('helpdesk.unlocked'))}
+          testId="helpdesk-unlock"
+        >
+          {t('helpdesk.unlock')}
+        </BusyButton>
+        <h3>{t('helpdesk.sessions')}</h3>
+        <p data-testid="helpdesk-sessions">
+          {user.sessions.length === 0
+            ? t('helpdesk.noSessions')
+            : t('helpdesk.openSessions', {
+                count: user.sessions.length,
+                last: formatTime(
+                  user.sessions.reduce((a, b) => (a.lastSeenAt > b.lastSeenAt ? a : b)).lastSeenAt,
+                ),
+              })}
+        </p>
+        <BusyButton
+          variant="outline"
+          busy={action.busy}
+          busyLabel={t('working')}
+          disabled={user.sessions.length === 0}
+          onClick={() => void act('sessions/end', {}, (count) => t('helpdesk.sessionsEnded', { count }))}
+          testId="helpdesk-end-sessions"
+        >
+          {t('helpdesk.endSessions')}
+        </BusyButton>
+      </section>
+
+      <section className="card console-card" aria-labelledby={`${id}-audit`}>
+        <h2 id={`${id}-audit`}>{t('helpdesk.recentAudit')}</h2>
+        {user.audit.length === 0 ? (
+          <p>{t('audit.empty')}</p>
+        ) : (
+          <ul className="audit-list" data-testid="helpdesk-audit">
+            {user.audit.map((entry, index) => (
+              <li key={`${entry.at}-${index}`}>
+                <time dateTime={entry.at}>{formatTime(entry.at)}</time> <code>{entry.event}</code>
+                {entry.actor && <span className="muted"> · {entry.actor}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,94 @@
+import type { ConsoleMe } from '@dea/contract';
+import { useCallback, useEffect, useState } from 'react';
+import { Spinner } from '../../shared/components/spinner';
+import { consoleCall, ConsoleCallError } from '../api/console-call';
+import { FailureAlert } from '../components/failure-alert';
+import { useConsoleI18n } from '../i18n/console-i18n';
+import { ConsoleShell } from '../shell/console-shell';
+import { PasskeyStep } from '../sign-in/passkey-step';
+import { PasswordStep } from '../sign-in/password-step';
+import { SignedOutContext } from './signed-out-context';
+
+type State =
+  | { kind: 'loading' }
+  | { kind: 'failed'; error: unknown }
+  | { kind: 'signedOut'; notice?: string }
+  | { kind: 'passkey'; me: ConsoleMe; step: 'register-passkey' | 'passkey' }
+  | { kind: 'open'; me: ConsoleMe };
+
+/**
+ * Where the console stands: who is signed in (GET me) and how far. The password, then the
+ * passkey, then the screens the account's role allows. A session that ends (idle, signed out
+ * elsewhere, account disabled) brings the sign-in back with a word why.
+ */
+export function ConsoleSession() {
+  const { t } = useConsoleI18n();
+  const [state, setState] = useState<State>({ kind: 'loading' });
+
+  const load = useCallback(async (notice?: string) => {
+    try {
+      const me = await consoleCall<ConsoleMe>('me');
+      setState(
+        me.passkeyVerified || me.next === null
+          ? { kind: 'open', me }
+          : { kind: 'passkey', me, step: me.next },
+      );
+    } catch (error) {
+      if (error instanceof ConsoleCallError && error.signedOut) setState({ kind: 'signedOut', notice });
+      else setState({ kind: 'failed', error });
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const sessionEnded = useCallback(
+    () => setState({ kind: 'signedOut', notice: t('signIn.sessionEnded') }),
+    [t],
+  );
+
+  const signOut = useCallback(async () => {
+    await consoleCall('session/end', { method: 'POST' }).catch(() => undefined);
+    setState({ kind: 'signedOut', notice: t('signIn.signedOut') });
+  }, [t]);
+
+  let content;
+  switch (state.kind) {
+    case 'loading':
+      content = <Spinner label={t('loading')} showLabel />;
+      break;
+    case 'failed':
+      content = (
+        <div className="card sign-in-card">
+          <h1 className="card-title">{t('console.title')}</h1>
+          <FailureAlert error={state.error} />
+          <button type="button" className="btn btn-primary" onClick={() => void load()}>
+            {t('tryAgain')}
+          </button>
+        </div>
+      );
+      break;
+    case 'signedOut':
+      content = <PasswordStep notice={state.notice} onSignedIn={() => void load()} />;
+      break;
+    case 'passkey':
+      content = (
+        <PasskeyStep step={state.step} onVerified={() => void load()} onCancel={() => void signOut()} />
+      );
+      break;
+    case 'open':
+      return (
+        <SignedOutContext.Provider value={sessionEnded}>
+          <ConsoleShell me={state.me} onSignOut={signOut} />
+        </SignedOutContext.Provider>
+      );
+  }
+  return (
+    <SignedOutContext.Provider value={sessionEnded}>
+      <ConsoleShell me={undefined} onSignOut={signOut}>
+        {content}
+      </ConsoleShell>
+    </SignedOutContext.Provider>
+  );
+}

@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, type BrowserContext, type Page } from '@playwright/test';
+import type { RunningServer } from './start-server';
+
+/** Steps of the console's scenarios: accounts made with the CLI, sign-in through the console's own form. */
+
+const cli = join(fileURLToPath(new URL('../..', import.meta.url)), 'apps/server/dist/cli.js');
+export const CONSOLE_PASSWORD = 'a console password';
+
+/** `dea admin add` as an operator runs it, on the server's store. */
+export function addConsoleAccount(
+  server: RunningServer,
+  username: string,
+  role: 'admin' | 'helpdesk' | 'auditor',
+  displayName: string,
+): void {
+  execFileSync(
+    process.execPath,
+    [
+      cli,
+      'admin',
+      'add',
+      '--username',
+      username,
+      '--role',
+      role,
+      '--display-name',
+      displayName,
+      '--password-stdin',
+    ],
+    {
+      env: { ...process.env, DEA_DATA_DIR: server.dataDir, DATABASE_URL: '' },
+      input: `${CONSOLE_PASSWORD}\n`,
+    },
+  );
+}
+
+/** WebAuthn needs a host name, not an IP address: the console is reached as localhost. */
+export const consoleOrigin = (server: RunningServer): string =>
+  server.baseUrl.replace('127.0.0.1', 'localhost');
+
+/** Chromium's virtual authenticator (CDP): a passkey that verifies its user, as a phone would. */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+}
+
+/** The password form, then the passkey step (registering the passkey the first time). */
+export async function signInToConsole(page: Page, origin: string, username: string): Promise<void> {
+  await page.goto(`${origin}/admin/`);
+  await page.getByLabel('Console user name').fill(username);
+  await page.getByLabel('Password').fill(CONSOLE_PASSWORD);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  const step = page.getByRole('button', { name: /Register a passkey|Use my passkey/ });
+  await step.click();
+  await expect(page.getByTestId('console-account')).toBeVisible();
+}
+
+/** A console call from the page, with the session's cookie and token, as the console makes it. */
+export async function consoleFetch(
+  page: Page,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; error: number | undefined }> {
+  return page.evaluate(
+    async ({ path, body }) => {
+      const token = /(?:^|; )dea_console_token=([^;]*)/.exec(document.cookie)?.[1] ?? '';
+      const response = await fetch(`/dea/admin-api/${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { 'content-type': 'application/json', 'x-console-token': token },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+      const answer = (await response.json().catch(() => null)) as { error?: number } | null;
+      return { status: response.status, error: answer?.error };
+    },
+    { path, body },
+  );
+}
