@@ -41,9 +41,12 @@ export default defineConfig({
       },
     },
   },
-  server: { port: 5173, proxy: {
+  server: {
+    port: 5173,
+    proxy: {
       '/dea/api': 'http://localhost:8080',
       '/dea/admin-api': 'http://localhost:8080',
       '/login': 'http://localhost:8080',
-    }, },
+    },
+  },
 });

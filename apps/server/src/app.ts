@@ -15,6 +15,7 @@ import { operationsRoutes, registerApiDocument } from './routes/operations-route
 import { SCIM_BASE_PATH, scimRoutes } from './routes/scim-routes.js';
 import { consoleAuthRoutes } from './routes/console/console-auth-routes.js';
 import { helpDeskRoutes } from './routes/console/help-desk-routes.js';
+import { administrationRoutes } from './routes/console/administration-routes.js';
 import { auditRoutes } from './routes/console/audit-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
@@ -112,6 +113,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       await consoleApi.register(consoleAuthRoutes);
       await consoleApi.register(helpDeskRoutes);
       await consoleApi.register(auditRoutes);
+      await consoleApi.register(administrationRoutes);
     },
     { prefix: CONSOLE_API_BASE_PATH.replace(/\/$/, '') },
   );

@@ -1,6 +1,7 @@
+import { Administration } from './domain/administration.js';
 import { BUILT_IN_LANGUAGES } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
-import type { Config } from './config.js';
+import { SETTINGS, type Config } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
 import { hashPassword, verifyPassword } from './crypto/password-hash.js';
 import { ScimGroups } from './scim/scim-groups.js';
@@ -147,6 +148,13 @@ export async function startServices(
       },
       verification,
       auditView: new AuditView(store),
+      administration: new Administration({
+        store,
+        codeDefaults: config.codeDefaults,
+        serviceKeyHash: keys.serviceKey,
+        settings: { table: SETTINGS, values: config.settingValues },
+        now,
+      }),
       // The services are complete by the time an agent sends a code.
       helpDesk: new HelpDesk(store, verification, config.codeDefaults, keys.codeHash, now, (request) =>
         sendCode(services, request),

@@ -182,6 +182,8 @@ export interface Config {
   radius: RadiusConfig;
   /** The console's session limits. */
   console: ConsoleAuthSettings;
+  /** Every setting's value as it took effect (defaults included), for the console's read-only view. */
+  settingValues: Readonly<Record<string, unknown>>;
   /** Who may call POST /validate/check without a service key. */
   validateCheck: ValidateCheckConfig;
   /** The HTTPS webhooks of chosen audit events; undefined without DEA_WEBHOOKS. */
@@ -422,5 +424,6 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     validateCheck,
     webhooks,
     directory,
+    settingValues: { ...(converted as Record<string, unknown>) },
   };
 }

@@ -1,4 +1,6 @@
 import Type from 'typebox';
+import { PolicyOptions } from './api.js';
+import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE, SERVICE_KEY_SCOPES } from './constants.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -17,6 +19,20 @@ export const ConsoleRole = Type.Union([
   Type.Literal('auditor'),
 ]);
 export type ConsoleRole = Type.Static<typeof ConsoleRole>;
+
+/** The roles that may issue codes; a group's "Help Desk" policy narrows them (both when it has none). */
+export const CONSOLE_ISSUER_ROLES = ['admin', 'helpdesk'] as const;
+export const HelpDeskPolicyOptions = Type.Object(
+  {
+    issuers: Type.Array(Type.Union([Type.Literal('admin'), Type.Literal('helpdesk')]), {
+      maxItems: 2,
+      uniqueItems: true,
+      description: 'The console roles that may give a member of the group a code',
+    }),
+  },
+  strict,
+);
+export type HelpDeskPolicyOptions = Type.Static<typeof HelpDeskPolicyOptions>;
 
 // POST session: the password, the first of the console's two factors
 export const ConsoleSignInRequest = Type.Object(
@@ -123,6 +139,9 @@ export const HelpDeskUserParams = Type.Object(
 export type HelpDeskUserParams = Type.Static<typeof HelpDeskUserParams>;
 export const HelpDeskUser = Type.Object({
   user: HelpDeskUserSummary,
+  mayIssue: Type.Boolean({
+    description: 'false when the user\'s "Help Desk" group policy keeps this role from giving them a code',
+  }),
   policy: Type.Object({
     enableECode: Type.Boolean(),
     emergencyCodeDelivery: Type.String(),
@@ -246,3 +265,95 @@ export const HelpDeskSendRequest = Type.Object(
 export type HelpDeskSendRequest = Type.Static<typeof HelpDeskSendRequest>;
 export const HelpDeskSendResult = Type.Object({ to: Type.String({ description: 'The masked recipient' }) });
 export type HelpDeskSendResult = Type.Static<typeof HelpDeskSendResult>;
+
+// Administration (role admin; after the passkey)
+const AnyOptions = Type.Record(Type.String(), Type.Unknown());
+export const AdminGroup = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  priority: Type.Integer(),
+  members: Type.Integer(),
+  stored: Type.Union([AnyOptions, Type.Null()], {
+    description: `The group's stored "${POLICY_CATEGORY_SELF_SERVICE}" options; null: none (codes disabled unless another group has one)`,
+  }),
+  effective: PolicyOptions,
+  issuers: Type.Array(Type.String(), { description: 'The console roles that may give its members a code' }),
+});
+export type AdminGroup = Type.Static<typeof AdminGroup>;
+export const AdminGroups = Type.Object({
+  groups: Type.Array(AdminGroup),
+  defaults: PolicyOptions,
+});
+export type AdminGroups = Type.Static<typeof AdminGroups>;
+export const AdminGroupCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    priority: Type.Integer({ minimum: -9_999_999, maximum: 9_999_999 }),
+  },
+  strict,
+);
+export type AdminGroupCreate = Type.Static<typeof AdminGroupCreate>;
+export const AdminGroupParams = Type.Object(
+  { groupId: Type.String({ minLength: 1, maxLength: 64 }) },
+  strict,
+);
+export type AdminGroupParams = Type.Static<typeof AdminGroupParams>;
+export const AdminPolicyChange = Type.Object(
+  {
+    category: Type.Union([
+      Type.Literal(POLICY_CATEGORY_SELF_SERVICE),
+      Type.Literal(POLICY_CATEGORY_HELP_DESK),
+    ]),
+    options: Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { maxProperties: 20 }),
+  },
+  strict,
+);
+export type AdminPolicyChange = Type.Static<typeof AdminPolicyChange>;
+export const AdminPolicyResult = Type.Object({ options: AnyOptions });
+
+export const AdminServiceKey = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.String()),
+  createdAt: Type.String(),
+  revokedAt: Type.Union([Type.String(), Type.Null()]),
+});
+export type AdminServiceKey = Type.Static<typeof AdminServiceKey>;
+export const AdminServiceKeys = Type.Object({ keys: Type.Array(AdminServiceKey) });
+export type AdminServiceKeys = Type.Static<typeof AdminServiceKeys>;
+export const AdminServiceKeyCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(Type.Union(SERVICE_KEY_SCOPES.map((scope) => Type.Literal(scope))), {
+      minItems: 1,
+      maxItems: SERVICE_KEY_SCOPES.length,
+      uniqueItems: true,
+    }),
+  },
+  strict,
+);
+export type AdminServiceKeyCreate = Type.Static<typeof AdminServiceKeyCreate>;
+export const AdminServiceKeyCreated = Type.Object({
+  key: Type.String({ description: 'Shown once; the store keeps only a keyed hash' }),
+  serviceKey: AdminServiceKey,
+});
+export type AdminServiceKeyCreated = Type.Static<typeof AdminServiceKeyCreated>;
+export const AdminServiceKeyParams = Type.Object(
+  { keyId: Type.String({ minLength: 1, maxLength: 64 }) },
+  strict,
+);
+export type AdminServiceKeyParams = Type.Static<typeof AdminServiceKeyParams>;
+
+export const AdminSettings = Type.Object({
+  settings: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      value: Type.String({
+        description: 'Secrets show only "(set)"; addresses without credentials or query',
+      }),
+      isDefault: Type.Boolean(),
+      secret: Type.Boolean(),
+    }),
+  ),
+});
+export type AdminSettings = Type.Static<typeof AdminSettings>;

@@ -6,6 +6,8 @@ export const LOGOUT_PATH = '/dea/logout';
 export const LOGIN_API_SESSION_PATH = '/login/api/session';
 export const CODE_COUNT_PER_REQUEST = 1;
 export const POLICY_CATEGORY_SELF_SERVICE = 'Self Service';
+/** The policy category that says which console roles may give the group's members a code. */
+export const POLICY_CATEGORY_HELP_DESK = 'Help Desk';
 export const CHANNEL_QUERY_ACTION = 'ec';
 export const DEFAULT_LANGUAGE = 'en';
 export const LAST_LOGIN_FORMAT = 'dd. MMM. yyyy HH:mm';
@@ -34,3 +36,6 @@ export const XSRF_HEADER_NAME = 'X-XSRF-TOKEN';
 /** Query parameters of the login application and the logout landing. */
 export const RETURN_ENDPOINT_PARAM = 'ep';
 export const USERNAME_PARAM = 'username';
+
+/** What a service key may do: `verify` calls POST /dea/api/tempPass/verify; `scim` provisions users and groups at /scim/v2/. */
+export const SERVICE_KEY_SCOPES = ['verify', 'scim'] as const;

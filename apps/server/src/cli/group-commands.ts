@@ -1,6 +1,12 @@
-import { CHANNEL_DELIVERY_MODE, POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } from '@dea/contract';
+import { POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } from '@dea/contract';
 import Value from 'typebox/value';
-import { newId } from '../crypto/ids.js';
+import {
+  GroupChangeError,
+  GroupPolicies,
+  POLICY_NAMES,
+  type PolicyName,
+  policyOptionProblem,
+} from '../domain/group-policies.js';
 import { resolvePolicy } from '../domain/policy.js';
 import { groupRadiusCommand } from './group-radius-command.js';
 import {
@@ -18,8 +24,6 @@ import {
   UsageError,
 } from './command.js';
 
-type PolicyName = keyof PolicyOptions;
-
 /** The command-line option of each policy option. */
 const POLICY_FLAGS: Readonly<Record<PolicyName, string>> = {
   enableECode: 'enable-ecode',
@@ -30,33 +34,32 @@ const POLICY_FLAGS: Readonly<Record<PolicyName, string>> = {
   codeUses: 'code-uses',
   maxUnusedCodes: 'max-unused-codes',
 };
-const DELIVERY_MODES = [CHANNEL_DELIVERY_MODE, 'Display'];
-const POLICY_NAMES = Object.keys(POLICY_FLAGS) as PolicyName[];
 
-/** One option's value, checked with the contract's schema of that option. */
+/** One option's value from its text, checked by the rule the console uses too. */
 function policyValue(name: PolicyName, text: string): unknown {
-  const flag = `--${POLICY_FLAGS[name]}`;
-  const schema = PolicyOptions.properties[name] as { type?: string; minimum?: number; maximum?: number };
-  if (schema.type === 'boolean') {
-    if (text !== 'true' && text !== 'false') throw new UsageError(`${flag} must be true or false`);
-    return text === 'true';
-  }
-  if (schema.type === 'integer') {
-    const number = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Value.Check(PolicyOptions.properties[name], number))
-      throw new UsageError(`${flag} must be a whole number from ${schema.minimum} to ${schema.maximum}`);
-    return number;
-  }
-  if (name === 'emergencyCodeDelivery' && !DELIVERY_MODES.includes(text))
-    throw new UsageError(`${flag} must be ${DELIVERY_MODES.join(' or ')}`);
-  if (name === 'codeAlphabet') {
-    const characters = [...text];
-    if (!Value.Check(PolicyOptions.properties.codeAlphabet, text) || /\s/.test(text))
-      throw new UsageError(`${flag} must be 10 to 100 characters without spaces`);
-    if (new Set(characters).size !== characters.length)
-      throw new UsageError(`${flag} must not repeat a character`);
-  }
-  return text;
+  const schema = PolicyOptions.properties[name] as { type?: string };
+  const value =
+    schema.type === 'boolean'
+      ? text === 'true'
+        ? true
+        : text === 'false'
+          ? false
+          : text
+      : schema.type === 'integer'
+        ? /^\d+$/.test(text)
+          ? Number(text)
+          : NaN
+        : text;
+  const problem = policyOptionProblem(name, value);
+  if (problem !== undefined) throw new UsageError(`--${POLICY_FLAGS[name]} ${problem}`);
+  return value;
+}
+
+/** A refusal of the group rules, as the CLI reports it. */
+function asCliFailure(error: unknown): never {
+  if (error instanceof GroupChangeError)
+    throw error.kind === 'invalid' ? new UsageError(error.message) : new CliFailure(error.message);
+  throw error;
 }
 
 function category(values: OptionValues): string {
@@ -114,11 +117,9 @@ export const groupCommands: CommandGroup = {
         if (Number.isNaN(priority))
           throw new UsageError('--priority must be a whole number from -9999999 to 9999999');
         const { store } = await context.open();
-        if (await store.groups.findByName(name))
-          throw new CliFailure(`a group named "${name}" already exists`);
-        const now = context.now();
-        await store.groups.create({ id: newId(now), name, priority });
-        await auditChange(store, now, 'group.created', { details: { group: name, priority } });
+        await new GroupPolicies(store, () => context.now())
+          .createGroup(name, priority, 'cli')
+          .catch(asCliFailure);
         context.out(`Added group ${name} (priority ${priority}).`);
         return 0;
       },
@@ -186,11 +187,9 @@ export const groupCommands: CommandGroup = {
           (policy) => policy.category === categoryName,
         )?.options;
         if (action === 'set') {
-          const options = { ...stored, ...changes };
-          await store.groups.setPolicy(group.id, categoryName, options);
-          await auditChange(store, context.now(), 'policy.set', {
-            details: { group: group.name, category: categoryName, options: changes },
-          });
+          const options = await new GroupPolicies(store, () => context.now())
+            .setPolicy(group, categoryName, changes, 'cli')
+            .catch(asCliFailure);
           context.out(`Set the "${categoryName}" policy of ${group.name}: ${JSON.stringify(options)}`);
           return 0;
         }

@@ -61,7 +61,7 @@ describe.each(STORE_KINDS)('dea service-key on %s', (kind) => {
     const before = await storeSnapshot(cli.store);
     const refusals: Refusal[] = [
       [['service-key', 'create'], 2, 'missing <name>'],
-      [['service-key', 'create', 'bad/name'], 2, '<name> "bad/name" must be 1 to 100 letters'],
+      [['service-key', 'create', 'bad/name'], 2, 'the name "bad/name" must be 1 to 100 letters'],
       [
         ['service-key', 'create', 'third', '--scope', 'admin'],
         2,

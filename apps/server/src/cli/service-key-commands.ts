@@ -1,18 +1,14 @@
-import { createServiceKey } from '../domain/service-keys.js';
+import { SERVICE_KEY_SCOPES } from '@dea/contract';
+import { issueServiceKey, revokeServiceKey, ServiceKeyError } from '../domain/service-keys.js';
 import type { ServiceKey, Store } from '../store/store.js';
-import {
-  argument,
-  auditChange,
-  CliFailure,
-  type CommandGroup,
-  isoTime,
-  noMoreArguments,
-  UsageError,
-} from './command.js';
+import { argument, CliFailure, type CommandGroup, isoTime, noMoreArguments, UsageError } from './command.js';
 
-/** What a service key may do: `verify` calls POST /dea/api/tempPass/verify; `scim` provisions users and groups at /scim/v2/. */
-export const SERVICE_KEY_SCOPES = ['verify', 'scim'] as const;
-const NAME = /^[A-Za-z0-9][\w .@-]{0,99}$/;
+/** A refusal of the key rules, as the CLI reports it. */
+function asCliFailure(error: unknown): never {
+  if (error instanceof ServiceKeyError)
+    throw error.kind === 'invalid' ? new UsageError(error.message) : new CliFailure(error.message);
+  throw error;
+}
 
 async function findKey(store: Store, nameOrId: string): Promise<ServiceKey> {
   const key = (await store.serviceKeys.list()).find((each) => each.name === nameOrId || each.id === nameOrId);
@@ -40,25 +36,18 @@ export const serviceKeyCommands: CommandGroup = {
       async run(values, positionals, context) {
         const name = argument(positionals, 0, 'name');
         noMoreArguments(positionals, 1);
-        if (!NAME.test(name))
-          throw new UsageError(
-            `<name> "${name}" must be 1 to 100 letters, digits, spaces or . _ @ - (starting with a letter or digit)`,
-          );
-        const scopes = [...new Set((values.scope as string[] | undefined) ?? ['verify'])];
-        const unknown = scopes.find((scope) => !(SERVICE_KEY_SCOPES as readonly string[]).includes(scope));
-        if (unknown !== undefined)
-          throw new UsageError(`unknown scope "${unknown}" (one of ${SERVICE_KEY_SCOPES.join(', ')})`);
+        const scopes = (values.scope as string[] | undefined) ?? ['verify'];
         const { store, keys } = await context.open();
-        if ((await store.serviceKeys.list()).some((key) => key.name === name))
-          throw new CliFailure(`a service key named "${name}" already exists`);
-        const now = context.now();
-        const { key, serviceKey } = await createServiceKey(store, keys.serviceKey, name, scopes, now);
-        await auditChange(store, now, 'service_key.created', {
-          details: { name, id: serviceKey.id, scopes },
-        });
+        const { key, serviceKey } = await issueServiceKey(
+          store,
+          keys.serviceKey,
+          { name, scopes },
+          'cli',
+          context.now(),
+        ).catch(asCliFailure);
         context.out(key);
         context.err(
-          `Created service key ${name} (${serviceKey.id}, scopes ${scopes.join(' ')}). This is the only time the key is shown: store it now.`,
+          `Created service key ${name} (${serviceKey.id}, scopes ${serviceKey.scopes.join(' ')}). This is the only time the key is shown: store it now.`,
         );
         return 0;
       },
@@ -94,10 +83,7 @@ export const serviceKeyCommands: CommandGroup = {
         noMoreArguments(positionals, 1);
         const { store } = await context.open();
         const key = await findKey(store, nameOrId);
-        const now = context.now();
-        if (!(await store.serviceKeys.revoke(key.id, now)))
-          throw new CliFailure(`service key ${key.name} was already revoked`);
-        await auditChange(store, now, 'service_key.revoked', { details: { name: key.name, id: key.id } });
+        await revokeServiceKey(store, key, 'cli', context.now()).catch(asCliFailure);
         context.out(`Revoked service key ${key.name} (${key.id}).`);
         return 0;
       },

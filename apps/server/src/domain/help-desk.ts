@@ -2,6 +2,7 @@ import {
   ErrorNumber,
   type HelpDeskIssueResult,
   type HelpDeskUser,
+  POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
   SEND_TYPE_OF_CHANNEL,
 } from '@dea/contract';
@@ -10,6 +11,7 @@ import { ApiError } from './api-error.js';
 import type { CodeDefaults } from './code-settings.js';
 import { issueCode } from './codes.js';
 import type { ConsoleCaller } from './console-auth.js';
+import { issuersOf } from './group-policies.js';
 import { maskAddress } from './masking.js';
 import { resolvePolicy } from './policy.js';
 import type { SendRequest } from './send-code.js';
@@ -44,6 +46,16 @@ export class HelpDesk {
     if (!caller.passkeyVerified || !HELP_DESK_ROLES.includes(caller.account.role)) throw forbidden();
   }
 
+  /** The user's "Help Desk" policy names the roles that may give them a code (both without one). */
+  private async issuersAllow(caller: ConsoleCaller, userId: string): Promise<boolean> {
+    const stored = await this.store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_HELP_DESK);
+    return issuersOf(stored).includes(caller.account.role);
+  }
+
+  private async mayIssue(caller: ConsoleCaller, userId: string): Promise<void> {
+    if (!(await this.issuersAllow(caller, userId))) throw forbidden();
+  }
+
   async search(caller: ConsoleCaller, query: string) {
     this.allowed(caller);
     const needle = query.trim().toLowerCase();
@@ -74,6 +86,7 @@ export class HelpDesk {
       lock !== undefined && lock.lockedAt !== null && (lock.lockedUntil === null || lock.lockedUntil > at);
     return {
       user: await this.summary(user),
+      mayIssue: await this.issuersAllow(caller, user.id),
       policy: {
         enableECode: policy.enableECode,
         emergencyCodeDelivery: policy.emergencyCodeDelivery,
@@ -126,6 +139,7 @@ export class HelpDesk {
       throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
     const user = await this.find(userId);
     if (user.disabled) throw forbidden();
+    await this.mayIssue(caller, user.id);
     const policy = resolvePolicy(
       await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
       this.codeDefaults,
@@ -159,6 +173,7 @@ export class HelpDesk {
     if (!passkeyFresh)
       throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
     const user = await this.find(userId);
+    await this.mayIssue(caller, user.id);
     const channel = await this.store.channels.findOfUser(user.id, request.recipient);
     if (channel === undefined) throw new ApiError(ErrorNumber.unknownChannel);
     return this.send({

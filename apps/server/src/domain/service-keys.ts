@@ -1,5 +1,6 @@
 import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
+import { SERVICE_KEY_SCOPES } from '@dea/contract';
 import type { ServiceKey, Store } from '../store/store.js';
 
 /**
@@ -43,4 +44,70 @@ export async function authenticateServiceKey(
   const matches = constantTimeEqual(keyedHash(hashKey, id, secret), expected);
   if (!matches || serviceKey === undefined || serviceKey.revokedAt !== null) return undefined;
   return serviceKey.scopes.includes(scope) ? serviceKey : undefined;
+}
+
+/** A key the rules refuse to make or revoke; the message says why, for an operator. */
+export class ServiceKeyError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'invalid' | 'conflict' | 'missing',
+  ) {
+    super(message);
+    this.name = 'ServiceKeyError';
+  }
+}
+
+const KEY_NAME = /^[A-Za-z0-9][\w .@-]{0,99}$/;
+
+/**
+ * A new key for an integrator, the one rule of the CLI and the console: a name no other key has,
+ * known scopes, audited with who made it. The key itself is answered once and never stored.
+ */
+export async function issueServiceKey(
+  store: Store,
+  hashKey: Buffer,
+  request: { name: string; scopes: readonly string[] },
+  actor: string,
+  now: number,
+): Promise<{ key: string; serviceKey: ServiceKey }> {
+  const { name } = request;
+  if (!KEY_NAME.test(name))
+    throw new ServiceKeyError(
+      `the name "${name}" must be 1 to 100 letters, digits, spaces or . _ @ - (starting with a letter or digit)`,
+      'invalid',
+    );
+  const scopes = [...new Set(request.scopes)];
+  const unknown = scopes.find((scope) => !(SERVICE_KEY_SCOPES as readonly string[]).includes(scope));
+  if (unknown !== undefined || scopes.length === 0)
+    throw new ServiceKeyError(
+      `unknown scope "${unknown ?? ''}" (one of ${SERVICE_KEY_SCOPES.join(', ')})`,
+      'invalid',
+    );
+  const taken = () => new ServiceKeyError(`a service key named "${name}" already exists`, 'conflict');
+  if ((await store.serviceKeys.list()).some((key) => key.name === name)) throw taken();
+  const made = await createServiceKey(store, hashKey, name, scopes, now).catch(async (error: unknown) => {
+    // Another writer made a key of this name in the meantime: the store's unique name held.
+    if ((await store.serviceKeys.list()).some((key) => key.name === name)) throw taken();
+    throw error;
+  });
+  await store.audit.append(
+    { event: 'service_key.created', actor, details: { name, id: made.serviceKey.id, scopes } },
+    now,
+  );
+  return made;
+}
+
+/** Revokes a key at once, audited; refuses one that does not exist or is revoked already. */
+export async function revokeServiceKey(
+  store: Store,
+  key: ServiceKey,
+  actor: string,
+  now: number,
+): Promise<void> {
+  if (!(await store.serviceKeys.revoke(key.id, now)))
+    throw new ServiceKeyError(`service key ${key.name} was already revoked`, 'conflict');
+  await store.audit.append(
+    { event: 'service_key.revoked', actor, details: { name: key.name, id: key.id } },
+    now,
+  );
 }

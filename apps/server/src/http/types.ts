@@ -1,3 +1,4 @@
+import type { Administration } from '../domain/administration.js';
 import type { SendType } from '@dea/contract';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
@@ -40,6 +41,8 @@ export interface Services {
   helpDesk: HelpDesk;
   /** The audit log for administrators and auditors. */
   auditView: AuditView;
+  /** Groups, policies, service keys and settings for administrators. */
+  administration: Administration;
   /** Users and groups pushed by an identity provider over SCIM 2.0. */
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */

@@ -1,33 +1,13 @@
 import { parse } from 'csv-parse/sync';
 import { describe } from 'vitest';
-import { sha256 } from '../../crypto/keyed-hash.js';
+import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 
-const PASSWORD = 'a console password';
-
 /** A console session past its passkey (the passkey itself runs in Chromium, see e2e). */
 async function viewer(t: TestApp, role: string) {
-  const username = `${role}-${Math.random().toString(36).slice(2, 8)}`;
-  await t.dea(
-    ['admin', 'add', '--username', username, '--role', role, '--password-stdin'],
-    {},
-    `${PASSWORD}\n`,
-  );
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/dea/admin-api/session',
-    payload: { username, password: PASSWORD },
-  });
-  const sessionId = response.cookies.find((cookie) => cookie.name === 'dea_console')?.value ?? '';
-  await t.services.store.console.markPasskey(sha256(sessionId), t.clock.now());
-  return (url: string) =>
-    t.app.inject({
-      method: 'GET',
-      url: `/dea/admin-api${url}`,
-      headers: { cookie: `dea_console=${sessionId}` },
-    });
+  return (await consoleAgent(t, '/dea/admin-api', role)).get;
 }
 
 describe.each(STORE_KINDS)('the console audit view on %s', (kind) => {

@@ -1,54 +1,12 @@
 import { CHANNEL_DELIVERY_MODE } from '@dea/contract';
 import { describe } from 'vitest';
-import { sha256 } from '../../crypto/keyed-hash.js';
 import { createServiceKey } from '../../domain/service-keys.js';
 import { API } from '../../testing/api-bodies.js';
 import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import type { TestApp } from '../../testing/test-app.js';
+import { consoleAgent } from '../../testing/console-agent.js';
 
 const BASE = '/dea/admin-api/helpdesk';
-const PASSWORD = 'a console password';
-
-/**
- * A console session of a new account with that role. The passkey step itself runs in Chromium
- * (e2e/specs/console-passkey.spec.ts); here the session is marked as past it in the store.
- */
-async function agent(t: TestApp, role: string, passkey = true) {
-  const username = `${role}-${Math.random().toString(36).slice(2, 8)}`;
-  const added = await t.dea(
-    ['admin', 'add', '--username', username, '--role', role, '--password-stdin'],
-    {},
-    `${PASSWORD}\n`,
-  );
-  if (added.code !== 0) throw new Error(added.err);
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/dea/admin-api/session',
-    payload: { username, password: PASSWORD },
-  });
-  const cookies = Object.fromEntries(response.cookies.map((cookie) => [cookie.name, cookie.value]));
-  const sessionId = cookies.dea_console ?? '';
-  const markPasskey = () => t.services.store.console.markPasskey(sha256(sessionId), t.clock.now());
-  if (passkey) await markPasskey();
-  const headers = {
-    cookie: `dea_console=${sessionId}; dea_console_token=${cookies.dea_console_token ?? ''}`,
-    'x-console-token': cookies.dea_console_token ?? '',
-  };
-  return {
-    username,
-    markPasskey,
-    get: (url: string) => t.app.inject({ method: 'GET', url: `${BASE}${url}`, headers }),
-    post: (url: string, payload: unknown = {}) =>
-      t.app.inject({
-        method: 'POST',
-        url: `${BASE}${url}`,
-        headers,
-        payload: payload as Record<string, unknown>,
-      }),
-  };
-}
-
 describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
   appTest.override('storeKind', kind);
 
@@ -56,7 +14,7 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
     'finds a user by name, user name or the last digits of a channel, and shows them without secrets',
     async ({ startApp, expect }) => {
       const t = await startApp();
-      const helper = await agent(t, 'helpdesk');
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
       const user = await t.createUser({ channels: { mobile: '+491705550177', email: 'carla@example.com' } });
       const code = await t.codeOnScreen(user);
 
@@ -93,7 +51,7 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
     'issues a code for a caller with a reason, asks the passkey again when it is stale, and audits the agent',
     async ({ startApp, expect }) => {
       const t = await startApp({ DEA_CONSOLE_PASSKEY_FRESH_MINUTES: '5' });
-      const helper = await agent(t, 'helpdesk');
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
       const user = await t.createUser({
         policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 3 },
       });
@@ -146,7 +104,7 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
     "sends a code to one of the user's channels as the page would, with the agent's reason",
     async ({ startApp, expect }) => {
       const t = await startApp();
-      const helper = await agent(t, 'helpdesk');
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
       const user = await t.createUser({
         policy: { enableECode: true, emergencyCodeDelivery: CHANNEL_DELIVERY_MODE },
         channels: { email: 'ines@example.com' },
@@ -192,7 +150,7 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
 
   appTest('takes codes back, ends a lock and the sessions', async ({ startApp, expect }) => {
     const t = await startApp({ DEA_VERIFY_MAX_FAILURES: '1' });
-    const helper = await agent(t, 'admin');
+    const helper = await consoleAgent(t, BASE, 'admin');
     const user = await t.createUser({
       policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 5 },
     });
@@ -236,8 +194,8 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
     async ({ startApp, expect }) => {
       const t = await startApp();
       const user = await t.createUser();
-      const auditor = await agent(t, 'auditor');
-      const early = await agent(t, 'helpdesk', false);
+      const auditor = await consoleAgent(t, BASE, 'auditor');
+      const early = await consoleAgent(t, BASE, 'helpdesk', false);
       for (const who of [auditor, early]) {
         expect((await who.get(`/users?q=${user.username}`)).statusCode).toBe(403);
         expect((await who.get(`/users/${user.id}`)).statusCode).toBe(403);
@@ -246,7 +204,7 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
         ).toBe(403);
         expect((await who.post(`/users/${user.id}/sessions/end`)).statusCode).toBe(403);
       }
-      const helper = await agent(t, 'helpdesk');
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
       const withoutToken = await t.app.inject({
         method: 'POST',
         url: `${BASE}/users/${user.id}/unlock`,

@@ -1,0 +1,140 @@
+import {
+  type AdminGroups,
+  type AdminPolicyChange,
+  type AdminServiceKey,
+  type AdminServiceKeyCreate,
+  type AdminServiceKeyCreated,
+  type AdminSettings,
+  ErrorNumber,
+  POLICY_CATEGORY_HELP_DESK,
+  POLICY_CATEGORY_SELF_SERVICE,
+} from '@dea/contract';
+import type { ServiceKey, Store } from '../store/store.js';
+import { ApiError, invalidRequest } from './api-error.js';
+import type { CodeDefaults } from './code-settings.js';
+import type { ConsoleCaller } from './console-auth.js';
+import { effectiveSettings } from './effective-settings.js';
+import { GroupChangeError, GroupPolicies, issuersOf } from './group-policies.js';
+import { resolvePolicy } from './policy.js';
+import { issueServiceKey, revokeServiceKey, ServiceKeyError } from './service-keys.js';
+
+const forbidden = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
+const notFound = (): ApiError => new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404);
+const iso = (at: number): string => new Date(at).toISOString();
+
+/** A refusal of the group or key rules, as the console's API answers it. */
+function asApiError(error: unknown): never {
+  if (error instanceof GroupChangeError || error instanceof ServiceKeyError) {
+    throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
+  }
+  throw error;
+}
+
+const shownKey = (key: ServiceKey): AdminServiceKey => ({
+  id: key.id,
+  name: key.name,
+  scopes: key.scopes,
+  createdAt: iso(key.createdAt),
+  revokedAt: key.revokedAt === null ? null : iso(key.revokedAt),
+});
+
+export interface AdministrationDependencies {
+  store: Store;
+  codeDefaults: CodeDefaults;
+  serviceKeyHash: Buffer;
+  /** The settings table and the values that took effect. */
+  settings: {
+    table: Readonly<Record<string, { schema: object }>>;
+    values: Readonly<Record<string, unknown>>;
+  };
+  now: () => number;
+}
+
+/**
+ * What an administrator does in the console: groups and their policies, service keys, and a
+ * read-only look at the settings. Only the admin role, only after the passkey; the same rules as
+ * the CLI (GroupPolicies, issueServiceKey), audited with the administrator as actor.
+ */
+export class Administration {
+  private readonly groupPolicies: GroupPolicies;
+
+  constructor(private readonly deps: AdministrationDependencies) {
+    this.groupPolicies = new GroupPolicies(deps.store, deps.now);
+  }
+
+  allowed(caller: ConsoleCaller): string {
+    if (!caller.passkeyVerified || caller.account.role !== 'admin') throw forbidden();
+    return `console:${caller.account.username}`;
+  }
+
+  async groups(caller: ConsoleCaller): Promise<AdminGroups> {
+    this.allowed(caller);
+    const { store, codeDefaults } = this.deps;
+    const groups = await Promise.all(
+      (await store.groups.list()).map(async (group) => {
+        const policies = await store.groups.listPolicies(group.id);
+        const of = (category: string) => policies.find((policy) => policy.category === category)?.options;
+        const stored = of(POLICY_CATEGORY_SELF_SERVICE);
+        return {
+          id: group.id,
+          name: group.name,
+          priority: group.priority,
+          members: (await store.groups.listMembers(group.id)).length,
+          stored: stored ?? null,
+          effective: resolvePolicy(stored, codeDefaults),
+          issuers: [...issuersOf(of(POLICY_CATEGORY_HELP_DESK))],
+        };
+      }),
+    );
+    return { groups, defaults: resolvePolicy(undefined, codeDefaults) };
+  }
+
+  async createGroup(caller: ConsoleCaller, name: string, priority: number): Promise<{ id: string }> {
+    const actor = this.allowed(caller);
+    const group = await this.groupPolicies.createGroup(name, priority, actor).catch(asApiError);
+    return { id: group.id };
+  }
+
+  async setPolicy(
+    caller: ConsoleCaller,
+    groupId: string,
+    change: AdminPolicyChange,
+  ): Promise<{ options: Record<string, unknown> }> {
+    const actor = this.allowed(caller);
+    const group = (await this.deps.store.groups.list()).find((each) => each.id === groupId);
+    if (group === undefined) throw notFound();
+    const options = await this.groupPolicies
+      .setPolicy(group, change.category, change.options, actor)
+      .catch(asApiError);
+    return { options };
+  }
+
+  async serviceKeys(caller: ConsoleCaller): Promise<{ keys: AdminServiceKey[] }> {
+    this.allowed(caller);
+    return { keys: (await this.deps.store.serviceKeys.list()).map(shownKey) };
+  }
+
+  async createServiceKey(
+    caller: ConsoleCaller,
+    request: AdminServiceKeyCreate,
+  ): Promise<AdminServiceKeyCreated> {
+    const actor = this.allowed(caller);
+    const { store, serviceKeyHash, now } = this.deps;
+    const made = await issueServiceKey(store, serviceKeyHash, request, actor, now()).catch(asApiError);
+    return { key: made.key, serviceKey: shownKey(made.serviceKey) };
+  }
+
+  async revokeServiceKey(caller: ConsoleCaller, keyId: string): Promise<AdminServiceKey> {
+    const actor = this.allowed(caller);
+    const { store, now } = this.deps;
+    const key = await store.serviceKeys.findById(keyId);
+    if (key === undefined) throw notFound();
+    await revokeServiceKey(store, key, actor, now()).catch(asApiError);
+    return shownKey({ ...key, revokedAt: now() });
+  }
+
+  settings(caller: ConsoleCaller): AdminSettings {
+    this.allowed(caller);
+    return { settings: effectiveSettings(this.deps.settings.table, this.deps.settings.values) };
+  }
+}

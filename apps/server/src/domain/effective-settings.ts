@@ -1,0 +1,62 @@
+/**
+ * The settings as they took effect, for people who may read them but never see a secret: a
+ * setting that holds a secret (or may: headers, RADIUS clients, webhook addresses) shows only
+ * whether it is set; an address shows without its user, password and query.
+ */
+
+/** Settings whose value is or may carry a secret: only "set" or "not set" is shown. */
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'DEA_SECRET',
+  'DEA_SMTP_PASSWORD',
+  'DEA_TWITTER_TOKEN',
+  'DEA_SMS_HTTP_HEADERS',
+  'DEA_SMS_HTTP_BODY',
+  'DEA_VOICE_HTTP_HEADERS',
+  'DEA_VOICE_HTTP_BODY',
+  'DEA_TWITTER_HTTP_HEADERS',
+  'DEA_TWITTER_HTTP_BODY',
+  'DEA_RADIUS_CLIENTS',
+  'DEA_WEBHOOKS',
+  'DEA_WEBHOOK_SECRET',
+]);
+
+/** A setting name that looks like it may hold a secret; a test holds each one to a rule here. */
+export const LOOKS_SECRET = /SECRET|PASSWORD|TOKEN|HEADERS|BODY|CLIENTS|WEBHOOKS|URL/;
+
+export interface ShownSetting {
+  name: string;
+  value: string;
+  isDefault: boolean;
+  secret: boolean;
+}
+
+/** An address without user, password, query or fragment (an API key may hide in any of them). */
+export function addressWithoutSecrets(text: string): string {
+  try {
+    const url = new URL(text);
+    const hidden = url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '';
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    return hidden ? `${url.href} (credentials and query hidden)` : url.href;
+  } catch {
+    return '(not shown: not an address)';
+  }
+}
+
+export function effectiveSettings(
+  table: Readonly<Record<string, { schema: object }>>,
+  values: Readonly<Record<string, unknown>>,
+): ShownSetting[] {
+  return Object.entries(table).map(([name, { schema }]) => {
+    const raw = values[name];
+    const text = raw === undefined || raw === null ? '' : String(raw);
+    const isDefault = text === String((schema as { default?: unknown }).default ?? '');
+    if (SECRET_SETTINGS.has(name))
+      return { name, value: text === '' ? '' : '(set)', isDefault, secret: true };
+    if (name.endsWith('_URL') && text !== '')
+      return { name, value: addressWithoutSecrets(text), isDefault, secret: false };
+    return { name, value: text, isDefault, secret: false };
+  });
+}

@@ -1,0 +1,132 @@
+import {
+  CHANNEL_DELIVERY_MODE,
+  CONSOLE_ISSUER_ROLES,
+  HelpDeskPolicyOptions,
+  POLICY_CATEGORY_HELP_DESK,
+  PolicyOptions,
+} from '@dea/contract';
+import Value from 'typebox/value';
+import { newId } from '../crypto/ids.js';
+import type { Group, Store } from '../store/store.js';
+
+export type PolicyName = keyof PolicyOptions;
+export const POLICY_NAMES = Object.keys(PolicyOptions.properties) as PolicyName[];
+export const DELIVERY_MODES: readonly string[] = [CHANNEL_DELIVERY_MODE, 'Display'];
+
+/** A change to groups or policies that the rules refuse; its message says why, for an operator. */
+export class GroupChangeError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'invalid' | 'conflict' | 'missing' = 'invalid',
+  ) {
+    super(message);
+    this.name = 'GroupChangeError';
+  }
+}
+
+/**
+ * Why a value cannot be this emergency policy option, in words that follow the option's name
+ * ("must be a whole number from 6 to 64"); undefined when it can.
+ */
+export function policyOptionProblem(name: PolicyName, value: unknown): string | undefined {
+  const schema = PolicyOptions.properties[name] as { type?: string; minimum?: number; maximum?: number };
+  if (schema.type === 'boolean') return typeof value === 'boolean' ? undefined : 'must be true or false';
+  if (schema.type === 'integer') {
+    return Value.Check(PolicyOptions.properties[name], value)
+      ? undefined
+      : `must be a whole number from ${schema.minimum} to ${schema.maximum}`;
+  }
+  if (typeof value !== 'string') return 'must be text';
+  if (name === 'emergencyCodeDelivery' && !DELIVERY_MODES.includes(value))
+    return `must be ${DELIVERY_MODES.join(' or ')}`;
+  if (name === 'codeAlphabet') {
+    if (!Value.Check(PolicyOptions.properties.codeAlphabet, value) || /\s/.test(value))
+      return 'must be 10 to 100 characters without spaces';
+    const characters = [...value];
+    if (new Set(characters).size !== characters.length) return 'must not repeat a character';
+  }
+  return undefined;
+}
+
+/** Which console roles may give a member of the group a code (the help-desk policy of issue 14). */
+export function issuersOf(stored: Record<string, unknown> | undefined): readonly string[] {
+  return stored !== undefined && Value.Check(HelpDeskPolicyOptions, stored)
+    ? stored.issuers
+    : CONSOLE_ISSUER_ROLES;
+}
+
+const MAX_NAME = 100;
+const MAX_PRIORITY = 9_999_999;
+
+/**
+ * Groups and their policies, one rule for every entry point (the CLI and the console): names and
+ * priorities checked, policy options checked one by one and merged into what is stored, every
+ * change audited with who made it.
+ */
+export class GroupPolicies {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+  ) {}
+
+  async createGroup(name: string, priority: number, actor: string): Promise<Group> {
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > MAX_NAME)
+      throw new GroupChangeError(`the name must be 1 to ${MAX_NAME} characters`);
+    if (!Number.isInteger(priority) || Math.abs(priority) > MAX_PRIORITY)
+      throw new GroupChangeError(
+        `the priority must be a whole number from -${MAX_PRIORITY} to ${MAX_PRIORITY}`,
+      );
+    if (await this.store.groups.findByName(trimmed))
+      throw new GroupChangeError(`a group named "${trimmed}" already exists`, 'conflict');
+    const at = this.now();
+    const group = { id: newId(at), name: trimmed, priority };
+    try {
+      await this.store.groups.create(group);
+    } catch (error) {
+      // Another writer made a group of this name in the meantime: the store's unique name held.
+      if (await this.store.groups.findByName(trimmed))
+        throw new GroupChangeError(`a group named "${trimmed}" already exists`, 'conflict');
+      throw error;
+    }
+    await this.store.audit.append(
+      { event: 'group.created', actor, details: { group: trimmed, priority } },
+      at,
+    );
+    return group;
+  }
+
+  /** The category's stored options with `changes` applied; answers what is stored now. */
+  async setPolicy(
+    group: Group,
+    category: string,
+    changes: Readonly<Record<string, unknown>>,
+    actor: string,
+  ): Promise<Record<string, unknown>> {
+    if (category.trim() === '' || category.length > MAX_NAME)
+      throw new GroupChangeError(`the category must be 1 to ${MAX_NAME} characters`);
+    if (Object.keys(changes).length === 0) throw new GroupChangeError('nothing to set');
+    if (category === POLICY_CATEGORY_HELP_DESK) {
+      if (!Value.Check(HelpDeskPolicyOptions, changes))
+        throw new GroupChangeError(`issuers must be a list of ${CONSOLE_ISSUER_ROLES.join(' and ')}`);
+    } else {
+      for (const [name, value] of Object.entries(changes)) {
+        if (!(POLICY_NAMES as string[]).includes(name))
+          throw new GroupChangeError(`${name} is not a policy option`);
+        const problem = policyOptionProblem(name as PolicyName, value);
+        if (problem !== undefined) throw new GroupChangeError(`${name} ${problem}`);
+      }
+    }
+    const stored = (await this.store.groups.listPolicies(group.id)).find(
+      (policy) => policy.category === category,
+    )?.options;
+    const options = { ...stored, ...changes };
+    const at = this.now();
+    await this.store.groups.setPolicy(group.id, category, options);
+    await this.store.audit.append(
+      { event: 'policy.set', actor, details: { group: group.name, category, options: changes } },
+      at,
+    );
+    return options;
+  }
+}

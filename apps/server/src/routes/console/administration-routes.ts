@@ -1,0 +1,135 @@
+import {
+  AdminGroupCreate,
+  AdminGroupParams,
+  AdminGroups,
+  AdminPolicyChange,
+  AdminPolicyResult,
+  AdminServiceKey,
+  AdminServiceKeyCreate,
+  AdminServiceKeyCreated,
+  AdminServiceKeyParams,
+  AdminServiceKeys,
+  AdminSettings,
+  EmptyRequest,
+} from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+import { consoleCallerOf } from '../../http/console-guard.js';
+import { documented } from '../../http/route-docs.js';
+
+/** Groups and policies, service keys and the effective settings, for administrators. */
+export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { administration } = app.services;
+
+  app.get(
+    '/admin/groups',
+    {
+      schema: documented({
+        summary: 'The groups with their policies: stored, effective, and the defaults',
+        security: 'console',
+        result: AdminGroups,
+      }),
+    },
+    async (request) => ok(await administration.groups(await consoleCallerOf(request, false))),
+  );
+  app.post(
+    '/admin/groups',
+    {
+      schema: {
+        body: AdminGroupCreate,
+        ...documented({
+          summary: 'Add a group',
+          security: 'console',
+          result: Type.Object({ id: Type.String() }),
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await administration.createGroup(
+          await consoleCallerOf(request, true),
+          request.body.name,
+          request.body.priority,
+        ),
+      ),
+  );
+  app.post(
+    '/admin/groups/:groupId/policy',
+    {
+      schema: {
+        params: AdminGroupParams,
+        body: AdminPolicyChange,
+        ...documented({
+          summary: "Change options of the group's emergency or help-desk policy (each checked)",
+          security: 'console',
+          result: AdminPolicyResult,
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await administration.setPolicy(
+          await consoleCallerOf(request, true),
+          request.params.groupId,
+          request.body,
+        ),
+      ),
+  );
+  app.get(
+    '/admin/service-keys',
+    {
+      schema: documented({
+        summary: 'The service keys (never their secrets)',
+        security: 'console',
+        result: AdminServiceKeys,
+      }),
+    },
+    async (request) => ok(await administration.serviceKeys(await consoleCallerOf(request, false))),
+  );
+  app.post(
+    '/admin/service-keys',
+    {
+      schema: {
+        body: AdminServiceKeyCreate,
+        ...documented({
+          summary: 'Create a service key; the key is in this answer only',
+          security: 'console',
+          result: AdminServiceKeyCreated,
+        }),
+      },
+    },
+    async (request, reply) => {
+      void reply.header('cache-control', 'no-store');
+      return ok(await administration.createServiceKey(await consoleCallerOf(request, true), request.body));
+    },
+  );
+  app.post(
+    '/admin/service-keys/:keyId/revoke',
+    {
+      preValidation: emptyBodyAsObject,
+      schema: {
+        params: AdminServiceKeyParams,
+        body: EmptyRequest,
+        ...documented({
+          summary: 'Revoke a service key at once',
+          security: 'console',
+          result: AdminServiceKey,
+        }),
+      },
+    },
+    async (request) =>
+      ok(await administration.revokeServiceKey(await consoleCallerOf(request, true), request.params.keyId)),
+  );
+  app.get(
+    '/admin/settings',
+    {
+      schema: documented({
+        summary: 'The settings in effect (secrets only as set or not set)',
+        security: 'console',
+        result: AdminSettings,
+      }),
+    },
+    async (request) => ok(administration.settings(await consoleCallerOf(request, false))),
+  );
+};
