@@ -45,14 +45,17 @@ export function addressWithoutSecrets(text: string): string {
   }
 }
 
+/** A setting's value as text: settings are strings, numbers or booleans. */
+const textOf = (value: unknown): string =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+
 export function effectiveSettings(
   table: Readonly<Record<string, { schema: object }>>,
   values: Readonly<Record<string, unknown>>,
 ): ShownSetting[] {
   return Object.entries(table).map(([name, { schema }]) => {
-    const raw = values[name];
-    const text = raw === undefined || raw === null ? '' : String(raw);
-    const isDefault = text === String((schema as { default?: unknown }).default ?? '');
+    const text = textOf(values[name]);
+    const isDefault = text === textOf((schema as { default?: unknown }).default);
     if (SECRET_SETTINGS.has(name))
       return { name, value: text === '' ? '' : '(set)', isDefault, secret: true };
     if (name.endsWith('_URL') && text !== '')
