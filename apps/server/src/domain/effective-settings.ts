@@ -21,7 +21,7 @@ export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
 ]);
 
 /** A setting name that looks like it may hold a secret; a test holds each one to a rule here. */
-export const LOOKS_SECRET = /SECRET|PASSWORD|TOKEN|HEADERS|BODY|CLIENTS|WEBHOOKS|URL/;
+export const LOOKS_SECRET = /SECRET|PASSWORD|TOKEN|HEADERS|_BODY$|CLIENTS|WEBHOOKS|URL/;
 
 export interface ShownSetting {
   name: string;

@@ -1,0 +1,244 @@
+import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { describe } from 'vitest';
+import { API } from '../../testing/api-bodies.js';
+import { consoleAgent } from '../../testing/console-agent.js';
+import { appTest } from '../../testing/fixtures.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+
+const BASE = '/dea/admin-api/admin';
+
+type Envelope<T = Record<string, unknown>> = { error: number; message: string; result: T };
+
+describe.each(STORE_KINDS)('console administration on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest('is for administrators past their passkey only', async ({ startApp, expect }) => {
+    const t = await startApp();
+    for (const role of ['helpdesk', 'auditor']) {
+      const other = await consoleAgent(t, BASE, role);
+      for (const url of ['/groups', '/service-keys', '/settings'])
+        expect((await other.get(url)).statusCode, `${role} ${url}`).toBe(403);
+      expect((await other.post('/groups', { name: 'Sneaky', priority: 1 })).statusCode).toBe(403);
+      expect((await other.post('/service-keys', { name: 'sneaky', scopes: ['verify'] })).statusCode).toBe(
+        403,
+      );
+    }
+    const halfway = await consoleAgent(t, BASE, 'admin', false);
+    expect((await halfway.get('/groups')).statusCode).toBe(403);
+    expect(await t.services.store.groups.findByName('Sneaky')).toBeUndefined();
+    expect(await t.services.store.serviceKeys.list()).toEqual([]);
+  });
+
+  appTest(
+    'shows the groups with stored and effective policies and the defaults, and changes them option by option',
+    async ({ startApp, expect }) => {
+      const t = await startApp({ DEA_CODE_LENGTH: '12' });
+      const admin = await consoleAgent(t, BASE, 'admin');
+      const created = await admin.post('/groups', { name: ' Staff ', priority: 5 });
+      expect(created.json()).toMatchObject({ error: 0, result: { id: expect.any(String) } });
+      const groupId = created.json<Envelope<{ id: string }>>().result.id;
+
+      const listed = (await admin.get('/groups')).json<Envelope>();
+      expect(listed.result).toMatchObject({
+        defaults: { enableECode: false, codeLength: 12 },
+        groups: [
+          {
+            id: groupId,
+            name: 'Staff',
+            priority: 5,
+            members: 0,
+            stored: null,
+            issuers: ['admin', 'helpdesk'],
+          },
+        ],
+      });
+
+      const set = await admin.post(`/groups/${groupId}/policy`, {
+        category: POLICY_CATEGORY_SELF_SERVICE,
+        options: { enableECode: true, codeValidityMinutes: 30 },
+      });
+      expect(set.json()).toMatchObject({
+        error: 0,
+        result: { options: { enableECode: true, codeValidityMinutes: 30 } },
+      });
+      const again = await admin.post(`/groups/${groupId}/policy`, {
+        category: POLICY_CATEGORY_SELF_SERVICE,
+        options: { maxUnusedCodes: 2 },
+      });
+      expect(again.json<Envelope>().result.options).toEqual({
+        enableECode: true,
+        codeValidityMinutes: 30,
+        maxUnusedCodes: 2,
+      });
+      expect((await admin.get('/groups')).json<Envelope>().result).toMatchObject({
+        groups: [
+          {
+            stored: { maxUnusedCodes: 2 },
+            effective: { enableECode: true, codeLength: 12, maxUnusedCodes: 2 },
+          },
+        ],
+      });
+      expect(await t.services.store.audit.list({ event: 'policy.set' })).toMatchObject([
+        { actor: `console:${admin.username}`, details: { group: 'Staff', options: { maxUnusedCodes: 2 } } },
+        { actor: `console:${admin.username}` },
+      ]);
+
+      // Bad values are refused with the reason, and nothing changes.
+      for (const [options, reason] of [
+        [{ codeLength: 3 }, 'codeLength must be a whole number from 6 to 64'],
+        [{ codeAlphabet: 'AABBCCDDEEFF' }, 'codeAlphabet must not repeat a character'],
+        [{ emergencyCodeDelivery: 'Pigeon' }, 'emergencyCodeDelivery must be Channel or Display'],
+        [{ enableECode: 'yes' }, 'enableECode must be true or false'],
+        [{ colour: 'blue' }, 'colour is not a policy option'],
+        [{}, 'nothing to set'],
+      ] as const) {
+        const refused = await admin.post(`/groups/${groupId}/policy`, {
+          category: POLICY_CATEGORY_SELF_SERVICE,
+          options,
+        });
+        expect(refused.statusCode, reason).toBe(400);
+        expect(refused.json<Envelope>().message, reason).toContain(reason);
+      }
+      expect(
+        (await admin.post(`/groups/${groupId}/policy`, { category: 'Other', options: {} })).statusCode,
+      ).toBe(400);
+      expect(
+        (
+          await admin.post('/groups/nope/policy', {
+            category: POLICY_CATEGORY_SELF_SERVICE,
+            options: { codeUses: 2 },
+          })
+        ).statusCode,
+      ).toBe(404);
+      expect((await admin.get('/groups')).json<Envelope>().result).toMatchObject({
+        groups: [{ stored: { enableECode: true, codeValidityMinutes: 30, maxUnusedCodes: 2 } }],
+      });
+      expect(
+        (await admin.post('/groups', { name: 'Staff', priority: 1 })).json<Envelope>().message,
+      ).toContain('a group named "Staff" already exists');
+    },
+  );
+
+  appTest('creates one group of a name when ten administrators ask at once', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const admin = await consoleAgent(t, BASE, 'admin');
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => admin.post('/groups', { name: 'Racers', priority: 1 })),
+    );
+    expect(answers.filter((answer) => answer.json<Envelope>().error === 0)).toHaveLength(1);
+    expect(
+      answers.map((answer) => answer.statusCode).filter((status) => status !== 200 && status !== 400),
+    ).toEqual([]);
+    expect((await t.services.store.groups.list()).filter((group) => group.name === 'Racers')).toHaveLength(1);
+  });
+
+  appTest(
+    "a group's Help Desk policy decides which roles may give its members a code",
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const admin = await consoleAgent(t, BASE, 'admin');
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 5 },
+      });
+      const group = await t.services.store.groups.findByName(`group-${user.username}`);
+      const helper = await consoleAgent(t, '/dea/admin-api/helpdesk', 'helpdesk');
+      const boss = await consoleAgent(t, '/dea/admin-api/helpdesk', 'admin');
+      const issue = (who: typeof helper) =>
+        who.post(`/users/${user.id}/codes`, { reason: 'Ticket 9, called back' });
+
+      expect((await issue(helper)).json()).toMatchObject({ error: 0 });
+      const narrowed = await admin.post(`/groups/${group?.id}/policy`, {
+        category: POLICY_CATEGORY_HELP_DESK,
+        options: { issuers: ['admin'] },
+      });
+      expect(narrowed.json()).toMatchObject({ error: 0, result: { options: { issuers: ['admin'] } } });
+      expect((await helper.get(`/users/${user.id}`)).json()).toMatchObject({ result: { mayIssue: false } });
+      expect((await issue(helper)).statusCode).toBe(403);
+      expect(
+        (
+          await helper.post(`/users/${user.id}/codes/send`, {
+            reason: 'Ticket 9, called back',
+            recipient: 'x',
+          })
+        ).statusCode,
+      ).toBe(403);
+      expect((await issue(boss)).json()).toMatchObject({ error: 0 });
+      expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(2);
+
+      for (const issuers of [['root'], 'admin', ['admin', 'admin']]) {
+        const refused = await admin.post(`/groups/${group?.id}/policy`, {
+          category: POLICY_CATEGORY_HELP_DESK,
+          options: { issuers },
+        });
+        expect(refused.statusCode, JSON.stringify(issuers)).toBe(400);
+      }
+    },
+  );
+
+  appTest(
+    'creates a service key shown once that verifies codes, lists keys without secrets, and revokes',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const admin = await consoleAgent(t, BASE, 'admin');
+      const created = await admin.post('/service-keys', { name: 'vpn gateway', scopes: ['verify'] });
+      expect(created.headers['cache-control']).toBe('no-store');
+      const { key, serviceKey } =
+        created.json<Envelope<{ key: string; serviceKey: { id: string } }>>().result;
+      expect(key).toMatch(/^dea_/);
+      const listed = await admin.get('/service-keys');
+      expect(listed.body).not.toContain(key.split('.')[1]);
+      expect(listed.json()).toMatchObject({
+        result: { keys: [{ name: 'vpn gateway', scopes: ['verify'], revokedAt: null }] },
+      });
+
+      const user = await t.createUser({ policy: { enableECode: true, emergencyCodeDelivery: 'Display' } });
+      const code = await t.codeOnScreen(user);
+      const verify = (presented: string) =>
+        t.call(`${API}/tempPass/verify`, { username: user.username, code }, undefined, {
+          authorization: `Bearer ${presented}`,
+        });
+      expect(
+        (await admin.post('/service-keys', { name: 'vpn gateway', scopes: ['verify'] })).statusCode,
+      ).toBe(400);
+      expect((await admin.post('/service-keys', { name: 'bad/name', scopes: ['verify'] })).statusCode).toBe(
+        400,
+      );
+      expect((await admin.post('/service-keys', { name: 'none', scopes: [] })).statusCode).toBe(400);
+
+      expect((await admin.post(`/service-keys/${serviceKey.id}/revoke`)).json()).toMatchObject({
+        error: 0,
+        result: { revokedAt: expect.any(String) },
+      });
+      expect((await verify(key)).statusCode).toBe(401);
+      expect((await admin.post(`/service-keys/${serviceKey.id}/revoke`)).statusCode).toBe(400);
+      expect((await admin.post('/service-keys/nope/revoke')).statusCode).toBe(404);
+      expect((await t.services.store.audit.list({ event: 'service_key.created' }))[0]).toMatchObject({
+        actor: `console:${admin.username}`,
+      });
+      expect(JSON.stringify(await t.services.store.audit.list({}))).not.toContain(key);
+    },
+  );
+
+  appTest('shows the settings in effect without a secret', async ({ startApp, expect }) => {
+    const t = await startApp({
+      DEA_SECRET: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0',
+      DEA_SMTP_PASSWORD: 'smtp-password-value',
+      DEA_SMS_HTTP_URL: 'https://user:pw@sms.example/send?apikey=sms-api-key',
+      DEA_SMS_HTTP_HEADERS: '{"Authorization":"Bearer gateway-token"}',
+      DEA_CODE_LENGTH: '12',
+    });
+    const admin = await consoleAgent(t, BASE, 'admin');
+    const shown = await admin.get('/settings');
+    for (const secret of ['c2VjcmV0', 'smtp-password-value', 'sms-api-key', 'gateway-token', ':pw@'])
+      expect(shown.body, secret).not.toContain(secret);
+    const settings =
+      shown.json<Envelope<{ settings: { name: string; value: string; isDefault: boolean }[] }>>().result
+        .settings;
+    const of = (name: string) => settings.find((setting) => setting.name === name);
+    expect(of('DEA_SECRET')).toMatchObject({ value: '(set)', secret: true });
+    expect(of('DEA_SMTP_PASSWORD')).toMatchObject({ value: '(set)', secret: true });
+    expect(of('DEA_SMS_HTTP_URL')?.value).toContain('https://sms.example/send');
+    expect(of('DEA_CODE_LENGTH')).toMatchObject({ value: '12', isDefault: false });
+    expect(of('DEA_CODE_USES')).toMatchObject({ isDefault: true });
+  });
+});
