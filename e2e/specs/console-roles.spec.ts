@@ -5,6 +5,7 @@ import {
   addVirtualAuthenticator,
   consoleFetch,
   consoleOrigin,
+  dea,
   signInToConsole,
 } from '../support/console';
 import { expectNoAxeViolations } from '../support/scenarios';
@@ -23,6 +24,7 @@ test.beforeAll(async () => {
   addConsoleAccount(server, 'hana', 'helpdesk', 'Hana Helpdesk');
   addConsoleAccount(server, 'otto', 'auditor', 'Otto Auditor');
   addConsoleAccount(server, 'ada', 'admin', 'Ada Admin');
+  addConsoleAccount(server, 'hugo', 'helpdesk', 'Hugo Helpdesk');
 });
 
 test.afterAll(async () => {
@@ -120,4 +122,81 @@ test('an auditor reads and exports the audit log, filtered, and cannot help a us
   await page.goto(`${origin}/admin/#/helpdesk`);
   await expect(page.getByRole('heading', { name: 'Audit log' })).toBeVisible();
   expect(await consoleFetch(page, 'helpdesk/users?q=demo')).toMatchObject({ status: 403 });
+});
+
+test('an administrator sets a group policy with the defaults in view, makes a service key shown once and reads the settings', async ({
+  page,
+  context,
+}) => {
+  await addVirtualAuthenticator(context, page);
+  await signInToConsole(page, origin, 'ada');
+  const nav = page.getByRole('navigation', { name: 'Console' });
+  await expect(nav.getByRole('link')).toHaveText(['Help desk', 'Audit log', 'Administration']);
+  await nav.getByRole('link', { name: 'Administration' }).click();
+  await expect(page.getByTestId('groups')).toContainText('Codes on screen');
+  await expectNoAxeViolations(page);
+
+  // A new group for people who need more care: only administrators may give them a code.
+  await page.getByLabel('Name').fill('Executives');
+  await page.getByLabel('Priority').fill('50');
+  await page.getByRole('button', { name: 'Add the group' }).click();
+  await expect(page.getByText('The group Executives was added.')).toBeVisible();
+  await page.getByRole('button', { name: 'Edit Executives' }).click();
+  const editor = page.getByTestId('policy-editor');
+  await expect(editor.getByText('Default: 10').first()).toBeVisible();
+  await editor.getByLabel('Emergency codes allowed').check();
+  await editor.getByLabel('Code length (6 to 64)').fill('3');
+  await editor.getByRole('button', { name: 'Save the policy' }).click();
+  await expect(editor.getByRole('alert')).toContainText('codeLength must be a whole number from 6 to 64');
+  await editor.getByLabel('Code length (6 to 64)').fill('12');
+  await editor.getByLabel('Help desk').uncheck();
+  await expectNoAxeViolations(page);
+  await editor.getByRole('button', { name: 'Save the policy' }).click();
+  await expect(page.getByTestId('policy-saved')).toHaveText('The policy of Executives was saved.');
+  const row = page.getByTestId('groups').getByRole('row', { name: /Executives/ });
+  await expect(row).toContainText('allowed');
+  await expect(row).not.toContainText('Help desk');
+
+  // A service key is shown once, then only its name.
+  await page.getByRole('link', { name: 'Service keys' }).click();
+  await page.getByLabel('Name').fill('vpn gateway');
+  await page.getByRole('button', { name: 'Create the key' }).click();
+  const secret = (await page.getByTestId('service-key-secret').textContent()) ?? '';
+  expect(secret).toMatch(/^dea_[0-9a-f-]{36}\.[\w-]{43}$/);
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await expect(page.getByTestId('service-keys')).toContainText('vpn gateway');
+  await expect(page.locator('body')).not.toContainText(secret.split('.')[1] ?? 'none');
+  await page.getByRole('button', { name: 'Revoke' }).click();
+  await page.getByRole('button', { name: 'Revoke vpn gateway now' }).click();
+  await expect(page.getByTestId('service-keys')).toContainText('revoked');
+
+  // The settings in effect, read-only, secrets never shown.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByLabel('Find a setting').fill('hash_cost');
+  await expect(page.getByTestId('settings-table').locator('tbody tr')).toHaveText([
+    /DEA_PASSWORD_HASH_COST\s*10\s*changed/,
+  ]);
+  await page.getByLabel('Find a setting').fill('DEA_SECRET');
+  await expect(page.getByTestId('settings-table')).toContainText('not set');
+  await expectNoAxeViolations(page);
+});
+
+test('the help desk may not give a code where the group policy keeps it to administrators', async ({
+  page,
+  context,
+}) => {
+  await addVirtualAuthenticator(context, page);
+  dea(server, ['group', 'add-member', 'Executives', 'demo-channel']);
+  await signInToConsole(page, origin, 'hugo');
+  await page.getByLabel('Find the user').fill('Chris');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByTestId('helpdesk-results').getByRole('link').first().click();
+  await expect(page.getByTestId('helpdesk-user-name')).toHaveText('Chris Channel');
+  await expect(page.getByTestId('issue-not-allowed')).toContainText('only administrators');
+  await expect(page.getByRole('button', { name: /Issue a code|Send a code/ })).toHaveCount(0);
+  await expectNoAxeViolations(page);
+  expect(await consoleFetch(page, 'admin/groups')).toMatchObject({ status: 403 });
+  await page.goto(`${origin}/admin/#/administration`);
+  await expect(page.getByRole('heading', { name: 'Help a user' })).toBeVisible();
 });

@@ -9,17 +9,25 @@ import type { RunningServer } from './start-server';
 const cli = join(fileURLToPath(new URL('../..', import.meta.url)), 'apps/server/dist/cli.js');
 export const CONSOLE_PASSWORD = 'a console password';
 
-/** `dea admin add` as an operator runs it, on the server's store. */
+/** `dea ...` as an operator runs it, on the server's store. */
+export function dea(server: RunningServer, args: string[], input = ''): string {
+  return execFileSync(process.execPath, [cli, ...args], {
+    env: { ...process.env, DEA_DATA_DIR: server.dataDir, DATABASE_URL: '' },
+    input,
+    encoding: 'utf8',
+  });
+}
+
+/** `dea admin add` with the console password on standard input. */
 export function addConsoleAccount(
   server: RunningServer,
   username: string,
   role: 'admin' | 'helpdesk' | 'auditor',
   displayName: string,
 ): void {
-  execFileSync(
-    process.execPath,
+  dea(
+    server,
     [
-      cli,
       'admin',
       'add',
       '--username',
@@ -30,10 +38,7 @@ export function addConsoleAccount(
       displayName,
       '--password-stdin',
     ],
-    {
-      env: { ...process.env, DEA_DATA_DIR: server.dataDir, DATABASE_URL: '' },
-      input: `${CONSOLE_PASSWORD}\n`,
-    },
+    `${CONSOLE_PASSWORD}\n`,
   );
 }
 

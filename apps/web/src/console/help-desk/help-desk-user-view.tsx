@@ -104,7 +104,16 @@ function UserDetails({
         <FailureAlert error={action.error} />
       </section>
 
-      <IssueCodeForm user={user} onIssued={reload} />
+      {user.mayIssue ? (
+        <IssueCodeForm user={user} onIssued={reload} />
+      ) : (
+        <section className="card console-card" aria-labelledby={`${id}-issue`}>
+          <h2 id={`${id}-issue`}>{t('issue.title')}</h2>
+          <Alert variant="info" testId="issue-not-allowed">
+            {t('issue.notYourRole')}
+          </Alert>
+        </section>
+      )}
 
       <section className="card console-card" aria-labelledby={`${id}-codes`}>
         <h2 id={`${id}-codes`}>{t('helpdesk.codes')}</h2>

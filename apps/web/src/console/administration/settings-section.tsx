@@ -1,0 +1,75 @@
+import type { AdminSettings } from '@dea/contract';
+import { useEffect, useId, useState } from 'react';
+import { Spinner } from '../../shared/components/spinner';
+import { consoleCall } from '../api/console-call';
+import { useConsoleAction } from '../api/use-console-action';
+import { FailureAlert } from '../components/failure-alert';
+import { useConsoleI18n } from '../i18n/console-i18n';
+
+/** The settings in effect, read-only: secrets only as set or not, addresses without credentials. */
+export function SettingsSection() {
+  const { t } = useConsoleI18n();
+  const id = useId();
+  const [settings, setSettings] = useState<AdminSettings['settings']>();
+  const [filter, setFilter] = useState('');
+  const loading = useConsoleAction();
+  const { run } = loading;
+
+  useEffect(() => {
+    void run(() => consoleCall<AdminSettings>('admin/settings')).then(
+      (answer) => answer && setSettings(answer.settings),
+    );
+  }, [run]);
+
+  const needle = filter.trim().toUpperCase();
+  const shown = settings?.filter((setting) => setting.name.includes(needle)) ?? [];
+  return (
+    <section className="card console-card console-wide" aria-labelledby={`${id}-title`}>
+      <h1 id={`${id}-title`} className="card-title">
+        {t('admin.settings')}
+      </h1>
+      <p>{t('settings.intro')}</p>
+      <div className="form-field">
+        <label htmlFor={`${id}-filter`}>{t('settings.filter')}</label>
+        <input id={`${id}-filter`} value={filter} onChange={(event) => setFilter(event.target.value)} />
+      </div>
+      <FailureAlert error={loading.error} />
+      {settings === undefined ? (
+        loading.busy && <Spinner label={t('loading')} showLabel />
+      ) : (
+        <div className="table-scroll" tabIndex={0} role="region" aria-label={t('admin.settings')}>
+          <table className="console-table" data-testid="settings-table">
+            <thead>
+              <tr>
+                <th scope="col">{t('settings.name')}</th>
+                <th scope="col">{t('settings.value')}</th>
+                <th scope="col">{t('settings.origin')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((setting) => (
+                <tr key={setting.name}>
+                  <td>
+                    <code>{setting.name}</code>
+                  </td>
+                  <td className="details">
+                    <bdi>
+                      {setting.secret
+                        ? setting.value === ''
+                          ? t('settings.secretUnset')
+                          : t('settings.secretSet')
+                        : setting.value === ''
+                          ? t('settings.empty')
+                          : setting.value}
+                    </bdi>
+                  </td>
+                  <td>{setting.isDefault ? t('settings.default') : t('settings.changed')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
