@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import {
   addConsoleAccount,
   addVirtualAuthenticator,
@@ -25,6 +25,7 @@ test.beforeAll(async () => {
   addConsoleAccount(server, 'otto', 'auditor', 'Otto Auditor');
   addConsoleAccount(server, 'ada', 'admin', 'Ada Admin');
   addConsoleAccount(server, 'hugo', 'helpdesk', 'Hugo Helpdesk');
+  addConsoleAccount(server, 'lena', 'auditor', 'Lena Prüferin');
 });
 
 test.afterAll(async () => {
@@ -199,4 +200,51 @@ test('the help desk may not give a code where the group policy keeps it to admin
   expect(await consoleFetch(page, 'admin/groups')).toMatchObject({ status: 403 });
   await page.goto(`${origin}/admin/#/administration`);
   await expect(page.getByRole('heading', { name: 'Help a user' })).toBeVisible();
+});
+
+/** Presses Tab until the element has the focus, as a keyboard user moves through the page. */
+async function tabTo(page: Page, target: Locator): Promise<void> {
+  for (let presses = 0; presses < 25; presses += 1) {
+    if (await target.evaluate((element) => element === document.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error('not reachable by Tab');
+}
+
+test('the console in German by keyboard alone, then in Arabic from right to left', async ({
+  page,
+  context,
+}) => {
+  await addVirtualAuthenticator(context, page);
+  await page.goto(`${origin}/admin/`);
+  await tabTo(page, page.getByTestId('console-language'));
+  await page.getByTestId('console-language').selectOption('de');
+  await expect(page.getByRole('heading', { name: 'Bei der Konsole anmelden' })).toBeVisible();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+
+  await tabTo(page, page.getByLabel('Benutzername der Konsole'));
+  await page.keyboard.type('lena');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('a console password');
+  await page.keyboard.press('Enter');
+  const passkey = page.getByRole('button', { name: 'Passkey registrieren' });
+  await expect(passkey).toBeVisible();
+  await expectNoAxeViolations(page);
+  await tabTo(page, passkey);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('heading', { name: 'Prüfprotokoll' })).toBeVisible();
+  await expect(page.getByTestId('console-account')).toContainText('Prüfer');
+  await tabTo(page, page.getByTestId('audit-event'));
+  await page.keyboard.type('console.signin');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('audit-table').locator('tbody tr').first()).toContainText('console:lena');
+  await expectNoAxeViolations(page);
+
+  await page.getByTestId('console-language').selectOption('ar');
+  await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
+  await expect(page.getByRole('heading', { name: 'سجل التدقيق' })).toBeVisible();
+  await expectNoAxeViolations(page);
+  // The language stays chosen for the next visit.
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'سجل التدقيق' })).toBeVisible();
 });
