@@ -6,7 +6,6 @@ import {
   createConsoleTranslator,
   ENGLISH_CONSOLE_TEXTS,
   loadConsoleTexts,
-  type ConsoleTextKey,
 } from './console-texts';
 
 const catalogs = import.meta.glob<{ default: Record<string, string> }>('../texts/*.json', { eager: true });
