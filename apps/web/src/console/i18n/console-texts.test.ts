@@ -26,9 +26,7 @@ describe('the console texts', () => {
   it('loads a language and fills placeholders', async () => {
     const t = createConsoleTranslator(await loadConsoleTexts('de'));
     expect(t('helpdesk.found', { count: 3 })).toBe('Gefundene Benutzer: 3');
-    expect(createConsoleTranslator(await loadConsoleTexts('xx'))('signOut')).toBe(
-      'Sign out',
-    );
+    expect(createConsoleTranslator(await loadConsoleTexts('xx'))('signOut')).toBe('Sign out');
   });
 
   it("chooses the stored language, else the browser's, else English", () => {
