@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { PolicyOptions } from './api.js';
+import { BrandingList, PolicyOptions } from './api.js';
+import { BRANDING_NAMES } from './branding.js';
 import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE, SERVICE_KEY_SCOPES } from './constants.js';
 
 const strict = { additionalProperties: false } as const;
@@ -357,3 +358,22 @@ export const AdminSettings = Type.Object({
   ),
 });
 export type AdminSettings = Type.Static<typeof AdminSettings>;
+
+export const AdminBranding = Type.Object({ entries: BrandingList });
+export type AdminBranding = Type.Static<typeof AdminBranding>;
+const BrandingNameSchema = Type.Union(BRANDING_NAMES.map((name) => Type.Literal(name)));
+export const AdminBrandingSet = Type.Object(
+  {
+    name: BrandingNameSchema,
+    value: Type.String({
+      maxLength: 720_000,
+      description: 'Text, HTML, CSS, or an image URL or data:image URL (512 KiB at most)',
+    }),
+  },
+  strict,
+);
+export type AdminBrandingSet = Type.Static<typeof AdminBrandingSet>;
+export const AdminBrandingReset = Type.Object({ name: BrandingNameSchema }, strict);
+export type AdminBrandingReset = Type.Static<typeof AdminBrandingReset>;
+/** The body limit of the branding call: an image as a data URL of 512 KiB, in JSON. */
+export const BRANDING_BODY_LIMIT_BYTES = 768 * 1024;

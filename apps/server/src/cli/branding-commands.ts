@@ -3,14 +3,20 @@ import {
   BRANDING_NAMES,
   BRANDING_TYPE_OF,
   BRANDING_TYPES,
-  type BrandingEntry,
   type BrandingName,
   type BrandingType,
   isBrandingName,
 } from '@dea/contract';
 import {
+  BrandingError,
+  brandingEntries,
+  brandingValueProblem,
+  MAX_BRANDING_VALUE_BYTES,
+  resetBranding,
+  setBranding,
+} from '../domain/branding-rules.js';
+import {
   argument,
-  auditChange,
   CliFailure,
   type CommandGroup,
   noMoreArguments,
@@ -19,8 +25,6 @@ import {
   readOperatorFile,
 } from './command.js';
 
-/** Larger values would slow every page load: the branding list is sent to each visitor. */
-const MAX_VALUE_BYTES = 512 * 1024;
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
   '.png': 'image/png',
   '.gif': 'image/gif',
@@ -30,8 +34,6 @@ const IMAGE_TYPES: Readonly<Record<string, string>> = {
   '.avif': 'image/avif',
   '.svg': 'image/svg+xml',
 };
-/** What the page shows as an image: an http(s) URL or a data URL of an image (as the page checks). */
-const IMAGE_VALUE = /^(https?:\/\/\S+|data:image\/(png|gif|jpe?g|webp|avif|svg\+xml)[;,]\S*)$/i;
 
 function brandingName(value: string): BrandingName {
   if (!isBrandingName(value))
@@ -52,18 +54,11 @@ async function valueOfFile(path: string, type: BrandingType): Promise<string> {
   if (type === 'image' && mediaType === undefined)
     throw new UsageError(`an image file must end in ${Object.keys(IMAGE_TYPES).join(', ')}`);
   const content = await readOperatorFile(path);
-  if (content.length > MAX_VALUE_BYTES) throw new CliFailure(`${path} is larger than 512 KiB`);
+  if (content.length > MAX_BRANDING_VALUE_BYTES) throw new CliFailure(`${path} is larger than 512 KiB`);
   return type === 'image'
     ? `data:${mediaType};base64,${content.toString('base64')}`
     : content.toString('utf8');
 }
-
-const defaultEntry = (name: BrandingName): BrandingEntry => ({
-  name,
-  type: BRANDING_TYPE_OF[name],
-  value: '',
-  isDefault: true,
-});
 
 export const brandingCommands: CommandGroup = {
   name: 'branding',
@@ -81,15 +76,14 @@ export const brandingCommands: CommandGroup = {
         const file = optionText(values, 'file');
         if ((given === undefined) === (file === undefined))
           throw new UsageError('give the value with either --value or --file');
-        if (given !== undefined && Buffer.byteLength(given) > MAX_VALUE_BYTES)
+        if (given !== undefined && Buffer.byteLength(given) > MAX_BRANDING_VALUE_BYTES)
           throw new UsageError('--value is larger than 512 KiB');
-        if (type === 'image' && given !== undefined && given !== '' && !IMAGE_VALUE.test(given.trim()))
+        if (type === 'image' && given !== undefined && brandingValueProblem(type, given) !== undefined)
           throw new UsageError('an image value must be an http(s) URL or a data:image URL (or use --file)');
         const value = given ?? (await valueOfFile(file ?? '', type));
         const { store } = await context.open();
-        await store.branding.set({ name, type, value, isDefault: false });
-        await auditChange(store, context.now(), 'branding.set', {
-          details: { name, type, bytes: value.length },
+        await setBranding(store, { name, type, value }, 'cli', context.now()).catch((error: unknown) => {
+          throw error instanceof BrandingError ? new CliFailure(error.message) : error;
         });
         context.out(`Set branding ${name} (${type}, ${Buffer.byteLength(value)} bytes).`);
         return 0;
@@ -103,8 +97,7 @@ export const brandingCommands: CommandGroup = {
         const name = brandingName(argument(positionals, 0, 'name'));
         noMoreArguments(positionals, 1);
         const { store } = await context.open();
-        await store.branding.set(defaultEntry(name));
-        await auditChange(store, context.now(), 'branding.reset', { details: { name } });
+        await resetBranding(store, name, 'cli', context.now());
         context.out(`Reset branding ${name} to the default.`);
         return 0;
       },
@@ -116,8 +109,7 @@ export const brandingCommands: CommandGroup = {
       async run(values, positionals, context) {
         noMoreArguments(positionals, 0);
         const { store } = await context.open();
-        const stored = new Map((await store.branding.list()).map((entry) => [entry.name, entry]));
-        const entries = BRANDING_NAMES.map((name) => stored.get(name) ?? defaultEntry(name));
+        const entries = await brandingEntries(store);
         if (values.json === true) {
           context.out(JSON.stringify(entries, null, 2));
           return 0;

@@ -5,12 +5,21 @@ import {
   type AdminServiceKeyCreate,
   type AdminServiceKeyCreated,
   type AdminSettings,
+  type BrandingEntry,
+  type BrandingName,
   ErrorNumber,
   POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
 } from '@dea/contract';
 import type { ServiceKey, Store } from '../store/store.js';
 import { ApiError, invalidRequest } from './api-error.js';
+import {
+  BrandingError,
+  brandingEntries,
+  defaultBrandingEntry,
+  resetBranding,
+  setBranding,
+} from './branding-rules.js';
 import type { CodeDefaults } from './code-settings.js';
 import type { ConsoleCaller } from './console-auth.js';
 import { effectiveSettings } from './effective-settings.js';
@@ -51,7 +60,7 @@ export interface AdministrationDependencies {
 }
 
 /**
- * What an administrator does in the console: groups and their policies, service keys, and a
+ * What an administrator does in the console: groups and their policies, branding, service keys, and a
  * read-only look at the settings. Only the admin role, only after the passkey; the same rules as
  * the CLI (GroupPolicies, issueServiceKey), audited with the administrator as actor.
  */
@@ -107,6 +116,24 @@ export class Administration {
       .setPolicy(group, change.category, change.options, actor)
       .catch(asApiError);
     return { options };
+  }
+
+  async branding(caller: ConsoleCaller): Promise<{ entries: BrandingEntry[] }> {
+    this.allowed(caller);
+    return { entries: await brandingEntries(this.deps.store) };
+  }
+
+  async setBranding(caller: ConsoleCaller, name: BrandingName, value: string): Promise<BrandingEntry> {
+    const actor = this.allowed(caller);
+    return setBranding(this.deps.store, { name, value }, actor, this.deps.now()).catch((error: unknown) => {
+      throw error instanceof BrandingError ? invalidRequest(error.message) : error;
+    });
+  }
+
+  async resetBranding(caller: ConsoleCaller, name: BrandingName): Promise<BrandingEntry> {
+    const actor = this.allowed(caller);
+    await resetBranding(this.deps.store, name, actor, this.deps.now());
+    return defaultBrandingEntry(name);
   }
 
   async serviceKeys(caller: ConsoleCaller): Promise<{ keys: AdminServiceKey[] }> {

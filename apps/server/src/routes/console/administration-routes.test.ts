@@ -241,4 +241,51 @@ describe.each(STORE_KINDS)('console administration on %s', (kind) => {
     expect(of('DEA_CODE_LENGTH')).toMatchObject({ value: '12', isDefault: false });
     expect(of('DEA_CODE_USES')).toMatchObject({ isDefault: true });
   });
+
+  appTest(
+    'sets and resets branding, checked for its type, and the page shows it at once',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const admin = await consoleAgent(t, BASE, 'admin');
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
+      expect((await helper.post('/branding', { name: 'footerLeft', value: 'x' })).statusCode).toBe(403);
+
+      const listed = (await admin.get('/branding')).json<
+        Envelope<{ entries: { name: string; isDefault: boolean }[] }>
+      >();
+      expect(listed.result.entries.map((entry) => entry.name)).toContain('headerMiddle');
+      expect(listed.result.entries.every((entry) => entry.isDefault)).toBe(true);
+
+      const set = await admin.post('/branding', { name: 'footerLeft', value: '<b>ACME</b> IT' });
+      expect(set.json()).toMatchObject({
+        error: 0,
+        result: { name: 'footerLeft', type: 'html', isDefault: false },
+      });
+      const page = await t.call(`${API}/customizationConfig/getCurrentConfig`, {});
+      expect(page.body).toContain('<b>ACME</b> IT');
+
+      for (const [value, reason] of [
+        ['javascript:alert(1)', 'must be an http(s) URL or a data:image URL'],
+        [`data:image/png;base64,${'A'.repeat(600 * 1024)}`, 'larger than 512 KiB'],
+      ]) {
+        const refused = await admin.post('/branding', { name: 'headerLeft', value });
+        expect(refused.statusCode, reason).toBe(400);
+        expect(refused.json<Envelope>().message, reason).toContain(reason);
+      }
+      expect((await admin.post('/branding', { name: 'nonsense', value: 'x' })).statusCode).toBe(400);
+      const logo = `data:image/png;base64,${'A'.repeat(300 * 1024)}`;
+      expect((await admin.post('/branding', { name: 'headerLeft', value: logo })).json()).toMatchObject({
+        error: 0,
+      });
+
+      expect((await admin.post('/branding/reset', { name: 'footerLeft' })).json()).toMatchObject({
+        result: { name: 'footerLeft', isDefault: true },
+      });
+      expect((await t.call(`${API}/customizationConfig/getCurrentConfig`, {})).body).not.toContain('ACME');
+      expect(await t.services.store.audit.list({ event: 'branding.set' })).toMatchObject([
+        { actor: `console:${admin.username}` },
+        { actor: `console:${admin.username}`, details: { name: 'footerLeft' } },
+      ]);
+    },
+  );
 });

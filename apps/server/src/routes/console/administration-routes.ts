@@ -1,4 +1,7 @@
 import {
+  AdminBranding,
+  AdminBrandingReset,
+  AdminBrandingSet,
   AdminGroupCreate,
   AdminGroupParams,
   AdminGroups,
@@ -10,6 +13,8 @@ import {
   AdminServiceKeyParams,
   AdminServiceKeys,
   AdminSettings,
+  BRANDING_BODY_LIMIT_BYTES,
+  BrandingEntry,
   EmptyRequest,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -18,7 +23,7 @@ import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 
-/** Groups and policies, service keys and the effective settings, for administrators. */
+/** Groups and policies, branding, service keys and the effective settings, for administrators. */
 export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { administration } = app.services;
 
@@ -75,6 +80,54 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.body,
         ),
       ),
+  );
+  app.get(
+    '/admin/branding',
+    {
+      schema: documented({
+        summary: 'Every branding entry, the default where none is set',
+        security: 'console',
+        result: AdminBranding,
+      }),
+    },
+    async (request) => ok(await administration.branding(await consoleCallerOf(request, false))),
+  );
+  app.post(
+    '/admin/branding',
+    {
+      bodyLimit: BRANDING_BODY_LIMIT_BYTES,
+      schema: {
+        body: AdminBrandingSet,
+        ...documented({
+          summary: 'Set a branding entry (checked for its type; the page shows it on its next load)',
+          security: 'console',
+          result: BrandingEntry,
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await administration.setBranding(
+          await consoleCallerOf(request, true),
+          request.body.name,
+          request.body.value,
+        ),
+      ),
+  );
+  app.post(
+    '/admin/branding/reset',
+    {
+      schema: {
+        body: AdminBrandingReset,
+        ...documented({
+          summary: "Reset a branding entry to the product's default",
+          security: 'console',
+          result: BrandingEntry,
+        }),
+      },
+    },
+    async (request) =>
+      ok(await administration.resetBranding(await consoleCallerOf(request, true), request.body.name)),
   );
   app.get(
     '/admin/service-keys',
