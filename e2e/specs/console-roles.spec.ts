@@ -26,6 +26,7 @@ test.beforeAll(async () => {
   addConsoleAccount(server, 'ada', 'admin', 'Ada Admin');
   addConsoleAccount(server, 'hugo', 'helpdesk', 'Hugo Helpdesk');
   addConsoleAccount(server, 'lena', 'auditor', 'Lena Prüferin');
+  addConsoleAccount(server, 'bea', 'admin', 'Bea Branding');
 });
 
 test.afterAll(async () => {
@@ -247,4 +248,34 @@ test('the console in German by keyboard alone, then in Arabic from right to left
   // The language stays chosen for the next visit.
   await page.reload();
   await expect(page.getByRole('heading', { name: 'سجل التدقيق' })).toBeVisible();
+});
+
+test('an administrator sees branding live and cleaned in the preview, without touching the console, then publishes it', async ({
+  page,
+  context,
+}) => {
+  await addVirtualAuthenticator(context, page);
+  await signInToConsole(page, origin, 'bea');
+  await page.goto(`${origin}/admin/#/administration/branding`);
+  const preview = page.getByTestId('branding-preview');
+  await expect(preview.locator('footer')).toContainText('Emergency Access');
+
+  await page.getByLabel(/footerLeft/).fill('<b>ACME</b> IT <img src="x" alt="" onerror="window.hacked=1">');
+  await page.getByLabel(/^CSS/).fill('.page-header { background: rgb(128, 0, 0); }');
+  await expect(preview.locator('footer b')).toHaveText('ACME');
+  expect(await preview.locator('footer img').getAttribute('onerror')).toBeNull();
+  await expect(preview.locator('header.page-header')).toHaveCSS('background-color', 'rgb(128, 0, 0)');
+  await expect(page.locator('header.console-header')).not.toHaveCSS('background-color', 'rgb(128, 0, 0)');
+  expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
+  await expectNoAxeViolations(page);
+
+  await page.getByRole('button', { name: 'Save footerLeft' }).click();
+  await expect(page.getByTestId('branding-done')).toHaveText('footerLeft was saved.');
+  const login = await context.newPage();
+  await login.goto(`${origin}/login/`);
+  await expect(login.getByTestId('footer-left')).toContainText('ACME IT');
+  await page.getByRole('button', { name: 'Reset footerLeft' }).click();
+  await expect(page.getByTestId('branding-done')).toHaveText('footerLeft is back to the default.');
+  await login.reload();
+  await expect(login.getByTestId('footer-left')).not.toContainText('ACME');
 });

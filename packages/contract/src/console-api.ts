@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { BrandingList, PolicyOptions } from './api.js';
-import { BRANDING_NAMES } from './branding.js';
+import { BRANDING_NAMES, type BrandingName } from './branding.js';
 import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE, SERVICE_KEY_SCOPES } from './constants.js';
 
 const strict = { additionalProperties: false } as const;
@@ -361,7 +361,9 @@ export type AdminSettings = Type.Static<typeof AdminSettings>;
 
 export const AdminBranding = Type.Object({ entries: BrandingList });
 export type AdminBranding = Type.Static<typeof AdminBranding>;
-const BrandingNameSchema = Type.Union(BRANDING_NAMES.map((name) => Type.Literal(name)));
+const BrandingNameSchema = Type.Unsafe<BrandingName>(
+  Type.Union(BRANDING_NAMES.map((name) => Type.Literal(name))),
+);
 export const AdminBrandingSet = Type.Object(
   {
     name: BrandingNameSchema,

@@ -1,11 +1,13 @@
 import { useConsoleI18n } from '../i18n/console-i18n';
 import { hrefOf } from '../shell/console-route';
+import { BrandingSection } from './branding-section';
 import { GroupsSection } from './groups-section';
 import { ServiceKeysSection } from './service-keys-section';
 import { SettingsSection } from './settings-section';
 
 const SECTIONS = {
   groups: { title: 'admin.groups', Section: GroupsSection },
+  branding: { title: 'admin.branding', Section: BrandingSection },
   'service-keys': { title: 'admin.serviceKeys', Section: ServiceKeysSection },
   settings: { title: 'admin.settings', Section: SettingsSection },
 } as const;
@@ -14,7 +16,7 @@ type SectionName = keyof typeof SECTIONS;
 const isSection = (name: string | undefined): name is SectionName =>
   name !== undefined && Object.hasOwn(SECTIONS, name);
 
-/** Administration: groups and policies, service keys, and the settings in effect (read-only). */
+/** Administration: groups and policies, branding, service keys, and the settings in effect (read-only). */
 export function AdministrationScreen({ section }: { section: string | undefined }) {
   const { t } = useConsoleI18n();
   const current: SectionName = isSection(section) ? section : 'groups';
