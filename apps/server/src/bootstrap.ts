@@ -150,6 +150,7 @@ export async function startServices(
       auditView: new AuditView(store),
       administration: new Administration({
         store,
+        catalogs,
         codeDefaults: config.codeDefaults,
         serviceKeyHash: keys.serviceKey,
         settings: { table: SETTINGS, values: config.settingValues },

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { BrandingList, PolicyOptions } from './api.js';
 import { BRANDING_NAMES, type BrandingName } from './branding.js';
+import { LANGUAGE_CODE_PATTERN } from './languages.js';
 import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE, SERVICE_KEY_SCOPES } from './constants.js';
 
 const strict = { additionalProperties: false } as const;
@@ -379,3 +380,45 @@ export const AdminBrandingReset = Type.Object({ name: BrandingNameSchema }, stri
 export type AdminBrandingReset = Type.Static<typeof AdminBrandingReset>;
 /** The body limit of the branding call: an image as a data URL of 512 KiB, in JSON. */
 export const BRANDING_BODY_LIMIT_BYTES = 768 * 1024;
+
+export const AdminLanguages = Type.Object({
+  languages: Type.Array(
+    Type.Object({
+      code: Type.String(),
+      name: Type.String(),
+      texts: Type.Integer(),
+      missing: Type.Integer({ description: 'Text keys the language lacks (English shows instead)' }),
+    }),
+  ),
+});
+export type AdminLanguages = Type.Static<typeof AdminLanguages>;
+export const AdminLanguageParams = Type.Object(
+  { language: Type.String({ minLength: 2, maxLength: 35, pattern: LANGUAGE_CODE_PATTERN }) },
+  strict,
+);
+export type AdminLanguageParams = Type.Static<typeof AdminLanguageParams>;
+export const AdminTexts = Type.Object({
+  language: Type.String(),
+  texts: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      english: Type.String(),
+      text: Type.Union([Type.String(), Type.Null()], { description: 'null: missing, English shows instead' }),
+    }),
+  ),
+});
+export type AdminTexts = Type.Static<typeof AdminTexts>;
+export const AdminTextsSet = Type.Object(
+  {
+    texts: Type.Record(Type.String({ maxLength: 100 }), Type.String({ minLength: 1, maxLength: 1000 }), {
+      minProperties: 1,
+      maxProperties: 200,
+    }),
+  },
+  strict,
+);
+export type AdminTextsSet = Type.Static<typeof AdminTextsSet>;
+export const AdminTextsSetResult = Type.Object({ added: Type.Integer(), replaced: Type.Integer() });
+export type AdminTextsSetResult = Type.Static<typeof AdminTextsSetResult>;
+/** The body limit of saving texts: up to 200 texts of 1,000 characters. */
+export const TEXTS_BODY_LIMIT_BYTES = 512 * 1024;

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
-import { DEFAULT_LANGUAGE, isTextKey, LANGUAGE_CODE_PATTERN, placeholdersOf, TEXT_KEYS } from '@dea/contract';
-import { BUILT_IN_CATALOGS } from '../i18n/built-in-catalogs.js';
+import { DEFAULT_LANGUAGE, LANGUAGE_CODE_PATTERN, TEXT_KEYS } from '@dea/contract';
+import { checkTexts, importTexts, MessageTextsError } from '../domain/message-texts.js';
 import type { Store } from '../store/store.js';
 import {
   argument,
@@ -30,32 +30,13 @@ async function requireLanguage(store: Store, code: string): Promise<{ code: stri
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
-/**
- * The texts of an import file, each checked: a known text key, a string, and the same
- * placeholders as the product's English text (a missing {code} would send a message without it).
- */
+/** The texts of an import file, checked by the rule the console uses too. */
 export function checkCatalog(content: unknown): Record<string, string> {
-  if (typeof content !== 'object' || content === null || Array.isArray(content))
-    throw new UsageError('the file must hold one JSON object of text key -> text');
-  const entries = Object.entries(content as Record<string, unknown>);
-  const unknown = entries.filter(([key]) => !isTextKey(key)).map(([key]) => key);
-  if (unknown.length > 0)
-    throw new UsageError(
-      `unknown text ${unknown.length === 1 ? 'key' : 'keys'}: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', ...' : ''}`,
-    );
-  const english: Record<string, string> = BUILT_IN_CATALOGS.en;
-  for (const [key, text] of entries) {
-    if (typeof text !== 'string' || text.trim() === '')
-      throw new UsageError(`${key}: the text must be a non-empty string`);
-    const expected = placeholdersOf(english[key] ?? '');
-    const actual = placeholdersOf(text);
-    if (expected.join() !== actual.join()) {
-      const shown = (names: string[]) =>
-        names.length === 0 ? 'none' : names.map((name) => `{${name}}`).join(' ');
-      throw new UsageError(`${key}: placeholders ${shown(actual)} differ from English ${shown(expected)}`);
-    }
+  try {
+    return checkTexts(content);
+  } catch (error) {
+    throw error instanceof MessageTextsError ? new UsageError(error.message) : error;
   }
-  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 /** The texts in the order of the contract's key list, so exports diff well. */
@@ -136,15 +117,10 @@ export const messageCommands: CommandGroup = {
         const overwrite = values.overwrite === true;
         const { store } = await context.open();
         await requireLanguage(store, code);
-        const existing = await store.catalogs.messages(code);
-        const keys = Object.keys(texts);
-        const added = keys.filter((key) => !Object.hasOwn(existing, key)).length;
-        const differing = keys.filter(
-          (key) => Object.hasOwn(existing, key) && existing[key] !== texts[key],
-        ).length;
-        await store.catalogs.putMessages(code, texts, { overwrite });
-        await auditChange(store, context.now(), 'messages.imported', {
-          details: { language: code, added, replaced: overwrite ? differing : 0 },
+        const { added, differing } = await importTexts(store, code, texts, {
+          overwrite,
+          actor: 'cli',
+          now: context.now(),
         });
         const rest = overwrite
           ? `${plural(differing, 'text')} replaced`

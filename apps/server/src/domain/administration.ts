@@ -4,12 +4,16 @@ import {
   type AdminServiceKey,
   type AdminServiceKeyCreate,
   type AdminServiceKeyCreated,
+  type AdminLanguages,
   type AdminSettings,
+  type AdminTexts,
+  type AdminTextsSetResult,
   type BrandingEntry,
   type BrandingName,
   ErrorNumber,
   POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
+  TEXT_KEYS,
 } from '@dea/contract';
 import type { ServiceKey, Store } from '../store/store.js';
 import { ApiError, invalidRequest } from './api-error.js';
@@ -20,10 +24,12 @@ import {
   resetBranding,
   setBranding,
 } from './branding-rules.js';
+import type { Catalogs } from './catalogs.js';
 import type { CodeDefaults } from './code-settings.js';
 import type { ConsoleCaller } from './console-auth.js';
 import { effectiveSettings } from './effective-settings.js';
 import { GroupChangeError, GroupPolicies, issuersOf } from './group-policies.js';
+import { checkTexts, importTexts, MessageTextsError, textsBesideEnglish } from './message-texts.js';
 import { resolvePolicy } from './policy.js';
 import { issueServiceKey, revokeServiceKey, ServiceKeyError } from './service-keys.js';
 
@@ -49,6 +55,8 @@ const shownKey = (key: ServiceKey): AdminServiceKey => ({
 
 export interface AdministrationDependencies {
   store: Store;
+  /** The message catalogs this instance caches; forgotten after a change of texts. */
+  catalogs: Catalogs;
   codeDefaults: CodeDefaults;
   serviceKeyHash: Buffer;
   /** The settings table and the values that took effect. */
@@ -60,7 +68,8 @@ export interface AdministrationDependencies {
 }
 
 /**
- * What an administrator does in the console: groups and their policies, branding, service keys, and a
+ * What an administrator does in the console: groups and their policies, branding, message texts,
+ * service keys, and a
  * read-only look at the settings. Only the admin role, only after the passkey; the same rules as
  * the CLI (GroupPolicies, issueServiceKey), audited with the administrator as actor.
  */
@@ -134,6 +143,40 @@ export class Administration {
     const actor = this.allowed(caller);
     await resetBranding(this.deps.store, name, actor, this.deps.now());
     return defaultBrandingEntry(name);
+  }
+
+  async languages(caller: ConsoleCaller): Promise<AdminLanguages> {
+    this.allowed(caller);
+    const { store } = this.deps;
+    const languages = await Promise.all(
+      (await store.catalogs.listLanguages()).map(async ({ code, name }) => {
+        const own = await store.catalogs.messages(code);
+        const texts = TEXT_KEYS.filter((key) => Object.hasOwn(own, key)).length;
+        return { code, name, texts, missing: TEXT_KEYS.length - texts };
+      }),
+    );
+    return { languages };
+  }
+
+  async texts(caller: ConsoleCaller, language: string): Promise<AdminTexts> {
+    this.allowed(caller);
+    const { store } = this.deps;
+    if (!(await store.catalogs.listLanguages()).some((row) => row.code === language)) throw notFound();
+    return { language, texts: await textsBesideEnglish(store, language) };
+  }
+
+  async setTexts(caller: ConsoleCaller, language: string, texts: Record<string, string>): Promise<AdminTextsSetResult> {
+    const actor = this.allowed(caller);
+    const { store, now, catalogs } = this.deps;
+    try {
+      const checked = checkTexts(texts);
+      const { added, replaced } = await importTexts(store, language, checked, { overwrite: true, actor, now: now() });
+      catalogs.forget();
+      return { added, replaced };
+    } catch (error) {
+      if (error instanceof MessageTextsError) throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
+      throw error;
+    }
   }
 
   async serviceKeys(caller: ConsoleCaller): Promise<{ keys: AdminServiceKey[] }> {

@@ -81,6 +81,10 @@ export class Catalogs {
     return formatText(dictionary[key] ?? key, values);
   }
 
+  /**
+   * Drops what this instance cached, after a change made through it (the console); other instances
+   * see the change when their cache runs out (DEA_CATALOG_CACHE_SECONDS).
+   */
   forget(): void {
     this.languageList = undefined;
     this.dictionaries.clear();

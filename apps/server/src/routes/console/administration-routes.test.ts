@@ -288,4 +288,64 @@ describe.each(STORE_KINDS)('console administration on %s', (kind) => {
       ]);
     },
   );
+
+  appTest(
+    'shows each language beside English with its missing texts, and saves checked texts the page uses at once',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const admin = await consoleAgent(t, BASE, 'admin');
+      expect((await t.dea(['messages', 'add-language', 'eo', 'Esperanto'])).code).toBe(0);
+      // A language with gaps: every text but two.
+      const store = t.services.store;
+      const full = await store.catalogs.messages('eo');
+      await store.catalogs.setLanguage('xq', 'Gaps');
+      const { 'content.title': _title, logout: _logout, ...rest } = full;
+      await store.catalogs.putMessages('xq', rest, { overwrite: true });
+
+      const languages = (await admin.get('/languages')).json<
+        Envelope<{ languages: { code: string; missing: number }[] }>
+      >();
+      expect(languages.result.languages).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ code: 'xq', missing: 2 }),
+          expect.objectContaining({ code: 'de', missing: 0 }),
+        ]),
+      );
+      const texts = (await admin.get('/texts/xq')).json<
+        Envelope<{ texts: { key: string; english: string; text: string | null }[] }>
+      >();
+      expect(
+        texts.result.texts
+          .filter((text) => text.text === null)
+          .map((text) => text.key)
+          .sort(),
+      ).toEqual(['content.title', 'logout']);
+      expect(texts.result.texts.find((text) => text.key === 'logout')?.english).toBe('Log out');
+
+      const saved = await admin.post('/texts/xq', {
+        texts: { 'content.title': 'Nothilfe', successMessage: 'Gesendet an {recipient}.' },
+      });
+      expect(saved.json()).toMatchObject({ error: 0, result: { added: 1, replaced: 1 } });
+      const page = await t.app.inject({ method: 'GET', url: `${API}/message?lang=xq` });
+      expect(page.json()).toMatchObject({ 'content.title': 'Nothilfe', logout: 'Log out' });
+
+      for (const [body, reason] of [
+        [{ texts: { successMessage: 'Gesendet.' } }, 'placeholders none differ from English {recipient}'],
+        [{ texts: { 'no.such.key': 'x' } }, 'unknown text key: no.such.key'],
+        [{ texts: { logout: '   ' } }, 'non-empty'],
+      ] as const) {
+        const refused = await admin.post('/texts/xq', body);
+        expect(refused.statusCode, reason).toBe(400);
+        expect(refused.json<Envelope>().message, reason).toContain(reason);
+      }
+      expect((await admin.post('/texts/zz', { texts: { logout: 'x' } })).statusCode).toBe(404);
+      expect((await admin.get('/texts/zz')).statusCode).toBe(404);
+      expect((await store.catalogs.messages('xq')).logout).toBeUndefined();
+      expect(await store.audit.list({ event: 'messages.imported' })).toMatchObject([
+        { actor: `console:${admin.username}`, details: { language: 'xq', added: 1, replaced: 1 } },
+      ]);
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
+      expect((await helper.post('/texts/xq', { texts: { logout: 'x' } })).statusCode).toBe(403);
+    },
+  );
 });

@@ -3,6 +3,8 @@ import {
   AdminBrandingReset,
   AdminBrandingSet,
   AdminGroupCreate,
+  AdminLanguageParams,
+  AdminLanguages,
   AdminGroupParams,
   AdminGroups,
   AdminPolicyChange,
@@ -13,9 +15,13 @@ import {
   AdminServiceKeyParams,
   AdminServiceKeys,
   AdminSettings,
+  AdminTexts,
+  AdminTextsSet,
+  AdminTextsSetResult,
   BRANDING_BODY_LIMIT_BYTES,
   BrandingEntry,
   EmptyRequest,
+  TEXTS_BODY_LIMIT_BYTES,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
@@ -23,7 +29,7 @@ import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 
-/** Groups and policies, branding, service keys and the effective settings, for administrators. */
+/** Groups and policies, branding, message texts, service keys and the effective settings, for administrators. */
 export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { administration } = app.services;
 
@@ -128,6 +134,55 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       ok(await administration.resetBranding(await consoleCallerOf(request, true), request.body.name)),
+  );
+  app.get(
+    '/admin/languages',
+    {
+      schema: documented({
+        summary: 'The languages of the message catalogs, with how many texts each lacks',
+        security: 'console',
+        result: AdminLanguages,
+      }),
+    },
+    async (request) => ok(await administration.languages(await consoleCallerOf(request, false))),
+  );
+  app.get(
+    '/admin/texts/:language',
+    {
+      schema: {
+        params: AdminLanguageParams,
+        ...documented({
+          summary: "A language's texts beside English (null where it has none)",
+          security: 'console',
+          result: AdminTexts,
+        }),
+      },
+    },
+    async (request) =>
+      ok(await administration.texts(await consoleCallerOf(request, false), request.params.language)),
+  );
+  app.post(
+    '/admin/texts/:language',
+    {
+      bodyLimit: TEXTS_BODY_LIMIT_BYTES,
+      schema: {
+        params: AdminLanguageParams,
+        body: AdminTextsSet,
+        ...documented({
+          summary: 'Set texts of a language (each a known key with the placeholders of English)',
+          security: 'console',
+          result: AdminTextsSetResult,
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await administration.setTexts(
+          await consoleCallerOf(request, true),
+          request.params.language,
+          request.body.texts,
+        ),
+      ),
   );
   app.get(
     '/admin/service-keys',

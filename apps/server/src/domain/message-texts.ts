@@ -1,0 +1,79 @@
+import { isTextKey, placeholdersOf, TEXT_KEYS } from '@dea/contract';
+import { BUILT_IN_CATALOGS } from '../i18n/built-in-catalogs.js';
+import type { Store } from '../store/store.js';
+
+/** Texts the rules refuse; the message says which and why, for an operator. */
+export class MessageTextsError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'invalid' | 'missing' = 'invalid',
+  ) {
+    super(message);
+    this.name = 'MessageTextsError';
+  }
+}
+
+const ENGLISH: Readonly<Record<string, string>> = BUILT_IN_CATALOGS.en;
+
+/**
+ * Texts checked one by one, the rule of the CLI's import and the console: a known text key, a
+ * non-empty string, and the same placeholders as the product's English text (a missing {code}
+ * would send a message without it).
+ */
+export function checkTexts(content: unknown): Record<string, string> {
+  if (typeof content !== 'object' || content === null || Array.isArray(content))
+    throw new MessageTextsError('the texts must be one JSON object of text key -> text');
+  const entries = Object.entries(content as Record<string, unknown>);
+  const unknown = entries.filter(([key]) => !isTextKey(key)).map(([key]) => key);
+  if (unknown.length > 0)
+    throw new MessageTextsError(
+      `unknown text ${unknown.length === 1 ? 'key' : 'keys'}: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', ...' : ''}`,
+    );
+  for (const [key, text] of entries) {
+    if (typeof text !== 'string' || text.trim() === '')
+      throw new MessageTextsError(`${key}: the text must be a non-empty string`);
+    const expected = placeholdersOf(ENGLISH[key] ?? '');
+    const actual = placeholdersOf(text);
+    if (expected.join() !== actual.join()) {
+      const shown = (names: string[]) => (names.length === 0 ? 'none' : names.map((name) => `{${name}}`).join(' '));
+      throw new MessageTextsError(`${key}: placeholders ${shown(actual)} differ from English ${shown(expected)}`);
+    }
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/** Writes checked texts into a language that exists; answers how many were added and replaced. */
+export async function importTexts(
+  store: Store,
+  code: string,
+  texts: Record<string, string>,
+  options: { overwrite: boolean; actor: string; now: number },
+): Promise<{ added: number; replaced: number; differing: number }> {
+  if (!(await store.catalogs.listLanguages()).some((row) => row.code === code))
+    throw new MessageTextsError(`unknown language ${code} (dea messages add-language ${code} <name> adds it)`, 'missing');
+  const existing = await store.catalogs.messages(code);
+  const keys = Object.keys(texts);
+  const added = keys.filter((key) => !Object.hasOwn(existing, key)).length;
+  const differing = keys.filter((key) => Object.hasOwn(existing, key) && existing[key] !== texts[key]).length;
+  await store.catalogs.putMessages(code, texts, { overwrite: options.overwrite });
+  const replaced = options.overwrite ? differing : 0;
+  await store.audit.append(
+    { event: 'messages.imported', actor: options.actor, details: { language: code, added, replaced } },
+    options.now,
+  );
+  return { added, replaced, differing };
+}
+
+/** Every text key of a language beside its English text; null where the language has none. */
+export async function textsBesideEnglish(
+  store: Store,
+  code: string,
+): Promise<{ key: string; english: string; text: string | null }[]> {
+  const own = await store.catalogs.messages(code);
+  const english = await store.catalogs.messages('en');
+  return TEXT_KEYS.map((key) => ({
+    key,
+    english: english[key] ?? ENGLISH[key] ?? '',
+    text: Object.hasOwn(own, key) ? (own[key] ?? null) : null,
+  }));
+}
