@@ -165,16 +165,25 @@ export class Administration {
     return { language, texts: await textsBesideEnglish(store, language) };
   }
 
-  async setTexts(caller: ConsoleCaller, language: string, texts: Record<string, string>): Promise<AdminTextsSetResult> {
+  async setTexts(
+    caller: ConsoleCaller,
+    language: string,
+    texts: Record<string, string>,
+  ): Promise<AdminTextsSetResult> {
     const actor = this.allowed(caller);
     const { store, now, catalogs } = this.deps;
     try {
       const checked = checkTexts(texts);
-      const { added, replaced } = await importTexts(store, language, checked, { overwrite: true, actor, now: now() });
+      const { added, replaced } = await importTexts(store, language, checked, {
+        overwrite: true,
+        actor,
+        now: now(),
+      });
       catalogs.forget();
       return { added, replaced };
     } catch (error) {
-      if (error instanceof MessageTextsError) throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
+      if (error instanceof MessageTextsError)
+        throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
       throw error;
     }
   }

@@ -35,8 +35,11 @@ export function checkTexts(content: unknown): Record<string, string> {
     const expected = placeholdersOf(ENGLISH[key] ?? '');
     const actual = placeholdersOf(text);
     if (expected.join() !== actual.join()) {
-      const shown = (names: string[]) => (names.length === 0 ? 'none' : names.map((name) => `{${name}}`).join(' '));
-      throw new MessageTextsError(`${key}: placeholders ${shown(actual)} differ from English ${shown(expected)}`);
+      const shown = (names: string[]) =>
+        names.length === 0 ? 'none' : names.map((name) => `{${name}}`).join(' ');
+      throw new MessageTextsError(
+        `${key}: placeholders ${shown(actual)} differ from English ${shown(expected)}`,
+      );
     }
   }
   return Object.fromEntries(entries) as Record<string, string>;
@@ -50,7 +53,10 @@ export async function importTexts(
   options: { overwrite: boolean; actor: string; now: number },
 ): Promise<{ added: number; replaced: number; differing: number }> {
   if (!(await store.catalogs.listLanguages()).some((row) => row.code === code))
-    throw new MessageTextsError(`unknown language ${code} (dea messages add-language ${code} <name> adds it)`, 'missing');
+    throw new MessageTextsError(
+      `unknown language ${code} (dea messages add-language ${code} <name> adds it)`,
+      'missing',
+    );
   const existing = await store.catalogs.messages(code);
   const keys = Object.keys(texts);
   const added = keys.filter((key) => !Object.hasOwn(existing, key)).length;
