@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { LOCAL_STORAGE_KEYS } from '@dea/contract';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import {
   addConsoleAccount,
@@ -27,6 +28,7 @@ test.beforeAll(async () => {
   addConsoleAccount(server, 'hugo', 'helpdesk', 'Hugo Helpdesk');
   addConsoleAccount(server, 'lena', 'auditor', 'Lena Prüferin');
   addConsoleAccount(server, 'bea', 'admin', 'Bea Branding');
+  addConsoleAccount(server, 'ted', 'admin', 'Ted Texts');
 });
 
 test.afterAll(async () => {
@@ -236,9 +238,15 @@ test('the console in German by keyboard alone, then in Arabic from right to left
   await expect(page.getByRole('heading', { name: 'Prüfprotokoll' })).toBeVisible();
   await expect(page.getByTestId('console-account')).toContainText('Prüfer');
   await tabTo(page, page.getByTestId('audit-event'));
-  await page.keyboard.type('console.signin');
+  await page.keyboard.type('console.passkey_registered');
+  const filtered = page.waitForResponse((response) =>
+    response.url().includes('event=console.passkey_registered'),
+  );
   await page.keyboard.press('Enter');
-  await expect(page.getByTestId('audit-table').locator('tbody tr').first()).toContainText('console:lena');
+  await filtered;
+  const rows = page.getByTestId('audit-table').locator('tbody tr');
+  await expect(rows.first()).toContainText('console:lena');
+  for (const row of await rows.all()) await expect(row).toContainText('console.passkey_registered');
   await expectNoAxeViolations(page);
 
   await page.getByTestId('console-language').selectOption('ar');
@@ -278,4 +286,32 @@ test('an administrator sees branding live and cleaned in the preview, without to
   await expect(page.getByTestId('branding-done')).toHaveText('footerLeft is back to the default.');
   await login.reload();
   await expect(login.getByTestId('footer-left')).not.toContainText('ACME');
+});
+
+test('an administrator edits the texts of a language beside English, checked before they reach the page', async ({
+  page,
+  context,
+}) => {
+  await addVirtualAuthenticator(context, page);
+  await signInToConsole(page, origin, 'ted');
+  await page.goto(`${origin}/admin/#/administration/texts`);
+  await page.getByLabel('Language of the texts').selectOption('de');
+  await expect(page.getByTestId('texts-missing')).toHaveText('Missing texts in this language: 0');
+  await expectNoAxeViolations(page);
+
+  // A placeholder that English has may not go missing.
+  await page.getByLabel('Text of successMessage').fill('Gesendet.');
+  await page.getByRole('button', { name: /Save changed texts/ }).click();
+  await expect(page.getByRole('alert')).toContainText('placeholders none differ from English {recipient}');
+  await page.getByLabel('Text of successMessage').fill('Ihr Code ging an {recipient}.');
+  await page.getByLabel('Text of login.heading').fill('Anmeldung bei ACME');
+  await page.getByRole('button', { name: 'Save changed texts (2)' }).click();
+  await expect(page.getByTestId('texts-done')).toHaveText('Texts saved: 2');
+
+  // The login application in German shows the new heading at once (this instance's cache is dropped).
+  const login = await context.newPage();
+  await login.goto(`${origin}/login/`);
+  await login.evaluate((key) => localStorage.setItem(key, 'de'), LOCAL_STORAGE_KEYS.lang);
+  await login.reload();
+  await expect(login.getByText('Anmeldung bei ACME')).toBeVisible();
 });

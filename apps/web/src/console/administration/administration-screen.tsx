@@ -4,10 +4,12 @@ import { BrandingSection } from './branding-section';
 import { GroupsSection } from './groups-section';
 import { ServiceKeysSection } from './service-keys-section';
 import { SettingsSection } from './settings-section';
+import { TextsSection } from './texts-section';
 
 const SECTIONS = {
   groups: { title: 'admin.groups', Section: GroupsSection },
   branding: { title: 'admin.branding', Section: BrandingSection },
+  texts: { title: 'admin.texts', Section: TextsSection },
   'service-keys': { title: 'admin.serviceKeys', Section: ServiceKeysSection },
   settings: { title: 'admin.settings', Section: SettingsSection },
 } as const;
@@ -16,7 +18,7 @@ type SectionName = keyof typeof SECTIONS;
 const isSection = (name: string | undefined): name is SectionName =>
   name !== undefined && Object.hasOwn(SECTIONS, name);
 
-/** Administration: groups and policies, branding, service keys, and the settings in effect (read-only). */
+/** Administration: groups and policies, branding, message texts, service keys, and the settings in effect (read-only). */
 export function AdministrationScreen({ section }: { section: string | undefined }) {
   const { t } = useConsoleI18n();
   const current: SectionName = isSection(section) ? section : 'groups';

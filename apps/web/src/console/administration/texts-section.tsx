@@ -1,0 +1,172 @@
+import type { AdminLanguages, AdminTexts, AdminTextsSet, AdminTextsSetResult } from '@dea/contract';
+import { useCallback, useEffect, useId, useState } from 'react';
+import { Alert } from '../../shared/components/alert';
+import { Spinner } from '../../shared/components/spinner';
+import { consoleCall } from '../api/console-call';
+import { useConsoleAction } from '../api/use-console-action';
+import { BusyButton } from '../components/busy-button';
+import { FailureAlert } from '../components/failure-alert';
+import { useConsoleI18n } from '../i18n/console-i18n';
+
+/**
+ * The page's texts per language beside English: missing ones highlighted (the page shows English
+ * there), changed ones saved together and checked by the server (placeholders as in English).
+ */
+export function TextsSection() {
+  const { t } = useConsoleI18n();
+  const id = useId();
+  const [languages, setLanguages] = useState<AdminLanguages['languages']>();
+  const [language, setLanguage] = useState<string>();
+  const [texts, setTexts] = useState<AdminTexts['texts']>();
+  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const [onlyMissing, setOnlyMissing] = useState(false);
+  const [done, setDone] = useState<string>();
+  const loading = useConsoleAction();
+  const saving = useConsoleAction();
+  const { run } = loading;
+
+  const loadLanguages = useCallback(async () => {
+    const answer = await run(() => consoleCall<AdminLanguages>('admin/languages'));
+    if (answer) {
+      setLanguages(answer.languages);
+      setLanguage((chosen) => chosen ?? answer.languages.find((each) => each.code !== 'en')?.code ?? 'en');
+    }
+  }, [run]);
+  useEffect(() => {
+    void loadLanguages();
+  }, [loadLanguages]);
+
+  useEffect(() => {
+    if (language === undefined) return;
+    setTexts(undefined);
+    setDrafts({});
+    void run(() => consoleCall<AdminTexts>(`admin/texts/${encodeURIComponent(language)}`)).then(
+      (answer) => answer && setTexts(answer.texts),
+    );
+  }, [language, run]);
+
+  const changed = Object.entries(drafts).filter(([key, value]) => {
+    const current = texts?.find((text) => text.key === key)?.text ?? '';
+    return value.trim() !== '' && value !== current;
+  });
+
+  const save = async () => {
+    if (language === undefined) return;
+    setDone(undefined);
+    const body: AdminTextsSet = { texts: Object.fromEntries(changed) };
+    const answer = await saving.run(() =>
+      consoleCall<AdminTextsSetResult>(`admin/texts/${encodeURIComponent(language)}`, {
+        method: 'POST',
+        body,
+      }),
+    );
+    if (answer === undefined) return;
+    setDone(t('texts.saved', { count: answer.added + answer.replaced }));
+    const reloaded = await run(() => consoleCall<AdminTexts>(`admin/texts/${encodeURIComponent(language)}`));
+    if (reloaded) {
+      setTexts(reloaded.texts);
+      setDrafts({});
+    }
+    await loadLanguages();
+  };
+
+  const current = languages?.find((each) => each.code === language);
+  const shown = (texts ?? []).filter((text) => !onlyMissing || text.text === null);
+  return (
+    <section className="card console-card console-wide" aria-labelledby={`${id}-title`}>
+      <h1 id={`${id}-title`} className="card-title">
+        {t('admin.texts')}
+      </h1>
+      <p>{t('texts.intro')}</p>
+      <FailureAlert error={loading.error} />
+      {languages !== undefined && (
+        <div className="inline-form">
+          <div className="form-field">
+            <label htmlFor={`${id}-language`}>{t('texts.language')}</label>
+            <select
+              id={`${id}-language`}
+              value={language}
+              onChange={(event) => setLanguage(event.target.value)}
+            >
+              {languages.map((each) => (
+                <option key={each.code} value={each.code}>
+                  {t('texts.languageOption', { name: each.name, code: each.code, missing: each.missing })}
+                </option>
+              ))}
+            </select>
+          </div>
+          <label className="choice">
+            <input
+              type="checkbox"
+              checked={onlyMissing}
+              onChange={(event) => setOnlyMissing(event.target.checked)}
+            />
+            {t('texts.onlyMissing')}
+          </label>
+        </div>
+      )}
+      {current && (
+        <p role="status" data-testid="texts-missing">
+          {t('texts.missingCount', { count: current.missing })}
+        </p>
+      )}
+      {done && (
+        <Alert variant="success" announce testId="texts-done">
+          {done}
+        </Alert>
+      )}
+      <FailureAlert error={saving.error} />
+      {texts === undefined ? (
+        loading.busy && <Spinner label={t('loading')} showLabel />
+      ) : (
+        <>
+          <div className="table-scroll" tabIndex={0} role="region" aria-label={t('admin.texts')}>
+            <table className="console-table" data-testid="texts-table">
+              <thead>
+                <tr>
+                  <th scope="col">{t('texts.key')}</th>
+                  <th scope="col">{t('texts.english')}</th>
+                  <th scope="col">{t('texts.text')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((text) => (
+                  <tr key={text.key} className={text.text === null ? 'missing-text' : undefined}>
+                    <td>
+                      <code>{text.key}</code>
+                      {text.text === null && <span className="missing-badge">{t('texts.missing')}</span>}
+                    </td>
+                    <td lang="en" dir="ltr">
+                      {text.english}
+                    </td>
+                    <td>
+                      <label className="visually-hidden" htmlFor={`${id}-${text.key}`}>
+                        {t('texts.textOf', { key: text.key })}
+                      </label>
+                      <textarea
+                        id={`${id}-${text.key}`}
+                        lang={language}
+                        rows={2}
+                        value={drafts[text.key] ?? text.text ?? ''}
+                        onChange={(event) => setDrafts({ ...drafts, [text.key]: event.target.value })}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <BusyButton
+            busy={saving.busy}
+            busyLabel={t('saving')}
+            disabled={changed.length === 0}
+            onClick={() => void save()}
+            testId="texts-save"
+          >
+            {t('texts.save', { count: changed.length })}
+          </BusyButton>
+        </>
+      )}
+    </section>
+  );
+}
