@@ -1,36 +1,22 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
+import {
+  addConsoleAccount,
+  addVirtualAuthenticator,
+  CONSOLE_PASSWORD as PASSWORD,
+  consoleOrigin,
+} from '../support/console';
 import { type RunningServer, startServer } from '../support/start-server';
 
-// The console's sign-in in Chromium: a password, then a passkey from Chromium's virtual
-// authenticator (WebAuthn over CDP), registered at the first sign-in and used at the next.
-const cli = join(fileURLToPath(new URL('../..', import.meta.url)), 'apps/server/dist/cli.js');
-const PASSWORD = 'a console password';
+// The console's sign-in in Chromium at the level of its calls: a password, then a passkey from
+// Chromium's virtual authenticator (WebAuthn over CDP), registered at the first sign-in and used at
+// the next. The console's screens are in console-roles.spec.ts.
 let server: RunningServer;
 let origin: string;
 
 test.beforeAll(async () => {
   server = await startServer();
-  // WebAuthn needs a host name, not an IP address: the console is reached as localhost.
-  origin = server.baseUrl.replace('127.0.0.1', 'localhost');
-  execFileSync(
-    process.execPath,
-    [
-      cli,
-      'admin',
-      'add',
-      '--username',
-      'ada',
-      '--role',
-      'helpdesk',
-      '--display-name',
-      'Ada Agent',
-      '--password-stdin',
-    ],
-    { env: { ...process.env, DEA_DATA_DIR: server.dataDir, DATABASE_URL: '' }, input: `${PASSWORD}\n` },
-  );
+  origin = consoleOrigin(server);
+  addConsoleAccount(server, 'ada', 'helpdesk', 'Ada Agent');
 });
 
 test.afterAll(async () => {
@@ -149,17 +135,7 @@ test('a console account registers its passkey at the first sign-in and needs it 
   page,
   context,
 }) => {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  });
+  await addVirtualAuthenticator(context, page);
   await page.goto(`${origin}/admin/`);
 
   expect((await consoleCall(page, 'password', 'not the password')).body).toMatchObject({ error: 3 });

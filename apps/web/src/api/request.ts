@@ -8,6 +8,7 @@ import {
 import { EnvelopeError, HttpError, NetworkError } from './api-error';
 import { loginPathOf } from '../shared/page-urls';
 import { redirectForSessionStatus } from './session-redirect';
+import { readCookie } from '../shared/cookie';
 
 export interface RequestOptions {
   method?: 'GET' | 'POST';
@@ -24,12 +25,6 @@ let acceptLanguage: string | undefined;
 /** Server messages come back in the page's language: every call names it in Accept-Language. */
 export function setRequestLanguage(languageCode: string): void {
   acceptLanguage = languageCode.replace('_', '-');
-}
-
-function cookie(name: string): string | undefined {
-  const prefix = `${name}=`;
-  const entry = document.cookie.split('; ').find((part) => part.startsWith(prefix));
-  return entry === undefined ? undefined : decodeURIComponent(entry.slice(prefix.length));
 }
 
 /** A path under /dea/api/ ('userinfo'), or an absolute server path ('/login/api/session'). */
@@ -49,7 +44,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   if (method !== 'GET') {
     headers.set('Content-Type', 'application/json');
     // Behind TLS the server names the cookie with the __Host- prefix.
-    const token = cookie(XSRF_COOKIE_NAME_TLS) ?? cookie(XSRF_COOKIE_NAME);
+    const token = readCookie(XSRF_COOKIE_NAME_TLS) ?? readCookie(XSRF_COOKIE_NAME);
     if (token) headers.set(XSRF_HEADER_NAME, token);
   }
   let response: Response;

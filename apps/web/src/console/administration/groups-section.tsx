@@ -5,6 +5,7 @@ import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
 import { BusyButton } from '../components/busy-button';
+import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
 import { PolicyEditor } from './policy-editor';
@@ -57,53 +58,48 @@ export function GroupsSection() {
         ) : groups.length === 0 ? (
           <p>{t('groups.none')}</p>
         ) : (
-          <div className="table-scroll" tabIndex={0} role="region" aria-label={t('admin.groups')}>
-            <table className="console-table" data-testid="groups">
-              <thead>
-                <tr>
-                  <th scope="col">{t('groups.name')}</th>
-                  <th scope="col">{t('groups.priority')}</th>
-                  <th scope="col">{t('groups.members')}</th>
-                  <th scope="col">{t('groups.codes')}</th>
-                  <th scope="col">{t('groups.issuers')}</th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t('actions')}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {groups.map((group) => (
-                  <tr key={group.id}>
-                    <td>{group.name}</td>
-                    <td>{group.priority}</td>
-                    <td>{group.members}</td>
-                    <td>
-                      {group.stored === null
-                        ? t('groups.noPolicy')
-                        : group.effective.enableECode
-                          ? t('groups.codesOn', { minutes: group.effective.codeValidityMinutes })
-                          : t('groups.codesOff')}
-                    </td>
-                    <td>
-                      {group.issuers
-                        .map((role) => t(role === 'admin' ? 'role.admin' : 'role.helpdesk'))
-                        .join(', ') || t('none')}
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        className="btn btn-outline"
-                        aria-expanded={editing === group.id}
-                        onClick={() => setEditing(editing === group.id ? undefined : group.id)}
-                      >
-                        {t('groups.edit', { name: group.name })}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ConsoleTable
+            label={t('admin.groups')}
+            columns={[
+              t('groups.name'),
+              t('groups.priority'),
+              t('groups.members'),
+              t('groups.codes'),
+              t('groups.issuers'),
+            ]}
+            actions
+            testId="groups"
+          >
+            {groups.map((group) => (
+              <tr key={group.id}>
+                <td>{group.name}</td>
+                <td>{group.priority}</td>
+                <td>{group.members}</td>
+                <td>
+                  {group.stored === null
+                    ? t('groups.noPolicy')
+                    : group.effective.enableECode
+                      ? t('groups.codesOn', { minutes: group.effective.codeValidityMinutes })
+                      : t('groups.codesOff')}
+                </td>
+                <td>
+                  {group.issuers
+                    .map((role) => t(role === 'admin' ? 'role.admin' : 'role.helpdesk'))
+                    .join(', ') || t('none')}
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="btn btn-outline"
+                    aria-expanded={editing === group.id}
+                    onClick={() => setEditing(editing === group.id ? undefined : group.id)}
+                  >
+                    {t('groups.edit', { name: group.name })}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </ConsoleTable>
         )}
       </section>
       {editedGroup && data && (

@@ -10,6 +10,7 @@ import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
 import { BusyButton } from '../components/busy-button';
+import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
 
@@ -120,65 +121,49 @@ export function ServiceKeysSection() {
       ) : keys.length === 0 ? (
         <p>{t('keys.none')}</p>
       ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label={t('keys.list')}>
-          <table className="console-table" data-testid="service-keys">
-            <thead>
-              <tr>
-                <th scope="col">{t('keys.name')}</th>
-                <th scope="col">{t('keys.scopes')}</th>
-                <th scope="col">{t('keys.created')}</th>
-                <th scope="col">{t('keys.state')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td>{formatTime(key.createdAt)}</td>
-                  <td>
-                    {key.revokedAt
-                      ? t('keys.revokedAt', { at: formatTime(key.revokedAt) })
-                      : t('keys.active')}
-                  </td>
-                  <td>
-                    {key.revokedAt === null &&
-                      (confirming === key.id ? (
-                        <div className="button-row">
-                          <button
-                            type="button"
-                            className="btn btn-danger"
-                            onClick={() => void revoke(key.id)}
-                          >
-                            {t('keys.confirmRevoke', { name: key.name })}
-                          </button>
-                          <button
-                            type="button"
-                            className="btn btn-outline"
-                            onClick={() => setConfirming(undefined)}
-                          >
-                            {t('cancel')}
-                          </button>
-                        </div>
-                      ) : (
-                        <button
-                          type="button"
-                          className="btn btn-outline"
-                          disabled={saving.busy}
-                          onClick={() => setConfirming(key.id)}
-                        >
-                          {t('keys.revoke')}
-                        </button>
-                      ))}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ConsoleTable
+          label={t('keys.list')}
+          columns={[t('keys.name'), t('keys.scopes'), t('keys.created'), t('keys.state')]}
+          actions
+          testId="service-keys"
+        >
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <td>{key.name}</td>
+              <td>{key.scopes.join(', ')}</td>
+              <td>{formatTime(key.createdAt)}</td>
+              <td>
+                {key.revokedAt ? t('keys.revokedAt', { at: formatTime(key.revokedAt) }) : t('keys.active')}
+              </td>
+              <td>
+                {key.revokedAt === null &&
+                  (confirming === key.id ? (
+                    <div className="button-row">
+                      <button type="button" className="btn btn-danger" onClick={() => void revoke(key.id)}>
+                        {t('keys.confirmRevoke', { name: key.name })}
+                      </button>
+                      <button
+                        type="button"
+                        className="btn btn-outline"
+                        onClick={() => setConfirming(undefined)}
+                      >
+                        {t('cancel')}
+                      </button>
+                    </div>
+                  ) : (
+                    <button
+                      type="button"
+                      className="btn btn-outline"
+                      disabled={saving.busy}
+                      onClick={() => setConfirming(key.id)}
+                    >
+                      {t('keys.revoke')}
+                    </button>
+                  ))}
+              </td>
+            </tr>
+          ))}
+        </ConsoleTable>
       )}
       {keys !== undefined && keys.some((key) => key.revokedAt === null) && (
         <Alert variant="info">{t('keys.revokeHint')}</Alert>

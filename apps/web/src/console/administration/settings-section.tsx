@@ -3,6 +3,7 @@ import { useEffect, useId, useState } from 'react';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
+import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
 
@@ -37,38 +38,31 @@ export function SettingsSection() {
       {settings === undefined ? (
         loading.busy && <Spinner label={t('loading')} showLabel />
       ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label={t('admin.settings')}>
-          <table className="console-table" data-testid="settings-table">
-            <thead>
-              <tr>
-                <th scope="col">{t('settings.name')}</th>
-                <th scope="col">{t('settings.value')}</th>
-                <th scope="col">{t('settings.origin')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((setting) => (
-                <tr key={setting.name}>
-                  <td>
-                    <code>{setting.name}</code>
-                  </td>
-                  <td className="details">
-                    <bdi>
-                      {setting.secret
-                        ? setting.value === ''
-                          ? t('settings.secretUnset')
-                          : t('settings.secretSet')
-                        : setting.value === ''
-                          ? t('settings.empty')
-                          : setting.value}
-                    </bdi>
-                  </td>
-                  <td>{setting.isDefault ? t('settings.default') : t('settings.changed')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ConsoleTable
+          label={t('admin.settings')}
+          columns={[t('settings.name'), t('settings.value'), t('settings.origin')]}
+          testId="settings-table"
+        >
+          {shown.map((setting) => (
+            <tr key={setting.name}>
+              <td>
+                <code>{setting.name}</code>
+              </td>
+              <td className="details">
+                <bdi>
+                  {setting.secret
+                    ? setting.value === ''
+                      ? t('settings.secretUnset')
+                      : t('settings.secretSet')
+                    : setting.value === ''
+                      ? t('settings.empty')
+                      : setting.value}
+                </bdi>
+              </td>
+              <td>{setting.isDefault ? t('settings.default') : t('settings.changed')}</td>
+            </tr>
+          ))}
+        </ConsoleTable>
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
 import { BusyButton } from '../components/busy-button';
+import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
 
@@ -120,42 +121,35 @@ export function TextsSection() {
         loading.busy && <Spinner label={t('loading')} showLabel />
       ) : (
         <>
-          <div className="table-scroll" tabIndex={0} role="region" aria-label={t('admin.texts')}>
-            <table className="console-table" data-testid="texts-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('texts.key')}</th>
-                  <th scope="col">{t('texts.english')}</th>
-                  <th scope="col">{t('texts.text')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((text) => (
-                  <tr key={text.key} className={text.text === null ? 'missing-text' : undefined}>
-                    <td>
-                      <code>{text.key}</code>
-                      {text.text === null && <span className="missing-badge">{t('texts.missing')}</span>}
-                    </td>
-                    <td lang="en" dir="ltr">
-                      {text.english}
-                    </td>
-                    <td>
-                      <label className="visually-hidden" htmlFor={`${id}-${text.key}`}>
-                        {t('texts.textOf', { key: text.key })}
-                      </label>
-                      <textarea
-                        id={`${id}-${text.key}`}
-                        lang={language}
-                        rows={2}
-                        value={drafts[text.key] ?? text.text ?? ''}
-                        onChange={(event) => setDrafts({ ...drafts, [text.key]: event.target.value })}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ConsoleTable
+            label={t('admin.texts')}
+            columns={[t('texts.key'), t('texts.english'), t('texts.text')]}
+            testId="texts-table"
+          >
+            {shown.map((text) => (
+              <tr key={text.key} className={text.text === null ? 'missing-text' : undefined}>
+                <td>
+                  <code>{text.key}</code>
+                  {text.text === null && <span className="missing-badge">{t('texts.missing')}</span>}
+                </td>
+                <td lang="en" dir="ltr">
+                  {text.english}
+                </td>
+                <td>
+                  <label className="visually-hidden" htmlFor={`${id}-${text.key}`}>
+                    {t('texts.textOf', { key: text.key })}
+                  </label>
+                  <textarea
+                    id={`${id}-${text.key}`}
+                    lang={language}
+                    rows={2}
+                    value={drafts[text.key] ?? text.text ?? ''}
+                    onChange={(event) => setDrafts({ ...drafts, [text.key]: event.target.value })}
+                  />
+                </td>
+              </tr>
+            ))}
+          </ConsoleTable>
           <BusyButton
             busy={saving.busy}
             busyLabel={t('saving')}

@@ -4,6 +4,7 @@ import {
   CONSOLE_TOKEN_HEADER_NAME,
   type EnvelopeOf,
 } from '@dea/contract';
+import { readCookie } from '../../shared/cookie';
 
 /**
  * Why a console call failed, as the screens need it: `status` 0 when the server was not reached,
@@ -41,15 +42,9 @@ export function setConsoleCallLanguage(languageCode: string): void {
   acceptLanguage = languageCode.replace('_', '-');
 }
 
-function cookie(name: string): string | undefined {
-  const prefix = `${name}=`;
-  const entry = document.cookie.split('; ').find((part) => part.startsWith(prefix));
-  return entry === undefined ? undefined : decodeURIComponent(entry.slice(prefix.length));
-}
-
 /** The session's token, echoed on every call that changes something (CSRF, like the page's). */
 function consoleToken(): string | undefined {
-  return cookie(`__Host-${CONSOLE_TOKEN_COOKIE_NAME}`) ?? cookie(CONSOLE_TOKEN_COOKIE_NAME);
+  return readCookie(`__Host-${CONSOLE_TOKEN_COOKIE_NAME}`) ?? readCookie(CONSOLE_TOKEN_COOKIE_NAME);
 }
 
 /** The address of a call under /dea/admin-api/, with its query. */

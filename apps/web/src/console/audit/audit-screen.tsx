@@ -4,6 +4,7 @@ import { Spinner } from '../../shared/components/spinner';
 import { consoleCall, consoleUrl } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
 import { BusyButton } from '../components/busy-button';
+import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
 import { auditQueryOf, NO_FILTERS, rangeIsBackwards, type AuditFilters } from './audit-filters';
@@ -103,41 +104,38 @@ export function AuditScreen() {
       ) : entries.length === 0 ? (
         <p role="status">{t('audit.empty')}</p>
       ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-label={t('audit.title')}>
-          <table className="console-table" data-testid="audit-table">
-            <caption className="visually-hidden">{t('audit.caption', { count: entries.length })}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('audit.at')}</th>
-                <th scope="col">{t('audit.event')}</th>
-                <th scope="col">{t('audit.user')}</th>
-                <th scope="col">{t('audit.actor')}</th>
-                <th scope="col">{t('audit.address')}</th>
-                <th scope="col">{t('audit.details')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td>
-                    <time dateTime={entry.at}>{formatTime(entry.at)}</time>
-                  </td>
-                  <td>
-                    <code>{entry.event}</code>
-                  </td>
-                  <td>{entry.username ?? ''}</td>
-                  <td>{entry.actor ?? ''}</td>
-                  <td>
-                    <bdi>{entry.clientAddress ?? ''}</bdi>
-                  </td>
-                  <td className="details">
-                    <bdi>{Object.keys(entry.details).length > 0 ? JSON.stringify(entry.details) : ''}</bdi>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ConsoleTable
+          label={t('audit.title')}
+          columns={[
+            t('audit.at'),
+            t('audit.event'),
+            t('audit.user'),
+            t('audit.actor'),
+            t('audit.address'),
+            t('audit.details'),
+          ]}
+          caption={t('audit.caption', { count: entries.length })}
+          testId="audit-table"
+        >
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td>
+                <time dateTime={entry.at}>{formatTime(entry.at)}</time>
+              </td>
+              <td>
+                <code>{entry.event}</code>
+              </td>
+              <td>{entry.username ?? ''}</td>
+              <td>{entry.actor ?? ''}</td>
+              <td>
+                <bdi>{entry.clientAddress ?? ''}</bdi>
+              </td>
+              <td className="details">
+                <bdi>{Object.keys(entry.details).length > 0 ? JSON.stringify(entry.details) : ''}</bdi>
+              </td>
+            </tr>
+          ))}
+        </ConsoleTable>
       )}
       {next !== null && entries !== undefined && (
         <BusyButton

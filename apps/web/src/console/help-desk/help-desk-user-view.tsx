@@ -5,6 +5,7 @@ import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
 import { BusyButton } from '../components/busy-button';
+import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
 import { hrefOf } from '../shell/console-route';
@@ -120,43 +121,40 @@ function UserDetails({
         {user.codes.length === 0 ? (
           <p>{t('helpdesk.noCodes')}</p>
         ) : (
-          <table className="console-table" data-testid="helpdesk-codes">
-            <thead>
-              <tr>
-                <th scope="col">{t('helpdesk.codeWhere')}</th>
-                <th scope="col">{t('helpdesk.codeCreated')}</th>
-                <th scope="col">{t('helpdesk.codeExpires')}</th>
-                <th scope="col">{t('helpdesk.codeUsesLeft')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('actions')}</span>
-                </th>
+          <ConsoleTable
+            label={t('helpdesk.codes')}
+            columns={[
+              t('helpdesk.codeWhere'),
+              t('helpdesk.codeCreated'),
+              t('helpdesk.codeExpires'),
+              t('helpdesk.codeUsesLeft'),
+            ]}
+            actions
+            testId="helpdesk-codes"
+          >
+            {user.codes.map((code) => (
+              <tr key={code.id}>
+                <td>{code.channel === 'screen' ? t('helpdesk.codeOnScreen') : code.channel}</td>
+                <td>{formatTime(code.createdAt)}</td>
+                <td>{formatTime(code.expiresAt)}</td>
+                <td>{code.usesLeft}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="btn btn-outline"
+                    disabled={action.busy}
+                    onClick={() =>
+                      void act('codes/revoke', { codeId: code.id }, (count) =>
+                        t('helpdesk.revoked', { count }),
+                      )
+                    }
+                  >
+                    {t('helpdesk.revoke')}
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {user.codes.map((code) => (
-                <tr key={code.id}>
-                  <td>{code.channel === 'screen' ? t('helpdesk.codeOnScreen') : code.channel}</td>
-                  <td>{formatTime(code.createdAt)}</td>
-                  <td>{formatTime(code.expiresAt)}</td>
-                  <td>{code.usesLeft}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="btn btn-outline"
-                      disabled={action.busy}
-                      onClick={() =>
-                        void act('codes/revoke', { codeId: code.id }, (count) =>
-                          t('helpdesk.revoked', { count }),
-                        )
-                      }
-                    >
-                      {t('helpdesk.revoke')}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </ConsoleTable>
         )}
         {user.codes.length > 1 && (
           <BusyButton
