@@ -308,6 +308,15 @@ test('an administrator edits the texts of a language beside English, checked bef
   await page.getByRole('button', { name: 'Save changed texts (2)' }).click();
   await expect(page.getByTestId('texts-done')).toHaveText('Texts saved: 2');
 
+  // A new language starts from English and is chosen for translation at once.
+  await page.getByText('Add a language').click();
+  await page.getByLabel('Language code').fill('sv');
+  await page.getByLabel('Name in the language itself').fill('Svenska');
+  await page.getByRole('button', { name: 'Add the language' }).click();
+  await expect(page.getByTestId('texts-done')).toContainText('Svenska was added');
+  await expect(page.getByLabel('Language of the texts')).toHaveValue('sv');
+  await expect(page.getByLabel('Text of logout', { exact: true })).toHaveValue('Log out');
+
   // The login application in German shows the new heading at once (this instance's cache is dropped).
   const login = await context.newPage();
   await login.goto(`${origin}/login/`);

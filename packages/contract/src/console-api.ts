@@ -422,3 +422,19 @@ export const AdminTextsSetResult = Type.Object({ added: Type.Integer(), replaced
 export type AdminTextsSetResult = Type.Static<typeof AdminTextsSetResult>;
 /** The body limit of saving texts: up to 200 texts of 1,000 characters. */
 export const TEXTS_BODY_LIMIT_BYTES = 512 * 1024;
+export const AdminLanguageAdd = Type.Object(
+  {
+    code: Type.String({ minLength: 2, maxLength: 35, pattern: LANGUAGE_CODE_PATTERN }),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    from: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 35,
+        pattern: LANGUAGE_CODE_PATTERN,
+        description: 'en when not given',
+      }),
+    ),
+  },
+  strict,
+);
+export type AdminLanguageAdd = Type.Static<typeof AdminLanguageAdd>;

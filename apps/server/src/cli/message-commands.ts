@@ -1,10 +1,15 @@
 import { writeFile } from 'node:fs/promises';
-import { DEFAULT_LANGUAGE, LANGUAGE_CODE_PATTERN, TEXT_KEYS } from '@dea/contract';
-import { checkTexts, importTexts, MessageTextsError } from '../domain/message-texts.js';
+import { DEFAULT_LANGUAGE, TEXT_KEYS } from '@dea/contract';
+import {
+  addLanguage,
+  checkTexts,
+  importTexts,
+  languageCodeProblem,
+  MessageTextsError,
+} from '../domain/message-texts.js';
 import type { Store } from '../store/store.js';
 import {
   argument,
-  auditChange,
   CliFailure,
   type CommandGroup,
   noMoreArguments,
@@ -13,11 +18,9 @@ import {
   readOperatorFile,
 } from './command.js';
 
-const LANGUAGE_CODE = new RegExp(LANGUAGE_CODE_PATTERN);
-
 function languageCode(value: string): string {
-  if (!LANGUAGE_CODE.test(value) || value.length > 35)
-    throw new UsageError(`"${value}" is not a language code such as de, pt_BR or zh-Hans`);
+  const problem = languageCodeProblem(value);
+  if (problem !== undefined) throw new UsageError(problem);
   return value;
 }
 
@@ -134,22 +137,18 @@ export const messageCommands: CommandGroup = {
       usage: '<code> <name> [--from en]',
       options: { from: { type: 'string' } },
       async run(values, positionals, context) {
-        const code = languageCode(argument(positionals, 0, 'code'));
+        const code = argument(positionals, 0, 'code');
         const name = argument(positionals, 1, 'name').trim();
         noMoreArguments(positionals, 2);
-        if (name.length > 100) throw new UsageError('<name> must be at most 100 characters');
-        const from = languageCode(optionText(values, 'from') ?? DEFAULT_LANGUAGE);
+        const from = optionText(values, 'from') ?? DEFAULT_LANGUAGE;
         const { store } = await context.open();
-        if ((await store.catalogs.listLanguages()).some((row) => row.code === code))
-          throw new CliFailure(`language ${code} already exists`);
-        await requireLanguage(store, from);
-        const texts = await store.catalogs.messages(from);
-        await store.catalogs.setLanguage(code, name);
-        await store.catalogs.putMessages(code, texts, { overwrite: false });
-        await auditChange(store, context.now(), 'language.added', { details: { language: code, from } });
-        context.out(
-          `Added language ${code} (${name}) with ${plural(Object.keys(texts).length, 'text')} of ${from}.`,
+        const count = await addLanguage(store, { code, name, from }, 'cli', context.now()).catch(
+          (error: unknown) => {
+            if (!(error instanceof MessageTextsError)) throw error;
+            throw error.kind === 'invalid' ? new UsageError(error.message) : new CliFailure(error.message);
+          },
         );
+        context.out(`Added language ${code} (${name}) with ${plural(count, 'text')} of ${from}.`);
         return 0;
       },
     },

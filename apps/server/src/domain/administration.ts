@@ -4,6 +4,7 @@ import {
   type AdminServiceKey,
   type AdminServiceKeyCreate,
   type AdminServiceKeyCreated,
+  type AdminLanguageAdd,
   type AdminLanguages,
   type AdminSettings,
   type AdminTexts,
@@ -29,7 +30,13 @@ import type { CodeDefaults } from './code-settings.js';
 import type { ConsoleCaller } from './console-auth.js';
 import { effectiveSettings } from './effective-settings.js';
 import { GroupChangeError, GroupPolicies, issuersOf } from './group-policies.js';
-import { checkTexts, importTexts, MessageTextsError, textsBesideEnglish } from './message-texts.js';
+import {
+  addLanguage,
+  checkTexts,
+  importTexts,
+  MessageTextsError,
+  textsBesideEnglish,
+} from './message-texts.js';
 import { resolvePolicy } from './policy.js';
 import { issueServiceKey, revokeServiceKey, ServiceKeyError } from './service-keys.js';
 
@@ -42,6 +49,13 @@ function asApiError(error: unknown): never {
   if (error instanceof GroupChangeError || error instanceof ServiceKeyError) {
     throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
   }
+  throw error;
+}
+
+/** A refusal of the text rules, as the console's API answers it. */
+function asTextsApiError(error: unknown): never {
+  if (error instanceof MessageTextsError)
+    throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
   throw error;
 }
 
@@ -158,6 +172,16 @@ export class Administration {
     return { languages };
   }
 
+  async addLanguage(caller: ConsoleCaller, request: AdminLanguageAdd): Promise<{ texts: number }> {
+    const actor = this.allowed(caller);
+    const { store, now, catalogs } = this.deps;
+    const texts = await addLanguage(store, { ...request, from: request.from ?? 'en' }, actor, now()).catch(
+      asTextsApiError,
+    );
+    catalogs.forget();
+    return { texts };
+  }
+
   async texts(caller: ConsoleCaller, language: string): Promise<AdminTexts> {
     this.allowed(caller);
     const { store } = this.deps;
@@ -182,9 +206,7 @@ export class Administration {
       catalogs.forget();
       return { added, replaced };
     } catch (error) {
-      if (error instanceof MessageTextsError)
-        throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
-      throw error;
+      return asTextsApiError(error);
     }
   }
 

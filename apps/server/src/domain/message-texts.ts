@@ -1,4 +1,4 @@
-import { isTextKey, placeholdersOf, TEXT_KEYS } from '@dea/contract';
+import { isTextKey, LANGUAGE_CODE_PATTERN, placeholdersOf, TEXT_KEYS } from '@dea/contract';
 import { BUILT_IN_CATALOGS } from '../i18n/built-in-catalogs.js';
 import type { Store } from '../store/store.js';
 
@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 export class MessageTextsError extends Error {
   constructor(
     message: string,
-    readonly kind: 'invalid' | 'missing' = 'invalid',
+    readonly kind: 'invalid' | 'missing' | 'conflict' = 'invalid',
   ) {
     super(message);
     this.name = 'MessageTextsError';
@@ -82,4 +82,42 @@ export async function textsBesideEnglish(
     english: english[key] ?? ENGLISH[key] ?? '',
     text: Object.hasOwn(own, key) ? (own[key] ?? null) : null,
   }));
+}
+
+const LANGUAGE_CODE = new RegExp(LANGUAGE_CODE_PATTERN);
+
+/** Why a text is not a language code (de, pt_BR, zh-Hans), or undefined. */
+export function languageCodeProblem(code: string): string | undefined {
+  return LANGUAGE_CODE.test(code) && code.length <= 35
+    ? undefined
+    : `"${code}" is not a language code such as de, pt_BR or zh-Hans`;
+}
+
+/**
+ * A new language of the page, starting from the texts of another (English unless told), the rule
+ * of the CLI and the console; audited. Answers how many texts it starts with.
+ */
+export async function addLanguage(
+  store: Store,
+  request: { code: string; name: string; from: string },
+  actor: string,
+  now: number,
+): Promise<number> {
+  const name = request.name.trim();
+  const problem = languageCodeProblem(request.code) ?? languageCodeProblem(request.from);
+  if (problem !== undefined) throw new MessageTextsError(problem);
+  if (name === '' || name.length > 100) throw new MessageTextsError('the name must be 1 to 100 characters');
+  const languages = await store.catalogs.listLanguages();
+  if (languages.some((row) => row.code === request.code))
+    throw new MessageTextsError(`language ${request.code} already exists`, 'conflict');
+  if (!languages.some((row) => row.code === request.from))
+    throw new MessageTextsError(`unknown language ${request.from}`, 'missing');
+  const texts = await store.catalogs.messages(request.from);
+  await store.catalogs.setLanguage(request.code, name);
+  await store.catalogs.putMessages(request.code, texts, { overwrite: false });
+  await store.audit.append(
+    { event: 'language.added', actor, details: { language: request.code, from: request.from } },
+    now,
+  );
+  return Object.keys(texts).length;
 }

@@ -346,6 +346,32 @@ describe.each(STORE_KINDS)('console administration on %s', (kind) => {
       ]);
       const helper = await consoleAgent(t, BASE, 'helpdesk');
       expect((await helper.post('/texts/xq', { texts: { logout: 'x' } })).statusCode).toBe(403);
+      expect((await helper.post('/languages', { code: 'sv', name: 'Svenska' })).statusCode).toBe(403);
+
+      // A new language starts from English and is offered by the page at once.
+      const added = await admin.post('/languages', { code: 'sv', name: 'Svenska' });
+      expect(added.json()).toMatchObject({
+        error: 0,
+        result: { texts: Object.keys(await store.catalogs.messages('en')).length },
+      });
+      const offered = await t.app.inject({ method: 'GET', url: `${API}/resourceFile/getLanguageList` });
+      expect(offered.body).toContain('Svenska');
+      expect(
+        (await admin.post('/languages', { code: 'sv', name: 'Svenska' })).json<Envelope>().message,
+      ).toContain('language sv already exists');
+      expect((await admin.post('/languages', { code: 'Not a code', name: 'X' })).statusCode).toBe(400);
+      expect((await admin.post('/languages', { code: 'fi', name: 'Suomi', from: 'zz' })).statusCode).toBe(
+        404,
+      );
+      expect(await store.audit.list({ event: 'language.added' })).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            actor: `console:${admin.username}`,
+            details: { language: 'sv', from: 'en' },
+          }),
+          expect.objectContaining({ actor: 'cli', details: { language: 'eo', from: 'en' } }),
+        ]),
+      );
     },
   );
 });

@@ -3,6 +3,7 @@ import {
   AdminBrandingReset,
   AdminBrandingSet,
   AdminGroupCreate,
+  AdminLanguageAdd,
   AdminLanguageParams,
   AdminLanguages,
   AdminGroupParams,
@@ -145,6 +146,21 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
     },
     async (request) => ok(await administration.languages(await consoleCallerOf(request, false))),
+  );
+  app.post(
+    '/admin/languages',
+    {
+      schema: {
+        body: AdminLanguageAdd,
+        ...documented({
+          summary: 'Add a language, starting from the texts of another (English when not given)',
+          security: 'console',
+          result: Type.Object({ texts: Type.Integer() }),
+        }),
+      },
+    },
+    async (request) =>
+      ok(await administration.addLanguage(await consoleCallerOf(request, true), request.body)),
   );
   app.get(
     '/admin/texts/:language',

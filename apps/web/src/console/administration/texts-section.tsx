@@ -1,5 +1,11 @@
-import type { AdminLanguages, AdminTexts, AdminTextsSet, AdminTextsSetResult } from '@dea/contract';
-import { useCallback, useEffect, useId, useState } from 'react';
+import type {
+  AdminLanguageAdd,
+  AdminLanguages,
+  AdminTexts,
+  AdminTextsSet,
+  AdminTextsSetResult,
+} from '@dea/contract';
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import { Alert } from '../../shared/components/alert';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
@@ -71,6 +77,22 @@ export function TextsSection() {
     await loadLanguages();
   };
 
+  const [newCode, setNewCode] = useState('');
+  const [newName, setNewName] = useState('');
+  const adding = useConsoleAction();
+  const addLanguage = async (event: FormEvent) => {
+    event.preventDefault();
+    setDone(undefined);
+    const body: AdminLanguageAdd = { code: newCode.trim(), name: newName.trim() };
+    const answer = await adding.run(() => consoleCall('admin/languages', { method: 'POST', body }));
+    if (answer === undefined) return;
+    setDone(t('texts.languageAdded', { name: body.name }));
+    setNewCode('');
+    setNewName('');
+    await loadLanguages();
+    setLanguage(body.code);
+  };
+
   const current = languages?.find((each) => each.code === language);
   const shown = (texts ?? []).filter((text) => !onlyMissing || text.text === null);
   return (
@@ -106,6 +128,34 @@ export function TextsSection() {
           </label>
         </div>
       )}
+      <details className="add-language">
+        <summary>{t('texts.addLanguage')}</summary>
+        <form className="inline-form" onSubmit={(event) => void addLanguage(event)} noValidate>
+          <div className="form-field">
+            <label htmlFor={`${id}-code`}>{t('texts.newCode')}</label>
+            <input
+              id={`${id}-code`}
+              dir="ltr"
+              value={newCode}
+              maxLength={35}
+              onChange={(event) => setNewCode(event.target.value)}
+            />
+          </div>
+          <div className="form-field">
+            <label htmlFor={`${id}-name`}>{t('texts.newName')}</label>
+            <input
+              id={`${id}-name`}
+              value={newName}
+              maxLength={100}
+              onChange={(event) => setNewName(event.target.value)}
+            />
+          </div>
+          <BusyButton type="submit" busy={adding.busy} busyLabel={t('saving')}>
+            {t('texts.addLanguageButton')}
+          </BusyButton>
+        </form>
+        <FailureAlert error={adding.error} />
+      </details>
       {current && (
         <p role="status" data-testid="texts-missing">
           {t('texts.missingCount', { count: current.missing })}
