@@ -39,6 +39,8 @@ export const TEXT_KEYS = [
   'content.channel.email',
   'content.channel.telephone',
   'content.channel.twitter',
+  'content.recipientWork',
+  'content.recipientPersonal',
   'close',
   'error.generic',
   'error.userLocale',

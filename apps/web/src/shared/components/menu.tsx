@@ -23,6 +23,8 @@ export interface MenuProps {
   align?: 'start' | 'end';
   buttonClassName?: string;
   testId?: string;
+  /** The button cannot be pressed (something the menu would start is under way). */
+  disabled?: boolean;
 }
 
 const ITEM_SELECTOR = '[role="menuitem"], [role="menuitemradio"]';
@@ -44,6 +46,7 @@ export function Menu({
   align = 'start',
   buttonClassName = 'btn btn-secondary',
   testId,
+  disabled = false,
 }: MenuProps) {
   const menuId = useId();
   const buttonRef = useRef<HTMLButtonElement>(null);
@@ -213,6 +216,7 @@ export function Menu({
         aria-expanded={open}
         aria-controls={open ? menuId : undefined}
         aria-label={labelIsVisible ? undefined : label}
+        disabled={disabled}
         onClick={() => (open ? close(false) : openMenu('first'))}
         onKeyDown={onButtonKeyDown}
       >

@@ -15,6 +15,10 @@ beforeEach(() => {
   server = installFakeServer();
 });
 
+/** A recipient entry as the menu names it: work or personal, then the masked recipient. */
+const work = (masked: string) => `${text('en', 'content.recipientWork')} ${masked}`;
+const personal = (masked: string) => `${text('en', 'content.recipientPersonal')} ${masked}`;
+
 const CHANNELS = {
   mobile: '+49 *** ***12,ref-1',
   personalMobile: '+49 *** ***34,ref-2',
@@ -143,7 +147,7 @@ describe('delivery by channel', () => {
     ]);
     await user.click(screen.getByRole('button', { name: text('en', 'content.channel.sms') }));
     const items = within(screen.getByRole('menu')).getAllByRole('menuitem');
-    expect(items.map((item) => item.textContent)).toEqual(['+49 *** ***12', '+49 *** ***34']);
+    expect(items.map((item) => item.textContent)).toEqual([work('+49 *** ***12'), personal('+49 *** ***34')]);
     expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
   });
 
@@ -152,7 +156,7 @@ describe('delivery by channel', () => {
     const sent = server.hold('POST tempPass/createAndSend');
     const { user } = renderPage();
     await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.email') }));
-    await user.click(screen.getByRole('menuitem', { name: 'c***@example.com' }));
+    await user.click(screen.getByRole('menuitem', { name: work('c***@example.com') }));
     expect(screen.getByRole('progressbar', { name: text('en', 'content.sending') })).toBeVisible();
     expect(server.callsTo('POST tempPass/createAndSend')[0]?.body).toEqual({
       user: { id: 'user-1' },
@@ -171,9 +175,9 @@ describe('delivery by channel', () => {
   });
 
   it.each([
-    ['telephone', '+49 30 ***56', 'TELEPHONE', 'ref-5'],
-    ['twitter', '@ch***', 'TWITTER', 'ref-8'],
-    ['sms', '+49 *** ***34', 'sms', 'ref-2'],
+    ['telephone', work('+49 30 ***56'), 'TELEPHONE', 'ref-5'],
+    ['twitter', personal('@ch***'), 'TWITTER', 'ref-8'],
+    ['sms', personal('+49 *** ***34'), 'sms', 'ref-2'],
   ] as const)('sends a %s channel as %s', async (group, masked, channel, recipient) => {
     server.channels(CHANNELS);
     const { user } = renderPage();
@@ -185,11 +189,27 @@ describe('delivery by channel', () => {
     });
   });
 
+  it('keeps every channel menu disabled while a send is on its way, so no second code goes out', async () => {
+    server.channels(CHANNELS);
+    const sent = server.hold('POST tempPass/createAndSend');
+    const { user } = renderPage();
+    await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.sms') }));
+    await user.click(screen.getByRole('menuitem', { name: work('+49 *** ***12') }));
+    for (const group of ['sms', 'email', 'telephone', 'twitter'] as const)
+      expect(screen.getByRole('button', { name: text('en', `content.channel.${group}`) })).toBeDisabled();
+    await user.click(screen.getByRole('button', { name: text('en', 'content.channel.email') }));
+    expect(screen.queryByRole('menu')).toBeNull();
+    sent.release(ok({ to: '+49 *** ***12' }));
+    await screen.findByRole('dialog');
+    expect(server.callsTo('POST tempPass/createAndSend')).toHaveLength(1);
+    expect(screen.getByRole('button', { name: text('en', 'content.channel.email') })).toBeEnabled();
+  });
+
   it("shows the server's message in a red alert when the send fails", async () => {
     server.channels(CHANNELS).answer('POST tempPass/createAndSend', envelopeError(150, 'Could not deliver'));
     const { user } = renderPage();
     await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.sms') }));
-    await user.click(screen.getByRole('menuitem', { name: '+49 *** ***12' }));
+    await user.click(screen.getByRole('menuitem', { name: work('+49 *** ***12') }));
     const dialog = await screen.findByRole('dialog', { name: text('en', 'message') });
     const alert = within(dialog).getByTestId('send-error');
     expect(alert).toHaveTextContent('Could not deliver');
@@ -202,7 +222,7 @@ describe('delivery by channel', () => {
     server.channels(CHANNELS).answer('POST tempPass/createAndSend', httpStatus(500));
     const { user } = renderPage();
     await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.sms') }));
-    await user.click(screen.getByRole('menuitem', { name: '+49 *** ***12' }));
+    await user.click(screen.getByRole('menuitem', { name: work('+49 *** ***12') }));
     await waitFor(() =>
       expect(logged).toHaveBeenCalledWith('The emergency code could not be sent', expect.anything()),
     );
@@ -217,7 +237,7 @@ describe('delivery by channel', () => {
     const { user } = renderPage();
     await screen.findByTestId('page-error');
     await user.click(screen.getByRole('button', { name: text('en', 'content.channel.sms') }));
-    await user.click(screen.getByRole('menuitem', { name: '+49 *** ***12' }));
+    await user.click(screen.getByRole('menuitem', { name: work('+49 *** ***12') }));
     await screen.findByRole('dialog');
     expect(screen.queryByTestId('page-error')).toBeNull();
   });

@@ -38,7 +38,7 @@ export function EmergencyCodeCard({
       {enabled && <h1 className="card-title">{t('content.title')}</h1>}
       {view.kind === 'channels' &&
         (view.groups.length > 0 ? (
-          <ChannelMenus groups={view.groups} onSend={emergencyCode.send} />
+          <ChannelMenus groups={view.groups} sending={sending} onSend={emergencyCode.send} />
         ) : (
           <Alert variant="danger" testId="no-channel">
             {t('content.noChannel')}

@@ -72,6 +72,7 @@ export function useEmergencyCode({
 }: EmergencyCodeInputs): EmergencyCode {
   const [code, setCode] = useState<CodeState>();
   const [sending, setSending] = useState(false);
+  const sendingNow = useRef(false);
   const [sendResult, setSendResult] = useState<SendResult>();
   const creating = useRef<Promise<void> | undefined>(undefined);
   const callbacks = useRef({ report, clearReport });
@@ -143,6 +144,9 @@ export function useEmergencyCode({
   const send = useCallback(
     (option: ChannelOption) => {
       if (typeof userId !== 'string' || locale === undefined) return;
+      // One send at a time: a second choice while the first is on its way would send two codes.
+      if (sendingNow.current) return;
+      sendingNow.current = true;
       callbacks.current.clearReport();
       setSendResult(undefined);
       setSending(true);
@@ -155,7 +159,10 @@ export function useEmergencyCode({
             else console.error('The emergency code could not be sent', error);
           },
         )
-        .finally(() => setSending(false));
+        .finally(() => {
+          sendingNow.current = false;
+          setSending(false);
+        });
     },
     [userId, locale],
   );
