@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
@@ -27,6 +28,43 @@ describe('the built page and login application', () => {
     for (const asset of loginAssets) {
       const answer = await t.app.inject({ method: 'GET', url: asset });
       expect(answer.statusCode, asset).toBe(200);
+      expect(answer.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    }
+  });
+
+  it('sends each script brotli or gzip compressed as the browser accepts, from the build, and a favicon', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/dea/' });
+    expect(page.headers['cache-control']).toBe('no-cache');
+    const script = assetsOf(page.body).find((asset) => /\/shared-[\w-]+\.js$/.test(asset)) ?? '';
+    const plain = await t.app.inject({
+      method: 'GET',
+      url: script,
+      headers: { 'accept-encoding': 'identity' },
+    });
+    const brotli = await t.app.inject({
+      method: 'GET',
+      url: script,
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+    });
+    const gzip = await t.app.inject({ method: 'GET', url: script, headers: { 'accept-encoding': 'gzip' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    for (const answer of [brotli, gzip]) {
+      expect(answer.headers.vary).toMatch(/accept-encoding/i);
+      expect(answer.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(answer.headers['content-type']).toMatch(/javascript/);
+    }
+    expect(brotliDecompressSync(brotli.rawPayload).equals(plain.rawPayload)).toBe(true);
+    expect(gunzipSync(gzip.rawPayload).equals(plain.rawPayload)).toBe(true);
+    expect(brotli.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
+
+    for (const url of ['/dea/', '/sso/auth/']) {
+      const html = (await t.app.inject({ method: 'GET', url })).body;
+      const icon = /<link rel="icon"[^>]* href="([^"]+)"/.exec(html)?.[1] ?? '';
+      const answer = await t.app.inject({ method: 'GET', url: icon });
+      expect(answer.statusCode, url).toBe(200);
+      expect(answer.headers['content-type']).toMatch(/image\/svg\+xml/);
       expect(answer.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     }
   });

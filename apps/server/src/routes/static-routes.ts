@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 
 /**
  * The built page at /dea/, the login application at its path and the console at /admin/, from the
- * web build. HTML is
+ * web build, sent pre-compressed (brotli or gzip, as the browser accepts). HTML is
  * revalidated on every visit; hashed assets are cached for a year.
  */
 export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: string }> = async (
@@ -33,7 +33,11 @@ export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: strin
       cacheControl: false,
       wildcard: true,
       index: ['index.html'],
+      // The build's brotli and gzip copies (apps/web/scripts/precompress.mjs), by Accept-Encoding.
+      preCompressed: true,
       setHeaders(response, path) {
+        // The same address answers brotli, gzip or plain bytes: caches must key on the encoding.
+        response.setHeader('vary', 'Accept-Encoding');
         response.setHeader(
           'cache-control',
           path.includes(`${'/assets/'}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
