@@ -176,6 +176,17 @@ export const CreatedCode = Type.Object({ id: Type.String(), password: Type.Strin
 export type CreatedCode = Type.Static<typeof CreatedCode>;
 /** Each row holds the fields `return` asked for, no others. */
 export const CreateCodeResult = Type.Object({ rows: Type.Array(Type.Partial(CreatedCode)) });
+
+// POST tempPass/revoke (the product's addition: the page takes back the code it replaces)
+export const RevokeCodeRequest = Type.Object(
+  { user: UserRef, emergencyCodeId: Type.String({ minLength: 1, maxLength: 64 }) },
+  strict,
+);
+export type RevokeCodeRequest = Type.Static<typeof RevokeCodeRequest>;
+export const RevokeCodeResult = Type.Object({
+  revoked: Type.Boolean({ description: 'false: the code was already used, expired or revoked' }),
+});
+export type RevokeCodeResult = Type.Static<typeof RevokeCodeResult>;
 export type CreateCodeResult = Type.Static<typeof CreateCodeResult>;
 
 // POST tempPass/createAndSend

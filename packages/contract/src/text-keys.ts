@@ -57,6 +57,7 @@ export const TEXT_KEYS = [
   'error.unknownChannel',
   'error.tooManyRequests',
   'error.codeStoreFull',
+  'error.codeStoreFullUntil',
   'error.deliveryFailed',
   'error.notFound',
   // the login application

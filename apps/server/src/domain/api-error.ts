@@ -11,6 +11,8 @@ export class ApiError extends Error {
     readonly params: Readonly<Record<string, string | number>> = {},
     readonly httpStatus = 200,
     readonly result: Record<string, unknown> | null = null,
+    /** Placeholders holding a span of time, in seconds: written "about 10 minutes" in the language. */
+    readonly durations: Readonly<Record<string, number>> = {},
   ) {
     super(`${errorNumber} ${textKey}`);
     this.name = 'ApiError';
@@ -35,7 +37,13 @@ export const badXsrfToken = (loginPath: string): ApiError =>
 
 export const unknownChannel = (): ApiError => new ApiError(ErrorNumber.unknownChannel);
 
-export const codeStoreFull = (): ApiError => new ApiError(ErrorNumber.codeStoreFull);
+/** Error 148; with the seconds until the oldest unused code expires, the message says when. */
+export const codeStoreFull = (secondsUntilFree?: number): ApiError =>
+  secondsUntilFree === undefined
+    ? new ApiError(ErrorNumber.codeStoreFull)
+    : new ApiError(ErrorNumber.codeStoreFull, 'error.codeStoreFullUntil', {}, 200, null, {
+        duration: secondsUntilFree,
+      });
 
 export const deliveryFailed = (): ApiError => new ApiError(ErrorNumber.deliveryFailed);
 

@@ -15,6 +15,8 @@ export const AUDIT_EVENTS = {
   // codes (actor: the user id, a service key or a RADIUS client)
   'code.issued': 'a code was made (shown on screen or about to be sent)',
   'code.refused': 'no code: the policy does not allow one, or the user holds too many unused ones',
+  'code.revoked':
+    'the user took back one of their own unused codes (the page does, before asking for its replacement)',
   'code.send_refused': 'no code sent: unknown or unusable recipient, or a send limit',
   'code.sent': 'a code reached its delivery provider',
   'code.delivery_failed': 'a code could not be delivered and was invalidated',

@@ -72,7 +72,13 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
       },
       now,
     );
-    throw outcome.reason === 'store-full' ? codeStoreFull() : notPermitted();
+    if (outcome.reason !== 'store-full') throw notPermitted();
+    // Say when a slot frees up: the oldest unused code expires (or is used) first.
+    const active = await store.codes.listActive(userId, now);
+    const soonest = Math.min(...active.map((held) => held.expiresAt));
+    throw codeStoreFull(
+      Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : undefined,
+    );
   }
   return { id, code, expiresAt };
 }
@@ -96,4 +102,28 @@ export async function consumeMatchingCode(
   }
   if (matched === undefined) return undefined;
   return (await store.codes.consume(matched.id, now)) ? matched : undefined;
+}
+
+/**
+ * Takes one of the user's own unused codes out of use (the page does it before it asks for the
+ * code that replaces it). True when this call revoked it; audited once even when two calls race.
+ */
+export async function revokeOwnCode(
+  store: Store,
+  request: { userId: string; codeId: string; clientAddress: string | null; now: number },
+): Promise<boolean> {
+  const { userId, codeId, now } = request;
+  const held = (await store.codes.listActive(userId, now)).some((code) => code.id === codeId);
+  if (!held || !(await store.codes.invalidate(codeId, now))) return false;
+  await store.audit.append(
+    {
+      event: 'code.revoked',
+      userId,
+      actor: userId,
+      clientAddress: request.clientAddress,
+      details: { codeId },
+    },
+    now,
+  );
+  return true;
 }

@@ -1,3 +1,4 @@
+import { humanDuration } from '../i18n/human-duration.js';
 import { ErrorNumber, type EnvelopeOf } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-error.js';
@@ -76,8 +77,12 @@ const UNAVAILABLE_RETRY_SECONDS = 5;
 
 async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<void> {
   const language = await requestLanguage(request).catch(() => 'en');
+  const durations = Object.entries(error.durations).map(([name, seconds]) => [
+    name,
+    humanDuration(language, seconds),
+  ]);
   const message = await request.server.services.catalogs
-    .text(language, error.textKey, error.params)
+    .text(language, error.textKey, { ...error.params, ...Object.fromEntries(durations) })
     .catch(() => error.textKey);
   const retryAfter = error.result?.retryAfterSeconds;
   if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));

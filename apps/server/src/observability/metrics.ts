@@ -87,6 +87,7 @@ export class Metrics {
       'signin.directory_unavailable': () => this.signIns.inc({ outcome: 'directory_unavailable' }),
       // Counted elsewhere (codes issued: by the store decorator) or not a metric.
       'code.issued': none,
+      'code.revoked': none,
       'code.verify_lockout': none,
       'code.verify_unlocked': none,
       'codes.purged': none,

@@ -184,7 +184,8 @@ export interface CodeRepository {
   countActive(userId: string, now: number): Promise<number>;
   /** Takes one use of the code when it still has one; true when this call got it. */
   consume(codeId: string, now: number): Promise<boolean>;
-  invalidate(codeId: string, now: number): Promise<void>;
+  /** Takes the code out of use; true when this call did (false: already taken out). */
+  invalidate(codeId: string, now: number): Promise<boolean>;
   /** Removes used, invalidated and expired codes; answers how many. */
   purge(now: number): Promise<number>;
 }

@@ -25,6 +25,7 @@ export const bodies = {
     options: { channel, recipient },
     locale,
   }),
+  revoke: (userId: string, emergencyCodeId: string) => ({ user: { id: userId }, emergencyCodeId }),
 };
 
 /** Every signed-in POST call with a body naming the user, for tests that go over all of them. */
@@ -41,6 +42,11 @@ export const USER_CALLS = [
     name: 'tempPass/createAndSend',
     url: `${API}/tempPass/createAndSend`,
     body: (id: string) => bodies.createAndSend(id, 'sms', 'some-reference'),
+  },
+  {
+    name: 'tempPass/revoke',
+    url: `${API}/tempPass/revoke`,
+    body: (id: string) => bodies.revoke(id, 'some-code'),
   },
 ] as const;
 

@@ -143,7 +143,7 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       expect(refused.json()).toEqual({
         error: 148,
         message:
-          'You already hold the maximum number of unused emergency codes. Use one of them or wait until they expire.',
+          'You already hold the maximum number of unused emergency codes. A new one can be created in about 15 minutes, when the oldest expires; until then, use one you have.',
         result: null,
       });
       expect((await create(user, session, 'de')).json<Created>().message).toMatch(/^Sie besitzen bereits/);
@@ -405,5 +405,67 @@ describe.each(STORE_KINDS)('the code limit setting on %s', (kind) => {
     expect(answers[0]?.result?.rows[0]?.password).toHaveLength(16);
     const policy = await t.call(`${API}/user/getPolicy`, bodies.getPolicy(user.id), session);
     expect(policy.json()).toMatchObject({ result: { options: { maxUnusedCodes: 3, codeLength: 16 } } });
+  });
+});
+
+describe.each(STORE_KINDS)("taking back one's own code, and error 148 on %s", (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  const create = (user: TestUser, session: SignedIn, locale = 'en') =>
+    t.call(`${API}/tempPass/create`, bodies.create(user.id, locale), session);
+  const revoke = (user: TestUser, session: SignedIn, codeId: string) =>
+    t.call(`${API}/tempPass/revoke`, bodies.revoke(user.id, codeId), session);
+
+  it("revokes the signed-in user's own unused code once, so its replacement fits under the limit", async () => {
+    const user = await t.createUser({ policy: { ...SCREEN, maxUnusedCodes: 1 } });
+    const session = await t.signIn(user);
+    const first = (await create(user, session)).json<Created>().result?.rows[0];
+    expect((await create(user, session)).json()).toMatchObject({ error: 148 });
+
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => revoke(user, session, first?.id ?? '')),
+    );
+    expect(
+      answers.filter((answer) => answer.json<Envelope<{ revoked: boolean }>>().result.revoked),
+    ).toHaveLength(1);
+    expect(await t.services.store.audit.list({ userId: user.id, event: 'code.revoked' })).toMatchObject([
+      { actor: user.id, details: { codeId: first?.id } },
+    ]);
+    expect((await create(user, session)).json()).toMatchObject({ error: 0 });
+    expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(1);
+  });
+
+  it("never revokes another user's code", async () => {
+    const owner = await t.createUser({ policy: SCREEN });
+    const other = await t.createUser({ policy: SCREEN });
+    const code = (await create(owner, await t.signIn(owner))).json<Created>().result?.rows[0]?.id ?? '';
+    const session = await t.signIn(other);
+    expect((await revoke(other, session, code)).json()).toMatchObject({
+      error: 0,
+      result: { revoked: false },
+    });
+    expect(
+      (await t.call(`${API}/tempPass/revoke`, bodies.revoke(owner.id, code), session)).json(),
+    ).toMatchObject({
+      error: 3,
+    });
+    expect(await t.services.store.codes.countActive(owner.id, t.clock.now())).toBe(1);
+  });
+
+  it("says in the user's language when a code slot frees up", async () => {
+    const user = await t.createUser({ policy: { ...SCREEN, maxUnusedCodes: 1, codeValidityMinutes: 15 } });
+    const session = await t.signIn(user);
+    await create(user, session);
+    t.clock.advance(5 * MINUTE + 20_000);
+    const english = (await create(user, session)).json<Created>();
+    expect(english).toMatchObject({ error: 148, message: expect.stringContaining('in about 10 minutes') });
+    const german = (await create(user, session, 'de')).json<Created>();
+    expect(german.message).toContain('in etwa 10 Minuten');
+    const arabic = (await create(user, session, 'ar')).json<Created>();
+    expect(arabic.message).toContain('دقائق');
   });
 });

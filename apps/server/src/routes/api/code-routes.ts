@@ -3,8 +3,11 @@ import {
   CreateCodeRequest,
   CreateAndSendResult,
   CreateCodeResult,
+  RevokeCodeRequest,
+  RevokeCodeResult,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { revokeOwnCode } from '../../domain/codes.js';
 import { issueCodeOnScreen } from '../../domain/issue-code.js';
 import { sendCode } from '../../domain/send-code.js';
 import { ok } from '../../http/envelope.js';
@@ -12,7 +15,10 @@ import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
 import { signedInUser } from './user-routes.js';
 import { documented } from '../../http/route-docs.js';
 
-/** Issuing codes: shown on screen (create) or delivered to one of the user's channels (createAndSend). */
+/**
+ * Issuing codes: shown on screen (create) or delivered to one of the user's channels (createAndSend);
+ * and taking back one's own unused code (revoke).
+ */
 export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', requireSession);
   const { services } = app;
@@ -39,6 +45,31 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const fields = { id: issued.id, password: issued.code };
       const row = Object.fromEntries(request.body.return.map((field) => [field, fields[field]]));
       return ok({ rows: [row] } satisfies CreateCodeResult);
+    },
+  );
+
+  app.post(
+    '/tempPass/revoke',
+    {
+      schema: {
+        body: RevokeCodeRequest,
+        ...documented({
+          summary:
+            "Take back one of the signed-in user's own unused codes (before asking for its replacement)",
+          security: 'session',
+          result: RevokeCodeResult,
+        }),
+      },
+    },
+    async (request) => {
+      assertOwnUserId(request, request.body.user.id);
+      const revoked = await revokeOwnCode(services.store, {
+        userId: signedInUser(request).id,
+        codeId: request.body.emergencyCodeId,
+        clientAddress: request.ip,
+        now: services.now(),
+      });
+      return ok({ revoked } satisfies RevokeCodeResult);
     },
   );
 

@@ -90,12 +90,13 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
       return result.numUpdatedRows > 0n;
     },
     async invalidate(codeId, now) {
-      await db
+      const result = await db
         .updateTable('codes')
         .set({ invalidated_at: now })
         .where('id', '=', codeId)
         .where('invalidated_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
     async purge(now) {
       const result = await db

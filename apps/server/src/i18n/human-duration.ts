@@ -1,0 +1,22 @@
+/**
+ * A span of time as a person says it, in their language and with its plural rules (ICU's, through
+ * Intl): 580 seconds is "10 minutes", "10 Minuten", "10 دقائق"; under a minute and a half it stays
+ * in seconds, under an hour and a half in minutes, beyond that in hours. Always rounded up, so a
+ * user who waits as long as told is never early.
+ */
+export function humanDuration(language: string, seconds: number): string {
+  const whole = Math.max(1, Math.ceil(seconds));
+  const [value, unit] =
+    whole < 90
+      ? [whole, 'second']
+      : whole < 90 * 60
+        ? [Math.ceil(whole / 60), 'minute']
+        : [Math.ceil(whole / 3600), 'hour'];
+  const format = (locale: string) =>
+    new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'long' }).format(value);
+  try {
+    return format(language.replace('_', '-'));
+  } catch {
+    return format('en');
+  }
+}
