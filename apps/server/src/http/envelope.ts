@@ -77,12 +77,11 @@ const UNAVAILABLE_RETRY_SECONDS = 5;
 
 async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<void> {
   const language = await requestLanguage(request).catch(() => 'en');
-  const durations = Object.entries(error.durations).map(([name, seconds]) => [
-    name,
-    humanDuration(language, seconds),
-  ]);
+  const values: Record<string, string | number> = { ...error.params };
+  for (const [name, seconds] of Object.entries(error.durations))
+    values[name] = humanDuration(language, seconds);
   const message = await request.server.services.catalogs
-    .text(language, error.textKey, { ...error.params, ...Object.fromEntries(durations) })
+    .text(language, error.textKey, values)
     .catch(() => error.textKey);
   const retryAfter = error.result?.retryAfterSeconds;
   if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
