@@ -10,6 +10,8 @@ import {
   type CreateAndSendRequest,
   type CreateAndSendResult,
   type CreateCodeRequest,
+  type RevokeCodeRequest,
+  type RevokeCodeResult,
   type CreateCodeResult,
   type CreatedCode,
   type EnvelopeOf,
@@ -105,6 +107,16 @@ export async function createCode(userId: string, locale: string): Promise<Create
   if (row?.id === undefined || row.password === undefined)
     throw new NetworkError('tempPass/create answered no code');
   return { id: row.id, password: row.password };
+}
+
+/**
+ * Takes back the code on screen before its replacement is asked for, so the old one cannot be used
+ * any more and never fills the user's code limit. Answers whether it was still unused.
+ */
+export async function revokeCode(userId: string, emergencyCodeId: string): Promise<boolean> {
+  const body: RevokeCodeRequest = { user: { id: userId }, emergencyCodeId };
+  const result = await requestResult<RevokeCodeResult>('tempPass/revoke', { method: 'POST', body });
+  return result.revoked;
 }
 
 /** Sends a new code to a recipient reference; answers the masked recipient. */

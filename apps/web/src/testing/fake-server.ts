@@ -90,6 +90,7 @@ export class FakeServer {
       return ok({ rows: [code] });
     });
     this.on('POST tempPass/createAndSend', () => ok({ to: '+49 *** ***12' }));
+    this.on('POST tempPass/revoke', () => ok({ revoked: true }));
     // The login application's sign-in (an absolute path, outside /dea/api/). Like the real
     // server, one answer for a wrong password and an unknown user, in the request's language.
     this.on('POST /login/api/session', (call) => {

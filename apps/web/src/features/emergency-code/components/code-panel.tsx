@@ -26,17 +26,16 @@ export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onReq
       )}
       <div className="code-actions">
         {code && <CopyCodeButton key={code.password} code={code.password} />}
-        {!storeFull && (
-          <button
-            type="button"
-            className="btn btn-outline"
-            onClick={onRequestNewCode}
-            disabled={creating}
-            data-testid="request-code"
-          >
-            {t('content.requestCode')}
-          </button>
-        )}
+        {/* Also after error 148: the message says when a slot frees up, and trying again is never a dead end. */}
+        <button
+          type="button"
+          className="btn btn-outline"
+          onClick={onRequestNewCode}
+          disabled={creating}
+          data-testid="request-code"
+        >
+          {t('content.requestCode')}
+        </button>
       </div>
     </div>
   );

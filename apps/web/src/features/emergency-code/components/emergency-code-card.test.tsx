@@ -79,7 +79,24 @@ describe('code on screen (delivery mode other than Channel)', () => {
     expect(await screen.findByTestId('page-error')).toHaveTextContent('Too many unused codes');
     expect(screen.getByTestId('code-panel').dataset.storeFull).toBe('true');
     expect(screen.queryByTestId('emergency-code')).toBeNull();
-    expect(screen.queryByRole('button', { name: text('en', 'content.requestCode') })).toBeNull();
+    // Never a dead end: the button stays, and once a slot is free it brings a code.
+    server.answer('POST tempPass/create', ok({ rows: [{ id: 'code-9', password: 'CODE9ABCDE' }] }));
+    await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
+    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE9ABCDE');
+  });
+
+  it('takes back the code on screen by its id before asking for the one that replaces it', async () => {
+    const { user } = renderPage();
+    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
+    await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
+    expect(await screen.findByText('CODE2ABCDE')).toBeInTheDocument();
+    const calls = server.calls.filter((call) => call.route.startsWith('tempPass/'));
+    expect(calls.map((call) => call.route)).toEqual([
+      'tempPass/create',
+      'tempPass/revoke',
+      'tempPass/create',
+    ]);
+    expect(calls[1]?.body).toEqual({ user: { id: 'user-1' }, emergencyCodeId: 'code-1' });
   });
 
   it('shows another envelope error without the flag', async () => {

@@ -9,7 +9,13 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { EnvelopeError } from '../../../api/api-error';
 import { failureMessage } from '../../../api/failure-message';
 import { useReportedFailure } from '../../../api/use-reported-failure';
-import { createAndSendCode, createCode, getPolicy, queryAvailableChannels } from '../../../api/methods';
+import {
+  createAndSendCode,
+  createCode,
+  revokeCode,
+  getPolicy,
+  queryAvailableChannels,
+} from '../../../api/methods';
 import { usePromise, valueOf, type PromiseState } from '../../../shared/hooks/use-promise';
 import type { PageMessage } from '../../../shared/i18n/page-message';
 import { channelGroups, type ChannelGroupOptions, type ChannelOption } from '../channel-options';
@@ -100,14 +106,22 @@ export function useEmergencyCode({
       if (typeof userId !== 'string' || locale === undefined) return Promise.resolve();
       // One request at a time: a double click or a re-run effect must not issue two codes.
       if (creating.current) return creating.current;
-      if (fresh) forgetStoredCode();
       const stored = readStoredCode();
-      if (stored) {
+      if (stored && !fresh) {
         setCode({ code: stored, creating: false, storeFull: false });
         return Promise.resolve();
       }
+      forgetStoredCode();
       setCode({ code: undefined, creating: true, storeFull: false });
-      const pending = createCode(userId, locale)
+      // The code being replaced is taken back first: it stops working, and its slot under the
+      // policy's limit is free for the new one. A failed revocation does not stop the new code.
+      const revoked = stored?.id
+        ? revokeCode(userId, stored.id).catch((error: unknown) => {
+            console.error('The code on screen could not be taken back', error);
+          })
+        : Promise.resolve();
+      const pending = revoked
+        .then(() => createCode(userId, locale))
         .then(
           (code) => {
             storeCode(code);
