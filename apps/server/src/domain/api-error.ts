@@ -51,7 +51,19 @@ export const deliveryFailed = (): ApiError => new ApiError(ErrorNumber.deliveryF
 export const serviceUnavailable = (retryAfterSeconds: number): ApiError =>
   new ApiError(ErrorNumber.internal, 'error.unavailable', {}, 503, { retryAfterSeconds });
 
-export const tooManyRequests = (retryAfterSeconds: number): ApiError =>
-  new ApiError(ErrorNumber.tooManyRequests, 'error.tooManyRequests', { seconds: retryAfterSeconds }, 200, {
-    retryAfterSeconds,
-  });
+/**
+ * Error 140 with the wait as a person says it ("about 10 minutes", in their language); `seconds`
+ * stays for catalogs an operator wrote against the earlier text.
+ */
+export const tooManyRequests = (
+  retryAfterSeconds: number,
+  textKey: 'error.tooManyRequests' | 'login.locked' = 'error.tooManyRequests',
+): ApiError =>
+  new ApiError(
+    ErrorNumber.tooManyRequests,
+    textKey,
+    { seconds: retryAfterSeconds, minutes: Math.ceil(retryAfterSeconds / 60) },
+    200,
+    { retryAfterSeconds },
+    { duration: retryAfterSeconds },
+  );

@@ -59,13 +59,9 @@ export async function decoyPasswordHash(store: Store, configuredCost: number): P
 /** Locked user names and addresses get error 140 with the time to wait. */
 function lockedError(retryAfterMs: number): ApiError {
   const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  if (retryAfterSeconds < 60) return tooManyRequests(retryAfterSeconds);
-  return new ApiError(
-    ErrorNumber.tooManyRequests,
-    'login.locked',
-    { minutes: Math.ceil(retryAfterMs / 60_000) },
-    200,
-    { retryAfterSeconds },
+  return tooManyRequests(
+    retryAfterSeconds,
+    retryAfterSeconds < 60 ? 'error.tooManyRequests' : 'login.locked',
   );
 }
 

@@ -44,7 +44,7 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
       expect(answers[2]).toEqual(answers[0]);
       expect(answers[3]).toEqual({
         error: 140,
-        message: 'Too many failed attempts. Please try again in 10 minutes.',
+        message: 'Too many failed attempts. Please try again in about 10 minutes.',
         result: { retryAfterSeconds: 600 },
       });
       const locked = await attempt(t, user.username, user.password);

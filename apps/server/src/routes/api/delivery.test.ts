@@ -236,7 +236,7 @@ describe.each(STORE_KINDS)('delivery through real peers on %s', (kind) => {
     expect(refused).toHaveLength(15);
     expect(refused[0]?.json()).toEqual({
       error: 140,
-      message: 'Too many requests. Please try again in 600 seconds.',
+      message: 'Too many requests. Please try again in about 10 minutes.',
       result: { retryAfterSeconds: 600 },
     });
     expect(refused[0]?.headers['retry-after']).toBe('600');
