@@ -108,7 +108,9 @@ test('repeated failures lock the user name, and the form says so', async ({ page
   // Three passwords are checked (DEA_SIGNIN_MAX_FAILURES=3), the fourth is refused unchecked.
   expect(answers.map((answer) => answer.error)).toEqual([3, 3, 3, 140]);
   expect(Number(answers[3]?.retryAfter)).toBeGreaterThan(0);
-  await expect(signInAlert(page)).toHaveText('Too many failed attempts. Please try again in about 15 minutes.');
+  await expect(signInAlert(page)).toHaveText(
+    'Too many failed attempts. Please try again in about 15 minutes.',
+  );
   await expectNoAxeViolations(page);
 });
 
