@@ -14,24 +14,30 @@ export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onReq
   return (
     <div className="code-panel" data-store-full={storeFull || undefined} data-testid="code-panel">
       {creating && <Spinner label={t('loading')} />}
-      {code && (
-        <>
-          <p id={hintId} className="code-hint">
-            {t('content.yourCode')}
-          </p>
-          <div className="code-box" aria-describedby={hintId} data-testid="emergency-code" translate="no">
-            {code.password}
-          </div>
-        </>
-      )}
+      {/* A live region: a new code is read out where the button that asked for it keeps the focus. */}
+      <div role="status" aria-live="polite" aria-atomic="true">
+        {code && (
+          <>
+            <p id={hintId} className="code-hint">
+              {t('content.yourCode')}
+            </p>
+            <div className="code-box" aria-describedby={hintId} data-testid="emergency-code" translate="no">
+              {code.password}
+            </div>
+          </>
+        )}
+      </div>
       <div className="code-actions">
         {code && <CopyCodeButton key={code.password} code={code.password} />}
         {/* Also after error 148: the message says when a slot frees up, and trying again is never a dead end. */}
+        {/* aria-disabled, not disabled: a disabled button drops the keyboard focus while the code comes. */}
         <button
           type="button"
           className="btn btn-outline"
-          onClick={onRequestNewCode}
-          disabled={creating}
+          onClick={() => {
+            if (!creating) onRequestNewCode();
+          }}
+          aria-disabled={creating}
           data-testid="request-code"
         >
           {t('content.requestCode')}

@@ -85,6 +85,25 @@ describe('code on screen (delivery mode other than Channel)', () => {
     expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE9ABCDE');
   });
 
+  it('keeps the focus on the button while the new code comes, and announces the new code', async () => {
+    const { user } = renderPage();
+    await screen.findByTestId('emergency-code');
+    const held = server.hold('POST tempPass/create');
+    const button = screen.getByRole('button', { name: text('en', 'content.requestCode') });
+    await user.click(button);
+    expect(button).toHaveFocus();
+    expect(button).toHaveAttribute('aria-disabled', 'true');
+    await user.click(button);
+    held.release(ok({ rows: [{ id: 'code-7', password: 'CODE7ABCDE' }] }));
+    await waitFor(() => expect(screen.getByTestId('emergency-code')).toHaveTextContent('CODE7ABCDE'));
+    expect(screen.getByTestId('emergency-code').closest('[role="status"]')).toHaveAttribute(
+      'aria-live',
+      'polite',
+    );
+    expect(button).toHaveFocus();
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(2);
+  });
+
   it('takes back the code on screen by its id before asking for the one that replaces it', async () => {
     const { user } = renderPage();
     expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
