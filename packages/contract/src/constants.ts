@@ -20,6 +20,8 @@ export const SESSION_STORAGE_KEYS = {
   lang: 'lang',
   emergencyCode: 'emergencyCode',
   emergencyCodeId: 'emergencyCodeId',
+  /** The product's addition: when the code on screen expires (ms since the epoch), for its countdown. */
+  emergencyCodeExpiresAt: 'emergencyCodeExpiresAt',
   username: 'username',
 } as const;
 

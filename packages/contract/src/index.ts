@@ -6,3 +6,4 @@ export * from './errors.js';
 export * from './languages.js';
 export * from './text-keys.js';
 export * from './console-api.js';
+export * from './durations.js';

@@ -33,6 +33,8 @@ export const TEXT_KEYS = [
   'header.userMenu',
   'content.codeCopied',
   'content.copyFailed',
+  'content.validUntil',
+  'content.codeExpired',
   'content.sending',
   'content.chooseRecipient',
   'content.channel.sms',

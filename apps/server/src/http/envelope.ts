@@ -1,4 +1,4 @@
-import { humanDuration } from '../i18n/human-duration.js';
+import { humanDuration } from '@dea/contract';
 import { ErrorNumber, type EnvelopeOf } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-error.js';

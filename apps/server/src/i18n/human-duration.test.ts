@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { humanDuration } from './human-duration.js';
+import { humanDuration } from '@dea/contract';
 
 describe('a span of time as a person says it', () => {
   it('rounds up to seconds, minutes or hours', () => {

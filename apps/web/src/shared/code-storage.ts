@@ -12,12 +12,22 @@ export function readStoredCode(): CreatedCode | undefined {
   return password ? { id: id ?? '', password } : undefined;
 }
 
-export function storeCode(code: CreatedCode): void {
+export function storeCode(code: CreatedCode, expiresAt?: number): void {
   writeStorage('session', SESSION_STORAGE_KEYS.emergencyCode, code.password);
   writeStorage('session', SESSION_STORAGE_KEYS.emergencyCodeId, code.id);
+  if (expiresAt === undefined) removeStorage('session', SESSION_STORAGE_KEYS.emergencyCodeExpiresAt);
+  else writeStorage('session', SESSION_STORAGE_KEYS.emergencyCodeExpiresAt, String(expiresAt));
+}
+
+/** When the stored code expires (ms since the epoch); undefined when not known. */
+export function readStoredExpiry(): number | undefined {
+  const text = readStorage('session', SESSION_STORAGE_KEYS.emergencyCodeExpiresAt);
+  const value = text === undefined ? NaN : Number(text);
+  return Number.isFinite(value) ? value : undefined;
 }
 
 export function forgetStoredCode(): void {
   removeStorage('session', SESSION_STORAGE_KEYS.emergencyCode);
   removeStorage('session', SESSION_STORAGE_KEYS.emergencyCodeId);
+  removeStorage('session', SESSION_STORAGE_KEYS.emergencyCodeExpiresAt);
 }

@@ -7,7 +7,8 @@ const PLACEHOLDERS: Partial<Record<TextKey, string[]>> = {
   'app.copyright': ['year'],
   'app.version': ['version'],
   'error.userLocale': ['message'],
-  'login.locked': ['minutes'],
+  'login.locked': ['duration'],
+  'content.validUntil': ['time', 'remaining'],
 };
 
 /**

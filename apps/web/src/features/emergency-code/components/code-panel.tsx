@@ -1,4 +1,6 @@
+import { humanDuration } from '@dea/contract';
 import { useId } from 'react';
+import { useNow } from '../../../shared/hooks/use-now';
 import { Spinner } from '../../../shared/components/spinner';
 import { useI18n } from '../../../shared/i18n/i18n-context';
 import type { CodeView } from '../hooks/use-emergency-code';
@@ -10,7 +12,9 @@ type CodeState = Extract<CodeView, { kind: 'code' }>;
 export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onRequestNewCode: () => void }) {
   const { t } = useI18n();
   const hintId = useId();
-  const { code, creating, storeFull } = state;
+  const { code, expiresAt, creating, storeFull } = state;
+  const now = useNow(1000, code !== undefined && expiresAt !== undefined);
+  const expired = expiresAt !== undefined && now >= expiresAt;
   return (
     <div className="code-panel" data-store-full={storeFull || undefined} data-testid="code-panel">
       {creating && <Spinner label={t('loading')} />}
@@ -21,14 +25,20 @@ export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onReq
             <p id={hintId} className="code-hint">
               {t('content.yourCode')}
             </p>
-            <div className="code-box" aria-describedby={hintId} data-testid="emergency-code" translate="no">
+            <div
+              className={`code-box${expired ? ' code-expired' : ''}`}
+              aria-describedby={hintId}
+              data-testid="emergency-code"
+              translate="no"
+            >
               {code.password}
             </div>
           </>
         )}
       </div>
+      {code && expiresAt !== undefined && <Validity expiresAt={expiresAt} now={now} />}
       <div className="code-actions">
-        {code && <CopyCodeButton key={code.password} code={code.password} />}
+        {code && !expired && <CopyCodeButton key={code.password} code={code.password} />}
         {/* Also after error 148: the message says when a slot frees up, and trying again is never a dead end. */}
         {/* aria-disabled, not disabled: a disabled button drops the keyboard focus while the code comes. */}
         <button
@@ -44,5 +54,25 @@ export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onReq
         </button>
       </div>
     </div>
+  );
+}
+
+/**
+ * Until when the code works, with the time left (renewed every second, said in the page's
+ * language), or, once it has passed, that it expired and a new one is a button away.
+ */
+function Validity({ expiresAt, now }: { expiresAt: number; now: number }) {
+  const { t, language } = useI18n();
+  if (now >= expiresAt)
+    return (
+      <p className="code-validity code-validity-expired" role="alert" data-testid="code-expired">
+        {t('content.codeExpired')}
+      </p>
+    );
+  const time = new Intl.DateTimeFormat(language.replace('_', '-'), { timeStyle: 'short' }).format(expiresAt);
+  return (
+    <p className="code-validity" data-testid="code-validity">
+      {t('content.validUntil', { time, remaining: humanDuration(language, (expiresAt - now) / 1000) })}
+    </p>
   );
 }

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   envelopeError,
@@ -83,6 +83,31 @@ describe('code on screen (delivery mode other than Channel)', () => {
     server.answer('POST tempPass/create', ok({ rows: [{ id: 'code-9', password: 'CODE9ABCDE' }] }));
     await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
     expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE9ABCDE');
+  });
+
+  it('says until when the code works and how long is left, then marks it expired and offers a new one', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['Date', 'setInterval', 'clearInterval'] });
+    try {
+      vi.setSystemTime(new Date('2026-11-24T10:00:00Z'));
+      renderPage();
+      await screen.findByTestId('emergency-code');
+      const validity = screen.getByTestId('code-validity');
+      const until = new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(
+        new Date('2026-11-24T10:15:00Z'),
+      );
+      expect(validity).toHaveTextContent(
+        text('en', 'content.validUntil', { time: until, remaining: '15 minutes' }),
+      );
+      await act(() => vi.advanceTimersByTime(14 * 60_000 + 30_000));
+      expect(screen.getByTestId('code-validity')).toHaveTextContent('30 seconds');
+      await act(() => vi.advanceTimersByTime(31_000));
+      expect(screen.getByTestId('code-expired')).toHaveTextContent(text('en', 'content.codeExpired'));
+      expect(screen.getByTestId('emergency-code')).toHaveClass('code-expired');
+      expect(screen.queryByRole('button', { name: text('en', 'content.copyCode') })).toBeNull();
+      expect(screen.getByRole('button', { name: text('en', 'content.requestCode') })).toBeEnabled();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps the focus on the button while the new code comes, and announces the new code', async () => {

@@ -19,13 +19,20 @@ import {
 import { usePromise, valueOf, type PromiseState } from '../../../shared/hooks/use-promise';
 import type { PageMessage } from '../../../shared/i18n/page-message';
 import { channelGroups, type ChannelGroupOptions, type ChannelOption } from '../channel-options';
-import { forgetStoredCode, readStoredCode, storeCode } from '../../../shared/code-storage';
+import { forgetStoredCode, readStoredCode, readStoredExpiry, storeCode } from '../../../shared/code-storage';
 
 export type CodeView =
   | { kind: 'loading' }
   | { kind: 'notAuthorized' }
   | { kind: 'channels'; groups: ChannelGroupOptions[] }
-  | { kind: 'code'; code: CreatedCode | undefined; creating: boolean; storeFull: boolean }
+  | {
+      kind: 'code';
+      code: CreatedCode | undefined;
+      /** When the code on screen stops working (ms since the epoch), from the policy's validity. */
+      expiresAt: number | undefined;
+      creating: boolean;
+      storeFull: boolean;
+    }
   /** A failure stopped the startup; its message is in the page's error area. */
   | { kind: 'unavailable' };
 
@@ -91,6 +98,7 @@ export function useEmergencyCode({
   const options = valueOf(policy);
   const byChannel = options?.enableECode === true && options.emergencyCodeDelivery === CHANNEL_DELIVERY_MODE;
   const onScreen = options?.enableECode === true && options.emergencyCodeDelivery !== CHANNEL_DELIVERY_MODE;
+  const validityMinutes = options?.codeValidityMinutes;
   const channels = usePromise(
     (signal) =>
       byChannel && typeof userId === 'string' ? queryAvailableChannels(userId, signal) : undefined,
@@ -108,11 +116,11 @@ export function useEmergencyCode({
       if (creating.current) return creating.current;
       const stored = readStoredCode();
       if (stored && !fresh) {
-        setCode({ code: stored, creating: false, storeFull: false });
+        setCode({ code: stored, expiresAt: readStoredExpiry(), creating: false, storeFull: false });
         return Promise.resolve();
       }
       forgetStoredCode();
-      setCode({ code: undefined, creating: true, storeFull: false });
+      setCode({ code: undefined, expiresAt: undefined, creating: true, storeFull: false });
       // The code being replaced is taken back first: it stops working, and its slot under the
       // policy's limit is free for the new one. A failed revocation does not stop the new code.
       const revoked = stored?.id
@@ -124,8 +132,10 @@ export function useEmergencyCode({
         .then(() => createCode(userId, locale))
         .then(
           (code) => {
-            storeCode(code);
-            setCode({ code, creating: false, storeFull: false });
+            const expiresAt =
+              validityMinutes === undefined ? undefined : Date.now() + validityMinutes * 60_000;
+            storeCode(code, expiresAt);
+            setCode({ code, expiresAt, creating: false, storeFull: false });
           },
           (error: unknown) => {
             console.error('No emergency code could be created', error);
@@ -133,7 +143,7 @@ export function useEmergencyCode({
               error instanceof EnvelopeError && error.errorNumber === ErrorNumber.codeStoreFull;
             const message = failureMessage(error);
             if (message) callbacks.current.report(message);
-            setCode({ code: undefined, creating: false, storeFull });
+            setCode({ code: undefined, expiresAt: undefined, creating: false, storeFull });
           },
         )
         .finally(() => {
@@ -142,7 +152,7 @@ export function useEmergencyCode({
       creating.current = pending;
       return pending;
     },
-    [userId, locale],
+    [userId, locale, validityMinutes],
   );
 
   const hasCode = code !== undefined;

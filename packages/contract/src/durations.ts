@@ -1,5 +1,5 @@
 /**
- * A span of time as a person says it, in their language and with its plural rules (ICU's, through
+ * A span of time as a person says it (the server's messages and the page share it), in their language and with its plural rules (ICU's, through
  * Intl): 580 seconds is "10 minutes", "10 Minuten", "10 دقائق"; under a minute and a half it stays
  * in seconds, under an hour and a half in minutes, beyond that in hours. Always rounded up, so a
  * user who waits as long as told is never early.
