@@ -35,6 +35,8 @@ export const TEXT_KEYS = [
   'content.copyFailed',
   'content.validUntil',
   'content.codeExpired',
+  'content.notAuthorizedTitle',
+  'content.unavailableTitle',
   'content.sending',
   'content.chooseRecipient',
   'content.channel.sms',

@@ -180,9 +180,22 @@ describe('policy', () => {
     expect(await screen.findByTestId('not-authorized')).toHaveTextContent(
       text('en', 'content.notAuthorized'),
     );
-    expect(screen.queryByRole('heading', { level: 1 })).toBeNull();
+    // Not the spec's title section (codes are not enabled), but a heading of its own.
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent(
+      text('en', 'content.notAuthorizedTitle'),
+    );
     expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
     expect(server.callsTo('POST user/queryAvailableChannels')).toHaveLength(0);
+  });
+
+  it('gives the failure screen a heading and the message when the policy cannot be loaded', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST user/getPolicy', httpStatus(500));
+    renderPage();
+    expect(await screen.findByRole('heading', { level: 1 })).toHaveTextContent(
+      text('en', 'content.unavailableTitle'),
+    );
+    expect(await screen.findByTestId('page-error')).toHaveTextContent(text('en', 'error.generic'));
   });
 
   it('does not show a kept code when codes are disabled', async () => {

@@ -18,7 +18,6 @@ export function EmergencyCodeCard({
 }) {
   const { t } = useI18n();
   const { view, sending, sendResult } = emergencyCode;
-  const enabled = view.kind === 'channels' || view.kind === 'code';
   return (
     <section className="card" aria-busy={view.kind === 'loading' || sending} data-testid="code-card">
       {view.kind === 'loading' && <Spinner label={t('loading')} />}
@@ -30,12 +29,17 @@ export function EmergencyCodeCard({
           </p>
         </div>
       )}
+      {/* The title section only when codes are enabled (spec section 2); the failures have headings of their own. */}
+      {(view.kind === 'channels' || view.kind === 'code') && (
+        <h1 className="card-title">{t('content.title')}</h1>
+      )}
+      {view.kind === 'notAuthorized' && <h1 className="card-title">{t('content.notAuthorizedTitle')}</h1>}
+      {view.kind === 'unavailable' && <h1 className="card-title">{t('content.unavailableTitle')}</h1>}
       {view.kind === 'notAuthorized' && (
         <Alert variant="danger" testId="not-authorized">
           {t('content.notAuthorized')}
         </Alert>
       )}
-      {enabled && <h1 className="card-title">{t('content.title')}</h1>}
       {view.kind === 'channels' &&
         (view.groups.length > 0 ? (
           <ChannelMenus groups={view.groups} sending={sending} onSend={emergencyCode.send} />
