@@ -269,3 +269,23 @@ test('a user without channels is told so', async ({ page }) => {
   await expect(page.getByRole('button', { name: 'E-mail' })).toHaveCount(0);
   await expectNoAxeViolations(page);
 });
+
+test('on a 360 px phone every recipient list opens right under its own button, inside the screen', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await goToPage(page);
+  for (const type of ['Text message', 'E-mail', 'Voice call', 'Social messaging']) {
+    const button = page.getByRole('button', { name: type });
+    await button.click();
+    const list = page.getByRole('menu');
+    await expect(list).toBeVisible();
+    const [under, over] = [await list.boundingBox(), await button.boundingBox()];
+    if (under === null || over === null) throw new Error(`no box for ${type}`);
+    expect(Math.abs(under.y - (over.y + over.height)), type).toBeLessThan(12);
+    expect(under.x, type).toBeGreaterThanOrEqual(0);
+    expect(under.x + under.width, type).toBeLessThanOrEqual(360);
+    await page.keyboard.press('Escape');
+  }
+  await expectNoAxeViolations(page);
+});
