@@ -8,7 +8,6 @@ import {
   isBrandingName,
 } from '@dea/contract';
 import {
-  BrandingError,
   brandingEntries,
   brandingValueProblem,
   MAX_BRANDING_VALUE_BYTES,
@@ -17,6 +16,7 @@ import {
 } from '../domain/branding-rules.js';
 import {
   argument,
+  asCliFailure,
   CliFailure,
   type CommandGroup,
   noMoreArguments,
@@ -82,9 +82,9 @@ export const brandingCommands: CommandGroup = {
           throw new UsageError('an image value must be an http(s) URL or a data:image URL (or use --file)');
         const value = given ?? (await valueOfFile(file ?? '', type));
         const { store } = await context.open();
-        await setBranding(store, { name, type, value }, 'cli', context.now()).catch((error: unknown) => {
-          throw error instanceof BrandingError ? new CliFailure(error.message) : error;
-        });
+        await setBranding(store, { name, type, value }, 'cli', context.now()).catch((error: unknown) =>
+          asCliFailure(error, false),
+        );
         context.out(`Set branding ${name} (${type}, ${Buffer.byteLength(value)} bytes).`);
         return 0;
       },

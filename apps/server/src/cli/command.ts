@@ -5,6 +5,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
 import type { Group, Store, User } from '../store/store.js';
+import { RuleError } from '../domain/rule-error.js';
 
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -135,3 +136,13 @@ export function auditChange(
 }
 
 export const isoTime = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
+
+/**
+ * A refusal of the product's rules as the CLI reports it: bad input is a usage error (exit 2) unless
+ * `usage` is false; a conflict or a missing thing is a failure (exit 1).
+ */
+export function asCliFailure(error: unknown, usage = true): never {
+  if (error instanceof RuleError)
+    throw usage && error.kind === 'invalid' ? new UsageError(error.message) : new CliFailure(error.message);
+  throw error;
+}

@@ -1,7 +1,6 @@
 import { POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } from '@dea/contract';
 import Value from 'typebox/value';
 import {
-  GroupChangeError,
   GroupPolicies,
   POLICY_NAMES,
   type PolicyName,
@@ -11,6 +10,7 @@ import { resolvePolicy } from '../domain/policy.js';
 import { groupRadiusCommand } from './group-radius-command.js';
 import {
   argument,
+  asCliFailure,
   auditChange,
   CliFailure,
   type Command,
@@ -53,13 +53,6 @@ function policyValue(name: PolicyName, text: string): unknown {
   const problem = policyOptionProblem(name, value);
   if (problem !== undefined) throw new UsageError(`--${POLICY_FLAGS[name]} ${problem}`);
   return value;
-}
-
-/** A refusal of the group rules, as the CLI reports it. */
-function asCliFailure(error: unknown): never {
-  if (error instanceof GroupChangeError)
-    throw error.kind === 'invalid' ? new UsageError(error.message) : new CliFailure(error.message);
-  throw error;
 }
 
 function category(values: OptionValues): string {
@@ -119,7 +112,7 @@ export const groupCommands: CommandGroup = {
         const { store } = await context.open();
         await new GroupPolicies(store, () => context.now())
           .createGroup(name, priority, 'cli')
-          .catch(asCliFailure);
+          .catch((error: unknown) => asCliFailure(error));
         context.out(`Added group ${name} (priority ${priority}).`);
         return 0;
       },
@@ -189,7 +182,7 @@ export const groupCommands: CommandGroup = {
         if (action === 'set') {
           const options = await new GroupPolicies(store, () => context.now())
             .setPolicy(group, categoryName, changes, 'cli')
-            .catch(asCliFailure);
+            .catch((error: unknown) => asCliFailure(error));
           context.out(`Set the "${categoryName}" policy of ${group.name}: ${JSON.stringify(options)}`);
           return 0;
         }

@@ -1,15 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { DEFAULT_LANGUAGE, TEXT_KEYS } from '@dea/contract';
-import {
-  addLanguage,
-  checkTexts,
-  importTexts,
-  languageCodeProblem,
-  MessageTextsError,
-} from '../domain/message-texts.js';
+import { addLanguage, checkTexts, importTexts, languageCodeProblem } from '../domain/message-texts.js';
 import type { Store } from '../store/store.js';
 import {
   argument,
+  asCliFailure,
   CliFailure,
   type CommandGroup,
   noMoreArguments,
@@ -38,7 +33,7 @@ export function checkCatalog(content: unknown): Record<string, string> {
   try {
     return checkTexts(content);
   } catch (error) {
-    throw error instanceof MessageTextsError ? new UsageError(error.message) : error;
+    return asCliFailure(error);
   }
 }
 
@@ -143,10 +138,7 @@ export const messageCommands: CommandGroup = {
         const from = optionText(values, 'from') ?? DEFAULT_LANGUAGE;
         const { store } = await context.open();
         const count = await addLanguage(store, { code, name, from }, 'cli', context.now()).catch(
-          (error: unknown) => {
-            if (!(error instanceof MessageTextsError)) throw error;
-            throw error.kind === 'invalid' ? new UsageError(error.message) : new CliFailure(error.message);
-          },
+          (error: unknown) => asCliFailure(error),
         );
         context.out(`Added language ${code} (${name}) with ${plural(count, 'text')} of ${from}.`);
         return 0;

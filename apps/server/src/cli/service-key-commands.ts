@@ -1,14 +1,14 @@
 import { SERVICE_KEY_SCOPES } from '@dea/contract';
-import { issueServiceKey, revokeServiceKey, ServiceKeyError } from '../domain/service-keys.js';
+import { issueServiceKey, revokeServiceKey } from '../domain/service-keys.js';
 import type { ServiceKey, Store } from '../store/store.js';
-import { argument, CliFailure, type CommandGroup, isoTime, noMoreArguments, UsageError } from './command.js';
-
-/** A refusal of the key rules, as the CLI reports it. */
-function asCliFailure(error: unknown): never {
-  if (error instanceof ServiceKeyError)
-    throw error.kind === 'invalid' ? new UsageError(error.message) : new CliFailure(error.message);
-  throw error;
-}
+import {
+  argument,
+  asCliFailure,
+  CliFailure,
+  type CommandGroup,
+  isoTime,
+  noMoreArguments,
+} from './command.js';
 
 async function findKey(store: Store, nameOrId: string): Promise<ServiceKey> {
   const key = (await store.serviceKeys.list()).find((each) => each.name === nameOrId || each.id === nameOrId);
@@ -44,7 +44,7 @@ export const serviceKeyCommands: CommandGroup = {
           { name, scopes },
           'cli',
           context.now(),
-        ).catch(asCliFailure);
+        ).catch((error: unknown) => asCliFailure(error));
         context.out(key);
         context.err(
           `Created service key ${name} (${serviceKey.id}, scopes ${serviceKey.scopes.join(' ')}). This is the only time the key is shown: store it now.`,
@@ -83,7 +83,9 @@ export const serviceKeyCommands: CommandGroup = {
         noMoreArguments(positionals, 1);
         const { store } = await context.open();
         const key = await findKey(store, nameOrId);
-        await revokeServiceKey(store, key, 'cli', context.now()).catch(asCliFailure);
+        await revokeServiceKey(store, key, 'cli', context.now()).catch((error: unknown) =>
+          asCliFailure(error),
+        );
         context.out(`Revoked service key ${key.name} (${key.id}).`);
         return 0;
       },

@@ -18,44 +18,24 @@ import {
 } from '@dea/contract';
 import type { ServiceKey, Store } from '../store/store.js';
 import { ApiError, invalidRequest } from './api-error.js';
-import {
-  BrandingError,
-  brandingEntries,
-  defaultBrandingEntry,
-  resetBranding,
-  setBranding,
-} from './branding-rules.js';
+import { brandingEntries, defaultBrandingEntry, resetBranding, setBranding } from './branding-rules.js';
 import type { Catalogs } from './catalogs.js';
 import type { CodeDefaults } from './code-settings.js';
 import type { ConsoleCaller } from './console-auth.js';
 import { effectiveSettings } from './effective-settings.js';
-import { GroupChangeError, GroupPolicies, issuersOf } from './group-policies.js';
-import {
-  addLanguage,
-  checkTexts,
-  importTexts,
-  MessageTextsError,
-  textsBesideEnglish,
-} from './message-texts.js';
+import { GroupPolicies, issuersOf } from './group-policies.js';
+import { addLanguage, checkTexts, importTexts, textsBesideEnglish } from './message-texts.js';
 import { resolvePolicy } from './policy.js';
-import { issueServiceKey, revokeServiceKey, ServiceKeyError } from './service-keys.js';
+import { RuleError } from './rule-error.js';
+import { issueServiceKey, revokeServiceKey } from './service-keys.js';
 
 const forbidden = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
 const notFound = (): ApiError => new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404);
 const iso = (at: number): string => new Date(at).toISOString();
 
-/** A refusal of the group or key rules, as the console's API answers it. */
+/** A refusal of the product's rules, as the console's API answers it: 404 when missing, else 400. */
 function asApiError(error: unknown): never {
-  if (error instanceof GroupChangeError || error instanceof ServiceKeyError) {
-    throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
-  }
-  throw error;
-}
-
-/** A refusal of the text rules, as the console's API answers it. */
-function asTextsApiError(error: unknown): never {
-  if (error instanceof MessageTextsError)
-    throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
+  if (error instanceof RuleError) throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
   throw error;
 }
 
@@ -148,9 +128,7 @@ export class Administration {
 
   async setBranding(caller: ConsoleCaller, name: BrandingName, value: string): Promise<BrandingEntry> {
     const actor = this.allowed(caller);
-    return setBranding(this.deps.store, { name, value }, actor, this.deps.now()).catch((error: unknown) => {
-      throw error instanceof BrandingError ? invalidRequest(error.message) : error;
-    });
+    return setBranding(this.deps.store, { name, value }, actor, this.deps.now()).catch(asApiError);
   }
 
   async resetBranding(caller: ConsoleCaller, name: BrandingName): Promise<BrandingEntry> {
@@ -176,7 +154,7 @@ export class Administration {
     const actor = this.allowed(caller);
     const { store, now, catalogs } = this.deps;
     const texts = await addLanguage(store, { ...request, from: request.from ?? 'en' }, actor, now()).catch(
-      asTextsApiError,
+      asApiError,
     );
     catalogs.forget();
     return { texts };
@@ -206,7 +184,7 @@ export class Administration {
       catalogs.forget();
       return { added, replaced };
     } catch (error) {
-      return asTextsApiError(error);
+      return asApiError(error);
     }
   }
 

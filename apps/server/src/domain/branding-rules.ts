@@ -7,19 +7,12 @@ import {
   type BrandingType,
 } from '@dea/contract';
 import type { Store } from '../store/store.js';
+import { RuleError } from './rule-error.js';
 
 /** Larger values would slow every page load: the branding list is sent to each visitor. */
 export const MAX_BRANDING_VALUE_BYTES = 512 * 1024;
 /** What the page shows as an image: an http(s) URL or a data URL of an image (as the page checks). */
 const IMAGE_VALUE = /^(https?:\/\/\S+|data:image\/(png|gif|jpe?g|webp|avif|svg\+xml)[;,]\S*)$/i;
-
-/** A branding value the rules refuse; the message says why, for an operator. */
-export class BrandingError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BrandingError';
-  }
-}
 
 export const defaultBrandingEntry = (name: BrandingName): BrandingEntry => ({
   name,
@@ -56,7 +49,7 @@ export async function setBranding(
 ): Promise<BrandingEntry> {
   const type = entry.type ?? BRANDING_TYPE_OF[entry.name];
   const problem = brandingValueProblem(type, entry.value);
-  if (problem !== undefined) throw new BrandingError(`the value ${problem}`);
+  if (problem !== undefined) throw new RuleError(`the value ${problem}`);
   const stored: BrandingEntry = { name: entry.name, type, value: entry.value, isDefault: false };
   await store.branding.set(stored);
   await store.audit.append(

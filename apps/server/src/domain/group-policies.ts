@@ -8,21 +8,11 @@ import {
 import Value from 'typebox/value';
 import { newId } from '../crypto/ids.js';
 import type { Group, Store } from '../store/store.js';
+import { RuleError } from './rule-error.js';
 
 export type PolicyName = keyof PolicyOptions;
 export const POLICY_NAMES = Object.keys(PolicyOptions.properties) as PolicyName[];
 export const DELIVERY_MODES: readonly string[] = [CHANNEL_DELIVERY_MODE, 'Display'];
-
-/** A change to groups or policies that the rules refuse; its message says why, for an operator. */
-export class GroupChangeError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'invalid' | 'conflict' | 'missing' = 'invalid',
-  ) {
-    super(message);
-    this.name = 'GroupChangeError';
-  }
-}
 
 /**
  * Why a value cannot be this emergency policy option, in words that follow the option's name
@@ -72,13 +62,11 @@ export class GroupPolicies {
   async createGroup(name: string, priority: number, actor: string): Promise<Group> {
     const trimmed = name.trim();
     if (trimmed === '' || trimmed.length > MAX_NAME)
-      throw new GroupChangeError(`the name must be 1 to ${MAX_NAME} characters`);
+      throw new RuleError(`the name must be 1 to ${MAX_NAME} characters`);
     if (!Number.isInteger(priority) || Math.abs(priority) > MAX_PRIORITY)
-      throw new GroupChangeError(
-        `the priority must be a whole number from -${MAX_PRIORITY} to ${MAX_PRIORITY}`,
-      );
+      throw new RuleError(`the priority must be a whole number from -${MAX_PRIORITY} to ${MAX_PRIORITY}`);
     if (await this.store.groups.findByName(trimmed))
-      throw new GroupChangeError(`a group named "${trimmed}" already exists`, 'conflict');
+      throw new RuleError(`a group named "${trimmed}" already exists`, 'conflict');
     const at = this.now();
     const group = { id: newId(at), name: trimmed, priority };
     try {
@@ -86,7 +74,7 @@ export class GroupPolicies {
     } catch (error) {
       // Another writer made a group of this name in the meantime: the store's unique name held.
       if (await this.store.groups.findByName(trimmed))
-        throw new GroupChangeError(`a group named "${trimmed}" already exists`, 'conflict');
+        throw new RuleError(`a group named "${trimmed}" already exists`, 'conflict');
       throw error;
     }
     await this.store.audit.append(
@@ -104,17 +92,16 @@ export class GroupPolicies {
     actor: string,
   ): Promise<Record<string, unknown>> {
     if (category.trim() === '' || category.length > MAX_NAME)
-      throw new GroupChangeError(`the category must be 1 to ${MAX_NAME} characters`);
-    if (Object.keys(changes).length === 0) throw new GroupChangeError('nothing to set');
+      throw new RuleError(`the category must be 1 to ${MAX_NAME} characters`);
+    if (Object.keys(changes).length === 0) throw new RuleError('nothing to set');
     if (category === POLICY_CATEGORY_HELP_DESK) {
       if (!Value.Check(HelpDeskPolicyOptions, changes))
-        throw new GroupChangeError(`issuers must be a list of ${CONSOLE_ISSUER_ROLES.join(' and ')}`);
+        throw new RuleError(`issuers must be a list of ${CONSOLE_ISSUER_ROLES.join(' and ')}`);
     } else {
       for (const [name, value] of Object.entries(changes)) {
-        if (!(POLICY_NAMES as string[]).includes(name))
-          throw new GroupChangeError(`${name} is not a policy option`);
+        if (!(POLICY_NAMES as string[]).includes(name)) throw new RuleError(`${name} is not a policy option`);
         const problem = policyOptionProblem(name as PolicyName, value);
-        if (problem !== undefined) throw new GroupChangeError(`${name} ${problem}`);
+        if (problem !== undefined) throw new RuleError(`${name} ${problem}`);
       }
     }
     const stored = (await this.store.groups.listPolicies(group.id)).find(

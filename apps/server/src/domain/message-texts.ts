@@ -1,17 +1,7 @@
 import { isTextKey, LANGUAGE_CODE_PATTERN, placeholdersOf, TEXT_KEYS } from '@dea/contract';
 import { BUILT_IN_CATALOGS } from '../i18n/built-in-catalogs.js';
 import type { Store } from '../store/store.js';
-
-/** Texts the rules refuse; the message says which and why, for an operator. */
-export class MessageTextsError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'invalid' | 'missing' | 'conflict' = 'invalid',
-  ) {
-    super(message);
-    this.name = 'MessageTextsError';
-  }
-}
+import { RuleError } from './rule-error.js';
 
 const ENGLISH: Readonly<Record<string, string>> = BUILT_IN_CATALOGS.en;
 
@@ -22,24 +12,22 @@ const ENGLISH: Readonly<Record<string, string>> = BUILT_IN_CATALOGS.en;
  */
 export function checkTexts(content: unknown): Record<string, string> {
   if (typeof content !== 'object' || content === null || Array.isArray(content))
-    throw new MessageTextsError('the texts must be one JSON object of text key -> text');
+    throw new RuleError('the texts must be one JSON object of text key -> text');
   const entries = Object.entries(content as Record<string, unknown>);
   const unknown = entries.filter(([key]) => !isTextKey(key)).map(([key]) => key);
   if (unknown.length > 0)
-    throw new MessageTextsError(
+    throw new RuleError(
       `unknown text ${unknown.length === 1 ? 'key' : 'keys'}: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', ...' : ''}`,
     );
   for (const [key, text] of entries) {
     if (typeof text !== 'string' || text.trim() === '')
-      throw new MessageTextsError(`${key}: the text must be a non-empty string`);
+      throw new RuleError(`${key}: the text must be a non-empty string`);
     const expected = placeholdersOf(ENGLISH[key] ?? '');
     const actual = placeholdersOf(text);
     if (expected.join() !== actual.join()) {
       const shown = (names: string[]) =>
         names.length === 0 ? 'none' : names.map((name) => `{${name}}`).join(' ');
-      throw new MessageTextsError(
-        `${key}: placeholders ${shown(actual)} differ from English ${shown(expected)}`,
-      );
+      throw new RuleError(`${key}: placeholders ${shown(actual)} differ from English ${shown(expected)}`);
     }
   }
   return Object.fromEntries(entries) as Record<string, string>;
@@ -53,7 +41,7 @@ export async function importTexts(
   options: { overwrite: boolean; actor: string; now: number },
 ): Promise<{ added: number; replaced: number; differing: number }> {
   if (!(await store.catalogs.listLanguages()).some((row) => row.code === code))
-    throw new MessageTextsError(
+    throw new RuleError(
       `unknown language ${code} (dea messages add-language ${code} <name> adds it)`,
       'missing',
     );
@@ -105,13 +93,13 @@ export async function addLanguage(
 ): Promise<number> {
   const name = request.name.trim();
   const problem = languageCodeProblem(request.code) ?? languageCodeProblem(request.from);
-  if (problem !== undefined) throw new MessageTextsError(problem);
-  if (name === '' || name.length > 100) throw new MessageTextsError('the name must be 1 to 100 characters');
+  if (problem !== undefined) throw new RuleError(problem);
+  if (name === '' || name.length > 100) throw new RuleError('the name must be 1 to 100 characters');
   const languages = await store.catalogs.listLanguages();
   if (languages.some((row) => row.code === request.code))
-    throw new MessageTextsError(`language ${request.code} already exists`, 'conflict');
+    throw new RuleError(`language ${request.code} already exists`, 'conflict');
   if (!languages.some((row) => row.code === request.from))
-    throw new MessageTextsError(`unknown language ${request.from}`, 'missing');
+    throw new RuleError(`unknown language ${request.from}`, 'missing');
   const texts = await store.catalogs.messages(request.from);
   await store.catalogs.setLanguage(request.code, name);
   await store.catalogs.putMessages(request.code, texts, { overwrite: false });

@@ -2,6 +2,7 @@ import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
 import { SERVICE_KEY_SCOPES } from '@dea/contract';
 import type { ServiceKey, Store } from '../store/store.js';
+import { RuleError } from './rule-error.js';
 
 /**
  * Service keys let integrators call the verification API. A key reads `dea_<id>.<secret>`; the
@@ -46,17 +47,6 @@ export async function authenticateServiceKey(
   return serviceKey.scopes.includes(scope) ? serviceKey : undefined;
 }
 
-/** A key the rules refuse to make or revoke; the message says why, for an operator. */
-export class ServiceKeyError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'invalid' | 'conflict' | 'missing',
-  ) {
-    super(message);
-    this.name = 'ServiceKeyError';
-  }
-}
-
 const KEY_NAME = /^[A-Za-z0-9][\w .@-]{0,99}$/;
 
 /**
@@ -72,18 +62,18 @@ export async function issueServiceKey(
 ): Promise<{ key: string; serviceKey: ServiceKey }> {
   const { name } = request;
   if (!KEY_NAME.test(name))
-    throw new ServiceKeyError(
+    throw new RuleError(
       `the name "${name}" must be 1 to 100 letters, digits, spaces or . _ @ - (starting with a letter or digit)`,
       'invalid',
     );
   const scopes = [...new Set(request.scopes)];
   const unknown = scopes.find((scope) => !(SERVICE_KEY_SCOPES as readonly string[]).includes(scope));
   if (unknown !== undefined || scopes.length === 0)
-    throw new ServiceKeyError(
+    throw new RuleError(
       `unknown scope "${unknown ?? ''}" (one of ${SERVICE_KEY_SCOPES.join(', ')})`,
       'invalid',
     );
-  const taken = () => new ServiceKeyError(`a service key named "${name}" already exists`, 'conflict');
+  const taken = () => new RuleError(`a service key named "${name}" already exists`, 'conflict');
   if ((await store.serviceKeys.list()).some((key) => key.name === name)) throw taken();
   const made = await createServiceKey(store, hashKey, name, scopes, now).catch(async (error: unknown) => {
     // Another writer made a key of this name in the meantime: the store's unique name held.
@@ -105,7 +95,7 @@ export async function revokeServiceKey(
   now: number,
 ): Promise<void> {
   if (!(await store.serviceKeys.revoke(key.id, now)))
-    throw new ServiceKeyError(`service key ${key.name} was already revoked`, 'conflict');
+    throw new RuleError(`service key ${key.name} was already revoked`, 'conflict');
   await store.audit.append(
     { event: 'service_key.revoked', actor, details: { name: key.name, id: key.id } },
     now,
