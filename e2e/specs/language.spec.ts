@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { expectNoAxeViolations, goToPage, openUserMenu, signInAs } from '../support/scenarios';
+import { type RunningServer, startServer } from '../support/start-server';
 
 test('the chosen language applies at once and after a reload', async ({ page }) => {
   await signInAs(page, 'demo-off');
@@ -34,4 +35,42 @@ test('Arabic lays the page out right to left', async ({ page }) => {
   await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
   await expect(page.locator('html')).toHaveAttribute('lang', 'ar');
   await expectNoAxeViolations(page);
+});
+
+test.describe('the emergency moment in German, Arabic and Japanese', () => {
+  // A server of its own: the demo user's fresh code must not meet a store other scenarios filled.
+  let server: RunningServer;
+  test.beforeAll(async () => {
+    server = await startServer();
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+  });
+
+  for (const [language, validity, expectedDir, work] of [
+    ['de', /^Gültig bis .+ \(noch 15 Minuten\)\.$/, 'ltr', 'Dienstlich'],
+    ['ar', /^صالح حتى .+ \(متبقٍ 15 دقيقة\)\.$/, 'rtl', 'العمل'],
+    ['ja', /^.+ まで有効 \(残り 15 分\)。$/, 'ltr', '仕事'],
+  ] as const) {
+    test(`${language}: the code says how long it lives, and recipients say work or personal`, async ({
+      browser,
+    }) => {
+      const context = await browser.newContext({ baseURL: server.baseUrl });
+      const page = await context.newPage();
+      await page.addInitScript((code) => localStorage.setItem('lang', code), language);
+      await signInAs(page, 'demo');
+      await goToPage(page);
+      await expect(page.locator('html')).toHaveAttribute('lang', language);
+      await expect(page.locator('html')).toHaveAttribute('dir', expectedDir);
+      await expect(page.getByTestId('code-validity')).toHaveText(validity);
+      await expectNoAxeViolations(page);
+
+      await signInAs(page, 'demo-channel');
+      await goToPage(page);
+      await page.getByTestId('channel-sms').getByRole('button').click();
+      await expect(page.getByRole('menuitem').first()).toContainText(work);
+      await expectNoAxeViolations(page);
+      await context.close();
+    });
+  }
 });
