@@ -63,9 +63,8 @@ export interface AdministrationDependencies {
 
 /**
  * What an administrator does in the console: groups and their policies, branding, message texts,
- * service keys, and a
- * read-only look at the settings. Only the admin role, only after the passkey; the same rules as
- * the CLI (GroupPolicies, issueServiceKey), audited with the administrator as actor.
+ * service keys, and a read-only look at the settings. Only the admin role, only after the passkey;
+ * the same rules as the CLI, audited with the administrator as actor.
  */
 export class Administration {
   private readonly groupPolicies: GroupPolicies;
@@ -208,8 +207,9 @@ export class Administration {
     const { store, now } = this.deps;
     const key = await store.serviceKeys.findById(keyId);
     if (key === undefined) throw notFound();
-    await revokeServiceKey(store, key, actor, now()).catch(asApiError);
-    return shownKey({ ...key, revokedAt: now() });
+    const at = now();
+    await revokeServiceKey(store, key, actor, at).catch(asApiError);
+    return shownKey({ ...key, revokedAt: at });
   }
 
   settings(caller: ConsoleCaller): AdminSettings {

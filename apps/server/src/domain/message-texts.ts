@@ -96,12 +96,12 @@ export async function addLanguage(
   if (problem !== undefined) throw new RuleError(problem);
   if (name === '' || name.length > 100) throw new RuleError('the name must be 1 to 100 characters');
   const languages = await store.catalogs.listLanguages();
-  if (languages.some((row) => row.code === request.code))
-    throw new RuleError(`language ${request.code} already exists`, 'conflict');
   if (!languages.some((row) => row.code === request.from))
     throw new RuleError(`unknown language ${request.from}`, 'missing');
   const texts = await store.catalogs.messages(request.from);
-  await store.catalogs.setLanguage(request.code, name);
+  // Added only when absent, decided by the store: of two writers at once, one adds it.
+  if (!(await store.catalogs.addLanguage(request.code, name)))
+    throw new RuleError(`language ${request.code} already exists`, 'conflict');
   await store.catalogs.putMessages(request.code, texts, { overwrite: false });
   await store.audit.append(
     { event: 'language.added', actor, details: { language: request.code, from: request.from } },

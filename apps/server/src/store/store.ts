@@ -221,6 +221,8 @@ export interface BrandingRepository {
 export interface CatalogRepository {
   listLanguages(): Promise<{ code: string; name: string }[]>;
   setLanguage(code: string, name: string): Promise<void>;
+  /** Adds the language unless one of its code exists; true when this call added it. */
+  addLanguage(code: string, name: string): Promise<boolean>;
   messages(languageCode: string): Promise<Record<string, string>>;
   /** Writes the texts; `overwrite: false` adds only the missing keys. */
   putMessages(

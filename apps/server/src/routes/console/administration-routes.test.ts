@@ -133,6 +133,31 @@ describe.each(STORE_KINDS)('console administration on %s', (kind) => {
   });
 
   appTest(
+    'makes one service key and adds one language of a name when ten administrators ask at once',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const admin = await consoleAgent(t, BASE, 'admin');
+      const burst = (url: string, body: unknown) =>
+        Promise.all(Array.from({ length: 10 }, () => admin.post(url, body)));
+      const succeeded = (answers: Awaited<ReturnType<typeof burst>>) =>
+        answers.filter((answer) => answer.json<Envelope>().error === 0);
+
+      const keys = await burst('/service-keys', { name: 'racer', scopes: ['verify'] });
+      expect(succeeded(keys)).toHaveLength(1);
+      expect(keys.every((answer) => answer.statusCode === 200 || answer.statusCode === 400)).toBe(true);
+      expect((await t.services.store.serviceKeys.list()).filter((key) => key.name === 'racer')).toHaveLength(
+        1,
+      );
+      expect(await t.services.store.audit.list({ event: 'service_key.created' })).toHaveLength(1);
+
+      const languages = await burst('/languages', { code: 'sv', name: 'Svenska' });
+      expect(succeeded(languages)).toHaveLength(1);
+      expect(languages.every((answer) => answer.statusCode === 200 || answer.statusCode === 400)).toBe(true);
+      expect(await t.services.store.audit.list({ event: 'language.added' })).toHaveLength(1);
+    },
+  );
+
+  appTest(
     "a group's Help Desk policy decides which roles may give its members a code",
     async ({ startApp, expect }) => {
       const t = await startApp();

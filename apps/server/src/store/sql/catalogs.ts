@@ -16,6 +16,14 @@ export function catalogRepository(db: Db): CatalogRepository {
         .onConflict((oc) => oc.column('code').doUpdateSet({ name }))
         .execute();
     },
+    async addLanguage(code, name) {
+      const result = await db
+        .insertInto('languages')
+        .values({ code, name })
+        .onConflict((oc) => oc.column('code').doNothing())
+        .executeTakeFirst();
+      return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    },
     async messages(languageCode) {
       const rows = await db
         .selectFrom('messages')
