@@ -19,6 +19,7 @@ import { administrationRoutes } from './routes/console/administration-routes.js'
 import { auditRoutes } from './routes/console/audit-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
+import { pageHtmlRoute } from './routes/page-html-route.js';
 import { staticRoutes } from './routes/static-routes.js';
 
 export interface AppOptions {
@@ -120,6 +121,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   await app.register(scimRoutes, { prefix: SCIM_BASE_PATH });
   await app.register(validateCheckRoute);
   if (wantsDemoData(config, services.store)) await app.register(outboxPage);
+  await app.register(pageHtmlRoute, { webDir: config.webDir });
   await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
   return app;
 }

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import type { BRANDING_TYPES } from './branding.js';
 import { CHANNEL_KEYS, type SEND_TYPES } from './channels.js';
 import { CHANNEL_QUERY_ACTION, CODE_COUNT_PER_REQUEST } from './constants.js';
+import { ErrorNumber } from './errors.js';
 import { LANGUAGE_CODE_PATTERN } from './languages.js';
 
 /**
@@ -66,6 +67,11 @@ export interface EnvelopeOf<T> {
   error: number;
   message: string;
   result: T;
+}
+
+/** The envelope of a success: error 0, no message. */
+export function okEnvelope<T>(result: T): EnvelopeOf<T> {
+  return { error: ErrorNumber.ok, message: '', result };
 }
 
 /** An empty request body: `{}` (or no body at all). */

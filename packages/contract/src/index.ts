@@ -7,3 +7,4 @@ export * from './languages.js';
 export * from './text-keys.js';
 export * from './console-api.js';
 export * from './durations.js';
+export * from './page-startup.js';

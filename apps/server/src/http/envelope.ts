@@ -5,9 +5,7 @@ import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-erro
 import { codeOf } from '../store/store-error.js';
 import { requestLanguage } from './request-language.js';
 
-export function ok<T>(result: T): EnvelopeOf<T> {
-  return { error: ErrorNumber.ok, message: '', result };
-}
+export { okEnvelope as ok } from '@dea/contract';
 
 /** Framework errors that mean the request itself is malformed: HTTP 400, error 2. */
 const MALFORMED: Record<string, string> = {

@@ -1,12 +1,9 @@
 import {
-  CHANNEL_QUERY_ACTION,
   CODE_COUNT_PER_REQUEST,
   LOGIN_API_SESSION_PATH,
-  POLICY_CATEGORY_SELF_SERVICE,
-  langParamOfMessageFile,
+  PAGE_CALLS,
   type BrandingEntry,
   type ChannelMap,
-  type ChannelsRequest,
   type CreateAndSendRequest,
   type CreateAndSendResult,
   type CreateCodeRequest,
@@ -16,84 +13,74 @@ import {
   type CreatedCode,
   type EnvelopeOf,
   type Language,
+  type PageCall,
   type PolicyOptions,
-  type PolicyRequest,
   type PolicyResult,
   type SendType,
   type SignInRequest,
   type SignInResult,
-  type UserGetRequest,
   type UserGetResult,
   type UserInfo,
 } from '@dea/contract';
 import type { Messages } from '../shared/i18n/translator';
 import { NetworkError } from './api-error';
-import { request, requestResult } from './request';
+import { request, requestResult, type RequestOptions } from './request';
 
 /** One function per call of spec section 7, and the login application's sign-in (DESIGN section 4). */
 
+/** A startup call of spec section 7 as the contract describes it (PAGE_CALLS). */
+function pageCall(call: PageCall, signal: AbortSignal | undefined): RequestOptions {
+  return {
+    method: call.method,
+    ...(call.body !== undefined && { body: call.body }),
+    ...(call.query !== undefined && { query: call.query }),
+    ...(signal && { signal }),
+  };
+}
+
 export function getUserInfo(signal?: AbortSignal): Promise<UserInfo> {
-  return request<UserInfo>('userinfo', { method: 'POST', body: {}, ...(signal && { signal }) });
+  const call = PAGE_CALLS.userInfo();
+  return request<UserInfo>(call.path, pageCall(call, signal));
 }
 
 export async function getLanguageList(signal?: AbortSignal): Promise<Language[]> {
   // Spec section 7: the list is the envelope's result.
-  const answer = await request<EnvelopeOf<Language[]>>('resourceFile/getLanguageList', {
-    ...(signal && { signal }),
-  });
+  const call = PAGE_CALLS.languageList();
+  const answer = await request<EnvelopeOf<Language[]>>(call.path, pageCall(call, signal));
   const list = answer.result;
   if (!Array.isArray(list)) throw new NetworkError('the language list is not a list');
   return list;
 }
 
 export async function getUserLocale(userId: string, signal?: AbortSignal): Promise<string | undefined> {
-  const body: UserGetRequest = {
-    match: [{ field: 'id', op: 'eq', value: userId }],
-    return: ['id', 'userLocale'],
-  };
-  const result = await requestResult<UserGetResult>('user/get', {
-    method: 'POST',
-    body,
-    ...(signal && { signal }),
-  });
+  const call = PAGE_CALLS.userLocale(userId);
+  const result = await requestResult<UserGetResult>(call.path, pageCall(call, signal));
   return result.userLocale;
 }
 
 /** GET message for a message file name ('messages', 'messages_de'); spec section 7. */
 export function getMessages(messageFile: string): Promise<Messages> {
-  return request<Messages>('message', { query: { lang: langParamOfMessageFile(messageFile) } });
+  const call = PAGE_CALLS.messages(messageFile);
+  return request<Messages>(call.path, pageCall(call, undefined));
 }
 
 export function getBranding(signal?: AbortSignal): Promise<BrandingEntry[]> {
-  return requestResult<BrandingEntry[]>('customizationConfig/getCurrentConfig', {
-    method: 'POST',
-    body: {},
+  const call = PAGE_CALLS.branding();
+  return requestResult<BrandingEntry[]>(call.path, {
+    ...pageCall(call, signal),
     redirectOnSessionEnd: false,
-    ...(signal && { signal }),
   });
 }
 
 export async function getPolicy(userId: string, signal?: AbortSignal): Promise<PolicyOptions> {
-  const body: PolicyRequest = {
-    user: { id: userId },
-    category: { name: POLICY_CATEGORY_SELF_SERVICE },
-    return: ['options'],
-  };
-  const result = await requestResult<PolicyResult>('user/getPolicy', {
-    method: 'POST',
-    body,
-    ...(signal && { signal }),
-  });
+  const call = PAGE_CALLS.policy(userId);
+  const result = await requestResult<PolicyResult>(call.path, pageCall(call, signal));
   return result.options;
 }
 
 export function queryAvailableChannels(userId: string, signal?: AbortSignal): Promise<ChannelMap> {
-  const body: ChannelsRequest = { action: CHANNEL_QUERY_ACTION, user: { id: userId } };
-  return requestResult<ChannelMap>('user/queryAvailableChannels', {
-    method: 'POST',
-    body,
-    ...(signal && { signal }),
-  });
+  const call = PAGE_CALLS.availableChannels(userId);
+  return requestResult<ChannelMap>(call.path, pageCall(call, signal));
 }
 
 export async function createCode(userId: string, locale: string): Promise<CreatedCode> {

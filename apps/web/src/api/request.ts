@@ -4,11 +4,13 @@ import {
   XSRF_COOKIE_NAME_TLS,
   XSRF_HEADER_NAME,
   type EnvelopeOf,
+  type PageCall,
 } from '@dea/contract';
 import { EnvelopeError, HttpError, NetworkError } from './api-error';
 import { loginPathOf } from '../shared/page-urls';
 import { redirectForSessionStatus } from './session-redirect';
 import { readCookie } from '../shared/cookie';
+import { hasStartupAnswer, takeStartupAnswer } from './startup-answers';
 
 export interface RequestOptions {
   method?: 'GET' | 'POST';
@@ -36,9 +38,33 @@ function urlOf(path: string, query: RequestOptions['query']): string {
   return url.href;
 }
 
+/**
+ * The answer delivered with the page for this call, if any (startup-answers.ts). It is taken a
+ * turn later, so that a caller that left at once (its signal aborted) leaves it to the next.
+ */
+async function answeredWithPage(
+  call: PageCall,
+  signal: AbortSignal | undefined,
+): Promise<{ body: unknown } | undefined> {
+  if (!hasStartupAnswer(call)) return undefined;
+  await Promise.resolve();
+  if (signal?.aborted) throw new NetworkError(signal.reason);
+  return takeStartupAnswer(call);
+}
+
 /** One call to the server: JSON in, JSON out, typed errors for everything else. */
 export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const method = options.method ?? 'GET';
+  if (!path.startsWith('/')) {
+    const call: PageCall = {
+      method,
+      path,
+      ...(options.query !== undefined && { query: options.query }),
+      ...(method !== 'GET' && { body: options.body ?? {} }),
+    };
+    const answered = await answeredWithPage(call, options.signal);
+    if (answered !== undefined) return answered.body as T;
+  }
   const headers = new Headers({ Accept: 'application/json' });
   if (acceptLanguage) headers.set('Accept-Language', acceptLanguage);
   if (method !== 'GET') {

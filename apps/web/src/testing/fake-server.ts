@@ -8,6 +8,7 @@ import type {
 } from '@dea/contract';
 import { vi } from 'vitest';
 import { testMessages, text } from './test-messages';
+import { forgetStartupAnswers } from '../api/startup-answers';
 
 /**
  * A fake of /dea/api/ at the network boundary (global fetch), for component tests. It answers
@@ -179,6 +180,8 @@ export class FakeServer {
 
 export function installFakeServer(): FakeServer {
   const server = new FakeServer();
+  // Each test starts without answers delivered with the page unless it puts some there.
+  forgetStartupAnswers();
   vi.stubGlobal('fetch', vi.fn(server.fetch));
   return server;
 }

@@ -1,17 +1,8 @@
-import {
-  BRANDING_NAMES,
-  BrandingList,
-  EmptyRequest,
-  LanguageList,
-  MessageDictionary,
-  MessageQuery,
-  type BrandingEntry,
-} from '@dea/contract';
+import { BrandingList, EmptyRequest, LanguageList, MessageDictionary, MessageQuery } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { currentBranding } from '../../domain/page-answers.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
-
-const KNOWN = new Set<string>(BRANDING_NAMES);
 
 /**
  * What the page and the login application read before anyone signs in: languages, message
@@ -59,9 +50,6 @@ export const publicRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({ summary: 'Branding entries', security: 'none', result: BrandingList }),
       },
     },
-    async () => {
-      const entries = await store.branding.list();
-      return ok(entries.filter((entry: BrandingEntry) => KNOWN.has(entry.name)));
-    },
+    async () => ok(await currentBranding(store)),
   );
 };

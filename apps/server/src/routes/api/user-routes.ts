@@ -3,8 +3,6 @@ import {
   EmptyRequest,
   PolicyRequest,
   UserGetRequest,
-  SEND_TYPE_OF_CHANNEL,
-  joinChannelValue,
   ChannelMap,
   PolicyResult,
   UserGetResult,
@@ -13,10 +11,9 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { notPermitted } from '../../domain/api-error.js';
-import { channelRefusal } from '../../domain/channel-rules.js';
-import { maskAddress } from '../../domain/masking.js';
+import { availableChannels, userFieldsOf, userInfoOf } from '../../domain/page-answers.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
-import { emergencyPolicy, policyOf } from '../../domain/emergency-policy.js';
+import { policyOf } from '../../domain/emergency-policy.js';
 import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
 import type { User } from '../../store/store.js';
 import { documented } from '../../http/route-docs.js';
@@ -39,15 +36,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({ summary: 'Who is signed in', security: 'session', result: UserInfo, bare: true }),
       },
     },
-    async (request) => {
-      const user = signedInUser(request);
-      return {
-        fullName: user.fullName,
-        lastLogin: user.lastLoginAt === null ? null : new Date(user.lastLoginAt).toISOString(),
-        userId: user.id,
-        userLocale: user.locale,
-      } satisfies UserInfo;
-    },
+    async (request) => userInfoOf(signedInUser(request)),
   );
 
   app.post(
@@ -64,9 +53,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       assertOwnUserId(request, request.body.match[0]?.value ?? '');
-      const user = signedInUser(request);
-      const fields = { id: user.id, userLocale: user.locale };
-      return ok(Object.fromEntries(request.body.return.map((field) => [field, fields[field]])));
+      return ok(userFieldsOf(signedInUser(request), request.body.return));
     },
   );
 
@@ -102,16 +89,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       assertOwnUserId(request, request.body.user.id);
-      const user = signedInUser(request);
-      await emergencyPolicy(app.services, user.id, 'channel', request.ip);
-      const map: ChannelMap = {};
-      for (const channel of await app.services.store.channels.listOfUser(user.id)) {
-        // Only channels a code can go to: not a switched-off type, not a number outside the allowed prefixes.
-        if (channelRefusal(app.services.channelRules, SEND_TYPE_OF_CHANNEL[channel.key], channel.address))
-          continue;
-        map[channel.key] = joinChannelValue(maskAddress(channel.key, channel.address), channel.id);
-      }
-      return ok(map);
+      return ok(await availableChannels(app.services, signedInUser(request), request.ip));
     },
   );
 };

@@ -1,4 +1,4 @@
-import { messageFileName, type Language } from '@dea/contract';
+import { choosePageLanguage, messageFileName, storedLanguage, type Language } from '@dea/contract';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { failureMessage } from '../../../api/failure-message';
 import { getLanguageList, getMessages, getUserLocale } from '../../../api/methods';
@@ -8,7 +8,6 @@ import type { I18n } from '../../../shared/i18n/i18n-context';
 import type { PageMessage } from '../../../shared/i18n/page-message';
 import { createTranslator, type Messages } from '../../../shared/i18n/translator';
 import { usePromise, valueOf } from '../../../shared/hooks/use-promise';
-import { chooseLanguage, storedLanguage } from '../choose-language';
 import { keepSessionLanguage, readChosenLanguage, rememberChosenLanguage } from '../language-storage';
 
 export interface PageLanguage {
@@ -115,7 +114,7 @@ export function usePageLanguage(
   const [chosen, setChosen] = useState<string>();
   useEffect(() => {
     if (!ready || chosen !== undefined) return;
-    const language = chooseLanguage(
+    const language = choosePageLanguage(
       { stored, userLocale: userLocale?.value, browserLanguage: navigator.language },
       languages,
     );

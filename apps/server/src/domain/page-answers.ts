@@ -1,0 +1,60 @@
+import {
+  BRANDING_NAMES,
+  SEND_TYPE_OF_CHANNEL,
+  joinChannelValue,
+  type BrandingEntry,
+  type ChannelMap,
+  type UserGetResult,
+  type UserInfo,
+} from '@dea/contract';
+import type { Store, User } from '../store/store.js';
+import { channelRefusal, type ChannelRules } from './channel-rules.js';
+import { emergencyPolicy, type PolicyServices } from './emergency-policy.js';
+import { maskAddress } from './masking.js';
+
+/**
+ * What the page's read calls answer (spec section 7), one function each, used by their routes and
+ * by the page's HTML that carries the same answers (routes/page-html-route.ts).
+ */
+
+/** POST userinfo: who is signed in. */
+export function userInfoOf(user: User): UserInfo {
+  return {
+    fullName: user.fullName,
+    lastLogin: user.lastLoginAt === null ? null : new Date(user.lastLoginAt).toISOString(),
+    userId: user.id,
+    userLocale: user.locale,
+  };
+}
+
+/** POST user/get: the fields asked for of the signed-in user. */
+export function userFieldsOf(user: User, fields: readonly (keyof UserGetResult)[]): UserGetResult {
+  const values: Required<UserGetResult> = { id: user.id, userLocale: user.locale };
+  return Object.fromEntries(fields.map((field) => [field, values[field]]));
+}
+
+const KNOWN_BRANDING = new Set<string>(BRANDING_NAMES);
+
+/** POST customizationConfig/getCurrentConfig: the branding entries the page knows. */
+export async function currentBranding(store: Store): Promise<BrandingEntry[]> {
+  return (await store.branding.list()).filter((entry) => KNOWN_BRANDING.has(entry.name));
+}
+
+/**
+ * POST user/queryAvailableChannels: the user's channels a code may go to, masked, with opaque
+ * references; refused (error 3, audited) unless the policy sends codes by channel.
+ */
+export async function availableChannels(
+  services: PolicyServices & { channelRules: ChannelRules },
+  user: User,
+  clientAddress: string | null,
+): Promise<ChannelMap> {
+  await emergencyPolicy(services, user.id, 'channel', clientAddress);
+  const map: ChannelMap = {};
+  for (const channel of await services.store.channels.listOfUser(user.id)) {
+    // Only channels a code can go to: not a switched-off type, not a number outside the allowed prefixes.
+    if (channelRefusal(services.channelRules, SEND_TYPE_OF_CHANNEL[channel.key], channel.address)) continue;
+    map[channel.key] = joinChannelValue(maskAddress(channel.key, channel.address), channel.id);
+  }
+  return map;
+}

@@ -1,0 +1,68 @@
+import {
+  PAGE_CALLS,
+  choosePageLanguage,
+  langParamOfMessageFile,
+  messageFileName,
+  okEnvelope as ok,
+  pageCallKey,
+  type PageCall,
+  type PageStartupAnswers,
+} from '@dea/contract';
+import type { User } from '../store/store.js';
+import type { Catalogs } from './catalogs.js';
+import type { ChannelRules } from './channel-rules.js';
+import { policyOf, type PolicyServices } from './emergency-policy.js';
+import { acceptedLanguages } from './language.js';
+import { availableChannels, currentBranding, userFieldsOf, userInfoOf } from './page-answers.js';
+import { sendsByChannel } from './policy.js';
+
+export interface PageStartupRequest {
+  user: User;
+  /** The page request's Accept-Language: its first language is the browser's (navigator.language). */
+  acceptLanguage: string | undefined;
+  clientAddress: string | null;
+}
+
+/**
+ * What the page's startup calls (spec section 4) answer for a signed-in user, delivered with the
+ * page so the browser need not wait for them (issue 15): user, languages, the user's locale,
+ * branding, the self-service policy, the texts of the language the page will choose unless a choice
+ * is stored in the browser, and the channels when codes go by channel. Each answer is what its route
+ * answers (page-answers.ts); codes are never created here.
+ */
+export async function pageStartupAnswers(
+  services: PolicyServices & { catalogs: Catalogs; channelRules: ChannelRules },
+  { user, acceptLanguage, clientAddress }: PageStartupRequest,
+): Promise<PageStartupAnswers> {
+  const [languages, branding, policy] = await Promise.all([
+    services.catalogs.languages(),
+    currentBranding(services.store),
+    policyOf(services, user.id),
+  ]);
+  const messageFile = messageFileName(
+    choosePageLanguage(
+      { stored: undefined, userLocale: user.locale, browserLanguage: acceptedLanguages(acceptLanguage)[0] },
+      languages,
+    ),
+  );
+  // GET message answers the catalog its route chooses for ?lang.
+  const messages = await services.catalogs.dictionary(
+    await services.catalogs.choose([langParamOfMessageFile(messageFile)]),
+  );
+  const answers: [PageCall, unknown][] = [
+    [PAGE_CALLS.userInfo(), userInfoOf(user)],
+    [PAGE_CALLS.languageList(), ok(languages)],
+    [PAGE_CALLS.userLocale(user.id), ok(userFieldsOf(user, ['id', 'userLocale']))],
+    [PAGE_CALLS.messages(messageFile), messages],
+    [PAGE_CALLS.branding(), ok(branding)],
+    [PAGE_CALLS.policy(user.id), ok({ options: policy })],
+  ];
+  // The page asks for channels only then; asking otherwise would be refused and audited.
+  if (policy.enableECode && sendsByChannel(policy)) {
+    answers.push([
+      PAGE_CALLS.availableChannels(user.id),
+      ok(await availableChannels(services, user, clientAddress)),
+    ]);
+  }
+  return Object.fromEntries(answers.map(([call, answer]) => [pageCallKey(call), answer]));
+}

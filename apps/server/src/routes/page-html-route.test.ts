@@ -1,0 +1,249 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import {
+  PAGE_CALLS,
+  PAGE_STARTUP_ELEMENT_ID,
+  messageFileName,
+  pageCallKey,
+  type PageCall,
+  type PageStartupAnswers,
+} from '@dea/contract';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { API } from '../testing/api-bodies.js';
+import { STORE_KINDS } from '../testing/stores.js';
+import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
+import { jsonForHtml } from './page-html-route.js';
+
+const TEMPLATE = `<!doctype html>
+<html lang="en">
+  <head><script type="module" src="/dea/assets/dea.js"></script></head>
+  <body>
+    <div id="root"></div>
+  </body>
+</html>
+`;
+
+const BLOCK = new RegExp(`<script type="application/json" id="${PAGE_STARTUP_ELEMENT_ID}">([^<]*)</script>`);
+
+/** The startup answers the page's HTML carries, `undefined` when it carries none. */
+function answersIn(html: string): PageStartupAnswers | undefined {
+  const json = BLOCK.exec(html)?.[1];
+  return json === undefined ? undefined : (JSON.parse(json) as PageStartupAnswers);
+}
+
+describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (kind) => {
+  let t: TestApp;
+  let webDir: string;
+  beforeAll(async () => {
+    webDir = mkdtempSync(join(tmpdir(), 'dea-web-'));
+    mkdirSync(join(webDir, 'dea'));
+    writeFileSync(join(webDir, 'dea', 'index.html'), TEMPLATE);
+    t = await createTestApp(kind, { DEA_WEB_DIR: webDir });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(webDir, { recursive: true, force: true });
+  });
+
+  const page = (signedIn?: SignedIn, headers: Record<string, string> = {}, url = '/dea/') =>
+    t.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...(signedIn && { cookie: signedIn.headers.cookie }), ...headers },
+    });
+
+  /** The page's own call, made as the page makes it, with the same headers. */
+  const callAsPage = (call: PageCall, signedIn: SignedIn, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: call.method,
+      url: `${API}/${call.path}`,
+      ...(call.query !== undefined && {
+        query: Object.fromEntries(
+          Object.entries(call.query).filter(([, value]) => value !== undefined),
+        ) as Record<string, string>,
+      }),
+      headers: { ...signedIn.headers, ...headers },
+      ...(call.method === 'POST' && { payload: call.body as object }),
+    });
+
+  async function expectFaithful(
+    answers: PageStartupAnswers,
+    calls: PageCall[],
+    signedIn: SignedIn,
+    headers: Record<string, string> = {},
+  ): Promise<void> {
+    expect(Object.keys(answers).sort()).toEqual(calls.map(pageCallKey).sort());
+    for (const call of calls) {
+      const response: LightMyRequestResponse = await callAsPage(call, signedIn, headers);
+      expect(response.statusCode, pageCallKey(call)).toBe(200);
+      expect(answers[pageCallKey(call)], pageCallKey(call)).toEqual(response.json());
+    }
+  }
+
+  it('carries, for a signed-in user, exactly what each startup call answers, and is never stored', async () => {
+    const user = await t.createUser({ locale: 'de' });
+    const signedIn = await t.signIn(user);
+    const response = await page(signedIn);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers.vary).toMatch(/accept-encoding/i);
+    const answers = answersIn(response.body);
+    if (answers === undefined) throw new Error('no startup answers in the page');
+    // Shown on screen: no channels; the texts of the user's locale; never a code.
+    await expectFaithful(
+      answers,
+      [
+        PAGE_CALLS.userInfo(),
+        PAGE_CALLS.languageList(),
+        PAGE_CALLS.userLocale(user.id),
+        PAGE_CALLS.messages('messages_de'),
+        PAGE_CALLS.branding(),
+        PAGE_CALLS.policy(user.id),
+      ],
+      signedIn,
+    );
+    expect(response.body).not.toMatch(/tempPass/);
+    expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
+    // The block stands before </body>, after the page's own markup.
+    expect(response.body.indexOf('id="root"')).toBeLessThan(response.body.indexOf(PAGE_STARTUP_ELEMENT_ID));
+    expect(response.body.trimEnd().endsWith('</html>')).toBe(true);
+  });
+
+  it('answers the channels too when codes go by channel, without a refusal in the audit log', async () => {
+    const user = await t.createUser({
+      policy: { enableECode: true, emergencyCodeDelivery: 'Channel' },
+      channels: { mobile: '+49 170 5550112', email: 'chris@example.com' },
+    });
+    const signedIn = await t.signIn(user);
+    const answers = answersIn((await page(signedIn)).body) ?? {};
+    await expectFaithful(
+      answers,
+      [
+        PAGE_CALLS.userInfo(),
+        PAGE_CALLS.languageList(),
+        PAGE_CALLS.userLocale(user.id),
+        PAGE_CALLS.messages('messages'),
+        PAGE_CALLS.branding(),
+        PAGE_CALLS.policy(user.id),
+        PAGE_CALLS.availableChannels(user.id),
+      ],
+      signedIn,
+    );
+    expect(JSON.stringify(answers)).not.toMatch(/5550112|chris@example\.com/);
+    expect(await t.services.store.audit.list({ userId: user.id, event: 'code.refused' })).toEqual([]);
+  });
+
+  it('leaves the channels out when codes are not enabled, and audits nothing for it', async () => {
+    const user = await t.createUser({
+      policy: { enableECode: false, emergencyCodeDelivery: 'Channel' },
+      channels: { mobile: '+49 170 5550112' },
+    });
+    const answers = answersIn((await page(await t.signIn(user))).body) ?? {};
+    expect(answers[pageCallKey(PAGE_CALLS.policy(user.id))]).toMatchObject({
+      error: 0,
+      result: { options: { enableECode: false } },
+    });
+    expect(answers[pageCallKey(PAGE_CALLS.availableChannels(user.id))]).toBeUndefined();
+    expect(await t.services.store.audit.list({ userId: user.id, event: 'code.refused' })).toEqual([]);
+  });
+
+  it("chooses the texts as the page will: the user's locale, else the browser's language, else English", async () => {
+    const messagesKeyOf = (answers: PageStartupAnswers | undefined) =>
+      Object.keys(answers ?? {}).filter((key) => key.startsWith('GET message'));
+    const unknownLocale = await t.createUser({ locale: 'xx' });
+    const signedIn = await t.signIn(unknownLocale);
+    const japanese = await page(signedIn, { 'accept-language': 'ja-JP,en;q=0.5' });
+    expect(messagesKeyOf(answersIn(japanese.body))).toEqual([
+      pageCallKey(PAGE_CALLS.messages(messageFileName('ja'))),
+    ]);
+    await expectFaithful(
+      answersIn(japanese.body) ?? {},
+      [
+        PAGE_CALLS.userInfo(),
+        PAGE_CALLS.languageList(),
+        PAGE_CALLS.userLocale(unknownLocale.id),
+        PAGE_CALLS.messages('messages_ja'),
+        PAGE_CALLS.branding(),
+        PAGE_CALLS.policy(unknownLocale.id),
+      ],
+      signedIn,
+      { 'accept-language': 'ja-JP,en;q=0.5' },
+    );
+    const neither = await page(signedIn, { 'accept-language': 'xx-YY' });
+    expect(messagesKeyOf(answersIn(neither.body))).toEqual(['GET message']);
+  });
+
+  it('carries nothing without an active session: none, an unknown one, an expired one', async () => {
+    expect(answersIn((await page()).body)).toBeUndefined();
+    expect((await page()).statusCode).toBe(200);
+    const unknown = await page(undefined, { cookie: 'dea_session=not-a-session' });
+    expect(answersIn(unknown.body)).toBeUndefined();
+    const user: TestUser = await t.createUser();
+    const signedIn = await t.signIn(user);
+    expect(answersIn((await page(signedIn)).body)).toBeDefined();
+    t.clock.advance(t.services.config.sessionAbsoluteMs + 1);
+    const expired = await page(signedIn);
+    expect(expired.statusCode).toBe(200);
+    expect(answersIn(expired.body)).toBeUndefined();
+    expect(expired.body).toContain('<div id="root"></div>');
+  });
+
+  it('keeps branding HTML and CSS inert: no string can close the data block or open a comment', async () => {
+    const hostile = '</script><script>alert(1)</script><!-- \u2028 & > </SCRIPT >';
+    const before = (await t.services.store.branding.list()).find((entry) => entry.name === 'footerLeft');
+    await t.services.store.branding.set({
+      name: 'footerLeft',
+      type: 'html',
+      value: hostile,
+      isDefault: false,
+    });
+    const signedIn = await t.signIn(await t.createUser());
+    const { body } = await page(signedIn);
+    expect(body.match(/<\/script/gi)).toHaveLength(2); // the module script's and the block's own
+    expect(body).not.toContain('<!--');
+    const branding = answersIn(body)?.[pageCallKey(PAGE_CALLS.branding())] as {
+      result: { name: string; value: string }[];
+    };
+    expect(branding.result.find((entry) => entry.name === 'footerLeft')?.value).toBe(hostile);
+    expect(jsonForHtml({ a: '<>&\u2028\u2029' })).toBe('{"a":"\\u003c\\u003e\\u0026\\u2028\\u2029"}');
+    if (before) await t.services.store.branding.set(before);
+  });
+
+  it('sends the same HTML brotli or gzip compressed as the browser accepts, at /dea/ and /dea/index.html', async () => {
+    const signedIn = await t.signIn(await t.createUser());
+    const plain = await page(signedIn, { 'accept-encoding': 'identity' });
+    const brotli = await page(signedIn, { 'accept-encoding': 'gzip, deflate, br' });
+    const gzip = await page(signedIn, { 'accept-encoding': 'gzip' }, '/dea/index.html');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers['cache-control']).toBe('no-store');
+    // The same answers each time (the session's touch changes nothing the page is told).
+    expect(brotliDecompressSync(brotli.rawPayload).toString()).toBe(plain.body);
+    expect(gunzipSync(gzip.rawPayload).toString()).toBe(plain.body);
+    expect(brotli.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
+    const head = await t.app.inject({
+      method: 'HEAD',
+      url: '/dea/',
+      headers: { cookie: signedIn.headers.cookie },
+    });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+  });
+
+  it('is still sent, without answers, when they cannot be read now; the page then asks itself', async () => {
+    const signedIn = await t.signIn(await t.createUser());
+    const failing = vi
+      .spyOn(t.services.store.branding, 'list')
+      .mockRejectedValueOnce(new Error('connection terminated'));
+    const response = await page(signedIn);
+    failing.mockRestore();
+    expect(response.statusCode).toBe(200);
+    expect(answersIn(response.body)).toBeUndefined();
+    expect(response.body).toContain('<div id="root"></div>');
+  });
+});
