@@ -1,5 +1,11 @@
 import { expect, test } from '@playwright/test';
-import { envelope, expectNoAxeViolations, goToPage, signInAs } from '../support/scenarios';
+import {
+  envelope,
+  expectNoAxeViolations,
+  goToPage,
+  signInAs,
+  withoutStartupAnswers,
+} from '../support/scenarios';
 
 test('the default branding names the product', async ({ page }) => {
   await signInAs(page, 'demo-off');
@@ -11,6 +17,7 @@ test('the default branding names the product', async ({ page }) => {
 });
 
 test("the administrator's branding is applied, and its HTML cannot run scripts", async ({ page }) => {
+  await withoutStartupAnswers(page);
   await page.route(
     '**/dea/api/customizationConfig/getCurrentConfig',
     envelope([

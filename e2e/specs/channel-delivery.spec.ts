@@ -17,6 +17,7 @@ import {
   expectNoAxeViolations,
   goToPage,
   signInAs,
+  withoutStartupAnswers,
 } from '../support/scenarios';
 
 // The server delivers to the test's own SMTP server and HTTP gateway (support/delivery-peers.ts).
@@ -261,6 +262,7 @@ test("a failed send shows the server's message", async ({ page }) => {
 });
 
 test('a user without channels is told so', async ({ page }) => {
+  await withoutStartupAnswers(page);
   await page.route('**/dea/api/user/queryAvailableChannels', envelope({}));
   await goToPage(page);
   await expect(page.getByTestId('no-channel')).toHaveText(

@@ -36,9 +36,16 @@ test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
 test('a code is shown, copied, kept over a reload and replaced on request', async ({ page }) => {
   await signInAs(page, 'demo');
+  const apiCalls: string[] = [];
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    if (path.startsWith('/dea/api/')) apiCalls.push(`${request.method()} ${path.slice('/dea/api/'.length)}`);
+  });
   await goToPage(page);
 
   const first = await expectCodeShown(page);
+  // The page's HTML brought the startup answers: the code is the only call before it.
+  expect(apiCalls).toEqual(['POST tempPass/create']);
   await expect(
     page.getByText('Your emergency code. Use it once, in place of your second factor.'),
   ).toBeVisible();
@@ -54,6 +61,8 @@ test('a code is shown, copied, kept over a reload and replaced on request', asyn
 
   await page.reload();
   await expect(code(page)).toHaveText(first);
+  // Kept in the session: a reload calls nothing at all.
+  expect(apiCalls).toEqual(['POST tempPass/create']);
 
   await clickRequestNewCode(page);
   await expect(code(page)).not.toHaveText(first);

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { goToPage, signInAs } from '../support/scenarios';
+import { goToPage, signInAs, withoutStartupAnswers } from '../support/scenarios';
 
 test('a visitor without a session is sent to the login application (403)', async ({ page, baseURL }) => {
   await goToPage(page);
@@ -17,6 +17,7 @@ test('the stored user name goes along to the login application', async ({ page, 
 
 test('an expired session is sent to logout, which lands on the logout page (401)', async ({ page }) => {
   await signInAs(page, 'demo');
+  await withoutStartupAnswers(page);
   await page.route('**/dea/api/userinfo', (route) =>
     route.fulfill({
       status: 401,

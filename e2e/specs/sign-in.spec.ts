@@ -9,6 +9,7 @@ import {
   goToPage,
   signInAlert,
   signInForm,
+  withoutStartupAnswers,
 } from '../support/scenarios';
 
 // Sign-ins through the form use 'demo-off' (no codes to fill the store 'demo' has); the
@@ -130,6 +131,7 @@ test('an expired session leads to logout, and from there back to the login form'
   await expect(page.getByTestId('not-authorized')).toBeVisible();
 
   // The idle timeout is at least a minute; the server's 401 for it is emulated.
+  await withoutStartupAnswers(page);
   await page.route('**/dea/api/userinfo', (route) =>
     route.fulfill({
       status: 401,

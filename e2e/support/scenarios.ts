@@ -1,3 +1,4 @@
+import { PAGE_STARTUP_ELEMENT_ID } from '@dea/contract';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, type Route } from '@playwright/test';
 
@@ -94,4 +95,24 @@ export function envelope(result: unknown) {
       contentType: 'application/json',
       body: JSON.stringify({ error: 0, message: '', result }),
     });
+}
+
+/**
+ * Serves the page's HTML without the startup answers it carries for the signed-in user, so the
+ * page makes its startup calls itself: for scenarios that change what one of those calls answers.
+ */
+export async function withoutStartupAnswers(page: Page): Promise<void> {
+  await page.route(/\/dea\/(index\.html)?(\?[^#]*)?$/, async (route) => {
+    if (route.request().resourceType() !== 'document') return route.fallback();
+    const response = await route.fetch();
+    const html = (await response.text()).replace(
+      new RegExp(`<script type="application/json" id="${PAGE_STARTUP_ELEMENT_ID}">[^<]*</script>`),
+      '',
+    );
+    const headers = { ...response.headers() };
+    // The body is sent again as text: not in the encoding the server chose.
+    delete headers['content-encoding'];
+    delete headers['content-length'];
+    return route.fulfill({ status: response.status(), headers, body: html });
+  });
 }
