@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { fileURLToPath } from 'node:url';
+import { PAGE_CALLS, PAGE_STARTUP_ELEMENT_ID, POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { buildApp } from '../src/app.js';
 import { startServices } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
   const config = loadConfig({
     ...process.env,
     DEA_DATA_DIR: dataDir,
+    DEA_WEB_DIR: fileURLToPath(new URL('../../web/dist', import.meta.url)),
     DEA_DEMO: 'false',
     DEA_LOG_LEVEL: 'silent',
     DEA_PASSWORD_HASH_COST: '10',
@@ -139,6 +141,35 @@ async function main(): Promise<void> {
     await measure('GET message?lang=de (catalog)', REQUESTS, async () => {
       const response = await fetch(`${base}/dea/api/message?lang=de`);
       await response.arrayBuffer();
+    }),
+    // The page's HTML with the answers of its startup calls (ADR 0013), against those calls made
+    // one after another as the page made them before.
+    await measure('GET /dea/ signed in (HTML with the startup answers, brotli)', REQUESTS, async (i) => {
+      const response = await fetch(`${base}/dea/`, {
+        headers: { cookie: sessions[i % USERS]!.headers.cookie ?? '', 'accept-encoding': 'br' },
+      });
+      const html = await response.text();
+      if (!html.includes(`id="${PAGE_STARTUP_ELEMENT_ID}"`))
+        throw new Error('no startup answers in the page');
+    }),
+    await measure('the 6 startup calls that answers, one after another', REQUESTS / 4, async (i) => {
+      const session = sessions[i % USERS]!;
+      for (const call of [
+        PAGE_CALLS.userInfo(),
+        PAGE_CALLS.languageList(),
+        PAGE_CALLS.userLocale(session.userId),
+        PAGE_CALLS.messages('messages'),
+        PAGE_CALLS.branding(),
+        PAGE_CALLS.policy(session.userId),
+      ]) {
+        const response = await fetch(`${base}/dea/api/${call.path}`, {
+          method: call.method,
+          headers: session.headers,
+          ...(call.method === 'POST' && { body: JSON.stringify(call.body) }),
+        });
+        if (!response.ok) throw new Error(`${call.path}: ${response.status}`);
+        await response.arrayBuffer();
+      }
     }),
   ];
   await app.close();
