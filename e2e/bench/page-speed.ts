@@ -3,6 +3,8 @@
  * from navigation to the code on screen and bytes received, cold and warm, under emulated networks
  * in Chromium, and the whole journey from the login form. Writes the figures to docs/benchmarks.md.
  *
+ * Also Lighthouse's mobile run of the signed-in page.
+ *
  * Run after `npm run build`: `npx tsx e2e/bench/page-speed.ts` (from the repository root).
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -10,10 +12,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext } from '@playwright/test';
+import { launch as launchChrome } from 'chrome-launcher';
+import lighthouse from 'lighthouse';
 import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium';
 import { startServer } from '../support/start-server';
 
 const RUNS = 3;
+const lighthouseVersion: string = (
+  JSON.parse(await readFile(new URL(import.meta.resolve('lighthouse/package.json')), 'utf8')) as {
+    version: string;
+  }
+).version;
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 const assetsDir = join(repositoryRoot, 'apps/web/dist/dea/assets');
 const benchmarksFile = join(repositoryRoot, 'docs/benchmarks.md');
@@ -164,6 +173,71 @@ async function journey(browser: Browser, baseUrl: string, network: Network): Pro
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 
+interface LighthouseRun {
+  score: number;
+  firstContentfulPaint: number;
+  largestContentfulPaint: number;
+  totalBlockingTime: number;
+  unusedJavaScript: number;
+  bytes: number;
+}
+
+/** The session cookies of a sign-in as `demo`, for Lighthouse's requests. */
+async function sessionCookie(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/login/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'demo', password: 'demo' }),
+  });
+  if (!response.ok) throw new Error(`sign-in failed: ${response.status}`);
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0] ?? '')
+    .join('; ');
+}
+
+/**
+ * Lighthouse's mobile run (its defaults: a mid-range phone, simulated slow 4G), signed in, in
+ * Debian's Chromium; the median of `RUNS` by performance score.
+ */
+async function lighthouseMobile(baseUrl: string): Promise<LighthouseRun> {
+  const runs: LighthouseRun[] = [];
+  for (let run = 0; run < RUNS; run += 1) {
+    const chrome = await launchChrome({
+      chromePath: CHROMIUM_LAUNCH_OPTIONS.executablePath,
+      chromeFlags: CHROMIUM_LAUNCH_OPTIONS.args,
+    });
+    try {
+      const result = await lighthouse(`${baseUrl}/dea/`, {
+        port: chrome.port,
+        output: 'json',
+        logLevel: 'error',
+        onlyCategories: ['performance'],
+        extraHeaders: { Cookie: await sessionCookie(baseUrl) },
+      });
+      if (result === undefined) throw new Error('Lighthouse gave no result');
+      const { audits, categories } = result.lhr;
+      const value = (id: string): number => audits[id]?.numericValue ?? Number.NaN;
+      const savings = audits['unused-javascript']?.details;
+      runs.push({
+        score: Math.round((categories.performance?.score ?? 0) * 100),
+        firstContentfulPaint: value('first-contentful-paint'),
+        largestContentfulPaint: value('largest-contentful-paint'),
+        totalBlockingTime: value('total-blocking-time'),
+        unusedJavaScript:
+          savings !== undefined && 'overallSavingsBytes' in savings
+            ? Number(savings.overallSavingsBytes ?? 0)
+            : 0,
+        bytes: value('total-byte-weight'),
+      });
+    } finally {
+      chrome.kill();
+    }
+  }
+  runs.sort((a, b) => a.score - b.score);
+  return runs[Math.floor(runs.length / 2)] ?? runs[0]!;
+}
+
 async function writeSection(section: string): Promise<void> {
   let document = '# Benchmarks\n\nMeasured on the development machine; figures move with the hardware.\n';
   try {
@@ -188,6 +262,7 @@ async function main(): Promise<void> {
   const server = await startServer({ DEA_CODE_MAX_UNUSED: '100' });
   const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
   const rows: { what: string; visit: Visit; today: string; target: string }[] = [];
+  let lighthouseFigures: LighthouseRun | undefined;
   try {
     await best(browser, server.baseUrl, NETWORKS.latency, false); // warms the server (catalogs, JIT)
     const measure = async (what: string, network: Network, warm: boolean, today: string, target: string) =>
@@ -214,6 +289,7 @@ async function main(): Promise<void> {
       today: '',
       target: '',
     });
+    lighthouseFigures = await lighthouseMobile(server.baseUrl);
   } finally {
     await browser.close();
     await server.stop();
@@ -240,7 +316,22 @@ async function main(): Promise<void> {
     ),
     '',
     `Built assets (all entries): JavaScript ${kb(jsGzip)} gzipped (${kb(js.reduce((sum, file) => sum + file.raw, 0))} raw),`,
-    `CSS ${kb(cssGzip)} gzipped. Lighthouse is not run here (not installed on this machine).`,
+    `CSS ${kb(cssGzip)} gzipped.`,
+    '',
+    `Lighthouse ${lighthouseVersion} (mobile: a mid-range phone, simulated slow 4G), signed in as \`demo\`, median of ${RUNS}:`,
+    '',
+    '| measure | now | before |',
+    '|---|---|---|',
+    ...(lighthouseFigures === undefined
+      ? []
+      : [
+          `| performance | ${lighthouseFigures.score} | 94 |`,
+          `| first contentful paint | ${seconds(lighthouseFigures.firstContentfulPaint)} | 2.3 s |`,
+          `| largest contentful paint | ${seconds(lighthouseFigures.largestContentfulPaint)} | 2.6 s |`,
+          `| total blocking time | ${Math.round(lighthouseFigures.totalBlockingTime)} ms |  |`,
+          `| unused JavaScript | ${kb(lighthouseFigures.unusedJavaScript)} | 131 KiB |`,
+          `| bytes | ${kb(lighthouseFigures.bytes)} | |`,
+        ]),
     '',
   ].join('\n');
   await writeSection(section);
