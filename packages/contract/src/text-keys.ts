@@ -9,6 +9,7 @@ export const TEXT_KEYS = [
   'content.noChannel',
   'content.title',
   'content.yourCode',
+  'content.yourCodeUses',
   'content.copyCode',
   'content.requestCode',
   'successMessage',

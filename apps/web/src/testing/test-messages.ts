@@ -9,6 +9,7 @@ const PLACEHOLDERS: Partial<Record<TextKey, string[]>> = {
   'error.userLocale': ['message'],
   'login.locked': ['duration'],
   'content.validUntil': ['time', 'remaining'],
+  'content.yourCodeUses': ['count'],
 };
 
 /**

@@ -12,7 +12,7 @@ type CodeState = Extract<CodeView, { kind: 'code' }>;
 export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onRequestNewCode: () => void }) {
   const { t } = useI18n();
   const hintId = useId();
-  const { code, expiresAt, creating, storeFull } = state;
+  const { code, expiresAt, uses, creating, storeFull } = state;
   const now = useNow(1000, code !== undefined && expiresAt !== undefined);
   const expired = expiresAt !== undefined && now >= expiresAt;
   return (
@@ -23,7 +23,7 @@ export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onReq
         {code && (
           <>
             <p id={hintId} className="code-hint">
-              {t('content.yourCode')}
+              {uses > 1 ? t('content.yourCodeUses', { count: uses }) : t('content.yourCode')}
             </p>
             <div
               className={`code-box${expired ? ' code-expired' : ''}`}

@@ -38,6 +38,14 @@ describe('code on screen (delivery mode other than Channel)', () => {
     expect(screen.getByRole('button', { name: text('en', 'content.requestCode') })).toBeVisible();
   });
 
+  it('says how many times the code works when the policy allows more than one use', async () => {
+    server.policy({ codeUses: 3 });
+    renderPage();
+    await screen.findByTestId('emergency-code');
+    expect(screen.getByText(text('en', 'content.yourCodeUses', { count: 3 }))).toBeVisible();
+    expect(screen.queryByText(text('en', 'content.yourCode'))).toBeNull();
+  });
+
   it('keeps the code and its id in session storage', async () => {
     renderPage();
     await screen.findByTestId('emergency-code');

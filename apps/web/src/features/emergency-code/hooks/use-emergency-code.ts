@@ -30,6 +30,8 @@ export type CodeView =
       code: CreatedCode | undefined;
       /** When the code on screen stops working (ms since the epoch), from the policy's validity. */
       expiresAt: number | undefined;
+      /** How many times the code works, from the policy. */
+      uses: number;
       creating: boolean;
       storeFull: boolean;
     }
@@ -47,7 +49,7 @@ export interface EmergencyCode {
   dismissResult: () => void;
 }
 
-type CodeState = Omit<Extract<CodeView, { kind: 'code' }>, 'kind'>;
+type CodeState = Omit<Extract<CodeView, { kind: 'code' }>, 'kind' | 'uses'>;
 
 /** Where the startup stands, from what has loaded (spec section 4). */
 function viewOf(
@@ -60,7 +62,8 @@ function viewOf(
     return { kind: 'unavailable' };
   if (policy.state === 'fulfilled' && !policy.value.enableECode) return { kind: 'notAuthorized' };
   if (channels.state === 'fulfilled') return { kind: 'channels', groups: channelGroups(channels.value) };
-  if (code !== undefined) return { kind: 'code', ...code };
+  if (code !== undefined && policy.state === 'fulfilled')
+    return { kind: 'code', ...code, uses: policy.value.codeUses };
   return { kind: 'loading' };
 }
 
