@@ -1,5 +1,5 @@
 import { humanDuration } from '@dea/contract';
-import { ErrorNumber, type EnvelopeOf } from '@dea/contract';
+import { ErrorNumber } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-error.js';
 import { codeOf } from '../store/store-error.js';

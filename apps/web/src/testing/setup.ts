@@ -1,7 +1,11 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { browserLocation } from '../shared/browser-location';
+
+// A loaded machine (the server suites with PostgreSQL beside these) can take longer than the
+// default second to render a page; findBy* and waitFor wait up to five.
+configure({ asyncUtilTimeout: 5000 });
 
 beforeEach(() => {
   vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
@@ -19,4 +23,6 @@ afterEach(() => {
   document.documentElement.lang = 'en';
   document.documentElement.dir = 'ltr';
   document.getElementById('root')?.remove();
+  // Startup answers a test delivered with the page and no call took.
+  for (const block of document.querySelectorAll('script[type="application/json"]')) block.remove();
 });
