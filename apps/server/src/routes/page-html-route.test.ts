@@ -28,6 +28,16 @@ const TEMPLATE = `<!doctype html>
 
 const BLOCK = new RegExp(`<script type="application/json" id="${PAGE_STARTUP_ELEMENT_ID}">([^<]*)</script>`);
 
+/** The startup calls the page makes for a code on screen, with the texts of `messageFile`. */
+const startupCalls = (userId: string, messageFile: string): PageCall[] => [
+  PAGE_CALLS.userInfo(),
+  PAGE_CALLS.languageList(),
+  PAGE_CALLS.userLocale(userId),
+  PAGE_CALLS.messages(messageFile),
+  PAGE_CALLS.branding(),
+  PAGE_CALLS.policy(userId),
+];
+
 /** The startup answers the page's HTML carries, `undefined` when it carries none. */
 function answersIn(html: string): PageStartupAnswers | undefined {
   const json = BLOCK.exec(html)?.[1];
@@ -94,18 +104,7 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     const answers = answersIn(response.body);
     if (answers === undefined) throw new Error('no startup answers in the page');
     // Shown on screen: no channels; the texts of the user's locale; never a code.
-    await expectFaithful(
-      answers,
-      [
-        PAGE_CALLS.userInfo(),
-        PAGE_CALLS.languageList(),
-        PAGE_CALLS.userLocale(user.id),
-        PAGE_CALLS.messages('messages_de'),
-        PAGE_CALLS.branding(),
-        PAGE_CALLS.policy(user.id),
-      ],
-      signedIn,
-    );
+    await expectFaithful(answers, startupCalls(user.id, 'messages_de'), signedIn);
     expect(response.body).not.toMatch(/tempPass/);
     expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
     // The block stands before </body>, after the page's own markup.
@@ -122,15 +121,7 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     const answers = answersIn((await page(signedIn)).body) ?? {};
     await expectFaithful(
       answers,
-      [
-        PAGE_CALLS.userInfo(),
-        PAGE_CALLS.languageList(),
-        PAGE_CALLS.userLocale(user.id),
-        PAGE_CALLS.messages('messages'),
-        PAGE_CALLS.branding(),
-        PAGE_CALLS.policy(user.id),
-        PAGE_CALLS.availableChannels(user.id),
-      ],
+      [...startupCalls(user.id, 'messages'), PAGE_CALLS.availableChannels(user.id)],
       signedIn,
     );
     expect(JSON.stringify(answers)).not.toMatch(/5550112|chris@example\.com/);
@@ -162,14 +153,7 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     ]);
     await expectFaithful(
       answersIn(japanese.body) ?? {},
-      [
-        PAGE_CALLS.userInfo(),
-        PAGE_CALLS.languageList(),
-        PAGE_CALLS.userLocale(unknownLocale.id),
-        PAGE_CALLS.messages('messages_ja'),
-        PAGE_CALLS.branding(),
-        PAGE_CALLS.policy(unknownLocale.id),
-      ],
+      startupCalls(unknownLocale.id, 'messages_ja'),
       signedIn,
       { 'accept-language': 'ja-JP,en;q=0.5' },
     );
