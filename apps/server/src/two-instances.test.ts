@@ -132,6 +132,28 @@ describe('two instances on one PostgreSQL', () => {
     expect(answers.filter(Boolean)).toHaveLength(1);
   });
 
+  it('slows one address down for the names that failed from it, never for a user who has not, across A and B', async () => {
+    const colleague = await createUser(5);
+    const signIn = async (instance: Instance, username: string, password: string): Promise<number> => {
+      const response = await fetch(`${instance.base}/login/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password }),
+      });
+      return ((await response.json()) as { error: number }).error;
+    };
+    const names = Array.from({ length: 25 }, (_, index) => `typo-${newId()}-${index}`);
+    // More first failures from this one address than DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS (20), at once.
+    const first = await Promise.all(names.map((name, index) => signIn(index % 2 ? a : b, name, 'wrong')));
+    expect(first.every((error) => error === 3)).toBe(true);
+    const repeats = await Promise.all(
+      Array.from({ length: 100 }, (_, index) => signIn(index % 2 ? a : b, names[index % 25] ?? '', 'wrong')),
+    );
+    expect(repeats.every((error) => error === 140)).toBe(true);
+    expect(await signIn(b, colleague.username, 'pw')).toBe(0);
+    expect(await signIn(a, colleague.username, 'pw')).toBe(0);
+  });
+
   it('checks at most DEA_SIGNIN_MAX_FAILURES passwords of 200 parallel guesses split over A and B', async () => {
     const user = await createUser(5);
     const guesses = Array.from({ length: 200 }, (_, index) => (index === 199 ? 'pw' : `guess-${index}`));

@@ -10,7 +10,7 @@ export const signinSettings = {
   },
   DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: {
     schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 20 }),
-    doc: 'Passwords checked from one client address (all user names) within the window before the address is locked.',
+    doc: 'Passwords checked from one client address (all user names) within the window before the address is slowed down: then a user name that failed from it is checked at most once per DEA_SIGNIN_SLOWDOWN_MS, doubling up to DEA_SIGNIN_LOCK_MINUTES (the whole lock time when the slow-down is 0), while a user name that has not failed from it is checked as usual.',
   },
   DEA_SIGNIN_WINDOW_MINUTES: {
     schema: Type.Integer({ minimum: 1, maximum: 1440, default: 15 }),

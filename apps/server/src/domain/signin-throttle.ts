@@ -4,7 +4,10 @@ import type { SigninAttemptLimit, Store } from '../store/store.js';
 export interface SigninThrottleSettings {
   /** Attempts of one user name from one client address within the window that lock the pair. */
   userLockAfter: number;
-  /** Attempts from one client address within the window that lock the address (password spraying). */
+  /**
+   * Attempts from one client address within the window after which the user names that failed from
+   * it are slowed down (repeated guessing from one address); names that have not failed pass.
+   */
   addressLockAfter: number;
   windowMs: number;
   lockMs: number;
@@ -27,7 +30,10 @@ export type SigninAdmission =
  * - one user name from all addresses together gets `userLockAfter` checks, then one check per
  *   slow-down delay (doubling): a botnet cannot guess quickly, and the owner on a clean address
  *   still gets in after at most `slowdownMaxMs`;
- * - one client address gets `addressLockAfter` checks for all user names, then waits `lockMs`.
+ * - one client address gets `addressLockAfter` checks for all user names; after that, a user name
+ *   that failed from the address gets one check per slow-down delay (doubling up to `lockMs`),
+ *   while one that has not failed from it is checked as usual: the address is slowed down, and a
+ *   user who has not failed is never refused because of others behind the same address.
  * User names are kept only as keyed hashes, known or not: the answers never reveal whether a user
  * exists, and a password typed into the user-name field is never stored.
  */
@@ -43,9 +49,10 @@ export class SigninThrottle {
     // 'Demo' and 'demo' share one count.
     const name = keyedHash(this.identifierKey, username.trim().toLowerCase());
     const fixedLock = (): number => lockMs;
+    const userAddressSubject = `user-address:${name}:${address}`;
     return {
       userAddress: {
-        subject: `user-address:${name}:${address}`,
+        subject: userAddressSubject,
         max: userLockAfter,
         windowMs,
         lockMsAt: fixedLock,
@@ -57,7 +64,19 @@ export class SigninThrottle {
         lockMsAt: (attempts: number) =>
           Math.min(slowdownMaxMs, slowdownMs * 2 ** Math.min(30, attempts - userLockAfter)),
       },
-      address: { subject: `address:${address}`, max: addressLockAfter, windowMs, lockMsAt: fixedLock },
+      address: {
+        subject: `address:${address}`,
+        max: addressLockAfter,
+        windowMs,
+        // A slow-down, doubling up to the lock time (the fixed lock when slow-downs are off)...
+        lockMsAt: (attempts: number) =>
+          slowdownMs === 0
+            ? lockMs
+            : Math.min(lockMs, slowdownMs * 2 ** Math.min(30, attempts - addressLockAfter)),
+        // ...for the user names that failed from the address only: one office behind one
+        // address never locks out a colleague who typed the password right the first time.
+        refusesOnlyAfterFailuresOf: userAddressSubject,
+      },
     } satisfies Record<string, SigninAttemptLimit>;
   }
 

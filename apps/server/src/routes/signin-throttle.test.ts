@@ -83,18 +83,43 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
   );
 
   appTest(
-    'checks at most DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS passwords of 100 parallel guesses for many user names from one address',
+    'after DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS failures from one address, 100 parallel repeats of the names that failed get no check, while a user who has not failed signs in',
     async ({ startApp }) => {
-      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '7', DEA_SIGNIN_MAX_FAILURES: '5' });
-      const user = await t.createUser();
+      const t = await startApp({
+        DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '7',
+        DEA_SIGNIN_MAX_FAILURES: '5',
+        DEA_SIGNIN_SLOWDOWN_MS: '1000',
+        // Every one of the 30 first attempts waits its turn for a hash rather than being turned away.
+        DEA_PASSWORD_HASH_QUEUE: '100',
+      });
+      const colleague = await t.createUser();
+      // One office behind one address: 30 people mistype once, all at once.
       await Promise.all(
-        Array.from({ length: 100 }, (_, index) =>
-          attempt(t, `sprayed-${index % 30}`, 'Winter2026!', ATTACKER),
-        ),
+        Array.from({ length: 30 }, (_, index) => attempt(t, `typo-${index}`, 'wrong', ATTACKER)),
       );
-      expect(await checkedPasswords(t)).toBe(7);
-      expect((await attempt(t, user.username, user.password, ATTACKER)).json()).toMatchObject({ error: 140 });
-      expect((await attempt(t, user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
+      expect(await checkedPasswords(t)).toBe(30);
+      // The address is slowed down: names that failed from it are not checked again yet...
+      const repeats = await Promise.all(
+        Array.from({ length: 100 }, (_, index) => attempt(t, `typo-${index % 30}`, 'wrong', ATTACKER)),
+      );
+      expect(repeats.every((answer) => answer.json<{ error: number }>().error === 140)).toBe(true);
+      expect(Number(repeats[0]?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(await checkedPasswords(t)).toBe(30);
+      // ...and a colleague who has not failed is never refused because of them.
+      expect((await attempt(t, colleague.username, colleague.password, ATTACKER)).json()).toMatchObject({
+        error: 0,
+      });
+      // Once the delay has passed, 20 parallel repeats get one check, and the delay doubles.
+      t.clock.advance(MINUTE);
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) => attempt(t, `typo-${index}`, 'wrong', ATTACKER)),
+      );
+      expect(await checkedPasswords(t)).toBe(32);
+      const refused = await attempt(t, 'typo-3', 'wrong', ATTACKER);
+      expect(refused.json()).toMatchObject({ error: 140 });
+      // A user name that failed elsewhere but not from this address is checked as usual.
+      await attempt(t, 'roaming', 'wrong', OWNER);
+      expect((await attempt(t, 'roaming', 'wrong', ATTACKER)).json()).toMatchObject({ error: 3 });
     },
   );
 
@@ -111,11 +136,15 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
           remoteAddress: '127.0.0.1',
           headers: { 'x-forwarded-for': `${claimed}, ${ATTACKER}` },
         });
+      // Four names fail, each claiming another address: the proxy saw one, which is now slowed down.
+      for (let index = 0; index < 4; index += 1) await viaProxy(`n-${index}`, 'x', `10.9.${index}.1`);
+      // Had the claimed addresses counted, these names would not have failed from them and be checked.
       await Promise.all(
-        Array.from({ length: 20 }, (_, index) => viaProxy(`n-${index}`, 'x', `10.9.${index}.1`)),
+        Array.from({ length: 20 }, (_, index) => viaProxy(`n-${index % 4}`, 'x', `10.8.${index}.1`)),
       );
       expect(await checkedPasswords(t)).toBe(4);
-      expect((await viaProxy(user.username, user.password, OWNER)).json()).toMatchObject({ error: 140 });
+      // The user has not failed from that address: signed in, whatever it claims.
+      expect((await viaProxy(user.username, user.password, OWNER)).json()).toMatchObject({ error: 0 });
       const addresses = new Set(
         (await t.services.store.audit.list({ limit: 100 })).map((entry) => entry.clientAddress),
       );

@@ -326,6 +326,13 @@ export interface SigninAttemptLimit {
   windowMs: number;
   /** How long the subject stays locked once `attempts` (at least `max`) are counted. */
   lockMsAt(attempts: number): number;
+  /**
+   * When set, this subject's lock refuses only attempts for which that other subject has failures
+   * counted within the window; any other attempt is admitted and counted, and the lock stays as it
+   * is. The per-address rule: it slows down the user names that failed from the address and never
+   * refuses one that has not.
+   */
+  refusesOnlyAfterFailuresOf?: string;
 }
 
 export type SigninReservation = { allowed: true } | { allowed: false; subject: string; retryAfterMs: number };

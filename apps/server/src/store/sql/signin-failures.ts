@@ -26,11 +26,21 @@ export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailure
     let query = trx.selectFrom('signin_failures').selectAll().where('subject', '=', limit.subject);
     if (dialect === 'postgres') query = query.forUpdate();
     const current = toFailures(await query.executeTakeFirstOrThrow());
-    if (current.lockedUntil !== null && current.lockedUntil > at) {
-      throw new SubjectRefused(limit.subject, current.lockedUntil - at);
-    }
     const stale = current.lastFailureAt < at - limit.windowMs;
     const attempts = (stale ? 0 : current.failures) + 1;
+    if (current.lockedUntil !== null && current.lockedUntil > at) {
+      const exempt =
+        limit.refusesOnlyAfterFailuresOf !== undefined &&
+        !(await failedWithin(trx, limit.refusesOnlyAfterFailuresOf, limit.windowMs, at));
+      if (!exempt) throw new SubjectRefused(limit.subject, current.lockedUntil - at);
+      // Admitted past the lock: counted, and the lock stays as it is.
+      await trx
+        .updateTable('signin_failures')
+        .set({ failures: attempts, last_failure_at: at })
+        .where('subject', '=', limit.subject)
+        .execute();
+      return;
+    }
     await trx
       .updateTable('signin_failures')
       .set({
@@ -40,6 +50,16 @@ export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailure
       })
       .where('subject', '=', limit.subject)
       .execute();
+  }
+
+  /** Whether the subject has failures counted within the window before `at`. */
+  async function failedWithin(trx: Db, subject: string, windowMs: number, at: number): Promise<boolean> {
+    const row = await trx
+      .selectFrom('signin_failures')
+      .select(['failures', 'last_failure_at'])
+      .where('subject', '=', subject)
+      .executeTakeFirst();
+    return row !== undefined && Number(row.failures) > 0 && Number(row.last_failure_at) >= at - windowMs;
   }
 
   return {
