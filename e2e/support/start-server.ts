@@ -57,6 +57,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
       DATABASE_URL: '',
       DEA_DATA_DIR: dataDir,
       DEA_DEMO: 'true',
+      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
       DEA_PASSWORD_HASH_COST: '10',
       DEA_LOG_LEVEL: 'warn',
       // Sign-in throttling without its waits; a user name locks after 3 failures (the lockout

@@ -2,6 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import { API_BASE_PATH, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { installLifecycle } from './http/lifecycle.js';
 import { securityHeaders } from './http/security-headers.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
 import { wantsDemoData } from './bootstrap.js';
@@ -45,6 +46,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     connectionTimeout: config.idleTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: Math.min(config.idleTimeoutMs, 72_000),
+    // Requests that arrive while the instance closes are answered in the envelope (http/lifecycle.ts).
+    return503OnClosing: false,
     // A hop count believes that many proxies nearest the server (Fastify's types lack the number form).
     trustProxy: typeof config.trustProxy === 'number' ? trustedHops(config.trustProxy) : config.trustProxy,
     // A URL that does not decode is the client's error, answered in the envelope.
@@ -70,6 +73,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   });
 
   installErrorHandling(app);
+  installLifecycle(app);
   app.addHook('onSend', securityHeaders(config.cspImageOrigins));
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL, keeps the label set small.

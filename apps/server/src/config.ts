@@ -106,6 +106,10 @@ export const SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
     doc: 'A request whose headers and body have not fully arrived this long after it began is answered 408 and its connection closed (checked every few seconds).',
   },
+  DEA_SHUTDOWN_DRAIN_SECONDS: {
+    schema: Type.Integer({ minimum: 0, maximum: 300, default: 5 }),
+    doc: 'On SIGTERM or SIGINT, /readyz answers 503 for this long while requests are still served, so a load balancer takes the instance out of rotation before it stops listening; then the listener closes and the requests under way finish. A second signal skips the rest of the wait.',
+  },
   DEA_IDLE_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 600, default: 60 }),
     doc: 'A connection on which nothing arrives for this long (a stalled body, an idle keep-alive) is closed.',
@@ -169,6 +173,8 @@ export interface Config {
   timeZone: string;
   requestTimeoutMs: number;
   idleTimeoutMs: number;
+  /** How long a stopping instance answers /readyz 503 before it closes its listener. */
+  shutdownDrainMs: number;
   signin: SignInConfig['signin'];
   codeDefaults: CodeDefaults;
   passwordHashCost: number;
@@ -412,6 +418,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     timeZone: s.DEA_TIME_ZONE,
     requestTimeoutMs: s.DEA_REQUEST_TIMEOUT_SECONDS * 1000,
     idleTimeoutMs: s.DEA_IDLE_TIMEOUT_SECONDS * 1000,
+    shutdownDrainMs: s.DEA_SHUTDOWN_DRAIN_SECONDS * 1000,
     ...signIn,
     codeDefaults: codes.codeDefaults,
     dbPoolSize: s.DEA_DB_POOL_SIZE,

@@ -41,6 +41,7 @@ describe('a production tree', () => {
       cwd: tree,
       env: {
         PATH: process.env.PATH ?? '',
+        DEA_SHUTDOWN_DRAIN_SECONDS: '0',
         PORT: '0',
         HOST: '127.0.0.1',
         DEA_DATA_DIR: join(folder, 'data'),

@@ -18,7 +18,14 @@ interface Running {
 function startServer(env: Record<string, string>, args: string[] = []): Promise<Running> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
     cwd: serverPackage,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DEA_PASSWORD_HASH_COST: '10', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DEA_PASSWORD_HASH_COST: '10',
+      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -73,7 +80,7 @@ describe('the server process', () => {
     server.child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const logs = server.output();
-    expect(logs).toContain('"msg":"shutting down"');
+    expect(logs).toContain('"msg":"shutting down: /readyz answers 503');
     expect(logs).toContain('/dea/api/tempPass/create');
     for (const secret of [code, sessionId, xsrf, '"demo"}']) expect(logs).not.toContain(secret);
 
@@ -89,6 +96,40 @@ describe('the server process', () => {
     const stopped = exitOf(again.child);
     again.child.kill('SIGINT');
     expect(await stopped).toBe(0);
+  });
+
+  it('drains on SIGTERM: /readyz 503 at once while requests are still served, then closes and exits 0', async () => {
+    const server = await startServer({
+      DEA_DATA_DIR: dataDir(),
+      DEA_LOG_LEVEL: 'info',
+      DEA_SHUTDOWN_DRAIN_SECONDS: '2',
+    });
+    const base = server.url.replace(/\/dea\/$/, '');
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const exited = exitOf(server.child);
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    await expect.poll(async () => (await fetch(`${base}/readyz`)).status, { timeout: 1500 }).toBe(503);
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'draining' });
+    // Still serving everything else while the load balancer takes the instance out.
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const languages = await fetch(`${base}/dea/api/resourceFile/getLanguageList`);
+    expect(languages.status).toBe(200);
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(1900);
+    expect(messages(server.output())).toEqual(
+      expect.arrayContaining(['closing the listener; requests under way finish']),
+    );
+  });
+
+  it('stops at once on a second signal during the drain', async () => {
+    const server = await startServer({ DEA_DATA_DIR: dataDir(), DEA_SHUTDOWN_DRAIN_SECONDS: '300' });
+    const exited = exitOf(server.child);
+    server.child.kill('SIGTERM');
+    const base = server.url.replace(/\/dea\/$/, '');
+    await expect.poll(async () => (await fetch(`${base}/readyz`)).status, { timeout: 1500 }).toBe(503);
+    server.child.kill('SIGINT');
+    expect(await exited).toBe(0);
   });
 
   it('creates no demo users and no demo outbox unless demo mode is asked for', async () => {

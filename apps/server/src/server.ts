@@ -84,14 +84,26 @@ async function main(): Promise<void> {
   directorySync?.unref();
 
   const radius = await startRadius(services, logger);
-  let closing = false;
+  let skipDrain: () => void = () => undefined;
   const shutdown = (signal: string): void => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down');
+    if (app.lifecycle.state !== 'serving') {
+      // A second signal: stop waiting for the load balancer.
+      skipDrain();
+      return;
+    }
+    app.lifecycle.state = 'draining';
+    logger.info(
+      { signal, drainSeconds: config.shutdownDrainMs / 1000 },
+      'shutting down: /readyz answers 503 while requests are still served (DEA_SHUTDOWN_DRAIN_SECONDS), then the listener closes',
+    );
     clearInterval(purge);
     clearInterval(directorySync);
-    Promise.all([app.close(), radius?.close()])
+    new Promise<void>((resolve) => {
+      skipDrain = resolve;
+      setTimeout(resolve, config.shutdownDrainMs);
+    })
+      .then(() => logger.info('closing the listener; requests under way finish'))
+      .then(() => Promise.all([app.close(), radius?.close()]))
       .then(() => services.store.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => {

@@ -29,6 +29,7 @@ describe('the server process with RADIUS configured', () => {
       cwd: serverPackage,
       env: {
         PATH: process.env.PATH ?? '',
+        DEA_SHUTDOWN_DRAIN_SECONDS: '0',
         PORT: '0',
         HOST: '127.0.0.1',
         DEA_PASSWORD_HASH_COST: '10',

@@ -31,6 +31,40 @@ function apiRoutes(t: TestApp): string[] {
 }
 
 describe('operations', () => {
+  appTest(
+    'a draining instance answers /readyz 503 and still serves; a closing one answers 503 in the envelope',
+    async ({ startApp }) => {
+      const t = await startApp();
+      t.app.lifecycle.state = 'draining';
+      const draining = await t.app.inject({ url: '/readyz' });
+      expect(draining.statusCode).toBe(503);
+      expect(draining.json()).toEqual({ status: 'draining' });
+      expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
+      expect((await t.app.inject({ url: '/dea/api/resourceFile/getLanguageList' })).statusCode).toBe(200);
+
+      // What close() sets as it begins (preClose): a request on a kept-alive connection then.
+      t.app.lifecycle.state = 'closing';
+      const closing = await t.app.inject({
+        method: 'POST',
+        url: '/login/api/session',
+        headers: { 'accept-language': 'de' },
+        payload: { username: 'someone', password: 'something' },
+      });
+      expect(closing.statusCode).toBe(503);
+      expect(closing.headers['retry-after']).toBe('1');
+      expect(closing.headers.connection).toBe('close');
+      expect(closing.json()).toEqual({
+        error: 1,
+        message:
+          'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es in einigen Minuten erneut.',
+        result: { retryAfterSeconds: 1 },
+      });
+      expect(await t.services.store.audit.list({ limit: 10 })).toEqual([]);
+      t.app.lifecycle.state = 'serving';
+      expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+    },
+  );
+
   appTest('answers liveness, and readiness while the store answers', async ({ startApp }) => {
     const t = await startApp();
     expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });

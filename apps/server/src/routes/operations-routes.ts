@@ -19,6 +19,8 @@ export const operationsRoutes: FastifyPluginAsync<{ metrics: Metrics }> = async 
 
   app.get('/readyz', hidden, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
+    // A stopping instance leaves the load balancer's rotation first (DEA_SHUTDOWN_DRAIN_SECONDS).
+    if (app.lifecycle.state !== 'serving') return reply.code(503).send({ status: 'draining' });
     const timeout = new Promise<never>((_resolve, reject) => {
       setTimeout(() => reject(new Error('store did not answer in time')), READINESS_TIMEOUT_MS).unref();
     });

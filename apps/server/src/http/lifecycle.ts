@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { serviceUnavailable } from '../domain/api-error.js';
+
+/**
+ * Where a stopping instance stands: `serving`; `draining` (SIGTERM arrived: /readyz answers 503 so
+ * load balancers take the instance out, while every request is still served); `closing` (the
+ * listener closes: requests under way finish, new ones are refused in the envelope).
+ */
+export type LifecycleState = 'serving' | 'draining' | 'closing';
+
+export interface Lifecycle {
+  state: LifecycleState;
+}
+
+/** What a request that arrives while the instance closes is asked to wait before trying again. */
+const CLOSING_RETRY_SECONDS = 1;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    lifecycle: Lifecycle;
+  }
+}
+
+/**
+ * The instance's lifecycle on the app: `closing` from the moment `close()` begins, and a request
+ * arriving then (on a kept-alive connection) gets 503 in the envelope, translated, with
+ * Retry-After and `Connection: close`, instead of Fastify's own plain answer.
+ */
+export function installLifecycle(app: FastifyInstance): void {
+  app.decorate('lifecycle', { state: 'serving' } satisfies Lifecycle);
+  app.addHook('preClose', async () => {
+    app.lifecycle.state = 'closing';
+  });
+  app.addHook('onRequest', async (_request: FastifyRequest, reply: FastifyReply) => {
+    if (app.lifecycle.state !== 'closing') return;
+    void reply.header('connection', 'close');
+    throw serviceUnavailable(CLOSING_RETRY_SECONDS);
+  });
+}
