@@ -1,33 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from './crypto/password-hash.js';
 import { seedDemoData } from './seed/demo-data.js';
 import { openStore } from './store/open-store.js';
+import { runDea } from './testing/processes.js';
 
-/** `dea` as an operator runs it: the real entry point in its own process (from sources through tsx). */
-const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
-
-function dea(
-  args: string[],
-  env: Record<string, string>,
-  stdin = '',
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    cwd: serverPackage,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin);
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
-}
+const dea = runDea;
 
 describe('the dea process', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-cli-process-'));

@@ -1,46 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoUserGetsCode } from './testing/demo-journey.js';
+import { exitOf, serverPackage, startServerProcess } from './testing/processes.js';
 
-/** The real entry point, as `npm start` runs it (from sources through tsx). */
-const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-function startServer(env: Record<string, string>, args: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
-    cwd: serverPackage,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DEA_PASSWORD_HASH_COST: '10',
-      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /running: (http:\/\/[^\s"]+)/.exec(output);
-      if (match?.[1])
-        resolve({ child, url: match[1].replace('localhost', '127.0.0.1'), output: () => output });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
-  });
-}
+const startServer = startServerProcess;
 
 /** The messages of the process's output, every line of which must be one JSON object. */
 function messages(output: string): string[] {
@@ -48,10 +14,6 @@ function messages(output: string): string[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => (JSON.parse(line) as { msg: string }).msg);
-}
-
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
 const dirs: string[] = [];

@@ -5,6 +5,7 @@ import { runScheduledSync } from './directory/scheduled-sync.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
+import { claimEmbeddedStore } from './store/embedded-store-lock.js';
 import { StoreError } from './store/store-error.js';
 import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
 
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  // One embedded store, one server: a second one on the same folder is refused before it opens it.
+  const serverLock = config.databaseUrl === undefined ? claimEmbeddedStore(config.dataDir) : undefined;
   const { services, seededDemo, generatedSecret } = await startServices(config, Date.now, logger);
   if (generatedSecret) logger.info({ dataDir: config.dataDir }, 'generated a new server secret');
   if (services.store.kind === 'postgres' && config.secret === '') {
@@ -105,6 +108,7 @@ async function main(): Promise<void> {
       .then(() => logger.info('closing the listener; requests under way finish'))
       .then(() => Promise.all([app.close(), radius?.close()]))
       .then(() => services.store.close())
+      .then(() => serverLock?.release())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');

@@ -1,9 +1,10 @@
 import { ensurePrivateFile, ensurePrivateFolder } from '../files/private-files.js';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
+import { ImmediateSqliteDialect } from './embedded-store-lock.js';
 import { storeConnectionError } from './connection-errors.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { auditRepository } from './sql/audit.js';
@@ -73,7 +74,7 @@ function sqliteDb(dataDir: string): Db {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
 }
 
 export function storeOver(db: Db, dialect: Dialect): Store {

@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type SqliteDialectConfig,
+} from 'kysely';
+import { ensurePrivateFile, ensurePrivateFolder } from '../files/private-files.js';
+import { codeOf, StoreError } from './store-error.js';
+
+/** The file whose lock says that a server runs on the embedded store of its folder. */
+export const SERVER_LOCK_FILE = 'dea.server.lock';
+
+export interface ServerLock {
+  release(): void;
+}
+
+/**
+ * Claims the embedded store in `dataDir` for this server process, or refuses with what to do: one
+ * embedded store serves one server (the CLI may still run beside it). The claim is an exclusive
+ * SQLite lock on a file of its own, held while the process lives and dropped by the system when it
+ * ends, however it ends (kill -9 included): nothing stale is left to clean up.
+ */
+export function claimEmbeddedStore(dataDir: string): ServerLock {
+  ensurePrivateFolder(dataDir);
+  const file = join(dataDir, SERVER_LOCK_FILE);
+  ensurePrivateFile(file);
+  const lock = new SqliteDatabase(file, { timeout: 0 });
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    lock.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    lock.close();
+    if (codeOf(error).startsWith('SQLITE_BUSY') || codeOf(error).startsWith('SQLITE_LOCKED')) {
+      throw new StoreError(
+        `another server already runs on the embedded store in ${dataDir}: stop it first, or give this server its own DEA_DATA_DIR; several instances need PostgreSQL (DATABASE_URL)`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  return {
+    release() {
+      lock.exec('ROLLBACK');
+      lock.close();
+    },
+  };
+}
+
+/**
+ * Transactions that take the write lock when they begin (BEGIN IMMEDIATE), not at their first
+ * write: a transaction that reads and then writes (a code's limit, a throttle count) waits its turn
+ * under `busy_timeout` when another process (the CLI beside the server) writes, instead of failing
+ * with "database is locked" because its snapshot went stale.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+export class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
