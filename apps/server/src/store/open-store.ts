@@ -95,7 +95,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     signinFailures: signinFailureRepository(db, dialect),
     rateCounters: rateCounterRepository(db),
     verifyFailures: verifyFailureRepository(db),
-    schema: { state: () => schemaState(db), migrate: () => migrate(db) },
+    schema: { state: () => schemaState(db), migrate: () => migrate(db, dialect) },
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -126,7 +126,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw storeConnectionError(error, options);
   }
   try {
-    if ((options.schema ?? 'migrate') === 'migrate') await migrate(db);
+    if ((options.schema ?? 'migrate') === 'migrate') await migrate(db, dialect);
     else if (options.schema === 'require-current') requireCurrentSchema(await schemaState(db));
   } catch (error) {
     await db.destroy();

@@ -1,6 +1,6 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
-import type { Db } from './sql/db.js';
+import type { Db, Dialect } from './sql/db.js';
 import { codeOf, StoreError } from './store-error.js';
 
 /** Which migrations the store has had, against those this version knows. */
@@ -52,17 +52,44 @@ export function requireCurrentSchema(state: SchemaState): void {
   );
 }
 
-/** Brings the schema up to date; answers the migrations applied. */
-export async function migrate(db: Db): Promise<string[]> {
-  refuseNewerSchema(await schemaState(db));
-  const migrator = new Migrator({ db, provider: migrationProvider });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((result) => result.status === 'Error');
-  if (error !== undefined || failed !== undefined) {
-    const cause = error instanceof Error ? error.message : 'unknown error';
-    throw new StoreError(`store migration ${failed?.migrationName ?? ''} failed: ${cause}`, { cause: error });
-  }
-  return (results ?? [])
-    .filter((result) => result.status === 'Success')
-    .map((result) => result.migrationName);
+/** The PostgreSQL advisory lock (transaction-level) under which one process at a time migrates. */
+const MIGRATION_LOCK_KEY = 7_301_947_011_112_017;
+
+/**
+ * Brings the schema up to date in one transaction; answers the migrations applied.
+ *
+ * On PostgreSQL the transaction first takes a transaction-level advisory lock, so instances and
+ * CLI commands started together migrate one after another, and the lock ends with the transaction
+ * whatever happens: safe behind PgBouncer in transaction pooling, where a session-level lock would
+ * be taken on one server connection and released (or not) on another. On the embedded store the
+ * transaction begins immediate, which serialises it the same way. Migrations are recorded in
+ * Kysely's `kysely_migration` table, as before.
+ */
+export async function migrate(db: Db, dialect: Dialect): Promise<string[]> {
+  const before = await schemaState(db);
+  refuseNewerSchema(before);
+  if (before.pending.length === 0) return [];
+  return db.transaction().execute(async (trx) => {
+    if (dialect === 'postgres')
+      await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
+    await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(
+      trx,
+    );
+    // Read again under the lock: another process may have migrated meanwhile.
+    const state = await schemaState(trx);
+    refuseNewerSchema(state);
+    const migrations = await migrationProvider.getMigrations();
+    for (const name of state.pending) {
+      try {
+        await migrations[name]?.up(trx);
+      } catch (error) {
+        const cause = error instanceof Error ? error.message : 'unknown error';
+        throw new StoreError(`store migration ${name} failed: ${cause}`, { cause: error });
+      }
+      await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(
+        trx,
+      );
+    }
+    return state.pending;
+  });
 }

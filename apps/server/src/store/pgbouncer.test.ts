@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { newId } from '../crypto/ids.js';
+import { startPgBouncer, type PgBouncer } from '../testing/pgbouncer.js';
+import { createTestDatabase } from '../testing/postgres-cluster.js';
+import { MIGRATION_NAMES } from './migrations/index.js';
+import { openStore } from './open-store.js';
+
+/** Advisory locks held on the server of `url`'s database, by anyone. */
+async function advisoryLocks(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ n: string }>(
+      "select count(*) as n from pg_locks where locktype = 'advisory'",
+    );
+    return Number(result.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/** How large PostgreSQL deployments run: every connection through PgBouncer, pooled by transaction. */
+describe('behind PgBouncer in transaction pooling mode', () => {
+  let bouncer: PgBouncer;
+  let database: { url: string; drop(): Promise<void> };
+  let bouncedUrl: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'dea-pgbouncer-store-'));
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('postgresUrl'));
+    bouncer = await startPgBouncer(inject('postgresUrl'));
+    bouncedUrl = bouncer.urlOf(new URL(database.url).pathname.slice(1));
+  });
+  afterAll(async () => {
+    await bouncer.stop();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('migrates once when two servers and four CLI commands start together; none waits long, none fails, no lock stays', async () => {
+    const started = Date.now();
+    const stores = await Promise.all(
+      Array.from({ length: 6 }, () => openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 2 })),
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
+    try {
+      for (const store of stores) expect((await store.schema.state()).pending).toEqual([]);
+      const applied = await stores[0]?.schema.state();
+      expect(applied?.applied).toEqual([...MIGRATION_NAMES]);
+      expect(await advisoryLocks(database.url)).toBe(0);
+      // Started again, nothing is pending: no lock is even asked for.
+      const again = await openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 1 });
+      await again.close();
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it("keeps the store's limits: 20 parallel codes for one user over two instances, limit 5, issue 5", async () => {
+    const [a, b] = await Promise.all([
+      openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 4 }),
+      openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 4 }),
+    ]);
+    try {
+      const userId = newId();
+      await a.users.create({
+        id: userId,
+        username: `bounced-${userId}`,
+        passwordHash: 'x',
+        fullName: 'Through PgBouncer',
+        locale: 'en',
+        createdAt: Date.now(),
+      });
+      const now = Date.now();
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          (index % 2 === 0 ? a : b).codes.issue(
+            {
+              id: newId(),
+              userId,
+              codeHash: `hash-${index}`,
+              createdAt: now,
+              expiresAt: now + 600_000,
+              uses: 1,
+              channelType: null,
+            },
+            5,
+            { event: 'code.issued', userId, actor: userId, clientAddress: null, details: {} },
+          ),
+        ),
+      );
+      expect(outcomes.filter((outcome) => outcome.issued)).toHaveLength(5);
+      expect(await b.codes.countActive(userId, now)).toBe(5);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
