@@ -12,6 +12,13 @@ import { freePort } from './free-port.js';
 export interface PostgresCluster {
   url: string;
   stop(): Promise<void>;
+  /** Fault tests: shut the server down (fast: connections are ended), keeping its data. */
+  shutDown(): Promise<void>;
+  /** Fault tests: start it again on the same port and data. */
+  startUp(): Promise<void>;
+  /** Fault tests: freeze every process of the server (SIGSTOP), or let them go on (SIGCONT). */
+  freeze(): void;
+  thaw(): void;
 }
 
 function serverBinDir(): string {
@@ -93,22 +100,50 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     'max_connections=200',
   ]);
   let output = '';
-  const server = spawn(postgres, postgresArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let server: ChildProcess = spawn(postgres, postgresArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const listen = (child: ChildProcess) => {
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  };
+  listen(server);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   await waitUntilReady(url, server, () => output);
+  const postmasterPid = (): number =>
+    Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  /** The postmaster and its children (the backends and workers). */
+  const serverPids = (): number[] => {
+    const parent = postmasterPid();
+    const children = execFileSync('pgrep', ['-P', String(parent)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+    return [parent, ...children];
+  };
+  const shutDown = async (): Promise<void> => {
+    if (server.exitCode !== null) return;
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    // Signal the postmaster itself (fast shutdown): runuser, its parent as root, blocks SIGINT.
+    const pid = postmasterPid();
+    if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGINT');
+    else server.kill('SIGTERM');
+    await exited;
+  };
   return {
     url,
+    shutDown,
+    async startUp() {
+      server = spawn(postgres, postgresArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+      listen(server);
+      await waitUntilReady(url, server, () => output);
+    },
+    freeze() {
+      for (const pid of serverPids()) process.kill(pid, 'SIGSTOP');
+    },
+    thaw() {
+      for (const pid of serverPids()) process.kill(pid, 'SIGCONT');
+    },
     async stop() {
-      if (server.exitCode === null) {
-        const exited = new Promise((resolve) => server.once('exit', resolve));
-        // Signal the postmaster itself (fast shutdown): runuser, its parent as root, blocks SIGINT.
-        const postmasterPid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-        if (Number.isInteger(postmasterPid) && postmasterPid > 0) process.kill(postmasterPid, 'SIGINT');
-        else server.kill('SIGTERM');
-        await exited;
-      }
+      await shutDown();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createTestDatabase,
+  startPostgresCluster,
+  type PostgresCluster,
+} from './testing/postgres-cluster.js';
+import { exitOf, startServerProcess, type RunningServer } from './testing/processes.js';
+
+const SECRET = Buffer.alloc(32, 9).toString('base64');
+const UNAVAILABLE_DE =
+  'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es in einigen Minuten erneut.';
+
+/** Runs `statement` on the cluster as its superuser. */
+async function admin(cluster: PostgresCluster, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: cluster.url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A light load on the server: sign-ins (store writes) and reads, one after another, until stopped. */
+function lightLoad(server: RunningServer): { stop(): Promise<number[]> } {
+  const statuses: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    for (let index = 0; running; index += 1) {
+      try {
+        const response = await fetch(`${server.base}/login/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: `load-${index}`, password: 'x' }),
+        });
+        statuses.push(response.status);
+        await response.arrayBuffer();
+      } catch {
+        statuses.push(0);
+      }
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return statuses;
+    },
+  };
+}
+
+/** Fault tests against a PostgreSQL server of their own: its restarts must not touch other tests. */
+describe('the server when PostgreSQL fails', () => {
+  let cluster: PostgresCluster;
+  let databaseUrl: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'dea-faults-'));
+  beforeAll(async () => {
+    cluster = await startPostgresCluster();
+    databaseUrl = (await createTestDatabase(cluster.url)).url;
+  }, 60_000);
+  afterAll(async () => {
+    await cluster.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const env = () => ({
+    DATABASE_URL: databaseUrl,
+    DEA_SECRET: SECRET,
+    DEA_DATA_DIR: dataDir,
+    DEA_DB_POOL_SIZE: '4',
+    DEA_CATALOG_CACHE_SECONDS: '0',
+    DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
+    DEA_LOG_LEVEL: 'info',
+  });
+
+  it('survives ended connections and a restart of PostgreSQL under load, answers 503 meanwhile, and serves again without a restart', async () => {
+    const server = await startServerProcess(env());
+    try {
+      const load = lightLoad(server);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // An administrator ends every connection of the product, in use or idle.
+      await admin(
+        cluster,
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${new URL(databaseUrl).pathname.slice(1)}'`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // A restart (fast: connections in use are ended), as in a failover.
+      await cluster.shutDown();
+      const during = await fetch(`${server.base}/login/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'accept-language': 'de' },
+        body: JSON.stringify({ username: 'during', password: 'x' }),
+      });
+      expect(during.status).toBe(503);
+      expect(Number(during.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await during.json()).toMatchObject({ message: UNAVAILABLE_DE });
+      expect((await fetch(`${server.base}/readyz`)).status).toBe(503);
+      await cluster.startUp();
+      await expect
+        .poll(async () => (await fetch(`${server.base}/readyz`)).status, { timeout: 10_000, interval: 200 })
+        .toBe(200);
+      // Idle connections the server ends on its own (idle_session_timeout) are replaced too.
+      await admin(
+        cluster,
+        `alter database ${new URL(databaseUrl).pathname.slice(1)} set idle_session_timeout = '300ms'`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const statuses = await load.stop();
+      expect(server.child.exitCode).toBeNull();
+      // Every answer was a clean one: an envelope answer (200) or 503, never a dropped connection.
+      expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+      const after = await fetch(`${server.base}/login/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'after', password: 'x' }),
+      });
+      expect(await after.json()).toMatchObject({ error: 3 });
+      expect(server.output()).not.toMatch(/Unhandled 'error' event|uncaughtException/);
+    } finally {
+      await admin(
+        cluster,
+        `alter database ${new URL(databaseUrl).pathname.slice(1)} reset idle_session_timeout`,
+      ).catch(() => undefined);
+      const stopped = exitOf(server.child);
+      server.child.kill('SIGTERM');
+      await stopped;
+    }
+  }, 60_000);
+});
