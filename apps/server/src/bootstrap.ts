@@ -8,6 +8,7 @@ import { ScimGroups } from './scim/scim-groups.js';
 import { ScimUsers } from './scim/scim-users.js';
 import { deriveKeys, loadSecret } from './crypto/secret-keys.js';
 import { Catalogs } from './domain/catalogs.js';
+import { openWhenReachable } from './store/wait-for-store.js';
 import { BUILT_IN_CATALOGS } from './i18n/built-in-catalogs.js';
 import { Sessions } from './domain/sessions.js';
 import { SendLimits } from './domain/send-limits.js';
@@ -63,12 +64,18 @@ export async function startServices(
   const metrics = new Metrics();
   const auditListeners: AuditListener[] = [];
   const store = observedStore(
-    await openStore({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolSize: config.dbPoolSize,
-      schema: config.migrate === 'on' ? 'migrate' : 'require-current',
-    }),
+    // A server started while its database is still coming up waits for it, saying why.
+    await openWhenReachable(
+      () =>
+        openStore({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          poolSize: config.dbPoolSize,
+          schema: config.migrate === 'on' ? 'migrate' : 'require-current',
+        }),
+      config.dbStartWaitMs,
+      log,
+    ),
     metrics,
     auditListeners,
   );

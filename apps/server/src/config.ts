@@ -122,6 +122,10 @@ export const SETTINGS = {
     schema: Type.String({ minLength: 1, default: 'UTC' }),
     doc: 'Time zone (IANA name such as Europe/Berlin) of times in messages for users without one of their own (dea user update --time-zone).',
   },
+  DEA_DB_START_WAIT_SECONDS: {
+    schema: Type.Integer({ minimum: 0, maximum: 86_400, default: 300 }),
+    doc: 'A server that starts while PostgreSQL cannot be reached yet (starting, restarting, failing over) tries again for this long, logging each cause, before it gives up; 0: no second try. A wrong password, a missing database or an unknown host stop the start at once. The CLI never waits.',
+  },
   DEA_DB_POOL_SIZE: {
     schema: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
     doc: 'PostgreSQL connections per instance.',
@@ -180,6 +184,8 @@ export interface Config {
   passwordHashCost: number;
   passwordHashing: SignInConfig['passwordHashing'];
   dbPoolSize: number;
+  /** How long a starting server waits for a store it cannot reach yet. */
+  dbStartWaitMs: number;
   catalogCacheMs: number;
   webDir: string;
   sendLimits: SendLimitSettings;
@@ -422,6 +428,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     ...signIn,
     codeDefaults: codes.codeDefaults,
     dbPoolSize: s.DEA_DB_POOL_SIZE,
+    dbStartWaitMs: s.DEA_DB_START_WAIT_SECONDS * 1000,
     catalogCacheMs: s.DEA_CATALOG_CACHE_SECONDS * 1000,
     webDir: s.DEA_WEB_DIR,
     sendLimits: sendLimitsOf(s),

@@ -77,6 +77,37 @@ describe('the server when PostgreSQL fails', () => {
     DEA_LOG_LEVEL: 'info',
   });
 
+  it('waits for a PostgreSQL that is not up yet, saying why, and starts once it is; without a wait it stops at once', async () => {
+    await cluster.shutDown();
+    try {
+      const refused = await startServerProcess({ ...env(), DEA_DB_START_WAIT_SECONDS: '0' }).then(
+        (running) => {
+          running.child.kill('SIGKILL');
+          return 'it started';
+        },
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/server exited with 1/);
+      expect(refused).toMatch(/nothing answers at 127\.0\.0\.1:\d+ \(connection refused\).*DATABASE_URL/);
+
+      const starting = startServerProcess({ ...env(), DEA_DB_START_WAIT_SECONDS: '60' });
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await cluster.startUp();
+      const server = await starting;
+      try {
+        expect(server.output()).toContain('the store cannot be used yet; trying again in');
+        expect(server.output()).toContain('connection refused');
+        expect((await fetch(`${server.base}/readyz`)).status).toBe(200);
+      } finally {
+        const stopped = exitOf(server.child);
+        server.child.kill('SIGTERM');
+        await stopped;
+      }
+    } finally {
+      await cluster.startUp().catch(() => undefined);
+    }
+  }, 60_000);
+
   it('survives ended connections and a restart of PostgreSQL under load, answers 503 meanwhile, and serves again without a restart', async () => {
     const server = await startServerProcess(env());
     try {

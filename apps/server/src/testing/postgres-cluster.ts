@@ -132,6 +132,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     url,
     shutDown,
     async startUp() {
+      if (server.exitCode === null) return;
       server = spawn(postgres, postgresArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
       listen(server);
       await waitUntilReady(url, server, () => output);

@@ -84,6 +84,8 @@ export function testConfig(
     DEA_CATALOG_CACHE_SECONDS: '0',
     DEA_WEB_DIR: '/nonexistent',
     DEA_SIGNIN_SLOWDOWN_MS: '0',
+    // A store that cannot be reached fails the start at once (wait-for-store.test.ts waits).
+    DEA_DB_START_WAIT_SECONDS: '0',
     // Notices arrive in the background and would add to every outbox a test counts; the tests
     // of notices switch them on. Retries wait milliseconds, not seconds.
     DEA_NOTIFY_OTHER_CHANNELS: 'false',
