@@ -71,6 +71,7 @@ export async function startServices(
           databaseUrl: config.databaseUrl,
           dataDir: config.dataDir,
           poolSize: config.dbPoolSize,
+          timeouts: config.dbTimeouts,
           schema: config.migrate === 'on' ? 'migrate' : 'require-current',
         }),
       config.dbStartWaitMs,

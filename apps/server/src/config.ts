@@ -1,3 +1,4 @@
+import type { DatabaseTimeouts } from './store/open-store.js';
 import { readFileSync } from 'node:fs';
 import { isTimeZone } from './domain/time-zone.js';
 import { resolve } from 'node:path';
@@ -124,7 +125,23 @@ export const SETTINGS = {
   },
   DEA_DB_START_WAIT_SECONDS: {
     schema: Type.Integer({ minimum: 0, maximum: 86_400, default: 300 }),
-    doc: 'A server that starts while PostgreSQL cannot be reached yet (starting, restarting, failing over) tries again for this long, logging each cause, before it gives up; 0: no second try. A wrong password, a missing database or an unknown host stop the start at once. The CLI never waits.',
+    doc: 'A server that starts while PostgreSQL cannot be reached yet (starting, restarting, failing over) tries again for this long, logging each cause, before it gives up; 0: no second try. A wrong password or a missing database stop the start at once. The CLI never waits.',
+  },
+  DEA_DB_CONNECT_TIMEOUT_MS: {
+    schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000 }),
+    doc: 'Longest wait for a PostgreSQL connection, new or from the pool; then the call answers 503.',
+  },
+  DEA_DB_STATEMENT_TIMEOUT_MS: {
+    schema: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+    doc: 'Longest a PostgreSQL statement may run: the server cancels it (statement_timeout), a transaction left idle that long is ended, and the client gives up 2 s later (a frozen or unreachable server); the call answers 503. Migrations are bounded by it per statement.',
+  },
+  DEA_DB_LOCK_TIMEOUT_MS: {
+    schema: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
+    doc: 'Longest a PostgreSQL statement waits for a row or table lock (lock_timeout).',
+  },
+  DEA_DB_SERVER_TIMEOUTS: {
+    schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+    doc: 'on: the statement, lock and idle-in-transaction timeouts go as connection parameters. off behind a pooler that refuses them (PgBouncer): set them on the role instead (README, Running on PostgreSQL); the client-side bound stays.',
   },
   DEA_DB_POOL_SIZE: {
     schema: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
@@ -186,6 +203,8 @@ export interface Config {
   dbPoolSize: number;
   /** How long a starting server waits for a store it cannot reach yet. */
   dbStartWaitMs: number;
+  /** Bounds on PostgreSQL's answers (store/open-store.ts). */
+  dbTimeouts: DatabaseTimeouts;
   catalogCacheMs: number;
   webDir: string;
   sendLimits: SendLimitSettings;
@@ -429,6 +448,12 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     codeDefaults: codes.codeDefaults,
     dbPoolSize: s.DEA_DB_POOL_SIZE,
     dbStartWaitMs: s.DEA_DB_START_WAIT_SECONDS * 1000,
+    dbTimeouts: {
+      connectMs: s.DEA_DB_CONNECT_TIMEOUT_MS,
+      statementMs: s.DEA_DB_STATEMENT_TIMEOUT_MS,
+      lockMs: s.DEA_DB_LOCK_TIMEOUT_MS,
+      serverSide: s.DEA_DB_SERVER_TIMEOUTS === 'on',
+    },
     catalogCacheMs: s.DEA_CATALOG_CACHE_SECONDS * 1000,
     webDir: s.DEA_WEB_DIR,
     sendLimits: sendLimitsOf(s),

@@ -108,6 +108,51 @@ describe('the server when PostgreSQL fails', () => {
     }
   }, 60_000);
 
+  it('bounds every call while PostgreSQL is frozen: 503 within the timeouts, and serves again once it thaws', async () => {
+    const server = await startServerProcess({
+      ...env(),
+      DEA_DB_STATEMENT_TIMEOUT_MS: '1000',
+      DEA_DB_CONNECT_TIMEOUT_MS: '1000',
+    });
+    try {
+      cluster.freeze();
+      try {
+        const started = Date.now();
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, async (_, index) => {
+            const response = await fetch(`${server.base}/login/api/session`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ username: `frozen-${index}`, password: 'x' }),
+            });
+            return { status: response.status, retryAfter: response.headers.get('retry-after') };
+          }),
+        );
+        // Each gave up after its statement bound (1 s + the client's 2 s grace), some behind another.
+        expect(Date.now() - started).toBeLessThan(12_000);
+        for (const answer of answers)
+          expect(answer).toMatchObject({ status: 503, retryAfter: expect.any(String) });
+        expect((await fetch(`${server.base}/readyz`)).status).toBe(503);
+      } finally {
+        cluster.thaw();
+      }
+      await expect
+        .poll(async () => (await fetch(`${server.base}/readyz`)).status, { timeout: 15_000, interval: 250 })
+        .toBe(200);
+      const after = await fetch(`${server.base}/login/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'thawed', password: 'x' }),
+      });
+      expect(await after.json()).toMatchObject({ error: 3 });
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      const stopped = exitOf(server.child);
+      server.child.kill('SIGTERM');
+      await stopped;
+    }
+  }, 60_000);
+
   it('survives ended connections and a restart of PostgreSQL under load, answers 503 meanwhile, and serves again without a restart', async () => {
     const server = await startServerProcess(env());
     try {

@@ -165,6 +165,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
         poolSize: 2,
+        timeouts: config.dbTimeouts,
         schema: options.schema ?? 'require-current',
       });
       try {

@@ -2,7 +2,7 @@ import { humanDuration } from '@dea/contract';
 import { ErrorNumber } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-error.js';
-import { codeOf } from '../store/store-error.js';
+import { isStoreUnavailable } from '../store/store-error.js';
 import { requestLanguage } from './request-language.js';
 
 export { okEnvelope as ok } from '@dea/contract';
@@ -57,18 +57,7 @@ function toApiError(error: FastifyError | ApiError): ApiError | undefined {
 const isAbortedByClient = (request: FastifyRequest, error: FastifyError | ApiError): boolean =>
   error.message === 'aborted' || (request.raw.destroyed && !request.raw.complete);
 
-/** PostgreSQL's codes for "the server cannot take queries now" (class 08, 57P0x) and SQLite's for a busy or unreadable file. */
-const UNAVAILABLE_CODES =
-  /^(08\d{3}|57P0[1-4]|53300|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY)\w*)$/;
-const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
-
-/** The store is down or unreachable: no fault of the request, and over once the store is back. */
-export function isStoreUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = codeOf(error);
-  return UNAVAILABLE_CODES.test(code) || UNAVAILABLE_MESSAGES.test(error.message);
-}
+export { isStoreUnavailable } from '../store/store-error.js';
 
 /** Seconds a client is asked to wait while the store is unavailable. */
 const UNAVAILABLE_RETRY_SECONDS = 5;

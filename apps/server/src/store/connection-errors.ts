@@ -33,6 +33,13 @@ export function storeConnectionError(
     );
   }
   const { where, user, database } = describeUrl(options.databaseUrl);
+  const refusedParameter = /unsupported startup parameter: (\w+)/.exec(detail)?.[1];
+  if (code === '08P01' && refusedParameter !== undefined) {
+    return new StoreError(
+      `the connection pooler at ${where} (PgBouncer) refuses the connection parameter ${refusedParameter}: set DEA_DB_SERVER_TIMEOUTS=off and set the timeouts on the role instead (see "Running on PostgreSQL" in the README)`,
+      { cause: error },
+    );
+  }
   const told: Record<string, string> = {
     '28P01': `PostgreSQL at ${where} refused the password of user "${user}": check the password in DATABASE_URL`,
     '28000': `PostgreSQL at ${where} refused user "${user}" (${detail}): check the user in DATABASE_URL and the server's pg_hba.conf`,

@@ -32,9 +32,28 @@ export interface StoreOptions {
   dataDir: string;
   /** Connections per instance (PostgreSQL). */
   poolSize?: number;
+  /** Bounds on PostgreSQL's answers; without them a frozen database holds requests forever. */
+  timeouts?: DatabaseTimeouts;
   /** migrate (default): bring the schema up to date; require-current: refuse any other; as-is: neither. */
   schema?: 'migrate' | 'require-current' | 'as-is';
 }
+
+export interface DatabaseTimeouts {
+  /** Opening a connection, or waiting for a free one of the pool. */
+  connectMs: number;
+  /** One statement: the server cancels it, and the client gives up on it shortly after. */
+  statementMs: number;
+  /** Waiting for a row or table lock. */
+  lockMs: number;
+  /**
+   * Whether the server-side timeouts go as connection parameters; off behind a pooler that refuses
+   * them (PgBouncer), where they are set on the role instead. The client's own bound stays.
+   */
+  serverSide: boolean;
+}
+
+/** How much longer than the server's statement timeout the client waits (a frozen or gone server). */
+const CLIENT_GRACE_MS = 2000;
 
 export const EMBEDDED_STORE_FILE = 'dea.sqlite';
 
@@ -45,10 +64,20 @@ function bigintAsNumber(oid: number, format?: 'text' | 'binary'): (value: string
   return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
 }
 
-function postgresDb(url: string, poolSize: number): Db {
+function postgresDb(url: string, poolSize: number, timeouts: DatabaseTimeouts | undefined): Db {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    ...(timeouts && {
+      connectionTimeoutMillis: timeouts.connectMs,
+      query_timeout: timeouts.statementMs + CLIENT_GRACE_MS,
+      ...(timeouts.serverSide && {
+        statement_timeout: timeouts.statementMs,
+        lock_timeout: timeouts.lockMs,
+        // A transaction left open (its client gone mid-way) gives its locks back.
+        idle_in_transaction_session_timeout: timeouts.statementMs,
+      }),
+    }),
     // BIGINT times and counts fit a double exactly (epoch ms < 2^53).
     types: { getTypeParser: bigintAsNumber },
   });
@@ -114,7 +143,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let db: Db;
   try {
     db = options.databaseUrl
-      ? postgresDb(options.databaseUrl, options.poolSize ?? 10)
+      ? postgresDb(options.databaseUrl, options.poolSize ?? 10, options.timeouts)
       : sqliteDb(options.dataDir);
   } catch (error) {
     throw storeConnectionError(error, options);

@@ -60,6 +60,33 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     }
   });
 
+  it('works with the client-side bound when the server-side timeouts are off (DEA_DB_SERVER_TIMEOUTS=off)', async () => {
+    const timeouts = { connectMs: 2000, statementMs: 3000, lockMs: 1000 };
+    const store = await openStore({
+      dataDir,
+      databaseUrl: bouncedUrl,
+      poolSize: 2,
+      timeouts: { ...timeouts, serverSide: false },
+    });
+    await store.ping();
+    await store.close();
+    const refused = await openStore({
+      dataDir,
+      databaseUrl: bouncedUrl,
+      poolSize: 2,
+      timeouts: { ...timeouts, serverSide: true },
+    }).then(
+      async (opened) => {
+        await opened.close();
+        return 'opened';
+      },
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(
+      /PgBouncer\) refuses the connection parameter statement_timeout: set DEA_DB_SERVER_TIMEOUTS=off/,
+    );
+  });
+
   it("keeps the store's limits: 20 parallel codes for one user over two instances, limit 5, issue 5", async () => {
     const [a, b] = await Promise.all([
       openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 4 }),

@@ -11,3 +11,20 @@ export function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' || typeof code === 'number' ? String(code) : '';
 }
+
+/**
+ * PostgreSQL's codes for "the server cannot take queries now" (class 08, 57P0x, too many
+ * connections), a statement or lock wait cut short by its timeout (57014, 55P03), and SQLite's for
+ * a busy or unreadable file.
+ */
+const UNAVAILABLE_CODES =
+  /^(08\d{3}|57P0[1-4]|57014|55P03|53300|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY)\w*)$/;
+/** node-postgres's failures without a code: a dropped connection, no connection in time, no answer in time. */
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/;
+
+/** The store is down, unreachable or too slow now: no fault of the request, over once the store is back. */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return UNAVAILABLE_CODES.test(codeOf(error)) || UNAVAILABLE_MESSAGES.test(error.message);
+}

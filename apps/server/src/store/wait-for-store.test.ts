@@ -6,10 +6,10 @@ const failure = (code: string) =>
   new StoreError(`failed (${code})`, { cause: Object.assign(new Error(code), { code }) });
 
 describe('waiting for a store at start', () => {
-  it('tells failures that pass (refused, starting up, failing over) from those that need the operator', () => {
-    for (const code of ['ECONNREFUSED', '57P03', '57P01', '53300', 'ETIMEDOUT'])
+  it('tells failures that pass (refused, starting up, failing over, a name not resolved yet) from those that need the operator', () => {
+    for (const code of ['ECONNREFUSED', '57P03', '57P01', '53300', 'ETIMEDOUT', 'ENOTFOUND'])
       expect(isPassingStoreFailure(failure(code)), code).toBe(true);
-    for (const code of ['28P01', '3D000', '42501', 'ENOTFOUND'])
+    for (const code of ['28P01', '3D000', '42501'])
       expect(isPassingStoreFailure(failure(code)), code).toBe(false);
     expect(isPassingStoreFailure(new StoreError('the store was migrated by a newer version'))).toBe(false);
   });

@@ -1,34 +1,13 @@
 import type { Logger } from 'pino';
-import { codeOf, StoreError } from './store-error.js';
+import { isStoreUnavailable, StoreError } from './store-error.js';
 
 /**
  * Failures of a store that is not there yet or not now (starting up, restarting, failing over,
  * unreachable for a moment, out of connections): worth waiting for. A wrong password, a missing
- * database, an unknown host or a schema from a newer version are not: those need the operator.
+ * database or a schema from a newer version are not: those need the operator.
  */
-const PASSING_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'EPIPE',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now (starting up)
-  '53300', // too_many_connections
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-]);
-
 export function isPassingStoreFailure(error: unknown): boolean {
-  const cause = error instanceof StoreError ? error.cause : error;
-  if (PASSING_CODES.has(codeOf(cause))) return true;
-  // node-postgres ends a connection the server dropped with this message and no code.
-  return cause instanceof Error && /Connection terminated|timeout expired/i.test(cause.message);
+  return isStoreUnavailable(error instanceof StoreError ? error.cause : error);
 }
 
 const FIRST_DELAY_MS = 1000;

@@ -142,6 +142,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     },
     thaw() {
       for (const pid of serverPids()) process.kill(pid, 'SIGCONT');
+      // runuser stops itself when the postmaster it waits for stops (job control): it goes on too.
+      if (server.pid !== undefined && server.exitCode === null) process.kill(server.pid, 'SIGCONT');
     },
     async stop() {
       await shutDown();
