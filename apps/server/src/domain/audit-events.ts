@@ -9,6 +9,8 @@ export const AUDIT_EVENTS = {
   'signin.failed': 'a password was checked and refused (wrong, unknown user, disabled)',
   'signin.locked': 'an attempt refused unchecked: a sign-in limit holds (details.limit)',
   'signin.busy': 'an attempt refused unchecked: every hashing slot and queue place was taken',
+  'signin.abandoned':
+    'an attempt whose client left before its answer: no hash when it left while waiting for one, no session when it left after a right password',
   'signin.directory_unavailable':
     'an attempt refused unchecked: the directory could not be reached (details.cause)',
   signout: 'the user signed out',

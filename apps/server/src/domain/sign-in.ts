@@ -5,7 +5,7 @@ import { keyedHash } from '../crypto/keyed-hash.js';
 import type { HashQueue } from '../crypto/hash-queue.js';
 import { hashPassword, needsRehash, verifyPassword } from '../crypto/password-hash.js';
 import type { Store, User } from '../store/store.js';
-import { ApiError, serviceUnavailable, tooManyRequests } from './api-error.js';
+import { ApiError, invalidRequest, serviceUnavailable, tooManyRequests } from './api-error.js';
 import type { Sessions } from './sessions.js';
 import { DirectoryUnavailableError } from '../directory/ldap-directory.js';
 import type { DirectorySignInResult, DirectoryUsers } from '../directory/directory-users.js';
@@ -23,7 +23,12 @@ export interface SignInRequest {
   clientAddress: string;
   /** A session the browser still holds: it ends, and a new id is issued (no fixation). */
   previousSessionId: string | undefined;
+  /** False once the client has gone: its work is given up before it changes anything more. */
+  stillWanted?: () => boolean;
 }
+
+/** The answer to a client that has gone: nobody reads it; the log and the audit say what happened. */
+const abandoned = (): ApiError => invalidRequest('the client left before its answer');
 
 export interface SignedIn {
   user: User;
@@ -82,6 +87,20 @@ export class SignIn {
     const { store, now } = this.deps;
     const at = now();
     const { user, local } = await this.checkCredentials(request, at);
+    if (request.stillWanted?.() === false) {
+      // The password was right, but nobody would receive the session.
+      await store.audit.append(
+        {
+          event: 'signin.abandoned',
+          userId: user.id,
+          actor: user.username,
+          clientAddress: request.clientAddress,
+          details: { stage: 'after-check' },
+        },
+        at,
+      );
+      throw abandoned();
+    }
     const { sessions } = this.deps;
     if (request.previousSessionId !== undefined) await sessions.end(request.previousSessionId, at);
     const { sessionId, xsrfToken } = await sessions.start(user.id, at);
@@ -106,7 +125,7 @@ export class SignIn {
    * group asks for password and code in one field.
    */
   async checkCredentials(
-    request: Pick<SignInRequest, 'username' | 'password' | 'clientAddress'>,
+    request: Pick<SignInRequest, 'username' | 'password' | 'clientAddress' | 'stillWanted'>,
     at: number = this.deps.now(),
   ): Promise<{ user: User; local: boolean }> {
     const { store, throttle } = this.deps;
@@ -124,7 +143,14 @@ export class SignIn {
       await audit('signin.locked', { limit: admission.reason });
       throw lockedError(admission.retryAfterMs);
     }
-    const checked = await this.checkPassword(username, password, local, clientAddress, audit);
+    const checked = await this.checkPassword(
+      username,
+      password,
+      local,
+      clientAddress,
+      audit,
+      request.stillWanted ?? (() => true),
+    );
     user = checked.user;
     if (user === undefined || user.disabled || !checked.passwordOk) {
       await audit('signin.failed', {
@@ -150,6 +176,7 @@ export class SignIn {
     local: User | undefined,
     clientAddress: string,
     audit: (event: AuditEventName, details?: Record<string, unknown>) => Promise<void>,
+    stillWanted: () => boolean,
   ): Promise<{ user: User | undefined; passwordOk: boolean; local: boolean }> {
     const { directoryUsers, throttle } = this.deps;
     if (directoryUsers !== undefined && (local === undefined || local.source === 'ldap')) {
@@ -174,13 +201,22 @@ export class SignIn {
       local === undefined || local.passwordHash === NO_LOCAL_PASSWORD
         ? await this.deps.decoyPasswordHash
         : local.passwordHash;
-    const hashed = this.deps.hashQueue.tryRun(() => verifyPassword(password, stored));
+    // A client that left while waiting for its turn costs no hash.
+    const hashed = this.deps.hashQueue.tryRun(async () =>
+      stillWanted() ? verifyPassword(password, stored) : undefined,
+    );
     if (hashed === undefined) {
       await throttle.notChecked(username, clientAddress);
       await audit('signin.busy');
       throw tooManyRequests(BUSY_RETRY_SECONDS);
     }
-    const passwordOk = (await hashed) && local !== undefined && local.passwordHash !== NO_LOCAL_PASSWORD;
+    const verified = await hashed;
+    if (verified === undefined) {
+      await throttle.notChecked(username, clientAddress);
+      await audit('signin.abandoned', { stage: 'before-check' });
+      throw abandoned();
+    }
+    const passwordOk = verified && local !== undefined && local.passwordHash !== NO_LOCAL_PASSWORD;
     return { user: local, passwordOk, local: true };
   }
 

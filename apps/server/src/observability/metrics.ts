@@ -84,6 +84,7 @@ export class Metrics {
       'signin.failed': () => this.signIns.inc({ outcome: 'failed' }),
       'signin.locked': () => this.signIns.inc({ outcome: 'locked' }),
       'signin.busy': () => this.signIns.inc({ outcome: 'busy' }),
+      'signin.abandoned': () => this.signIns.inc({ outcome: 'abandoned' }),
       'signin.directory_unavailable': () => this.signIns.inc({ outcome: 'directory_unavailable' }),
       // Counted elsewhere (codes issued: by the store decorator) or not a metric.
       'code.issued': none,

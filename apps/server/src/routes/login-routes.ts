@@ -8,6 +8,7 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { notPermitted } from '../domain/api-error.js';
+import { isClientGone } from '../http/client-gone.js';
 import { clearSessionCookies, sessionIdOf, setSessionCookies } from '../http/cookies.js';
 import { ok } from '../http/envelope.js';
 import { documented } from '../http/route-docs.js';
@@ -40,6 +41,7 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...request.body,
         clientAddress: request.ip,
         previousSessionId: sessionIdOf(request),
+        stillWanted: () => !isClientGone(request),
       });
       setSessionCookies(request, reply, sessionId, xsrfToken);
       void reply.header('cache-control', 'no-store');

@@ -297,6 +297,69 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
     },
   );
 
+  appTest(
+    'gives up the work of a client that left: no hash while it waited its turn, no session after a right password',
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_PASSWORD_HASH_CONCURRENCY: '1', DEA_PASSWORD_HASH_QUEUE: '10' });
+      const user = await t.createUser();
+      // A slow hash holds the only slot while the user's attempt waits; its client leaves meanwhile.
+      const slow = await t.createUser();
+      await t.services.store.users.replacePasswordHash(
+        slow.id,
+        (await t.services.store.users.findById(slow.id))!.passwordHash,
+        await hashPassword(slow.password, 17),
+      );
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = t.app.server.address();
+      const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const signIn = (username: string, password: string, signal?: AbortSignal) =>
+        fetch(`${base}/login/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username, password }),
+          ...(signal && { signal }),
+        });
+      const holding = signIn(slow.username, 'wrong');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const leaving = new AbortController();
+      const left = signIn(user.username, user.password, leaving.signal).catch(() => 'left');
+      // Long enough for the attempt to reach the queue, well before the slow hash (about 0.3 s) ends.
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      leaving.abort();
+      expect(await left).toBe('left');
+      await holding;
+      await expect
+        .poll(
+          async () =>
+            (await t.services.store.audit.list({ userId: user.id, event: 'signin.abandoned' })).length,
+        )
+        .toBe(1);
+      expect(await t.services.store.audit.list({ userId: user.id, event: 'signin.abandoned' })).toMatchObject(
+        [{ details: { stage: 'before-check' } }],
+      );
+      // Nothing was checked, nothing counted, no session: the user signs in at once.
+      expect((await t.services.store.users.findById(user.id))?.lastLoginAt).toBeNull();
+      expect(await (await signIn(user.username, user.password)).json()).toMatchObject({ error: 0 });
+
+      // Left after the check, with the right password: no session, audited as such.
+      const other = await t.createUser();
+      let calls = 0;
+      await expect(
+        t.services.signIn.signIn({
+          username: other.username,
+          password: other.password,
+          clientAddress: '192.0.2.7',
+          previousSessionId: undefined,
+          stillWanted: () => (calls += 1) === 1,
+        }),
+      ).rejects.toThrow();
+      expect(
+        await t.services.store.audit.list({ userId: other.id, event: 'signin.abandoned' }),
+      ).toMatchObject([{ details: { stage: 'after-check' } }]);
+      expect((await t.services.store.users.findById(other.id))?.lastLoginAt).toBeNull();
+    },
+  );
+
   appTest('rehashes a password made at another cost on a successful sign-in', async ({ startApp }) => {
     const t = await startApp({ DEA_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST + 1) });
     const user = await t.createUser();
