@@ -23,6 +23,8 @@ export const AUDIT_EVENTS = {
   'code.sent': 'a code reached its delivery provider',
   'code.delivery_failed': 'a code could not be delivered and was invalidated',
   'code.used': 'a code was verified and consumed',
+  'code.use_given_back':
+    "a verification's client left before its answer: the use it took is given back, so the code still works",
   'code.verify_failed': 'a verification failed (details.reason)',
   'code.verify_lockout': "a user's codes are locked after too many failed verifications",
   'code.verify_locked': 'a verification refused while the lock holds',

@@ -102,6 +102,27 @@ export class Verification {
     return { valid: false, reason };
   }
 
+  /**
+   * A verification that used a code but whose answer never reached its client (it left) gives the
+   * use back: the code works again, as if the attempt had not happened. Audited.
+   */
+  async giveBackUse(
+    used: { userId: string; codeId: string },
+    attempt: Pick<VerifyAttempt, 'actor' | 'clientAddress' | 'now'>,
+  ): Promise<void> {
+    if (!(await this.store.codes.giveBackUse(used.codeId))) return;
+    await this.store.audit.append(
+      {
+        event: 'code.use_given_back',
+        userId: used.userId,
+        actor: attempt.actor,
+        clientAddress: attempt.clientAddress,
+        details: { codeId: used.codeId },
+      },
+      attempt.now,
+    );
+  }
+
   /** Ends a user's lock and forgets their failures (the operator's way out of a lock). */
   async unlock(userId: string, actor: string, now: number): Promise<boolean> {
     const cleared = await this.store.verifyFailures.clear(userId);

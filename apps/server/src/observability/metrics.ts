@@ -78,6 +78,7 @@ export class Metrics {
       'code.refused': () => this.codesRefused.inc({ reason }),
       'code.send_refused': () => this.codesRefused.inc({ reason }),
       'code.used': () => this.verifications.inc({ outcome: 'used', channel }),
+      'code.use_given_back': () => this.verifications.inc({ outcome: 'given_back', channel }),
       'code.verify_failed': () => this.verifications.inc({ outcome: 'failed', channel: 'none' }),
       'code.verify_locked': () => this.verifications.inc({ outcome: 'locked', channel: 'none' }),
       'signin.succeeded': () => this.signIns.inc({ outcome: 'succeeded' }),

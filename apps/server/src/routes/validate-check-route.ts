@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateServiceKey } from '../domain/service-keys.js';
 import { addressList } from '../http/address-ranges.js';
 import { bearerToken } from '../http/bearer.js';
+import { answerOrGiveBack } from '../http/answer-or-give-back.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 
 /** Where the plugins of the second-factor server send their checks. */
@@ -98,13 +99,17 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
     if ((user ?? '').length > 200 || (pass ?? '').length > 128)
       return refuse(reply, 400, ERROR.parameter, 'user or pass is too long');
 
-    const outcome = await services.verification.verify({
-      user: await services.store.users.findByUsername(user ?? ''),
-      code: pass ?? '',
+    const found = await services.store.users.findByUsername(user ?? '');
+    const attempt = {
       actor: serviceKey === undefined ? `validate-check:${request.ip}` : `service-key:${serviceKey.name}`,
       clientAddress: request.ip,
       now: services.now(),
-    });
+    };
+    const outcome = await services.verification.verify({ user: found, code: pass ?? '', ...attempt });
+    if (outcome.valid && found !== undefined)
+      answerOrGiveBack(request, reply, () =>
+        services.verification.giveBackUse({ userId: found.id, codeId: outcome.codeId }, attempt),
+      );
     void reply.header('cache-control', 'no-store');
     // Every failure answers alike; the audit log tells why.
     return outcome.valid

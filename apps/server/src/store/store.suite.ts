@@ -643,6 +643,24 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.issue(newCode(other.id), 3, issueAudit(other.id))).toEqual({ issued: true });
     });
 
+    test('gives back a use whose answer did not get out, never to an unused or revoked code', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
+      const user = await addUser();
+      const code = newCode(user.id);
+      await store.codes.issue(code, 5, issueAudit(user.id));
+      expect(await store.codes.giveBackUse(code.id)).toBe(false);
+      expect(await store.codes.consume(code.id, T0 + 1)).toBe(true);
+      expect(await store.codes.countActive(user.id, T0 + 2)).toBe(0);
+      expect(await store.codes.giveBackUse(code.id)).toBe(true);
+      expect(await store.codes.countActive(user.id, T0 + 2)).toBe(1);
+      expect(await store.codes.consume(code.id, T0 + 3)).toBe(true);
+      expect(await store.codes.invalidate(code.id, T0 + 4)).toBe(true);
+      expect(await store.codes.giveBackUse(code.id)).toBe(false);
+    });
+
     test('answers no-user for an unknown user and stores nothing', async ({ store, expect }) => {
       const ghost = newId();
       const outcome = await store.codes.issue(newCode(ghost), 5, issueAudit(ghost));

@@ -184,6 +184,11 @@ export interface CodeRepository {
   countActive(userId: string, now: number): Promise<number>;
   /** Takes one use of the code when it still has one; true when this call got it. */
   consume(codeId: string, now: number): Promise<boolean>;
+  /**
+   * Gives back one use taken by `consume` whose answer never reached its client (it left); true
+   * when the code had been used, and is not taken out of use.
+   */
+  giveBackUse(codeId: string): Promise<boolean>;
   /** Takes the code out of use; true when this call did (false: already taken out). */
   invalidate(codeId: string, now: number): Promise<boolean>;
   /** Removes used, invalidated and expired codes; answers how many. */

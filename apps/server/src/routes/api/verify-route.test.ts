@@ -1,6 +1,6 @@
 import { Envelope, VerifyResult } from '@dea/contract';
 import Value from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServiceKey } from '../../domain/service-keys.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { STORE_KINDS } from '../../testing/stores.js';
@@ -55,6 +55,40 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
     expect(failed).toHaveLength(1);
     expect(failed[0]?.actor).toBe('service-key:radius');
     expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
+  });
+
+  it('gives the use back when the client left before its answer: the code still works', async () => {
+    const { user, code } = await issuedCode();
+    // The verification is held after it used the code, until its client has gone.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const consume = t.services.store.codes.consume.bind(t.services.store.codes);
+    const spy = vi.spyOn(t.services.store.codes, 'consume').mockImplementation(async (codeId, now) => {
+      const used = await consume(codeId, now);
+      await held;
+      return used;
+    });
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const leaving = new AbortController();
+      const left = fetch(`${base}${API}/tempPass/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ userId: user.id, code }),
+        signal: leaving.signal,
+      }).catch(() => 'left');
+      await expect.poll(() => spy.mock.calls.length).toBe(1);
+      leaving.abort();
+      expect(await left).toBe('left');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      await expect.poll(async () => (await events(user.id, 'code.use_given_back')).length).toBe(1);
+    } finally {
+      spy.mockRestore();
+      await t.app.server.close();
+    }
+    expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(1);
+    expect((await verify(user.id, code)).json()).toMatchObject({ result: { valid: true } });
   });
 
   it('accepts what a person types: lower case, spaces and dashes', async () => {

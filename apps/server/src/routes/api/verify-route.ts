@@ -2,6 +2,7 @@ import { ErrorNumber, VerifyRequest, VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
 import { authenticateServiceKey } from '../../domain/service-keys.js';
+import { answerOrGiveBack } from '../../http/answer-or-give-back.js';
 import { ok } from '../../http/envelope.js';
 import { bearerToken } from '../../http/bearer.js';
 import { documented } from '../../http/route-docs.js';
@@ -26,7 +27,7 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const serviceKey = await authenticateServiceKey(
         services.store,
         services.keys.serviceKey,
@@ -39,16 +40,20 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
         throw invalidRequest('give exactly one of userId and username');
       // Unknown users, wrong, expired, used and locked codes all answer { valid: false }; only
       // the audit log tells them apart.
-      const outcome = await services.verification.verify({
-        user:
-          userId === undefined
-            ? await services.store.users.findByUsername(username ?? '')
-            : await services.store.users.findById(userId),
-        code,
+      const user =
+        userId === undefined
+          ? await services.store.users.findByUsername(username ?? '')
+          : await services.store.users.findById(userId);
+      const attempt = {
         actor: `service-key:${serviceKey.name}`,
         clientAddress: request.ip,
         now: services.now(),
-      });
+      };
+      const outcome = await services.verification.verify({ user, code, ...attempt });
+      if (outcome.valid && user !== undefined)
+        answerOrGiveBack(request, reply, () =>
+          services.verification.giveBackUse({ userId: user.id, codeId: outcome.codeId }, attempt),
+        );
       return ok({ valid: outcome.valid } satisfies VerifyResult);
     },
   );

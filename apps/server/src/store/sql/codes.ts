@@ -89,6 +89,16 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
+    async giveBackUse(codeId) {
+      const result = await db
+        .updateTable('codes')
+        .set((eb) => ({ uses_left: eb('uses_left', '+', 1) }))
+        .where('id', '=', codeId)
+        .where('last_used_at', 'is not', null)
+        .where('invalidated_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async invalidate(codeId, now) {
       const result = await db
         .updateTable('codes')
