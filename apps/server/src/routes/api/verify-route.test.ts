@@ -85,7 +85,7 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
       await expect.poll(async () => (await events(user.id, 'code.use_given_back')).length).toBe(1);
     } finally {
       spy.mockRestore();
-      await t.app.server.close();
+      await new Promise((resolve) => t.app.server.close(resolve));
     }
     expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(1);
     expect((await verify(user.id, code)).json()).toMatchObject({ result: { valid: true } });
