@@ -3,6 +3,7 @@ import { API_BASE_PATH, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installLifecycle } from './http/lifecycle.js';
+import { OneLinePerRequest } from './http/request-log.js';
 import { securityHeaders } from './http/security-headers.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
 import { wantsDemoData } from './bootstrap.js';
@@ -48,6 +49,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     keepAliveTimeout: Math.min(config.idleTimeoutMs, 72_000),
     // Requests that arrive while the instance closes are answered in the envelope (http/lifecycle.ts).
     return503OnClosing: false,
+    // One line per request, written when it is answered, not Fastify's two.
+    logController: new OneLinePerRequest(),
     // A hop count believes that many proxies nearest the server (Fastify's types lack the number form).
     trustProxy: typeof config.trustProxy === 'number' ? trustedHops(config.trustProxy) : config.trustProxy,
     // A URL that does not decode is the client's error, answered in the envelope.

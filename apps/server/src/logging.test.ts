@@ -189,6 +189,12 @@ describe('log lines', () => {
     expect(log).toContain('"statusCode":400');
     expect(log).toContain('"statusCode":401');
     for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    // One line per request, with its request id, written when it is answered.
+    const requestLines = lines.map((line) => JSON.parse(line) as { msg: string; reqId?: string });
+    const completed = requestLines.filter((line) => line.msg === 'request completed');
+    expect(requestLines.filter((line) => line.msg === 'incoming request')).toEqual([]);
+    expect(new Set(completed.map((line) => line.reqId)).size).toBe(completed.length);
+    expect(log).toContain('"path":"/dea/api/tempPass/create"');
     for (const [what, secret] of Object.entries(secrets)) {
       expect(secret.length, what).toBeGreaterThan(3);
       expect(log, what).not.toContain(secret);

@@ -1,7 +1,8 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 /**
- * Structured JSON lines. Requests are logged by method, URL and status only: bodies (codes,
+ * Structured JSON lines. Requests are logged by method, path and status only (http/request-log.ts,
+ * one line each): bodies (codes,
  * passwords) and headers (cookies, tokens, keys) never reach a log line; the redaction below
  * is a second guard for anything that logs a request or reply object whole. Lines go to stdout
  * unless a destination is given (tests read what a real run would write).
