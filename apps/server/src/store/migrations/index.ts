@@ -6,6 +6,7 @@ import * as verifyFailures from './0004-verify-failures.js';
 import * as userTimeZone from './0005-user-time-zone.js';
 import * as userSource from './0006-user-source.js';
 import * as consoleAccounts from './0007-console.js';
+import * as activeCodesIndex from './0008-active-codes-index.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-user-time-zone': userTimeZone,
   '0006-user-source': userSource,
   '0007-console': consoleAccounts,
+  '0008-active-codes-index': activeCodesIndex,
 };
 
 export const migrationProvider: MigrationProvider = {
