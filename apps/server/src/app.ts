@@ -89,6 +89,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       reply.elapsedTime / 1000,
     );
   });
+  app.addHook('onClose', async () => services.hashWorkers.close());
   // Notices still on their way finish before the store they write to is closed.
   app.addHook('onClose', async () => services.notices.settled());
   // Webhook messages under way get a moment to finish; waiting retries are given up.

@@ -3,6 +3,7 @@ import { BUILT_IN_LANGUAGES } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS, type Config } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
+import { ScryptWorkers } from './crypto/scrypt-workers.js';
 import { hashPassword, verifyPassword } from './crypto/password-hash.js';
 import { ScimGroups } from './scim/scim-groups.js';
 import { ScimUsers } from './scim/scim-users.js';
@@ -113,7 +114,13 @@ export async function startServices(
     const throttle = new SigninThrottle(store, config.signin, keys.identifier);
     const verification = new Verification(store, keys.codeHash, config.codeDefaults, config.verification);
     // One bound on password hashes for everything that makes them: sign-ins and SCIM's passwords.
-    const hashQueue = new HashQueue(config.passwordHashing.concurrency, config.passwordHashing.queue);
+    // The hashes run on threads of their own, as many as may run at once.
+    const hashWorkers = new ScryptWorkers(config.passwordHashing.concurrency);
+    const hashQueue = new HashQueue(
+      config.passwordHashing.concurrency,
+      config.passwordHashing.queue,
+      hashWorkers.derive,
+    );
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
@@ -121,6 +128,7 @@ export async function startServices(
       keys,
       catalogs,
       sessions,
+      hashWorkers,
       signIn: new SignIn({
         store,
         throttle,
@@ -147,8 +155,10 @@ export async function startServices(
           store,
           new UserProvisioning(store, now),
           {
-            hash: (password) => hashQueue.tryRun(() => hashPassword(password, config.passwordHashCost)),
-            matches: (password, stored) => hashQueue.tryRun(() => verifyPassword(password, stored)),
+            hash: (password) =>
+              hashQueue.tryRun((derive) => hashPassword(password, config.passwordHashCost, derive)),
+            matches: (password, stored) =>
+              hashQueue.tryRun((derive) => verifyPassword(password, stored, derive)),
           },
           now,
         ),

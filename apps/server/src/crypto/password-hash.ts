@@ -9,22 +9,37 @@ const KEY_LENGTH = 32;
 const BLOCK_SIZE = 8;
 const PARALLELISM = 1;
 
-function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
+/** Runs scrypt: on libuv's thread pool by default, on threads of their own in the server. */
+export type ScryptDerive = (
+  password: string,
+  salt: Buffer,
+  keyLength: number,
+  options: ScryptOptions,
+) => Promise<Buffer>;
+
+/** Node's own asynchronous scrypt, on libuv's thread pool: the CLI and tests. */
+export const deriveOnThreadPool: ScryptDerive = (password, salt, keyLength, options) =>
+  new Promise((resolve, reject) => {
+    scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
   });
-}
 
 function optionsFor(logN: number, r: number, p: number): ScryptOptions {
   const N = 2 ** logN;
   return { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
 }
 
-export async function hashPassword(password: string, logN: number): Promise<string> {
+export async function hashPassword(
+  password: string,
+  logN: number,
+  derive: ScryptDerive = deriveOnThreadPool,
+): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, optionsFor(logN, BLOCK_SIZE, PARALLELISM));
+  const key = await derive(
+    password.normalize('NFKC'),
+    salt,
+    KEY_LENGTH,
+    optionsFor(logN, BLOCK_SIZE, PARALLELISM),
+  );
   return `scrypt$ln=${logN},r=${BLOCK_SIZE},p=${PARALLELISM}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
@@ -47,14 +62,19 @@ export function needsRehash(stored: string, logN: number): boolean {
   );
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(
+  password: string,
+  stored: string,
+  derive: ScryptDerive = deriveOnThreadPool,
+): Promise<boolean> {
   const match = STORED.exec(stored);
   if (!match) return false;
   const [, logN, r, p, salt, hash] = match;
   const expected = Buffer.from(hash ?? '', 'base64url');
   const actual = await derive(
-    password,
+    password.normalize('NFKC'),
     Buffer.from(salt ?? '', 'base64url'),
+    KEY_LENGTH,
     optionsFor(Number(logN), Number(r), Number(p)),
   );
   return actual.length === expected.length && timingSafeEqual(actual, expected);

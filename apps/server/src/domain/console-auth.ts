@@ -84,7 +84,7 @@ export class ConsoleAuth {
       throw tooManyRequests(Math.max(1, Math.ceil(admission.retryAfterMs / 1000)));
     }
     const stored = account?.passwordHash ?? (await this.deps.decoyPasswordHash);
-    const hashed = this.deps.hashQueue.tryRun(() => verifyPassword(password, stored));
+    const hashed = this.deps.hashQueue.tryRun((derive) => verifyPassword(password, stored, derive));
     if (hashed === undefined) {
       await throttle.notChecked(subject, clientAddress);
       throw tooManyRequests(1);

@@ -202,8 +202,8 @@ export class SignIn {
         ? await this.deps.decoyPasswordHash
         : local.passwordHash;
     // A client that left while waiting for its turn costs no hash.
-    const hashed = this.deps.hashQueue.tryRun(async () =>
-      stillWanted() ? verifyPassword(password, stored) : undefined,
+    const hashed = this.deps.hashQueue.tryRun(async (derive) =>
+      stillWanted() ? verifyPassword(password, stored, derive) : undefined,
     );
     if (hashed === undefined) {
       await throttle.notChecked(username, clientAddress);
@@ -222,7 +222,9 @@ export class SignIn {
 
   /** A hash made at another cost is made again at the configured one, now that the password is known. */
   private async rehash(user: User, password: string): Promise<void> {
-    const rehashed = this.deps.hashQueue.tryRun(() => hashPassword(password, this.deps.passwordHashCost));
+    const rehashed = this.deps.hashQueue.tryRun((derive) =>
+      hashPassword(password, this.deps.passwordHashCost, derive),
+    );
     // A busy server signs the user in all the same; the next sign-in rehashes.
     if (rehashed === undefined) return;
     await this.deps.store.users.replacePasswordHash(user.id, user.passwordHash, await rehashed);

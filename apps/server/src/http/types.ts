@@ -2,6 +2,7 @@ import type { Administration } from '../domain/administration.js';
 import type { SendType } from '@dea/contract';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
+import type { ScryptWorkers } from '../crypto/scrypt-workers.js';
 import type { Catalogs } from '../domain/catalogs.js';
 import type { ChannelRules } from '../domain/channel-rules.js';
 import type { SendLimits } from '../domain/send-limits.js';
@@ -27,6 +28,8 @@ export interface Services {
   /** Prometheus metrics of this instance. */
   metrics: Metrics;
   keys: SecretKeys;
+  /** The threads password hashes run on; ended when the app closes. */
+  hashWorkers: ScryptWorkers;
   catalogs: Catalogs;
   sessions: Sessions;
   /** Signs a user in with user name and password, within the limits of ADR 0008. */
