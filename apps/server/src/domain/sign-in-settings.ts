@@ -3,6 +3,9 @@ import type { SettingValues } from '../setting-values.js';
 import type { SigninThrottleSettings } from './signin-throttle.js';
 
 /** The settings of signing in: its limits (ADR 0008) and password hashing. */
+/** scrypt's cost, log2 of N: 17 is 128 MiB and about 0.3 s per hash here (ADR 0014). */
+export const DEFAULT_PASSWORD_HASH_COST = 17;
+
 export const signinSettings = {
   DEA_SIGNIN_MAX_FAILURES: {
     schema: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
@@ -29,7 +32,7 @@ export const signinSettings = {
     doc: 'Longest delay of that slow-down: the longest the owner of a user name under attack waits on a clean address.',
   },
   DEA_PASSWORD_HASH_COST: {
-    schema: Type.Integer({ minimum: 10, maximum: 20, default: 17 }),
+    schema: Type.Integer({ minimum: 10, maximum: 20, default: DEFAULT_PASSWORD_HASH_COST }),
     doc: 'scrypt cost: log2 of N (17 = 128 MiB per hash, r=8, p=1).',
   },
   DEA_PASSWORD_HASH_CONCURRENCY: {
