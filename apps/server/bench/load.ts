@@ -1,0 +1,257 @@
+/**
+ * Throughput of the product's hot calls against a bare Fastify JSON POST route, in the same run, on
+ * this machine (issue 16): `npm run bench:load` after `npm run build`, embedded store; with
+ * BENCH_POSTGRES=1 also on a PostgreSQL started for the run. Each server is its own process
+ * (the built server, logging at info to nowhere), the load comes from this one (autocannon, 32
+ * connections). `tempPass/create` runs in three equal parts, to see whether it stays flat as codes
+ * pile up. BENCH_LOAD_SECONDS sets each run's length (default 20). Writes docs/benchmarks.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
+import { newId } from '../src/crypto/ids.js';
+import { hashPassword } from '../src/crypto/password-hash.js';
+import { openStore } from '../src/store/open-store.js';
+import { createTestDatabase, startPostgresCluster } from '../src/testing/postgres-cluster.js';
+
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
+const CONNECTIONS = 32;
+const USERS = 100;
+const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
+const SECRET = Buffer.alloc(32, 4).toString('base64');
+
+interface Running {
+  child: ChildProcess;
+  base: string;
+}
+
+/** A process that prints the URL it listens on; resolved with its base URL. */
+function startProcess(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Running> {
+  const child = spawn(process.execPath, args, {
+    cwd: serverPackage,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = pattern.exec(output);
+      if (match?.[1]) {
+        // From now on its output goes nowhere, as a service's log would go to a collector.
+        child.stdout.removeAllListeners('data').resume();
+        child.stderr.removeAllListeners('data').resume();
+        resolve({ child, base: match[1].replace('localhost', '127.0.0.1').replace(/\/dea\/$/, '') });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+}
+
+const BARE_SERVER = `
+import Fastify from 'fastify';
+const app = Fastify();
+app.post('/bare', async () => ({ ok: true }));
+await app.listen({ port: 0, host: '127.0.0.1' });
+console.log('bare: http://127.0.0.1:' + app.server.address().port + '/');
+`;
+
+async function stop(running: Running): Promise<void> {
+  const exited = new Promise((resolve) => running.child.once('exit', resolve));
+  running.child.kill('SIGTERM');
+  await exited;
+}
+
+interface Figures {
+  name: string;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(
+  name: string,
+  url: string,
+  request: (index: number) => { headers: Record<string, string>; body: string },
+  seconds = SECONDS,
+): Promise<Figures> {
+  let index = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    method: 'POST',
+    requests: [{ setupRequest: (req) => ({ ...req, method: 'POST', ...request((index += 1)) }) }],
+  });
+  return {
+    name,
+    perSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+  };
+}
+
+/** Users in a group whose policy shows codes on screen and lets each hold 100 unused codes. */
+async function seed(dataDir: string, databaseUrl: string | undefined): Promise<string[]> {
+  const store = await openStore({ dataDir, databaseUrl });
+  const now = Date.now();
+  const groupId = newId(now);
+  await store.groups.create({ id: groupId, name: 'Load', priority: 0 });
+  await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
+    enableECode: true,
+    emergencyCodeDelivery: 'Display',
+    maxUnusedCodes: 100,
+  });
+  const passwordHash = await hashPassword('load password', 10);
+  const names: string[] = [];
+  for (let index = 0; index < USERS; index += 1) {
+    const id = newId(now);
+    const username = `load-${index}`;
+    await store.users.create({
+      id,
+      username,
+      passwordHash,
+      fullName: username,
+      locale: 'en',
+      createdAt: now,
+    });
+    await store.groups.addMember(groupId, id);
+    names.push(username);
+  }
+  await store.close();
+  return names;
+}
+
+interface Session {
+  userId: string;
+  headers: Record<string, string>;
+}
+
+async function signIn(base: string, username: string): Promise<Session> {
+  const response = await fetch(`${base}/login/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password: 'load password' }),
+  });
+  const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
+  const xsrf = cookies.find((cookie) => cookie.startsWith(`${XSRF_COOKIE_NAME}=`))?.split('=')[1] ?? '';
+  const headers = {
+    'content-type': 'application/json',
+    cookie: cookies.join('; '),
+    [XSRF_HEADER_NAME]: xsrf,
+  };
+  const info = await fetch(`${base}/dea/api/userinfo`, { method: 'POST', headers, body: '{}' });
+  return { userId: ((await info.json()) as { userId: string }).userId, headers };
+}
+
+async function measureStore(
+  label: string,
+  databaseUrl: string | undefined,
+  bare: Figures,
+): Promise<string[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dea-load-'));
+  const names = await seed(dataDir, databaseUrl);
+  const server = await startProcess(
+    ['dist/server.js'],
+    {
+      DEA_DATA_DIR: dataDir,
+      DEA_SECRET: SECRET,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DEA_LOG_LEVEL: 'info',
+      DEA_PASSWORD_HASH_COST: '10',
+      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
+      DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
+      ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
+    },
+    /running: (http:\/\/\S+?\/dea\/)/,
+  );
+  try {
+    const sessions: Session[] = [];
+    for (const name of names) sessions.push(await signIn(server.base, name));
+    const at = (index: number) => sessions[index % sessions.length]!;
+    const userinfo = await load('POST userinfo', `${server.base}/dea/api/userinfo`, (index) => ({
+      headers: at(index).headers,
+      body: '{}',
+    }));
+    const create = (part: number) =>
+      load(
+        `POST tempPass/create, part ${part} of 3`,
+        `${server.base}/dea/api/tempPass/create`,
+        (index) => ({
+          headers: at(index).headers,
+          body: JSON.stringify({
+            count: 1,
+            return: ['id', 'password'],
+            attrs: { user: { id: at(index).userId }, locale: 'en' },
+          }),
+        }),
+        Math.max(1, Math.round(SECONDS / 3)),
+      );
+    const parts = [await create(1), await create(2), await create(3)];
+    const row = (figures: Figures) =>
+      `| ${label} | ${figures.name} | ${Math.round(figures.perSecond)} | ${((100 * figures.perSecond) / bare.perSecond).toFixed(1)}% | ${figures.p50} ms | ${figures.p99} ms | ${figures.errors} |`;
+    return [row(userinfo), ...parts.map(row)];
+  } finally {
+    await stop(server);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const bareServer = await startProcess(
+    ['--input-type=module', '-e', BARE_SERVER],
+    {},
+    /bare: (http:\/\/\S+)/,
+  );
+  const bare = await load('POST /bare (bare Fastify, JSON)', `${bareServer.base}bare`, () => ({
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  }));
+  await stop(bareServer);
+  const rows = [
+    `| | ${bare.name} | ${Math.round(bare.perSecond)} | 100% | ${bare.p50} ms | ${bare.p99} ms | ${bare.errors} |`,
+    ...(await measureStore('embedded', undefined, bare)),
+  ];
+  if (process.env.BENCH_POSTGRES === '1') {
+    const cluster = await startPostgresCluster();
+    try {
+      const database = await createTestDatabase(cluster.url);
+      rows.push(...(await measureStore('PostgreSQL', database.url, bare)));
+    } finally {
+      await cluster.stop();
+    }
+  }
+  const section = [
+    '<!-- load-bench start -->',
+    `\`npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${SECONDS} s per run, ${CONNECTIONS} connections (autocannon in the bench process, each server a process of its own, logging at info), ${USERS} signed-in users; targets: userinfo at least 25% and tempPass/create at least 8% of the bare route, flat over the run.`,
+    '',
+    '| store | call | requests/s | of bare | p50 | p99 | non-2xx or errors |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '<!-- load-bench end -->',
+  ].join('\n');
+  process.stdout.write(`${section}\n`);
+  const file = new URL('../../../docs/benchmarks.md', import.meta.url);
+  let doc = readFileSync(file, 'utf8');
+  const start = doc.indexOf('<!-- load-bench start -->');
+  const end = doc.indexOf('<!-- load-bench end -->');
+  if (start >= 0 && end > start)
+    doc = doc.slice(0, start) + section + doc.slice(end + '<!-- load-bench end -->'.length);
+  else
+    doc = doc.replace(
+      '## Sign-in flood',
+      `## Load against a bare Fastify route\n\n${section}\n\n## Sign-in flood`,
+    );
+  writeFileSync(file, doc);
+}
+
+await main();
