@@ -160,7 +160,7 @@ async function measureStore(
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-load-'));
   const names = await seed(dataDir, databaseUrl);
   const server = await startProcess(
-    ['dist/server.js'],
+    [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), 'dist/server.js'],
     {
       DEA_DATA_DIR: dataDir,
       DEA_SECRET: SECRET,

@@ -4,7 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
-import { ImmediateSqliteDialect } from './embedded-store-lock.js';
+import { ImmediateSqliteDialect, withStatementCache } from './embedded-store-lock.js';
 import { storeConnectionError } from './connection-errors.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { auditRepository } from './sql/audit.js';
@@ -103,7 +103,9 @@ function sqliteDb(dataDir: string): Db {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  return new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+  });
 }
 
 export function storeOver(db: Db, dialect: Dialect): Store {
