@@ -20,7 +20,8 @@ import { createTestDatabase, startPostgresCluster } from '../src/testing/postgre
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 const CONNECTIONS = 32;
-const USERS = 100;
+// Enough that no user reaches the 100 unused codes of the policy during a run of this length.
+const USERS = 1000;
 const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
 const SECRET = Buffer.alloc(32, 4).toString('base64');
 
@@ -160,7 +161,10 @@ async function measureStore(
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-load-'));
   const names = await seed(dataDir, databaseUrl);
   const server = await startProcess(
-    [...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), 'dist/server.js'],
+    [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      'dist/server.js',
+    ],
     {
       DEA_DATA_DIR: dataDir,
       DEA_SECRET: SECRET,
