@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { LoginApp } from '../login-app/login-app';
 
@@ -12,7 +12,14 @@ export function renderLogin(search = '') {
   return { ...render(<LoginApp />, { container }), user };
 }
 
-/** Waits until the texts and branding are in and the form is shown. */
+/**
+ * Waits until the texts and branding are in, the form is shown and its arrival focus has landed
+ * (an effect that runs after the form appears).
+ */
 export async function loginReady(): Promise<HTMLFormElement> {
-  return screen.findByRole('form');
+  const form = await screen.findByRole<HTMLFormElement>('form');
+  await waitFor(() => {
+    if (!form.contains(document.activeElement)) throw new Error('focus is not in the sign-in form yet');
+  });
+  return form;
 }
