@@ -4,7 +4,8 @@
  * BENCH_POSTGRES=1 also on a PostgreSQL started for the run. Each server is its own process
  * (the built server, logging at info to nowhere), the load comes from this one (autocannon, 32
  * connections). `tempPass/create` runs in three equal parts, to see whether it stays flat as codes
- * pile up. BENCH_LOAD_SECONDS sets each run's length (default 20). Writes docs/benchmarks.md.
+ * pile up. BENCH_LOAD_SECONDS sets each run's length (default 20);
+ * BENCH_PROFILE=<dir> writes the server's CPU profile there; BENCH_CALLS=userinfo leaves create out. Writes docs/benchmarks.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,8 @@ import { createTestDatabase, startPostgresCluster } from '../src/testing/postgre
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 const CONNECTIONS = 32;
+// BENCH_CALLS=userinfo leaves tempPass/create out (to profile one call alone).
+const CALLS = (process.env.BENCH_CALLS ?? 'userinfo,create').split(',');
 // Enough that no user reaches the 100 unused codes of the policy during a run of this length.
 const USERS = 1000;
 const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -75,15 +78,32 @@ interface Figures {
   p50: number;
   p99: number;
   errors: number;
+  /** The server's own CPU time per answered request (user and system), in microseconds. */
+  cpuMicros: number;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds the process has used so far (Linux: /proc/<pid>/stat, user + system). */
+function cpuSecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 async function load(
+  server: Running,
   name: string,
   url: string,
   request: (index: number) => { headers: Record<string, string>; body: string },
   seconds = SECONDS,
 ): Promise<Figures> {
   let index = 0;
+  const cpuBefore = cpuSecondsOf(server.child.pid);
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -97,6 +117,7 @@ async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
+    cpuMicros: ((cpuSecondsOf(server.child.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total),
   };
 }
 
@@ -182,12 +203,15 @@ async function measureStore(
     const sessions: Session[] = [];
     for (const name of names) sessions.push(await signIn(server.base, name));
     const at = (index: number) => sessions[index % sessions.length]!;
-    const userinfo = await load('POST userinfo', `${server.base}/dea/api/userinfo`, (index) => ({
+    const row = (figures: Figures) =>
+      `| ${label} | ${figures.name} | ${Math.round(figures.perSecond)} | ${((100 * figures.perSecond) / bare.perSecond).toFixed(1)}% | ${figures.p50} ms | ${figures.p99} ms | ${figures.errors} | ${Math.round(figures.cpuMicros)} µs |`;
+    const userinfo = await load(server, 'POST userinfo', `${server.base}/dea/api/userinfo`, (index) => ({
       headers: at(index).headers,
       body: '{}',
     }));
     const create = (part: number) =>
       load(
+        server,
         `POST tempPass/create, part ${part} of 3`,
         `${server.base}/dea/api/tempPass/create`,
         (index) => ({
@@ -200,9 +224,8 @@ async function measureStore(
         }),
         Math.max(1, Math.round(SECONDS / 3)),
       );
+    if (!CALLS.includes('create')) return [row(userinfo)];
     const parts = [await create(1), await create(2), await create(3)];
-    const row = (figures: Figures) =>
-      `| ${label} | ${figures.name} | ${Math.round(figures.perSecond)} | ${((100 * figures.perSecond) / bare.perSecond).toFixed(1)}% | ${figures.p50} ms | ${figures.p99} ms | ${figures.errors} |`;
     return [row(userinfo), ...parts.map(row)];
   } finally {
     await stop(server);
@@ -216,13 +239,13 @@ async function main(): Promise<void> {
     {},
     /bare: (http:\/\/\S+)/,
   );
-  const bare = await load('POST /bare (bare Fastify, JSON)', `${bareServer.base}bare`, () => ({
+  const bare = await load(bareServer, 'POST /bare (bare Fastify, JSON)', `${bareServer.base}bare`, () => ({
     headers: { 'content-type': 'application/json' },
     body: '{}',
   }));
   await stop(bareServer);
   const rows = [
-    `| | ${bare.name} | ${Math.round(bare.perSecond)} | 100% | ${bare.p50} ms | ${bare.p99} ms | ${bare.errors} |`,
+    `| | ${bare.name} | ${Math.round(bare.perSecond)} | 100% | ${bare.p50} ms | ${bare.p99} ms | ${bare.errors} | ${Math.round(bare.cpuMicros)} µs |`,
     ...(await measureStore('embedded', undefined, bare)),
   ];
   if (process.env.BENCH_POSTGRES === '1') {
@@ -238,8 +261,8 @@ async function main(): Promise<void> {
     '<!-- load-bench start -->',
     `\`npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${SECONDS} s per run, ${CONNECTIONS} connections (autocannon in the bench process, each server a process of its own, logging at info), ${USERS} signed-in users; targets: userinfo at least 25% and tempPass/create at least 8% of the bare route, flat over the run.`,
     '',
-    '| store | call | requests/s | of bare | p50 | p99 | non-2xx or errors |',
-    '|---|---|---|---|---|---|---|',
+    '| store | call | requests/s | of bare | p50 | p99 | non-2xx or errors | server CPU per request |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
     '<!-- load-bench end -->',
   ].join('\n');

@@ -78,7 +78,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   installErrorHandling(app);
   installLifecycle(app);
   app.addHook('onSend', securityHeaders(config.cspImageOrigins));
-  app.addHook('onResponse', async (request, reply) => {
+  // Hooks of every request take a callback rather than a promise: one microtask less each.
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL, keeps the label set small.
     services.metrics.requestDuration.observe(
       {
@@ -88,6 +89,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       },
       reply.elapsedTime / 1000,
     );
+    done();
   });
   app.addHook('onClose', async () => services.hashWorkers.close());
   // Notices still on their way finish before the store they write to is closed.
@@ -104,8 +106,9 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   await app.register(loginRoutes);
   await app.register(
     async (api) => {
-      api.addHook('onSend', async (_request, reply) => {
+      api.addHook('onSend', (_request, reply, payload, done) => {
         if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+        done(null, payload);
       });
       await api.register(publicRoutes);
       await api.register(userRoutes);

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 /** HMAC-SHA-256 of the parts, joined so that ('ab','c') and ('a','bc') differ. */
 export function keyedHash(key: Buffer, ...parts: string[]): string {
@@ -8,7 +8,8 @@ export function keyedHash(key: Buffer, ...parts: string[]): string {
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('base64url');
+  // The one-shot form: a session lookup on every signed-in call hashes its id.
+  return hash('sha256', text, 'base64url');
 }
 
 /** Compares two secrets in time that depends only on their lengths. */

@@ -37,12 +37,12 @@ export class Sessions {
     const session = await this.store.sessions.find(sha256(sessionId));
     if (session === undefined) return { state: 'none' };
     if (this.hasExpired(session, now)) return { state: 'expired' };
-    const user = await this.store.users.findById(session.userId);
+    const { user, ...rest } = session;
     if (user === undefined || user.disabled) return { state: 'expired' };
     if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
       await this.store.sessions.touch(session.idHash, now);
     }
-    return { state: 'active', session, user };
+    return { state: 'active', session: rest, user };
   }
 
   hasExpired(session: Session, now: number): boolean {

@@ -31,9 +31,9 @@ export function installLifecycle(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     app.lifecycle.state = 'closing';
   });
-  app.addHook('onRequest', async (_request: FastifyRequest, reply: FastifyReply) => {
-    if (app.lifecycle.state !== 'closing') return;
+  app.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    if (app.lifecycle.state !== 'closing') return done();
     void reply.header('connection', 'close');
-    throw serviceUnavailable(CLOSING_RETRY_SECONDS);
+    done(serviceUnavailable(CLOSING_RETRY_SECONDS));
   });
 }

@@ -42,7 +42,12 @@ const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
 export function securityHeaders(imageOrigins: readonly string[]) {
   const policy = contentSecurityPolicy(imageOrigins);
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: null, payload: unknown) => void,
+  ): void => {
     void reply
       .header('content-security-policy', policy)
       .header('permissions-policy', PERMISSIONS_POLICY)
@@ -53,5 +58,6 @@ export function securityHeaders(imageOrigins: readonly string[]) {
     // Only an answer that went over TLS may set it (RFC 6797 section 7.2).
     if (request.protocol === 'https')
       void reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
+    done(null, payload);
   };
 }

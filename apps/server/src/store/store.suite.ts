@@ -926,7 +926,14 @@ export function storeSuite(kind: StoreKind): void {
       const user = await addUser();
       const idHash = await addSession(store, user.id, T0, T0 + 5);
       const session = await store.sessions.find(idHash);
-      expect(session).toEqual({ idHash, userId: user.id, createdAt: T0, lastSeenAt: T0 + 5, endedAt: null });
+      expect(session).toEqual({
+        idHash,
+        userId: user.id,
+        createdAt: T0,
+        lastSeenAt: T0 + 5,
+        endedAt: null,
+        user: await store.users.findById(user.id),
+      });
       expect(typeof session?.createdAt).toBe('number');
       expect(typeof session?.lastSeenAt).toBe('number');
       expect(await store.sessions.find(newId())).toBeUndefined();

@@ -205,7 +205,8 @@ export interface Session {
 
 export interface SessionRepository {
   create(session: Omit<Session, 'endedAt'>): Promise<void>;
-  find(idHash: string): Promise<Session | undefined>;
+  /** The session with its user (undefined when the user is gone), in one query: every signed-in call asks. */
+  find(idHash: string): Promise<(Session & { user: User | undefined }) | undefined>;
   touch(idHash: string, at: number): Promise<void>;
   end(idHash: string, at: number): Promise<void>;
   /** The user's sessions that have not ended, newest first. */

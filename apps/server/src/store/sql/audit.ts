@@ -1,11 +1,25 @@
 import { newId } from '../../crypto/ids.js';
 import type { AuditRepository, NewAuditEntry } from '../store.js';
+import type { Selectable } from 'kysely';
+import type { AuditLogTable } from '../database.js';
+import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db } from './db.js';
 
-export async function insertAudit(db: Db, entry: NewAuditEntry, at: number): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({
+/** Writes audit entries, on the store or inside a transaction of it (compiled once: most calls write one). */
+export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: number) => Promise<void> {
+  const insert = compiledOnce(db, (row: Selectable<AuditLogTable>) =>
+    db.insertInto('audit_log').values({
+      id: row.id,
+      at: row.at,
+      event: row.event,
+      user_id: row.user_id,
+      actor: row.actor,
+      client_address: row.client_address,
+      details: row.details,
+    }),
+  );
+  return async (target, entry, at) => {
+    await insert.run(target, {
       id: newId(at),
       at,
       event: entry.event,
@@ -13,13 +27,14 @@ export async function insertAudit(db: Db, entry: NewAuditEntry, at: number): Pro
       actor: entry.actor ?? null,
       client_address: entry.clientAddress ?? null,
       details: JSON.stringify(entry.details ?? {}),
-    })
-    .execute();
+    });
+  };
 }
 
 export function auditRepository(db: Db): AuditRepository {
+  const insert = auditInserter(db);
   return {
-    append: (entry, at) => insertAudit(db, entry, at),
+    append: (entry, at) => insert(db, entry, at),
     async list(filter) {
       let query = db.selectFrom('audit_log').selectAll();
       if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId);

@@ -1,7 +1,21 @@
 import type { GroupRepository } from '../store.js';
+import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db } from './db.js';
 
 export function groupRepository(db: Db): GroupRepository {
+  // Every code issued asks for its user's policy.
+  const policyOfUser = compiledOnce(db, (values: { userId: string; category: string }) =>
+    db
+      .selectFrom('policies')
+      .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+      .innerJoin('groups', 'groups.id', 'policies.group_id')
+      .select('policies.options')
+      .where('user_groups.user_id', '=', values.userId)
+      .where('policies.category', '=', values.category)
+      .orderBy('groups.priority', 'desc')
+      .orderBy('groups.name')
+      .limit(1),
+  );
   return {
     async create(group) {
       await db.insertInto('groups').values(group).execute();
@@ -41,16 +55,7 @@ export function groupRepository(db: Db): GroupRepository {
         .execute();
     },
     async findPolicyOfUser(userId, category) {
-      const row = await db
-        .selectFrom('policies')
-        .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-        .innerJoin('groups', 'groups.id', 'policies.group_id')
-        .select('policies.options')
-        .where('user_groups.user_id', '=', userId)
-        .where('policies.category', '=', category)
-        .orderBy('groups.priority', 'desc')
-        .orderBy('groups.name')
-        .executeTakeFirst();
+      const row = (await policyOfUser.run(db, { userId, category })).rows[0];
       return row && parseJsonObject(row.options);
     },
     async listPolicies(groupId) {

@@ -1,7 +1,33 @@
+import type { Selectable } from 'kysely';
+import type { UsersTable } from '../database.js';
 import type { SessionRepository } from '../store.js';
+import { compiledOnce } from './compiled-once.js';
+import { toUser } from './users.js';
 import type { Db } from './db.js';
 
 export function sessionRepository(db: Db): SessionRepository {
+  // Every signed-in call reads its session, and now and then moves its last-seen time.
+  const findWithUser = compiledOnce(db, (values: { idHash: string }) =>
+    db
+      .selectFrom('sessions')
+      .leftJoin('users', 'users.id', 'sessions.user_id')
+      .selectAll('users')
+      .select([
+        'sessions.id_hash as session_id_hash',
+        'sessions.user_id as session_user_id',
+        'sessions.created_at as session_created_at',
+        'sessions.last_seen_at as session_last_seen_at',
+        'sessions.ended_at as session_ended_at',
+      ])
+      .where('sessions.id_hash', '=', values.idHash),
+  );
+  const touch = compiledOnce(db, (values: { idHash: string; at: number }) =>
+    db
+      .updateTable('sessions')
+      .set({ last_seen_at: values.at })
+      .where('id_hash', '=', values.idHash)
+      .where('last_seen_at', '<', values.at),
+  );
   return {
     async create(session) {
       await db
@@ -16,28 +42,28 @@ export function sessionRepository(db: Db): SessionRepository {
         .execute();
     },
     async find(idHash) {
-      const row = await db
-        .selectFrom('sessions')
-        .selectAll()
-        .where('id_hash', '=', idHash)
-        .executeTakeFirst();
-      return (
-        row && {
-          idHash: row.id_hash,
-          userId: row.user_id,
-          createdAt: Number(row.created_at),
-          lastSeenAt: Number(row.last_seen_at),
-          endedAt: row.ended_at === null ? null : Number(row.ended_at),
-        }
-      );
+      const row = (await findWithUser.run(db, { idHash })).rows[0];
+      if (row === undefined) return undefined;
+      const {
+        id,
+        session_id_hash,
+        session_user_id,
+        session_created_at,
+        session_last_seen_at,
+        session_ended_at,
+        ...user
+      } = row;
+      return {
+        idHash: session_id_hash,
+        userId: session_user_id,
+        createdAt: Number(session_created_at),
+        lastSeenAt: Number(session_last_seen_at),
+        endedAt: session_ended_at === null ? null : Number(session_ended_at),
+        user: id === null ? undefined : toUser({ id, ...user } as Selectable<UsersTable>),
+      };
     },
     async touch(idHash, at) {
-      await db
-        .updateTable('sessions')
-        .set({ last_seen_at: at })
-        .where('id_hash', '=', idHash)
-        .where('last_seen_at', '<', at)
-        .execute();
+      await touch.run(db, { idHash, at });
     },
     async end(idHash, at) {
       await db

@@ -3,7 +3,7 @@ import type { UsersTable } from '../database.js';
 import type { User, UserRepository, UserSource } from '../store.js';
 import { flag, type Db } from './db.js';
 
-function toUser(row: Selectable<UsersTable>): User {
+export function toUser(row: Selectable<UsersTable>): User {
   return {
     id: row.id,
     username: row.username,
