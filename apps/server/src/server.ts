@@ -5,11 +5,16 @@ import { runScheduledSync } from './directory/scheduled-sync.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
+import { join } from 'node:path';
 import { claimEmbeddedStore } from './store/embedded-store-lock.js';
+import { EMBEDDED_STORE_FILE } from './store/open-store.js';
+import { checkpointInBackground } from './store/wal-checkpoints.js';
 import { StoreError } from './store/store-error.js';
 import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
+/** How often the embedded store's log is copied back, off the thread that answers requests. */
+const WAL_CHECKPOINT_INTERVAL_MS = 250;
 
 const USAGE = `Usage: node apps/server/dist/server.js [--demo] [--help]
 
@@ -53,6 +58,14 @@ async function main(): Promise<void> {
   // One embedded store, one server: a second one on the same folder is refused before it opens it.
   const serverLock = config.databaseUrl === undefined ? claimEmbeddedStore(config.dataDir) : undefined;
   const { services, seededDemo, generatedSecret } = await startServices(config, Date.now, logger);
+  const checkpoints =
+    serverLock === undefined
+      ? undefined
+      : checkpointInBackground(
+          join(config.dataDir, EMBEDDED_STORE_FILE),
+          WAL_CHECKPOINT_INTERVAL_MS,
+          (problem) => logger.warn(`${problem}; check the disk and the permissions of DEA_DATA_DIR`),
+        );
   if (generatedSecret) logger.info({ dataDir: config.dataDir }, 'generated a new server secret');
   if (services.store.kind === 'postgres' && config.secret === '') {
     logger.warn('DEA_SECRET is not set: every instance on this PostgreSQL must share the same secret');
@@ -107,6 +120,7 @@ async function main(): Promise<void> {
     })
       .then(() => logger.info('closing the listener; requests under way finish'))
       .then(() => Promise.all([app.close(), radius?.close()]))
+      .then(() => checkpoints?.close())
       .then(() => services.store.close())
       .then(() => serverLock?.release())
       .then(() => process.exit(0))

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Database } from './database.js';
 import { ImmediateSqliteDialect, withStatementCache } from './embedded-store-lock.js';
 import { storeConnectionError } from './connection-errors.js';
+import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { auditRepository } from './sql/audit.js';
 import { brandingRepository } from './sql/branding.js';
@@ -103,6 +104,10 @@ function sqliteDb(dataDir: string): Db {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // The server copies the log back on a thread of its own (wal-checkpoints.ts); a connection does
+  // it inline only past this backstop. The log file is cut back to 64 MiB after each copy.
+  database.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
+  database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   return new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
   });

@@ -1,5 +1,6 @@
 import { isChannelKey } from '@dea/contract';
 import type { Channel, ChannelRepository } from '../store.js';
+import { compiledOnce } from './compiled-once.js';
 import type { Db } from './db.js';
 
 function toChannel(row: { id: string; user_id: string; key: string; address: string }): Channel {
@@ -8,6 +9,15 @@ function toChannel(row: { id: string; user_id: string; key: string; address: str
 }
 
 export function channelRepository(db: Db): ChannelRepository {
+  // Every code issued or sent looks up the user's other channels, to tell them.
+  const channelsOfUser = compiledOnce(db, (values: { userId: string }) =>
+    db
+      .selectFrom('channels')
+      .selectAll()
+      .where('user_id', '=', values.userId)
+      .orderBy('created_at')
+      .orderBy('key'),
+  );
   return {
     async set(channel) {
       const row = await db
@@ -47,13 +57,7 @@ export function channelRepository(db: Db): ChannelRepository {
       return rows.map((row) => row.user_id);
     },
     async listOfUser(userId) {
-      const rows = await db
-        .selectFrom('channels')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .orderBy('created_at')
-        .orderBy('key')
-        .execute();
+      const { rows } = await channelsOfUser.run(db, { userId });
       return rows.filter((row) => isChannelKey(row.key)).map(toChannel);
     },
     async findOfUser(userId, reference) {
