@@ -32,6 +32,7 @@ import { ConsoleAuth } from './domain/console-auth.js';
 import { HelpDesk } from './domain/help-desk.js';
 import { sendCode } from './domain/send-code.js';
 import { AuditView } from './domain/audit-view.js';
+import { type PurgeOutcome, purgeStore, retentionRulesOf } from './domain/retention.js';
 import pino, { type Logger } from 'pino';
 import { openStore } from './store/open-store.js';
 import { checkSecretFingerprint } from './store/secret-fingerprint.js';
@@ -214,16 +215,14 @@ export function directoryUsersOf(
   );
 }
 
-/** Removes expired and used codes, long-gone sessions, send counters whose window ended and forgotten sign-in attempts. */
-export async function purgeExpired(
-  services: Services,
-): Promise<{ codes: number; sessions: number; rateCounters: number; signinFailures: number }> {
-  const now = services.now();
-  const [codes, sessions, rateCounters, signinFailures] = await Promise.all([
-    services.store.codes.purge(now),
-    services.sessions.purge(now),
-    services.store.rateCounters.purge(now),
-    services.store.signinFailures.purge(now, services.config.signin.windowMs),
-  ]);
-  return { codes, sessions, rateCounters, signinFailures };
+/**
+ * This instance's turn of the retention purge (domain/retention.ts): skipped while another
+ * instance or a `dea purge` holds the lease.
+ */
+export function purgeAsScheduled(services: Services, holder: string): Promise<PurgeOutcome> {
+  return purgeStore(services.store, retentionRulesOf(services.config), {
+    now: services.now,
+    holder,
+    actor: 'server',
+  });
 }

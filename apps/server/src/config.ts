@@ -20,6 +20,7 @@ import {
 } from './validate-check/validate-check-settings.js';
 import { type DeliveryConfig, deliveryConfigOf } from './delivery/delivery-config.js';
 import { deliverySettings } from './delivery/delivery-settings.js';
+import { type RetentionConfig, retentionConfigOf, retentionSettings } from './domain/retention-settings.js';
 import {
   type DirectoryConfig,
   directoryConfigOf,
@@ -163,6 +164,7 @@ export const SETTINGS = {
   ...validateCheckSettings,
   ...webhookSettings,
   ...directorySettings,
+  ...retentionSettings,
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -221,6 +223,8 @@ export interface Config {
   webhooks: WebhookConfig | undefined;
   /** The organisation's directory as a source of users; undefined: local users only. */
   directory: DirectoryConfig | undefined;
+  /** What the purge removes and when (domain/retention.ts). */
+  retention: RetentionConfig;
 }
 
 export class ConfigError extends Error {
@@ -463,6 +467,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     validateCheck,
     webhooks,
     directory,
+    retention: retentionConfigOf(s),
     settingValues: { ...(converted as Record<string, unknown>) },
   };
 }

@@ -1,18 +1,19 @@
 import { PAGE_BASE_PATH } from '@dea/contract';
 import { buildApp } from './app.js';
-import { purgeExpired, startServices } from './bootstrap.js';
+import { purgeAsScheduled, startServices } from './bootstrap.js';
 import { runScheduledSync } from './directory/scheduled-sync.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { randomToken } from './crypto/ids.js';
 import { claimEmbeddedStore } from './store/embedded-store-lock.js';
 import { EMBEDDED_STORE_FILE } from './store/open-store.js';
 import { checkpointInBackground } from './store/wal-checkpoints.js';
 import { StoreError } from './store/store-error.js';
 import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
 
-const PURGE_INTERVAL_MS = 10 * 60_000;
 /** How often the embedded store's log is copied back, off the thread that answers requests. */
 const WAL_CHECKPOINT_INTERVAL_MS = 250;
 
@@ -78,10 +79,25 @@ async function main(): Promise<void> {
     );
   }
   const app = await buildApp({ services, logger });
-  const purge = setInterval(() => {
-    purgeExpired(services).catch((error: unknown) => logger.error({ err: error }, 'purge failed'));
-  }, PURGE_INTERVAL_MS);
-  purge.unref();
+  const purgeHolder = `${hostname()}:${process.pid}:${randomToken(6)}`;
+  const purge =
+    config.retention.intervalMs > 0
+      ? setInterval(() => {
+          purgeAsScheduled(services, purgeHolder).then(
+            (outcome) => {
+              if (outcome.ran) logger.info({ removed: outcome.removed }, 'retention purge finished');
+              else
+                logger.debug({ holder: outcome.holder }, 'retention purge skipped: another instance runs it');
+            },
+            (error: unknown) =>
+              logger.error(
+                { err: error },
+                'retention purge failed; it runs again after DEA_PURGE_INTERVAL_SECONDS',
+              ),
+          );
+        }, config.retention.intervalMs)
+      : undefined;
+  purge?.unref();
   const directorySync =
     config.directory !== undefined && config.directory.syncMs > 0
       ? setInterval(() => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from './crypto/ids.js';
 import { hashPassword } from './crypto/password-hash.js';
 import { createServiceKey } from './domain/service-keys.js';
+import { purgeAsScheduled } from './bootstrap.js';
 import { SESSION_COOKIE } from './http/cookies.js';
 import { bodies } from './testing/api-bodies.js';
 import { startTwoInstances, type Instance, type Instances } from './testing/instances.js';
@@ -172,5 +173,22 @@ describe('two instances on one PostgreSQL', () => {
     );
     expect(checked.length).toBeLessThanOrEqual(5);
     expect(answers.filter((error) => error === 140)).toHaveLength(200 - checked.length);
+  });
+
+  it('runs the retention purge on one instance at a time, removing each row once', async () => {
+    const { store } = a.services;
+    const longAgo = Date.now() - 400 * 86_400_000;
+    for (let index = 0; index < 50; index += 1) await store.audit.append({ event: 'system.start' }, longAgo);
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        purgeAsScheduled((index % 2 === 0 ? a : b).services, `instance-${index}`),
+      ),
+    );
+    const ran = outcomes.filter((outcome) => outcome.ran);
+    expect(ran.length).toBeGreaterThanOrEqual(1);
+    const removed = ran.reduce((sum, outcome) => sum + (outcome.ran ? (outcome.removed.audit ?? 0) : 0), 0);
+    expect(removed).toBeGreaterThanOrEqual(50);
+    expect(await b.services.store.audit.list({ until: longAgo + 1, limit: 10 })).toEqual([]);
+    expect(await store.leases.find('purge')).toBeUndefined();
   });
 });

@@ -10,7 +10,6 @@ import type { Store } from '../store/store.js';
 import { auditCommands } from './audit-commands.js';
 import { brandingCommands } from './branding-commands.js';
 import { channelCommands } from './channel-commands.js';
-import { codeCommands } from './code-commands.js';
 import { directoryCommands } from './directory-commands.js';
 import { adminCommands } from './admin-commands.js';
 import { type CliContext, CliFailure, type Command, type CommandGroup, UsageError } from './command.js';
@@ -18,6 +17,7 @@ import { groupCommands } from './group-commands.js';
 import { migrateCommand } from './migrate-command.js';
 import { messageCommands } from './message-commands.js';
 import { outboxCommands } from './outbox-commands.js';
+import { codeCommands, purgeCommand } from './purge-command.js';
 import { serviceKeyCommands } from './service-key-commands.js';
 import { userCommands } from './user-commands.js';
 
@@ -34,6 +34,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   codeCommands,
   directoryCommands,
   adminCommands,
+  purgeCommand,
   migrateCommand,
 ];
 

@@ -29,7 +29,9 @@ export const AUDIT_EVENTS = {
   'code.verify_lockout': "a user's codes are locked after too many failed verifications",
   'code.verify_locked': 'a verification refused while the lock holds',
   'code.verify_unlocked': 'an operator ended a verification lock',
-  'codes.purged': 'used and expired codes were removed',
+  'codes.purged': 'used and expired codes were removed (written before dea purge came; now store.purged)',
+  'store.purged':
+    'the retention purge removed rows (details.removed: how many codes, sessions, consoleSessions, signinFailures, rateCounters, audit, outbox)',
   'notice.sent': "a notice (without the code) reached one of the user's other channels",
   'notice.failed': 'a notice could not be delivered',
   // operators (actor: cli)

@@ -65,9 +65,4 @@ export class Sessions {
   xsrfTokenMatches(sessionId: string, token: string | undefined): boolean {
     return token !== undefined && constantTimeEqual(token, this.xsrfTokenOf(sessionId));
   }
-
-  /** Sessions gone for longer than the absolute timeout can no longer answer 401; drop them. */
-  purge(now: number): Promise<number> {
-    return this.store.sessions.purge(now - this.timeouts.absoluteMs - 24 * 60 * 60_000);
-  }
 }

@@ -45,6 +45,17 @@ export class Metrics {
     labelNames: ['event', 'outcome'],
     registers: [this.registry],
   });
+  private readonly verifyLockouts = new Counter({
+    name: 'dea_code_verify_lockouts_total',
+    help: 'Users whose codes were locked after too many failed verifications (someone may be guessing).',
+    registers: [this.registry],
+  });
+  private readonly purgedRows = new Counter({
+    name: 'dea_purged_rows_total',
+    help: 'Rows removed by the retention purge, by kind (codes, sessions, consoleSessions, signinFailures, rateCounters, audit, outbox).',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
   readonly requestDuration = new Histogram({
     name: 'dea_http_request_duration_seconds',
     help: 'HTTP request latency, by method, route pattern and status code.',
@@ -90,9 +101,16 @@ export class Metrics {
       // Counted elsewhere (codes issued: by the store decorator) or not a metric.
       'code.issued': none,
       'code.revoked': none,
-      'code.verify_lockout': none,
+      'code.verify_lockout': () => this.verifyLockouts.inc(),
       'code.verify_unlocked': none,
       'codes.purged': none,
+      'store.purged': () => {
+        const removed = details.removed;
+        if (typeof removed !== 'object' || removed === null) return;
+        for (const [kind, count] of Object.entries(removed)) {
+          if (typeof count === 'number' && count > 0) this.purgedRows.inc({ kind }, count);
+        }
+      },
       'notice.sent': none,
       'notice.failed': none,
       signout: none,

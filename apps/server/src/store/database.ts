@@ -19,6 +19,7 @@ export interface Database {
   outbox: OutboxTable;
   service_keys: ServiceKeysTable;
   meta: MetaTable;
+  leases: LeasesTable;
   signin_failures: SigninFailuresTable;
   rate_counters: RateCountersTable;
   verify_failures: VerifyFailuresTable;
@@ -171,6 +172,13 @@ export interface VerifyFailuresTable {
 export interface MetaTable {
   key: string;
   value: string;
+}
+
+/** Work that one instance at a time does (the retention purge), held until a time. */
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  held_until: number;
 }
 
 export type Generic<T> = ColumnType<T, T | undefined, T>;

@@ -4,10 +4,35 @@ import { newId } from '../crypto/ids.js';
 import { storeTest } from '../testing/fixtures.js';
 import type { StoreKind, TestStore } from '../testing/stores.js';
 import { openStore } from './open-store.js';
-import type { AuditFilter, Channel, NewAuditEntry, NewCode, NewUser, Store, User } from './store.js';
+import type {
+  AuditFilter,
+  Channel,
+  NewAuditEntry,
+  NewCode,
+  NewUser,
+  PurgeCutoffs,
+  Store,
+  User,
+} from './store.js';
 
 /** A fixed clock: every time in these tests is T0 plus some milliseconds. */
 const T0 = 1_700_000_000_000;
+
+/** Purge cutoffs at `now` that keep nothing beyond what each rule needs, unless overridden. */
+function cutoffsAt(now: number, overrides: Partial<PurgeCutoffs> = {}): PurgeCutoffs {
+  return {
+    now,
+    sessionsEndedBefore: 0,
+    sessionsLastSeenBefore: 0,
+    sessionsStartedBefore: 0,
+    consoleSessionsEndedBefore: 0,
+    consoleSessionsLastSeenBefore: 0,
+    signinFailuresBefore: 0,
+    auditBefore: null,
+    outboxBefore: null,
+    ...overrides,
+  };
+}
 const MINUTE = 60_000;
 
 function newCode(userId: string, overrides: Partial<NewCode> = {}): NewCode {
@@ -813,14 +838,15 @@ export function storeSuite(kind: StoreKind): void {
       const invalidated = await issue(user.id, { createdAt: T0 + 4 });
       await store.codes.invalidate(invalidated.id, T0 + 5);
 
-      const purged = await store.codes.purge(T0 + 100);
+      expect(await store.retention.count('codes', cutoffsAt(T0 + 100))).toBe(3);
+      const purged = await store.retention.removeBatch('codes', cutoffsAt(T0 + 100), 1000);
       expect(purged).toBe(3);
       expect(typeof purged).toBe('number');
       expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([listed(active, 1)]);
-      expect(await store.codes.purge(T0 + 100)).toBe(0);
+      expect(await store.retention.removeBatch('codes', cutoffsAt(T0 + 100), 1000)).toBe(0);
       // The kept code still has its one use left.
       expect(await store.codes.consume(active.id, T0 + 101)).toBe(true);
-      expect(await store.codes.purge(T0 + 102)).toBe(1);
+      expect(await store.retention.removeBatch('codes', cutoffsAt(T0 + 102), 1000)).toBe(1);
     });
 
     test('removes the codes with the user', async ({ store, expect, addUser, issue }) => {
@@ -828,7 +854,7 @@ export function storeSuite(kind: StoreKind): void {
       await issue(user.id);
       await store.users.remove(user.id);
       expect(await store.codes.countActive(user.id, T0)).toBe(0);
-      expect(await store.codes.purge(T0)).toBe(0);
+      expect(await store.retention.count('codes', cutoffsAt(T0 + 1_000_000))).toBe(0);
     });
   });
 
@@ -974,13 +1000,21 @@ export function storeSuite(kind: StoreKind): void {
       const live = await addSession(store, user.id, T0, T0 + 30);
       await store.sessions.touch(live, T0 + 150);
 
-      const purged = await store.sessions.purge(T0 + 100);
+      const cutoffs = cutoffsAt(T0 + 100, {
+        sessionsEndedBefore: T0 + 100,
+        sessionsLastSeenBefore: T0 + 100,
+      });
+      const purged = await store.retention.removeBatch('sessions', cutoffs, 1000);
       expect(purged).toBe(2);
       expect(typeof purged).toBe('number');
       expect(await store.sessions.find(ended)).toBeUndefined();
       expect(await store.sessions.find(idle)).toBeUndefined();
       expect(await store.sessions.find(live)).toMatchObject({ lastSeenAt: T0 + 150, endedAt: null });
-      expect(await store.sessions.purge(T0 + 100)).toBe(0);
+      expect(await store.retention.removeBatch('sessions', cutoffs, 1000)).toBe(0);
+      // Started before the absolute limit: gone however recently it was seen.
+      expect(
+        await store.retention.removeBatch('sessions', { ...cutoffs, sessionsStartedBefore: T0 + 1 }, 1000),
+      ).toBe(1);
     });
 
     test('removes the sessions with the user', async ({ store, expect, addUser }) => {
@@ -988,6 +1022,89 @@ export function storeSuite(kind: StoreKind): void {
       const idHash = await addSession(store, user.id, T0);
       await store.users.remove(user.id);
       expect(await store.sessions.find(idHash)).toBeUndefined();
+    });
+  });
+
+  describe.concurrent('retention', () => {
+    test('removes audit entries and outbox messages older than their cutoff, in batches', async ({
+      store,
+      expect,
+    }) => {
+      for (let index = 0; index < 25; index += 1) {
+        await store.audit.append({ event: 'system.start', details: { index } }, T0 + index);
+        await store.outbox.add({
+          id: newId(),
+          createdAt: T0 + index,
+          channelType: 'email',
+          userId: null,
+          idempotencyKey: `key-${index}`,
+          sealed: 'sealed',
+        });
+      }
+      // Kept for ever while the cutoff is null.
+      expect(await store.retention.count('audit', cutoffsAt(T0 + 1_000_000))).toBe(0);
+      expect(await store.retention.removeBatch('outbox', cutoffsAt(T0 + 1_000_000), 10)).toBe(0);
+      const cutoffs = cutoffsAt(T0 + 100, { auditBefore: T0 + 20, outboxBefore: T0 + 15 });
+      expect(await store.retention.count('audit', cutoffs)).toBe(20);
+      expect(await store.retention.count('outbox', cutoffs)).toBe(15);
+      expect(await store.retention.removeBatch('audit', cutoffs, 8)).toBe(8);
+      expect(await store.retention.removeBatch('audit', cutoffs, 8)).toBe(8);
+      expect(await store.retention.removeBatch('audit', cutoffs, 8)).toBe(4);
+      expect(await store.retention.removeBatch('outbox', cutoffs, 100)).toBe(15);
+      const kept = await store.audit.list({ limit: 100 });
+      expect(kept.map((entry) => entry.at).sort()).toEqual(
+        Array.from({ length: 5 }, (_, index) => T0 + 20 + index),
+      );
+      expect(await store.outbox.list(100)).toHaveLength(10);
+    });
+
+    test('removes forgotten sign-in failures and ended counters, never a lock that holds', async ({
+      store,
+      expect,
+    }) => {
+      await store.signinFailures.reserve(
+        [{ subject: 'old', max: 5, windowMs: 60_000, lockMsAt: () => 60_000 }],
+        T0,
+      );
+      await store.signinFailures.reserve(
+        [{ subject: 'recent', max: 5, windowMs: 60_000, lockMsAt: () => 60_000 }],
+        T0 + 50,
+      );
+      await store.rateCounters.take([{ subject: 'send:user:a', max: 3, windowMs: 10 }], T0);
+      await store.rateCounters.take([{ subject: 'send:user:b', max: 3, windowMs: 1000 }], T0);
+      const cutoffs = cutoffsAt(T0 + 100, { signinFailuresBefore: T0 + 10 });
+      expect(await store.retention.removeBatch('signinFailures', cutoffs, 100)).toBe(1);
+      expect(await store.signinFailures.find('old')).toBeUndefined();
+      expect(await store.signinFailures.find('recent')).toBeDefined();
+      expect(await store.retention.removeBatch('rateCounters', cutoffs, 100)).toBe(1);
+    });
+
+    test('gives the purge lease to exactly one of many holders at once, across two instances', async ({
+      store,
+      expect,
+      openSecondInstance,
+    }) => {
+      const second = await openSecondInstance();
+      try {
+        const takes = await Promise.all(
+          Array.from({ length: 12 }, (_, index) =>
+            (index % 2 === 0 ? store : second).leases.take('purge', `holder-${index}`, T0, T0 + 1000),
+          ),
+        );
+        expect(takes.filter(Boolean)).toHaveLength(1);
+        const holder = `holder-${takes.indexOf(true)}`;
+        expect(await second.leases.find('purge')).toEqual({ holder, until: T0 + 1000 });
+        // Its holder extends it; nobody else gets it until it runs out or is given back.
+        expect(await store.leases.take('purge', holder, T0 + 500, T0 + 2000)).toBe(true);
+        expect(await second.leases.take('purge', 'late', T0 + 1500, T0 + 3000)).toBe(false);
+        expect(await second.leases.take('purge', 'late', T0 + 2000, T0 + 3000)).toBe(true);
+        await store.leases.release('purge', holder);
+        expect(await store.leases.find('purge')).toEqual({ holder: 'late', until: T0 + 3000 });
+        await second.leases.release('purge', 'late');
+        expect(await store.leases.find('purge')).toBeUndefined();
+      } finally {
+        await second.close();
+      }
     });
   });
 

@@ -20,6 +20,9 @@ export interface Store {
   readonly outbox: OutboxRepository;
   readonly serviceKeys: ServiceKeyRepository;
   readonly meta: MetaRepository;
+  /** What the retention purge removes, and the lease that lets one instance purge at a time. */
+  readonly retention: RetentionRepository;
+  readonly leases: LeaseRepository;
   readonly signinFailures: SigninFailureRepository;
   readonly rateCounters: RateCounterRepository;
   readonly verifyFailures: VerifyFailureRepository;
@@ -191,8 +194,6 @@ export interface CodeRepository {
   giveBackUse(codeId: string): Promise<boolean>;
   /** Takes the code out of use; true when this call did (false: already taken out). */
   invalidate(codeId: string, now: number): Promise<boolean>;
-  /** Removes used, invalidated and expired codes; answers how many. */
-  purge(now: number): Promise<number>;
 }
 
 export interface Session {
@@ -213,8 +214,6 @@ export interface SessionRepository {
   listOpenOfUser(userId: string): Promise<Session[]>;
   /** Ends every open session of the user; answers how many. */
   endAllOfUser(userId: string, at: number): Promise<number>;
-  /** Removes sessions that ended or were last seen before `before`. */
-  purge(before: number): Promise<number>;
 }
 
 export interface BrandingRepository {
@@ -353,8 +352,6 @@ export interface SigninFailureRepository {
   /** Takes back one counted attempt (its password was right, or never checked) and the lock it caused. */
   release(subject: string, max: number): Promise<void>;
   clear(subject: string): Promise<void>;
-  /** Removes subjects whose attempts are older than the window and that are not locked; answers how many. */
-  purge(now: number, windowMs: number): Promise<number>;
 }
 
 /** One counter of a limit: at most `max` takes within a window that starts with the first take. */
@@ -372,8 +369,6 @@ export interface RateCounterRepository {
    * a refused request never uses up another limit. Atomic across instances.
    */
   take(limits: readonly RateLimit[], at: number): Promise<RateTake>;
-  /** Removes counters whose window has ended; answers how many. */
-  purge(now: number): Promise<number>;
 }
 
 export interface VerifyFailures {
@@ -470,4 +465,49 @@ export interface ConsoleRepository {
   markPasskey(idHash: string, at: number): Promise<void>;
   endSession(idHash: string, at: number): Promise<void>;
   endSessionsOf(accountId: string, at: number): Promise<number>;
+}
+
+/** The kinds of rows the retention purge removes (domain/retention.ts says when each may go). */
+export const PURGE_KINDS = [
+  'codes',
+  'sessions',
+  'consoleSessions',
+  'signinFailures',
+  'rateCounters',
+  'audit',
+  'outbox',
+] as const;
+export type PurgeKind = (typeof PURGE_KINDS)[number];
+
+/** Times before which rows may go; null: that kind is kept for ever. */
+export interface PurgeCutoffs {
+  now: number;
+  /** Sessions that ended, were last seen, or started before these. */
+  sessionsEndedBefore: number;
+  sessionsLastSeenBefore: number;
+  sessionsStartedBefore: number;
+  consoleSessionsEndedBefore: number;
+  consoleSessionsLastSeenBefore: number;
+  /** Sign-in failure subjects not locked whose last failure came before this. */
+  signinFailuresBefore: number;
+  auditBefore: number | null;
+  outboxBefore: number | null;
+}
+
+export interface RetentionRepository {
+  /** How many rows of the kind may go now. */
+  count(kind: PurgeKind, cutoffs: PurgeCutoffs): Promise<number>;
+  /** Removes at most `limit` rows of the kind that may go, in one short statement; answers how many. */
+  removeBatch(kind: PurgeKind, cutoffs: PurgeCutoffs, limit: number): Promise<number>;
+}
+
+export interface LeaseRepository {
+  /**
+   * Takes or extends the lease until `until`: true when it was free, ran out before `now`, or is
+   * the holder's own. Atomic across instances.
+   */
+  take(name: string, holder: string, now: number, until: number): Promise<boolean>;
+  /** Who holds the lease and until when, if anyone does. */
+  find(name: string): Promise<{ holder: string; until: number } | undefined>;
+  release(name: string, holder: string): Promise<void>;
 }

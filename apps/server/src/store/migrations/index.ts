@@ -7,6 +7,7 @@ import * as userTimeZone from './0005-user-time-zone.js';
 import * as userSource from './0006-user-source.js';
 import * as consoleAccounts from './0007-console.js';
 import * as activeCodesIndex from './0008-active-codes-index.js';
+import * as retention from './0009-retention.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-user-source': userSource,
   '0007-console': consoleAccounts,
   '0008-active-codes-index': activeCodesIndex,
+  '0009-retention': retention,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -150,18 +150,5 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
-    async purge(now) {
-      const result = await db
-        .deleteFrom('codes')
-        .where((eb) =>
-          eb.or([
-            eb('expires_at', '<=', now),
-            eb('uses_left', '<=', 0),
-            eb('invalidated_at', 'is not', null),
-          ]),
-        )
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
   };
 }

@@ -61,11 +61,23 @@ describe.each(STORE_KINDS)('rate counters on %s', (kind) => {
     expect(await counters.take([budget], T0)).toMatchObject({ allowed: false });
   });
 
-  test('purges counters whose window has ended', async ({ counters }) => {
+  test('are purged once their window has ended, not before', async ({ counters, testStore }) => {
     const old = { subject: subject('old'), max: 1, windowMs: MINUTE };
     await counters.take([old], T0);
-    expect(await counters.purge(T0 + MINUTE - 1)).toBe(0);
-    expect(await counters.purge(T0 + MINUTE)).toBeGreaterThanOrEqual(1);
+    const { retention } = testStore.store;
+    const at = (now: number) => ({
+      now,
+      sessionsEndedBefore: 0,
+      sessionsLastSeenBefore: 0,
+      sessionsStartedBefore: 0,
+      consoleSessionsEndedBefore: 0,
+      consoleSessionsLastSeenBefore: 0,
+      signinFailuresBefore: 0,
+      auditBefore: null,
+      outboxBefore: null,
+    });
+    expect(await retention.removeBatch('rateCounters', at(T0 + MINUTE - 1), 100)).toBe(0);
+    expect(await retention.removeBatch('rateCounters', at(T0 + MINUTE), 100)).toBeGreaterThanOrEqual(1);
     expect(await counters.take([old], T0 + MINUTE)).toEqual({ allowed: true });
   });
 });

@@ -4,13 +4,6 @@ import { allOrNone, SubjectRefused, type Db } from './db.js';
 export function rateCounterRepository(db: Db): RateCounterRepository {
   return {
     take: (limits, at) => allOrNone(db, limits, (trx, limit) => takeOne(trx, limit, at)),
-    async purge(now) {
-      const result = await db
-        .deleteFrom('rate_counters')
-        .where('window_ends_at', '<=', now)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
   };
 }
 

@@ -98,12 +98,5 @@ export function sessionRepository(db: Db): SessionRepository {
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
-    async purge(before) {
-      const result = await db
-        .deleteFrom('sessions')
-        .where((eb) => eb.or([eb('ended_at', '<', before), eb('last_seen_at', '<', before)]))
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
   };
 }

@@ -88,14 +88,6 @@ export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailure
         .where('subject', '=', subject)
         .execute();
     },
-    async purge(now, windowMs) {
-      const result = await db
-        .deleteFrom('signin_failures')
-        .where('last_failure_at', '<', now - windowMs)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
     async clear(subject) {
       await db.deleteFrom('signin_failures').where('subject', '=', subject).execute();
     },

@@ -1,0 +1,102 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { LeaseRepository, PurgeCutoffs, PurgeKind, RetentionRepository } from '../store.js';
+import type { Db } from './db.js';
+
+interface PurgeTarget {
+  table: string;
+  key: string;
+  /** The rows that may go; null: none (kept for ever). */
+  where: (cutoffs: PurgeCutoffs) => RawBuilder<unknown> | null;
+}
+
+const TARGETS: Record<PurgeKind, PurgeTarget> = {
+  codes: {
+    table: 'codes',
+    key: 'id',
+    where: (c) => sql`expires_at <= ${c.now} or uses_left <= 0 or invalidated_at is not null`,
+  },
+  sessions: {
+    table: 'sessions',
+    key: 'id_hash',
+    where: (c) =>
+      sql`ended_at < ${c.sessionsEndedBefore} or last_seen_at < ${c.sessionsLastSeenBefore} or created_at < ${c.sessionsStartedBefore}`,
+  },
+  consoleSessions: {
+    table: 'console_sessions',
+    key: 'id_hash',
+    where: (c) =>
+      sql`ended_at < ${c.consoleSessionsEndedBefore} or last_seen_at < ${c.consoleSessionsLastSeenBefore}`,
+  },
+  signinFailures: {
+    table: 'signin_failures',
+    key: 'subject',
+    where: (c) =>
+      sql`last_failure_at < ${c.signinFailuresBefore} and (locked_until is null or locked_until <= ${c.now})`,
+  },
+  rateCounters: {
+    table: 'rate_counters',
+    key: 'subject',
+    where: (c) => sql`window_ends_at <= ${c.now}`,
+  },
+  audit: {
+    table: 'audit_log',
+    key: 'id',
+    where: (c) => (c.auditBefore === null ? null : sql`at < ${c.auditBefore}`),
+  },
+  outbox: {
+    table: 'outbox',
+    key: 'id',
+    where: (c) => (c.outboxBefore === null ? null : sql`created_at < ${c.outboxBefore}`),
+  },
+};
+
+export function retentionRepository(db: Db): RetentionRepository {
+  return {
+    async count(kind, cutoffs) {
+      const { table, where } = TARGETS[kind];
+      const condition = where(cutoffs);
+      if (condition === null) return 0;
+      const { rows } = await sql<{
+        n: number | string;
+      }>`select count(*) as n from ${sql.table(table)} where ${condition}`.execute(db);
+      return Number(rows[0]?.n ?? 0);
+    },
+    async removeBatch(kind, cutoffs, limit) {
+      const { table, key, where } = TARGETS[kind];
+      const condition = where(cutoffs);
+      if (condition === null) return 0;
+      // One statement of at most `limit` rows: row locks are held for milliseconds, never for the
+      // whole purge, and the rows found are removed only if they still may go.
+      const result =
+        await sql`delete from ${sql.table(table)} where ${sql.ref(key)} in (select ${sql.ref(key)} from ${sql.table(table)} where ${condition} limit ${limit}) and (${condition})`.execute(
+          db,
+        );
+      return Number(result.numAffectedRows ?? 0n);
+    },
+  };
+}
+
+export function leaseRepository(db: Db): LeaseRepository {
+  return {
+    async take(name, holder, now, until) {
+      const result = await db
+        .insertInto('leases')
+        .values({ name, holder, held_until: until })
+        .onConflict((oc) =>
+          oc
+            .column('name')
+            .doUpdateSet({ holder, held_until: until })
+            .where((eb) => eb.or([eb('leases.held_until', '<=', now), eb('leases.holder', '=', holder)])),
+        )
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    },
+    async find(name) {
+      const row = await db.selectFrom('leases').selectAll().where('name', '=', name).executeTakeFirst();
+      return row === undefined ? undefined : { holder: row.holder, until: Number(row.held_until) };
+    },
+    async release(name, holder) {
+      await db.deleteFrom('leases').where('name', '=', name).where('holder', '=', holder).execute();
+    },
+  };
+}
