@@ -1,6 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import { API_BASE_PATH, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installLifecycle } from './http/lifecycle.js';
 import { OneLinePerRequest } from './http/request-log.js';
@@ -27,6 +28,16 @@ import { staticRoutes } from './routes/static-routes.js';
 export interface AppOptions {
   services: Services;
   logger?: FastifyServerOptions['loggerInstance'] | boolean;
+  /** The certificate and key of native HTTPS (DEA_TLS_CERT_FILE); none: plain HTTP. */
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+/** A request id a client or proxy sends (X-Request-Id) is kept when it looks like one; else a new one. */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
+
+function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
 }
 
 function trustedHops(hops: number): (address: string, hop: number) => boolean {
@@ -37,10 +48,14 @@ function trustedHops(hops: number): (address: string, hop: number) => boolean {
 /** How long a stopping instance waits for webhook messages under way. */
 const WEBHOOKS_SETTLE_MS = 5000;
 
-export async function buildApp({ services, logger = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ services, logger = false, tls }: AppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     ...(typeof logger === 'boolean' ? { logger } : { loggerInstance: logger }),
+    // Native HTTPS (DEA_TLS_CERT_FILE); the certificate is replaced on SIGHUP (server.ts).
+    ...(tls === undefined ? {} : { https: tls }),
+    // Unique across instances, in every log line (reqId), the X-Request-Id header and error answers.
+    genReqId: requestIdOf,
     bodyLimit: config.bodyLimitBytes,
     // A client that stops sending (a stalled body, 1000 of them from one host) does not hold a
     // connection forever: idle sockets close, and a request must arrive in full in time.
@@ -102,7 +117,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
 
   // Before every route, so that the document sees each of them.
   await registerApiDocument(app);
-  await app.register(operationsRoutes, { metrics: services.metrics });
+  // On the management port instead when DEA_MANAGEMENT_PORT is set (buildManagementApp).
+  if (config.listeners.management === undefined) await app.register(operationsRoutes);
   await app.register(loginRoutes);
   await app.register(
     async (api) => {
@@ -134,5 +150,18 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   if (wantsDemoData(config, services.store)) await app.register(outboxPage);
   await app.register(pageHtmlRoute, { webDir: config.webDir });
   await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
+  return app;
+}
+
+/**
+ * /healthz, /readyz and /metrics on DEA_MANAGEMENT_PORT, for the monitoring network: plain HTTP,
+ * not logged per request (probes would drown the log), ready as long as `main` serves.
+ */
+export async function buildManagementApp(main: FastifyInstance): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: main.log, disableRequestLogging: true, genReqId: requestIdOf });
+  app.decorate('services', main.services);
+  app.decorate('lifecycle', main.lifecycle);
+  installErrorHandling(app);
+  await app.register(operationsRoutes);
   return app;
 }

@@ -82,6 +82,7 @@ export async function startServices(
     metrics,
     auditListeners,
   );
+  metrics.watchStore(() => store.ping());
   try {
     const webhooks =
       config.webhooks === undefined ? undefined : new WebhookSender(config.webhooks, store, metrics, log);

@@ -21,6 +21,7 @@ import {
 import { type DeliveryConfig, deliveryConfigOf } from './delivery/delivery-config.js';
 import { deliverySettings } from './delivery/delivery-settings.js';
 import { type RetentionConfig, retentionConfigOf, retentionSettings } from './domain/retention-settings.js';
+import { type ListenerConfig, listenerConfigOf, listenerSettings } from './http/listener-settings.js';
 import {
   type DirectoryConfig,
   directoryConfigOf,
@@ -39,6 +40,7 @@ export const SETTINGS = {
     doc: 'TCP port of the one server (API, page, login).',
   },
   HOST: { schema: Type.String({ minLength: 1, default: '0.0.0.0' }), doc: 'Address to listen on.' },
+  ...listenerSettings,
   DEA_CONFIG_FILE: {
     schema: Type.String({ default: '' }),
     doc: 'Optional JSON file of settings, keyed by these names ({"PORT": 9000}); environment variables win over it. The CLI also takes --config <file>.',
@@ -225,6 +227,8 @@ export interface Config {
   directory: DirectoryConfig | undefined;
   /** What the purge removes and when (domain/retention.ts). */
   retention: RetentionConfig;
+  /** Native TLS and the management port. */
+  listeners: ListenerConfig;
 }
 
 export class ConfigError extends Error {
@@ -423,6 +427,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const validateCheck = validateCheckConfigOf(settingText, problems);
   const webhooks = webhookConfigOf(settingText, problems);
   const directory = directoryConfigOf(s, problems);
+  const listeners = listenerConfigOf(s, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -468,6 +473,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     webhooks,
     directory,
     retention: retentionConfigOf(s),
+    listeners,
     settingValues: { ...(converted as Record<string, unknown>) },
   };
 }

@@ -1,10 +1,13 @@
 import { PAGE_BASE_PATH } from '@dea/contract';
-import { buildApp } from './app.js';
+import type { Server as HttpsServer } from 'node:https';
+import { buildApp, buildManagementApp } from './app.js';
+import { readTlsFiles, TlsFilesError } from './http/listener-settings.js';
 import { purgeAsScheduled, startServices } from './bootstrap.js';
 import { runScheduledSync } from './directory/scheduled-sync.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomToken } from './crypto/ids.js';
@@ -56,6 +59,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  const tlsFiles = config.listeners.tls;
+  let tls;
+  try {
+    tls = tlsFiles === undefined ? undefined : readTlsFiles(tlsFiles);
+  } catch (error) {
+    if (error instanceof TlsFilesError) failedToStart(error.message);
+    throw error;
+  }
   // One embedded store, one server: a second one on the same folder is refused before it opens it.
   const serverLock = config.databaseUrl === undefined ? claimEmbeddedStore(config.dataDir) : undefined;
   const { services, seededDemo, generatedSecret } = await startServices(config, Date.now, logger);
@@ -78,7 +89,22 @@ async function main(): Promise<void> {
       'codes of these channel types go to the outbox, not to users: configure a provider or switch the type off',
     );
   }
-  const app = await buildApp({ services, logger });
+  const app = await buildApp({ services, logger, tls });
+  const management = config.listeners.management === undefined ? undefined : await buildManagementApp(app);
+  // SIGHUP reloads what can change without a restart: the TLS certificate and key. New connections
+  // get the new pair; connections under way keep theirs.
+  process.on('SIGHUP', () => {
+    if (tlsFiles === undefined) {
+      logger.info('SIGHUP: nothing to reload (the certificate is reloaded when DEA_TLS_CERT_FILE is set)');
+      return;
+    }
+    try {
+      (app.server as unknown as HttpsServer).setSecureContext(readTlsFiles(tlsFiles));
+      logger.info({ certFile: tlsFiles.certFile }, 'SIGHUP: TLS certificate and key reloaded');
+    } catch (error) {
+      logger.error(`SIGHUP: ${(error as Error).message}; the previous certificate stays in use`);
+    }
+  });
   const purgeHolder = `${hostname()}:${process.pid}:${randomToken(6)}`;
   const purge =
     config.retention.intervalMs > 0
@@ -136,6 +162,7 @@ async function main(): Promise<void> {
     })
       .then(() => logger.info('closing the listener; requests under way finish'))
       .then(() => Promise.all([app.close(), radius?.close()]))
+      .then(() => management?.close())
       .then(() => checkpoints?.close())
       .then(() => services.store.close())
       .then(() => serverLock?.release())
@@ -149,15 +176,19 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
   await app.listen({ port: config.port, host: config.host });
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  const url = `http://${shownHost}:${port}${PAGE_BASE_PATH}`;
+  const url = `${tls === undefined ? 'http' : 'https'}://${listeningAt(app.server.address(), config.host, config.port)}${PAGE_BASE_PATH}`;
   const lines = [
     '',
     `Emergency Access is running: ${url}`,
     `  store: ${services.store.kind === 'sqlite' ? `embedded (${config.dataDir})` : 'PostgreSQL'}`,
   ];
+  let managementUrl: string | undefined;
+  if (management !== undefined && config.listeners.management !== undefined) {
+    const { port, host } = config.listeners.management;
+    await management.listen({ port, host });
+    managementUrl = `http://${listeningAt(management.server.address(), host, port)}`;
+    lines.push(`  health and metrics: ${managementUrl}/healthz, /readyz, /metrics`);
+  }
   if (radius !== undefined) lines.push(`  RADIUS: udp ${config.radius.host}:${radius.port}`);
   const demoAccounts = await demoAccountsIn(services.store);
   if (demoAccounts.length > 0) {
@@ -183,7 +214,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n\n`);
   } else {
     logger.info(
-      { url, store: services.store.kind, radiusPort: radius?.port, demoAccounts },
+      { url, managementUrl, store: services.store.kind, radiusPort: radius?.port, demoAccounts },
       `Emergency Access is running: ${url}${radius === undefined ? '' : `, RADIUS: udp ${config.radius.host}:${radius.port}`}`,
     );
     if (demoAccounts.length > 0) {
@@ -193,6 +224,14 @@ async function main(): Promise<void> {
       );
     }
   }
+}
+
+/** host:port of a listening server, as a browser on this machine reaches it. */
+function listeningAt(address: string | AddressInfo | null, host: string, fallbackPort: number): string {
+  const shownHost =
+    host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const port = typeof address === 'object' && address !== null ? address.port : fallbackPort;
+  return `${shownHost}:${port}`;
 }
 
 /** A failure before the server runs: plain text at a terminal, one JSON line for a log collector. */

@@ -59,6 +59,12 @@ export const ErrorEnvelope = Type.Object(
         strict,
       ),
     ]),
+    requestId: Type.Optional(
+      Type.String({
+        description:
+          'With HTTP 500 and 503: the id of this request in the server log (every answer has it in the X-Request-Id header); quote it when reporting a failure',
+      }),
+    ),
   },
   strict,
 );

@@ -260,4 +260,32 @@ describe.each(STORE_KINDS)('malformed requests on %s', (kind) => {
       result: null,
     });
   });
+
+  it('names the request in every answer and every error, keeping an id a proxy sent', async () => {
+    const ok = await t.call(`${API}/userinfo`, {}, session);
+    const id = ok.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await t.call(`${API}/userinfo`, {}, session)).headers['x-request-id']).not.toBe(id);
+    const refused = await post(badRequests()[0] as BadRequest, { 'x-request-id': 'lb-7f3a9c21e4' });
+    expect(refused.headers['x-request-id']).toBe('lb-7f3a9c21e4');
+    // A refusal of the request names it in the header; its envelope is the spec's.
+    expect(Object.keys(refused.json())).toEqual(['error', 'message', 'result']);
+    // An id that does not look like one (too short, or with characters a log line should not get)
+    // is replaced.
+    for (const given of ['abc', 'x'.repeat(129), 'id with spaces\n{"forged":1}']) {
+      const answer = await post(badRequests()[0] as BadRequest, { 'x-request-id': given });
+      expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    // A failure of the server also names it in the envelope, for the user's report.
+    t.app.lifecycle.state = 'closing';
+    try {
+      const unavailable = await t.call(`${API}/userinfo`, {}, session);
+      expect(unavailable.statusCode).toBe(503);
+      const body = unavailable.json<{ requestId: string }>();
+      expect(Value.Check(ErrorEnvelope, body)).toBe(true);
+      expect(body.requestId).toBe(unavailable.headers['x-request-id']);
+    } finally {
+      t.app.lifecycle.state = 'serving';
+    }
+  });
 });

@@ -75,7 +75,14 @@ async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error:
   await reply
     .code(error.httpStatus)
     .header('cache-control', 'no-store')
-    .send({ error: error.errorNumber, message, result: error.result });
+    // A failure of the server (500, 503) names the request, so that a user's report finds its log
+    // line; every answer also carries it in X-Request-Id.
+    .send({
+      error: error.errorNumber,
+      message,
+      result: error.result,
+      ...(error.httpStatus >= 500 && { requestId: request.id }),
+    });
 }
 
 /** A URL Fastify cannot even route (bad percent-encoding): 400 in the envelope, logged as the client's. */

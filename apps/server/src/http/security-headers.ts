@@ -54,7 +54,8 @@ export function securityHeaders(imageOrigins: readonly string[]) {
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'same-origin')
       .header('x-frame-options', 'DENY')
-      .header('cross-origin-opener-policy', 'same-origin');
+      .header('cross-origin-opener-policy', 'same-origin')
+      .header('x-request-id', request.id);
     // Only an answer that went over TLS may set it (RFC 6797 section 7.2).
     if (request.protocol === 'https')
       void reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);

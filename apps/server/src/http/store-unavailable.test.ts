@@ -80,6 +80,7 @@ describe('while the database is unreachable', () => {
       message:
         'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es in einigen Minuten erneut.',
       result: { retryAfterSeconds: 5 },
+      requestId: refused.headers['x-request-id'],
     });
     // The login page can still show itself in the visitor's language.
     const languages = await app.inject({ method: 'GET', url: `${API}/resourceFile/getLanguageList` });

@@ -1,4 +1,6 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const STORE_PING_TIMEOUT_MS = 2000;
 import type { AuditEventName } from '../domain/audit-events.js';
 import type { NewAuditEntry } from '../store/store.js';
 
@@ -16,8 +18,8 @@ export class Metrics {
   });
   private readonly codesSent = new Counter({
     name: 'dea_codes_sent_total',
-    help: 'Emergency codes handed to a delivery provider, by channel type and outcome.',
-    labelNames: ['channel', 'outcome'],
+    help: 'Emergency codes handed to a delivery provider, by channel type, provider (smtp, http, twitter, outbox) and outcome (delivered, failed).',
+    labelNames: ['channel', 'provider', 'outcome'],
     registers: [this.registry],
   });
   private readonly codesRefused = new Counter({
@@ -73,6 +75,39 @@ export class Metrics {
     }
   }
 
+  /**
+   * Whether the store answers, and how fast, measured by a ping when Prometheus scrapes (at most
+   * STORE_PING_TIMEOUT_MS): what an operator pages on when every call starts answering 503.
+   */
+  watchStore(ping: () => Promise<void>): void {
+    const latency = new Gauge({
+      name: 'dea_store_ping_duration_seconds',
+      help: 'How long the store took to answer a ping at the last scrape (the timeout when it did not answer).',
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: 'dea_store_up',
+      help: 'Whether the store answered a ping within 2 s at the last scrape (1) or not (0).',
+      registers: [this.registry],
+      async collect() {
+        const started = performance.now();
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), STORE_PING_TIMEOUT_MS);
+        });
+        try {
+          await Promise.race([ping(), timeout]);
+          this.set(1);
+        } catch {
+          this.set(0);
+        } finally {
+          clearTimeout(timer);
+          latency.set((performance.now() - started) / 1000);
+        }
+      },
+    });
+  }
+
   codeIssued(channel: string | null): void {
     this.codesIssued.inc({ channel: channel ?? 'screen' });
   }
@@ -82,10 +117,11 @@ export class Metrics {
     const details = entry.details ?? {};
     const channel = typeof details.channel === 'string' ? details.channel : 'unknown';
     const reason = typeof details.reason === 'string' ? details.reason : 'unknown';
+    const provider = typeof details.provider === 'string' ? details.provider : 'unknown';
     const none = (): void => undefined;
     const count: Record<AuditEventName, () => void> = {
-      'code.sent': () => this.codesSent.inc({ channel, outcome: 'delivered' }),
-      'code.delivery_failed': () => this.codesSent.inc({ channel, outcome: 'failed' }),
+      'code.sent': () => this.codesSent.inc({ channel, provider, outcome: 'delivered' }),
+      'code.delivery_failed': () => this.codesSent.inc({ channel, provider, outcome: 'failed' }),
       'code.refused': () => this.codesRefused.inc({ reason }),
       'code.send_refused': () => this.codesRefused.inc({ reason }),
       'code.used': () => this.verifications.inc({ outcome: 'used', channel }),

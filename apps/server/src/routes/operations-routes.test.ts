@@ -58,6 +58,7 @@ describe('operations', () => {
         message:
           'Der Dienst ist vorübergehend nicht verfügbar. Bitte versuchen Sie es in einigen Minuten erneut.',
         result: { retryAfterSeconds: 1 },
+        requestId: closing.headers['x-request-id'],
       });
       expect(await t.services.store.audit.list({ limit: 10 })).toEqual([]);
       t.app.lifecycle.state = 'serving';

@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { Metrics } from '../observability/metrics.js';
 import { APP_VERSION } from '@dea/contract';
 
 const READINESS_TIMEOUT_MS = 2_000;
@@ -10,7 +9,8 @@ const READINESS_TIMEOUT_MS = 2_000;
  * What operators and their tooling call: liveness, readiness (the store answers), Prometheus
  * metrics, and the OpenAPI document with a browsable reference at /dea/api/docs.
  */
-export const operationsRoutes: FastifyPluginAsync<{ metrics: Metrics }> = async (app, { metrics }) => {
+export const operationsRoutes: FastifyPluginAsync = async (app) => {
+  const { metrics } = app.services;
   const hidden = { schema: { hide: true } };
   app.get('/healthz', hidden, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');

@@ -34,7 +34,7 @@ export function startServerProcess(env: Record<string, string>, args: string[] =
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const match = /running: (http:\/\/[^\s"]+)/.exec(output);
+      const match = /running: (https?:\/\/[^\s",]+)/.exec(output);
       if (match?.[1]) {
         const url = match[1].replace('localhost', '127.0.0.1');
         resolve({ child, url, base: url.replace(/\/dea\/$/, ''), output: () => output });

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
+import Type from 'typebox';
+import type { SettingValues } from '../setting-values.js';
+
+/** Where the server listens besides PORT: native TLS and a port of its own for operations. */
+export const listenerSettings = {
+  DEA_TLS_CERT_FILE: {
+    schema: Type.String({ default: '' }),
+    doc: 'PEM file of the server certificate (with its chain) for native HTTPS on PORT; with DEA_TLS_KEY_FILE. Empty: plain HTTP (behind a TLS-terminating proxy). Both files are read again on SIGHUP, without dropping connections.',
+  },
+  DEA_TLS_KEY_FILE: {
+    schema: Type.String({ default: '' }),
+    doc: 'PEM file of the private key of DEA_TLS_CERT_FILE (readable by the service user only).',
+  },
+  DEA_MANAGEMENT_PORT: {
+    schema: Type.String({ pattern: '^$|^[0-9]{1,5}$', default: '' }),
+    doc: 'TCP port of /healthz, /readyz and /metrics, which then leave the public port; plain HTTP, for the monitoring network only. Empty: they are served on PORT.',
+  },
+  DEA_MANAGEMENT_HOST: {
+    schema: Type.String({ default: '' }),
+    doc: 'Address the management port listens on (127.0.0.1 for a local Prometheus and health checks); empty: the same as HOST.',
+  },
+} as const;
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+export interface ListenerConfig {
+  /** Native HTTPS on PORT; undefined: plain HTTP. */
+  tls: TlsFiles | undefined;
+  /** The operations routes on a port of their own; undefined: on PORT. */
+  management: { port: number; host: string } | undefined;
+}
+
+export function listenerConfigOf(
+  values: SettingValues<typeof listenerSettings> & { HOST: string },
+  problems: string[],
+): ListenerConfig {
+  const certFile = values.DEA_TLS_CERT_FILE.trim();
+  const keyFile = values.DEA_TLS_KEY_FILE.trim();
+  if ((certFile === '') !== (keyFile === '')) {
+    problems.push(
+      'DEA_TLS_CERT_FILE and DEA_TLS_KEY_FILE: set both (native HTTPS) or neither (plain HTTP behind a proxy)',
+    );
+  }
+  const portText = values.DEA_MANAGEMENT_PORT.trim();
+  const port = Number(portText);
+  if (portText !== '' && port > 65_535) {
+    problems.push(`DEA_MANAGEMENT_PORT="${portText}": must be a TCP port, 0 to 65535`);
+  }
+  return {
+    tls: certFile === '' || keyFile === '' ? undefined : { certFile, keyFile },
+    management:
+      portText === '' ? undefined : { port, host: values.DEA_MANAGEMENT_HOST.trim() || values.HOST },
+  };
+}
+
+export class TlsFilesError extends Error {}
+
+/**
+ * The certificate and key of the TLS settings, checked to form a usable pair; a failure names the
+ * setting and the cause (file missing, not PEM, key not of the certificate).
+ */
+export function readTlsFiles(files: TlsFiles): { cert: Buffer; key: Buffer } {
+  const read = (setting: string, path: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new TlsFilesError(
+        `${setting}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check the path and that the service user may read it`,
+      );
+    }
+  };
+  const cert = read('DEA_TLS_CERT_FILE', files.certFile);
+  const key = read('DEA_TLS_KEY_FILE', files.keyFile);
+  try {
+    createSecureContext({ cert, key });
+  } catch (error) {
+    throw new TlsFilesError(
+      `DEA_TLS_CERT_FILE (${files.certFile}) and DEA_TLS_KEY_FILE (${files.keyFile}) are not a usable certificate and key: ${(error as Error).message}`,
+    );
+  }
+  return { cert, key };
+}
