@@ -7,7 +7,7 @@ import type { TestStore } from './stores.js';
 /** Every row of every table of a store, read with raw SQL beside the store (a real dump). */
 export type StoreDump = Record<string, Record<string, unknown>[]>;
 
-export async function dumpStore(testStore: TestStore): Promise<StoreDump> {
+export async function dumpStore(testStore: Pick<TestStore, 'databaseUrl' | 'dataDir'>): Promise<StoreDump> {
   const dump: StoreDump = {};
   if (testStore.databaseUrl === undefined) {
     const database = new SqliteDatabase(join(testStore.dataDir, EMBEDDED_STORE_FILE), { readonly: true });

@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { runCli } from '../cli/run.js';
+import { deriveKeys } from '../crypto/secret-keys.js';
+import { keyedHash } from '../crypto/keyed-hash.js';
+import { newId } from '../crypto/ids.js';
+import { createTestDatabase } from '../testing/postgres-cluster.js';
+import { dumpStore } from '../testing/store-dump.js';
+import { STORE_KINDS, type StoreKind } from '../testing/stores.js';
+import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
+import { EMBEDDED_STORE_FILE, openStore } from './open-store.js';
+
+/** The last migration of the previous release (8.0): the schema its stores are at. */
+const PREVIOUS_RELEASE_SCHEMA = '0008-active-codes-index';
+const SECRET = Buffer.alloc(32, 3).toString('base64');
+const NOW = Date.now();
+
+const folders: string[] = [];
+afterAll(() => folders.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** An empty store of the kind, and a way to migrate it up to a named migration as an older release did. */
+async function emptyStore(kind: StoreKind): Promise<{
+  databaseUrl: string | undefined;
+  dataDir: string;
+  migrateTo(name: string): Promise<void>;
+  drop(): Promise<void>;
+}> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dea-upgrade-'));
+  folders.push(dataDir);
+  const database = kind === 'postgres' ? await createTestDatabase(inject('postgresUrl')) : undefined;
+  return {
+    databaseUrl: database?.url,
+    dataDir,
+    async migrateTo(name) {
+      const db = new Kysely<unknown>({
+        dialect:
+          database === undefined
+            ? new SqliteDialect({ database: new SqliteDatabase(join(dataDir, EMBEDDED_STORE_FILE)) })
+            : new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
+      });
+      const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(name);
+      await db.destroy();
+      if (error !== undefined) throw error;
+    },
+    drop: async () => database?.drop(),
+  };
+}
+
+describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', (kind) => {
+  it('dea migrate --dry-run names what it will apply and changes nothing; dea migrate keeps every user, channel, code and audit entry', async () => {
+    expect(MIGRATION_NAMES).toContain(PREVIOUS_RELEASE_SCHEMA);
+    const target = await emptyStore(kind);
+    try {
+      await target.migrateTo(PREVIOUS_RELEASE_SCHEMA);
+      // What the previous release wrote: users, their channels, codes (hashed with the secret's
+      // key, one partly used), sessions and audit entries.
+      const old = await openStore({ ...target, schema: 'as-is' });
+      const keys = deriveKeys(Buffer.from(SECRET, 'base64'));
+      const userIds: string[] = [];
+      const codeIds: string[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        const id = newId();
+        userIds.push(id);
+        await old.users.create({
+          id,
+          username: `user-${index}`,
+          passwordHash: 'scrypt$stored',
+          fullName: `User ${index}`,
+          locale: 'de',
+          createdAt: NOW,
+        });
+        await old.channels.set({
+          id: newId(),
+          userId: id,
+          key: 'email',
+          address: `user${index}@example.com`,
+          createdAt: NOW,
+        });
+        const codeId = newId();
+        codeIds.push(codeId);
+        await old.codes.issue(
+          {
+            id: codeId,
+            userId: id,
+            codeHash: keyedHash(keys.codeHash, 'code', `CODE${index}`),
+            createdAt: NOW,
+            expiresAt: NOW + 3_600_000,
+            uses: 2,
+            channelType: null,
+          },
+          10,
+          { event: 'code.issued', userId: id, details: { index } },
+        );
+        await old.sessions.create({ idHash: newId(), userId: id, createdAt: NOW, lastSeenAt: NOW });
+      }
+      expect(await old.codes.consume(codeIds[0] ?? '', NOW)).toBe(true);
+      await old.close();
+      const before = await dumpStore({ ...target });
+
+      const env = {
+        DATABASE_URL: target.databaseUrl,
+        DEA_DATA_DIR: target.dataDir,
+        DEA_SECRET: SECRET,
+      };
+      const out: string[] = [];
+      const run = (...argv: string[]) =>
+        runCli(argv, { env, out: (line) => out.push(line), err: (line) => out.push(line) });
+      // Every other command refuses the old schema, naming what is pending.
+      expect(await run('user', 'list')).toBe(1);
+      expect(out.pop()).toContain(
+        `pending: ${MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf(PREVIOUS_RELEASE_SCHEMA) + 1).join(', ')}`,
+      );
+      expect(await run('migrate', '--dry-run')).toBe(0);
+      expect(out.pop()).toBe(
+        `The schema is at ${PREVIOUS_RELEASE_SCHEMA}; dea migrate would apply: ${MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf(PREVIOUS_RELEASE_SCHEMA) + 1).join(', ')}.`,
+      );
+      expect(await dumpStore({ ...target })).toEqual(before);
+      expect(await run('migrate')).toBe(0);
+      expect(out.pop()).toMatch(new RegExp(`^Applied .*; the schema is at ${MIGRATION_NAMES.at(-1)}\\.$`));
+
+      // Every row of the old tables is still there, unchanged.
+      const after = await dumpStore({ ...target });
+      for (const [table, rows] of Object.entries(before)) {
+        if (table === 'kysely_migration') continue;
+        expect(after[table], table).toEqual(rows);
+      }
+      expect(after.users).toHaveLength(5);
+      expect(after.channels).toHaveLength(5);
+      expect(after.codes).toHaveLength(5);
+      expect((after.audit_log ?? []).filter((row) => row.event === 'code.issued')).toHaveLength(5);
+      // And the new version uses them: codes keep their uses, users sign in to their channels.
+      const upgraded = await openStore({ ...target, schema: 'require-current' });
+      try {
+        const [first, second] = userIds;
+        expect((await upgraded.codes.listActive(first ?? '', NOW)).map((code) => code.usesLeft)).toEqual([1]);
+        expect((await upgraded.codes.listActive(second ?? '', NOW)).map((code) => code.usesLeft)).toEqual([
+          2,
+        ]);
+        expect(await upgraded.codes.consume(codeIds[1] ?? '', NOW)).toBe(true);
+        expect(await upgraded.channels.listOfUser(second ?? '')).toMatchObject([
+          { key: 'email', address: 'user1@example.com' },
+        ]);
+        expect(await upgraded.users.findByUsername('user-4')).toMatchObject({
+          fullName: 'User 4',
+          locale: 'de',
+        });
+        expect(await upgraded.audit.list({ event: 'code.issued', limit: 10 })).toHaveLength(5);
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      await target.drop();
+    }
+  });
+});
