@@ -47,6 +47,8 @@ function trustedHops(hops: number): (address: string, hop: number) => boolean {
 /** Builds the whole HTTP application; it never listens (server.ts does, tests use inject). */
 /** How long a stopping instance waits for webhook messages under way. */
 const WEBHOOKS_SETTLE_MS = 5000;
+/** How long a stopping instance sends audit entries still waiting for syslog, HTTPS or the file. */
+const AUDIT_EXPORT_SETTLE_MS = 5000;
 
 export async function buildApp({ services, logger = false, tls }: AppOptions): Promise<FastifyInstance> {
   const { config } = services;
@@ -109,6 +111,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   app.addHook('onClose', async () => services.hashWorkers.close());
   // Notices still on their way finish before the store they write to is closed.
   app.addHook('onClose', async () => services.notices.settled());
+  // Audit entries still waiting for their destinations get a moment to go.
+  app.addHook('onClose', async () => services.auditExport?.close(AUDIT_EXPORT_SETTLE_MS));
   // Webhook messages under way get a moment to finish; waiting retries are given up.
   app.addHook('onClose', async () => {
     await services.webhooks?.settled(WEBHOOKS_SETTLE_MS);

@@ -28,6 +28,7 @@ import { seedDemoData } from './seed/demo-data.js';
 import { Metrics } from './observability/metrics.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
+import { AuditExport } from './audit-export/audit-export.js';
 import { ConsoleAuth } from './domain/console-auth.js';
 import { HelpDesk } from './domain/help-desk.js';
 import { sendCode } from './domain/send-code.js';
@@ -87,6 +88,9 @@ export async function startServices(
     const webhooks =
       config.webhooks === undefined ? undefined : new WebhookSender(config.webhooks, store, metrics, log);
     if (webhooks !== undefined) auditListeners.push((entry, at) => webhooks.notify(entry, at));
+    const auditExport =
+      config.auditExport === undefined ? undefined : new AuditExport(config.auditExport, metrics, log);
+    if (auditExport !== undefined) auditListeners.push((entry, at) => auditExport.notify(entry, at));
     await checkSecretFingerprint(store, keys.fingerprint, true);
     await ensureBuiltInContent(store);
     // Computed in the background: it must not delay the start.
@@ -144,6 +148,7 @@ export async function startServices(
       }),
       directoryUsers,
       webhooks,
+      auditExport,
       consoleAuth: new ConsoleAuth({
         store,
         throttle,

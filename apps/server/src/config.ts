@@ -23,6 +23,11 @@ import { deliverySettings } from './delivery/delivery-settings.js';
 import { type RetentionConfig, retentionConfigOf, retentionSettings } from './domain/retention-settings.js';
 import { type ListenerConfig, listenerConfigOf, listenerSettings } from './http/listener-settings.js';
 import {
+  type AuditExportConfig,
+  auditExportConfigOf,
+  auditExportSettings,
+} from './audit-export/audit-export-settings.js';
+import {
   type DirectoryConfig,
   directoryConfigOf,
   directorySettings,
@@ -167,6 +172,7 @@ export const SETTINGS = {
   ...webhookSettings,
   ...directorySettings,
   ...retentionSettings,
+  ...auditExportSettings,
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -229,6 +235,8 @@ export interface Config {
   retention: RetentionConfig;
   /** Native TLS and the management port. */
   listeners: ListenerConfig;
+  /** Where audit entries also go; undefined: only the store. */
+  auditExport: AuditExportConfig | undefined;
 }
 
 export class ConfigError extends Error {
@@ -428,6 +436,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const webhooks = webhookConfigOf(settingText, problems);
   const directory = directoryConfigOf(s, problems);
   const listeners = listenerConfigOf(s, problems);
+  const auditExport = auditExportConfigOf(s, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -474,6 +483,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     directory,
     retention: retentionConfigOf(s),
     listeners,
+    auditExport,
     settingValues: { ...(converted as Record<string, unknown>) },
   };
 }

@@ -94,8 +94,12 @@ async function main(): Promise<void> {
   // SIGHUP reloads what can change without a restart: the TLS certificate and key. New connections
   // get the new pair; connections under way keep theirs.
   process.on('SIGHUP', () => {
+    if (services.auditExport !== undefined && config.auditExport?.file !== undefined) {
+      services.auditExport.reopen();
+      logger.info({ file: config.auditExport.file }, 'SIGHUP: the audit file is opened again');
+    }
     if (tlsFiles === undefined) {
-      logger.info('SIGHUP: nothing to reload (the certificate is reloaded when DEA_TLS_CERT_FILE is set)');
+      logger.info('SIGHUP: no TLS certificate to reload (DEA_TLS_CERT_FILE is not set)');
       return;
     }
     try {

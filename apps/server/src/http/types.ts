@@ -17,6 +17,7 @@ import type { DirectoryUsers } from '../directory/directory-users.js';
 import type { ScimGroups } from '../scim/scim-groups.js';
 import type { ScimUsers } from '../scim/scim-users.js';
 import type { WebhookSender } from '../webhooks/webhook-sender.js';
+import type { AuditExport } from '../audit-export/audit-export.js';
 import type { ConsoleAuth } from '../domain/console-auth.js';
 import type { HelpDesk } from '../domain/help-desk.js';
 import type { AuditView } from '../domain/audit-view.js';
@@ -38,6 +39,8 @@ export interface Services {
   directoryUsers: DirectoryUsers | undefined;
   /** Sends the chosen audit events to their HTTPS webhooks; undefined without DEA_WEBHOOKS. */
   webhooks: WebhookSender | undefined;
+  /** Sends every audit entry to syslog, HTTPS or a file; undefined when none is set. */
+  auditExport: AuditExport | undefined;
   /** The console's sign-in: password, then passkey (WebAuthn). */
   consoleAuth: ConsoleAuth;
   /** What the help desk does for a user who calls. */

@@ -58,6 +58,19 @@ export class Metrics {
     labelNames: ['kind'],
     registers: [this.registry],
   });
+  /** Audit entries exported, by destination (syslog, https, file) and outcome (sent, dropped). */
+  readonly auditExportEntries = new Counter({
+    name: 'dea_audit_export_entries_total',
+    help: 'Audit entries exported, by destination (syslog, https, file) and outcome (sent; dropped: the buffer of DEA_AUDIT_EXPORT_BUFFER was full).',
+    labelNames: ['destination', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly auditExportFailures = new Counter({
+    name: 'dea_audit_export_failures_total',
+    help: 'Failed attempts to send audit entries to a destination (they wait and are retried).',
+    labelNames: ['destination'],
+    registers: [this.registry],
+  });
   readonly requestDuration = new Histogram({
     name: 'dea_http_request_duration_seconds',
     help: 'HTTP request latency, by method, route pattern and status code.',
@@ -103,6 +116,28 @@ export class Metrics {
         } finally {
           clearTimeout(timer);
           latency.set((performance.now() - started) / 1000);
+        }
+      },
+    });
+  }
+
+  /** The backlog of each audit export destination, read when Prometheus scrapes. */
+  watchAuditExport(backlogs: () => { destination: string; waiting: number; lagSeconds: number }[]): void {
+    const waiting = new Gauge({
+      name: 'dea_audit_export_waiting',
+      help: 'Audit entries waiting to be sent, by destination.',
+      labelNames: ['destination'],
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: 'dea_audit_export_lag_seconds',
+      help: 'How long the oldest audit entry waiting for a destination has waited (0: none waits).',
+      labelNames: ['destination'],
+      registers: [this.registry],
+      collect() {
+        for (const backlog of backlogs()) {
+          this.set({ destination: backlog.destination }, backlog.lagSeconds);
+          waiting.set({ destination: backlog.destination }, backlog.waiting);
         }
       },
     });

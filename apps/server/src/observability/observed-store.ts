@@ -1,8 +1,9 @@
+import { newId } from '../crypto/ids.js';
 import type { NewAuditEntry, Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
-/** Told of every audit entry once it is written (webhooks); must neither throw nor wait. */
-export type AuditListener = (entry: NewAuditEntry, at: number) => void;
+/** Told of every audit entry once it is written (webhooks, audit export); must neither throw nor wait. */
+export type AuditListener = (entry: NewAuditEntry & { id: string }, at: number) => void;
 
 /**
  * The store, with metrics counted as codes are issued and audit entries written, and the
@@ -13,15 +14,18 @@ export function observedStore(
   metrics: Metrics,
   listeners: readonly AuditListener[] = [],
 ): Store {
-  const tell = (entry: NewAuditEntry, at: number): void => {
+  const tell = (entry: NewAuditEntry & { id: string }, at: number): void => {
     for (const listener of listeners) listener(entry, at);
   };
+  // The entry's id is made here, so that what listeners pass on names the stored entry.
+  const withId = (entry: NewAuditEntry, at: number) => ({ ...entry, id: entry.id ?? newId(at) });
   const { codes, audit } = store;
   return {
     ...store,
     codes: {
       ...codes,
-      async issue(code, maxUnused, entry) {
+      async issue(code, maxUnused, audited) {
+        const entry = withId(audited, code.createdAt);
         const outcome = await codes.issue(code, maxUnused, entry);
         if (outcome.issued) {
           metrics.codeIssued(code.channelType);
@@ -32,7 +36,8 @@ export function observedStore(
     },
     audit: {
       ...audit,
-      async append(entry, at) {
+      async append(audited, at) {
+        const entry = withId(audited, at);
         await audit.append(entry, at);
         metrics.auditEvent(entry);
         tell(entry, at);

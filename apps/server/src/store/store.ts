@@ -238,6 +238,8 @@ export interface CatalogRepository {
 }
 
 export interface NewAuditEntry {
+  /** Given by the caller when others must know it (the audit export); else made when written. */
+  id?: string;
   event: AuditEventName;
   userId?: string | null;
   actor?: string | null;

@@ -20,7 +20,7 @@ export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: nu
   );
   return async (target, entry, at) => {
     await insert.run(target, {
-      id: newId(at),
+      id: entry.id ?? newId(at),
       at,
       event: entry.event,
       user_id: entry.userId ?? null,
