@@ -130,6 +130,34 @@ describe('loadConfig', () => {
     expect(problemsOf({ DEA_TRUST_PROXY: '0' })).toHaveLength(1);
   });
 
+  it('reads the audit export destinations and names what is wrong with each', () => {
+    expect(loadConfig({}).auditExport).toBeUndefined();
+    expect(
+      loadConfig({
+        DEA_AUDIT_SYSLOG: 'tls://siem.example.com:6514',
+        DEA_AUDIT_FILE: '/var/log/dea/audit.jsonl',
+      }).auditExport,
+    ).toMatchObject({
+      syslog: { transport: 'tls', host: 'siem.example.com', port: 6514, facility: 10 },
+      https: undefined,
+      file: '/var/log/dea/audit.jsonl',
+      buffer: 10_000,
+    });
+    expect(problemsOf({ DEA_AUDIT_SYSLOG: 'syslog.example.com' })).toEqual([
+      'DEA_AUDIT_SYSLOG="syslog.example.com": must be udp://host:port, tcp://host:port or tls://host:port',
+    ]);
+    expect(problemsOf({ DEA_AUDIT_SYSLOG: 'udp://h:70000' })).toHaveLength(1);
+    expect(problemsOf({ DEA_AUDIT_SYSLOG_FACILITY: 'mail' })[0]).toMatch(
+      /must be one of auth, daemon, authpriv/,
+    );
+    expect(problemsOf({ DEA_AUDIT_HTTPS_URL: 'https://siem.example.com/in' })).toEqual([
+      'DEA_AUDIT_HTTPS_SECRET: required with DEA_AUDIT_HTTPS_URL, as whsec_ and at least 24 random bytes in base64',
+    ]);
+    expect(
+      problemsOf({ DEA_AUDIT_HTTPS_URL: 'http://siem.example.com/in', DEA_AUDIT_HTTPS_SECRET: 'whsec_x' }),
+    ).toEqual(['DEA_AUDIT_HTTPS_URL="http://siem.example.com/in": must be an https:// URL']);
+  });
+
   it('reads DEA_CSP_IMAGE_ORIGINS as origins and refuses anything else', () => {
     expect(
       loadConfig({ DEA_CSP_IMAGE_ORIGINS: 'https://cdn.example.com, https://img.example.com:8443' })

@@ -1,5 +1,5 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
-import { connect as tcpConnect, type Socket } from 'node:net';
+import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observability/metrics.js';
@@ -73,7 +73,12 @@ export class SyslogDestination extends QueuedDestination {
     return new Promise((resolve, reject) => {
       const socket =
         transport === 'tls'
-          ? tlsConnect({ host, port, servername: host, ...(ca !== undefined && { ca }) })
+          ? tlsConnect({
+              host,
+              port,
+              ...(isIP(host) === 0 && { servername: host }),
+              ...(ca !== undefined && { ca }),
+            })
           : tcpConnect({ host, port });
       const timer = setTimeout(
         () => socket.destroy(new Error('no connection in time (DEA_AUDIT_EXPORT_TIMEOUT_SECONDS)')),

@@ -1,6 +1,12 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const STORE_PING_TIMEOUT_MS = 2000;
+
+export interface AuditExportBacklog {
+  destination: string;
+  waiting: number;
+  lagSeconds: number;
+}
 import type { AuditEventName } from '../domain/audit-events.js';
 import type { NewAuditEntry } from '../store/store.js';
 
@@ -79,7 +85,29 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private auditExportBacklogs: () => AuditExportBacklog[] = () => [];
+
   constructor() {
+    const backlogs = (): AuditExportBacklog[] => this.auditExportBacklogs();
+    // Each gauge reads the backlogs when it is collected: prom-client writes one before collecting the next.
+    new Gauge({
+      name: 'dea_audit_export_waiting',
+      help: 'Audit entries waiting to be sent, by destination.',
+      labelNames: ['destination'],
+      registers: [this.registry],
+      collect() {
+        for (const backlog of backlogs()) this.set({ destination: backlog.destination }, backlog.waiting);
+      },
+    });
+    new Gauge({
+      name: 'dea_audit_export_lag_seconds',
+      help: 'How long the oldest audit entry waiting for a destination has waited (0: none waits).',
+      labelNames: ['destination'],
+      registers: [this.registry],
+      collect() {
+        for (const backlog of backlogs()) this.set({ destination: backlog.destination }, backlog.lagSeconds);
+      },
+    });
     collectDefaultMetrics({ register: this.registry, prefix: 'dea_' });
     // prom-client names three gauges with a counter's "_total": promtool (and Prometheus's naming
     // rules) refuse them. dea_nodejs_active_resources{type} and _handles tell the same.
@@ -122,25 +150,8 @@ export class Metrics {
   }
 
   /** The backlog of each audit export destination, read when Prometheus scrapes. */
-  watchAuditExport(backlogs: () => { destination: string; waiting: number; lagSeconds: number }[]): void {
-    const waiting = new Gauge({
-      name: 'dea_audit_export_waiting',
-      help: 'Audit entries waiting to be sent, by destination.',
-      labelNames: ['destination'],
-      registers: [this.registry],
-    });
-    new Gauge({
-      name: 'dea_audit_export_lag_seconds',
-      help: 'How long the oldest audit entry waiting for a destination has waited (0: none waits).',
-      labelNames: ['destination'],
-      registers: [this.registry],
-      collect() {
-        for (const backlog of backlogs()) {
-          this.set({ destination: backlog.destination }, backlog.lagSeconds);
-          waiting.set({ destination: backlog.destination }, backlog.waiting);
-        }
-      },
-    });
+  watchAuditExport(backlogs: () => AuditExportBacklog[]): void {
+    this.auditExportBacklogs = backlogs;
   }
 
   codeIssued(channel: string | null): void {

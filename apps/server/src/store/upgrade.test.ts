@@ -45,7 +45,8 @@ async function emptyStore(kind: StoreKind): Promise<{
       });
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(name);
       await db.destroy();
-      if (error !== undefined) throw error instanceof Error ? error : new Error(`migration to ${name} failed`);
+      if (error !== undefined)
+        throw error instanceof Error ? error : new Error(`migration to ${name} failed`);
     },
     drop: async () => database?.drop(),
   };

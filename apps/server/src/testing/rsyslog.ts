@@ -1,0 +1,124 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type SyslogTransportName = 'udp' | 'tcp' | 'tls';
+
+export interface Rsyslog {
+  ports: Record<SyslogTransportName, number>;
+  /** PEM of the self-signed certificate of the TLS input (for DEA_AUDIT_SYSLOG_CA_FILE). */
+  caFile: string;
+  /** What arrived on an input, one line per message: pri|hostname|app-name|procid|msgid|structured-data|msg. */
+  received(transport: SyslogTransportName): string[];
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1 (free when asked; rsyslog binds it right after). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+/**
+ * Debian's rsyslogd in the foreground, as a syslog server of the tests: one UDP, one TCP and one
+ * TLS input (GnuTLS, a certificate made by openssl for 127.0.0.1), each written to a file of its
+ * own with the parsed RFC 5424 fields.
+ */
+export async function startRsyslog(): Promise<Rsyslog> {
+  const dir = mkdtempSync(join(tmpdir(), 'dea-rsyslog-'));
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+  const ports = { udp: await freePort(), tcp: await freePort(), tls: await freePort() };
+  const rulesets = (['udp', 'tcp', 'tls'] as const)
+    .map(
+      (name) =>
+        `ruleset(name="${name}") { action(type="omfile" file="${join(dir, `${name}.log`)}" template="fields" flushOnTXEnd="on" asyncWriting="off") }`,
+    )
+    .join('\n');
+  writeFileSync(
+    join(dir, 'rsyslog.conf'),
+    `global(workDirectory="${dir}" defaultNetstreamDriverCAFile="${cert}" defaultNetstreamDriverCertFile="${cert}" defaultNetstreamDriverKeyFile="${key}")
+module(load="imudp")
+module(load="imtcp")
+template(name="fields" type="string" string="%pri%|%hostname%|%app-name%|%procid%|%msgid%|%structured-data%|%msg%\\n")
+${rulesets}
+input(type="imudp" port="${ports.udp}" address="127.0.0.1" ruleset="udp")
+input(type="imtcp" port="${ports.tcp}" address="127.0.0.1" ruleset="tcp")
+input(type="imtcp" port="${ports.tls}" address="127.0.0.1" ruleset="tls" streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon")
+`,
+  );
+  const child: ChildProcess = spawn(
+    '/usr/sbin/rsyslogd',
+    ['-n', '-f', join(dir, 'rsyslog.conf'), '-i', join(dir, 'rsyslogd.pid')],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // Ready once every input listens.
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const listening = await Promise.all(
+      [ports.tcp, ports.tls].map(
+        (port) =>
+          new Promise<boolean>((resolve) => {
+            const probe = createServer();
+            probe.once('error', () => resolve(true));
+            probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
+          }),
+      ),
+    );
+    if (listening.every(Boolean)) break;
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`rsyslogd did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    ports,
+    caFile: cert,
+    received(transport) {
+      const file = join(dir, `${transport}.log`);
+      return existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .split('\n')
+            .filter((line) => line !== '')
+        : [];
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
