@@ -7,7 +7,7 @@ import { ScryptWorkers } from './crypto/scrypt-workers.js';
 import { hashPassword, verifyPassword } from './crypto/password-hash.js';
 import { ScimGroups } from './scim/scim-groups.js';
 import { ScimUsers } from './scim/scim-users.js';
-import { deriveKeys, loadSecret } from './crypto/secret-keys.js';
+import { acceptedKeys, deriveKeys, loadSecret, secretBytesOf } from './crypto/secret-keys.js';
 import { Catalogs } from './domain/catalogs.js';
 import { openWhenReachable } from './store/wait-for-store.js';
 import { BUILT_IN_CATALOGS } from './i18n/built-in-catalogs.js';
@@ -63,7 +63,7 @@ export async function startServices(
   log: Pick<Logger, 'warn' | 'info'> = pino({ level: 'silent' }),
 ): Promise<Started> {
   const { secret, generated } = loadSecret(config.secret, config.dataDir);
-  const keys = deriveKeys(secret);
+  const keys = deriveKeys(secret, secretBytesOf(config.secretPrevious));
   const metrics = new Metrics();
   const auditListeners: AuditListener[] = [];
   const store = observedStore(
@@ -91,7 +91,13 @@ export async function startServices(
     const auditExport =
       config.auditExport === undefined ? undefined : new AuditExport(config.auditExport, metrics, log);
     if (auditExport !== undefined) auditListeners.push((entry, at) => auditExport.notify(entry, at));
-    await checkSecretFingerprint(store, keys.fingerprint, true);
+    const { rotated } = await checkSecretFingerprint(store, keys, true, now());
+    if (rotated) {
+      log.warn(
+        { fingerprint: keys.fingerprint, replaced: keys.previous?.fingerprint },
+        'the store now uses the new DEA_SECRET; keep the old one in DEA_SECRET_PREVIOUS on every instance until npx dea secret status says it can go',
+      );
+    }
     await ensureBuiltInContent(store);
     // Computed in the background: it must not delay the start.
     const decoy = decoyPasswordHash(store, config.passwordHashCost);
@@ -101,7 +107,7 @@ export async function startServices(
     const seededDemo = wantsDemoData(config, store)
       ? await seedDemoData(store, config.passwordHashCost, now())
       : false;
-    const sessions = new Sessions(store, keys.xsrf, {
+    const sessions = new Sessions(store, acceptedKeys(keys, 'xsrf'), {
       idleMs: config.sessionIdleMs,
       absoluteMs: config.sessionAbsoluteMs,
     });
@@ -118,7 +124,12 @@ export async function startServices(
     };
     const directoryUsers = directoryUsersOf(config, store, now);
     const throttle = new SigninThrottle(store, config.signin, keys.identifier);
-    const verification = new Verification(store, keys.codeHash, config.codeDefaults, config.verification);
+    const verification = new Verification(
+      store,
+      acceptedKeys(keys, 'codeHash'),
+      config.codeDefaults,
+      config.verification,
+    );
     // One bound on password hashes for everything that makes them: sign-ins and SCIM's passwords.
     // The hashes run on threads of their own, as many as may run at once.
     const hashWorkers = new ScryptWorkers(config.passwordHashing.concurrency);

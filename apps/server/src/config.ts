@@ -1,6 +1,7 @@
 import type { DatabaseTimeouts } from './store/open-store.js';
 import { readFileSync } from 'node:fs';
 import { isTimeZone } from './domain/time-zone.js';
+import { secretBytesOf } from './crypto/secret-keys.js';
 import { resolve } from 'node:path';
 import Type from 'typebox';
 import Value from 'typebox/value';
@@ -69,6 +70,10 @@ export const SETTINGS = {
   DEA_SECRET: {
     schema: Type.String({ default: '' }),
     doc: 'Server secret (at least 32 bytes, base64 or hex) from which the code-hash, cookie and sealing keys are derived. Empty: generated once into DEA_DATA_DIR/secret.key. Every instance on one PostgreSQL must share it.',
+  },
+  DEA_SECRET_PREVIOUS: {
+    schema: Type.String({ default: '' }),
+    doc: 'While DEA_SECRET is being replaced: the secret it replaces (or, during the first step of a rotation across instances, the one that will replace it). What was made with it (unused codes, sessions, service keys, sealed outbox messages) keeps working; nothing new is made with it. npx dea secret status tells when it can go (README, Replacing the secret).',
   },
   DEA_LOG_LEVEL: {
     schema: Type.Union(
@@ -191,6 +196,8 @@ export interface Config {
   migrate: 'on' | 'off';
   demo: boolean;
   secret: string;
+  /** DEA_SECRET_PREVIOUS: a secret whose material is still accepted; empty: none. */
+  secretPrevious: string;
   logLevel: string;
   /** false, a hop count, or the addresses and ranges of trusted proxies (Fastify's trustProxy). */
   trustProxy: false | number | string[];
@@ -428,6 +435,14 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       `DEA_TIME_ZONE=${JSON.stringify(settingText('DEA_TIME_ZONE'))}: not a time zone such as UTC or Europe/Berlin`,
     );
   }
+  const previousSecret = s.DEA_SECRET_PREVIOUS.trim();
+  if (previousSecret !== '' && secretBytesOf(previousSecret) === undefined) {
+    problems.push('DEA_SECRET_PREVIOUS: must hold at least 32 bytes, in base64 or hex, as DEA_SECRET does');
+  } else if (previousSecret !== '' && previousSecret === s.DEA_SECRET.trim()) {
+    problems.push(
+      'DEA_SECRET_PREVIOUS: is DEA_SECRET itself; set it to the secret being replaced, or leave it empty',
+    );
+  }
   const trustProxy = trustProxyOf(settingText('DEA_TRUST_PROXY'), problems);
   const cspImageOrigins = originsOf('DEA_CSP_IMAGE_ORIGINS', settingText('DEA_CSP_IMAGE_ORIGINS'), problems);
   const delivery = deliveryConfigOf(settingText, problems);
@@ -446,6 +461,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     migrate: s.DEA_MIGRATE,
     demo: s.DEA_DEMO,
     secret: s.DEA_SECRET,
+    secretPrevious: s.DEA_SECRET_PREVIOUS.trim(),
     logLevel: s.DEA_LOG_LEVEL,
     trustProxy,
     cookieSecure: s.DEA_COOKIE_SECURE,

@@ -132,7 +132,7 @@ describe('log lines', () => {
     expect(sent.json()).toMatchObject({ error: 0 });
     const [message] = await services.store.outbox.list(1);
     const sentCode =
-      /is ([2-9A-Z]{10})\./.exec(message ? openOutboxMessage(services.keys.seal, message).text : '')?.[1] ??
+      /is ([2-9A-Z]{10})\./.exec(message ? openOutboxMessage([services.keys.seal], message).text : '')?.[1] ??
       '';
     expect(sentCode).toHaveLength(10);
 

@@ -1,3 +1,4 @@
+import { acceptedKeys } from '../crypto/secret-keys.js';
 import { openOutboxMessage } from '../delivery/outbox-provider.js';
 import { type CommandGroup, positiveInteger } from './command.js';
 
@@ -21,7 +22,7 @@ export const outboxCommands: CommandGroup = {
           createdAt: new Date(message.createdAt).toISOString(),
           channelType: message.channelType,
           userId: message.userId,
-          ...openOutboxMessage(keys.seal, message),
+          ...openOutboxMessage(acceptedKeys(keys, 'seal'), message),
         }));
         if (values.json === true) {
           context.out(JSON.stringify(messages, null, 2));

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigWithFile } from '../config.js';
-import { deriveKeys, loadSecret, SECRET_KEY_FILE } from '../crypto/secret-keys.js';
+import { deriveKeys, loadSecret, SECRET_KEY_FILE, secretBytesOf } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
@@ -18,6 +18,7 @@ import { migrateCommand } from './migrate-command.js';
 import { messageCommands } from './message-commands.js';
 import { outboxCommands } from './outbox-commands.js';
 import { codeCommands, purgeCommand } from './purge-command.js';
+import { secretCommands } from './secret-commands.js';
 import { serviceKeyCommands } from './service-key-commands.js';
 import { userCommands } from './user-commands.js';
 
@@ -35,6 +36,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   directoryCommands,
   adminCommands,
   purgeCommand,
+  secretCommands,
   migrateCommand,
 ];
 
@@ -161,7 +163,10 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
       if (config.secret === '' && !existsSync(join(config.dataDir, SECRET_KEY_FILE))) {
         throw new UsageError(`no server secret: set DEA_SECRET or DEA_DATA_DIR as for the server`, false);
       }
-      const keys = deriveKeys(loadSecret(config.secret, config.dataDir).secret);
+      const keys = deriveKeys(
+        loadSecret(config.secret, config.dataDir).secret,
+        secretBytesOf(config.secretPrevious),
+      );
       const store = await openStore({
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
@@ -171,7 +176,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
       });
       try {
         // dea migrate may find no tables at all; it needs no keys either.
-        if (options.schema !== 'as-is') await checkSecretFingerprint(store, keys.fingerprint, false);
+        if (options.schema !== 'as-is') await checkSecretFingerprint(store, keys, false);
       } catch (error) {
         await store.close();
         throw error;

@@ -26,7 +26,7 @@ describe.each(STORE_KINDS)('dea service-key on %s', (kind) => {
     key = result.out;
     expect(key).toMatch(/^dea_[0-9a-f-]{36}\.[\w-]{43}$/);
     expect(result.err).toContain('only time the key is shown');
-    const found = await authenticateServiceKey(cli.store, keys.serviceKey, key, 'verify');
+    const found = await authenticateServiceKey(cli.store, keys, key, 'verify');
     expect(found).toMatchObject({ name: 'vpn-gateway', scopes: ['verify'], revokedAt: null });
     expect(JSON.stringify(await cli.store.serviceKeys.list())).not.toContain(key.split('.')[1]);
     expect(await cli.run(['service-key', 'create', 'second', '--scope', 'verify'])).toMatchObject({
@@ -51,7 +51,7 @@ describe.each(STORE_KINDS)('dea service-key on %s', (kind) => {
       code: 0,
       out: expect.stringContaining('Revoked service key vpn-gateway'),
     });
-    expect(await authenticateServiceKey(cli.store, keys.serviceKey, key, 'verify')).toBeUndefined();
+    expect(await authenticateServiceKey(cli.store, keys, key, 'verify')).toBeUndefined();
     const second = (await cli.store.serviceKeys.list()).find((each) => each.name === 'second');
     expect(await cli.run(['service-key', 'revoke', second?.id ?? ''])).toMatchObject({ code: 0 });
     expect((await cli.run(['service-key', 'list'])).out).toContain('revoked 20');

@@ -1,4 +1,5 @@
 import { newId } from '../crypto/ids.js';
+import { acceptedKeys } from '../crypto/secret-keys.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { userImportCommand } from './user-import-command.js';
 import { validFullName, validLocale, validTimeZone, validUsername } from '../domain/user-fields.js';
@@ -268,7 +269,7 @@ export const userCommands: CommandGroup = {
       async (user, context, store) => {
         const { keys } = await context.open();
         const { codeDefaults, verification: settings } = context.config;
-        const verification = new Verification(store, keys.codeHash, codeDefaults, settings);
+        const verification = new Verification(store, acceptedKeys(keys, 'codeHash'), codeDefaults, settings);
         return (await verification.unlock(user.id, 'cli', context.now()))
           ? `Unlocked ${user.username}: failed verifications forgotten.`
           : `${user.username} had no failed verifications to forget.`;

@@ -7,7 +7,7 @@ import { ensurePrivateFolder } from '../files/private-files.js';
  * The keys of the server, derived from one secret that is never in the store: a dump of the
  * store alone neither reveals a code nor forges a cookie.
  */
-export interface SecretKeys {
+export interface DerivedKeys {
   /** HMAC key of code hashes. */
   codeHash: Buffer;
   /** HMAC key binding the cross-site request token to a session. */
@@ -28,16 +28,39 @@ export interface SecretKeys {
   fingerprint: string;
 }
 
+export interface SecretKeys extends DerivedKeys {
+  /**
+   * The keys of DEA_SECRET_PREVIOUS while a secret is being replaced: what was made with them
+   * (codes, cross-site tokens of sessions, service keys, sealed outbox messages) is still
+   * accepted; nothing new is made with them.
+   */
+  previous: DerivedKeys | undefined;
+}
+
+/** The kinds of keys whose old material stays valid during a rotation. */
+export type AcceptedKind = 'codeHash' | 'xsrf' | 'seal' | 'serviceKey';
+
+/** The keys of a kind that are accepted: the current one first, then the previous secret's. */
+export function acceptedKeys(keys: SecretKeys, kind: AcceptedKind): Buffer[] {
+  return keys.previous === undefined ? [keys[kind]] : [keys[kind], keys.previous[kind]];
+}
+
 export const SECRET_KEY_FILE = 'secret.key';
 const MIN_SECRET_BYTES = 32;
 
-function decodeSecret(text: string): Buffer {
+/** The bytes of a secret written in base64 or hex; undefined when it holds fewer than 32. */
+export function secretBytesOf(text: string): Buffer | undefined {
   const trimmed = text.trim();
   const bytes =
     /^[0-9a-fA-F]+$/.test(trimmed) && trimmed.length % 2 === 0
       ? Buffer.from(trimmed, 'hex')
       : Buffer.from(trimmed, 'base64');
-  if (bytes.length < MIN_SECRET_BYTES) {
+  return bytes.length < MIN_SECRET_BYTES ? undefined : bytes;
+}
+
+function decodeSecret(text: string): Buffer {
+  const bytes = secretBytesOf(text);
+  if (bytes === undefined) {
     throw new Error(`the server secret must hold at least ${MIN_SECRET_BYTES} bytes (base64 or hex)`);
   }
   return bytes;
@@ -59,7 +82,12 @@ function derive(secret: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `dea/${purpose}/v1`, 32));
 }
 
-export function deriveKeys(secret: Buffer): SecretKeys {
+/** The keys of the secret, and those of the previous one while it is replaced. */
+export function deriveKeys(secret: Buffer, previous?: Buffer): SecretKeys {
+  return { ...derivedKeys(secret), previous: previous === undefined ? undefined : derivedKeys(previous) };
+}
+
+function derivedKeys(secret: Buffer): DerivedKeys {
   return {
     codeHash: derive(secret, 'code-hash'),
     xsrf: derive(secret, 'xsrf'),

@@ -42,6 +42,27 @@ export function outboxProvider(
   };
 }
 
-export function openOutboxMessage(sealKey: Buffer, message: OutboxMessage): OutboxContent {
-  return JSON.parse(unseal(sealKey, message.sealed, associatedData(message.id))) as OutboxContent;
+/**
+ * Opens a message with the first of the keys that sealed it: the current one, or during a
+ * rotation the previous secret's. Throws when none did.
+ */
+export function openOutboxMessage(sealKeys: readonly Buffer[], message: OutboxMessage): OutboxContent {
+  let failure: unknown = new Error('no key to open the outbox message with');
+  for (const key of sealKeys) {
+    try {
+      return JSON.parse(unseal(key, message.sealed, associatedData(message.id))) as OutboxContent;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+/** The message sealed again with `sealKey` (the current key), for `dea secret reseal`. */
+export function resealOutboxMessage(
+  sealKeys: readonly Buffer[],
+  sealKey: Buffer,
+  message: OutboxMessage,
+): string {
+  return seal(sealKey, JSON.stringify(openOutboxMessage(sealKeys, message)), associatedData(message.id));
 }

@@ -89,16 +89,17 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
  */
 export async function consumeMatchingCode(
   store: Store,
-  hashKey: Buffer,
+  /** The current key first; during a rotation, the previous secret's: its unused codes still work. */
+  hashKeys: readonly Buffer[],
   userId: string,
   input: string,
   alphabet: string,
   now: number,
 ): Promise<ActiveCode | undefined> {
-  const candidate = codeHash(hashKey, userId, input, alphabet);
+  const candidates = hashKeys.map((key) => codeHash(key, userId, input, alphabet));
   let matched: ActiveCode | undefined;
   for (const active of await store.codes.listActive(userId, now)) {
-    if (constantTimeEqual(active.codeHash, candidate)) matched ??= active;
+    for (const candidate of candidates) if (constantTimeEqual(active.codeHash, candidate)) matched ??= active;
   }
   if (matched === undefined) return undefined;
   return (await store.codes.consume(matched.id, now)) ? matched : undefined;

@@ -1,6 +1,7 @@
 import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
 import { SERVICE_KEY_SCOPES } from '@dea/contract';
+import type { SecretKeys } from '../crypto/secret-keys.js';
 import type { ServiceKey, Store } from '../store/store.js';
 import { RuleError } from './rule-error.js';
 
@@ -26,24 +27,36 @@ export async function createServiceKey(
     scopes,
     createdAt: now,
     revokedAt: null,
+    hashedAt: now,
   };
   await store.serviceKeys.create(serviceKey);
   return { key: `dea_${id}.${secret}`, serviceKey };
 }
 
+/**
+ * The service key a caller presents, when it is valid and has the scope. During a rotation a key
+ * hashed with the previous secret is accepted, and its hash is made again with the current one.
+ */
 export async function authenticateServiceKey(
   store: Store,
-  hashKey: Buffer,
+  keys: SecretKeys,
   presented: string | undefined,
   scope: string,
+  now = Date.now(),
 ): Promise<ServiceKey | undefined> {
   const match = presented === undefined ? null : KEY_PATTERN.exec(presented);
   if (!match) return undefined;
   const [, id = '', secret = ''] = match;
   const serviceKey = await store.serviceKeys.findById(id);
-  const expected = serviceKey?.keyHash ?? keyedHash(hashKey, 'absent', secret);
-  const matches = constantTimeEqual(keyedHash(hashKey, id, secret), expected);
-  if (!matches || serviceKey === undefined || serviceKey.revokedAt !== null) return undefined;
+  const expected = serviceKey?.keyHash ?? keyedHash(keys.serviceKey, 'absent', secret);
+  const current = keyedHash(keys.serviceKey, id, secret);
+  const matchesCurrent = constantTimeEqual(current, expected);
+  const previousKey = keys.previous?.serviceKey;
+  const matchesPrevious =
+    previousKey !== undefined && constantTimeEqual(keyedHash(previousKey, id, secret), expected);
+  if (!(matchesCurrent || matchesPrevious) || serviceKey === undefined || serviceKey.revokedAt !== null)
+    return undefined;
+  if (!matchesCurrent) await store.serviceKeys.rehash(id, serviceKey.keyHash, current, now);
   return serviceKey.scopes.includes(scope) ? serviceKey : undefined;
 }
 

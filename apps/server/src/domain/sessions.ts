@@ -22,7 +22,8 @@ export interface SessionTimeouts {
 export class Sessions {
   constructor(
     private readonly store: Store,
-    private readonly xsrfKey: Buffer,
+    /** The current key first; during a rotation, the previous secret's after it. */
+    private readonly xsrfKeys: readonly Buffer[],
     private readonly timeouts: SessionTimeouts,
   ) {}
 
@@ -59,10 +60,15 @@ export class Sessions {
 
   /** The cross-site request token is bound to the session: an HMAC of its id. */
   xsrfTokenOf(sessionId: string): string {
-    return keyedHash(this.xsrfKey, 'xsrf', sessionId);
+    return keyedHash(this.xsrfKeys[0] ?? Buffer.alloc(0), 'xsrf', sessionId);
   }
 
+  /** The token of the current key, or (during a rotation) the one a session got before it. */
   xsrfTokenMatches(sessionId: string, token: string | undefined): boolean {
-    return token !== undefined && constantTimeEqual(token, this.xsrfTokenOf(sessionId));
+    if (token === undefined) return false;
+    let matches = false;
+    for (const key of this.xsrfKeys)
+      matches = constantTimeEqual(token, keyedHash(key, 'xsrf', sessionId)) || matches;
+    return matches;
   }
 }

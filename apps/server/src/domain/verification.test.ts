@@ -167,7 +167,7 @@ describe.each(STORE_KINDS)('code verification on %s', (kind) => {
       (candidate) => candidate.userId === user.id,
     );
     if (message === undefined) throw new Error('no outbox message');
-    const code = /([2-9A-Z]{10})/.exec(openOutboxMessage(t.services.keys.seal, message).text)?.[1] ?? '';
+    const code = /([2-9A-Z]{10})/.exec(openOutboxMessage([t.services.keys.seal], message).text)?.[1] ?? '';
     expect(code).toHaveLength(10);
     expect(await answer(user.id, code)).toEqual(VALID);
     expect(await answer(user.id, code)).toEqual(INVALID);

@@ -39,7 +39,8 @@ const iso = (at: number | null): string | null => (at === null ? null : new Date
 export class Verification {
   constructor(
     private readonly store: Store,
-    private readonly codeHashKey: Buffer,
+    /** The current key first; during a rotation, the previous secret's. */
+    private readonly codeHashKeys: readonly Buffer[],
     private readonly codeDefaults: CodeDefaults,
     private readonly settings: VerificationSettings,
   ) {}
@@ -77,7 +78,7 @@ export class Verification {
       refusal === undefined
         ? await consumeMatchingCode(
             this.store,
-            this.codeHashKey,
+            this.codeHashKeys,
             user.id,
             attempt.code,
             policy.codeAlphabet,

@@ -1,3 +1,4 @@
+import { acceptedKeys } from '../crypto/secret-keys.js';
 import { PAGE_BASE_PATH, type SendType } from '@dea/contract';
 import type { FastifyPluginAsync } from 'fastify';
 import { maskEmail, maskHandle, maskPhone } from '../domain/masking.js';
@@ -37,7 +38,7 @@ export const outboxPage: FastifyPluginAsync = async (app) => {
       demoTypes.has(message.channelType),
     );
     const rows = messages.map((message) => {
-      const content = openOutboxMessage(keys.seal, message);
+      const content = openOutboxMessage(acceptedKeys(keys, 'seal'), message);
       const cells = [
         new Date(message.createdAt).toISOString(),
         message.channelType,

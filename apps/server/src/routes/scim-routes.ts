@@ -96,9 +96,10 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', async (request) => {
     const serviceKey = await authenticateServiceKey(
       services.store,
-      services.keys.serviceKey,
+      services.keys,
       bearerToken(request),
       'scim',
+      services.now(),
     );
     if (serviceKey === undefined)
       throw new ScimError(401, 'a service key with the scope scim is needed as the bearer token');

@@ -78,7 +78,7 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
     const serviceKey =
       key === undefined
         ? undefined
-        : await authenticateServiceKey(services.store, services.keys.serviceKey, key, 'verify');
+        : await authenticateServiceKey(services.store, services.keys, key, 'verify', services.now());
     const byAddress = serviceKey === undefined && key === undefined && allowedAddress(request.ip);
     if (serviceKey === undefined && !byAddress) {
       request.log.info(

@@ -141,6 +141,8 @@ export interface ServiceKeysTable {
   scopes: string;
   created_at: number;
   revoked_at: number | null;
+  /** When key_hash was made; null: at created_at. */
+  hashed_at: number | null;
 }
 
 /** 'user:<name>' or 'address:<ip>'. */

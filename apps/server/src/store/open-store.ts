@@ -9,7 +9,7 @@ import { storeConnectionError } from './connection-errors.js';
 import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { auditRepository } from './sql/audit.js';
-import { leaseRepository, retentionRepository } from './sql/retention.js';
+import { leaseRepository, retentionRepository, secretUsageRepository } from './sql/retention.js';
 import { brandingRepository } from './sql/branding.js';
 import { catalogRepository } from './sql/catalogs.js';
 import { channelRepository } from './sql/channels.js';
@@ -131,6 +131,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     meta: metaRepository(db),
     retention: retentionRepository(db),
     leases: leaseRepository(db),
+    secretUsage: secretUsageRepository(db),
     signinFailures: signinFailureRepository(db, dialect),
     rateCounters: rateCounterRepository(db),
     verifyFailures: verifyFailureRepository(db),

@@ -1292,6 +1292,10 @@ export function storeSuite(kind: StoreKind): void {
       expect(listed).toEqual([b, c]);
       expect(typeof listed[0]?.createdAt).toBe('number');
       expect(await store.outbox.list(10)).toEqual([b, c, a]);
+      // Sealed again (a rotation) only while it still holds what was read.
+      expect(await store.outbox.reseal(a.id, 'not what it holds', 'x')).toBe(false);
+      expect(await store.outbox.reseal(a.id, a.sealed, 'resealed')).toBe(true);
+      expect((await store.outbox.list(10)).find((message) => message.id === a.id)?.sealed).toBe('resealed');
     });
   });
 
@@ -1304,6 +1308,7 @@ export function storeSuite(kind: StoreKind): void {
         scopes: ['users:read', 'audit:read'],
         createdAt: T0,
         revokedAt: null,
+        hashedAt: T0,
       };
       const admin = {
         id: newId(),
@@ -1312,6 +1317,7 @@ export function storeSuite(kind: StoreKind): void {
         scopes: ['codes:issue'],
         createdAt: T0 + 1,
         revokedAt: null,
+        hashedAt: T0 + 1,
       };
       const none = {
         id: newId(),
@@ -1320,6 +1326,7 @@ export function storeSuite(kind: StoreKind): void {
         scopes: [],
         createdAt: T0 + 2,
         revokedAt: null,
+        hashedAt: T0 + 2,
       };
       for (const key of [reader, admin, none]) await store.serviceKeys.create(key);
 
@@ -1332,8 +1339,40 @@ export function storeSuite(kind: StoreKind): void {
       await expect(store.serviceKeys.create({ ...admin, id: newId() })).rejects.toThrow();
     });
 
+    test('replaces a hash only when it is still the one read (a re-hash after a rotation)', async ({
+      store,
+      expect,
+    }) => {
+      const key = {
+        id: newId(),
+        name: 'rehashed',
+        keyHash: 'old-hash',
+        scopes: ['verify'],
+        createdAt: T0,
+        revokedAt: null,
+        hashedAt: T0,
+      };
+      await store.serviceKeys.create(key);
+      await store.serviceKeys.rehash(key.id, 'other-hash', 'lost', T0 + 5);
+      expect(await store.serviceKeys.findById(key.id)).toEqual(key);
+      await store.serviceKeys.rehash(key.id, 'old-hash', 'new-hash', T0 + 10);
+      expect(await store.serviceKeys.findById(key.id)).toEqual({
+        ...key,
+        keyHash: 'new-hash',
+        hashedAt: T0 + 10,
+      });
+    });
+
     test('revokes a key once', async ({ store, expect }) => {
-      const key = { id: newId(), name: 'k', keyHash: 'h', scopes: ['a'], createdAt: T0, revokedAt: null };
+      const key = {
+        id: newId(),
+        name: 'k',
+        keyHash: 'h',
+        scopes: ['a'],
+        createdAt: T0,
+        revokedAt: null,
+        hashedAt: T0,
+      };
       const other = { ...key, id: newId(), name: 'other' };
       await store.serviceKeys.create(key);
       await store.serviceKeys.create(other);

@@ -23,6 +23,8 @@ export interface Store {
   /** What the retention purge removes, and the lease that lets one instance purge at a time. */
   readonly retention: RetentionRepository;
   readonly leases: LeaseRepository;
+  /** What was made with the store's secret before it was replaced (dea secret status). */
+  readonly secretUsage: SecretUsageRepository;
   readonly signinFailures: SigninFailureRepository;
   readonly rateCounters: RateCounterRepository;
   readonly verifyFailures: VerifyFailureRepository;
@@ -285,6 +287,8 @@ export interface OutboxMessage {
 }
 
 export interface OutboxRepository {
+  /** Replaces a message's sealed content (sealed again with the current key), unless it changed meanwhile. */
+  reseal(id: string, from: string, to: string): Promise<boolean>;
   /** False when a message with that idempotency key is already there. */
   add(message: OutboxMessage): Promise<boolean>;
   /** Newest first; only the user's messages when a user id is given. */
@@ -298,10 +302,14 @@ export interface ServiceKey {
   scopes: string[];
   createdAt: number;
   revokedAt: number | null;
+  /** When keyHash was made with the secret of that time (its creation, or a re-hash after a rotation). */
+  hashedAt: number;
 }
 
 export interface ServiceKeyRepository {
   create(key: ServiceKey): Promise<void>;
+  /** Replaces the key's hash by one of the current secret, unless another call did first. */
+  rehash(id: string, from: string, to: string, at: number): Promise<void>;
   findById(id: string): Promise<ServiceKey | undefined>;
   list(): Promise<ServiceKey[]>;
   revoke(id: string, at: number): Promise<boolean>;
@@ -512,4 +520,16 @@ export interface LeaseRepository {
   /** Who holds the lease and until when, if anyone does. */
   find(name: string): Promise<{ holder: string; until: number } | undefined>;
   release(name: string, holder: string): Promise<void>;
+}
+
+/** What still depends on a secret replaced at `before`. */
+export interface SecretUsage {
+  /** Unused codes issued before, and when the last of them expires. */
+  codes: { count: number; lastExpiresAt: number | null };
+  /** Open sessions started before, and when the last of them started. */
+  sessions: { count: number; lastStartedAt: number | null };
+}
+
+export interface SecretUsageRepository {
+  madeBefore(before: number, now: number, sessionsStartedAfter: number): Promise<SecretUsage>;
 }

@@ -23,7 +23,10 @@ export interface Instances {
   close(): Promise<void>;
 }
 
-async function startInstance(databaseUrl: string, settings: Record<string, string>): Promise<Instance> {
+export async function startInstance(
+  databaseUrl: string,
+  settings: Record<string, string>,
+): Promise<Instance> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-instance-'));
   const { services } = await startServices(testConfig(settings, dataDir, databaseUrl));
   const app = await buildApp({ services });

@@ -227,7 +227,7 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       const [message] = messages;
       if (message === undefined) throw new Error('no outbox message');
       expect(message.channelType).toBe('sms');
-      const content = openOutboxMessage(t.services.keys.seal, message);
+      const content = openOutboxMessage([t.services.keys.seal], message);
       expect(content.recipient).toBe('+49 170 5550112');
       expect(content.subject).toBe('Your emergency code');
       const code = /emergency code is ([2-9A-Z]{10})\./.exec(content.text)?.[1] ?? '';
@@ -272,7 +272,7 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       const messages = (await t.services.store.outbox.list(1000)).filter(
         (message) => message.userId === user.id,
       );
-      const contents = messages.map((message) => openOutboxMessage(t.services.keys.seal, message));
+      const contents = messages.map((message) => openOutboxMessage([t.services.keys.seal], message));
       expect(contents.map((content) => content.recipient).sort()).toEqual(cases.map((c) => c.address).sort());
       for (const content of contents) expect(content.subject).toBe('Ihr Notfallcode');
       const voice = contents.find((content) => content.recipient === '+49 89 5550178');

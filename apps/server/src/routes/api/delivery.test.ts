@@ -426,7 +426,7 @@ describe.each(STORE_KINDS)('notices to the other channels on %s', (kind) => {
   });
   const outboxOf = async (userId: string) =>
     (await t.services.store.outbox.list(1000, userId)).map((message) =>
-      openOutboxMessage(t.services.keys.seal, message),
+      openOutboxMessage([t.services.keys.seal], message),
     );
 
   it('after a send, tells every other channel where the code went, without the code', async () => {

@@ -30,9 +30,10 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const serviceKey = await authenticateServiceKey(
         services.store,
-        services.keys.serviceKey,
+        services.keys,
         bearerToken(request),
         'verify',
+        services.now(),
       );
       if (serviceKey === undefined) throw unauthorized();
       const { userId, username, code } = request.body;

@@ -8,6 +8,7 @@ import * as userSource from './0006-user-source.js';
 import * as consoleAccounts from './0007-console.js';
 import * as activeCodesIndex from './0008-active-codes-index.js';
 import * as retention from './0009-retention.js';
+import * as serviceKeyHashedAt from './0010-service-key-hashed-at.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-console': consoleAccounts,
   '0008-active-codes-index': activeCodesIndex,
   '0009-retention': retention,
+  '0010-service-key-hashed-at': serviceKeyHashedAt,
 };
 
 export const migrationProvider: MigrationProvider = {

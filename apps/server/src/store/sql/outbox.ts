@@ -3,6 +3,15 @@ import type { Db } from './db.js';
 
 export function outboxRepository(db: Db): OutboxRepository {
   return {
+    async reseal(id, from, to) {
+      const result = await db
+        .updateTable('outbox')
+        .set({ sealed: to })
+        .where('id', '=', id)
+        .where('sealed', '=', from)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
     async add(message) {
       const result = await db
         .insertInto('outbox')

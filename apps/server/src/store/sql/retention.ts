@@ -1,5 +1,11 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { LeaseRepository, PurgeCutoffs, PurgeKind, RetentionRepository } from '../store.js';
+import type {
+  LeaseRepository,
+  PurgeCutoffs,
+  PurgeKind,
+  RetentionRepository,
+  SecretUsageRepository,
+} from '../store.js';
 import type { Db } from './db.js';
 
 interface PurgeTarget {
@@ -97,6 +103,34 @@ export function leaseRepository(db: Db): LeaseRepository {
     },
     async release(name, holder) {
       await db.deleteFrom('leases').where('name', '=', name).where('holder', '=', holder).execute();
+    },
+  };
+}
+
+export function secretUsageRepository(db: Db): SecretUsageRepository {
+  return {
+    async madeBefore(before, now, sessionsStartedAfter) {
+      const codes = await db
+        .selectFrom('codes')
+        .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('expires_at').as('last')])
+        .where('created_at', '<', before)
+        .where('uses_left', '>', 0)
+        .where('invalidated_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirstOrThrow();
+      const sessions = await db
+        .selectFrom('sessions')
+        .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('created_at').as('last')])
+        .where('created_at', '<', before)
+        .where('created_at', '>', sessionsStartedAfter)
+        .where('ended_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      const number = (value: unknown): number | null =>
+        value === null || value === undefined ? null : Number(value);
+      return {
+        codes: { count: Number(codes.n), lastExpiresAt: number(codes.last) },
+        sessions: { count: Number(sessions.n), lastStartedAt: number(sessions.last) },
+      };
     },
   };
 }

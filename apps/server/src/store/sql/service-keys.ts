@@ -11,6 +11,7 @@ function toServiceKey(row: Selectable<ServiceKeysTable>): ServiceKey {
     scopes: row.scopes.split(' ').filter(Boolean),
     createdAt: Number(row.created_at),
     revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    hashedAt: Number(row.hashed_at ?? row.created_at),
   };
 }
 
@@ -26,7 +27,16 @@ export function serviceKeyRepository(db: Db): ServiceKeyRepository {
           scopes: key.scopes.join(' '),
           created_at: key.createdAt,
           revoked_at: key.revokedAt,
+          hashed_at: key.hashedAt,
         })
+        .execute();
+    },
+    async rehash(id, from, to, at) {
+      await db
+        .updateTable('service_keys')
+        .set({ key_hash: to, hashed_at: at })
+        .where('id', '=', id)
+        .where('key_hash', '=', from)
         .execute();
     },
     async findById(id) {
