@@ -1,16 +1,12 @@
-import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from './cli/run.js';
 import { newId } from './crypto/ids.js';
-import { hashPassword } from './crypto/password-hash.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { createServiceKey } from './domain/service-keys.js';
-import { SESSION_COOKIE } from './http/cookies.js';
 import { bodies } from './testing/api-bodies.js';
-import { startInstance, type Instance } from './testing/instances.js';
+import { createUserWithCodes, signInOver, startInstance, type Instance } from './testing/instances.js';
 import { createTestDatabase } from './testing/postgres-cluster.js';
-import { TEST_PASSWORD_HASH_COST } from './testing/test-app.js';
 
 const OLD = Buffer.alloc(32, 0x11).toString('base64');
 const NEW = Buffer.alloc(32, 0x22).toString('base64');
@@ -56,23 +52,6 @@ describe('replacing DEA_SECRET on two instances', () => {
     return { code, out: out.join('\n') };
   };
 
-  async function signIn(instance: Instance, username: string): Promise<Record<string, string>> {
-    const response = await fetch(`${instance.base}/login/api/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password: 'pw' }),
-    });
-    expect(await response.json()).toMatchObject({ error: 0 });
-    const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
-    const value = (name: string) =>
-      cookies.find((cookie) => cookie.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
-    return {
-      'content-type': 'application/json',
-      cookie: `${SESSION_COOKIE}=${value(SESSION_COOKIE)}; ${XSRF_COOKIE_NAME}=${value(XSRF_COOKIE_NAME)}`,
-      [XSRF_HEADER_NAME]: value(XSRF_COOKIE_NAME),
-    };
-  }
-
   const post = (instance: Instance, path: string, body: unknown, headers: Record<string, string>) =>
     fetch(`${instance.base}/dea/api/${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
 
@@ -106,25 +85,10 @@ describe('replacing DEA_SECRET on two instances', () => {
     const old = await start(OLD);
     const { store } = old.services;
     const now = Date.now();
-    const user = { id: newId(now), username: `rotate-${newId(now)}` };
-    await store.users.create({
-      ...user,
-      passwordHash: await hashPassword('pw', TEST_PASSWORD_HASH_COST),
-      fullName: 'Rotation',
-      locale: 'en',
-      createdAt: now,
-    });
-    const groupId = newId(now);
-    await store.groups.create({ id: groupId, name: `group-${user.username}`, priority: 0 });
-    await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
-      enableECode: true,
-      emergencyCodeDelivery: 'Display',
-      maxUnusedCodes: 20,
-    });
-    await store.groups.addMember(groupId, user.id);
+    const user = await createUserWithCodes(store, 20, 'Rotation');
 
     // Made with the old secret: a session, codes, two service keys and an outbox message.
-    const session = await signIn(old, user.username);
+    const session = await signInOver(old, user.username);
     const oldCodes = [await codeOnScreen(old, user.id, session), await codeOnScreen(old, user.id, session)];
     const used = await createServiceKey(store, old.services.keys.serviceKey, 'used-key', ['verify'], now);
     const idle = await createServiceKey(store, old.services.keys.serviceKey, 'idle-key', ['verify'], now);

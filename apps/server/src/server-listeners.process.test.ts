@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from './testing/certificates.js';
 import { exitOf, startServerProcess } from './testing/processes.js';
 
 const dirs: string[] = [];
@@ -14,40 +14,6 @@ function folder(): string {
   return dir;
 }
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-/** A self-signed certificate for 127.0.0.1 made by openssl; answers the files and its fingerprint. */
-function certificate(dir: string, name: string): { cert: string; key: string; fingerprint: string } {
-  const cert = join(dir, `${name}.crt`);
-  const key = join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  const fingerprint = execFileSync('openssl', ['x509', '-in', cert, '-noout', '-fingerprint', '-sha256'])
-    .toString()
-    .trim()
-    .replace(/^.*=/, '');
-  return { cert, key, fingerprint };
-}
 
 /** A GET over TLS (certificate not checked: self-signed) answering the status and the peer's fingerprint. */
 function getOverTls(url: string): Promise<{ status: number; fingerprint: string }> {
@@ -81,8 +47,8 @@ async function openConnection(
 describe('the server process: native TLS and a management port', () => {
   it('serves HTTPS, and on SIGHUP takes a new certificate for new connections while old ones stay open', async () => {
     const dir = folder();
-    const first = certificate(dir, 'first');
-    const second = certificate(dir, 'second');
+    const first = selfSignedCertificate(dir, 'first');
+    const second = selfSignedCertificate(dir, 'second');
     const cert = join(dir, 'server.crt');
     const key = join(dir, 'server.key');
     renameSync(first.cert, cert);
@@ -140,7 +106,7 @@ describe('the server process: native TLS and a management port', () => {
 
   it('refuses to start on a certificate it cannot use, naming the setting', async () => {
     const dir = folder();
-    const { cert } = certificate(dir, 'only');
+    const { cert } = selfSignedCertificate(dir, 'only');
     await expect(
       startServerProcess({
         DEA_DATA_DIR: folder(),

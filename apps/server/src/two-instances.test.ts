@@ -1,13 +1,16 @@
-import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
+import { XSRF_HEADER_NAME } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from './crypto/ids.js';
-import { hashPassword } from './crypto/password-hash.js';
 import { createServiceKey } from './domain/service-keys.js';
 import { purgeAsScheduled } from './bootstrap.js';
-import { SESSION_COOKIE } from './http/cookies.js';
 import { bodies } from './testing/api-bodies.js';
-import { startTwoInstances, type Instance, type Instances } from './testing/instances.js';
-import { TEST_PASSWORD_HASH_COST } from './testing/test-app.js';
+import {
+  createUserWithCodes,
+  signInOver,
+  startTwoInstances,
+  type Instance,
+  type Instances,
+} from './testing/instances.js';
 
 /** Two server instances, as two processes behind a load balancer would be: one PostgreSQL, one secret. */
 describe('two instances on one PostgreSQL', () => {
@@ -21,45 +24,7 @@ describe('two instances on one PostgreSQL', () => {
   });
   afterAll(() => instances.close());
 
-  async function createUser(maxUnusedCodes: number): Promise<{ id: string; username: string }> {
-    const { store } = a.services;
-    const now = Date.now();
-    const user = { id: newId(now), username: `two-${newId(now)}` };
-    await store.users.create({
-      ...user,
-      passwordHash: await hashPassword('pw', TEST_PASSWORD_HASH_COST),
-      fullName: 'Two Instances',
-      locale: 'en',
-      createdAt: now,
-    });
-    const groupId = newId(now);
-    await store.groups.create({ id: groupId, name: `group-${user.username}`, priority: 0 });
-    await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
-      enableECode: true,
-      emergencyCodeDelivery: 'Display',
-      maxUnusedCodes,
-    });
-    await store.groups.addMember(groupId, user.id);
-    return user;
-  }
-
-  async function signInOver(instance: Instance, username: string): Promise<Record<string, string>> {
-    const response = await fetch(`${instance.base}/login/api/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password: 'pw' }),
-    });
-    expect(await response.json()).toMatchObject({ error: 0 });
-    const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
-    const value = (name: string) =>
-      cookies.find((cookie) => cookie.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
-    expect(value(SESSION_COOKIE)).not.toBe('');
-    return {
-      'content-type': 'application/json',
-      cookie: `${SESSION_COOKIE}=${value(SESSION_COOKIE)}; ${XSRF_COOKIE_NAME}=${value(XSRF_COOKIE_NAME)}`,
-      [XSRF_HEADER_NAME]: value(XSRF_COOKIE_NAME),
-    };
-  }
+  const createUser = (maxUnusedCodes: number) => createUserWithCodes(a.services.store, maxUnusedCodes);
 
   const post = (instance: Instance, path: string, body: unknown, headers: Record<string, string>) =>
     fetch(`${instance.base}/dea/api/${path}`, { method: 'POST', headers, body: JSON.stringify(body) });

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { selfSignedCertificate } from '../testing/certificates.js';
 import { appTest } from '../testing/fixtures.js';
 import { startRsyslog, type Rsyslog, type SyslogTransportName } from '../testing/rsyslog.js';
 import type { TestApp } from '../testing/test-app.js';
@@ -175,33 +175,11 @@ describe('audit export', () => {
     'posts signed batches to an HTTPS endpoint and retries one it refused, each entry once',
     async ({ startApp }) => {
       const dir = folder();
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-keyout',
-          join(dir, 'key.pem'),
-          '-out',
-          join(dir, 'cert.pem'),
-          '-days',
-          '2',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-        ],
-        { stdio: 'ignore' },
-      );
+      const { cert, key } = selfSignedCertificate(dir, 'receiver');
       const batches: { id: string; entries: { id: string; event: string }[] }[] = [];
       let refuse = 2;
       const server = createHttpsServer(
-        { cert: readFileSync(join(dir, 'cert.pem')), key: readFileSync(join(dir, 'key.pem')) },
+        { cert: readFileSync(cert), key: readFileSync(key) },
         (request, response) => {
           let body = '';
           request.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -224,7 +202,7 @@ describe('audit export', () => {
         const t = await startApp({
           DEA_AUDIT_HTTPS_URL: `https://127.0.0.1:${(server.address() as { port: number }).port}/audit`,
           DEA_AUDIT_HTTPS_SECRET: HTTPS_SECRET,
-          DEA_AUDIT_HTTPS_CA_FILE: join(dir, 'cert.pem'),
+          DEA_AUDIT_HTTPS_CA_FILE: cert,
           DEA_AUDIT_HTTPS_BATCH_SIZE: '5',
           DEA_AUDIT_HTTPS_INTERVAL_MS: '20',
         });

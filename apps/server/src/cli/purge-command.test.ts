@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { openStore } from '../store/open-store.js';
 import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
+import { cutoffsAt } from '../testing/purge-cutoffs.js';
 import { STORE_KINDS } from '../testing/stores.js';
 
 const NOW = Date.UTC(2026, 10, 21, 9, 0, 0);
@@ -133,7 +134,7 @@ describe.each(STORE_KINDS)('dea purge and dea codes purge on %s', (kind) => {
     });
     try {
       const env = { DEA_PURGE_BATCH_SIZE: '10' };
-      const oldAudit = { ...cutoffs(), auditBefore: NOW - 365 * DAY };
+      const oldAudit = cutoffsAt(NOW, { auditBefore: NOW - 365 * DAY });
       const purgeable = await second.retention.count('audit', oldAudit);
       expect(purgeable).toBeGreaterThanOrEqual(120);
       const earlier = (await second.audit.list({ event: 'store.purged', limit: 100 })).length;
@@ -185,17 +186,3 @@ describe.each(STORE_KINDS)('dea purge and dea codes purge on %s', (kind) => {
     });
   });
 });
-
-function cutoffs() {
-  return {
-    now: NOW,
-    sessionsEndedBefore: 0,
-    sessionsLastSeenBefore: 0,
-    sessionsStartedBefore: 0,
-    consoleSessionsEndedBefore: 0,
-    consoleSessionsLastSeenBefore: 0,
-    signinFailuresBefore: 0,
-    auditBefore: null,
-    outboxBefore: null,
-  };
-}

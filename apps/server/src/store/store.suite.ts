@@ -2,37 +2,14 @@ import type { BrandingEntry, ChannelKey } from '@dea/contract';
 import { describe, type ExpectStatic } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { storeTest } from '../testing/fixtures.js';
+import { cutoffsAt } from '../testing/purge-cutoffs.js';
 import type { StoreKind, TestStore } from '../testing/stores.js';
 import { openStore } from './open-store.js';
-import type {
-  AuditFilter,
-  Channel,
-  NewAuditEntry,
-  NewCode,
-  NewUser,
-  PurgeCutoffs,
-  Store,
-  User,
-} from './store.js';
+import type { AuditFilter, Channel, NewAuditEntry, NewCode, NewUser, Store, User } from './store.js';
 
 /** A fixed clock: every time in these tests is T0 plus some milliseconds. */
 const T0 = 1_700_000_000_000;
 
-/** Purge cutoffs at `now` that keep nothing beyond what each rule needs, unless overridden. */
-function cutoffsAt(now: number, overrides: Partial<PurgeCutoffs> = {}): PurgeCutoffs {
-  return {
-    now,
-    sessionsEndedBefore: 0,
-    sessionsLastSeenBefore: 0,
-    sessionsStartedBefore: 0,
-    consoleSessionsEndedBefore: 0,
-    consoleSessionsLastSeenBefore: 0,
-    signinFailuresBefore: 0,
-    auditBefore: null,
-    outboxBefore: null,
-    ...overrides,
-  };
-}
 const MINUTE = 60_000;
 
 function newCode(userId: string, overrides: Partial<NewCode> = {}): NewCode {

@@ -6,8 +6,13 @@ import { inject } from 'vitest';
 import { buildApp } from '../app.js';
 import { startServices } from '../bootstrap.js';
 import type { Services } from '../http/types.js';
+import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
+import { newId } from '../crypto/ids.js';
+import { hashPassword } from '../crypto/password-hash.js';
+import { SESSION_COOKIE } from '../http/cookies.js';
+import type { Store } from '../store/store.js';
 import { createTestDatabase } from './postgres-cluster.js';
-import { testConfig } from './test-app.js';
+import { TEST_PASSWORD_HASH_COST, testConfig } from './test-app.js';
 
 export interface Instance {
   app: FastifyInstance;
@@ -55,5 +60,52 @@ export async function startTwoInstances(settings: Record<string, string> = {}): 
       }
       await database.drop();
     },
+  };
+}
+
+/** A user with password "pw" in a group of its own whose policy shows codes on screen. */
+export async function createUserWithCodes(
+  store: Store,
+  maxUnusedCodes: number,
+  fullName = 'Two Instances',
+): Promise<{ id: string; username: string }> {
+  const now = Date.now();
+  const user = { id: newId(now), username: `user-${newId(now)}` };
+  await store.users.create({
+    ...user,
+    passwordHash: await hashPassword('pw', TEST_PASSWORD_HASH_COST),
+    fullName,
+    locale: 'en',
+    createdAt: now,
+  });
+  const groupId = newId(now);
+  await store.groups.create({ id: groupId, name: `group-${user.username}`, priority: 0 });
+  await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
+    enableECode: true,
+    emergencyCodeDelivery: 'Display',
+    maxUnusedCodes,
+  });
+  await store.groups.addMember(groupId, user.id);
+  return user;
+}
+
+/** Signs in over the instance's HTTP (password "pw"); answers the headers of the page's calls. */
+export async function signInOver(instance: Instance, username: string): Promise<Record<string, string>> {
+  const response = await fetch(`${instance.base}/login/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password: 'pw' }),
+  });
+  const answer = (await response.json()) as { error: number };
+  const cookies = response.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
+  const value = (name: string) =>
+    cookies.find((cookie) => cookie.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
+  if (answer.error !== 0 || value(SESSION_COOKIE) === '') {
+    throw new Error(`sign-in of ${username} failed: ${JSON.stringify(answer)}`);
+  }
+  return {
+    'content-type': 'application/json',
+    cookie: `${SESSION_COOKIE}=${value(SESSION_COOKIE)}; ${XSRF_COOKIE_NAME}=${value(XSRF_COOKIE_NAME)}`,
+    [XSRF_HEADER_NAME]: value(XSRF_COOKIE_NAME),
   };
 }

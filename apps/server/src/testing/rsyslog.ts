@@ -1,8 +1,9 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { selfSignedCertificate } from './certificates.js';
 
 export type SyslogTransportName = 'udp' | 'tcp' | 'tls';
 
@@ -31,31 +32,7 @@ async function freePort(): Promise<number> {
  */
 export async function startRsyslog(): Promise<Rsyslog> {
   const dir = mkdtempSync(join(tmpdir(), 'dea-rsyslog-'));
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  const { cert, key } = selfSignedCertificate(dir, 'rsyslog');
   const ports = { udp: await freePort(), tcp: await freePort(), tls: await freePort() };
   const rulesets = (['udp', 'tcp', 'tls'] as const)
     .map(

@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { storeTest } from '../../testing/fixtures.js';
+import { cutoffsAt } from '../../testing/purge-cutoffs.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 
 const MINUTE = 60_000;
@@ -65,17 +66,7 @@ describe.each(STORE_KINDS)('rate counters on %s', (kind) => {
     const old = { subject: subject('old'), max: 1, windowMs: MINUTE };
     await counters.take([old], T0);
     const { retention } = testStore.store;
-    const at = (now: number) => ({
-      now,
-      sessionsEndedBefore: 0,
-      sessionsLastSeenBefore: 0,
-      sessionsStartedBefore: 0,
-      consoleSessionsEndedBefore: 0,
-      consoleSessionsLastSeenBefore: 0,
-      signinFailuresBefore: 0,
-      auditBefore: null,
-      outboxBefore: null,
-    });
+    const at = (now: number) => cutoffsAt(now);
     expect(await retention.removeBatch('rateCounters', at(T0 + MINUTE - 1), 100)).toBe(0);
     expect(await retention.removeBatch('rateCounters', at(T0 + MINUTE), 100)).toBeGreaterThanOrEqual(1);
     expect(await counters.take([old], T0 + MINUTE)).toEqual({ allowed: true });
