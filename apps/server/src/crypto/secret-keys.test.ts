@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SECRET_KEY_FILE, deriveKeys, loadSecret } from './secret-keys.js';
+import { SECRET_KEY_FILE, acceptedKeys, deriveKeys, loadSecret } from './secret-keys.js';
 
 describe('server secret and keys', () => {
   let dir: string | undefined;
@@ -32,10 +32,23 @@ describe('server secret and keys', () => {
 
   it('derives different keys for every purpose, the same ones on every instance', () => {
     const keys = deriveKeys(Buffer.alloc(32, 3));
-    const values = Object.values(keys).map((key: Buffer) => key.toString('hex'));
-    expect(new Set(values).size).toBe(Object.keys(keys).length);
+    const { previous, fingerprint, ...purposes } = keys;
+    expect(previous).toBeUndefined();
+    const values = Object.values(purposes).map((key) => key.toString('hex'));
+    expect(new Set(values).size).toBe(Object.keys(purposes).length);
     expect(values.length).toBeGreaterThanOrEqual(5);
+    expect(values).not.toContain(fingerprint);
     expect(deriveKeys(Buffer.alloc(32, 3))).toEqual(keys);
     expect(deriveKeys(Buffer.alloc(32, 4)).codeHash.equals(keys.codeHash)).toBe(false);
+  });
+
+  it("derives the previous secret's keys beside the current ones while a secret is replaced", () => {
+    const keys = deriveKeys(Buffer.alloc(32, 4), Buffer.alloc(32, 3));
+    const alone = deriveKeys(Buffer.alloc(32, 3));
+    expect(keys.previous?.codeHash.equals(alone.codeHash)).toBe(true);
+    expect(keys.previous?.fingerprint).toBe(alone.fingerprint);
+    expect(keys.codeHash.equals(alone.codeHash)).toBe(false);
+    expect(acceptedKeys(keys, 'seal')).toEqual([keys.seal, alone.seal]);
+    expect(acceptedKeys(alone, 'seal')).toEqual([alone.seal]);
   });
 });

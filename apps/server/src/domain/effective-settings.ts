@@ -7,6 +7,8 @@
 /** Settings whose value is or may carry a secret: only "set" or "not set" is shown. */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
   'DEA_SECRET',
+  'DEA_SECRET_PREVIOUS',
+  'DEA_AUDIT_HTTPS_SECRET',
   'DEA_SMTP_PASSWORD',
   'DEA_TWITTER_TOKEN',
   'DEA_SMS_HTTP_HEADERS',
