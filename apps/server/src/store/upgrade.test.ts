@@ -28,25 +28,35 @@ async function emptyStore(kind: StoreKind): Promise<{
   databaseUrl: string | undefined;
   dataDir: string;
   migrateTo(name: string): Promise<void>;
+  /** Writes rows as an older release did, whatever this version's store code does. */
+  insert(table: string, rows: Record<string, unknown>[]): Promise<void>;
   drop(): Promise<void>;
 }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-upgrade-'));
   folders.push(dataDir);
   const database = kind === 'postgres' ? await createTestDatabase(inject('postgresUrl')) : undefined;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows of an older schema, by table name
+  const connect = (): Kysely<any> =>
+    new Kysely({
+      dialect:
+        database === undefined
+          ? new SqliteDialect({ database: new SqliteDatabase(join(dataDir, EMBEDDED_STORE_FILE)) })
+          : new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
+    });
   return {
     databaseUrl: database?.url,
     dataDir,
     async migrateTo(name) {
-      const db = new Kysely<unknown>({
-        dialect:
-          database === undefined
-            ? new SqliteDialect({ database: new SqliteDatabase(join(dataDir, EMBEDDED_STORE_FILE)) })
-            : new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
-      });
+      const db = connect();
       const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(name);
       await db.destroy();
       if (error !== undefined)
         throw error instanceof Error ? error : new Error(`migration to ${name} failed`);
+    },
+    async insert(table, rows) {
+      const db = connect();
+      await db.insertInto(table).values(rows).execute();
+      await db.destroy();
     },
     drop: async () => database?.drop(),
   };
@@ -84,19 +94,22 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
         });
         const codeId = newId();
         codeIds.push(codeId);
-        await old.codes.issue(
+        // Written as the previous release's schema holds them (this version issues codes through
+        // a function of migration 0011 on PostgreSQL).
+        await target.insert('codes', [
           {
             id: codeId,
-            userId: id,
-            codeHash: keyedHash(keys.codeHash, 'code', `CODE${index}`),
-            createdAt: NOW,
-            expiresAt: NOW + 3_600_000,
-            uses: 2,
-            channelType: null,
+            user_id: id,
+            code_hash: keyedHash(keys.codeHash, 'code', `CODE${index}`),
+            created_at: NOW,
+            expires_at: NOW + 3_600_000,
+            uses_left: 2,
+            last_used_at: null,
+            invalidated_at: null,
+            channel_type: null,
           },
-          10,
-          { event: 'code.issued', userId: id, details: { index } },
-        );
+        ]);
+        await old.audit.append({ event: 'code.issued', userId: id, details: { index } }, NOW);
         await old.sessions.create({ idHash: newId(), userId: id, createdAt: NOW, lastSeenAt: NOW });
       }
       expect(await old.codes.consume(codeIds[0] ?? '', NOW)).toBe(true);
@@ -151,6 +164,24 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
           locale: 'de',
         });
         expect(await upgraded.audit.list({ event: 'code.issued', limit: 10 })).toHaveLength(5);
+        // New codes are issued beside the old ones, under the same limit of unused codes.
+        const issue = (id: string) =>
+          upgraded.codes.issue(
+            {
+              id,
+              userId: second ?? '',
+              codeHash: id,
+              createdAt: NOW,
+              expiresAt: NOW + 60_000,
+              uses: 1,
+              channelType: null,
+            },
+            2,
+            { event: 'code.issued', userId: second ?? '' },
+          );
+        expect(await issue(newId())).toEqual({ issued: true });
+        expect(await issue(newId())).toEqual({ issued: false, reason: 'store-full' });
+        expect(await upgraded.audit.list({ event: 'code.issued', limit: 10 })).toHaveLength(6);
       } finally {
         await upgraded.close();
       }

@@ -9,6 +9,7 @@ import * as consoleAccounts from './0007-console.js';
 import * as activeCodesIndex from './0008-active-codes-index.js';
 import * as retention from './0009-retention.js';
 import * as serviceKeyHashedAt from './0010-service-key-hashed-at.js';
+import * as issueCodeFunction from './0011-issue-code-function.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-active-codes-index': activeCodesIndex,
   '0009-retention': retention,
   '0010-service-key-hashed-at': serviceKeyHashedAt,
+  '0011-issue-code-function': issueCodeFunction,
 };
 
 export const migrationProvider: MigrationProvider = {

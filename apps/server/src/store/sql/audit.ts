@@ -19,15 +19,20 @@ export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: nu
     }),
   );
   return async (target, entry, at) => {
-    await insert.run(target, {
-      id: entry.id ?? newId(at),
-      at,
-      event: entry.event,
-      user_id: entry.userId ?? null,
-      actor: entry.actor ?? null,
-      client_address: entry.clientAddress ?? null,
-      details: JSON.stringify(entry.details ?? {}),
-    });
+    await insert.run(target, auditRowOf(entry, at));
+  };
+}
+
+/** The stored row of an audit entry. */
+export function auditRowOf(entry: NewAuditEntry, at: number): Selectable<AuditLogTable> {
+  return {
+    id: entry.id ?? newId(at),
+    at,
+    event: entry.event,
+    user_id: entry.userId ?? null,
+    actor: entry.actor ?? null,
+    client_address: entry.clientAddress ?? null,
+    details: JSON.stringify(entry.details ?? {}),
   };
 }
 

@@ -1,21 +1,21 @@
-import type { CodeRepository } from '../store.js';
-import type { Selectable } from 'kysely';
+import type { CodeRepository, NewAuditEntry, NewCode } from '../store.js';
+import { CompiledQuery, type Selectable } from 'kysely';
 import type { CodesTable } from '../database.js';
-import { auditInserter } from './audit.js';
+import { auditInserter, auditRowOf } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import type { Db, Dialect } from './db.js';
 
+const ISSUE_CODE_CALL =
+  'select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome';
+
 export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   const insertAudit = auditInserter(db);
-  // Issuing a code is a hot path: its statements are compiled once.
-  const lockUser = compiledOnce(db, (values: { userId: string }) => {
-    // Lock the user's row: concurrent issues for one user, on any instance, queue here.
-    // SQLite needs no lock: its single connection runs one transaction at a time.
-    const query = db.selectFrom('users').select('id').where('id', '=', values.userId);
-    return dialect === 'postgres' ? query.forUpdate() : query;
-  });
-  // The limit is checked by the insert itself: one statement, after the lock (on PostgreSQL a
-  // statement of its own, so it sees every code committed before the lock was granted).
+  // Issuing a code is a hot path. On the embedded store it is a transaction of statements compiled
+  // once; SQLite needs no row lock: its single connection runs one transaction at a time.
+  const userExists = compiledOnce(db, (values: { userId: string }) =>
+    db.selectFrom('users').select('id').where('id', '=', values.userId),
+  );
+  // The limit is checked by the insert itself.
   const insertUnderLimit = compiledOnce(db, (values: Selectable<CodesTable> & { max_unused: number }) =>
     db
       .insertInto('codes')
@@ -32,17 +32,16 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
       ])
       .expression(
         db
-          // Typed: PostgreSQL does not infer a parameter's type from the column it is inserted into.
           .selectNoFrom((eb) => [
-            eb.cast<string>(eb.val(values.id), 'text').as('id'),
-            eb.cast<string>(eb.val(values.user_id), 'text').as('user_id'),
-            eb.cast<string>(eb.val(values.code_hash), 'text').as('code_hash'),
-            eb.cast<number>(eb.val(values.created_at), 'bigint').as('created_at'),
-            eb.cast<number>(eb.val(values.expires_at), 'bigint').as('expires_at'),
-            eb.cast<number>(eb.val(values.uses_left), 'integer').as('uses_left'),
-            eb.cast<number | null>(eb.lit(null), 'bigint').as('last_used_at'),
-            eb.cast<number | null>(eb.lit(null), 'bigint').as('invalidated_at'),
-            eb.cast<string | null>(eb.val(values.channel_type), 'text').as('channel_type'),
+            eb.val(values.id).as('id'),
+            eb.val(values.user_id).as('user_id'),
+            eb.val(values.code_hash).as('code_hash'),
+            eb.val(values.created_at).as('created_at'),
+            eb.val(values.expires_at).as('expires_at'),
+            eb.val(values.uses_left).as('uses_left'),
+            eb.lit(null).as('last_used_at'),
+            eb.lit(null).as('invalidated_at'),
+            eb.val(values.channel_type).as('channel_type'),
           ])
           .where(
             (eb) =>
@@ -58,10 +57,37 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
           ),
       ),
   );
+  // On PostgreSQL the same steps are one call of dea_issue_code (migration 0011): one round trip.
+  const issueInOneCall = async (code: NewCode, maxUnused: number, audit: NewAuditEntry) => {
+    const row = auditRowOf(audit, code.createdAt);
+    const result = await db.executeQuery<{ outcome: string }>(
+      CompiledQuery.raw(ISSUE_CODE_CALL, [
+        code.id,
+        code.userId,
+        code.codeHash,
+        code.createdAt,
+        code.expiresAt,
+        code.uses,
+        code.channelType,
+        maxUnused,
+        row.id,
+        row.event,
+        row.user_id,
+        row.actor,
+        row.client_address,
+        row.details,
+      ]),
+    );
+    const outcome = result.rows[0]?.outcome;
+    if (outcome === 'issued') return { issued: true } as const;
+    if (outcome === 'store-full' || outcome === 'no-user') return { issued: false, reason: outcome } as const;
+    throw new Error(`dea_issue_code answered ${String(outcome)}`);
+  };
   return {
     async issue(code, maxUnused, audit) {
+      if (dialect === 'postgres') return issueInOneCall(code, maxUnused, audit);
       return db.transaction().execute(async (trx) => {
-        if ((await lockUser.run(trx, { userId: code.userId })).rows.length === 0) {
+        if ((await userExists.run(trx, { userId: code.userId })).rows.length === 0) {
           return { issued: false, reason: 'no-user' } as const;
         }
         const inserted = await insertUnderLimit.run(trx, {
