@@ -153,6 +153,44 @@ describe('the server when PostgreSQL fails', () => {
     }
   }, 60_000);
 
+  it('answers 503 while PostgreSQL takes no writes (a standby after a failover), and serves again once it does', async () => {
+    const server = await startServerProcess(env());
+    const signIn = (username: string) =>
+      fetch(`${server.base}/login/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'accept-language': 'de' },
+        body: JSON.stringify({ username, password: 'x' }),
+      });
+    try {
+      expect(await (await signIn('before')).json()).toMatchObject({ error: 3 });
+      // Every session of the server, the pool's included, turns read-only at its next statement.
+      await admin(cluster, 'alter system set default_transaction_read_only = on');
+      await admin(cluster, 'select pg_reload_conf()');
+      let during: Response | undefined;
+      await expect
+        .poll(async () => (during = await signIn('during')).status, { timeout: 10_000, interval: 200 })
+        .toBe(503);
+      expect(Number(during?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await during?.json()).toMatchObject({ message: UNAVAILABLE_DE });
+      expect(server.output()).toContain('"errorCode":"25006"');
+      await admin(cluster, 'alter system reset default_transaction_read_only');
+      await admin(cluster, 'select pg_reload_conf()');
+      await expect
+        .poll(async () => await (await signIn('after')).json(), {
+          timeout: 10_000,
+          interval: 200,
+        })
+        .toMatchObject({ error: 3 });
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      await admin(cluster, 'alter system reset default_transaction_read_only').catch(() => undefined);
+      await admin(cluster, 'select pg_reload_conf()').catch(() => undefined);
+      const stopped = exitOf(server.child);
+      server.child.kill('SIGTERM');
+      await stopped;
+    }
+  }, 60_000);
+
   it('survives ended connections and a restart of PostgreSQL under load, answers 503 meanwhile, and serves again without a restart', async () => {
     const server = await startServerProcess(env());
     try {

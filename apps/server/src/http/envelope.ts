@@ -2,7 +2,7 @@ import { humanDuration } from '@dea/contract';
 import { ErrorNumber } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-error.js';
-import { isStoreUnavailable } from '../store/store-error.js';
+import { codeOf, isStoreUnavailable } from '../store/store-error.js';
 import { requestLanguage } from './request-language.js';
 
 export { okEnvelope as ok } from '@dea/contract';
@@ -103,14 +103,11 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendEnvelope(request, reply, known);
     }
     if (isAbortedByClient(request, error)) {
-      request.log.info({ code: 'code' in error ? error.code : undefined }, 'client aborted the request');
+      request.log.info({ errorCode: 'code' in error ? error.code : undefined }, 'client aborted the request');
       return sendEnvelope(request, reply, invalidRequest('the request was aborted'));
     }
     if (isStoreUnavailable(error)) {
-      request.log.warn(
-        { code: (error as { code?: unknown }).code, cause: error.message },
-        'store unavailable',
-      );
+      request.log.warn({ errorCode: codeOf(error), cause: error.message }, 'store unavailable');
       return sendEnvelope(request, reply, serviceUnavailable(UNAVAILABLE_RETRY_SECONDS));
     }
     request.log.error({ err: error }, 'request failed');

@@ -6,6 +6,7 @@ import { addressList } from '../http/address-ranges.js';
 import { bearerToken } from '../http/bearer.js';
 import { answerOrGiveBack } from '../http/answer-or-give-back.js';
 import { isStoreUnavailable } from '../http/envelope.js';
+import { codeOf } from '../store/store-error.js';
 
 /** Where the plugins of the second-factor server send their checks. */
 export const VALIDATE_CHECK_PATH = '/validate/check';
@@ -60,13 +61,13 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
 
   app.setErrorHandler(async (error, request, reply) => {
     if (isStoreUnavailable(error)) {
-      request.log.warn({ cause: (error as Error).message }, 'store unavailable');
+      request.log.warn({ errorCode: codeOf(error), cause: (error as Error).message }, 'store unavailable');
       void reply.header('retry-after', '5');
       return refuse(reply, 503, ERROR.server, 'the store is unavailable; try again shortly');
     }
     const status = (error as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      request.log.info({ code: (error as { code?: string }).code }, 'validate/check request refused');
+      request.log.info({ errorCode: codeOf(error) }, 'validate/check request refused');
       return refuse(reply, 400, ERROR.parameter, 'the request body cannot be read');
     }
     request.log.error({ err: error }, 'validate/check failed');

@@ -51,6 +51,7 @@ export function storeConnectionError(
     ETIMEDOUT: `PostgreSQL at ${where} did not answer in time: check DATABASE_URL, the network and firewalls`,
     EHOSTUNREACH: `PostgreSQL at ${where} cannot be reached (no route to host): check DATABASE_URL and the network`,
     '57P03': `PostgreSQL at ${where} is starting up or shutting down: try again in a moment`,
+    '25006': `PostgreSQL at ${where} takes no writes (a standby, as after a failover, or default_transaction_read_only): point DATABASE_URL at the primary`,
   };
   return new StoreError(
     told[code] ??

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { isStoreUnavailable } from './store-error.js';
+
+const failure = (code: string, message = `failed (${code})`) => Object.assign(new Error(message), { code });
+
+describe('an unavailable store', () => {
+  it('is told by the codes of a store that cannot take the request now, and by nothing else', () => {
+    for (const code of [
+      '08006', // connection failure
+      '57P01', // terminated by an administrator
+      '57P03', // cannot connect now (starting up)
+      '57014', // statement timeout
+      '55P03', // lock timeout
+      '53300', // too many connections
+      '25006', // read-only: a standby after a failover
+      '40001', // serialization failure
+      '40P01', // deadlock detected
+      'ECONNREFUSED',
+      'SQLITE_BUSY',
+      'SQLITE_FULL',
+      'SQLITE_IOERR_WRITE',
+    ])
+      expect(isStoreUnavailable(failure(code)), code).toBe(true);
+    for (const code of ['23505', '42P01', '28P01', '22P02', 'SQLITE_CONSTRAINT_UNIQUE', ''])
+      expect(isStoreUnavailable(failure(code)), code).toBe(false);
+    expect(isStoreUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isStoreUnavailable('08006')).toBe(false);
+  });
+});
