@@ -153,7 +153,7 @@ describe('the server when PostgreSQL fails', () => {
     }
   }, 60_000);
 
-  it('answers 503 while PostgreSQL takes no writes (a standby after a failover), and serves again once it does', async () => {
+  it('answers 503 while PostgreSQL takes no writes (a standby after a failover), a start waits for it, and both serve once it does', async () => {
     const server = await startServerProcess(env());
     const signIn = (username: string) =>
       fetch(`${server.base}/login/api/session`, {
@@ -173,8 +173,29 @@ describe('the server when PostgreSQL fails', () => {
       expect(Number(during?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(await during?.json()).toMatchObject({ message: UNAVAILABLE_DE });
       expect(server.output()).toContain('"errorCode":"25006"');
+      // A server started meanwhile names the cause and the setting, and waits for the primary.
+      const refused = await startServerProcess({ ...env(), DEA_DB_START_WAIT_SECONDS: '0' }).then(
+        (running) => {
+          running.child.kill('SIGKILL');
+          return 'it started';
+        },
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/server exited with 1/);
+      expect(refused).toMatch(/takes no writes .*point DATABASE_URL at the primary/);
+      const waiting = startServerProcess({ ...env(), DEA_DB_START_WAIT_SECONDS: '60' });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       await admin(cluster, 'alter system reset default_transaction_read_only');
       await admin(cluster, 'select pg_reload_conf()');
+      const second = await waiting;
+      try {
+        expect(second.output()).toContain('the store cannot be used yet; trying again in');
+        expect((await fetch(`${second.base}/readyz`)).status).toBe(200);
+      } finally {
+        const stopped = exitOf(second.child);
+        second.child.kill('SIGTERM');
+        await stopped;
+      }
       await expect
         .poll(async () => await (await signIn('after')).json(), {
           timeout: 10_000,

@@ -103,7 +103,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendEnvelope(request, reply, known);
     }
     if (isAbortedByClient(request, error)) {
-      request.log.info({ errorCode: 'code' in error ? error.code : undefined }, 'client aborted the request');
+      request.log.info({ errorCode: codeOf(error) }, 'client aborted the request');
       return sendEnvelope(request, reply, invalidRequest('the request was aborted'));
     }
     if (isStoreUnavailable(error)) {

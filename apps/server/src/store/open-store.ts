@@ -149,6 +149,21 @@ export function storeOver(db: Db, dialect: Dialect): Store {
  * DEA_MIGRATE=off) changes nothing and refuses a schema that is not this version's. Every failure
  * is a StoreError that names its cause and the setting to check.
  */
+/**
+ * A PostgreSQL that takes no writes (a standby a failover left the address on, or
+ * default_transaction_read_only) would fail the first write of the start with a bare error; it is
+ * told here instead, as a failure that passes (SQLSTATE 25006), so a start waits for the primary.
+ */
+async function refuseReadOnly(db: Db): Promise<void> {
+  const { rows } = await sql<{
+    readOnly: string;
+  }>`select current_setting('transaction_read_only') as "readOnly"`.execute(db);
+  if (rows[0]?.readOnly === 'on')
+    throw Object.assign(new Error('the server takes no writes (transaction_read_only is on)'), {
+      code: '25006',
+    });
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
   let db: Db;
@@ -161,6 +176,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   try {
     await sql`select 1`.execute(db);
+    if (dialect === 'postgres') await refuseReadOnly(db);
   } catch (error) {
     await db.destroy();
     throw storeConnectionError(error, options);
