@@ -1,9 +1,17 @@
 import type { CodeRepository, NewAuditEntry, NewCode } from '../store.js';
-import { CompiledQuery, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { CodesTable } from '../database.js';
 import { auditInserter, auditRowOf } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import type { Db, Dialect } from './db.js';
+
+/**
+ * `uses_left > 0`, written as a literal. SQLite decides whether the partial index of usable codes
+ * (`codes_active_by_user`, whose condition is `uses_left > 0`) applies by comparing the two conditions; with
+ * a bound value there, every run of the statement binds it again and makes SQLite prepare the
+ * statement anew (about 8 µs each time).
+ */
+const STILL_USABLE = sql.lit(0);
 
 const ISSUE_CODE_CALL =
   'select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome';
@@ -50,7 +58,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
                 .select(eb.fn.countAll<number>().as('n'))
                 .where('user_id', '=', values.user_id)
                 .where('expires_at', '>', values.created_at)
-                .where('uses_left', '>', 0)
+                .where('uses_left', '>', STILL_USABLE)
                 .where('invalidated_at', 'is', null),
             '<',
             values.max_unused,
@@ -121,7 +129,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
         ])
         .where('user_id', '=', userId)
         .where('expires_at', '>', now)
-        .where('uses_left', '>', 0)
+        .where('uses_left', '>', STILL_USABLE)
         .where('invalidated_at', 'is', null)
         .orderBy('created_at')
         .execute()
@@ -140,7 +148,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('user_id', '=', userId)
         .where('expires_at', '>', now)
-        .where('uses_left', '>', 0)
+        .where('uses_left', '>', STILL_USABLE)
         .where('invalidated_at', 'is', null)
         .executeTakeFirstOrThrow();
       return Number(row.n);
@@ -151,7 +159,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
         .updateTable('codes')
         .set((eb) => ({ uses_left: eb('uses_left', '-', 1), last_used_at: now }))
         .where('id', '=', codeId)
-        .where('uses_left', '>', 0)
+        .where('uses_left', '>', STILL_USABLE)
         .where('expires_at', '>', now)
         .where('invalidated_at', 'is', null)
         .executeTakeFirst();

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { GroupRepository } from '../store.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db } from './db.js';
@@ -14,7 +15,8 @@ export function groupRepository(db: Db): GroupRepository {
       .where('policies.category', '=', values.category)
       .orderBy('groups.priority', 'desc')
       .orderBy('groups.name')
-      .limit(1),
+      // A literal: SQLite prepares a statement anew at every run when its LIMIT is a bound value.
+      .limit(sql.lit(1)),
   );
   return {
     async create(group) {

@@ -114,7 +114,7 @@ export function secretUsageRepository(db: Db): SecretUsageRepository {
         .selectFrom('codes')
         .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('expires_at').as('last')])
         .where('created_at', '<', before)
-        .where('uses_left', '>', 0)
+        .where('uses_left', '>', sql.lit(0))
         .where('invalidated_at', 'is', null)
         .where('expires_at', '>', now)
         .executeTakeFirstOrThrow();

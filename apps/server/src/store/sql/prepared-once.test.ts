@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { openStore } from '../open-store.js';
+import type { Store } from '../store.js';
+
+/**
+ * SQLite prepares a statement anew at every run, silently, when a bound value decides its plan:
+ * a bound LIMIT, or a bound value compared where a partial index's condition has a literal (the
+ * planner checks the index's condition against the value bound at that moment, so each new binding
+ * expires the statement). On the hot calls that cost a third of tempPass/create's CPU under load
+ * (docs/benchmarks.md). These statements must carry such constants as literals.
+ */
+let dataDir: string;
+let store: Store;
+let prepared: string[];
+
+const USER = 'u-1';
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'dea-prepared-'));
+  store = await openStore({ dataDir });
+  await store.users.create({
+    id: USER,
+    username: 'pat',
+    passwordHash: 'x',
+    fullName: 'Pat',
+    locale: 'en',
+    createdAt: 1,
+  });
+  await store.groups.create({ id: 'g-1', name: 'Staff', priority: 0 });
+  await store.groups.addMember('g-1', USER);
+  await store.groups.setPolicy('g-1', POLICY_CATEGORY_SELF_SERVICE, { enableECode: true });
+  await store.sessions.create({ idHash: 'h-1', userId: USER, createdAt: 1, lastSeenAt: 1 });
+  prepared = [];
+  const original = Object.getOwnPropertyDescriptor(SqliteDatabase.prototype, 'prepare')?.value as (
+    this: SqliteDatabase.Database,
+    source: string,
+  ) => SqliteDatabase.Statement;
+  vi.spyOn(SqliteDatabase.prototype, 'prepare').mockImplementation(function (
+    this: SqliteDatabase.Database,
+    source: string,
+  ) {
+    prepared.push(source);
+    return original.call(this, source);
+  });
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The columns that the conditions of the store's partial indexes name. */
+async function partialIndexColumns(): Promise<string[]> {
+  const database = new SqliteDatabase(join(dataDir, 'dea.sqlite'), { readonly: true });
+  try {
+    const rows = database
+      .prepare("select sql from sqlite_master where type = 'index' and sql like '% where %'")
+      .all() as { sql: string }[];
+    const conditions = rows.map((row) => row.sql.slice(row.sql.toLowerCase().lastIndexOf(' where ') + 7));
+    const keywords = new Set(['and', 'or', 'not', 'is', 'null']);
+    return [...new Set(conditions.flatMap((condition) => condition.match(/[a-z_]+/g) ?? []))].filter(
+      (word) => !keywords.has(word),
+    );
+  } finally {
+    database.close();
+  }
+}
+
+describe('the hot statements of the embedded store', () => {
+  it('are prepared once: no bound LIMIT, no bound value against a partial index condition', async () => {
+    const columns = await partialIndexColumns();
+    expect(columns).toEqual(expect.arrayContaining(['uses_left', 'invalidated_at']));
+
+    const now = 1000;
+    await store.sessions.find('h-1');
+    await store.groups.findPolicyOfUser(USER, POLICY_CATEGORY_SELF_SERVICE);
+    const issued = await store.codes.issue(
+      {
+        id: 'c-1',
+        userId: USER,
+        codeHash: 'x',
+        createdAt: now,
+        expiresAt: now + 60_000,
+        uses: 1,
+        channelType: null,
+      },
+      10,
+      { event: 'code.issued', userId: USER },
+    );
+    expect(issued).toEqual({ issued: true });
+    await store.codes.listActive(USER, now);
+    await store.codes.countActive(USER, now);
+    await store.channels.listOfUser(USER);
+    expect(await store.codes.consume('c-1', now)).toBe(true);
+
+    const statements = prepared.filter((source) => /^(select|insert|update|delete)\b/i.test(source));
+    expect(statements.length).toBeGreaterThanOrEqual(7);
+    for (const source of statements) {
+      expect(source, source).not.toMatch(/\blimit\s+\?/i);
+      for (const column of columns) {
+        expect(source, source).not.toMatch(new RegExp(`"?${column}"?\\s*(?:[<>]=?|=|!=|<>)\\s*\\?`, 'i'));
+      }
+    }
+  });
+});
