@@ -3,6 +3,7 @@ import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { CodesTable } from '../database.js';
 import { auditInserter, auditRowOf } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
+import { sharingTransactions } from './shared-transactions.js';
 import type { Db, Dialect } from './db.js';
 
 /**
@@ -19,7 +20,8 @@ const ISSUE_CODE_CALL =
 export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   const insertAudit = auditInserter(db);
   // Issuing a code is a hot path. On the embedded store it is a transaction of statements compiled
-  // once; SQLite needs no row lock: its single connection runs one transaction at a time.
+  // once; SQLite needs no row lock: its single connection runs one transaction at a time. The issues
+  // of one turn of the event loop share a transaction and its commit (sharingTransactions).
   const userExists = compiledOnce(db, (values: { userId: string }) =>
     db.selectFrom('users').select('id').where('id', '=', values.userId),
   );
@@ -65,6 +67,30 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
           ),
       ),
   );
+  const issueInSharedTransaction = sharingTransactions(
+    db,
+    async (trx, { code, maxUnused, audit }: { code: NewCode; maxUnused: number; audit: NewAuditEntry }) => {
+      if ((await userExists.run(trx, { userId: code.userId })).rows.length === 0) {
+        return { issued: false, reason: 'no-user' } as const;
+      }
+      const inserted = await insertUnderLimit.run(trx, {
+        id: code.id,
+        user_id: code.userId,
+        code_hash: code.codeHash,
+        created_at: code.createdAt,
+        expires_at: code.expiresAt,
+        uses_left: code.uses,
+        last_used_at: null,
+        invalidated_at: null,
+        channel_type: code.channelType,
+        max_unused: maxUnused,
+      });
+      if (Number(inserted.numAffectedRows ?? 0n) === 0)
+        return { issued: false, reason: 'store-full' } as const;
+      await insertAudit(trx, audit, code.createdAt);
+      return { issued: true } as const;
+    },
+  );
   // On PostgreSQL the same steps are one call of dea_issue_code (migration 0011): one round trip.
   const issueInOneCall = async (code: NewCode, maxUnused: number, audit: NewAuditEntry) => {
     const row = auditRowOf(audit, code.createdAt);
@@ -94,27 +120,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   return {
     async issue(code, maxUnused, audit) {
       if (dialect === 'postgres') return issueInOneCall(code, maxUnused, audit);
-      return db.transaction().execute(async (trx) => {
-        if ((await userExists.run(trx, { userId: code.userId })).rows.length === 0) {
-          return { issued: false, reason: 'no-user' } as const;
-        }
-        const inserted = await insertUnderLimit.run(trx, {
-          id: code.id,
-          user_id: code.userId,
-          code_hash: code.codeHash,
-          created_at: code.createdAt,
-          expires_at: code.expiresAt,
-          uses_left: code.uses,
-          last_used_at: null,
-          invalidated_at: null,
-          channel_type: code.channelType,
-          max_unused: maxUnused,
-        });
-        if (Number(inserted.numAffectedRows ?? 0n) === 0)
-          return { issued: false, reason: 'store-full' } as const;
-        await insertAudit(trx, audit, code.createdAt);
-        return { issued: true } as const;
-      });
+      return issueInSharedTransaction({ code, maxUnused, audit });
     },
     async listActive(userId, now) {
       return db
