@@ -118,10 +118,10 @@ export function storeOver(db: Db, dialect: Dialect): Store {
   return {
     kind: dialect,
     users: userRepository(db),
-    groups: groupRepository(db),
-    channels: channelRepository(db),
+    groups: groupRepository(db, dialect),
+    channels: channelRepository(db, dialect),
     codes: codeRepository(db, dialect),
-    sessions: sessionRepository(db),
+    sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),
     catalogs: catalogRepository(db),
     audit: auditRepository(db),

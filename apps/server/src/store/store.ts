@@ -198,6 +198,9 @@ export interface CodeRepository {
   invalidate(codeId: string, now: number): Promise<boolean>;
 }
 
+/** A session with its user (undefined when the user is gone). */
+export type SessionWithUser = Session & { user: User | undefined };
+
 export interface Session {
   idHash: string;
   userId: string;
@@ -209,7 +212,7 @@ export interface Session {
 export interface SessionRepository {
   create(session: Omit<Session, 'endedAt'>): Promise<void>;
   /** The session with its user (undefined when the user is gone), in one query: every signed-in call asks. */
-  find(idHash: string): Promise<(Session & { user: User | undefined }) | undefined>;
+  find(idHash: string): Promise<SessionWithUser | undefined>;
   touch(idHash: string, at: number): Promise<void>;
   end(idHash: string, at: number): Promise<void>;
   /** The user's sessions that have not ended, newest first. */

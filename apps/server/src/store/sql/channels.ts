@@ -1,14 +1,16 @@
 import { isChannelKey } from '@dea/contract';
 import type { Channel, ChannelRepository } from '../store.js';
 import { compiledOnce } from './compiled-once.js';
-import type { Db } from './db.js';
+import type { Db, Dialect } from './db.js';
+import { readsGatheredByTurn } from './by-turn.js';
+import { sql } from 'kysely';
 
 function toChannel(row: { id: string; user_id: string; key: string; address: string }): Channel {
   if (!isChannelKey(row.key)) throw new Error(`unknown channel key in store: ${row.key}`);
   return { id: row.id, userId: row.user_id, key: row.key, address: row.address };
 }
 
-export function channelRepository(db: Db): ChannelRepository {
+export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
   // Every code issued or sent looks up the user's other channels, to tell them.
   const channelsOfUser = compiledOnce(db, (values: { userId: string }) =>
     db
@@ -18,6 +20,26 @@ export function channelRepository(db: Db): ChannelRepository {
       .orderBy('created_at')
       .orderBy('key'),
   );
+  // On PostgreSQL the channels read in one turn of the event loop are read in one round trip.
+  const channelsOfUsers = compiledOnce(db, (values: { userIds: string[] }) =>
+    db
+      .selectFrom('channels')
+      .selectAll()
+      .where('user_id', '=', sql<string>`any(${values.userIds})`)
+      .orderBy('user_id')
+      .orderBy('created_at')
+      .orderBy('key'),
+  );
+  const channelsGathered = readsGatheredByTurn(async (userIds: string[]) => {
+    const byUser = new Map<string, Channel[]>();
+    for (const row of (await channelsOfUsers.run(db, { userIds })).rows) {
+      if (!isChannelKey(row.key)) continue;
+      const channels = byUser.get(row.user_id) ?? [];
+      channels.push(toChannel(row));
+      byUser.set(row.user_id, channels);
+    }
+    return byUser;
+  });
   return {
     async set(channel) {
       const row = await db
@@ -57,6 +79,7 @@ export function channelRepository(db: Db): ChannelRepository {
       return rows.map((row) => row.user_id);
     },
     async listOfUser(userId) {
+      if (dialect === 'postgres') return (await channelsGathered(userId)) ?? [];
       const { rows } = await channelsOfUser.run(db, { userId });
       return rows.filter((row) => isChannelKey(row.key)).map(toChannel);
     },

@@ -4,6 +4,7 @@ import type { CodesTable } from '../database.js';
 import { auditInserter, auditRowOf } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
+import { gatheredByTurn } from './by-turn.js';
 import type { Db, Dialect } from './db.js';
 
 /**
@@ -16,6 +17,42 @@ const STILL_USABLE = sql.lit(0);
 
 const ISSUE_CODE_CALL =
   'select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome';
+
+type IssueOutcome = { issued: true } | { issued: false; reason: 'no-user' | 'store-full' };
+
+interface IssueCall {
+  code: NewCode;
+  maxUnused: number;
+  audit: NewAuditEntry;
+}
+
+function outcomeOf(outcome: string | undefined): IssueOutcome {
+  if (outcome === 'issued') return { issued: true };
+  if (outcome === 'store-full' || outcome === 'no-user') return { issued: false, reason: outcome };
+  throw new Error(`dea_issue_code answered ${String(outcome)}`);
+}
+
+/** dea_issue_code's arguments, as the columns of the statement that issues several codes. */
+const ISSUE_CODE_COLUMNS = [
+  ['id', 'text'],
+  ['user_id', 'text'],
+  ['code_hash', 'text'],
+  ['created_at', 'bigint'],
+  ['expires_at', 'bigint'],
+  ['uses', 'integer'],
+  ['channel_type', 'text'],
+  ['max_unused', 'integer'],
+  ['audit_id', 'text'],
+  ['audit_event', 'text'],
+  ['audit_user_id', 'text'],
+  ['audit_actor', 'text'],
+  ['audit_client_address', 'text'],
+  ['audit_details', 'text'],
+] as const;
+
+const ISSUE_CODES_CALL = `select t.ord, dea_issue_code(${ISSUE_CODE_COLUMNS.map(([name]) => `t.${name}`).join(', ')}) as outcome
+  from unnest(${ISSUE_CODE_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')})
+  with ordinality as t(${ISSUE_CODE_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
 
 export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   const insertAudit = auditInserter(db);
@@ -112,14 +149,54 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
         row.details,
       ]),
     );
-    const outcome = result.rows[0]?.outcome;
-    if (outcome === 'issued') return { issued: true } as const;
-    if (outcome === 'store-full' || outcome === 'no-user') return { issued: false, reason: outcome } as const;
-    throw new Error(`dea_issue_code answered ${String(outcome)}`);
+    return outcomeOf(result.rows[0]?.outcome);
   };
+  // The issues of one turn of the event loop go in one statement: dea_issue_code once per issue,
+  // in turn (each sees the codes the ones before it inserted), ordered by user so that concurrent
+  // statements of other instances lock users' rows in the same order and never deadlock.
+  const issueManyInOneCall = async (items: readonly IssueCall[]): Promise<IssueOutcome[]> => {
+    const order = items.map((_, index) => index);
+    order.sort((a, b) =>
+      items[a]!.code.userId < items[b]!.code.userId
+        ? -1
+        : items[a]!.code.userId > items[b]!.code.userId
+          ? 1
+          : a - b,
+    );
+    const rows = order.map((index) => {
+      const { code, maxUnused, audit } = items[index]!;
+      const entry = auditRowOf(audit, code.createdAt);
+      return [
+        code.id,
+        code.userId,
+        code.codeHash,
+        code.createdAt,
+        code.expiresAt,
+        code.uses,
+        code.channelType,
+        maxUnused,
+        entry.id,
+        entry.event,
+        entry.user_id,
+        entry.actor,
+        entry.client_address,
+        entry.details,
+      ] as const;
+    });
+    const columns = ISSUE_CODE_COLUMNS.map((_, column) => rows.map((row) => row[column]));
+    const result = await db.executeQuery<{ ord: number | string; outcome: string }>(
+      CompiledQuery.raw(ISSUE_CODES_CALL, columns),
+    );
+    const outcomes: IssueOutcome[] = new Array<IssueOutcome>(items.length);
+    for (const row of result.rows) outcomes[order[Number(row.ord) - 1]!] = outcomeOf(row.outcome);
+    return outcomes;
+  };
+  const issueGathered = gatheredByTurn(issueManyInOneCall, ({ code, maxUnused, audit }: IssueCall) =>
+    issueInOneCall(code, maxUnused, audit),
+  );
   return {
     async issue(code, maxUnused, audit) {
-      if (dialect === 'postgres') return issueInOneCall(code, maxUnused, audit);
+      if (dialect === 'postgres') return issueGathered({ code, maxUnused, audit });
       return issueInSharedTransaction({ code, maxUnused, audit });
     },
     async listActive(userId, now) {

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { GroupRepository } from '../store.js';
 import { compiledOnce } from './compiled-once.js';
-import { parseJsonObject, type Db } from './db.js';
+import { parseJsonObject, type Db, type Dialect } from './db.js';
+import { readsGatheredByTurn } from './by-turn.js';
 
-export function groupRepository(db: Db): GroupRepository {
+export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
   // Every code issued asks for its user's policy.
   const policyOfUser = compiledOnce(db, (values: { userId: string; category: string }) =>
     db
@@ -18,6 +19,33 @@ export function groupRepository(db: Db): GroupRepository {
       // A literal: SQLite prepares a statement anew at every run when its LIMIT is a bound value.
       .limit(sql.lit(1)),
   );
+  // On PostgreSQL the policies read in one turn of the event loop are read in one round trip: each
+  // user's first policy of the category, by the same order.
+  const policiesOfUsers = compiledOnce(db, (values: { userIds: string[]; category: string }) =>
+    db
+      .selectFrom('policies')
+      .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+      .innerJoin('groups', 'groups.id', 'policies.group_id')
+      .distinctOn('user_groups.user_id')
+      .select(['user_groups.user_id', 'policies.options'])
+      .where('user_groups.user_id', '=', sql<string>`any(${values.userIds})`)
+      .where('policies.category', '=', values.category)
+      .orderBy('user_groups.user_id')
+      .orderBy('groups.priority', 'desc')
+      .orderBy('groups.name'),
+  );
+  const gatheredByCategory = new Map<string, (userId: string) => Promise<string | undefined>>();
+  const policyGathered = (userId: string, category: string) => {
+    let read = gatheredByCategory.get(category);
+    if (read === undefined) {
+      read = readsGatheredByTurn(async (userIds: string[]) => {
+        const { rows } = await policiesOfUsers.run(db, { userIds, category });
+        return new Map(rows.map((row) => [row.user_id, row.options]));
+      });
+      gatheredByCategory.set(category, read);
+    }
+    return read(userId);
+  };
   return {
     async create(group) {
       await db.insertInto('groups').values(group).execute();
@@ -57,6 +85,10 @@ export function groupRepository(db: Db): GroupRepository {
         .execute();
     },
     async findPolicyOfUser(userId, category) {
+      if (dialect === 'postgres') {
+        const options = await policyGathered(userId, category);
+        return options === undefined ? undefined : parseJsonObject(options);
+      }
       const row = (await policyOfUser.run(db, { userId, category })).rows[0];
       return row && parseJsonObject(row.options);
     },

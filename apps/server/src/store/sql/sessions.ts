@@ -1,13 +1,43 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
-import type { SessionRepository } from '../store.js';
+import type { SessionRepository, SessionWithUser } from '../store.js';
+import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { toUser } from './users.js';
-import type { Db } from './db.js';
+import type { Db, Dialect } from './db.js';
 
-export function sessionRepository(db: Db): SessionRepository {
+type SessionRow = Omit<Selectable<UsersTable>, 'id'> & {
+  id: string | null;
+  session_id_hash: string;
+  session_user_id: string;
+  session_created_at: number;
+  session_last_seen_at: number;
+  session_ended_at: number | null;
+};
+
+function sessionOf(row: SessionRow): SessionWithUser {
+  const {
+    id,
+    session_id_hash,
+    session_user_id,
+    session_created_at,
+    session_last_seen_at,
+    session_ended_at,
+    ...user
+  } = row;
+  return {
+    idHash: session_id_hash,
+    userId: session_user_id,
+    createdAt: Number(session_created_at),
+    lastSeenAt: Number(session_last_seen_at),
+    endedAt: session_ended_at === null ? null : Number(session_ended_at),
+    user: id === null ? undefined : toUser({ id, ...user }),
+  };
+}
+
+export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
   // Every signed-in call reads its session, and now and then moves its last-seen time.
-  const findWithUser = compiledOnce(db, (values: { idHash: string }) =>
+  const withUser = () =>
     db
       .selectFrom('sessions')
       .leftJoin('users', 'users.id', 'sessions.user_id')
@@ -18,9 +48,18 @@ export function sessionRepository(db: Db): SessionRepository {
         'sessions.created_at as session_created_at',
         'sessions.last_seen_at as session_last_seen_at',
         'sessions.ended_at as session_ended_at',
-      ])
-      .where('sessions.id_hash', '=', values.idHash),
+      ]);
+  const findWithUser = compiledOnce(db, (values: { idHash: string }) =>
+    withUser().where('sessions.id_hash', '=', values.idHash),
   );
+  // On PostgreSQL the sessions read in one turn of the event loop are read in one round trip.
+  const findManyWithUser = compiledOnce(db, (values: { idHashes: string[] }) =>
+    withUser().where('sessions.id_hash', '=', sql<string>`any(${values.idHashes})`),
+  );
+  const findGathered = readsGatheredByTurn(async (idHashes: string[]) => {
+    const { rows } = await findManyWithUser.run(db, { idHashes });
+    return new Map(rows.map((row) => [row.session_id_hash, sessionOf(row as SessionRow)]));
+  });
   const touch = compiledOnce(db, (values: { idHash: string; at: number }) =>
     db
       .updateTable('sessions')
@@ -42,25 +81,9 @@ export function sessionRepository(db: Db): SessionRepository {
         .execute();
     },
     async find(idHash) {
+      if (dialect === 'postgres') return findGathered(idHash);
       const row = (await findWithUser.run(db, { idHash })).rows[0];
-      if (row === undefined) return undefined;
-      const {
-        id,
-        session_id_hash,
-        session_user_id,
-        session_created_at,
-        session_last_seen_at,
-        session_ended_at,
-        ...user
-      } = row;
-      return {
-        idHash: session_id_hash,
-        userId: session_user_id,
-        createdAt: Number(session_created_at),
-        lastSeenAt: Number(session_last_seen_at),
-        endedAt: session_ended_at === null ? null : Number(session_ended_at),
-        user: id === null ? undefined : toUser({ id, ...user } as Selectable<UsersTable>),
-      };
+      return row && sessionOf(row as SessionRow);
     },
     async touch(idHash, at) {
       await touch.run(db, { idHash, at });

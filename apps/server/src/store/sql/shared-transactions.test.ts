@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../database.js';
 import { ImmediateSqliteDialect } from '../embedded-store-lock.js';
 import type { Db } from './db.js';
-import { MAX_SHARED, sharingTransactions } from './shared-transactions.js';
+import { MAX_GATHERED as MAX_SHARED } from './by-turn.js';
+import { sharingTransactions } from './shared-transactions.js';
 
 let dir: string;
 let db: Db;

@@ -1,13 +1,5 @@
+import { gatheredByTurn } from './by-turn.js';
 import type { Db } from './db.js';
-
-/** At most this many pieces of work share one transaction; the rest wait for the next one. */
-export const MAX_SHARED = 64;
-
-interface Waiting<T, R> {
-  item: T;
-  resolve: (result: R) => void;
-  reject: (error: unknown) => void;
-}
 
 /**
  * Runs `work` in transactions that the calls of one turn of the event loop share, and so share
@@ -21,37 +13,13 @@ export function sharingTransactions<T, R>(
   db: Db,
   work: (trx: Db, item: T) => Promise<R>,
 ): (item: T) => Promise<R> {
-  let waiting: Waiting<T, R>[] = [];
-
-  const alone = (entry: Waiting<T, R>): void => {
-    db.transaction()
-      .execute((trx) => work(trx, entry.item))
-      .then(entry.resolve, entry.reject);
-  };
-
-  const runShared = (): void => {
-    const batch = waiting.slice(0, MAX_SHARED);
-    waiting = waiting.slice(MAX_SHARED);
-    if (waiting.length > 0) setImmediate(runShared);
-    if (batch.length === 1) {
-      alone(batch[0]!);
-      return;
-    }
-    db.transaction()
-      .execute(async (trx) => {
+  return gatheredByTurn(
+    (items) =>
+      db.transaction().execute(async (trx) => {
         const results: R[] = [];
-        for (const entry of batch) results.push(await work(trx, entry.item));
+        for (const item of items) results.push(await work(trx, item));
         return results;
-      })
-      .then(
-        (results) => batch.forEach((entry, index) => entry.resolve(results[index] as R)),
-        () => batch.forEach(alone),
-      );
-  };
-
-  return (item) =>
-    new Promise<R>((resolve, reject) => {
-      waiting.push({ item, resolve, reject });
-      if (waiting.length === 1) setImmediate(runShared);
-    });
+      }),
+    (item) => db.transaction().execute((trx) => work(trx, item)),
+  );
 }
