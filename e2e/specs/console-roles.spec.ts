@@ -163,6 +163,8 @@ test('an administrator sets a group policy with the defaults in view, makes a se
 
   // A service key is shown once, then only its name.
   await page.getByRole('link', { name: 'Service keys' }).click();
+  // The form of the groups also has a Name: fill the service key's only once its view is shown.
+  await expect(page.getByRole('heading', { name: 'Service keys' })).toBeVisible();
   await page.getByLabel('Name').fill('vpn gateway');
   await page.getByRole('button', { name: 'Create the key' }).click();
   const secret = (await page.getByTestId('service-key-secret').textContent()) ?? '';
