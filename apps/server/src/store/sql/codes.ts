@@ -26,6 +26,27 @@ interface IssueCall {
   audit: NewAuditEntry;
 }
 
+/** dea_issue_code's arguments for one issue, in the order of ISSUE_CODE_COLUMNS. */
+function issueArguments({ code, maxUnused, audit }: IssueCall): unknown[] {
+  const entry = auditRowOf(audit, code.createdAt);
+  return [
+    code.id,
+    code.userId,
+    code.codeHash,
+    code.createdAt,
+    code.expiresAt,
+    code.uses,
+    code.channelType,
+    maxUnused,
+    entry.id,
+    entry.event,
+    entry.user_id,
+    entry.actor,
+    entry.client_address,
+    entry.details,
+  ];
+}
+
 function outcomeOf(outcome: string | undefined): IssueOutcome {
   if (outcome === 'issued') return { issued: true };
   if (outcome === 'store-full' || outcome === 'no-user') return { issued: false, reason: outcome };
@@ -129,25 +150,9 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     },
   );
   // On PostgreSQL the same steps are one call of dea_issue_code (migration 0011): one round trip.
-  const issueInOneCall = async (code: NewCode, maxUnused: number, audit: NewAuditEntry) => {
-    const row = auditRowOf(audit, code.createdAt);
+  const issueInOneCall = async (call: IssueCall) => {
     const result = await db.executeQuery<{ outcome: string }>(
-      CompiledQuery.raw(ISSUE_CODE_CALL, [
-        code.id,
-        code.userId,
-        code.codeHash,
-        code.createdAt,
-        code.expiresAt,
-        code.uses,
-        code.channelType,
-        maxUnused,
-        row.id,
-        row.event,
-        row.user_id,
-        row.actor,
-        row.client_address,
-        row.details,
-      ]),
+      CompiledQuery.raw(ISSUE_CODE_CALL, issueArguments(call)),
     );
     return outcomeOf(result.rows[0]?.outcome);
   };
@@ -155,34 +160,10 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   // in turn (each sees the codes the ones before it inserted), ordered by user so that concurrent
   // statements of other instances lock users' rows in the same order and never deadlock.
   const issueManyInOneCall = async (items: readonly IssueCall[]): Promise<IssueOutcome[]> => {
+    const userOf = (index: number) => items[index]!.code.userId;
     const order = items.map((_, index) => index);
-    order.sort((a, b) =>
-      items[a]!.code.userId < items[b]!.code.userId
-        ? -1
-        : items[a]!.code.userId > items[b]!.code.userId
-          ? 1
-          : a - b,
-    );
-    const rows = order.map((index) => {
-      const { code, maxUnused, audit } = items[index]!;
-      const entry = auditRowOf(audit, code.createdAt);
-      return [
-        code.id,
-        code.userId,
-        code.codeHash,
-        code.createdAt,
-        code.expiresAt,
-        code.uses,
-        code.channelType,
-        maxUnused,
-        entry.id,
-        entry.event,
-        entry.user_id,
-        entry.actor,
-        entry.client_address,
-        entry.details,
-      ] as const;
-    });
+    order.sort((a, b) => (userOf(a) === userOf(b) ? a - b : userOf(a) < userOf(b) ? -1 : 1));
+    const rows = order.map((index) => issueArguments(items[index]!));
     const columns = ISSUE_CODE_COLUMNS.map((_, column) => rows.map((row) => row[column]));
     const result = await db.executeQuery<{ ord: number | string; outcome: string }>(
       CompiledQuery.raw(ISSUE_CODES_CALL, columns),
@@ -191,9 +172,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     for (const row of result.rows) outcomes[order[Number(row.ord) - 1]!] = outcomeOf(row.outcome);
     return outcomes;
   };
-  const issueGathered = gatheredByTurn(issueManyInOneCall, ({ code, maxUnused, audit }: IssueCall) =>
-    issueInOneCall(code, maxUnused, audit),
-  );
+  const issueGathered = gatheredByTurn(issueManyInOneCall, issueInOneCall);
   return {
     async issue(code, maxUnused, audit) {
       if (dialect === 'postgres') return issueGathered({ code, maxUnused, audit });
