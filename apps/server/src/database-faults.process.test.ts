@@ -77,16 +77,20 @@ describe('the server when PostgreSQL fails', () => {
     DEA_LOG_LEVEL: 'info',
   });
 
+  /** A start that may not wait for the store: what it printed when it stopped, or 'it started'. */
+  const startWithoutWaiting = (): Promise<string> =>
+    startServerProcess({ ...env(), DEA_DB_START_WAIT_SECONDS: '0' }).then(
+      (running) => {
+        running.child.kill('SIGKILL');
+        return 'it started';
+      },
+      (error: Error) => error.message,
+    );
+
   it('waits for a PostgreSQL that is not up yet, saying why, and starts once it is; without a wait it stops at once', async () => {
     await cluster.shutDown();
     try {
-      const refused = await startServerProcess({ ...env(), DEA_DB_START_WAIT_SECONDS: '0' }).then(
-        (running) => {
-          running.child.kill('SIGKILL');
-          return 'it started';
-        },
-        (error: Error) => error.message,
-      );
+      const refused = await startWithoutWaiting();
       expect(refused).toMatch(/server exited with 1/);
       expect(refused).toMatch(/nothing answers at 127\.0\.0\.1:\d+ \(connection refused\).*DATABASE_URL/);
 
@@ -174,13 +178,7 @@ describe('the server when PostgreSQL fails', () => {
       expect(await during?.json()).toMatchObject({ message: UNAVAILABLE_DE });
       expect(server.output()).toContain('"errorCode":"25006"');
       // A server started meanwhile names the cause and the setting, and waits for the primary.
-      const refused = await startServerProcess({ ...env(), DEA_DB_START_WAIT_SECONDS: '0' }).then(
-        (running) => {
-          running.child.kill('SIGKILL');
-          return 'it started';
-        },
-        (error: Error) => error.message,
-      );
+      const refused = await startWithoutWaiting();
       expect(refused).toMatch(/server exited with 1/);
       expect(refused).toMatch(/takes no writes .*point DATABASE_URL at the primary/);
       const waiting = startServerProcess({ ...env(), DEA_DB_START_WAIT_SECONDS: '60' });
