@@ -827,6 +827,33 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.retention.removeBatch('codes', cutoffsAt(T0 + 102), 1000)).toBe(1);
     });
 
+    test('removes expired codes first, then used and revoked ones, never more than a batch', async ({
+      store,
+      expect,
+      addUser,
+      issue,
+    }) => {
+      const user = await addUser();
+      for (let index = 0; index < 3; index += 1) await issue(user.id, { createdAt: T0, expiresAt: T0 + 10 });
+      const usedAndExpired = await issue(user.id, { createdAt: T0, expiresAt: T0 + 10 });
+      expect(await store.codes.consume(usedAndExpired.id, T0 + 1)).toBe(true);
+      for (let index = 0; index < 2; index += 1) {
+        const used = await issue(user.id, { createdAt: T0, expiresAt: T0 + 1_000 });
+        expect(await store.codes.consume(used.id, T0 + 2)).toBe(true);
+      }
+      const revoked = await issue(user.id, { createdAt: T0, expiresAt: T0 + 1_000 });
+      await store.codes.invalidate(revoked.id, T0 + 3);
+      const active = await issue(user.id, { createdAt: T0, expiresAt: T0 + 1_000 });
+
+      const cutoffs = cutoffsAt(T0 + 100);
+      expect(await store.retention.count('codes', cutoffs)).toBe(7);
+      expect(await store.retention.removeBatch('codes', cutoffs, 3)).toBe(3);
+      expect(await store.retention.removeBatch('codes', cutoffs, 3)).toBe(3);
+      expect(await store.retention.removeBatch('codes', cutoffs, 3)).toBe(1);
+      expect(await store.retention.removeBatch('codes', cutoffs, 3)).toBe(0);
+      expect(await store.codes.listActive(user.id, T0 + 100)).toEqual([listed(active, 1)]);
+    });
+
     test('removes the codes with the user', async ({ store, expect, addUser, issue }) => {
       const user = await addUser();
       await issue(user.id);

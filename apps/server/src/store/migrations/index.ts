@@ -10,6 +10,7 @@ import * as activeCodesIndex from './0008-active-codes-index.js';
 import * as retention from './0009-retention.js';
 import * as serviceKeyHashedAt from './0010-service-key-hashed-at.js';
 import * as issueCodeFunction from './0011-issue-code-function.js';
+import * as codesExpiryIndex from './0012-codes-expiry-index.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-retention': retention,
   '0010-service-key-hashed-at': serviceKeyHashedAt,
   '0011-issue-code-function': issueCodeFunction,
+  '0012-codes-expiry-index': codesExpiryIndex,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -13,6 +13,11 @@ interface PurgeTarget {
   key: string;
   /** The rows that may go; null: none (kept for ever). */
   where: (cutoffs: PurgeCutoffs) => RawBuilder<unknown> | null;
+  /**
+   * The same rows as `where`, as conditions that each go by an index of their own, removed in this
+   * order: a batch never scans the table for rows `where` would find by an OR.
+   */
+  byIndex?: (cutoffs: PurgeCutoffs) => RawBuilder<unknown>[];
 }
 
 const TARGETS: Record<PurgeKind, PurgeTarget> = {
@@ -20,6 +25,9 @@ const TARGETS: Record<PurgeKind, PurgeTarget> = {
     table: 'codes',
     key: 'id',
     where: (c) => sql`expires_at <= ${c.now} or uses_left <= 0 or invalidated_at is not null`,
+    // Expired codes by codes_expiry (migration 0012), then used or revoked ones that have not
+    // expired yet by codes_spent, whose condition SQLite must find written exactly as here.
+    byIndex: (c) => [sql`expires_at <= ${c.now}`, sql`(uses_left <= 0 or invalidated_at is not null)`],
   },
   sessions: {
     table: 'sessions',
@@ -68,16 +76,25 @@ export function retentionRepository(db: Db): RetentionRepository {
       return Number(rows[0]?.n ?? 0);
     },
     async removeBatch(kind, cutoffs, limit) {
-      const { table, key, where } = TARGETS[kind];
+      const { table, key, where, byIndex } = TARGETS[kind];
       const condition = where(cutoffs);
       if (condition === null) return 0;
       // One statement of at most `limit` rows: row locks are held for milliseconds, never for the
       // whole purge, and the rows found are removed only if they still may go.
-      const result =
-        await sql`delete from ${sql.table(table)} where ${sql.ref(key)} in (select ${sql.ref(key)} from ${sql.table(table)} where ${condition} limit ${limit}) and (${condition})`.execute(
-          db,
-        );
-      return Number(result.numAffectedRows ?? 0n);
+      const remove = async (found: RawBuilder<unknown>, left: number) => {
+        const result =
+          await sql`delete from ${sql.table(table)} where ${sql.ref(key)} in (select ${sql.ref(key)} from ${sql.table(table)} where ${found} limit ${left}) and (${found})`.execute(
+            db,
+          );
+        return Number(result.numAffectedRows ?? 0n);
+      };
+      if (byIndex === undefined) return remove(condition, limit);
+      let removed = 0;
+      for (const found of byIndex(cutoffs)) {
+        removed += await remove(found, limit - removed);
+        if (removed >= limit) break;
+      }
+      return removed;
     },
   };
 }

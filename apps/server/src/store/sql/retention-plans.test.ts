@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cutoffsAt } from '../../testing/purge-cutoffs.js';
+import { openStore } from '../open-store.js';
+import type { Store } from '../store.js';
+
+/**
+ * The purge runs beside the load, on the thread that answers requests on the embedded store. Each
+ * of its batches must find its rows by an index: a scan of the codes (hundreds of thousands of live
+ * ones under load) stalls every request for tens of milliseconds, and the last batch of a purge
+ * (the one that finds nothing more) scanned them all.
+ */
+let dataDir: string;
+let store: Store;
+let prepared: string[];
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'dea-purge-plans-'));
+  store = await openStore({ dataDir });
+  prepared = [];
+  const original = Object.getOwnPropertyDescriptor(SqliteDatabase.prototype, 'prepare')?.value as (
+    this: SqliteDatabase.Database,
+    source: string,
+  ) => SqliteDatabase.Statement;
+  vi.spyOn(SqliteDatabase.prototype, 'prepare').mockImplementation(function (
+    this: SqliteDatabase.Database,
+    source: string,
+  ) {
+    prepared.push(source);
+    return original.call(this, source);
+  });
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** SQLite's plan of a statement, one line per step. */
+function planOf(source: string): string[] {
+  const database = new SqliteDatabase(join(dataDir, 'dea.sqlite'), { readonly: true });
+  try {
+    const parameters = new Array<number>(source.split('?').length - 1).fill(0);
+    const rows = database.prepare(`explain query plan ${source}`).all(...parameters) as { detail: string }[];
+    return rows.map((row) => row.detail);
+  } finally {
+    database.close();
+  }
+}
+
+describe('the purge on the embedded store', () => {
+  it.each(['codes', 'audit', 'outbox'] as const)('finds the %s it removes by an index', async (kind) => {
+    await store.retention.removeBatch(kind, cutoffsAt(1_000_000, { auditBefore: 1, outboxBefore: 1 }), 100);
+    const deletes = prepared.filter((source) => source.startsWith('delete'));
+    expect(deletes.length).toBeGreaterThan(0);
+    for (const source of deletes) {
+      const plan = planOf(source);
+      expect(plan.some((step) => step.includes(' USING '))).toBe(true);
+      // "SCAN t" alone reads the whole table; "SCAN t USING INDEX i" reads a partial index only.
+      expect(plan.filter((step) => /^SCAN \w+$/.test(step))).toEqual([]);
+    }
+  });
+});
