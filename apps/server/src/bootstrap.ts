@@ -236,10 +236,15 @@ export function directoryUsersOf(
  * This instance's turn of the retention purge (domain/retention.ts): skipped while another
  * instance or a `dea purge` holds the lease.
  */
-export function purgeAsScheduled(services: Services, holder: string): Promise<PurgeOutcome> {
+export function purgeAsScheduled(
+  services: Services,
+  holder: string,
+  signal?: AbortSignal,
+): Promise<PurgeOutcome> {
   return purgeStore(services.store, retentionRulesOf(services.config), {
     now: services.now,
     holder,
     actor: 'server',
+    ...(signal !== undefined && { signal }),
   });
 }

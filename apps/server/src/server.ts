@@ -3,6 +3,7 @@ import type { Server as HttpsServer } from 'node:https';
 import { buildApp, buildManagementApp } from './app.js';
 import { readTlsFiles, TlsFilesError } from './http/listener-settings.js';
 import { purgeAsScheduled, startServices } from './bootstrap.js';
+import { PurgeSchedule } from './domain/retention.js';
 import { runScheduledSync } from './directory/scheduled-sync.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
@@ -110,14 +111,24 @@ async function main(): Promise<void> {
     }
   });
   const purgeHolder = `${hostname()}:${process.pid}:${randomToken(6)}`;
+  const purges = new PurgeSchedule((signal) => purgeAsScheduled(services, purgeHolder, signal));
   const purge =
     config.retention.intervalMs > 0
       ? setInterval(() => {
-          purgeAsScheduled(services, purgeHolder).then(
+          const run = purges.start();
+          if (run === undefined) {
+            logger.info(
+              'retention purge skipped: the last one is still under way (it works at most DEA_PURGE_BUSY_PERCENT of the time)',
+            );
+            return;
+          }
+          run.then(
             (outcome) => {
-              if (outcome.ran) logger.info({ removed: outcome.removed }, 'retention purge finished');
-              else
+              if (!outcome.ran)
                 logger.debug({ holder: outcome.holder }, 'retention purge skipped: another instance runs it');
+              else if (outcome.stopped)
+                logger.info({ removed: outcome.removed }, 'retention purge stopped by the shutdown');
+              else logger.info({ removed: outcome.removed }, 'retention purge finished');
             },
             (error: unknown) =>
               logger.error(
@@ -159,6 +170,7 @@ async function main(): Promise<void> {
       'shutting down: /readyz answers 503 while requests are still served (DEA_SHUTDOWN_DRAIN_SECONDS), then the listener closes',
     );
     clearInterval(purge);
+    const purgeStopped = purges.stop();
     clearInterval(directorySync);
     new Promise<void>((resolve) => {
       skipDrain = resolve;
@@ -167,6 +179,7 @@ async function main(): Promise<void> {
       .then(() => logger.info('closing the listener; requests under way finish'))
       .then(() => Promise.all([app.close(), radius?.close()]))
       .then(() => management?.close())
+      .then(() => purgeStopped)
       .then(() => checkpoints?.close())
       .then(() => services.store.close())
       .then(() => serverLock?.release())

@@ -23,6 +23,10 @@ export const retentionSettings = {
     schema: Type.Integer({ minimum: 10, maximum: 100_000, default: 1000 }),
     doc: 'Rows the purge removes per statement: each batch holds its locks for milliseconds, never for the whole purge.',
   },
+  DEA_PURGE_BUSY_PERCENT: {
+    schema: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    doc: 'The share of the time a purge may spend removing rows: after a batch that took t it waits t × (100 − this) / this, so requests keep the store the rest of the time. 100: no pause (a dea purge run while nothing else uses the store).',
+  },
 } as const;
 
 export interface RetentionConfig {
@@ -34,6 +38,8 @@ export interface RetentionConfig {
   /** 0: no scheduled purge. */
   intervalMs: number;
   batchSize: number;
+  /** The share of the time (1-100) a purge may spend removing rows. */
+  busyPercent: number;
 }
 
 const HOUR = 60 * 60_000;
@@ -46,5 +52,6 @@ export function retentionConfigOf(values: SettingValues<typeof retentionSettings
     sessionGraceMs: values.DEA_RETENTION_SESSION_HOURS * HOUR,
     intervalMs: values.DEA_PURGE_INTERVAL_SECONDS * 1000,
     batchSize: values.DEA_PURGE_BATCH_SIZE,
+    busyPercent: values.DEA_PURGE_BUSY_PERCENT,
   };
 }

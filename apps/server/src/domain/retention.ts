@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { PURGE_KINDS, type PurgeCutoffs, type PurgeKind, type Store } from '../store/store.js';
 import type { RetentionConfig } from './retention-settings.js';
 
@@ -46,19 +48,45 @@ export async function purgeableRows(
 }
 
 export type PurgeOutcome =
-  { ran: true; removed: Partial<PurgeCounts> } | { ran: false; holder: string; until: number };
+  | { ran: true; removed: Partial<PurgeCounts>; stopped: boolean }
+  | { ran: false; holder: string; until: number };
+
+/**
+ * How long the purge waits after a batch that kept it busy `busyMs`, so that it works at most
+ * `busyPercent` of the time and the requests beside it keep the store the rest of it.
+ */
+export function pauseAfterBatch(busyMs: number, busyPercent: number): number {
+  return (busyMs * (100 - busyPercent)) / busyPercent;
+}
+
+/** Waits `ms`; at 0 only lets the requests already waiting go first. */
+function pauseFor(ms: number): Promise<unknown> {
+  return ms > 0 ? sleep(ms) : nextTurn();
+}
 
 /**
  * The retention purge: every kind in batches of `retention.batchSize` rows, each its own short
  * statement, while holding the purge lease (renewed with each batch), so instances sharing a store
- * never purge at once. An audit entry `store.purged` records what went, when anything did.
+ * never purge at once. After each batch it pauses so as to be busy at most
+ * `retention.busyPercent` of the time: under load, a purge of millions of rows otherwise takes the
+ * store from the requests for as long as it runs. `signal` stops it between two batches (shutdown).
+ * An audit entry `store.purged` records what went, when anything did.
  */
 export async function purgeStore(
   store: Store,
   rules: RetentionRules,
-  options: { now: () => number; holder: string; actor: string; kinds?: readonly PurgeKind[] },
+  options: {
+    now: () => number;
+    holder: string;
+    actor: string;
+    kinds?: readonly PurgeKind[];
+    signal?: AbortSignal;
+    /** How the purge waits between batches (tests record it). */
+    pause?: (ms: number) => Promise<unknown>;
+  },
 ): Promise<PurgeOutcome> {
-  const { now, holder } = options;
+  const { now, holder, signal } = options;
+  const pause = options.pause ?? pauseFor;
   const hold = (): Promise<boolean> => {
     const at = now();
     return store.leases.take(PURGE_LEASE, holder, at, at + PURGE_LEASE_MS);
@@ -68,21 +96,27 @@ export async function purgeStore(
     return { ran: false, holder: lease?.holder ?? 'unknown', until: lease?.until ?? now() };
   }
   const removed: Partial<PurgeCounts> = {};
+  let stopped = false;
   try {
     const cutoffs = purgeCutoffs(rules, now());
-    const { batchSize } = rules.retention;
+    const { batchSize, busyPercent } = rules.retention;
     for (const kind of options.kinds ?? PURGE_KINDS) {
       let total = 0;
       for (;;) {
+        const started = performance.now();
         const count = await store.retention.removeBatch(kind, cutoffs, batchSize);
         total += count;
         if (count < batchSize) break;
         // Lost the lease (this purge outran PURGE_LEASE_MS between batches): another may go on.
         if (!(await hold())) break;
-        // Let the requests waiting for the store in between.
-        await new Promise((resolve) => setImmediate(resolve));
+        await pause(pauseAfterBatch(performance.now() - started, busyPercent));
+        if (signal?.aborted === true) break;
       }
       removed[kind] = total;
+      if (signal?.aborted === true) {
+        stopped = true;
+        break;
+      }
     }
   } finally {
     await store.leases.release(PURGE_LEASE, holder);
@@ -90,7 +124,35 @@ export async function purgeStore(
   if (Object.values(removed).some((count) => count > 0)) {
     await store.audit.append({ event: 'store.purged', actor: options.actor, details: { removed } }, now());
   }
-  return { ran: true, removed };
+  return { ran: true, removed, stopped };
+}
+
+/**
+ * The purges an instance starts on its timer. Never two at once: a purge paced beside a heavy
+ * load can outlast DEA_PURGE_INTERVAL_SECONDS. At shutdown the one under way stops after its
+ * current batch, while the store is still open.
+ */
+export class PurgeSchedule {
+  private running: Promise<PurgeOutcome> | undefined;
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly purge: (signal: AbortSignal) => Promise<PurgeOutcome>) {}
+
+  /** Starts a purge; undefined while the last one is still under way, or after stop(). */
+  start(): Promise<PurgeOutcome> | undefined {
+    if (this.running !== undefined || this.stopping.signal.aborted) return undefined;
+    const run = this.purge(this.stopping.signal).finally(() => {
+      this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  /** Starts no other purge, and resolves once the one under way has stopped. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running?.catch(() => undefined);
+  }
 }
 
 /** The rules of a configuration (the server's and the CLI's). */
