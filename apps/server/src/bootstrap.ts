@@ -76,6 +76,14 @@ export async function startServices(
           poolSize: config.dbPoolSize,
           timeouts: config.dbTimeouts,
           schema: config.migrate === 'on' ? 'migrate' : 'require-current',
+          preparedStatements: {
+            enabled: config.dbPreparedStatements,
+            onTurnedOff: (cause) =>
+              log.warn(
+                { cause },
+                'PostgreSQL lost a prepared statement of this server (a pooler in transaction mode, PgBouncer before 1.21, or a migration by a newer version): they are off until a restart; set DEA_DB_PREPARED_STATEMENTS=off behind such a pooler',
+              ),
+          },
         }),
       config.dbStartWaitMs,
       log,

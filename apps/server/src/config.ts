@@ -156,6 +156,10 @@ export const SETTINGS = {
     schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
     doc: 'on: the statement, lock and idle-in-transaction timeouts go as connection parameters. off behind a pooler that refuses them (PgBouncer): set them on the role instead (README, Running on PostgreSQL); the client-side bound stays.',
   },
+  DEA_DB_PREPARED_STATEMENTS: {
+    schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+    doc: 'on: the hottest statements (a session, a policy and the channels of the users of one moment; code issues) are named prepared statements, parsed and planned once per connection. off behind PgBouncer before 1.21 in transaction mode (from 1.21 set its max_prepared_statements instead); a server that finds its statements gone turns them off by itself and logs this setting.',
+  },
   DEA_DB_POOL_SIZE: {
     schema: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
     doc: 'PostgreSQL connections per instance.',
@@ -222,6 +226,8 @@ export interface Config {
   dbStartWaitMs: number;
   /** Bounds on PostgreSQL's answers (store/open-store.ts). */
   dbTimeouts: DatabaseTimeouts;
+  /** Hot statements as named prepared statements on PostgreSQL. */
+  dbPreparedStatements: boolean;
   catalogCacheMs: number;
   webDir: string;
   sendLimits: SendLimitSettings;
@@ -488,6 +494,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       lockMs: s.DEA_DB_LOCK_TIMEOUT_MS,
       serverSide: s.DEA_DB_SERVER_TIMEOUTS === 'on',
     },
+    dbPreparedStatements: s.DEA_DB_PREPARED_STATEMENTS === 'on',
     catalogCacheMs: s.DEA_CATALOG_CACHE_SECONDS * 1000,
     webDir: s.DEA_WEB_DIR,
     sendLimits: sendLimitsOf(s),

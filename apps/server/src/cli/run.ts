@@ -172,6 +172,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
         dataDir: config.dataDir,
         poolSize: 2,
         timeouts: config.dbTimeouts,
+        preparedStatements: { enabled: config.dbPreparedStatements },
         schema: options.schema ?? 'require-current',
       });
       try {

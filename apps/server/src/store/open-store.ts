@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Database } from './database.js';
 import { ImmediateSqliteDialect, withStatementCache } from './embedded-store-lock.js';
 import { storeConnectionError } from './connection-errors.js';
+import { poolPreparing, type PreparedStatements } from './prepared-statements.js';
 import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { auditRepository } from './sql/audit.js';
@@ -38,6 +39,8 @@ export interface StoreOptions {
   timeouts?: DatabaseTimeouts;
   /** migrate (default): bring the schema up to date; require-current: refuse any other; as-is: neither. */
   schema?: 'migrate' | 'require-current' | 'as-is';
+  /** Hot statements as named prepared statements on PostgreSQL (default on). */
+  preparedStatements?: PreparedStatements;
 }
 
 export interface DatabaseTimeouts {
@@ -66,7 +69,12 @@ function bigintAsNumber(oid: number, format?: 'text' | 'binary'): (value: string
   return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
 }
 
-function postgresDb(url: string, poolSize: number, timeouts: DatabaseTimeouts | undefined): Db {
+function postgresDb(
+  url: string,
+  poolSize: number,
+  timeouts: DatabaseTimeouts | undefined,
+  prepared: PreparedStatements,
+): Db {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -92,7 +100,7 @@ function postgresDb(url: string, poolSize: number, timeouts: DatabaseTimeouts | 
   // the query itself fails and the pool discards the client. Unheard, the event would end the
   // process: no database event may do that.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: poolPreparing(pool, prepared) }) });
 }
 
 function sqliteDb(dataDir: string): Db {
@@ -169,7 +177,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let db: Db;
   try {
     db = options.databaseUrl
-      ? postgresDb(options.databaseUrl, options.poolSize ?? 10, options.timeouts)
+      ? postgresDb(
+          options.databaseUrl,
+          options.poolSize ?? 10,
+          options.timeouts,
+          options.preparedStatements ?? { enabled: true },
+        )
       : sqliteDb(options.dataDir);
   } catch (error) {
     throw storeConnectionError(error, options);

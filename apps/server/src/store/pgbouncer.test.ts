@@ -87,6 +87,64 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     );
   });
 
+  it('answers every hot read right when DEA_DB_PREPARED_STATEMENTS was left on before PgBouncer 1.21', async () => {
+    const warnings: string[] = [];
+    const open = () =>
+      openStore({
+        dataDir,
+        databaseUrl: bouncedUrl,
+        poolSize: 4,
+        preparedStatements: { enabled: true, onTurnedOff: (cause) => warnings.push(cause) },
+      });
+    const [a, b] = await Promise.all([open(), open()]);
+    try {
+      const users = await Promise.all(
+        Array.from({ length: 10 }, async (_, index) => {
+          const userId = newId();
+          await a.users.create({
+            id: userId,
+            username: `prepared-${userId}`,
+            passwordHash: 'x',
+            fullName: `User ${index}`,
+            locale: 'en',
+            createdAt: 1,
+          });
+          const idHash = newId();
+          await a.sessions.create({ idHash, userId, createdAt: 1, lastSeenAt: 1 });
+          await a.channels.set({
+            id: newId(),
+            userId,
+            key: 'email',
+            address: `${index}@example.com`,
+            createdAt: 1,
+          });
+          return { userId, idHash, index };
+        }),
+      );
+      // Rounds of reads in separate turns, on both instances: PgBouncer hands each transaction to
+      // whichever server connection is free, not the one that parsed the statement.
+      for (let round = 0; round < 10; round += 1) {
+        const answers = await Promise.all(
+          users.flatMap(({ userId, idHash, index }) => [
+            (round % 2 === 0 ? a : b).sessions
+              .find(idHash)
+              .then((found) => found?.user?.fullName === `User ${index}`),
+            (round % 2 === 0 ? b : a).channels
+              .listOfUser(userId)
+              .then((channels) => channels.length === 1 && channels[0]?.address === `${index}@example.com`),
+          ]),
+        );
+        expect(answers.every(Boolean)).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // Each instance says so at most once, naming what PgBouncer answered.
+      expect(warnings.length).toBeLessThanOrEqual(2);
+      for (const warning of warnings) expect(warning).toMatch(/^(26000|42P05): prepared statement/);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it("keeps the store's limits: 20 parallel codes for one user over two instances, limit 5, issue 5", async () => {
     const [a, b] = await Promise.all([
       openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 4 }),

@@ -1117,8 +1117,13 @@ export function storeSuite(kind: StoreKind): void {
           this: pg.Client,
           ...args: unknown[]
         ) {
-          const values = JSON.stringify(args[1] ?? null);
-          if (ids.some((id) => values.includes(id))) queries.push(args[1]);
+          // A named prepared statement comes as one object with its values.
+          const [first, second] = args;
+          const given =
+            second ??
+            (typeof first === 'object' && first !== null ? (first as { values?: unknown }).values : null);
+          const values = JSON.stringify(given ?? null);
+          if (ids.some((id) => values.includes(id))) queries.push(given);
           return original.apply(this, args);
         });
         try {

@@ -21,14 +21,17 @@ export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
       .orderBy('key'),
   );
   // On PostgreSQL the channels read in one turn of the event loop are read in one round trip.
-  const channelsOfUsers = compiledOnce(db, (values: { userIds: string[] }) =>
-    db
-      .selectFrom('channels')
-      .selectAll()
-      .where('user_id', '=', sql<string>`any(${values.userIds})`)
-      .orderBy('user_id')
-      .orderBy('created_at')
-      .orderBy('key'),
+  const channelsOfUsers = compiledOnce(
+    db,
+    (values: { userIds: string[] }) =>
+      db
+        .selectFrom('channels')
+        .select(['id', 'user_id', 'key', 'address'])
+        .where('user_id', '=', sql<string>`any(${values.userIds})`)
+        .orderBy('user_id')
+        .orderBy('created_at')
+        .orderBy('key'),
+    { prepared: true },
   );
   const channelsGathered = readsGatheredByTurn(async (userIds: string[]) => {
     const byUser = new Map<string, Channel[]>();

@@ -2,6 +2,7 @@ import type { CodeRepository, NewAuditEntry, NewCode } from '../store.js';
 import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { CodesTable } from '../database.js';
 import { auditInserter, auditRowOf } from './audit.js';
+import { PREPARED_MARK } from '../prepared-statements.js';
 import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
 import { gatheredByTurn } from './by-turn.js';
@@ -15,8 +16,7 @@ import type { Db, Dialect } from './db.js';
  */
 const STILL_USABLE = sql.lit(0);
 
-const ISSUE_CODE_CALL =
-  'select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome';
+const ISSUE_CODE_CALL = `${PREPARED_MARK}select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome`;
 
 type IssueOutcome = { issued: true } | { issued: false; reason: 'no-user' | 'store-full' };
 
@@ -71,7 +71,7 @@ const ISSUE_CODE_COLUMNS = [
   ['audit_details', 'text'],
 ] as const;
 
-const ISSUE_CODES_CALL = `select t.ord, dea_issue_code(${ISSUE_CODE_COLUMNS.map(([name]) => `t.${name}`).join(', ')}) as outcome
+const ISSUE_CODES_CALL = `${PREPARED_MARK}select t.ord, dea_issue_code(${ISSUE_CODE_COLUMNS.map(([name]) => `t.${name}`).join(', ')}) as outcome
   from unnest(${ISSUE_CODE_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')})
   with ordinality as t(${ISSUE_CODE_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
 

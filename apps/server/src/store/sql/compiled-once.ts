@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
+import { PREPARED_MARK } from '../prepared-statements.js';
 import type { Db } from './db.js';
 
 /** Stands for a value given at each run, while the query is built and compiled once. */
@@ -17,15 +18,21 @@ export interface CompiledOnce<P, R> {
  * A query of a hot path, built and compiled to SQL once instead of on every call (Kysely builds an
  * operation tree and compiles it each time, a measurable part of a signed-in call). `build` gets
  * stand-ins for the values, in place of which each run's values go, in the order the SQL uses them.
+ * `prepared`: on PostgreSQL a named prepared statement (prepared-statements.ts, whose conditions
+ * it must meet).
  */
 export function compiledOnce<P extends Record<string, unknown>, R>(
   db: Db,
   build: (values: Slots<P>) => Compilable<R>,
+  options: { prepared?: boolean } = {},
 ): CompiledOnce<P, R> {
   const stand = new Proxy({} as Slots<P>, {
     get: (_target, name) => new Slot(String(name)),
   });
-  const compiled: CompiledQuery<R> = build(stand).compile();
+  const built: CompiledQuery<R> = build(stand).compile();
+  const compiled: CompiledQuery<R> = options.prepared
+    ? { ...built, sql: `${PREPARED_MARK}${built.sql}` }
+    : built;
   const order = compiled.parameters.map((parameter) =>
     parameter instanceof Slot ? parameter.name : { fixed: parameter },
   );

@@ -21,18 +21,21 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
   );
   // On PostgreSQL the policies read in one turn of the event loop are read in one round trip: each
   // user's first policy of the category, by the same order.
-  const policiesOfUsers = compiledOnce(db, (values: { userIds: string[]; category: string }) =>
-    db
-      .selectFrom('policies')
-      .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-      .innerJoin('groups', 'groups.id', 'policies.group_id')
-      .distinctOn('user_groups.user_id')
-      .select(['user_groups.user_id', 'policies.options'])
-      .where('user_groups.user_id', '=', sql<string>`any(${values.userIds})`)
-      .where('policies.category', '=', values.category)
-      .orderBy('user_groups.user_id')
-      .orderBy('groups.priority', 'desc')
-      .orderBy('groups.name'),
+  const policiesOfUsers = compiledOnce(
+    db,
+    (values: { userIds: string[]; category: string }) =>
+      db
+        .selectFrom('policies')
+        .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+        .innerJoin('groups', 'groups.id', 'policies.group_id')
+        .distinctOn('user_groups.user_id')
+        .select(['user_groups.user_id', 'policies.options'])
+        .where('user_groups.user_id', '=', sql<string>`any(${values.userIds})`)
+        .where('policies.category', '=', values.category)
+        .orderBy('user_groups.user_id')
+        .orderBy('groups.priority', 'desc')
+        .orderBy('groups.name'),
+    { prepared: true },
   );
   const gatheredByCategory = new Map<string, (userId: string) => Promise<string | undefined>>();
   const policyGathered = (userId: string, category: string) => {

@@ -3,7 +3,7 @@ import type { UsersTable } from '../database.js';
 import type { SessionRepository, SessionWithUser } from '../store.js';
 import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
-import { toUser } from './users.js';
+import { toUser, USER_COLUMNS } from './users.js';
 import type { Db, Dialect } from './db.js';
 
 type SessionRow = Omit<Selectable<UsersTable>, 'id'> & {
@@ -41,7 +41,7 @@ export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
     db
       .selectFrom('sessions')
       .leftJoin('users', 'users.id', 'sessions.user_id')
-      .selectAll('users')
+      .select(USER_COLUMNS.map((column) => `users.${column}` as const))
       .select([
         'sessions.id_hash as session_id_hash',
         'sessions.user_id as session_user_id',
@@ -53,8 +53,11 @@ export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
     withUser().where('sessions.id_hash', '=', values.idHash),
   );
   // On PostgreSQL the sessions read in one turn of the event loop are read in one round trip.
-  const findManyWithUser = compiledOnce(db, (values: { idHashes: string[] }) =>
-    withUser().where('sessions.id_hash', '=', sql<string>`any(${values.idHashes})`),
+  const findManyWithUser = compiledOnce(
+    db,
+    (values: { idHashes: string[] }) =>
+      withUser().where('sessions.id_hash', '=', sql<string>`any(${values.idHashes})`),
+    { prepared: true },
   );
   const findGathered = readsGatheredByTurn(async (idHashes: string[]) => {
     const { rows } = await findManyWithUser.run(db, { idHashes });

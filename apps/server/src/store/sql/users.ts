@@ -3,6 +3,28 @@ import type { UsersTable } from '../database.js';
 import type { User, UserRepository, UserSource } from '../store.js';
 import { flag, type Db } from './db.js';
 
+/**
+ * Every column of a user, named: a statement prepared once (prepared-statements.ts) must not say
+ * `users.*`, whose meaning a migration adding a column changes under it.
+ */
+export const USER_COLUMNS = [
+  'id',
+  'username',
+  'password_hash',
+  'full_name',
+  'locale',
+  'disabled',
+  'created_at',
+  'last_login_at',
+  'current_login_at',
+  'time_zone',
+  'source',
+  'external_id',
+] as const satisfies readonly (keyof UsersTable)[];
+// A column of UsersTable missing from USER_COLUMNS fails to compile here.
+const everyUserColumn: Record<Exclude<keyof UsersTable, (typeof USER_COLUMNS)[number]>, never> = {};
+void everyUserColumn;
+
 export function toUser(row: Selectable<UsersTable>): User {
   return {
     id: row.id,

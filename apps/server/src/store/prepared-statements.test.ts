@@ -1,0 +1,178 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { newId } from '../crypto/ids.js';
+import { createTestDatabase } from '../testing/postgres-cluster.js';
+import { openStore } from './open-store.js';
+import { poolPreparing, PREPARED_MARK, preparedName } from './prepared-statements.js';
+import type { Store } from './store.js';
+
+/** The statements the `pg` client was asked to run, by name when it had one. */
+function recordQueries(): { name: string | undefined; text: string }[] {
+  const seen: { name: string | undefined; text: string }[] = [];
+  const original = Object.getOwnPropertyDescriptor(pg.Client.prototype, 'query')?.value as (
+    this: pg.Client,
+    ...args: unknown[]
+  ) => unknown;
+  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    const [first] = args;
+    if (typeof first === 'string') seen.push({ name: undefined, text: first });
+    else if (typeof first === 'object' && first !== null && 'text' in first) {
+      const config = first as { name?: string; text: string };
+      seen.push({ name: config.name, text: config.text });
+    }
+    return original.apply(this, args) as never;
+  });
+  return seen;
+}
+
+/** A user with a session, a channel and a policy, for the hot reads. */
+async function seedUser(store: Store): Promise<{ userId: string; idHash: string }> {
+  const userId = newId();
+  await store.users.create({
+    id: userId,
+    username: `p-${userId}`,
+    passwordHash: 'x',
+    fullName: 'Pat',
+    locale: 'en',
+    createdAt: 1,
+  });
+  const groupId = newId();
+  await store.groups.create({ id: groupId, name: `g-${groupId}`, priority: 0 });
+  await store.groups.addMember(groupId, userId);
+  await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, { enableECode: true });
+  await store.channels.set({ id: newId(), userId, key: 'email', address: 'pat@example.com', createdAt: 1 });
+  const idHash = newId();
+  await store.sessions.create({ idHash, userId, createdAt: 1, lastSeenAt: 1 });
+  return { userId, idHash };
+}
+
+describe('named prepared statements on PostgreSQL', () => {
+  let database: { url: string; drop(): Promise<void> };
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('postgresUrl'));
+  });
+  afterAll(() => database.drop());
+  afterEach(() => vi.restoreAllMocks());
+
+  it('runs the hot reads and code issues by name, and nothing else', async () => {
+    const store = await openStore({ dataDir: '.', databaseUrl: database.url, poolSize: 2 });
+    try {
+      const { userId, idHash } = await seedUser(store);
+      const seen = recordQueries();
+      expect((await store.sessions.find(idHash))?.user?.id).toBe(userId);
+      expect(await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE)).toEqual({
+        enableECode: true,
+      });
+      expect((await store.channels.listOfUser(userId)).map((channel) => channel.key)).toEqual(['email']);
+      const now = Date.now();
+      const code = {
+        id: newId(),
+        userId,
+        codeHash: 'h',
+        createdAt: now,
+        expiresAt: now + 60_000,
+        uses: 1,
+        channelType: null,
+      };
+      expect(await store.codes.issue(code, 5, { event: 'code.issued', userId })).toEqual({ issued: true });
+      const named = seen.filter((query) => query.name !== undefined);
+      expect(named).toHaveLength(4);
+      for (const query of named) {
+        expect(query.text.startsWith(PREPARED_MARK)).toBe(true);
+        expect(query.name).toBe(preparedName(query.text));
+      }
+      // What is not marked goes as before.
+      await store.users.findByUsername(`p-${userId}`);
+      expect(seen.filter((query) => query.name !== undefined)).toHaveLength(4);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('names none with DEA_DB_PREPARED_STATEMENTS=off', async () => {
+    const store = await openStore({
+      dataDir: '.',
+      databaseUrl: database.url,
+      poolSize: 2,
+      preparedStatements: { enabled: false },
+    });
+    try {
+      const { userId, idHash } = await seedUser(store);
+      const seen = recordQueries();
+      expect((await store.sessions.find(idHash))?.user?.id).toBe(userId);
+      expect((await store.channels.listOfUser(userId)).map((channel) => channel.key)).toEqual(['email']);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.filter((query) => query.name !== undefined)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps working when a newer version adds columns after they were prepared (rolling upgrade)', async () => {
+    const turnedOff = vi.fn();
+    const store = await openStore({
+      dataDir: '.',
+      databaseUrl: database.url,
+      poolSize: 1,
+      preparedStatements: { enabled: true, onTurnedOff: turnedOff },
+    });
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      const { userId, idHash } = await seedUser(store);
+      expect((await store.sessions.find(idHash))?.user?.id).toBe(userId);
+      expect(await store.channels.listOfUser(userId)).toHaveLength(1);
+      await admin.query('alter table users add column added_later text');
+      await admin.query('alter table sessions add column added_later text');
+      await admin.query('alter table channels add column added_later text');
+      expect((await store.sessions.find(idHash))?.user?.id).toBe(userId);
+      expect(await store.channels.listOfUser(userId)).toHaveLength(1);
+      expect(turnedOff).not.toHaveBeenCalled();
+    } finally {
+      await admin.end();
+      await store.close();
+    }
+  });
+
+  it('runs a statement PostgreSQL has lost again as a plain one, then names none and says so once', async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const turnedOff = vi.fn();
+    const preparing = poolPreparing(pool, { enabled: true, onTurnedOff: turnedOff });
+    const client = await preparing.connect();
+    try {
+      const marked = `${PREPARED_MARK}select $1::int + 1 as n`;
+      const seen = recordQueries();
+      expect((await client.query<{ n: number }>(marked, [1])).rows).toEqual([{ n: 2 }]);
+      // What a pooler that does not track them does: the connection no longer has the statement.
+      await client.query('deallocate all', []);
+      expect((await client.query<{ n: number }>(marked, [2])).rows).toEqual([{ n: 3 }]);
+      expect(turnedOff).toHaveBeenCalledTimes(1);
+      expect(turnedOff.mock.calls[0]?.[0]).toMatch(
+        /^26000: prepared statement "dea_[0-9a-f]{32}" does not exist/,
+      );
+      expect((await client.query<{ n: number }>(marked, [3])).rows).toEqual([{ n: 4 }]);
+      expect(turnedOff).toHaveBeenCalledTimes(1);
+      expect(seen.map((query) => query.name !== undefined)).toEqual([true, false, true, false, false]);
+    } finally {
+      client.release();
+      await preparing.end();
+    }
+  });
+
+  it('lets every other error through unchanged', async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const turnedOff = vi.fn();
+    const preparing = poolPreparing(pool, { enabled: true, onTurnedOff: turnedOff });
+    const client = await preparing.connect();
+    try {
+      await expect(client.query(`${PREPARED_MARK}select 1 / $1::int`, [0])).rejects.toMatchObject({
+        code: '22012',
+      });
+      expect(turnedOff).not.toHaveBeenCalled();
+    } finally {
+      client.release();
+      await preparing.end();
+    }
+  });
+});
