@@ -241,6 +241,13 @@ async function measureStore(
       DEA_SHUTDOWN_DRAIN_SECONDS: '0',
       DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
       ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
+      // BENCH_SERVER_ENV=NAME=value,... passes further settings to the server (to compare them).
+      ...Object.fromEntries(
+        (process.env.BENCH_SERVER_ENV ?? '')
+          .split(',')
+          .filter(Boolean)
+          .map((pair) => pair.split('=') as [string, string]),
+      ),
     },
     /running: (http:\/\/\S+?\/dea\/)/,
   );
@@ -298,10 +305,17 @@ async function main(): Promise<void> {
   await stop(bareServer);
   const rows = [
     `| | ${bare.name} | ${Math.round(bare.perSecond)} | 100% | ${bare.p50} ms | ${bare.p99} ms | ${bare.errors} | ${bare.refused} | ${Math.round(bare.cpuMicros)} µs |`,
-    ...(await measureStore('embedded', undefined, bare)),
+    // BENCH_EMBEDDED=0 leaves the embedded store out (to study PostgreSQL alone).
+    ...(process.env.BENCH_EMBEDDED === '0' ? [] : await measureStore('embedded', undefined, bare)),
   ];
   if (process.env.BENCH_POSTGRES === '1') {
-    const cluster = await startPostgresCluster();
+    const cluster = await startPostgresCluster(
+      process.env.BENCH_PG_SETTINGS === undefined
+        ? {}
+        : Object.fromEntries(
+            process.env.BENCH_PG_SETTINGS.split(',').map((pair) => pair.split('=') as [string, string]),
+          ),
+    );
     try {
       const database = await createTestDatabase(cluster.url);
       rows.push(...(await measureStore('PostgreSQL', database.url, bare)));

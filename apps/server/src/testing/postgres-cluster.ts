@@ -61,7 +61,11 @@ async function waitUntilReady(url: string, server: ChildProcess, log: () => stri
   }
 }
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/**
+ * `settings`: further server settings (`-c name=value`), for a benchmark that sizes the cluster as
+ * a deployment would.
+ */
+export async function startPostgresCluster(settings: Record<string, string> = {}): Promise<PostgresCluster> {
   const bin = serverBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'dea-pg-'));
   chmodSync(dir, 0o777);
@@ -98,6 +102,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     'full_page_writes=off',
     '-c',
     'max_connections=200',
+    ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
   ]);
   let output = '';
   let server: ChildProcess = spawn(postgres, postgresArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
