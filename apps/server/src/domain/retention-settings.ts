@@ -24,7 +24,7 @@ export const retentionSettings = {
     doc: 'Rows the purge removes per statement: each batch holds its locks for milliseconds, never for the whole purge.',
   },
   DEA_PURGE_BUSY_PERCENT: {
-    schema: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    schema: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
     doc: 'The share of the time a purge may spend removing rows: after a batch that took t it waits t × (100 − this) / this, so requests keep the store the rest of the time. 100: no pause (a dea purge run while nothing else uses the store).',
   },
 } as const;
