@@ -6,25 +6,7 @@ import { createTestDatabase } from '../testing/postgres-cluster.js';
 import { openStore } from './open-store.js';
 import { poolPreparing, PREPARED_MARK, preparedName } from './prepared-statements.js';
 import type { Store } from './store.js';
-
-/** The statements the `pg` client was asked to run, by name when it had one. */
-function recordQueries(): { name: string | undefined; text: string }[] {
-  const seen: { name: string | undefined; text: string }[] = [];
-  const original = Object.getOwnPropertyDescriptor(pg.Client.prototype, 'query')?.value as (
-    this: pg.Client,
-    ...args: unknown[]
-  ) => unknown;
-  vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-    const [first] = args;
-    if (typeof first === 'string') seen.push({ name: undefined, text: first });
-    else if (typeof first === 'object' && first !== null && 'text' in first) {
-      const config = first as { name?: string; text: string };
-      seen.push({ name: config.name, text: config.text });
-    }
-    return original.apply(this, args) as never;
-  });
-  return seen;
-}
+import { recordPostgresQueries } from '../testing/recorded-sql.js';
 
 /** A user with a session, a channel and a policy, for the hot reads. */
 async function seedUser(store: Store): Promise<{ userId: string; idHash: string }> {
@@ -59,7 +41,7 @@ describe('named prepared statements on PostgreSQL', () => {
     const store = await openStore({ dataDir: '.', databaseUrl: database.url, poolSize: 2 });
     try {
       const { userId, idHash } = await seedUser(store);
-      const seen = recordQueries();
+      const { queries: seen } = recordPostgresQueries();
       expect((await store.sessions.find(idHash))?.user?.id).toBe(userId);
       expect(await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE)).toEqual({
         enableECode: true,
@@ -99,7 +81,7 @@ describe('named prepared statements on PostgreSQL', () => {
     });
     try {
       const { userId, idHash } = await seedUser(store);
-      const seen = recordQueries();
+      const { queries: seen } = recordPostgresQueries();
       expect((await store.sessions.find(idHash))?.user?.id).toBe(userId);
       expect((await store.channels.listOfUser(userId)).map((channel) => channel.key)).toEqual(['email']);
       expect(seen.length).toBeGreaterThan(0);
@@ -142,7 +124,7 @@ describe('named prepared statements on PostgreSQL', () => {
     const client = await preparing.connect();
     try {
       const marked = `${PREPARED_MARK}select $1::int + 1 as n`;
-      const seen = recordQueries();
+      const { queries: seen } = recordPostgresQueries();
       expect((await client.query<{ n: number }>(marked, [1])).rows).toEqual([{ n: 2 }]);
       // What a pooler that does not track them does: the connection no longer has the statement.
       await client.query('deallocate all', []);

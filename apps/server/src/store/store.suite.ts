@@ -1,9 +1,9 @@
 import type { BrandingEntry, ChannelKey } from '@dea/contract';
-import pg from 'pg';
-import { describe, vi, type ExpectStatic } from 'vitest';
+import { describe, type ExpectStatic } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { storeTest } from '../testing/fixtures.js';
 import { cutoffsAt } from '../testing/purge-cutoffs.js';
+import { recordPostgresQueries } from '../testing/recorded-sql.js';
 import type { StoreKind, TestStore } from '../testing/stores.js';
 import { openStore } from './open-store.js';
 import type { AuditFilter, Channel, NewAuditEntry, NewCode, NewUser, Store, User } from './store.js';
@@ -1108,32 +1108,18 @@ export function storeSuite(kind: StoreKind): void {
           await store.sessions.create({ idHash: hashes[index]!, userId: id, createdAt: T0, lastSeenAt: T0 });
         }
         // Other tests run beside this one: only the queries that name these users count.
-        const queries: unknown[] = [];
-        const original = Object.getOwnPropertyDescriptor(pg.Client.prototype, 'query')?.value as (
-          this: pg.Client,
-          ...args: unknown[]
-        ) => unknown;
-        const query = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
-          this: pg.Client,
-          ...args: unknown[]
-        ) {
-          // A named prepared statement comes as one object with its values.
-          const [first, second] = args;
-          const given =
-            second ??
-            (typeof first === 'object' && first !== null ? (first as { values?: unknown }).values : null);
-          const values = JSON.stringify(given ?? null);
-          if (ids.some((id) => values.includes(id))) queries.push(given);
-          return original.apply(this, args);
-        });
+        const recording = recordPostgresQueries();
         try {
           await Promise.all(hashes.map((hash) => store.sessions.find(hash)));
           await Promise.all(ids.map((id) => store.groups.findPolicyOfUser(id, 'codes')));
           await Promise.all(ids.map((id) => store.channels.listOfUser(id)));
           await Promise.all(ids.map((id) => store.codes.issue(newCode(id), 3, issueAudit(id))));
         } finally {
-          query.mockRestore();
+          recording.stop();
         }
+        const queries = recording.queries.filter(({ values }) =>
+          ids.some((id) => JSON.stringify(values ?? null).includes(id)),
+        );
         expect(queries).toHaveLength(4);
       });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { recordSqlitePrepares } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';
 
@@ -35,18 +36,7 @@ beforeEach(async () => {
   await store.groups.addMember('g-1', USER);
   await store.groups.setPolicy('g-1', POLICY_CATEGORY_SELF_SERVICE, { enableECode: true });
   await store.sessions.create({ idHash: 'h-1', userId: USER, createdAt: 1, lastSeenAt: 1 });
-  prepared = [];
-  const original = Object.getOwnPropertyDescriptor(SqliteDatabase.prototype, 'prepare')?.value as (
-    this: SqliteDatabase.Database,
-    source: string,
-  ) => SqliteDatabase.Statement;
-  vi.spyOn(SqliteDatabase.prototype, 'prepare').mockImplementation(function (
-    this: SqliteDatabase.Database,
-    source: string,
-  ) {
-    prepared.push(source);
-    return original.call(this, source);
-  });
+  prepared = recordSqlitePrepares();
 });
 
 afterEach(async () => {

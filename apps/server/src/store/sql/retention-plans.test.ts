@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cutoffsAt } from '../../testing/purge-cutoffs.js';
+import { recordSqlitePrepares } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';
 
@@ -20,18 +21,7 @@ let prepared: string[];
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'dea-purge-plans-'));
   store = await openStore({ dataDir });
-  prepared = [];
-  const original = Object.getOwnPropertyDescriptor(SqliteDatabase.prototype, 'prepare')?.value as (
-    this: SqliteDatabase.Database,
-    source: string,
-  ) => SqliteDatabase.Statement;
-  vi.spyOn(SqliteDatabase.prototype, 'prepare').mockImplementation(function (
-    this: SqliteDatabase.Database,
-    source: string,
-  ) {
-    prepared.push(source);
-    return original.call(this, source);
-  });
+  prepared = recordSqlitePrepares();
 });
 
 afterEach(async () => {

@@ -1,0 +1,56 @@
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { vi } from 'vitest';
+
+/**
+ * The SQL that the embedded store prepares from now on, in order (better-sqlite3 prepares each
+ * statement once per text). `vi.restoreAllMocks()` ends the recording.
+ */
+export function recordSqlitePrepares(): string[] {
+  const prepared: string[] = [];
+  const original = Object.getOwnPropertyDescriptor(SqliteDatabase.prototype, 'prepare')?.value as (
+    this: SqliteDatabase.Database,
+    source: string,
+  ) => SqliteDatabase.Statement;
+  vi.spyOn(SqliteDatabase.prototype, 'prepare').mockImplementation(function (
+    this: SqliteDatabase.Database,
+    source: string,
+  ) {
+    prepared.push(source);
+    return original.call(this, source);
+  });
+  return prepared;
+}
+
+export interface RecordedQuery {
+  /** The prepared statement's name; undefined for a plain statement. */
+  name: string | undefined;
+  text: string;
+  values: unknown;
+}
+
+/**
+ * The statements that every `pg` client of this process is asked to run until `stop()` (other
+ * tests may run beside: filter by what they carry).
+ */
+export function recordPostgresQueries(): { queries: RecordedQuery[]; stop(): void } {
+  const seen: RecordedQuery[] = [];
+  const original = Object.getOwnPropertyDescriptor(pg.Client.prototype, 'query')?.value as (
+    this: pg.Client,
+    ...args: unknown[]
+  ) => unknown;
+  const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+    this: pg.Client,
+    ...args: unknown[]
+  ) {
+    const [first, second] = args;
+    if (typeof first === 'string') seen.push({ name: undefined, text: first, values: second });
+    else if (typeof first === 'object' && first !== null && 'text' in first) {
+      // A named prepared statement comes as one object with its values.
+      const config = first as { name?: string; text: string; values?: unknown };
+      seen.push({ name: config.name, text: config.text, values: second ?? config.values });
+    }
+    return original.apply(this, args) as never;
+  });
+  return { queries: seen, stop: () => spy.mockRestore() };
+}
