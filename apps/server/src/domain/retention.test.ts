@@ -120,6 +120,44 @@ describe('the pace of the retention purge', () => {
   });
 });
 
+describe('a purge told to stop during its pause', () => {
+  it('stops at once instead of waiting the pause out', async () => {
+    // The first batch keeps the purge busy 100 ms more: at 1% it would then wait about 10 s,
+    // past this test's time limit of 3 s.
+    const removeBatch = testStore.store.retention.removeBatch.bind(testStore.store.retention);
+    const stopping = new AbortController();
+    let batches = 0;
+    testStore.store.retention.removeBatch = async (...args) => {
+      batches += 1;
+      if (batches === 1) await sleep(100);
+      const removed = await removeBatch(...args);
+      setTimeout(() => stopping.abort(), 20);
+      return removed;
+    };
+    const outcome = await purgeStore(testStore.store, rulesWith(1), {
+      now: () => NOW,
+      holder: 'test',
+      actor: 'test',
+      signal: stopping.signal,
+    });
+    expect(outcome).toEqual({ ran: true, removed: { codes: 10 }, stopped: true });
+    expect(batches).toBe(1);
+  }, 3000);
+
+  it('counts as finished when the signal comes with its last batch', async () => {
+    const stopping = new AbortController();
+    const removeBatch = testStore.store.retention.removeBatch.bind(testStore.store.retention);
+    testStore.store.retention.removeBatch = async (...args) => {
+      const removed = await removeBatch(...args);
+      // The last batch of the codes: fewer than the batch size.
+      if (removed < 10) stopping.abort();
+      return removed;
+    };
+    const outcome = await purgeRecording(100, [], stopping.signal);
+    expect(outcome).toEqual({ ran: true, removed: { codes: 45 }, stopped: false });
+  });
+});
+
 describe('the purges of an instance', () => {
   it('never runs two at once, and stops the one under way at shutdown', async () => {
     let release: () => void = () => undefined;

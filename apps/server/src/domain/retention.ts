@@ -59,9 +59,10 @@ export function pauseAfterBatch(busyMs: number, busyPercent: number): number {
   return (busyMs * (100 - busyPercent)) / busyPercent;
 }
 
-/** Waits `ms`; at 0 only lets the requests already waiting go first. */
-function pauseFor(ms: number): Promise<unknown> {
-  return ms > 0 ? sleep(ms) : nextTurn();
+/** Waits `ms`, or until `signal` aborts; at 0 only lets the requests already waiting go first. */
+function pauseFor(ms: number, signal?: AbortSignal): Promise<unknown> {
+  if (ms <= 0) return nextTurn();
+  return sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
 }
 
 /**
@@ -81,8 +82,8 @@ export async function purgeStore(
     actor: string;
     kinds?: readonly PurgeKind[];
     signal?: AbortSignal;
-    /** How the purge waits between batches (tests record it). */
-    pause?: (ms: number) => Promise<unknown>;
+    /** How the purge waits between batches, cut short by `signal` (tests record it). */
+    pause?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
   },
 ): Promise<PurgeOutcome> {
   const { now, holder, signal } = options;
@@ -109,14 +110,14 @@ export async function purgeStore(
         if (count < batchSize) break;
         // Lost the lease (this purge outran PURGE_LEASE_MS between batches): another may go on.
         if (!(await hold())) break;
-        await pause(pauseAfterBatch(performance.now() - started, busyPercent));
-        if (signal?.aborted === true) break;
+        await pause(pauseAfterBatch(performance.now() - started, busyPercent), signal);
+        if (signal?.aborted === true) {
+          stopped = true;
+          break;
+        }
       }
       removed[kind] = total;
-      if (signal?.aborted === true) {
-        stopped = true;
-        break;
-      }
+      if (stopped) break;
     }
   } finally {
     await store.leases.release(PURGE_LEASE, holder);
