@@ -11,6 +11,7 @@ import * as retention from './0009-retention.js';
 import * as serviceKeyHashedAt from './0010-service-key-hashed-at.js';
 import * as issueCodeFunction from './0011-issue-code-function.js';
 import * as codesExpiryIndex from './0012-codes-expiry-index.js';
+import * as issueCodeGenericPlan from './0013-issue-code-generic-plan.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-service-key-hashed-at': serviceKeyHashedAt,
   '0011-issue-code-function': issueCodeFunction,
   '0012-codes-expiry-index': codesExpiryIndex,
+  '0013-issue-code-generic-plan': issueCodeGenericPlan,
 };
 
 export const migrationProvider: MigrationProvider = {
