@@ -6,8 +6,8 @@ import type { Metrics } from './metrics.js';
 export type AuditListener = (entry: NewAuditEntry & { id: string }, at: number) => void;
 
 /**
- * The store, with metrics counted as codes are issued and audit entries written, and the
- * listeners told. Decorating the store keeps routes and domain rules free of instrumentation.
+ * The store, with metrics counted as codes are issued, audit entries written and rows purged, and
+ * the listeners told. Decorating the store keeps routes and domain rules free of instrumentation.
  */
 export function observedStore(
   store: Store,
@@ -19,7 +19,7 @@ export function observedStore(
   };
   // The entry's id is made here, so that what listeners pass on names the stored entry.
   const withId = (entry: NewAuditEntry, at: number) => ({ ...entry, id: entry.id ?? newId(at) });
-  const { codes, audit } = store;
+  const { codes, audit, retention } = store;
   return {
     ...store,
     codes: {
@@ -32,6 +32,14 @@ export function observedStore(
           tell(entry, code.createdAt);
         }
         return outcome;
+      },
+    },
+    retention: {
+      ...retention,
+      async removeBatch(kind, cutoffs, limit) {
+        const removed = await retention.removeBatch(kind, cutoffs, limit);
+        metrics.rowsPurged(kind, removed);
+        return removed;
       },
     },
     audit: {

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect } from 'vitest';
+import { newId } from '../crypto/ids.js';
+import { purgeStore, retentionRulesOf } from '../domain/retention.js';
 import { createServiceKey } from '../domain/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
 import type { TestApp } from '../testing/test-app.js';
@@ -132,6 +134,52 @@ describe('operations', () => {
       create.json<{ result: { rows: [{ password: string }] } }>().result.rows[0].password,
     );
   });
+
+  appTest(
+    'counts the rows of each purge batch in dea_purged_rows_total while the purge goes on',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const user = await t.createUser();
+      const now = t.clock.now();
+      for (let index = 0; index < 5; index += 1) {
+        const code = {
+          id: newId(now - 120_000),
+          userId: user.id,
+          codeHash: `expired-${index}`,
+          createdAt: now - 120_000,
+          expiresAt: now - 60_000,
+          uses: 1,
+          channelType: null,
+        };
+        expect(
+          await t.services.store.codes.issue(code, 10, { event: 'code.issued', userId: user.id }),
+        ).toEqual({
+          issued: true,
+        });
+      }
+      const purgedCodes = async () =>
+        /dea_purged_rows_total\{kind="codes"\} (\d+)/.exec(
+          (await t.app.inject({ url: '/metrics' })).body,
+        )?.[1];
+      const rules = retentionRulesOf(t.services.config);
+      const seenBetweenBatches: (string | undefined)[] = [];
+      await purgeStore(
+        t.services.store,
+        { ...rules, retention: { ...rules.retention, batchSize: 2, busyPercent: 100 } },
+        {
+          now: t.clock.now,
+          holder: 'test',
+          actor: 'test',
+          kinds: ['codes'],
+          pause: async () => {
+            seenBetweenBatches.push(await purgedCodes());
+          },
+        },
+      );
+      expect(seenBetweenBatches).toEqual(['2', '4']);
+      expect(await purgedCodes()).toBe('5');
+    },
+  );
 
   appTest(
     'describes every API route in the OpenAPI document, and serves a browsable reference',
