@@ -219,6 +219,16 @@ async function signIn(base: string, username: string): Promise<Session> {
   return { userId, headers };
 }
 
+/** `NAME=value,...` as settings; a value may hold `=` (only the first one names). */
+function settingsOf(list: string | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (list ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
 /** What the scheduled retention purge removed during each store's run (dea_purged_rows_total). */
 const purged: string[] = [];
 
@@ -245,12 +255,7 @@ async function measureStore(
       DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
       ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
       // BENCH_SERVER_ENV=NAME=value,... passes further settings to the server (to compare them).
-      ...Object.fromEntries(
-        (process.env.BENCH_SERVER_ENV ?? '')
-          .split(',')
-          .filter(Boolean)
-          .map((pair) => pair.split('=') as [string, string]),
-      ),
+      ...settingsOf(process.env.BENCH_SERVER_ENV),
     },
     /running: (http:\/\/\S+?\/dea\/)/,
   );
@@ -314,13 +319,7 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_EMBEDDED === '0' ? [] : await measureStore('embedded', undefined, bare)),
   ];
   if (process.env.BENCH_POSTGRES === '1') {
-    const cluster = await startPostgresCluster(
-      process.env.BENCH_PG_SETTINGS === undefined
-        ? {}
-        : Object.fromEntries(
-            process.env.BENCH_PG_SETTINGS.split(',').map((pair) => pair.split('=') as [string, string]),
-          ),
-    );
+    const cluster = await startPostgresCluster(settingsOf(process.env.BENCH_PG_SETTINGS));
     try {
       const database = await createTestDatabase(cluster.url);
       rows.push(...(await measureStore('PostgreSQL', database.url, bare)));
