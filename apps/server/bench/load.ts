@@ -40,6 +40,10 @@ const SECTION = LONG_RUN ? 'load-long' : 'load-bench';
 const BARE_SECONDS = Math.min(SECONDS, 30);
 const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
 const SECRET = Buffer.alloc(32, 4).toString('base64');
+// BENCH_SERVER_ENV=NAME=value,... passes further settings to the server (to compare them);
+// BENCH_PG_SETTINGS=name=value,... sets PostgreSQL. Read before anything starts: a bad entry stops the run at once.
+const SERVER_ENV = settingsOf('BENCH_SERVER_ENV');
+const PG_SETTINGS = settingsOf('BENCH_PG_SETTINGS');
 
 interface Running {
   child: ChildProcess;
@@ -219,13 +223,17 @@ async function signIn(base: string, username: string): Promise<Session> {
   return { userId, headers };
 }
 
-/** `NAME=value,...` as settings; a value may hold `=` (only the first one names). */
-function settingsOf(list: string | undefined): Record<string, string> {
+/** `NAME=value,...` of the variable `variable` as settings; a value may hold `=` (the first one names). */
+function settingsOf(variable: 'BENCH_SERVER_ENV' | 'BENCH_PG_SETTINGS'): Record<string, string> {
   return Object.fromEntries(
-    (list ?? '')
+    (process.env[variable] ?? '')
       .split(',')
       .filter(Boolean)
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        if (at < 1) throw new Error(`${variable}: "${pair}" is not NAME=value`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
   );
 }
 
@@ -254,8 +262,7 @@ async function measureStore(
       DEA_SHUTDOWN_DRAIN_SECONDS: '0',
       DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
       ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
-      // BENCH_SERVER_ENV=NAME=value,... passes further settings to the server (to compare them).
-      ...settingsOf(process.env.BENCH_SERVER_ENV),
+      ...SERVER_ENV,
     },
     /running: (http:\/\/\S+?\/dea\/)/,
   );
@@ -319,7 +326,7 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_EMBEDDED === '0' ? [] : await measureStore('embedded', undefined, bare)),
   ];
   if (process.env.BENCH_POSTGRES === '1') {
-    const cluster = await startPostgresCluster(settingsOf(process.env.BENCH_PG_SETTINGS));
+    const cluster = await startPostgresCluster(PG_SETTINGS);
     try {
       const database = await createTestDatabase(cluster.url);
       rows.push(...(await measureStore('PostgreSQL', database.url, bare)));

@@ -6,6 +6,7 @@ import {
   type PostgresCluster,
   startPostgresCluster,
 } from '../testing/postgres-cluster.js';
+import { ISSUE_CODE_SIGNATURE } from './migrations/0013-issue-code-generic-plan.js';
 import { openStore } from './open-store.js';
 import type { Store } from './store.js';
 
@@ -15,8 +16,6 @@ const EXPIRED_PER_USER = 3_000;
 const LIVE_PER_USER = 30;
 const ISSUES = 60;
 const POOL_SIZE = 2;
-const SIGNATURE =
-  'dea_issue_code(text, text, text, bigint, bigint, integer, text, integer, text, text, text, text, text, text)';
 
 /**
  * A cluster of its own: it counts the plans of the statements inside functions
@@ -104,13 +103,13 @@ describe('the plan of a code issue on PostgreSQL', () => {
 
   it('would be made for every code on these statistics without the setting of migration 0013', async () => {
     // The data make per-call plans win: without the setting the test above could not fail.
-    await admin.query(`alter function ${SIGNATURE} reset plan_cache_mode`);
+    await admin.query(`alter function ${ISSUE_CODE_SIGNATURE} reset plan_cache_mode`);
     try {
       const { calls, plans } = await plansOfIssues();
       expect(calls).toBe(ISSUES);
       expect(plans).toBeGreaterThan(ISSUES - 10);
     } finally {
-      await admin.query(`alter function ${SIGNATURE} set plan_cache_mode = force_generic_plan`);
+      await admin.query(`alter function ${ISSUE_CODE_SIGNATURE} set plan_cache_mode = force_generic_plan`);
     }
   });
 });

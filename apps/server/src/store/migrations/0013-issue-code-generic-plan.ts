@@ -1,6 +1,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
-const SIGNATURE =
+/** The function of migration 0011, by its argument types. */
+export const ISSUE_CODE_SIGNATURE =
   'dea_issue_code(text, text, text, bigint, bigint, integer, text, integer, text, text, text, text, text, text)';
 
 /**
@@ -15,10 +16,12 @@ const SIGNATURE =
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await sql.raw(`alter function ${SIGNATURE} set plan_cache_mode = force_generic_plan`).execute(db);
+  await sql
+    .raw(`alter function ${ISSUE_CODE_SIGNATURE} set plan_cache_mode = force_generic_plan`)
+    .execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await sql.raw(`alter function ${SIGNATURE} reset plan_cache_mode`).execute(db);
+  await sql.raw(`alter function ${ISSUE_CODE_SIGNATURE} reset plan_cache_mode`).execute(db);
 }
