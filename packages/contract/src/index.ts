@@ -8,3 +8,4 @@ export * from './text-keys.js';
 export * from './console-api.js';
 export * from './durations.js';
 export * from './page-startup.js';
+export * from './username.js';
