@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 /**
  * The active-code reads of a user who has used many codes (issue 16: throughput fell as used codes
  * piled up until the purge): `codes.countActive` and `codes.listActive` for a user with 5 active
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   const userId = newId();
   await store.users.create({
     id: userId,
-    username: `b-${userId}`,
+    username: usernameOrThrow(`b-${userId}`),
     passwordHash: 'x',
     fullName: 'B',
     locale: 'en',

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 /**
  * Throughput and latency of the server's hot paths over real HTTP on loopback:
  * `npx tsx apps/server/bench/api-throughput.ts` (embedded store), or with
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
     const username = `bench-${id}`;
     await services.store.users.create({
       id,
-      username,
+      username: usernameOrThrow(username),
       passwordHash,
       fullName: username,
       locale: 'en',

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 /**
  * Throughput of the product's hot calls against a bare Fastify JSON POST route, in the same run, on
  * this machine (issue 16): `npm run bench:load` after `npm run build`, embedded store; with
@@ -183,7 +184,7 @@ async function seed(dataDir: string, databaseUrl: string | undefined): Promise<s
     const username = `load-${index}`;
     await store.users.create({
       id,
-      username,
+      username: usernameOrThrow(username),
       passwordHash,
       fullName: username,
       locale: 'en',

@@ -179,7 +179,7 @@ export async function startServices(
       scim: {
         users: new ScimUsers(
           store,
-          new UserProvisioning(store, now),
+          new UserProvisioning(store, now, directoryUsers),
           {
             hash: (password) =>
               hashQueue.tryRun((derive) => hashPassword(password, config.passwordHashCost, derive)),

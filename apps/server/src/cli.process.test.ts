@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +38,7 @@ describe('the dea process', () => {
     );
     expect(added).toMatchObject({ code: 0, stdout: expect.stringContaining('Added user henry') });
     const store = await openStore({ dataDir });
-    const henry = await store.users.findByUsername('henry');
+    const henry = await store.users.findByUsername(usernameOrThrow('henry'));
     await store.close();
     expect(await verifyPassword('piped password', henry?.passwordHash ?? '')).toBe(true);
   });

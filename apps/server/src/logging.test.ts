@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ describe('log lines', () => {
     const id = newId(now);
     await services.store.users.create({
       id,
-      username,
+      username: usernameOrThrow(username),
       passwordHash: await hashPassword(PASSWORD, TEST_PASSWORD_HASH_COST),
       fullName: username,
       locale: 'en',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalUsername, checkUsername, usernameRefusalText } from './username.js';
+import { canonicalUsername, checkUsername, usernameOrThrow, usernameRefusalText } from './username.js';
 
 describe('canonicalUsername (RFC 8265 UsernameCaseMapped)', () => {
   it.each([
@@ -20,7 +20,6 @@ describe('canonicalUsername (RFC 8265 UsernameCaseMapped)', () => {
     ['ꭰ', 'Ꭰ'], // Cherokee folds to its capitals
     ['ᾳ', 'αι'],
     ['e\u0301', 'é'], // NFC
-    ['John Smith', 'john smith'], // userparts separated by one space
     ['alice@example.com', 'alice@example.com'],
     ['l·l', 'l·l'], // Catalan middle dot between two l
     ['אב', 'אב'],
@@ -40,7 +39,7 @@ describe('canonicalUsername (RFC 8265 UsernameCaseMapped)', () => {
     ['al\u200Bice', 'U+200B'], // zero width space: default ignorable
     ['🙂', 'U+1F642'],
     ['a\u0640b', 'U+0640'], // an exception of RFC 5892
-    ['john  smith', 'U+0020'],
+    ['john smith', 'U+0020'], // one word: RADIUS and the sign-in form take no spaces
   ])('refuses %j (%s)', (typed, codePoint) => {
     const checked = checkUsername(typed);
     expect(checked).toMatchObject({ ok: false, reason: 'disallowed-character', codePoint });
@@ -65,8 +64,8 @@ describe('canonicalUsername (RFC 8265 UsernameCaseMapped)', () => {
   });
 
   it('is idempotent on every name it makes', () => {
-    for (const typed of ['ｌalice', 'Straße', 'ꭰꭱ', 'İstanbul', 'ΣΑΣ', 'John Smith', 'ᾳ'])
-      expect(canonicalUsername(canonicalUsername(typed))).toBe(canonicalUsername(typed));
+    for (const typed of ['ｌalice', 'Straße', 'ꭰꭱ', 'İstanbul', 'ΣΑΣ', 'John', 'ᾳ'])
+      expect(canonicalUsername(usernameOrThrow(typed))).toBe(usernameOrThrow(typed));
   });
 
   it('says why a name is refused, naming the character', () => {

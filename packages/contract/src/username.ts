@@ -5,8 +5,9 @@
  * came through (ADR 0016): `ｌalice`, `LALICE` and `lalice` are one person, and `𝐥alice` (a
  * compatibility form) is no name at all, so it never reaches a directory that would match it.
  *
- * A name is one or more userparts separated by single spaces (RFC 8265 section 3.1: directory
- * accounts such as `John Smith`); space around the name, as typed, is not part of it.
+ * A name is one userpart (RFC 8265 section 3.1 leaves spaces to the application: ours has none,
+ * since RADIUS, /validate/check and the sign-in form take one word); space around the name, as
+ * typed, is not part of it.
  */
 
 declare const usernameBrand: unique symbol;
@@ -178,7 +179,6 @@ function classRefusal(characters: readonly string[], withContext: boolean): User
  * rules and the Bidi Rule on the result).
  */
 function enforcedUserpart(part: string): { ok: true; value: string } | ({ ok: false } & UsernameRefusal) {
-  if (part === '') return { ok: false, reason: 'disallowed-character', character: ' ', codePoint: hex(0x20) };
   const widthMappedCharacters = [...part].map((character) =>
     widthMapped(character, character.codePointAt(0)!),
   );
@@ -197,13 +197,9 @@ function enforcedUserpart(part: string): { ok: true; value: string } | ({ ok: fa
 export function checkUsername(typed: string): UsernameCheck {
   const trimmed = typed.replace(/^[\s\u3000]+|[\s\u3000]+$/gu, '');
   if (trimmed === '') return { ok: false, reason: 'empty' };
-  const parts: string[] = [];
-  for (const part of trimmed.split(' ')) {
-    const enforced = enforcedUserpart(part);
-    if (!enforced.ok) return enforced;
-    parts.push(enforced.value);
-  }
-  const username = parts.join(' ');
+  const enforced = enforcedUserpart(trimmed);
+  if (!enforced.ok) return enforced;
+  const username = enforced.value;
   if (username.length > USERNAME_MAX_LENGTH)
     return { ok: false, reason: 'too-long', max: USERNAME_MAX_LENGTH };
   return { ok: true, username: username as Username };
@@ -223,10 +219,19 @@ export function usernameRefusalText(refusal: UsernameRefusal): string {
     case 'too-long':
       return `the user name is longer than ${refusal.max} characters`;
     case 'disallowed-character':
+      if (/^\p{Zs}$/u.test(refusal.character))
+        return `the user name may not contain a space (${refusal.codePoint}): a user name is one word of letters, digits and ASCII punctuation (RFC 8265)`;
       return `the user name may not contain "${refusal.character}" (${refusal.codePoint}): user names are letters, digits and ASCII punctuation (RFC 8265), without look-alike or compatibility forms`;
     case 'context':
       return `the user name has "${refusal.character}" (${refusal.codePoint}) where RFC 5892 does not allow it`;
     case 'bidi':
       return 'the user name mixes right-to-left and left-to-right text in a way RFC 5893 does not allow';
   }
+}
+
+/** The canonical form of a name that must be one (fixtures, benchmarks): throws when it is not. */
+export function usernameOrThrow(typed: string): Username {
+  const checked = checkUsername(typed);
+  if (!checked.ok) throw new Error(`"${typed}": ${usernameRefusalText(checked)}`);
+  return checked.username;
 }

@@ -17,6 +17,7 @@ import {
   UsageError,
 } from './command.js';
 import { passwordOptions, readPassword, setPasswordCommand } from './user-commands.js';
+import { consoleAccountNamed } from '../domain/user-names.js';
 
 function role(text: string): ConsoleRole {
   if (!(CONSOLE_ROLES as readonly string[]).includes(text))
@@ -25,7 +26,7 @@ function role(text: string): ConsoleRole {
 }
 
 async function findAccount(store: Store, username: string): Promise<ConsoleAccount> {
-  const account = await store.console.findAccountByUsername(username);
+  const account = await consoleAccountNamed(store, username);
   if (account === undefined) throw new CliFailure(`no console account named "${username}"`);
   return account;
 }

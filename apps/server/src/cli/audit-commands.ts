@@ -10,6 +10,7 @@ import {
   positiveInteger,
   UsageError,
 } from './command.js';
+import { userNamed } from '../domain/user-names.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_LIMIT = 10_000;
@@ -45,7 +46,7 @@ async function filterOf(values: OptionValues, context: CliContext, store: Store)
   const user = optionText(values, 'user');
   if (user !== undefined) {
     // A removed user's entries stay: their id (from an earlier listing) still filters.
-    const found = await store.users.findByUsername(user);
+    const found = await userNamed(store, user);
     filter.userId = found?.id ?? user;
   }
   const event = optionText(values, 'event');

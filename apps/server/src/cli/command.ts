@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
 import type { Group, Store, User } from '../store/store.js';
 import { RuleError } from '../domain/rule-error.js';
+import { userNamed } from '../domain/user-names.js';
 
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -120,7 +121,7 @@ export async function findGroup(store: Store, name: string): Promise<Group> {
 }
 
 export async function findUser(store: Store, username: string): Promise<User> {
-  const user = await store.users.findByUsername(username);
+  const user = await userNamed(store, username);
   if (user === undefined) throw new CliFailure(`no user named "${username}"`);
   return user;
 }

@@ -27,8 +27,11 @@ export const migrateCommand: CommandGroup = {
         return 0;
       }
       if (values['dry-run'] === true) {
+        const problems = await store.schema.problems(state.pending);
         context.out(`The schema is at ${at}; dea migrate would apply: ${state.pending.join(', ')}.`);
-        return 0;
+        if (problems.length === 0) return 0;
+        context.err(`It would stop, changing nothing, until these are resolved:\n- ${problems.join('\n- ')}`);
+        return 1;
       }
       const applied = await store.schema.migrate();
       context.out(`Applied ${applied.join(', ')}; the schema is at ${applied.at(-1) ?? at}.`);

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +35,7 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
       { stdin: 'a long password\n' },
     );
     expect(result).toMatchObject({ code: 0, out: expect.stringContaining('Added user alice') });
-    const alice = await cli.store.users.findByUsername('alice');
+    const alice = await cli.store.users.findByUsername(usernameOrThrow('alice'));
     expect(alice).toMatchObject({ fullName: 'Alice Example', locale: 'de', disabled: false });
     expect(await verifyPassword('a long password', alice?.passwordHash ?? '')).toBe(true);
     const staff = await cli.store.groups.findByName('Staff');
@@ -50,7 +51,7 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
     expect(
       await cli.run(['user', 'add', '--username', 'bob', '--full-name', 'Bob', '--password-file', file]),
     ).toMatchObject({ code: 0 });
-    const bob = await cli.store.users.findByUsername('bob');
+    const bob = await cli.store.users.findByUsername(usernameOrThrow('bob'));
     expect(await verifyPassword('another password', bob?.passwordHash ?? '')).toBe(true);
     expect(bob?.locale).toBe('en');
 
@@ -68,7 +69,7 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
     expect(await cli.run(['user', 'update', 'alice', '--time-zone', 'Europe/Berlin'])).toMatchObject({
       code: 0,
     });
-    expect((await cli.store.users.findByUsername('alice'))?.timeZone).toBe('Europe/Berlin');
+    expect((await cli.store.users.findByUsername(usernameOrThrow('alice')))?.timeZone).toBe('Europe/Berlin');
     expect((await cli.run(['user', 'list'])).out).toContain(
       'alice  "Alice Example"  locale de  time zone Europe/Berlin',
     );
@@ -77,7 +78,7 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
       err: expect.stringContaining('--time-zone "Mars/Olympus" is not a time zone'),
     });
     expect(await cli.run(['user', 'update', 'alice', '--time-zone', 'default'])).toMatchObject({ code: 0 });
-    expect((await cli.store.users.findByUsername('alice'))?.timeZone).toBeNull();
+    expect((await cli.store.users.findByUsername(usernameOrThrow('alice')))?.timeZone).toBeNull();
   });
 
   it('updates, sets the locale and the password, disables and enables', async () => {
@@ -89,7 +90,7 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
       code: 0,
       out: 'Set the password of bob; 0 sessions ended.',
     });
-    let bob = await cli.store.users.findByUsername('bob');
+    let bob = await cli.store.users.findByUsername(usernameOrThrow('bob'));
     expect(bob).toMatchObject({ fullName: 'Bob Builder', locale: 'pt_BR' });
     expect(await verifyPassword('third password', bob?.passwordHash ?? '')).toBe(true);
 
@@ -97,15 +98,15 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
       code: 0,
       out: 'Disabled user bob; 0 sessions ended.',
     });
-    expect((await cli.store.users.findByUsername('bob'))?.disabled).toBe(true);
+    expect((await cli.store.users.findByUsername(usernameOrThrow('bob')))?.disabled).toBe(true);
     expect((await cli.run(['user', 'list'])).out).toContain('DISABLED');
     expect(await cli.run(['user', 'enable', 'bob'])).toMatchObject({ code: 0 });
-    bob = await cli.store.users.findByUsername('bob');
+    bob = await cli.store.users.findByUsername(usernameOrThrow('bob'));
     expect(bob?.disabled).toBe(false);
   });
 
   it('unlocks a user locked by failed verifications', async () => {
-    const bob = await cli.store.users.findByUsername('bob');
+    const bob = await cli.store.users.findByUsername(usernameOrThrow('bob'));
     await cli.store.verifyFailures.record(bob?.id ?? '', Date.now(), { lockAfter: 1, lockMs: null });
     expect(await cli.run(['user', 'unlock', 'bob'])).toMatchObject({
       code: 0,
@@ -126,7 +127,7 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
       [
         ['user', 'add', '--username', 'two words', '--full-name', 'X', '--password-stdin'],
         2,
-        'without spaces',
+        'may not contain a space',
       ],
       [
         ['user', 'add', '--username', 'carol', '--full-name', 'X', '--locale', 'German', '--password-stdin'],
@@ -197,10 +198,10 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
   });
 
   it('removes a user with their channels; the audit log keeps their entries', async () => {
-    const bob = await cli.store.users.findByUsername('bob');
+    const bob = await cli.store.users.findByUsername(usernameOrThrow('bob'));
     expect(await cli.run(['channel', 'set', 'bob', 'email', 'bob@example.com'])).toMatchObject({ code: 0 });
     expect(await cli.run(['user', 'remove', 'bob'])).toMatchObject({ code: 0, out: 'Removed user bob.' });
-    expect(await cli.store.users.findByUsername('bob')).toBeUndefined();
+    expect(await cli.store.users.findByUsername(usernameOrThrow('bob'))).toBeUndefined();
     expect(await cli.store.channels.listOfUser(bob?.id ?? '')).toEqual([]);
     const audit = await cli.run(['audit', 'list', '--user', bob?.id ?? '']);
     expect(audit.out).toContain('user.removed');

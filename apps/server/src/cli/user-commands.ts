@@ -1,4 +1,7 @@
+import type { Username } from '@dea/contract';
+import { directoryUsersOf } from '../bootstrap.js';
 import { newId } from '../crypto/ids.js';
+import { ProvisionError, refuseDirectoryName } from '../domain/provision-user.js';
 import { acceptedKeys } from '../crypto/secret-keys.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { userImportCommand } from './user-import-command.js';
@@ -28,7 +31,7 @@ import {
 const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
 
-const checkUsername = (username: string): string => asUsage(() => validUsername(username));
+const checkUsername = (username: string): Username => asUsage(() => validUsername(username));
 export const checkLocale = (locale: string): string => asUsage(() => validLocale(locale, '--locale'));
 const checkFullName = (fullName: string): string => asUsage(() => validFullName(fullName, '--full-name'));
 /** An IANA time zone, or "default" (DEA_TIME_ZONE) as null. */
@@ -159,6 +162,15 @@ export const userCommands: CommandGroup = {
         const { store } = await context.open();
         if (await store.users.findByUsername(username))
           throw new CliFailure(`a user named "${username}" already exists`);
+        try {
+          await refuseDirectoryName(
+            directoryUsersOf(context.config, store, () => context.now()),
+            username,
+          );
+        } catch (error) {
+          if (error instanceof ProvisionError) throw new CliFailure(error.message);
+          throw error;
+        }
         const groups = [];
         for (const name of groupNames) {
           const group = await store.groups.findByName(name);

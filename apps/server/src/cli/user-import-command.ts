@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { directoryUsersOf } from '../bootstrap.js';
 import { UserProvisioning } from '../domain/provision-user.js';
 import { InvalidField } from '../domain/user-fields.js';
 import { IMPORT_FIELDS, ImportFileError, readImportFile } from '../user-import/import-file.js';
@@ -45,7 +46,14 @@ export const userImportCommand: Command = {
     };
     const { store } = await context.open();
     const started = context.now();
-    const userImport = new UserImport(store, new UserProvisioning(store, () => context.now()));
+    const userImport = new UserImport(
+      store,
+      new UserProvisioning(
+        store,
+        () => context.now(),
+        directoryUsersOf(context.config, store, () => context.now()),
+      ),
+    );
     let report;
     try {
       report = await userImport.run(rows, options, (done, total) =>

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { inject, describe, expect, vi } from 'vitest';
 import { HashQueue } from '../crypto/hash-queue.js';
 import { LdapDirectory } from './ldap-directory.js';
@@ -31,9 +32,9 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
     async ({ startApp, tree }) => {
       const t = await startApp(tree.settings);
       expect((await signIn(t, 'alice', 'wrong')).json()).toMatchObject({ error: 3 });
-      expect(await t.services.store.users.findByUsername('alice')).toBeUndefined();
+      expect(await t.services.store.users.findByUsername(usernameOrThrow('alice'))).toBeUndefined();
       expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({ error: 0 });
-      const alice = await t.services.store.users.findByUsername('alice');
+      const alice = await t.services.store.users.findByUsername(usernameOrThrow('alice'));
       expect(alice).toMatchObject({ source: 'ldap', fullName: 'Alice Archer', disabled: false });
       expect(alice?.passwordHash).toBe('!');
       const channels = await t.services.store.channels.listOfUser(alice?.id ?? '');
@@ -60,7 +61,9 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
         DEA_LDAP_USER_FILTER: '(objectClass=user)',
       });
       expect((await signIn(t, 'dave.ad', DIRECTORY_PEOPLE.dave.password)).json()).toMatchObject({ error: 3 });
-      expect(await t.services.store.users.findByUsername('dave.ad')).toMatchObject({ disabled: true });
+      expect(await t.services.store.users.findByUsername(usernameOrThrow('dave.ad'))).toMatchObject({
+        disabled: true,
+      });
       expect((await signIn(t, 'carol.ad', DIRECTORY_PEOPLE.carol.password)).json()).toMatchObject({
         error: 0,
       });
@@ -125,7 +128,9 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
       expect(first.out).toMatch(/3 created, 1 updated|3 created, 0 updated/);
       expect(first.out).toMatch(/0 disabled.*0 failed/);
       expect(first.code).toBe(0);
-      expect(await t.services.store.users.findByUsername('bob')).toMatchObject({ source: 'ldap' });
+      expect(await t.services.store.users.findByUsername(usernameOrThrow('bob'))).toMatchObject({
+        source: 'ldap',
+      });
 
       const admin = await tree.admin();
       await admin.del(tree.dnOf('alice'));
@@ -138,8 +143,12 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
       await admin.unbind();
       const second = await t.dea(['directory', 'sync'], tree.settings);
       expect(second.out).toMatch(/0 created, 1 updated, 1 disabled, 2 unchanged, 0 failed/);
-      expect(await t.services.store.users.findByUsername('bob')).toMatchObject({ fullName: 'Robert Baker' });
-      expect(await t.services.store.users.findByUsername('alice')).toMatchObject({ disabled: true });
+      expect(await t.services.store.users.findByUsername(usernameOrThrow('bob'))).toMatchObject({
+        fullName: 'Robert Baker',
+      });
+      expect(await t.services.store.users.findByUsername(usernameOrThrow('alice'))).toMatchObject({
+        disabled: true,
+      });
       expect((await t.call('/dea/api/userinfo', {}, session)).statusCode).toBe(401);
       expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({ error: 3 });
     },

@@ -1,5 +1,11 @@
+import type { Username } from '@dea/contract';
 import type { Store, User } from '../store/store.js';
-import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
+import {
+  type DirectoryNames,
+  ProvisionError,
+  type SourcedUser,
+  type UserProvisioning,
+} from '../domain/provision-user.js';
 import type { DirectoryConfig } from './directory-settings.js';
 import type { DirectoryUser, LdapDirectory } from './ldap-directory.js';
 
@@ -25,7 +31,7 @@ export type DirectorySignInResult =
  * and the user is brought up to date from it at every sign-in and every sync (all through the one
  * provisioning rule).
  */
-export class DirectoryUsers {
+export class DirectoryUsers implements DirectoryNames {
   /** The product groups the directory decides membership of. */
   private readonly managedGroups: readonly string[];
 
@@ -52,13 +58,28 @@ export class DirectoryUsers {
     };
   }
 
+  async hasUser(name: Username): Promise<boolean> {
+    return (await this.directory.findUser(name, { groups: false })) !== undefined;
+  }
+
+  /** What an unknown name costs: a decoy bind, as long as a real check. */
+  async decoyCheck(): Promise<void> {
+    await this.directory.decoyCheck();
+  }
+
   /**
    * Checks the password by binding as the user; on success the user is refreshed from the
    * directory. A user the directory no longer has is disabled here; a name it does not have costs
-   * a decoy bind, as long as a real check. Throws
-   * DirectoryUnavailableError when the directory cannot answer: never a local fallback.
+   * a decoy bind, as long as a real check. The directory matches names by rules of its own (more
+   * spellings than the canonical one), so `admitEntry` hears the entry found before its password
+   * is checked, and may refuse it (it throws): the limits count on the entry as well as on the
+   * name. Throws DirectoryUnavailableError when the directory cannot answer: never a local fallback.
    */
-  async signIn(username: string, password: string): Promise<DirectorySignInResult> {
+  async signIn(
+    username: Username,
+    password: string,
+    admitEntry: (externalId: string) => Promise<void>,
+  ): Promise<DirectorySignInResult> {
     const found = await this.directory.findUser(username, { groups: false });
     if (found === undefined) {
       await this.directory.decoyCheck();
@@ -66,6 +87,7 @@ export class DirectoryUsers {
       if (stale?.source === 'ldap') await this.provisioning.disableMissing(stale, DIRECTORY_ACTOR);
       return { kind: 'not-in-directory' };
     }
+    await admitEntry(found.externalId);
     const known = await this.store.users.findByExternalId('ldap', found.externalId);
     if (!(await this.directory.checkPassword(found.dn, password)))
       return { kind: 'wrong-password', user: known };

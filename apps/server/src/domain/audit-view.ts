@@ -8,6 +8,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { AuditEntry, AuditFilter, ConsoleRole, Store } from '../store/store.js';
 import { ApiError, invalidRequest } from './api-error.js';
 import type { ConsoleCaller } from './console-auth.js';
+import { userNamed } from './user-names.js';
 
 const AUDIT_ROLES: readonly ConsoleRole[] = ['admin', 'auditor'];
 const PAGE = 50;
@@ -75,7 +76,7 @@ export class AuditView {
       throw invalidRequest('cursor is not one this server gave');
     let userId: string | undefined;
     if (query.username !== undefined) {
-      const user = await this.store.users.findByUsername(query.username);
+      const user = await userNamed(this.store, query.username);
       if (user === undefined) return undefined;
       userId = user.id;
     }

@@ -18,6 +18,7 @@ import type { ConsoleAccount, ConsoleSession, Store } from '../store/store.js';
 import { ApiError, tooManyRequests } from './api-error.js';
 import type { AuditEventName } from './audit-events.js';
 import type { SigninThrottle } from './signin-throttle.js';
+import { consoleAccountNamed } from './user-names.js';
 
 /** Where a WebAuthn ceremony happens: the console's origin and its host name (the RP ID). */
 export interface RelyingParty {
@@ -74,8 +75,9 @@ export class ConsoleAuth {
   }> {
     const { store, throttle, now } = this.deps;
     const at = now();
+    // Counted under the name's canonical form (signin-throttle.ts limitKeyOf), like a user's.
     const subject = `console:${username}`;
-    const account = await store.console.findAccountByUsername(username);
+    const account = await consoleAccountNamed(store, username);
     const audit = (event: AuditEventName, details: Record<string, unknown> = {}) =>
       store.audit.append({ event, actor: `console:${account?.username ?? '?'}`, clientAddress, details }, at);
     const admission = await throttle.admit(subject, clientAddress, at);

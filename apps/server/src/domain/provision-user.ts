@@ -1,4 +1,4 @@
-import { SEND_TYPE_OF_CHANNEL, type ChannelKey } from '@dea/contract';
+import { SEND_TYPE_OF_CHANNEL, type ChannelKey, type Username } from '@dea/contract';
 import { newChannelReference, newId } from '../crypto/ids.js';
 import type { Store, User, UserSource } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
@@ -6,6 +6,7 @@ import { canonicalAddress } from './recipients.js';
 import { disableUser } from './disable-user.js';
 import { changeMembership } from './group-membership.js';
 import { isTimeZone } from './time-zone.js';
+import { InvalidField, validUsername } from './user-fields.js';
 
 /**
  * A user as a source outside the product has it (the directory, an identity provider over SCIM,
@@ -15,6 +16,7 @@ export interface SourcedUser {
   source: Exclude<UserSource, 'local'>;
   /** The source's own id of the user; renames keep it. */
   externalId: string;
+  /** As the source spells it: provisioning stores its canonical form (RFC 8265). */
   username: string;
   fullName: string;
   locale?: string | undefined;
@@ -35,8 +37,64 @@ export interface Provisioned {
   warnings: string[];
 }
 
-/** The user cannot be provisioned; nothing was changed. */
-export class ProvisionError extends Error {}
+/**
+ * The user cannot be provisioned; nothing was changed. `conflict`: the name or id is another
+ * user's or another source's; `invalid`: the name is no user name; `unavailable`: the directory
+ * that may own the name could not be asked.
+ */
+export class ProvisionError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'conflict' | 'invalid' | 'unavailable' = 'conflict',
+  ) {
+    super(message);
+    this.name = 'ProvisionError';
+  }
+}
+
+/**
+ * The organisation's directory as the owner of user names (DESIGN section 8: a name belongs to
+ * exactly one source). The domain owns this interface; the directory adapter implements it.
+ */
+export interface DirectoryNames {
+  /** Whether the directory has a user of that name; rejects when the directory cannot answer. */
+  hasUser(name: Username): Promise<boolean>;
+}
+
+/** The canonical form of a source's user name, or a ProvisionError saying why it is none. */
+export function provisionedName(username: string): Username {
+  try {
+    return validUsername(username);
+  } catch (error) {
+    if (error instanceof InvalidField) throw new ProvisionError(error.message, 'invalid');
+    throw error;
+  }
+}
+
+/**
+ * Refuses a new user of another source (SCIM, the import, the CLI) whose name the configured
+ * directory knows: the name is the directory's, and only the directory's password may stand for
+ * it. Nothing is created when the directory cannot be asked.
+ */
+export async function refuseDirectoryName(
+  directoryNames: DirectoryNames | undefined,
+  name: Username,
+): Promise<void> {
+  if (directoryNames === undefined) return;
+  let known: boolean;
+  try {
+    known = await directoryNames.hasUser(name);
+  } catch (error) {
+    throw new ProvisionError(
+      `the directory could not be asked whether it has a user named ${name} (${(error as Error).message}): nothing was created; check DEA_LDAP_URL and try again`,
+      'unavailable',
+    );
+  }
+  if (known)
+    throw new ProvisionError(
+      `the user name ${name} belongs to the directory (DEA_LDAP_URL): its user signs in with the directory's password, and no other source may create it`,
+    );
+}
 
 /** A user without a password of their own: only their source can say who they are. */
 export const NO_LOCAL_PASSWORD = '!';
@@ -50,6 +108,8 @@ export class UserProvisioning {
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
+    /** The configured directory, which owns the names it has (none for the directory's own provisioning). */
+    private readonly directoryNames?: DirectoryNames,
   ) {}
 
   /**
@@ -66,8 +126,9 @@ export class UserProvisioning {
     const dryRun = options.dryRun === true;
     const at = this.now();
     const warnings: string[] = [];
+    const username = provisionedName(input.username);
     const byId = await store.users.findByExternalId(input.source, input.externalId);
-    const byName = await store.users.findByUsername(input.username);
+    const byName = await store.users.findByUsername(username);
     // Read after byId, byName may be the same user created meanwhile by another writer.
     let user =
       byId ??
@@ -76,12 +137,12 @@ export class UserProvisioning {
     if (byName !== undefined && byName.id !== user?.id && !adopt) {
       throw new ProvisionError(
         byName.source === input.source
-          ? `the user name ${input.username} belongs to another ${input.source} user (${byName.externalId ?? '?'})`
-          : `the user name ${input.username} belongs to a ${byName.source} user; remove or rename that one first`,
+          ? `the user name ${username} belongs to another ${input.source} user (${byName.externalId ?? '?'})`
+          : `the user name ${username} belongs to a ${byName.source} user; remove or rename that one first`,
       );
     }
     if (options.mustCreate === true && (user !== undefined || byName !== undefined))
-      throw new ProvisionError(`the user ${input.username} exists already`);
+      throw new ProvisionError(`the user ${username} exists already`);
     const timeZone = input.timeZone === undefined || isTimeZone(input.timeZone) ? input.timeZone : undefined;
     if (timeZone !== input.timeZone) warnings.push(`timeZone: "${input.timeZone}" is not a time zone`);
     const write = new Writes(store, actor, input.source, at, dryRun);
@@ -96,13 +157,16 @@ export class UserProvisioning {
       );
       user = { ...byName, source: input.source, externalId: input.externalId };
     }
+    // A new user, or a rename, of another source may not take a name the directory has.
+    if (!adopt && input.source !== 'ldap' && user?.username !== username)
+      await refuseDirectoryName(this.directoryNames, username);
     if (user === undefined) {
-      if (dryRun) return { outcome: 'created', user: this.planned(input, at), warnings };
+      if (dryRun) return { outcome: 'created', user: this.planned(input, username, at), warnings };
       const id = newId(at);
       try {
         await store.users.create({
           id,
-          username: input.username,
+          username,
           passwordHash: NO_LOCAL_PASSWORD,
           fullName: input.fullName,
           locale: input.locale ?? 'en',
@@ -117,21 +181,20 @@ export class UserProvisioning {
         const meanwhile = await store.users.findByExternalId(input.source, input.externalId);
         if (meanwhile !== undefined && options.mustCreate !== true && options.retried !== true)
           return this.provision(input, actor, { ...options, retried: true });
-        if (meanwhile !== undefined || (await store.users.findByUsername(input.username)) !== undefined)
-          throw new ProvisionError(`the user name ${input.username} was taken meanwhile`);
+        if (meanwhile !== undefined || (await store.users.findByUsername(username)) !== undefined)
+          throw new ProvisionError(`the user name ${username} was taken meanwhile`);
         throw error;
       }
-      await write.audit('user.created', id, { username: input.username });
+      await write.audit('user.created', id, { username });
       user = await store.users.findById(id);
-      if (user === undefined)
-        throw new ProvisionError(`the new user ${input.username} could not be read back`);
+      if (user === undefined) throw new ProvisionError(`the new user ${username} could not be read back`);
       if (input.disabled) await write.disabled(id, true);
       await this.syncChannels(id, input, warnings, write);
       await this.syncGroups(id, input, write);
       return { outcome: 'created', user: (await store.users.findById(user.id)) ?? user, warnings };
     }
     const changes = {
-      ...(user.username !== input.username && { username: input.username }),
+      ...(user.username !== username && { username }),
       ...(user.fullName !== input.fullName && { fullName: input.fullName }),
       ...(input.locale !== undefined && user.locale !== input.locale && { locale: input.locale }),
       ...(timeZone !== undefined && user.timeZone !== timeZone && { timeZone }),
@@ -152,10 +215,10 @@ export class UserProvisioning {
   }
 
   /** The user a dry run would create, as far as it can be told without writing. */
-  private planned(input: SourcedUser, at: number): User {
+  private planned(input: SourcedUser, username: Username, at: number): User {
     return {
       id: '',
-      username: input.username,
+      username,
       passwordHash: NO_LOCAL_PASSWORD,
       fullName: input.fullName,
       locale: input.locale ?? 'en',

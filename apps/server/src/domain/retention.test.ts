@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../crypto/ids.js';
@@ -33,7 +34,7 @@ beforeEach(async () => {
   const userId = newId();
   await store.users.create({
     id: userId,
-    username: 'pat',
+    username: usernameOrThrow('pat'),
     passwordHash: 'x',
     fullName: 'Pat',
     locale: 'en',

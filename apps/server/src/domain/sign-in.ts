@@ -1,5 +1,5 @@
 import type { AuditEventName } from './audit-events.js';
-import { ErrorNumber } from '@dea/contract';
+import { canonicalUsername, ErrorNumber, type Username } from '@dea/contract';
 import { randomToken } from '../crypto/ids.js';
 import { keyedHash } from '../crypto/keyed-hash.js';
 import type { HashQueue } from '../crypto/hash-queue.js';
@@ -10,7 +10,7 @@ import type { Sessions } from './sessions.js';
 import { DirectoryUnavailableError } from '../directory/ldap-directory.js';
 import type { DirectorySignInResult, DirectoryUsers } from '../directory/directory-users.js';
 import { NO_LOCAL_PASSWORD } from './provision-user.js';
-import type { SigninThrottle } from './signin-throttle.js';
+import { limitKeyOf, type SigninThrottle } from './signin-throttle.js';
 
 /** How long a client is asked to wait when every hashing slot and queue place is taken. */
 const BUSY_RETRY_SECONDS = 1;
@@ -25,6 +25,28 @@ export interface SignInRequest {
   previousSessionId: string | undefined;
   /** False once the client has gone: its work is given up before it changes anything more. */
   stillWanted?: () => boolean;
+}
+
+/** One attempt at the first factor, as checkPassword needs it. */
+interface Attempt {
+  /** The canonical name; undefined when the profile refuses what was typed (no user has it). */
+  name: Username | undefined;
+  password: string;
+  local: User | undefined;
+  audit: (event: AuditEventName, details?: Record<string, unknown>) => Promise<void>;
+  stillWanted: () => boolean;
+  /** The attempt's password was not checked: its counts are given back. */
+  notChecked: () => Promise<void>;
+  /** Counts the attempt on the directory entry found; throws when the entry is locked. */
+  admitEntry: (externalId: string) => Promise<void>;
+}
+
+interface CheckedPassword {
+  user: User | undefined;
+  passwordOk: boolean;
+  local: boolean;
+  /** Why a right password would not do either (audited). */
+  refusal?: 'name-owned-by-directory';
 }
 
 /** The answer to a client that has gone: nobody reads it; the log and the audit say what happened. */
@@ -78,9 +100,14 @@ function lockedError(retryAfterMs: number): ApiError {
 export class SignIn {
   constructor(private readonly deps: SignInDependencies) {}
 
-  /** Who the audit log names: the user name of a known user, a keyed hash of anything else. */
+  /**
+   * Who the audit log names: the user name of a known user, a keyed hash of anything else (of its
+   * canonical form, so that every spelling of one unknown name is one actor).
+   */
   private actorOf(username: string, user: User | undefined): string {
-    return user?.username ?? `unknown:${keyedHash(this.deps.identifierKey, username).slice(0, 16)}`;
+    return (
+      user?.username ?? `unknown:${keyedHash(this.deps.identifierKey, limitKeyOf(username)).slice(0, 16)}`
+    );
   }
 
   async signIn(request: SignInRequest): Promise<SignedIn> {
@@ -130,35 +157,50 @@ export class SignIn {
   ): Promise<{ user: User; local: boolean }> {
     const { store, throttle } = this.deps;
     const { username, password, clientAddress } = request;
-    const local = await store.users.findByUsername(username);
+    // The one spelling of the name (RFC 8265); a name the profile refuses is no user's, and is
+    // never handed to a directory that would match it by rules of its own.
+    const name = canonicalUsername(username);
+    const local = name === undefined ? undefined : await store.users.findByUsername(name);
     let user = local;
+    let entryId: string | undefined;
     const audit = (event: AuditEventName, details: Record<string, unknown> = {}) =>
       store.audit.append(
         { event, userId: user?.id ?? null, actor: this.actorOf(username, user), clientAddress, details },
         at,
       );
+    const attempt: Attempt = {
+      name,
+      password,
+      local,
+      audit,
+      stillWanted: request.stillWanted ?? (() => true),
+      notChecked: () => throttle.notChecked(username, clientAddress, entryId),
+      admitEntry: async (externalId) => {
+        const admission = await throttle.admitEntry(externalId, clientAddress, at);
+        if (!admission.allowed) {
+          await audit('signin.locked', { limit: admission.reason });
+          throw lockedError(admission.retryAfterMs);
+        }
+        entryId = externalId;
+      },
+    };
 
     const admission = await throttle.admit(username, clientAddress, at);
     if (!admission.allowed) {
       await audit('signin.locked', { limit: admission.reason });
       throw lockedError(admission.retryAfterMs);
     }
-    const checked = await this.checkPassword(
-      username,
-      password,
-      local,
-      clientAddress,
-      audit,
-      request.stillWanted ?? (() => true),
-    );
+    const checked = await this.checkPassword(attempt);
     user = checked.user;
     if (user === undefined || user.disabled || !checked.passwordOk) {
       await audit('signin.failed', {
-        reason: user === undefined ? 'unknown-user' : user.disabled ? 'disabled' : 'wrong-password',
+        reason:
+          checked.refusal ??
+          (user === undefined ? 'unknown-user' : user.disabled ? 'disabled' : 'wrong-password'),
       });
       throw new ApiError(ErrorNumber.notPermitted, 'login.failed');
     }
-    await throttle.succeeded(username, clientAddress);
+    await throttle.succeeded(username, clientAddress, entryId);
     if (checked.local && needsRehash(user.passwordHash, this.deps.passwordHashCost))
       await this.rehash(user, password);
     return { user, local: checked.local };
@@ -168,25 +210,24 @@ export class SignIn {
    * Whose password this is and whether it is right: by the directory for its users (and for
    * names no local user has), by the stored hash for local users. Unknown names cost what a wrong
    * password costs (a decoy bind with a directory, the decoy hash without), as do users without a
-   * password of their own: one answer, one timing.
+   * password of their own: one answer, one timing. A name belongs to one source: a user of
+   * another source whose name the directory has is refused (its password never stands for the
+   * directory's user).
    */
-  private async checkPassword(
-    username: string,
-    password: string,
-    local: User | undefined,
-    clientAddress: string,
-    audit: (event: AuditEventName, details?: Record<string, unknown>) => Promise<void>,
-    stillWanted: () => boolean,
-  ): Promise<{ user: User | undefined; passwordOk: boolean; local: boolean }> {
-    const { directoryUsers, throttle } = this.deps;
+  private async checkPassword(attempt: Attempt): Promise<CheckedPassword> {
+    const { directoryUsers } = this.deps;
+    const { name, password, local, audit } = attempt;
     if (directoryUsers !== undefined && (local === undefined || local.source === 'ldap')) {
       let result: DirectorySignInResult;
       try {
-        result = await directoryUsers.signIn(username, password);
+        result =
+          name === undefined
+            ? (await directoryUsers.decoyCheck(), { kind: 'not-in-directory' })
+            : await directoryUsers.signIn(name, password, attempt.admitEntry);
       } catch (error) {
         if (!(error instanceof DirectoryUnavailableError)) throw error;
         // Nothing was checked: the attempt does not count, and there is no local fallback.
-        await throttle.notChecked(username, clientAddress);
+        await attempt.notChecked();
         await audit('signin.directory_unavailable', { cause: error.message });
         throw serviceUnavailable(DIRECTORY_RETRY_SECONDS);
       }
@@ -197,22 +238,35 @@ export class SignIn {
       const user = local && (await this.deps.store.users.findById(local.id));
       return { user, passwordOk: false, local: false };
     }
+    if (directoryUsers !== undefined && local !== undefined && name !== undefined) {
+      let owned: boolean;
+      try {
+        owned = await directoryUsers.hasUser(name);
+      } catch (error) {
+        if (!(error instanceof DirectoryUnavailableError)) throw error;
+        await attempt.notChecked();
+        await audit('signin.directory_unavailable', { cause: error.message });
+        throw serviceUnavailable(DIRECTORY_RETRY_SECONDS);
+      }
+      // The directory's user of this name is not this one: its password is checked nowhere here.
+      if (owned) return { user: local, passwordOk: false, local: true, refusal: 'name-owned-by-directory' };
+    }
     const stored =
       local === undefined || local.passwordHash === NO_LOCAL_PASSWORD
         ? await this.deps.decoyPasswordHash
         : local.passwordHash;
     // A client that left while waiting for its turn costs no hash.
     const hashed = this.deps.hashQueue.tryRun(async (derive) =>
-      stillWanted() ? verifyPassword(password, stored, derive) : undefined,
+      attempt.stillWanted() ? verifyPassword(password, stored, derive) : undefined,
     );
     if (hashed === undefined) {
-      await throttle.notChecked(username, clientAddress);
+      await attempt.notChecked();
       await audit('signin.busy');
       throw tooManyRequests(BUSY_RETRY_SECONDS);
     }
     const verified = await hashed;
     if (verified === undefined) {
-      await throttle.notChecked(username, clientAddress);
+      await attempt.notChecked();
       await audit('signin.abandoned', { stage: 'before-check' });
       throw abandoned();
     }

@@ -1,3 +1,4 @@
+import { canonicalUsername } from '@dea/contract';
 import { keyedHash } from '../crypto/keyed-hash.js';
 import type { SigninAttemptLimit, Store } from '../store/store.js';
 
@@ -21,7 +22,20 @@ export interface SigninThrottleSettings {
 }
 
 export type SigninAdmission =
-  { allowed: true } | { allowed: false; retryAfterMs: number; reason: 'user-address' | 'user' | 'address' };
+  | { allowed: true }
+  | {
+      allowed: false;
+      retryAfterMs: number;
+      reason: 'user-address' | 'user' | 'address' | 'entry-address' | 'entry';
+    };
+
+/**
+ * What the limits count a typed name under: its canonical form (RFC 8265), so every spelling of
+ * one name shares one count; a name the profile refuses (which no user can have) as typed.
+ */
+export function limitKeyOf(typed: string): string {
+  return canonicalUsername(typed) ?? typed.trim();
+}
 
 /**
  * Limits on sign-in attempts (ADR 0008). Every attempt is counted before its password is checked,
@@ -44,26 +58,34 @@ export class SigninThrottle {
     private readonly identifierKey: Buffer,
   ) {}
 
-  private limitsOf(username: string, address: string) {
-    const { userLockAfter, addressLockAfter, windowMs, lockMs, slowdownMs, slowdownMaxMs } = this.settings;
-    // 'Demo' and 'demo' share one count.
-    const name = keyedHash(this.identifierKey, username.trim().toLowerCase());
-    const fixedLock = (): number => lockMs;
-    const userAddressSubject = `user-address:${name}:${address}`;
+  /** The limits of one person: from one address, and from all addresses together. */
+  private personLimits(kind: 'user' | 'entry', key: string, address: string) {
+    const { userLockAfter, windowMs, lockMs, slowdownMs, slowdownMaxMs } = this.settings;
+    const hashed = keyedHash(this.identifierKey, key);
     return {
       userAddress: {
-        subject: userAddressSubject,
+        subject: `${kind}-address:${hashed}:${address}`,
         max: userLockAfter,
         windowMs,
-        lockMsAt: fixedLock,
+        lockMsAt: (): number => lockMs,
       },
       user: {
-        subject: `user:${name}`,
+        subject: `${kind}:${hashed}`,
         max: userLockAfter,
         windowMs,
         lockMsAt: (attempts: number) =>
           Math.min(slowdownMaxMs, slowdownMs * 2 ** Math.min(30, attempts - userLockAfter)),
       },
+    } satisfies Record<string, SigninAttemptLimit>;
+  }
+
+  /** Counted under the name's limit key (limitKeyOf): 'Demo', 'ｄemo' and 'demo' share one count. */
+  private limitsOf(username: string, address: string) {
+    const { addressLockAfter, windowMs, lockMs, slowdownMs } = this.settings;
+    const person = this.personLimits('user', limitKeyOf(username), address);
+    const userAddressSubject = person.userAddress.subject;
+    return {
+      ...person,
       address: {
         subject: `address:${address}`,
         max: addressLockAfter,
@@ -98,20 +120,41 @@ export class SigninThrottle {
     return { allowed: false, retryAfterMs: outcome.retryAfterMs, reason };
   }
 
-  /** The password was right: the user name's counts are cleared; the address takes back this attempt. */
-  async succeeded(username: string, address: string): Promise<void> {
+  /**
+   * Counts the attempt on the directory entry a name was found as (its entryUUID or objectGUID),
+   * after the name's own admission: the directory matches spellings the canonical form does not
+   * make, and each of them reaches the same entry, so the entry is limited as a user name is.
+   */
+  async admitEntry(externalId: string, address: string, now: number): Promise<SigninAdmission> {
+    const limits = this.personLimits('entry', externalId, address);
+    const outcome = await this.store.signinFailures.reserve(Object.values(limits), now);
+    if (outcome.allowed) return outcome;
+    const reason = outcome.subject === limits.userAddress.subject ? 'entry-address' : 'entry';
+    return { allowed: false, retryAfterMs: outcome.retryAfterMs, reason };
+  }
+
+  /**
+   * The password was right: the user name's counts (and the entry's, when there was one) are
+   * cleared; the address takes back this attempt.
+   */
+  async succeeded(username: string, address: string, externalId?: string): Promise<void> {
     const limits = this.limitsOf(username, address);
+    const entry =
+      externalId === undefined ? [] : Object.values(this.personLimits('entry', externalId, address));
     await Promise.all([
       this.store.signinFailures.clear(limits.userAddress.subject),
       this.store.signinFailures.clear(limits.user.subject),
+      ...entry.map((limit) => this.store.signinFailures.clear(limit.subject)),
       this.store.signinFailures.release(limits.address.subject, limits.address.max),
     ]);
   }
 
   /** The admitted attempt's password was never checked (the server was busy): nothing counts. */
-  async notChecked(username: string, address: string): Promise<void> {
+  async notChecked(username: string, address: string, externalId?: string): Promise<void> {
+    const entry =
+      externalId === undefined ? [] : Object.values(this.personLimits('entry', externalId, address));
     await Promise.all(
-      Object.values(this.limitsOf(username, address)).map((limit) =>
+      [...Object.values(this.limitsOf(username, address)), ...entry].map((limit) =>
         this.store.signinFailures.release(limit.subject, limit.max),
       ),
     );

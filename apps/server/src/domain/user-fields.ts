@@ -1,4 +1,11 @@
-import { type ChannelKey, LANGUAGE_CODE_PATTERN, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
+import {
+  type ChannelKey,
+  checkUsername,
+  LANGUAGE_CODE_PATTERN,
+  SEND_TYPE_OF_CHANNEL,
+  type Username,
+  usernameRefusalText,
+} from '@dea/contract';
 import { canonicalAddress } from './recipients.js';
 import { isTimeZone } from './time-zone.js';
 
@@ -8,14 +15,16 @@ import { isTimeZone } from './time-zone.js';
  */
 export class InvalidField extends Error {}
 
-/** A user name as typed at sign-in and sent by RADIUS: one word without spaces or control characters. */
-const USERNAME = /^[^\s\p{Cc}]{1,200}$/u;
 const LOCALE = new RegExp(LANGUAGE_CODE_PATTERN);
 
-export function validUsername(username: string): string {
-  if (!USERNAME.test(username))
-    throw new InvalidField(`user name "${username}" must be 1 to 200 characters without spaces`);
-  return username;
+/**
+ * A user name as a source or an operator gives it, in its canonical form (RFC 8265, ADR 0016):
+ * the one spelling it is stored, compared, limited and audited under.
+ */
+export function validUsername(username: string): Username {
+  const checked = checkUsername(username);
+  if (!checked.ok) throw new InvalidField(`user name "${username}": ${usernameRefusalText(checked)}`);
+  return checked.username;
 }
 
 export function validFullName(fullName: string, label = 'full name'): string {

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { describe, inject } from 'vitest';
 import { issueCode } from '../domain/codes.js';
@@ -156,7 +157,7 @@ describe.each(STORE_KINDS)('RADIUS password and code in one field on %s', (kind)
         (await t.dea(['group', 'radius', 'set', 'VPN', '--password-and-code', 'concatenated'], tree.settings))
           .code,
       ).toBe(0);
-      const alice = await t.services.store.users.findByUsername('alice');
+      const alice = await t.services.store.users.findByUsername(usernameOrThrow('alice'));
       const code = await codeOf(t, alice?.id ?? '');
       const { password } = DIRECTORY_PEOPLE.alice;
       expect(await radclient(port, SECRET, { userName: 'alice', password: `not-hers${code}` })).toBe(

@@ -6,6 +6,7 @@ import { ApiError } from '../domain/api-error.js';
 import { resolvePolicy } from '../domain/policy.js';
 import { RADIUS_POLICY_CATEGORY, radiusPolicyOf, splitPasswordAndCode } from './radius-policy.js';
 import { replyAttributesOf } from './reply-attributes.js';
+import { userNamed } from '../domain/user-names.js';
 
 /**
  * How RADIUS checks a password: the user name is looked up as a user name (not an id) and the
@@ -18,7 +19,7 @@ import { replyAttributesOf } from './reply-attributes.js';
 export function radiusAuthenticator(services: Services, log?: Pick<Logger, 'warn'>): RadiusAuthenticate {
   const { store, config } = services;
   return async (userName, password, client) => {
-    const user = await store.users.findByUsername(userName);
+    const user = await userNamed(store, userName);
     const policy = radiusPolicyOf(
       user === undefined ? undefined : await store.groups.findPolicyOfUser(user.id, RADIUS_POLICY_CATEGORY),
     );

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { describe, expect } from 'vitest';
 import { purgeAsScheduled } from '../bootstrap.js';
 import { costOf, hashPassword } from '../crypto/password-hash.js';
@@ -363,11 +364,12 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
   appTest('rehashes a password made at another cost on a successful sign-in', async ({ startApp }) => {
     const t = await startApp({ DEA_PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST + 1) });
     const user = await t.createUser();
-    expect(costOf((await t.services.store.users.findByUsername(user.username))!.passwordHash)).toBe(
-      TEST_PASSWORD_HASH_COST,
-    );
+    expect(
+      costOf((await t.services.store.users.findByUsername(usernameOrThrow(user.username)))!.passwordHash),
+    ).toBe(TEST_PASSWORD_HASH_COST);
     expect((await attempt(t, user.username, user.password)).json()).toMatchObject({ error: 0 });
-    const rehashed = (await t.services.store.users.findByUsername(user.username))!.passwordHash;
+    const rehashed = (await t.services.store.users.findByUsername(usernameOrThrow(user.username)))!
+      .passwordHash;
     expect(costOf(rehashed)).toBe(TEST_PASSWORD_HASH_COST + 1);
     expect((await attempt(t, user.username, user.password)).json()).toMatchObject({ error: 0 });
   });

@@ -7,6 +7,7 @@ import { bearerToken } from '../http/bearer.js';
 import { answerOrGiveBack } from '../http/answer-or-give-back.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf } from '../store/store-error.js';
+import { userNamed } from '../domain/user-names.js';
 
 /** Where the plugins of the second-factor server send their checks. */
 export const VALIDATE_CHECK_PATH = '/validate/check';
@@ -100,7 +101,7 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
     if ((user ?? '').length > 200 || (pass ?? '').length > 128)
       return refuse(reply, 400, ERROR.parameter, 'user or pass is too long');
 
-    const found = await services.store.users.findByUsername(user ?? '');
+    const found = await userNamed(services.store, user ?? '');
     const attempt = {
       actor: serviceKey === undefined ? `validate-check:${request.ip}` : `service-key:${serviceKey.name}`,
       clientAddress: request.ip,

@@ -1,4 +1,4 @@
-import type { ChannelKey } from '@dea/contract';
+import { canonicalUsername, type ChannelKey } from '@dea/contract';
 import Value from 'typebox/value';
 import { newId } from '../crypto/ids.js';
 import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
@@ -114,7 +114,7 @@ export class ScimUsers {
       for (const { attribute, value } of parseFilter(query.filter, ['username', 'externalid', 'id'])) {
         users = users.filter((user) =>
           attribute === 'username'
-            ? user.username.toLowerCase() === value.toLowerCase()
+            ? user.username === canonicalUsername(value)
             : attribute === 'id'
               ? user.id === value
               : user.externalId === value,
@@ -126,8 +126,9 @@ export class ScimUsers {
 
   async create(body: unknown, actor: string): Promise<User> {
     const input = this.checked(body);
-    if (await this.store.users.findByUsername(input.userName))
-      throw new ScimError(409, `the userName ${input.userName} is taken`, 'uniqueness');
+    const username = field(() => validUsername(input.userName));
+    if (await this.store.users.findByUsername(username))
+      throw new ScimError(409, `the userName ${username} is taken`, 'uniqueness');
     const externalId = input.externalId ?? `${OWN_EXTERNAL_ID}${newId(this.now())}`;
     const passwordHash = await this.passwordHashOf(input);
     const user = await this.provision(input, externalId, actor, { mustCreate: true });
@@ -239,7 +240,11 @@ export class ScimUsers {
       // Every field was checked above: provisioning has nothing left to warn about.
       return (await this.provisioning.provision(sourced, actor, options)).user;
     } catch (error) {
-      if (error instanceof ProvisionError) throw new ScimError(409, error.message, 'uniqueness');
+      if (error instanceof ProvisionError) {
+        if (error.kind === 'unavailable') throw new ScimError(503, error.message);
+        if (error.kind === 'invalid') throw new ScimError(400, error.message, 'invalidValue');
+        throw new ScimError(409, error.message, 'uniqueness');
+      }
       throw error;
     }
   }

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,7 +113,7 @@ describe('demo data', () => {
     const first = await started({ DEA_DEMO: 'false' }, dir);
     await first.services.store.users.create({
       id: 'u1',
-      username: 'operator',
+      username: usernameOrThrow('operator'),
       passwordHash: 'x',
       fullName: 'Op',
       locale: 'en',

@@ -1,4 +1,9 @@
-import { CHANNEL_DELIVERY_MODE, POLICY_CATEGORY_SELF_SERVICE, type ChannelKey } from '@dea/contract';
+import {
+  CHANNEL_DELIVERY_MODE,
+  POLICY_CATEGORY_SELF_SERVICE,
+  type ChannelKey,
+  usernameOrThrow,
+} from '@dea/contract';
 import { newChannelReference, newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import type { Store } from '../store/store.js';
@@ -53,7 +58,7 @@ export async function seedDemoData(store: Store, passwordHashCost: number, now: 
     const id = newId(now);
     await store.users.create({
       id,
-      username: demo.username,
+      username: usernameOrThrow(demo.username),
       passwordHash,
       fullName: demo.fullName,
       locale: 'en',
@@ -86,6 +91,8 @@ export async function seedDemoData(store: Store, passwordHashCost: number, now: 
 export async function demoAccountsIn(store: Store): Promise<string[]> {
   const [seeded] = await store.audit.list({ event: 'demo.seeded', limit: 1 });
   if (seeded === undefined) return [];
-  const found = await Promise.all(DEMO_USERS.map((demo) => store.users.findByUsername(demo.username)));
+  const found = await Promise.all(
+    DEMO_USERS.map((demo) => store.users.findByUsername(usernameOrThrow(demo.username))),
+  );
   return DEMO_USERS.filter((_, index) => found[index] !== undefined).map((demo) => demo.username);
 }

@@ -1,3 +1,4 @@
+import type { Username } from '@dea/contract';
 import type { ColumnType, Generated } from 'kysely';
 
 /**
@@ -30,7 +31,8 @@ export interface Database {
 
 export interface UsersTable {
   id: string;
-  username: string;
+  /** Canonical (RFC 8265, migration 0014). */
+  username: Username;
   password_hash: string;
   full_name: string;
   locale: string;
@@ -188,7 +190,8 @@ export type { Generated };
 
 export interface ConsoleAccountsTable {
   id: string;
-  username: string;
+  /** Canonical (RFC 8265, migration 0014). */
+  username: Username;
   display_name: string;
   /** admin, helpdesk or auditor. */
   role: string;

@@ -9,6 +9,7 @@ import { storeConnectionError } from './connection-errors.js';
 import { poolPreparing, type PreparedStatements } from './prepared-statements.js';
 import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
+import { pendingProblems } from './migrations/index.js';
 import { auditRepository } from './sql/audit.js';
 import { leaseRepository, retentionRepository, secretUsageRepository } from './sql/retention.js';
 import { brandingRepository } from './sql/branding.js';
@@ -143,7 +144,11 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     signinFailures: signinFailureRepository(db, dialect),
     rateCounters: rateCounterRepository(db),
     verifyFailures: verifyFailureRepository(db),
-    schema: { state: () => schemaState(db), migrate: () => migrate(db, dialect) },
+    schema: {
+      state: () => schemaState(db),
+      problems: (pending) => pendingProblems(db as Kysely<unknown>, pending),
+      migrate: () => migrate(db, dialect),
+    },
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,7 +104,7 @@ describe('behind PgBouncer in transaction pooling mode', () => {
           const userId = newId();
           await a.users.create({
             id: userId,
-            username: `prepared-${userId}`,
+            username: usernameOrThrow(`prepared-${userId}`),
             passwordHash: 'x',
             fullName: `User ${index}`,
             locale: 'en',
@@ -154,7 +155,7 @@ describe('behind PgBouncer in transaction pooling mode', () => {
       const userId = newId();
       await a.users.create({
         id: userId,
-        username: `bounced-${userId}`,
+        username: usernameOrThrow(`bounced-${userId}`),
         passwordHash: 'x',
         fullName: 'Through PgBouncer',
         locale: 'en',

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
@@ -13,7 +14,7 @@ async function seedUser(store: Store): Promise<{ userId: string; idHash: string 
   const userId = newId();
   await store.users.create({
     id: userId,
-    username: `p-${userId}`,
+    username: usernameOrThrow(`p-${userId}`),
     passwordHash: 'x',
     fullName: 'Pat',
     locale: 'en',
@@ -65,7 +66,7 @@ describe('named prepared statements on PostgreSQL', () => {
         expect(query.name).toBe(preparedName(query.text));
       }
       // What is not marked goes as before.
-      await store.users.findByUsername(`p-${userId}`);
+      await store.users.findByUsername(usernameOrThrow(`p-${userId}`));
       expect(seen.filter((query) => query.name !== undefined)).toHaveLength(4);
     } finally {
       await store.close();

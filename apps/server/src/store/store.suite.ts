@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import type { BrandingEntry, ChannelKey } from '@dea/contract';
 import { describe, type ExpectStatic } from 'vitest';
 import { newId } from '../crypto/ids.js';
@@ -55,7 +56,7 @@ function storeFixture(testStore: TestStore, expect: ExpectStatic): StoreFixture 
       userCounter += 1;
       const user: NewUser = {
         id: newId(),
-        username: `user${userCounter}-${Math.random().toString(36).slice(2, 8)}`,
+        username: usernameOrThrow(`user${userCounter}-${Math.random().toString(36).slice(2, 8)}`),
         passwordHash: `hash-${userCounter}`,
         fullName: `User ${userCounter}`,
         locale: 'en',
@@ -165,7 +166,7 @@ export function storeSuite(kind: StoreKind): void {
     }) => {
       const account = {
         id: newId(),
-        username: 'ada',
+        username: usernameOrThrow('ada'),
         displayName: 'Ada Admin',
         role: 'admin' as const,
         passwordHash: 'h',
@@ -173,7 +174,10 @@ export function storeSuite(kind: StoreKind): void {
       };
       await store.console.createAccount(account);
       await expect(store.console.createAccount({ ...account, id: newId() })).rejects.toThrow();
-      expect(await store.console.findAccountByUsername('ada')).toEqual({ ...account, disabled: false });
+      expect(await store.console.findAccountByUsername(usernameOrThrow('ada'))).toEqual({
+        ...account,
+        disabled: false,
+      });
       expect(await store.console.updateAccount(account.id, { disabled: true, role: 'auditor' })).toBe(true);
       expect(await store.console.findAccountById(account.id)).toMatchObject({
         disabled: true,
@@ -229,10 +233,10 @@ export function storeSuite(kind: StoreKind): void {
       addUser,
       expectTimesAreNumbers,
     }) => {
-      const user = await addUser({ username: 'alice', fullName: 'Alice A', locale: 'de' });
+      const user = await addUser({ username: usernameOrThrow('alice'), fullName: 'Alice A', locale: 'de' });
       const expected: User = {
         id: user.id,
-        username: 'alice',
+        username: usernameOrThrow('alice'),
         passwordHash: user.passwordHash,
         fullName: 'Alice A',
         locale: 'de',
@@ -247,11 +251,11 @@ export function storeSuite(kind: StoreKind): void {
       const byId = await store.users.findById(user.id);
       expect(byId).toEqual(expected);
       expectTimesAreNumbers(byId!);
-      expect(await store.users.findByUsername('alice')).toEqual(expected);
+      expect(await store.users.findByUsername(usernameOrThrow('alice'))).toEqual(expected);
       expect(await store.users.findById(newId())).toBeUndefined();
-      expect(await store.users.findByUsername('nobody')).toBeUndefined();
+      expect(await store.users.findByUsername(usernameOrThrow('nobody'))).toBeUndefined();
       // The username match is exact.
-      expect(await store.users.findByUsername('alic')).toBeUndefined();
+      expect(await store.users.findByUsername(usernameOrThrow('alic'))).toBeUndefined();
     });
 
     test('keeps where a user comes from and finds it by its id in that source, renamed or not', async ({
@@ -269,7 +273,7 @@ export function storeSuite(kind: StoreKind): void {
       });
       expect(await store.users.findByExternalId('import', 'uuid-1')).toBeUndefined();
       await expect(addUser({ source: 'ldap', externalId: 'uuid-1' })).rejects.toThrow();
-      expect(await store.users.update(fromDirectory.id, { username: 'renamed' })).toBe(true);
+      expect(await store.users.update(fromDirectory.id, { username: usernameOrThrow('renamed') })).toBe(true);
       expect(await store.users.findByExternalId('ldap', 'uuid-1')).toMatchObject({ username: 'renamed' });
       expect((await store.users.listOfSource('ldap')).map((user) => user.id)).toEqual([fromDirectory.id]);
       expect((await store.users.listOfSource('local')).map((user) => user.id)).toEqual([local.id]);
@@ -293,9 +297,9 @@ export function storeSuite(kind: StoreKind): void {
     }) => {
       expect(await store.users.list()).toEqual([]);
       expect(await store.users.count()).toBe(0);
-      await addUser({ username: 'carol' });
-      await addUser({ username: 'alice' });
-      await addUser({ username: 'bob' });
+      await addUser({ username: usernameOrThrow('carol') });
+      await addUser({ username: usernameOrThrow('alice') });
+      await addUser({ username: usernameOrThrow('bob') });
       const users = await store.users.list();
       expect(users.map((user) => user.username)).toEqual(['alice', 'bob', 'carol']);
       for (const user of users) expectTimesAreNumbers(user);
@@ -305,12 +309,12 @@ export function storeSuite(kind: StoreKind): void {
     });
 
     test('refuses a second user with the same username', async ({ store, expect, addUser }) => {
-      const first = await addUser({ username: 'alice' });
+      const first = await addUser({ username: usernameOrThrow('alice') });
       await expect(
         store.users.create({ ...first, id: newId(), fullName: 'Another Alice' }),
       ).rejects.toThrow();
       expect(await store.users.count()).toBe(1);
-      expect((await store.users.findByUsername('alice'))?.id).toBe(first.id);
+      expect((await store.users.findByUsername(usernameOrThrow('alice')))?.id).toBe(first.id);
     });
 
     test('updates each field on its own and leaves the others', async ({ store, expect, addUser }) => {
@@ -506,7 +510,7 @@ export function storeSuite(kind: StoreKind): void {
       await store.groups.addMember(group, user.id);
       await store.users.remove(user.id);
       // Same id again: a fresh user is in no group.
-      await store.users.create({ ...user, username: `${user.username}-again` });
+      await store.users.create({ ...user, username: usernameOrThrow(`${user.username}-again`) });
       expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toBeUndefined();
     });
   });
@@ -1607,14 +1611,14 @@ export function storeSuite(kind: StoreKind): void {
       issue,
       openSecondInstance,
     }) => {
-      const user = await addUser({ username: 'kept' });
+      const user = await addUser({ username: usernameOrThrow('kept') });
       await store.meta.set('marker', 'before');
       await issue(user.id);
 
       // A second instance while the first is open.
       const second = await openSecondInstance();
       try {
-        expect((await second.users.findByUsername('kept'))?.id).toBe(user.id);
+        expect((await second.users.findByUsername(usernameOrThrow('kept')))?.id).toBe(user.id);
         expect(await second.meta.get('marker')).toBe('before');
         await second.meta.set('marker', 'from-second');
       } finally {

@@ -1,4 +1,4 @@
-import { type BrandingEntry, type ChannelKey, CONSOLE_ROLE_NAMES } from '@dea/contract';
+import { type BrandingEntry, type ChannelKey, CONSOLE_ROLE_NAMES, type Username } from '@dea/contract';
 import type { AuditEventName } from '../domain/audit-events.js';
 import type { SchemaState } from './schema.js';
 
@@ -33,6 +33,8 @@ export interface Store {
   /** The store's schema: which migrations it has had, and bringing it up to date. */
   readonly schema: {
     state(): Promise<SchemaState>;
+    /** What would stop the pending migrations (names that collide, say), found without changing anything. */
+    problems(pending: readonly string[]): Promise<string[]>;
     /** Applies what is pending; answers the migrations applied. */
     migrate(): Promise<string[]>;
   };
@@ -43,7 +45,8 @@ export interface Store {
 
 export interface User {
   id: string;
-  username: string;
+  /** Canonical (RFC 8265): the one spelling every door compares, limits and audits. */
+  username: Username;
   passwordHash: string;
   fullName: string;
   locale: string;
@@ -64,7 +67,7 @@ export type UserSource = (typeof USER_SOURCES)[number];
 
 export interface NewUser {
   id: string;
-  username: string;
+  username: Username;
   passwordHash: string;
   fullName: string;
   locale: string;
@@ -77,7 +80,7 @@ export interface NewUser {
 export interface UserRepository {
   create(user: NewUser): Promise<void>;
   findById(id: string): Promise<User | undefined>;
-  findByUsername(username: string): Promise<User | undefined>;
+  findByUsername(username: Username): Promise<User | undefined>;
   findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;
   listOfSource(source: UserSource): Promise<User[]>;
@@ -417,7 +420,8 @@ export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
 
 export interface ConsoleAccount {
   id: string;
-  username: string;
+  /** Canonical (RFC 8265), like a user's. */
+  username: Username;
   displayName: string;
   role: ConsoleRole;
   passwordHash: string;
@@ -452,7 +456,7 @@ export interface ConsoleSession {
 export interface ConsoleRepository {
   createAccount(account: Omit<ConsoleAccount, 'disabled'>): Promise<void>;
   findAccountById(id: string): Promise<ConsoleAccount | undefined>;
-  findAccountByUsername(username: string): Promise<ConsoleAccount | undefined>;
+  findAccountByUsername(username: Username): Promise<ConsoleAccount | undefined>;
   listAccounts(): Promise<ConsoleAccount[]>;
   updateAccount(
     id: string,

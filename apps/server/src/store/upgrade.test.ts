@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,7 +80,7 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
         userIds.push(id);
         await old.users.create({
           id,
-          username: `user-${index}`,
+          username: usernameOrThrow(`user-${index}`),
           passwordHash: 'scrypt$stored',
           fullName: `User ${index}`,
           locale: 'de',
@@ -159,7 +160,7 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
         expect(await upgraded.channels.listOfUser(second ?? '')).toMatchObject([
           { key: 'email', address: 'user1@example.com' },
         ]);
-        expect(await upgraded.users.findByUsername('user-4')).toMatchObject({
+        expect(await upgraded.users.findByUsername(usernameOrThrow('user-4'))).toMatchObject({
           fullName: 'User 4',
           locale: 'de',
         });

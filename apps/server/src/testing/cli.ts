@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { expect } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
@@ -67,7 +68,7 @@ export async function openCliFixture(kind: StoreKind): Promise<CliFixture> {
       const id = newId();
       await testStore.store.users.create({
         id,
-        username,
+        username: usernameOrThrow(username),
         passwordHash: await hashPassword('correct horse', 10),
         fullName: `Full ${username}`,
         locale: 'en',

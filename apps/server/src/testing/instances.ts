@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,7 +71,7 @@ export async function createUserWithCodes(
   fullName = 'Two Instances',
 ): Promise<{ id: string; username: string }> {
   const now = Date.now();
-  const user = { id: newId(now), username: `user-${newId(now)}` };
+  const user = { id: newId(now), username: usernameOrThrow(`user-${newId(now)}`) };
   await store.users.create({
     ...user,
     passwordHash: await hashPassword('pw', TEST_PASSWORD_HASH_COST),

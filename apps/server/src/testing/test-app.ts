@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import {
   POLICY_CATEGORY_SELF_SERVICE,
   XSRF_COOKIE_NAME,
@@ -122,7 +123,12 @@ export async function createTestApp(
     testStore,
     async createUser(options = {}) {
       const now = clock.now();
-      const user = { id: newId(now), username: `user-${randomToken(6)}`, password: 'correct horse' };
+      // Canonical from the start (RFC 8265): what the server answers is this spelling.
+      const user = {
+        id: newId(now),
+        username: usernameOrThrow(`user-${randomToken(6)}`),
+        password: 'correct horse',
+      };
       await services.store.users.create({
         id: user.id,
         username: user.username,

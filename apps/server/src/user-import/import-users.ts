@@ -1,4 +1,4 @@
-import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
+import { canonicalUsername, CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
 import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
 import {
   InvalidField,
@@ -88,7 +88,7 @@ export class UserImport {
     }
     if (options.disableMissing) {
       // A user on a bad row is listed, not missing.
-      const listed = new Set(rows.map((row) => row.fields.username));
+      const listed = new Set(rows.map((row) => canonicalUsername(row.fields.username ?? '')));
       for (const user of await this.store.users.listOfSource('import')) {
         if (listed.has(user.username)) continue;
         if (await this.provisioning.disableMissing(user, IMPORT_ACTOR, { dryRun: options.dryRun }))
@@ -124,7 +124,7 @@ export class UserImport {
     const invalid: RowProblem[] = [];
     for (const row of rows) {
       const { fields, line } = row;
-      const username = fields.username ?? undefined;
+      const typed = fields.username ?? undefined;
       const problems = [...row.problems];
       const check = <T>(validate: () => T): T | undefined => {
         try {
@@ -135,10 +135,11 @@ export class UserImport {
           return undefined;
         }
       };
-      if (username === undefined) {
+      // Every spelling of a name is the one name (RFC 8265): `Alice` and `alice` are one user.
+      const username = typed === undefined ? undefined : check(() => validUsername(typed));
+      if (typed === undefined) {
         problems.push('username is empty');
-      } else {
-        check(() => validUsername(username));
+      } else if (username !== undefined) {
         const earlier = firstLineOf.get(username);
         if (earlier !== undefined) problems.push(`the user name ${username} is also on line ${earlier}`);
         else firstLineOf.set(username, line);
@@ -168,7 +169,7 @@ export class UserImport {
         channels[key] = text === null ? null : (check(() => validAddress(key, text)) ?? null);
       }
       if (problems.length > 0 || username === undefined || fullName === undefined) {
-        invalid.push({ line, username, problem: problems.join('; ') });
+        invalid.push({ line, username: typed, problem: problems.join('; ') });
         continue;
       }
       valid.push({

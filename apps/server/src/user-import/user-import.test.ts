@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,14 +25,14 @@ const PEOPLE_CSV = [
 ].join('\n');
 
 async function channelsOf(cli: CliFixture, username: string): Promise<Record<string, string>> {
-  const user = await cli.store.users.findByUsername(username);
+  const user = await cli.store.users.findByUsername(usernameOrThrow(username));
   return Object.fromEntries(
     (await cli.store.channels.listOfUser(user?.id ?? '')).map((channel) => [channel.key, channel.address]),
   );
 }
 
 async function groupsOf(cli: CliFixture, username: string): Promise<string[]> {
-  const user = await cli.store.users.findByUsername(username);
+  const user = await cli.store.users.findByUsername(usernameOrThrow(username));
   return (await cli.store.groups.listOfUser(user?.id ?? '')).map((group) => group.name);
 }
 
@@ -115,7 +116,7 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
       expect(first.out).toMatch(
         /Imported .*people\.csv: 3 created, 0 updated, 0 disabled, 0 unchanged, 0 skipped, 0 failed/,
       );
-      expect(await cli.store.users.findByUsername('anna')).toMatchObject({
+      expect(await cli.store.users.findByUsername(usernameOrThrow('anna'))).toMatchObject({
         fullName: 'Anna Berg',
         locale: 'de',
         timeZone: 'Europe/Berlin',
@@ -123,7 +124,7 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
         externalId: 'anna',
         disabled: false,
       });
-      expect(await cli.store.users.findByUsername('ben')).toMatchObject({
+      expect(await cli.store.users.findByUsername(usernameOrThrow('ben'))).toMatchObject({
         fullName: 'Ben "B" Carter',
         timeZone: null,
       });
@@ -135,7 +136,7 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
       });
       expect(await groupsOf(cli, 'anna')).toEqual(['Staff']);
       expect(await groupsOf(cli, 'ben')).toEqual([]);
-      const anna = await cli.store.users.findByUsername('anna');
+      const anna = await cli.store.users.findByUsername(usernameOrThrow('anna'));
       expect(await cli.store.audit.list({ userId: anna?.id ?? '' })).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ event: 'user.created', actor: 'cli:import' }),
@@ -169,7 +170,7 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
       expect(await groupsOf(cli, 'anna')).toEqual([]);
       expect(await groupsOf(cli, 'ben')).toEqual(['Staff']);
       expect(await channelsOf(cli, 'ben')).toMatchObject({ personalEmail: 'ben@home.example' });
-      expect(await cli.store.users.findByUsername('anna')).toMatchObject({
+      expect(await cli.store.users.findByUsername(usernameOrThrow('anna'))).toMatchObject({
         fullName: 'Anna Berg',
         locale: 'de',
       });
@@ -196,7 +197,7 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
       const refused = await cli.run(['user', 'import', path]);
       expect(refused.code).toBe(1);
       expect(refused.out.split('\n')).toEqual([
-        'invalid line 3 (bad mobile): user name "bad mobile" must be 1 to 200 characters without spaces; mobile needs an international phone number such as +49 170 5550112 (or 0049 170 5550112), not "+49 12"',
+        'invalid line 3 (bad mobile): user name "bad mobile": the user name may not contain a space (U+0020): a user name is one word of letters, digits and ASCII punctuation (RFC 8265); mobile needs an international phone number such as +49 170 5550112 (or 0049 170 5550112), not "+49 12"',
         'invalid line 4 (carl): locale "english" is not a language code such as en or pt_BR; timeZone "Mars/Base" is not a time zone such as Europe/Berlin or UTC; no group named "Nobody" (dea group add "Nobody"); email needs an e-mail address such as name@example.com, not "carl.example.com"; twitter needs an X handle such as @name, not "carl"',
         'invalid line 5 (good): the user name good is also on line 2',
         'invalid line 6 (nofull): fullName is needed for a new user',
@@ -255,7 +256,7 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
     async ({ cli, expect }) => {
       const localId = await cli.addUser('local.admin');
       await cli.run(['user', 'import', file('a.csv', 'username,fullName\nkeep,Keep\ngone,Gone\n')]);
-      const gone = await cli.store.users.findByUsername('gone');
+      const gone = await cli.store.users.findByUsername(usernameOrThrow('gone'));
       await cli.store.sessions.create({
         idHash: 'session-of-gone',
         userId: gone?.id ?? '',
@@ -269,7 +270,7 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
         '--disable-missing',
       ]);
       expect(result.out).toContain('0 created, 0 updated, 1 disabled, 1 unchanged');
-      expect(await cli.store.users.findByUsername('gone')).toMatchObject({ disabled: true });
+      expect(await cli.store.users.findByUsername(usernameOrThrow('gone'))).toMatchObject({ disabled: true });
       expect((await cli.store.sessions.find('session-of-gone'))?.endedAt).toEqual(expect.any(Number));
       expect(await cli.store.audit.list({ event: 'user.disabled' })).toMatchObject([
         {
@@ -284,7 +285,9 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
       expect(
         (await cli.run(['user', 'import', file('c.csv', 'username,fullName\nkeep,Keep\ngone,Gone\n')])).out,
       ).toContain('1 updated');
-      expect(await cli.store.users.findByUsername('gone')).toMatchObject({ disabled: false });
+      expect(await cli.store.users.findByUsername(usernameOrThrow('gone'))).toMatchObject({
+        disabled: false,
+      });
     },
   );
 
@@ -295,7 +298,7 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
       const localId = await cli.addUser('kim');
       await cli.store.users.create({
         id: 'ldap-user',
-        username: 'lee',
+        username: usernameOrThrow('lee'),
         passwordHash: '!',
         fullName: 'Lee',
         locale: 'en',

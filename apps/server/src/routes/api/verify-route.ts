@@ -6,6 +6,7 @@ import { answerOrGiveBack } from '../../http/answer-or-give-back.js';
 import { ok } from '../../http/envelope.js';
 import { bearerToken } from '../../http/bearer.js';
 import { documented } from '../../http/route-docs.js';
+import { userNamed } from '../../domain/user-names.js';
 
 const unauthorized = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
 
@@ -43,7 +44,7 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
       // the audit log tells them apart.
       const user =
         userId === undefined
-          ? await services.store.users.findByUsername(username ?? '')
+          ? await userNamed(services.store, username ?? '')
           : await services.store.users.findById(userId);
       const attempt = {
         actor: `service-key:${serviceKey.name}`,

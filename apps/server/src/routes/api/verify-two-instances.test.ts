@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../crypto/ids.js';
@@ -34,7 +35,7 @@ describe('verification on two instances on one PostgreSQL', () => {
     const userId = newId(now);
     await store.users.create({
       id: userId,
-      username: `v2-${userId}`,
+      username: usernameOrThrow(`v2-${userId}`),
       passwordHash: 'x',
       fullName: 'V',
       locale: 'en',

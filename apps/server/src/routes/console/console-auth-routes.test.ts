@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
 import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
@@ -101,7 +102,7 @@ describe.each(STORE_KINDS)('console sign-in on %s', (kind) => {
       }
       expect(
         await t.services.store.console.listPasskeys(
-          (await t.services.store.console.findAccountByUsername('ada'))?.id ?? '',
+          (await t.services.store.console.findAccountByUsername(usernameOrThrow('ada')))?.id ?? '',
         ),
       ).toEqual([]);
       expect(await t.services.store.audit.list({ event: 'console.passkey_refused' })).toHaveLength(1);

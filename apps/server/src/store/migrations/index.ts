@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001-initial.js';
 import * as signinThrottle from './0002-signin-throttle.js';
 import * as rateCounters from './0003-rate-counters.js';
@@ -12,9 +12,16 @@ import * as serviceKeyHashedAt from './0010-service-key-hashed-at.js';
 import * as issueCodeFunction from './0011-issue-code-function.js';
 import * as codesExpiryIndex from './0012-codes-expiry-index.js';
 import * as issueCodeGenericPlan from './0013-issue-code-generic-plan.js';
+import * as canonicalUserNames from './0014-canonical-user-names.js';
+
+/**
+ * A migration that can refuse to run exports `problems`: what stops it, found without changing
+ * anything (`dea migrate --dry-run` lists them).
+ */
+export type CheckedMigration = Migration & { problems?: (db: Kysely<unknown>) => Promise<string[]> };
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
-const MIGRATIONS: Record<string, Migration> = {
+const MIGRATIONS: Record<string, CheckedMigration> = {
   '0001-initial': initial,
   '0002-signin-throttle': signinThrottle,
   '0003-rate-counters': rateCounters,
@@ -28,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-issue-code-function': issueCodeFunction,
   '0012-codes-expiry-index': codesExpiryIndex,
   '0013-issue-code-generic-plan': issueCodeGenericPlan,
+  '0014-canonical-user-names': canonicalUserNames,
 };
 
 export const migrationProvider: MigrationProvider = {
@@ -36,3 +44,10 @@ export const migrationProvider: MigrationProvider = {
 
 /** The names of this version's migrations, in the order they apply. */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
+
+/** What stops the pending migrations, each line naming the rows; empty when nothing does. */
+export async function pendingProblems(db: Kysely<unknown>, pending: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of pending) found.push(...((await MIGRATIONS[name]?.problems?.(db)) ?? []));
+  return found;
+}

@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ beforeEach(async () => {
   store = await openStore({ dataDir });
   await store.users.create({
     id: USER,
-    username: 'pat',
+    username: usernameOrThrow('pat'),
     passwordHash: 'x',
     fullName: 'Pat',
     locale: 'en',

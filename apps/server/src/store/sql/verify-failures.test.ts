@@ -1,3 +1,4 @@
+import { usernameOrThrow } from '@dea/contract';
 import { describe, expect } from 'vitest';
 import { newId } from '../../crypto/ids.js';
 import { storeTest } from '../../testing/fixtures.js';
@@ -14,7 +15,7 @@ describe.each(STORE_KINDS)('verification failures on %s', (kind) => {
       const id = newId(T0);
       await testStore.store.users.create({
         id,
-        username: `vf-${id}`,
+        username: usernameOrThrow(`vf-${id}`),
         passwordHash: 'x',
         fullName: 'Verify Failures',
         locale: 'en',
