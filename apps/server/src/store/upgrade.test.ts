@@ -191,3 +191,102 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
     }
   });
 });
+
+describe.each(STORE_KINDS)('user names take their canonical form on a %s store (migration 0014)', (kind) => {
+  const BEFORE = '0013-issue-code-generic-plan';
+  const userRow = (username: string) => ({
+    id: newId(),
+    username,
+    password_hash: 'scrypt$stored',
+    full_name: `Person ${username}`,
+    locale: 'en',
+    disabled: 0,
+    created_at: NOW,
+    last_login_at: null,
+    current_login_at: null,
+    time_zone: null,
+    source: 'local',
+    external_id: null,
+  });
+  const cli = (target: { databaseUrl: string | undefined; dataDir: string }) => {
+    const out: string[] = [];
+    const env = { DATABASE_URL: target.databaseUrl, DEA_DATA_DIR: target.dataDir, DEA_SECRET: SECRET };
+    const run = (...argv: string[]) =>
+      runCli(argv, { env, out: (line) => out.push(line), err: (line) => out.push(line) });
+    return { out, run };
+  };
+
+  it('rewrites every user and console account name in its one spelling; look-ups by any spelling find them', async () => {
+    const target = await emptyStore(kind);
+    try {
+      await target.migrateTo(BEFORE);
+      await target.insert('users', [userRow('LAlice'), userRow('Ｂob'), userRow('carol')]);
+      await target.insert('console_accounts', [
+        {
+          id: newId(),
+          username: 'ADA',
+          display_name: 'Ada',
+          role: 'admin',
+          password_hash: 'scrypt$stored',
+          disabled: 0,
+          created_at: NOW,
+        },
+      ]);
+      const { out, run } = cli(target);
+      expect(await run('migrate', '--dry-run')).toBe(0);
+      expect(await run('migrate')).toBe(0);
+      expect(out.pop()).toMatch(/^Applied 0014-canonical-user-names; the schema is at /);
+      const after = await dumpStore({ ...target });
+      expect((after.users ?? []).map((row) => row.username).sort()).toEqual(['bob', 'carol', 'lalice']);
+      expect((after.console_accounts ?? []).map((row) => row.username)).toEqual(['ada']);
+      const upgraded = await openStore({ ...target, schema: 'require-current' });
+      try {
+        expect(await upgraded.users.findByUsername(usernameOrThrow('ＬＡＬＩＣＥ'))).toMatchObject({
+          fullName: 'Person LAlice',
+        });
+        expect(await upgraded.console.findAccountByUsername(usernameOrThrow('Ada'))).toMatchObject({
+          displayName: 'Ada',
+        });
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      await target.drop();
+    }
+  });
+
+  it('never merges two people: names that fold together or are not allowed stop it, listed by --dry-run, and nothing changes', async () => {
+    const target = await emptyStore(kind);
+    try {
+      await target.migrateTo(BEFORE);
+      await target.insert('users', [
+        userRow('Dave'),
+        userRow('dave'),
+        userRow('ＤＡＶＥ'),
+        userRow('\u{1D41E}ve'),
+        userRow('Fine'),
+      ]);
+      const before = await dumpStore({ ...target });
+      const { out, run } = cli(target);
+      expect(await run('migrate', '--dry-run')).toBe(1);
+      const report = out.join('\n');
+      expect(report).toContain('dea migrate would apply: 0014-canonical-user-names');
+      expect(report).toMatch(
+        /users "Dave" \(id \S+\), "dave" \(id \S+\), "ＤＡＶＥ" \(id \S+\) are one name once folded \("dave"\): they are not merged/,
+      );
+      expect(report).toMatch(
+        /user "\u{1D41E}ve" \(id \S+\): the user name may not contain "\u{1D41E}" \(U\+1D41E\)/u,
+      );
+      expect(await dumpStore({ ...target })).toEqual(before);
+
+      out.length = 0;
+      expect(await run('migrate')).toBe(1);
+      expect(out.join('\n')).toMatch(
+        /store migration 0014-canonical-user-names failed: 2 user names cannot take the canonical form/,
+      );
+      expect(await dumpStore({ ...target })).toEqual(before);
+    } finally {
+      await target.drop();
+    }
+  });
+});
