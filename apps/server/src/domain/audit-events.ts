@@ -71,6 +71,11 @@ export const AUDIT_EVENTS = {
   'console.account_changed':
     'a console account was disabled, enabled, given a password or had its passkeys removed',
   'console.account_removed': 'a console account was removed',
+  'console.enrolment_link_issued':
+    "a one-time link to register a console account's first passkey was made (dea admin add or reset-passkeys; details: username, expiresAt)",
+  'console.enrolment_link_used': 'a console account registered its first passkey through its enrolment link',
+  'console.enrolment_link_refused':
+    'a first passkey was refused for want of a valid enrolment link (details.reason: missing, unknown, used, expired, other-account)',
   'console.codes_revoked': 'a help-desk agent took back unused codes of a user (details.codeIds)',
 } as const;
 
