@@ -26,8 +26,14 @@ type State =
 export function ConsoleSession() {
   const { t } = useConsoleI18n();
   const [state, setState] = useState<State>({ kind: 'loading' });
-  // The enrolment link of the first passkey is read off the address before anything else.
-  const [enrolmentLinkOpened] = useState(keepEnrolmentLinkOfAddress);
+  // The enrolment link of the first passkey is read off the address before anything else, and
+  // again when it is pasted into a console already open.
+  const [enrolmentLinkOpened, setEnrolmentLinkOpened] = useState(keepEnrolmentLinkOfAddress);
+  useEffect(() => {
+    const onHashChange = () => setEnrolmentLinkOpened(keepEnrolmentLinkOfAddress());
+    window.addEventListener('hashchange', onHashChange);
+    return () => window.removeEventListener('hashchange', onHashChange);
+  }, []);
 
   const load = useCallback(async (notice?: string) => {
     try {
