@@ -65,7 +65,8 @@ export const AUDIT_EVENTS = {
   'console.signin': 'a console account signed in with its passkey (details: role, credentialId)',
   'console.signin_failed': 'a console password was refused or not checked (details.reason)',
   'console.passkey_registered': 'a console account registered a passkey',
-  'console.passkey_refused': 'a passkey ceremony of the console failed (details.ceremony)',
+  'console.passkey_refused':
+    'a passkey ceremony of the console failed (details.ceremony; details.reason authenticator-not-allowed, with aaguid and fmt, when DEA_CONSOLE_PASSKEY_AAGUIDS refused the model)',
   'console.signout': 'a console account signed out',
   'console.account_created': 'a console account was made (dea admin add)',
   'console.account_changed':
