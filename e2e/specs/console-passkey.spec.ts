@@ -4,6 +4,8 @@ import {
   addVirtualAuthenticator,
   CONSOLE_PASSWORD as PASSWORD,
   consoleOrigin,
+  dea,
+  enrolmentLinkIn,
 } from '../support/console';
 import { type RunningServer, startServer } from '../support/start-server';
 
@@ -12,11 +14,14 @@ import { type RunningServer, startServer } from '../support/start-server';
 // the next. The console's screens are in console-roles.spec.ts.
 let server: RunningServer;
 let origin: string;
+/** The token of ada's enrolment link, as `dea admin add` printed it. */
+let enrolment: string;
 
 test.beforeAll(async () => {
   server = await startServer();
   origin = consoleOrigin(server);
-  addConsoleAccount(server, 'ada', 'helpdesk', 'Ada Agent');
+  enrolment = new URL(addConsoleAccount(server, 'ada', 'helpdesk', 'Ada Agent')).hash.replace('#enrol=', '');
+  addConsoleAccount(server, 'noor', 'auditor', 'Noor Auditor');
 });
 
 test.afterAll(async () => {
@@ -27,10 +32,10 @@ test.afterAll(async () => {
 async function consoleCall(
   page: Page,
   step: 'password' | 'register' | 'authenticate' | 'me' | 'end',
-  password = PASSWORD,
+  { password = PASSWORD, link }: { password?: string; link?: string } = {},
 ) {
   return page.evaluate(
-    async ({ step, password }) => {
+    async ({ step, password, link }) => {
       const toBytes = (text: string) =>
         Uint8Array.from(
           atob(
@@ -65,14 +70,15 @@ async function consoleCall(
         });
         return {
           status: response.status,
-          body: (await response.json()) as { error: number; result: Ceremony },
+          body: (await response.json()) as { error: number; message: string; result: Ceremony },
         };
       };
       if (step === 'password') return call('session', { username: 'ada', password });
       if (step === 'me') return call('me');
       if (step === 'end') return call('session/end', {});
       if (step === 'register') {
-        const started = await call('passkey/registration/options', {});
+        const enrolment = link === undefined ? {} : { enrolment: link };
+        const started = await call('passkey/registration/options', enrolment);
         if (started.status !== 200 || started.body.error !== 0) return started;
         const options = started.body.result;
         const credential = (await navigator.credentials.create({
@@ -98,6 +104,7 @@ async function consoleCall(
             transports: response.getTransports(),
           },
           clientExtensionResults: credential.getClientExtensionResults(),
+          ...enrolment,
         });
       }
       const started = await call('passkey/authentication/options', {});
@@ -127,7 +134,7 @@ async function consoleCall(
         clientExtensionResults: credential.getClientExtensionResults(),
       });
     },
-    { step, password },
+    { step, password, link },
   );
 }
 
@@ -138,7 +145,9 @@ test('a console account registers its passkey at the first sign-in and needs it 
   await addVirtualAuthenticator(context, page);
   await page.goto(`${origin}/admin/`);
 
-  expect((await consoleCall(page, 'password', 'not the password')).body).toMatchObject({ error: 3 });
+  expect((await consoleCall(page, 'password', { password: 'not the password' })).body).toMatchObject({
+    error: 3,
+  });
   expect((await consoleCall(page, 'me')).status).toBe(401);
   expect((await consoleCall(page, 'password')).body).toMatchObject({
     error: 0,
@@ -151,7 +160,12 @@ test('a console account registers its passkey at the first sign-in and needs it 
     passkeyVerified: false,
     next: 'register-passkey',
   });
-  expect((await consoleCall(page, 'register')).body).toMatchObject({ error: 0 });
+  // The password alone does not bind a passkey: the account's enrolment link does, once.
+  expect((await consoleCall(page, 'register')).body).toMatchObject({
+    error: 3,
+    message: expect.stringContaining('needs its enrolment link'),
+  });
+  expect((await consoleCall(page, 'register', { link: enrolment })).body).toMatchObject({ error: 0 });
   expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: true });
   expect((await consoleCall(page, 'end')).body).toMatchObject({ error: 0 });
   expect((await consoleCall(page, 'me')).status).toBe(401);
@@ -162,4 +176,42 @@ test('a console account registers its passkey at the first sign-in and needs it 
   expect((await consoleCall(page, 'register')).status).toBe(401);
   expect((await consoleCall(page, 'authenticate')).body).toMatchObject({ error: 0 });
   expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: true });
+});
+
+test('the console refuses a first passkey without the enrolment link, and registers it once the link is opened', async ({
+  page,
+  context,
+}) => {
+  // Two new links in a row (each also ends the account's sessions): the first is replaced.
+  const replaced = enrolmentLinkIn(dea(server, ['admin', 'reset-passkeys', 'noor']));
+  const link = enrolmentLinkIn(dea(server, ['admin', 'reset-passkeys', 'noor']));
+
+  await addVirtualAuthenticator(context, page);
+  await page.goto(`${origin}/admin/`);
+  await page.getByLabel('Console user name').fill('noor');
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByTestId('console-enrolment')).toContainText(
+    'Registering your first passkey needs the enrolment link',
+  );
+  const register = page.getByRole('button', { name: 'Register a passkey' });
+  await register.click();
+  await expect(page.getByTestId('console-error')).toContainText(
+    "Registering this account's first passkey needs its enrolment link",
+  );
+  expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: false });
+
+  // Pasted into the console already open, a link is taken off the address; the replaced one is refused.
+  await page.goto(replaced);
+  await expect(page.getByTestId('console-enrolment')).toContainText('You opened your enrolment link');
+  await expect(page).toHaveURL(`${origin}/admin/`);
+  await register.click();
+  await expect(page.getByTestId('console-error')).toContainText('This enrolment link cannot be used');
+  expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: false });
+
+  await page.goto(link);
+  await register.click();
+  await expect(page.getByTestId('console-account')).toBeVisible();
+  expect((await consoleCall(page, 'me')).body.result).toMatchObject({ passkeyVerified: true });
+  expect(page.url()).not.toContain('enrol');
 });

@@ -5,6 +5,7 @@ import {
   addConsoleAccount,
   addVirtualAuthenticator,
   consoleFetch,
+  enrolmentLinkOf,
   consoleOrigin,
   dea,
   signInToConsole,
@@ -221,7 +222,7 @@ test('the console in German by keyboard alone, then in Arabic from right to left
   context,
 }) => {
   await addVirtualAuthenticator(context, page);
-  await page.goto(`${origin}/admin/`);
+  await page.goto(enrolmentLinkOf('lena') ?? `${origin}/admin/`);
   await tabTo(page, page.getByTestId('console-language'));
   await page.getByTestId('console-language').selectOption('de');
   await expect(page.getByRole('heading', { name: 'Bei der Konsole anmelden' })).toBeVisible();

@@ -9,23 +9,45 @@ import type { RunningServer } from './start-server';
 const cli = join(fileURLToPath(new URL('../..', import.meta.url)), 'apps/server/dist/cli.js');
 export const CONSOLE_PASSWORD = 'a console password';
 
-/** `dea ...` as an operator runs it, on the server's store. */
+/** `dea ...` as an operator runs it, on the server's store, knowing where the console is. */
 export function dea(server: RunningServer, args: string[], input = ''): string {
   return execFileSync(process.execPath, [cli, ...args], {
-    env: { ...process.env, DEA_DATA_DIR: server.dataDir, DATABASE_URL: '' },
+    env: {
+      ...process.env,
+      DEA_DATA_DIR: server.dataDir,
+      DATABASE_URL: '',
+      DEA_CONSOLE_URL: `${consoleOrigin(server)}/admin/`,
+    },
     input,
     encoding: 'utf8',
   });
 }
 
-/** `dea admin add` with the console password on standard input. */
+/** The enrolment link `dea admin add` printed for each account, until its first passkey. */
+const enrolmentLinks = new Map<string, string>();
+
+/** The link in what `dea admin add` or `dea admin reset-passkeys` printed. */
+export function enrolmentLinkIn(output: string): string {
+  const link = /^https?:\/\/\S+#enrol=[A-Za-z0-9_-]+$/m.exec(output)?.[0];
+  if (link === undefined) throw new Error(`no enrolment link in: ${output}`);
+  return link;
+}
+
+/** The account's enrolment link, handed over once: the next sign-in opens the console plainly. */
+export function enrolmentLinkOf(username: string): string | undefined {
+  const link = enrolmentLinks.get(username);
+  enrolmentLinks.delete(username);
+  return link;
+}
+
+/** `dea admin add` with the console password on standard input; answers the enrolment link it printed. */
 export function addConsoleAccount(
   server: RunningServer,
   username: string,
   role: 'admin' | 'helpdesk' | 'auditor',
   displayName: string,
-): void {
-  dea(
+): string {
+  const output = dea(
     server,
     [
       'admin',
@@ -40,6 +62,9 @@ export function addConsoleAccount(
     ],
     `${CONSOLE_PASSWORD}\n`,
   );
+  const link = enrolmentLinkIn(output);
+  enrolmentLinks.set(username, link);
+  return link;
 }
 
 /** WebAuthn needs a host name, not an IP address: the console is reached as localhost. */
@@ -61,9 +86,12 @@ export async function addVirtualAuthenticator(context: BrowserContext, page: Pag
   });
 }
 
-/** The password form, then the passkey step (registering the passkey the first time). */
+/**
+ * The password form, then the passkey step: the first time through the account's enrolment link,
+ * which registers its passkey.
+ */
 export async function signInToConsole(page: Page, origin: string, username: string): Promise<void> {
-  await page.goto(`${origin}/admin/`);
+  await page.goto(enrolmentLinkOf(username) ?? `${origin}/admin/`);
   await page.getByLabel('Console user name').fill(username);
   await page.getByLabel('Password').fill(CONSOLE_PASSWORD);
   await page.getByRole('button', { name: 'Continue' }).click();

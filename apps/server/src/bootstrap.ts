@@ -30,6 +30,7 @@ import { type AuditListener, observedStore } from './observability/observed-stor
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { AuditExport } from './audit-export/audit-export.js';
 import { ConsoleAuth } from './domain/console-auth.js';
+import { ConsoleEnrolment } from './domain/console-enrolment.js';
 import { HelpDesk } from './domain/help-desk.js';
 import { sendCode } from './domain/send-code.js';
 import { AuditView } from './domain/audit-view.js';
@@ -174,6 +175,12 @@ export async function startServices(
         hashQueue,
         decoyPasswordHash: decoy,
         settings: config.console,
+        enrolment: new ConsoleEnrolment({
+          store,
+          keys: acceptedKeys(keys, 'consoleEnrolment'),
+          settings: config.console,
+          now,
+        }),
         now,
       }),
       scim: {

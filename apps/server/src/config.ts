@@ -12,6 +12,7 @@ import { type SignInConfig, signInConfigOf, signinSettings } from './domain/sign
 import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
 import type { ConsoleAuthSettings } from './domain/console-auth.js';
+import { consoleEnrolmentConfigOf, consoleEnrolmentSettings } from './domain/console-settings.js';
 import { isAddressOrRange } from './http/address-ranges.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
@@ -112,6 +113,7 @@ export const SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 60, default: 5 }),
     doc: 'How long a passkey check in the console counts before issuing a code for a caller asks for it again.',
   },
+  ...consoleEnrolmentSettings,
   DEA_SESSION_ABSOLUTE_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
     doc: 'A session ends this long after sign-in, used or not (AAL2: at most 12).',
@@ -234,7 +236,7 @@ export interface Config {
   delivery: DeliveryConfig;
   verification: VerificationSettings;
   radius: RadiusConfig;
-  /** The console's session limits. */
+  /** The console's session limits, enrolment links and allowed authenticators. */
   console: ConsoleAuthSettings;
   /** Every setting's value as it took effect (defaults included), for the console's read-only view. */
   settingValues: Readonly<Record<string, unknown>>;
@@ -458,6 +460,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const directory = directoryConfigOf(s, problems);
   const listeners = listenerConfigOf(s, problems);
   const auditExport = auditExportConfigOf(s, problems);
+  const consoleEnrolment = consoleEnrolmentConfigOf(s, s.PORT, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -477,6 +480,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     console: {
       idleMs: s.DEA_CONSOLE_IDLE_MINUTES * MINUTE,
       passkeyFreshMs: s.DEA_CONSOLE_PASSKEY_FRESH_MINUTES * MINUTE,
+      ...consoleEnrolment,
     },
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,

@@ -62,6 +62,7 @@ describe("the README's dea examples", () => {
       DEA_SECRET: Buffer.alloc(32, 11).toString('base64'),
       DEA_PASSWORD_HASH_COST: '10',
       DATABASE_URL: '',
+      DEA_CONSOLE_URL: 'https://dea.example.com/admin/',
       npm_config_offline: 'true',
       npm_config_yes: 'false',
     });
@@ -85,4 +86,12 @@ describe("the README's dea examples", () => {
     }
     expect(failures).toEqual([]);
   }, 240_000);
+
+  it("prints a console account's enrolment link, a full address of the console, with dea admin reset-passkeys", () => {
+    const line = readmeCliExamples().find((example) => example.startsWith('npx dea admin reset-passkeys'));
+    expect(line).toBeDefined();
+    const result = spawnSync('bash', ['-c', line ?? 'false'], { cwd: folder, env, encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^https:\/\/dea\.example\.com\/admin\/#enrol=[A-Za-z0-9_-]{43}$/m);
+  });
 });

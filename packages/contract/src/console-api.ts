@@ -75,8 +75,24 @@ const ClientResponse = {
     Type.Union([Type.Literal('platform'), Type.Literal('cross-platform')]),
   ),
 };
+/** The token of a console account's one-time enrolment link (the console's address after #enrol=). */
+export const CONSOLE_ENROLMENT_FRAGMENT = 'enrol=';
+const EnrolmentToken = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description:
+    "The token of the account's enrolment link (dea admin add, dea admin reset-passkeys): needed for its first passkey",
+});
+// POST passkey/registration/options
+export const PasskeyRegistrationOptionsRequest = Type.Object(
+  { enrolment: Type.Optional(EnrolmentToken) },
+  strict,
+);
+export type PasskeyRegistrationOptionsRequest = Type.Static<typeof PasskeyRegistrationOptionsRequest>;
 export const PasskeyRegistrationResponse = Type.Object({
   ...ClientResponse,
+  enrolment: Type.Optional(EnrolmentToken),
   response: Type.Object({
     clientDataJSON: Base64Url,
     attestationObject: Base64Url,

@@ -76,6 +76,10 @@ export const TEXT_KEYS = [
   'login.locked',
   'login.required',
   'login.signedIn',
+  // the console's passkey enrolment
+  'console.enrolmentLinkNeeded',
+  'console.enrolmentLinkInvalid',
+  'console.authenticatorNotAllowed',
   // delivered messages
   'delivery.subject',
   'delivery.text',

@@ -1,5 +1,7 @@
 import { CONSOLE_PAGE_PATH } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
+import { acceptedKeys, type SecretKeys } from '../crypto/secret-keys.js';
+import { ConsoleEnrolment } from '../domain/console-enrolment.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { validFullName, validUsername } from '../domain/user-fields.js';
 import { CONSOLE_ROLES, type ConsoleAccount, type ConsoleRole, type Store } from '../store/store.js';
@@ -40,10 +42,29 @@ async function audit(
   await store.audit.append({ event, actor: 'cli', details }, context.now());
 }
 
+/** The account's one-time enrolment link, in the words the operator hands on with it. */
+async function enrolmentLink(
+  account: ConsoleAccount,
+  store: Store,
+  keys: SecretKeys,
+  context: CliContext,
+): Promise<string> {
+  const { url, expiresAt } = await new ConsoleEnrolment({
+    store,
+    keys: acceptedKeys(keys, 'consoleEnrolment'),
+    settings: context.config.console,
+    now: () => context.now(),
+  }).issue(account, 'cli');
+  return [
+    `Its enrolment link, for ${account.username} alone, once, until ${isoTime(expiresAt)} (DEA_CONSOLE_ENROLMENT_LINK_HOURS); it registers its first passkey there after its password:`,
+    url,
+  ].join('\n');
+}
+
 /** `dea admin <command> <username>` for one account. */
 function accountCommand(
   summary: string,
-  change: (account: ConsoleAccount, store: Store, context: CliContext) => Promise<string>,
+  change: (account: ConsoleAccount, store: Store, context: CliContext, keys: SecretKeys) => Promise<string>,
 ): Command {
   return {
     summary,
@@ -52,8 +73,8 @@ function accountCommand(
     async run(_values, positionals, context) {
       const username = argument(positionals, 0, 'username');
       noMoreArguments(positionals, 1);
-      const { store } = await context.open();
-      context.out(await change(await findAccount(store, username), store, context));
+      const { store, keys } = await context.open();
+      context.out(await change(await findAccount(store, username), store, context, keys));
       return 0;
     },
   };
@@ -65,7 +86,7 @@ export const adminCommands: CommandGroup = {
   commands: {
     add: {
       summary:
-        'add a console account; the password comes from standard input or a file; the passkey is registered at the first sign-in',
+        'add a console account; the password comes from standard input or a file; prints the one-time link where it registers its first passkey',
       usage:
         '--username NAME --role admin|helpdesk|auditor [--display-name "FULL NAME"] (--password-stdin | --password-file FILE)',
       options: {
@@ -82,22 +103,21 @@ export const adminCommands: CommandGroup = {
           validFullName(optionText(values, 'display-name') ?? username, '--display-name'),
         );
         const password = await readPassword(values, context);
-        const { store } = await context.open();
+        const { store, keys } = await context.open();
         if (await store.console.findAccountByUsername(username))
           throw new CliFailure(`a console account named "${username}" already exists`);
-        const id = newId(context.now());
-        await store.console.createAccount({
-          id,
+        const account = {
+          id: newId(context.now()),
           username,
           displayName,
           role: accountRole,
           passwordHash: await hashPassword(password, context.config.passwordHashCost),
           createdAt: context.now(),
-        });
+        };
+        await store.console.createAccount(account);
         await audit(store, context, 'console.account_created', { username, role: accountRole });
-        context.out(
-          `Added console account ${username} (${accountRole}). At the first sign-in at ${CONSOLE_PAGE_PATH} it registers its passkey.`,
-        );
+        context.out(`Added console account ${username} (${accountRole}).`);
+        context.out(await enrolmentLink({ ...account, disabled: false }, store, keys, context));
         return 0;
       },
     },
@@ -163,8 +183,8 @@ export const adminCommands: CommandGroup = {
       return `Enabled console account ${account.username}.`;
     }),
     'reset-passkeys': accountCommand(
-      "remove a console account's passkeys (a lost device): it registers a new one at the next sign-in; its sessions end",
-      async (account, store, context) => {
+      "remove a console account's passkeys (a lost device); its sessions end; prints the one-time link where it registers a new one",
+      async (account, store, context, keys) => {
         const removed = await store.console.removePasskeys(account.id);
         const ended = await store.console.endSessionsOf(account.id, context.now());
         await audit(store, context, 'console.account_changed', {
@@ -173,7 +193,7 @@ export const adminCommands: CommandGroup = {
           removed,
           sessionsEnded: ended,
         });
-        return `Removed ${removed} passkeys of console account ${account.username}; ${ended} sessions ended.`;
+        return `Removed ${removed} passkeys of console account ${account.username}; ${ended} sessions ended.\n${await enrolmentLink(account, store, keys, context)}`;
       },
     ),
     remove: accountCommand(

@@ -21,6 +21,8 @@ export interface DerivedKeys {
    * (a password typed into the wrong field), kept for limits and in the audit log.
    */
   identifier: Buffer;
+  /** HMAC key of the tokens of console enrolment links (dea admin add, reset-passkeys). */
+  consoleEnrolment: Buffer;
   /**
    * Names the secret without revealing it: kept in the store, so an instance started with another
    * secret is stopped instead of rejecting the others' sessions, keys and codes.
@@ -38,7 +40,7 @@ export interface SecretKeys extends DerivedKeys {
 }
 
 /** The kinds of keys whose old material stays valid during a rotation. */
-export type AcceptedKind = 'codeHash' | 'xsrf' | 'seal' | 'serviceKey';
+export type AcceptedKind = 'codeHash' | 'xsrf' | 'seal' | 'serviceKey' | 'consoleEnrolment';
 
 /** The keys of a kind that are accepted: the current one first, then the previous secret's. */
 export function acceptedKeys(keys: SecretKeys, kind: AcceptedKind): Buffer[] {
@@ -94,6 +96,7 @@ function derivedKeys(secret: Buffer): DerivedKeys {
     seal: derive(secret, 'seal'),
     serviceKey: derive(secret, 'service-key'),
     identifier: derive(secret, 'identifier'),
+    consoleEnrolment: derive(secret, 'console-enrolment'),
     fingerprint: derive(secret, 'fingerprint').subarray(0, 12).toString('base64url'),
   };
 }

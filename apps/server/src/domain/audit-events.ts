@@ -65,12 +65,18 @@ export const AUDIT_EVENTS = {
   'console.signin': 'a console account signed in with its passkey (details: role, credentialId)',
   'console.signin_failed': 'a console password was refused or not checked (details.reason)',
   'console.passkey_registered': 'a console account registered a passkey',
-  'console.passkey_refused': 'a passkey ceremony of the console failed (details.ceremony)',
+  'console.passkey_refused':
+    'a passkey ceremony of the console failed (details.ceremony; details.reason authenticator-not-allowed, with aaguid and fmt, when DEA_CONSOLE_PASSKEY_AAGUIDS refused the model)',
   'console.signout': 'a console account signed out',
   'console.account_created': 'a console account was made (dea admin add)',
   'console.account_changed':
     'a console account was disabled, enabled, given a password or had its passkeys removed',
   'console.account_removed': 'a console account was removed',
+  'console.enrolment_link_issued':
+    "a one-time link to register a console account's first passkey was made (dea admin add or reset-passkeys; details: username, expiresAt)",
+  'console.enrolment_link_used': 'a console account registered its first passkey through its enrolment link',
+  'console.enrolment_link_refused':
+    'a first passkey was refused for want of a valid enrolment link (details.reason: missing, unknown, used, expired, other-account)',
   'console.codes_revoked': 'a help-desk agent took back unused codes of a user (details.codeIds)',
 } as const;
 

@@ -9,6 +9,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { decodeAttestationObject } from '@simplewebauthn/server/helpers';
 import { ErrorNumber } from '@dea/contract';
 import type { HashQueue } from '../crypto/hash-queue.js';
 import { randomToken } from '../crypto/ids.js';
@@ -17,6 +18,8 @@ import { verifyPassword } from '../crypto/password-hash.js';
 import type { ConsoleAccount, ConsoleSession, Store } from '../store/store.js';
 import { ApiError, tooManyRequests } from './api-error.js';
 import type { AuditEventName } from './audit-events.js';
+import { type ConsoleEnrolment, enrolmentRefused } from './console-enrolment.js';
+import type { ConsoleEnrolmentConfig } from './console-settings.js';
 import type { SigninThrottle } from './signin-throttle.js';
 import { consoleAccountNamed } from './user-names.js';
 
@@ -26,7 +29,7 @@ export interface RelyingParty {
   rpId: string;
 }
 
-export interface ConsoleAuthSettings {
+export interface ConsoleAuthSettings extends ConsoleEnrolmentConfig {
   /** A console session ends after this long without a request (15 minutes). */
   idleMs: number;
   /** How long a passkey check counts before a sensitive action asks for it again. */
@@ -40,6 +43,8 @@ export interface ConsoleAuthDependencies {
   hashQueue: HashQueue;
   decoyPasswordHash: Promise<string>;
   settings: ConsoleAuthSettings;
+  /** The one-time links without which an account cannot register its first passkey. */
+  enrolment: ConsoleEnrolment;
   now: () => number;
 }
 
@@ -152,21 +157,33 @@ export class ConsoleAuth {
     return passkeyAt !== null && this.deps.now() - passkeyAt < this.deps.settings.passkeyFreshMs;
   }
 
+  /**
+   * The options of a passkey's registration. The first passkey needs the password and the
+   * account's enrolment link (checked here, used at the registration); more need a passkey first.
+   */
   async registrationOptions(
     caller: ConsoleCaller,
     rp: RelyingParty,
+    enrolmentToken?: string,
   ): Promise<PublicKeyCredentialCreationOptionsJSON> {
-    const { store } = this.deps;
-    // Only the first passkey comes with the password alone; more need a passkey first.
+    const { store, settings } = this.deps;
     const existing = await store.console.listPasskeys(caller.account.id);
     if (existing.length > 0 && !caller.passkeyVerified) throw notSignedIn();
+    if (existing.length === 0) {
+      const refusal = await this.deps.enrolment.check(caller.account, enrolmentToken);
+      if (refusal !== undefined) {
+        await this.audit('console.enrolment_link_refused', caller, this.deps.now(), { reason: refusal });
+        throw enrolmentRefused(refusal);
+      }
+    }
     const options = await generateRegistrationOptions({
       rpName: 'Emergency Access console',
       rpID: rp.rpId,
       userName: caller.account.username,
       userDisplayName: caller.account.displayName,
       userID: new TextEncoder().encode(caller.account.id),
-      attestationType: 'none',
+      // Allowed models are known by the authenticator's attestation: ask for it only then.
+      attestationType: settings.allowedAaguids.length > 0 ? 'direct' : 'none',
       excludeCredentials: existing.map((passkey) => ({
         id: passkey.credentialId,
         transports: passkey.transports as AuthenticatorTransport[],
@@ -177,8 +194,13 @@ export class ConsoleAuth {
     return options;
   }
 
-  async register(caller: ConsoleCaller, response: RegistrationResponseJSON, rp: RelyingParty): Promise<void> {
-    const { store, now } = this.deps;
+  async register(
+    caller: ConsoleCaller,
+    response: RegistrationResponseJSON,
+    rp: RelyingParty,
+    enrolmentToken?: string,
+  ): Promise<void> {
+    const { store, now, settings } = this.deps;
     const at = now();
     const challenge = await store.console.takeChallenge(caller.session.idHash);
     const existing = await store.console.listPasskeys(caller.account.id);
@@ -194,7 +216,26 @@ export class ConsoleAuth {
       await this.audit('console.passkey_refused', caller, at, { ceremony: 'registration' });
       throw refused();
     }
-    const { credential } = verification.registrationInfo;
+    const { credential, aaguid, fmt, attestationObject } = verification.registrationInfo;
+    if (settings.allowedAaguids.length > 0 && !attestedModel(fmt, attestationObject, aaguid, settings)) {
+      await this.audit('console.passkey_refused', caller, at, {
+        ceremony: 'registration',
+        reason: 'authenticator-not-allowed',
+        aaguid,
+        fmt,
+      });
+      throw new ApiError(ErrorNumber.notPermitted, 'console.authenticatorNotAllowed');
+    }
+    // The first passkey uses the account's enrolment link, once: of two registrations at once
+    // with the same link, one gets the passkey.
+    const first = existing.length === 0;
+    if (first) {
+      const refusal = await this.deps.enrolment.use(caller.account, enrolmentToken, at);
+      if (refusal !== undefined) {
+        await this.audit('console.enrolment_link_refused', caller, at, { reason: refusal });
+        throw enrolmentRefused(refusal);
+      }
+    }
     await store.console.addPasskey({
       credentialId: credential.id,
       accountId: caller.account.id,
@@ -205,7 +246,8 @@ export class ConsoleAuth {
       lastUsedAt: at,
     });
     await store.console.markPasskey(caller.session.idHash, at);
-    await this.audit('console.passkey_registered', caller, at, { credentialId: credential.id });
+    if (first) await this.audit('console.enrolment_link_used', caller, at, { credentialId: credential.id });
+    await this.audit('console.passkey_registered', caller, at, { credentialId: credential.id, aaguid });
   }
 
   async authenticationOptions(
@@ -284,4 +326,23 @@ export class ConsoleAuth {
       at,
     );
   }
+}
+
+/**
+ * Whether a registration shows, by its attestation, an authenticator model of
+ * DEA_CONSOLE_PASSKEY_AAGUIDS: an attestation statement with a certificate (x5c; not 'none', not
+ * packed self-attestation, where the AAGUID is only the authenticator's word), verified by
+ * verifyRegistrationResponse, whose AAGUID is listed. The certificate is not chained to the
+ * vendor's root: there is no metadata service here (README, Console accounts).
+ */
+function attestedModel(
+  fmt: string,
+  attestationObject: Uint8Array,
+  aaguid: string,
+  settings: Pick<ConsoleAuthSettings, 'allowedAaguids'>,
+): boolean {
+  if (fmt === 'none') return false;
+  const statement = decodeAttestationObject(new Uint8Array(attestationObject)).get('attStmt');
+  const certified = statement.get('x5c') !== undefined || fmt === 'android-safetynet';
+  return certified && settings.allowedAaguids.includes(aaguid.toLowerCase());
 }

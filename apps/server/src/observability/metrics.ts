@@ -46,6 +46,12 @@ export class Metrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  private readonly consoleEnrolments = new Counter({
+    name: 'dea_console_enrolment_links_total',
+    help: 'Enrolment links of console accounts, by outcome (issued, used, refused) and, for refused, the reason (missing, unknown, used, expired, other-account).',
+    labelNames: ['outcome', 'reason'],
+    registers: [this.registry],
+  });
   /** Webhook messages, by event and outcome (delivered, failed: given up after every attempt, dropped: too many pending). */
   readonly webhookMessages = new Counter({
     name: 'dea_webhook_messages_total',
@@ -229,6 +235,9 @@ export class Metrics {
       'console.account_created': none,
       'console.account_changed': none,
       'console.account_removed': none,
+      'console.enrolment_link_issued': () => this.consoleEnrolments.inc({ outcome: 'issued', reason: '' }),
+      'console.enrolment_link_used': () => this.consoleEnrolments.inc({ outcome: 'used', reason: '' }),
+      'console.enrolment_link_refused': () => this.consoleEnrolments.inc({ outcome: 'refused', reason }),
     };
     count[entry.event]();
   }

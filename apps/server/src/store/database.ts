@@ -27,6 +27,7 @@ export interface Database {
   console_accounts: ConsoleAccountsTable;
   console_passkeys: ConsolePasskeysTable;
   console_sessions: ConsoleSessionsTable;
+  console_enrolment_links: ConsoleEnrolmentLinksTable;
 }
 
 export interface UsersTable {
@@ -226,4 +227,14 @@ export interface ConsoleSessionsTable {
   /** When the passkey was last verified in this session; null: only the password so far. */
   passkey_at: number | null;
   ended_at: number | null;
+}
+
+export interface ConsoleEnrolmentLinksTable {
+  /** Keyed hash (HMAC) of the link's token; the token itself is never kept. */
+  token_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+  /** When the link was used to register the account's first passkey; null: not yet. */
+  used_at: number | null;
 }

@@ -224,6 +224,52 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.console.findSession('s1')).toBeUndefined();
       expect(await store.console.listAccounts()).toEqual([]);
     });
+
+    test('an enrolment link is used once, even by many at once over two instances; not after it expires, not by another account', async ({
+      store,
+      expect,
+      openSecondInstance,
+    }) => {
+      const account = (username: string) => ({
+        id: newId(),
+        username: usernameOrThrow(username),
+        displayName: username,
+        role: 'admin' as const,
+        passwordHash: 'h',
+        createdAt: T0,
+      });
+      const ada = account('ada');
+      const bo = account('bo');
+      await store.console.createAccount(ada);
+      await store.console.createAccount(bo);
+      const link = { tokenHash: 'link-1', accountId: ada.id, createdAt: T0, expiresAt: T0 + MINUTE };
+      await store.console.addEnrolmentLink(link);
+      expect(await store.console.findEnrolmentLink(['other', 'link-1'])).toEqual({ ...link, usedAt: null });
+      expect(await store.console.useEnrolmentLink(['link-1'], bo.id, T0 + 1)).toBe(false);
+      expect(await store.console.useEnrolmentLink(['link-1'], ada.id, T0 + MINUTE)).toBe(false);
+
+      const second = await openSecondInstance();
+      try {
+        const uses = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            (i % 2 === 0 ? store : second).console.useEnrolmentLink(['link-1'], ada.id, T0 + 2),
+          ),
+        );
+        expect(uses.filter(Boolean)).toHaveLength(1);
+      } finally {
+        await second.close();
+      }
+      expect(await store.console.findEnrolmentLink(['link-1'])).toMatchObject({ usedAt: T0 + 2 });
+
+      // A new link replaces the account's unused ones; a used one stays as it was.
+      await store.console.addEnrolmentLink({ ...link, tokenHash: 'link-2' });
+      await store.console.addEnrolmentLink({ ...link, tokenHash: 'link-3' });
+      expect(await store.console.findEnrolmentLink(['link-2'])).toBeUndefined();
+      expect(await store.console.findEnrolmentLink(['link-1'])).toMatchObject({ usedAt: T0 + 2 });
+      expect(await store.console.useEnrolmentLink(['link-3'], ada.id, T0 + 3)).toBe(true);
+      expect(await store.console.removeAccount(ada.id)).toBe(true);
+      expect(await store.console.findEnrolmentLink(['link-3'])).toBeUndefined();
+    });
   });
 
   describe.concurrent('users', () => {

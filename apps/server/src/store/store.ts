@@ -482,6 +482,23 @@ export interface ConsoleRepository {
   markPasskey(idHash: string, at: number): Promise<void>;
   endSession(idHash: string, at: number): Promise<void>;
   endSessionsOf(accountId: string, at: number): Promise<number>;
+  /** Keeps a new enrolment link of the account; its earlier links that were not used are removed. */
+  addEnrolmentLink(link: Omit<ConsoleEnrolmentLink, 'usedAt'>): Promise<void>;
+  /** The link of one of these hashes (one per accepted key), used or not. */
+  findEnrolmentLink(tokenHashes: readonly string[]): Promise<ConsoleEnrolmentLink | undefined>;
+  /**
+   * Uses the link once: true for the one caller that found it unused, unexpired at `at` and of
+   * that account; false for every other (a second use, even at the same moment, included).
+   */
+  useEnrolmentLink(tokenHashes: readonly string[], accountId: string, at: number): Promise<boolean>;
+}
+
+export interface ConsoleEnrolmentLink {
+  tokenHash: string;
+  accountId: string;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
 }
 
 /** The kinds of rows the retention purge removes (domain/retention.ts says when each may go). */

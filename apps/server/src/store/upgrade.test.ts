@@ -235,7 +235,7 @@ describe.each(STORE_KINDS)('user names take their canonical form on a %s store (
       const { out, run } = cli(target);
       expect(await run('migrate', '--dry-run')).toBe(0);
       expect(await run('migrate')).toBe(0);
-      expect(out.pop()).toMatch(/^Applied 0014-canonical-user-names; the schema is at /);
+      expect(out.pop()).toMatch(/^Applied 0014-canonical-user-names[,;] /);
       const after = await dumpStore({ ...target });
       expect((after.users ?? []).map((row) => row.username).sort()).toEqual(['bob', 'carol', 'lalice']);
       expect((after.console_accounts ?? []).map((row) => row.username)).toEqual(['ada']);

@@ -7,13 +7,15 @@ import type { TestApp } from '../../testing/test-app.js';
 const BASE = '/dea/admin-api';
 const PASSWORD = 'a console password';
 
-async function addAccount(t: TestApp, username: string, role = 'helpdesk'): Promise<void> {
+async function addAccount(t: TestApp, username: string, role = 'helpdesk'): Promise<string> {
   const added = await t.dea(
     ['admin', 'add', '--username', username, '--role', role, '--password-stdin'],
     {},
     `${PASSWORD}\n`,
   );
   if (added.code !== 0) throw new Error(added.err);
+  // The token of the one-time enrolment link printed with the account.
+  return /#enrol=([A-Za-z0-9_-]+)/.exec(added.out)?.[1] ?? '';
 }
 
 /** Signs in with the password and answers the cookies and token of the console session. */
@@ -41,7 +43,7 @@ describe.each(STORE_KINDS)('console sign-in on %s', (kind) => {
     'the password opens only the passkey steps, on a strict, short session',
     async ({ startApp, expect }) => {
       const t = await startApp();
-      await addAccount(t, 'ada');
+      const enrolment = await addAccount(t, 'ada');
       const { response, headers, cookies } = await passwordStep(t, 'ada');
       expect(response.json()).toEqual({ error: 0, message: '', result: { next: 'register-passkey' } });
       expect(cookies.find((cookie) => cookie.name === 'dea_console')).toMatchObject({
@@ -65,7 +67,7 @@ describe.each(STORE_KINDS)('console sign-in on %s', (kind) => {
         method: 'POST',
         url: `${BASE}/passkey/registration/options`,
         headers,
-        payload: {},
+        payload: { enrolment },
       });
       expect(options.json()).toMatchObject({
         error: 0,
@@ -81,7 +83,7 @@ describe.each(STORE_KINDS)('console sign-in on %s', (kind) => {
         method: 'POST',
         url: `${BASE}/passkey/registration/options`,
         headers: { cookie: headers.cookie },
-        payload: {},
+        payload: { enrolment },
       });
       expect(noToken.statusCode).toBe(403);
       const forged = {
@@ -96,7 +98,7 @@ describe.each(STORE_KINDS)('console sign-in on %s', (kind) => {
           method: 'POST',
           url: `${BASE}/passkey/registration`,
           headers,
-          payload: forged,
+          payload: { ...forged, enrolment },
         });
         expect(refused.json()).toMatchObject({ error: 3 });
       }

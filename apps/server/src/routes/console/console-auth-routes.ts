@@ -5,6 +5,7 @@ import {
   EmptyRequest,
   PasskeyAuthenticationResponse,
   PasskeyOptions,
+  PasskeyRegistrationOptionsRequest,
   PasskeyRegistrationResponse,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -25,7 +26,8 @@ const relyingParty = (request: FastifyRequest): RelyingParty => ({
 const NoResult = Type.Object({});
 
 /**
- * Signing in to the console: the password, then the passkey (registered at the first sign-in),
+ * Signing in to the console: the password, then the passkey (the first registered with the
+ * account's one-time enrolment link),
  * on a session of its own (idle 15 minutes); every call but the first carries the session's
  * token in X-Console-Token.
  */
@@ -79,16 +81,23 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       ...ceremony,
       schema: {
-        body: EmptyRequest,
+        body: PasskeyRegistrationOptionsRequest,
         ...documented({
-          summary: 'Options to register a passkey (the first after the password)',
+          summary:
+            "Options to register a passkey: the first after the password and with the account's enrolment link, more after a passkey",
           security: 'console',
           result: PasskeyOptions,
         }),
       },
     },
     async (request) =>
-      ok(await consoleAuth.registrationOptions(await consoleCallerOf(request, true), relyingParty(request))),
+      ok(
+        await consoleAuth.registrationOptions(
+          await consoleCallerOf(request, true),
+          relyingParty(request),
+          request.body.enrolment,
+        ),
+      ),
   );
   app.post(
     '/passkey/registration',
@@ -103,7 +112,13 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      await consoleAuth.register(await consoleCallerOf(request, true), request.body, relyingParty(request));
+      const { enrolment, ...response } = request.body;
+      await consoleAuth.register(
+        await consoleCallerOf(request, true),
+        response,
+        relyingParty(request),
+        enrolment,
+      );
       return ok({});
     },
   );

@@ -13,6 +13,7 @@ import * as issueCodeFunction from './0011-issue-code-function.js';
 import * as codesExpiryIndex from './0012-codes-expiry-index.js';
 import * as issueCodeGenericPlan from './0013-issue-code-generic-plan.js';
 import * as canonicalUserNames from './0014-canonical-user-names.js';
+import * as consoleEnrolmentLinks from './0016-console-enrolment-links.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0012-codes-expiry-index': codesExpiryIndex,
   '0013-issue-code-generic-plan': issueCodeGenericPlan,
   '0014-canonical-user-names': canonicalUserNames,
+  '0016-console-enrolment-links': consoleEnrolmentLinks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -202,6 +202,54 @@ export function consoleRepository(db: Db): ConsoleRepository {
         .where('ended_at', 'is', null)
         .execute();
     },
+    async addEnrolmentLink(link) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .deleteFrom('console_enrolment_links')
+          .where('account_id', '=', link.accountId)
+          .where('used_at', 'is', null)
+          .execute();
+        await trx
+          .insertInto('console_enrolment_links')
+          .values({
+            token_hash: link.tokenHash,
+            account_id: link.accountId,
+            created_at: link.createdAt,
+            expires_at: link.expiresAt,
+          })
+          .execute();
+      });
+    },
+    async findEnrolmentLink(tokenHashes) {
+      if (tokenHashes.length === 0) return undefined;
+      const row = await db
+        .selectFrom('console_enrolment_links')
+        .selectAll()
+        .where('token_hash', 'in', tokenHashes)
+        .executeTakeFirst();
+      return (
+        row && {
+          tokenHash: row.token_hash,
+          accountId: row.account_id,
+          createdAt: Number(row.created_at),
+          expiresAt: Number(row.expires_at),
+          usedAt: row.used_at === null ? null : Number(row.used_at),
+        }
+      );
+    },
+    async useEnrolmentLink(tokenHashes, accountId, at) {
+      if (tokenHashes.length === 0) return false;
+      // One statement: of two uses at once, the second finds used_at set and changes nothing.
+      const result = await db
+        .updateTable('console_enrolment_links')
+        .set({ used_at: at })
+        .where('token_hash', 'in', tokenHashes)
+        .where('account_id', '=', accountId)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
     async endSessionsOf(accountId, at) {
       const result = await db
         .updateTable('console_sessions')

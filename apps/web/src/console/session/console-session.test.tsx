@@ -45,4 +45,60 @@ describe('the console session', () => {
     renderConsole(<ConsoleSession />);
     expect(await screen.findByRole('button', { name: 'Register a passkey' })).toBeInTheDocument();
   });
+
+  it("takes the enrolment link off the address and sends its token with the first passkey's registration", async () => {
+    window.history.replaceState(null, '', '/admin/#enrol=the-link-token');
+    const calls = fakeConsoleApi({
+      'GET me': () =>
+        envelope({
+          username: 'ada',
+          displayName: 'Ada',
+          role: 'admin',
+          passkeyVerified: false,
+          next: 'register-passkey',
+        }),
+      'POST passkey/registration/options': () => ({
+        body: { error: 3, message: 'This enrolment link cannot be used.', result: null },
+      }),
+    });
+    renderConsole(<ConsoleSession />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Register a passkey' }));
+    expect(window.location.hash).toBe('');
+    expect(screen.getByTestId('console-enrolment')).toHaveTextContent('You opened your enrolment link');
+    expect(await screen.findByTestId('console-error')).toHaveTextContent(
+      'This enrolment link cannot be used.',
+    );
+    expect(calls.find((call) => call.path === 'passkey/registration/options')?.body).toEqual({
+      enrolment: 'the-link-token',
+    });
+    window.sessionStorage.clear();
+  });
+
+  it('says a first passkey needs the enrolment link when none was opened', async () => {
+    window.sessionStorage.clear();
+    const calls = fakeConsoleApi({
+      'GET me': () =>
+        envelope({
+          username: 'bo',
+          displayName: 'Bo',
+          role: 'admin',
+          passkeyVerified: false,
+          next: 'register-passkey',
+        }),
+      'POST passkey/registration/options': () => ({
+        body: {
+          error: 3,
+          message: "Registering this account's first passkey needs its enrolment link.",
+          result: null,
+        },
+      }),
+    });
+    renderConsole(<ConsoleSession />);
+    expect(await screen.findByTestId('console-enrolment')).toHaveTextContent(
+      'Registering your first passkey needs the enrolment link an administrator gave you.',
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Register a passkey' }));
+    expect(await screen.findByTestId('console-error')).toHaveTextContent('needs its enrolment link');
+    expect(calls.find((call) => call.path === 'passkey/registration/options')?.body).toEqual({});
+  });
 });

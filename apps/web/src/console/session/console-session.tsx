@@ -7,6 +7,7 @@ import { useConsoleI18n } from '../i18n/console-i18n';
 import { ConsoleShell } from '../shell/console-shell';
 import { PasskeyStep } from '../sign-in/passkey-step';
 import { PasswordStep } from '../sign-in/password-step';
+import { keepEnrolmentLinkOfAddress } from './enrolment-link';
 import { SignedOutContext } from './signed-out-context';
 
 type State =
@@ -18,12 +19,21 @@ type State =
 
 /**
  * Where the console stands: who is signed in (GET me) and how far. The password, then the
- * passkey, then the screens the account's role allows. A session that ends (idle, signed out
+ * passkey (the first registered through the account's enrolment link), then the screens the
+ * account's role allows. A session that ends (idle, signed out
  * elsewhere, account disabled) brings the sign-in back with a word why.
  */
 export function ConsoleSession() {
   const { t } = useConsoleI18n();
   const [state, setState] = useState<State>({ kind: 'loading' });
+  // The enrolment link of the first passkey is read off the address before anything else, and
+  // again when it is pasted into a console already open.
+  const [enrolmentLinkOpened, setEnrolmentLinkOpened] = useState(keepEnrolmentLinkOfAddress);
+  useEffect(() => {
+    const onHashChange = () => setEnrolmentLinkOpened(keepEnrolmentLinkOfAddress());
+    window.addEventListener('hashchange', onHashChange);
+    return () => window.removeEventListener('hashchange', onHashChange);
+  }, []);
 
   const load = useCallback(async (notice?: string) => {
     try {
@@ -74,7 +84,12 @@ export function ConsoleSession() {
       break;
     case 'passkey':
       content = (
-        <PasskeyStep step={state.step} onVerified={() => void load()} onCancel={() => void signOut()} />
+        <PasskeyStep
+          step={state.step}
+          enrolmentLinkOpened={enrolmentLinkOpened}
+          onVerified={() => void load()}
+          onCancel={() => void signOut()}
+        />
       );
       break;
     case 'open':

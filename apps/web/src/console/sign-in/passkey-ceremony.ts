@@ -5,15 +5,24 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/browser';
 import { consoleCall } from '../api/console-call';
+import { enrolmentToken, forgetEnrolmentLink } from '../session/enrolment-link';
 
-/** Registers a passkey for the signed-in account: the server's options, the browser, the server. */
+/**
+ * Registers a passkey for the signed-in account: the server's options, the browser, the server.
+ * The first passkey goes with the token of the enrolment link opened in this tab.
+ */
 export async function registerPasskey(): Promise<void> {
+  const enrolment = enrolmentToken();
   const optionsJSON = await consoleCall<PublicKeyCredentialCreationOptionsJSON>(
     'passkey/registration/options',
-    { method: 'POST' },
+    { method: 'POST', body: enrolment === undefined ? {} : { enrolment } },
   );
   const response = await startRegistration({ optionsJSON });
-  await consoleCall('passkey/registration', { method: 'POST', body: response });
+  await consoleCall('passkey/registration', {
+    method: 'POST',
+    body: enrolment === undefined ? response : { ...response, enrolment },
+  });
+  forgetEnrolmentLink();
 }
 
 /** Confirms the session with one of the account's passkeys (at sign-in, and again before a code). */

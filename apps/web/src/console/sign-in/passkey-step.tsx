@@ -7,15 +7,18 @@ import { useConsoleI18n } from '../i18n/console-i18n';
 import { isBrowserRefusal, registerPasskey, confirmWithPasskey } from './passkey-ceremony';
 
 /**
- * The console's second factor: at the first sign-in the account registers a passkey, after that
- * it uses one. Nothing of the console opens before this step succeeds.
+ * The console's second factor: at the first sign-in the account registers a passkey (through
+ * the enrolment link an administrator gave it), after that it uses one. Nothing of the console opens before this step succeeds.
  */
 export function PasskeyStep({
   step,
+  enrolmentLinkOpened = false,
   onVerified,
   onCancel,
 }: {
   step: 'register-passkey' | 'passkey';
+  /** The account's enrolment link was opened in this tab: the first passkey may be registered. */
+  enrolmentLinkOpened?: boolean;
   onVerified: () => void;
   onCancel: () => void;
 }) {
@@ -39,6 +42,11 @@ export function PasskeyStep({
         {registering ? t('passkey.registerHeading') : t('passkey.heading')}
       </h1>
       <p>{registering ? t('passkey.registerIntro') : t('passkey.intro')}</p>
+      {registering && (
+        <p className="alert alert-info" data-testid="console-enrolment">
+          {enrolmentLinkOpened ? t('passkey.linkOpened') : t('passkey.linkMissing')}
+        </p>
+      )}
       {ceremony.error !== undefined &&
         (isBrowserRefusal(ceremony.error) ? (
           <Alert variant="danger" announce testId="console-error">
