@@ -12,7 +12,7 @@ import { type SignInConfig, signInConfigOf, signinSettings } from './domain/sign
 import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
 import type { ConsoleAuthSettings } from './domain/console-auth.js';
-import { isAddressOrRange } from './http/address-ranges.js';
+import { isAddressOrRange, tooWideForProxies } from './http/address-ranges.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
   type ValidateCheckConfig,
@@ -84,7 +84,7 @@ export const SETTINGS = {
   },
   DEA_TRUST_PROXY: {
     schema: Type.String({ default: 'false' }),
-    doc: 'Reverse proxies whose X-Forwarded-For/-Proto/-Host are believed: false (none), their addresses or CIDR ranges (10.0.0.1,10.0.0.0/8, loopback), or the number of proxies in front (1). The client address is the right-most one no trusted proxy added. true is refused: it would let every client name its own address.',
+    doc: 'Reverse proxies whose X-Forwarded-For/-Proto/-Host are believed: false (none), their addresses or CIDR ranges (10.0.0.1,10.0.0.0/8, loopback), or the number of proxies in front (1). The client address is the right-most one no trusted proxy added. true is refused: it would let every client name its own address; so are ranges that together cover more than a /8 of public IPv4 or a /32 of public IPv6 addresses (private, loopback and link-local ranges do not count).',
   },
   DEA_COOKIE_SECURE: {
     schema: Type.Union([Type.Literal('auto'), Type.Literal('always'), Type.Literal('never')], {
@@ -294,6 +294,13 @@ export function trustProxyOf(text: string, problems: string[]): Config['trustPro
   if (bad.length > 0) {
     problems.push(
       `DEA_TRUST_PROXY="${value}": ${bad.map((entry) => JSON.stringify(entry)).join(', ')} is not an IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal`,
+    );
+    return false;
+  }
+  const tooWide = tooWideForProxies(entries);
+  if (tooWide !== undefined) {
+    problems.push(
+      `DEA_TRUST_PROXY="${value}": refused, because ${tooWide}: any client there could put any address in X-Forwarded-For and escape the per-address limits and the audit log. Name only your proxies' own addresses or ranges (private ranges such as 10.0.0.0/8 or uniquelocal may be trusted whole), or their number (DEA_TRUST_PROXY=1).`,
     );
     return false;
   }

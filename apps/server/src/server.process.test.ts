@@ -147,4 +147,21 @@ describe('the server process', () => {
     expect(stderr).toContain('PORT');
     expect(stderr).toContain('DEA_SESSION_IDLE_MINUTES');
   });
+
+  it('refuses to start when the trusted proxies cover nearly every address, naming DEA_TRUST_PROXY, without a stack trace', async () => {
+    for (const proxies of ['0.0.0.0/0', '0.0.0.0/1,128.0.0.0/1', '::/0']) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+        cwd: serverPackage,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', DEA_TRUST_PROXY: proxies, DEA_DATA_DIR: dataDir() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      expect(await exitOf(child)).toBe(1);
+      expect(output).toContain(`DEA_TRUST_PROXY=\\"${proxies}\\": refused, because together they cover`);
+      expect(output).not.toMatch(/\n\s+at /);
+      expect(output).not.toContain('"stack"');
+    }
+  });
 });
