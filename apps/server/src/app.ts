@@ -121,8 +121,12 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
 
   // Before every route, so that the document sees each of them.
   await registerApiDocument(app);
-  // On the management port instead when DEA_MANAGEMENT_PORT is set (buildManagementApp).
-  if (config.listeners.management === undefined) await app.register(operationsRoutes);
+  // On the management port instead when DEA_MANAGEMENT_PORT is set (buildManagementApp); /metrics
+  // on the public port only when the operator says so (DEA_PUBLIC_METRICS).
+  await app.register(operationsRoutes, {
+    health: config.listeners.management === undefined,
+    metrics: config.listeners.publicMetrics,
+  });
   await app.register(loginRoutes);
   await app.register(
     async (api) => {
@@ -166,6 +170,6 @@ export async function buildManagementApp(main: FastifyInstance): Promise<Fastify
   app.decorate('services', main.services);
   app.decorate('lifecycle', main.lifecycle);
   installErrorHandling(app);
-  await app.register(operationsRoutes);
+  await app.register(operationsRoutes, { health: true, metrics: true });
   return app;
 }

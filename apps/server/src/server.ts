@@ -206,6 +206,8 @@ async function main(): Promise<void> {
     managementUrl = `http://${listeningAt(management.server.address(), host, port)}`;
     lines.push(`  health and metrics: ${managementUrl}/healthz, /readyz, /metrics`);
   }
+  if (config.listeners.publicMetrics)
+    lines.push(`  metrics on the public port too (DEA_PUBLIC_METRICS=true): block /metrics at the proxy`);
   if (radius !== undefined) lines.push(`  RADIUS: udp ${config.radius.host}:${radius.port}`);
   const demoAccounts = await demoAccountsIn(services.store);
   if (demoAccounts.length > 0) {

@@ -15,7 +15,11 @@ export const listenerSettings = {
   },
   DEA_MANAGEMENT_PORT: {
     schema: Type.String({ pattern: '^$|^[0-9]{1,5}$', default: '' }),
-    doc: 'TCP port of /healthz, /readyz and /metrics, which then leave the public port; plain HTTP, for the monitoring network only. Empty: they are served on PORT.',
+    doc: 'TCP port of /healthz, /readyz and /metrics, which then leave the public port; plain HTTP, for the monitoring network only. Empty: /healthz and /readyz are served on PORT, /metrics only with DEA_PUBLIC_METRICS=true.',
+  },
+  DEA_PUBLIC_METRICS: {
+    schema: Type.Boolean({ default: false }),
+    doc: 'true: /metrics is also served on PORT, to anyone who reaches it (block it at the proxy). false: only on DEA_MANAGEMENT_PORT, and nowhere when that is empty.',
   },
   DEA_MANAGEMENT_HOST: {
     schema: Type.String({ default: '' }),
@@ -33,6 +37,8 @@ export interface ListenerConfig {
   tls: TlsFiles | undefined;
   /** The operations routes on a port of their own; undefined: on PORT. */
   management: { port: number; host: string } | undefined;
+  /** /metrics on PORT as well (DEA_PUBLIC_METRICS); it is always on the management port. */
+  publicMetrics: boolean;
 }
 
 export function listenerConfigOf(
@@ -55,6 +61,7 @@ export function listenerConfigOf(
     tls: certFile === '' || keyFile === '' ? undefined : { certFile, keyFile },
     management:
       portText === '' ? undefined : { port, host: values.DEA_MANAGEMENT_HOST.trim() || values.HOST },
+    publicMetrics: values.DEA_PUBLIC_METRICS,
   };
 }
 
