@@ -1,5 +1,5 @@
 import type { DatabaseTimeouts } from './store/open-store.js';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { isTimeZone } from './domain/time-zone.js';
 import { secretBytesOf } from './crypto/secret-keys.js';
 import { resolve } from 'node:path';
@@ -13,6 +13,8 @@ import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
 import type { ConsoleAuthSettings } from './domain/console-auth.js';
 import { isAddressOrRange, tooWideForProxies } from './http/address-ranges.js';
+import { isOpenMode, OpenPrivateFileError } from './files/private-files.js';
+import { SECRET_SETTINGS } from './domain/effective-settings.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
   type ValidateCheckConfig,
@@ -49,7 +51,7 @@ export const SETTINGS = {
   ...listenerSettings,
   DEA_CONFIG_FILE: {
     schema: Type.String({ default: '' }),
-    doc: 'Optional JSON file of settings, keyed by these names ({"PORT": 9000}); environment variables win over it. The CLI also takes --config <file>.',
+    doc: 'Optional JSON file of settings, keyed by these names ({"PORT": 9000}); environment variables win over it. The CLI also takes --config <file>. A secret setting in it (DEA_SECRET, DEA_SMTP_PASSWORD, ...) is refused when its group or others may read the file (chmod 600).',
   },
   DATABASE_URL: {
     schema: Type.String({ pattern: '^($|postgres(ql)?://)', default: '' }),
@@ -69,7 +71,7 @@ export const SETTINGS = {
   },
   DEA_SECRET: {
     schema: Type.String({ default: '' }),
-    doc: 'Server secret (at least 32 bytes, base64 or hex) from which the code-hash, cookie and sealing keys are derived. Empty: generated once into DEA_DATA_DIR/secret.key. Every instance on one PostgreSQL must share it.',
+    doc: 'Server secret (at least 32 bytes, base64 or hex) from which the code-hash, cookie and sealing keys are derived. Empty: generated once into DEA_DATA_DIR/secret.key (mode 600; refused when its group or others may read it). Every instance on one PostgreSQL must share it.',
   },
   DEA_SECRET_PREVIOUS: {
     schema: Type.String({ default: '' }),
@@ -326,6 +328,8 @@ function originsOf(name: string, text: string, problems: string[]): string[] {
 export interface ConfigFile {
   path: string;
   values: Record<string, unknown>;
+  /** Its mode when its group or others may read or change it (it must not hold a secret then). */
+  openMode?: number;
 }
 
 /**
@@ -338,6 +342,10 @@ function settingTextsOfFile(file: ConfigFile, problems: string[]): Record<string
   for (const [name, value] of Object.entries(file.values)) {
     if (!Object.hasOwn(SETTINGS, name) || name === 'DEA_CONFIG_FILE') {
       problems.push(`${name} (in ${file.path}): not a setting of this product`);
+    } else if (file.openMode !== undefined && SECRET_SETTINGS.has(name) && value !== '') {
+      problems.push(
+        `${name} (in ${file.path}): ${new OpenPrivateFileError(file.path, file.openMode, 'DEA_CONFIG_FILE ').message}, or keep the secret in the environment`,
+      );
     } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       texts[name] = String(value);
     } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -352,8 +360,15 @@ function settingTextsOfFile(file: ConfigFile, problems: string[]): Record<string
 /** Reads a JSON config file; throws ConfigError when it cannot be read or is not one JSON object. */
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
+  let mode: number;
   try {
-    text = readFileSync(path, 'utf8');
+    const descriptor = openSync(path, 'r');
+    try {
+      mode = fstatSync(descriptor).mode & 0o7777;
+      text = readFileSync(descriptor, 'utf8');
+    } finally {
+      closeSync(descriptor);
+    }
   } catch (error) {
     throw new ConfigError([
       `DEA_CONFIG_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
@@ -368,7 +383,7 @@ export function readConfigFile(path: string): ConfigFile {
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
     throw new ConfigError([`DEA_CONFIG_FILE: ${path} must hold one JSON object of settings`]);
   }
-  return { path, values: values as Record<string, unknown> };
+  return { path, values: values as Record<string, unknown>, ...(isOpenMode(mode) && { openMode: mode }) };
 }
 
 /**

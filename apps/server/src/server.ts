@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { randomToken } from './crypto/ids.js';
 import { claimEmbeddedStore } from './store/embedded-store-lock.js';
 import { EMBEDDED_STORE_FILE } from './store/open-store.js';
+import { OpenPrivateFileError } from './files/private-files.js';
 import { checkpointInBackground } from './store/wal-checkpoints.js';
 import { StoreError } from './store/store-error.js';
 import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
@@ -263,6 +264,8 @@ function failedToStart(message: string, details: Record<string, unknown> = {}): 
 main().catch((error: unknown) => {
   // A store that cannot be used is the operator's to fix: the cause and the setting, no stack.
   if (error instanceof StoreError) failedToStart(error.message);
+  // So is a file holding a secret that others may read (the data folder's secret.key).
+  if (error instanceof OpenPrivateFileError) failedToStart(error.message);
   // Anything else is unexpected: the stack trace goes with it, at a terminal and in the log.
   if (error instanceof Error)
     failedToStart(process.stderr.isTTY ? (error.stack ?? error.message) : error.message, { err: error });
