@@ -7,7 +7,7 @@ import { installLifecycle } from './http/lifecycle.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { securityHeaders } from './http/security-headers.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
-import { wantsDemoData } from './bootstrap.js';
+import { demoModeOf } from './domain/demo-mode.js';
 import type { Services } from './http/types.js';
 import { codeRoutes } from './routes/api/code-routes.js';
 import { publicRoutes } from './routes/api/public-routes.js';
@@ -155,7 +155,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   );
   await app.register(scimRoutes, { prefix: SCIM_BASE_PATH });
   await app.register(validateCheckRoute);
-  if (wantsDemoData(config, services.store)) await app.register(outboxPage);
+  // The demo outbox only while demo mode is on (domain/demo-mode.ts); the page asks again each time.
+  if ((await demoModeOf(config, services.store)).on) await app.register(outboxPage);
   await app.register(pageHtmlRoute, { webDir: config.webDir });
   await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
   return app;

@@ -67,7 +67,7 @@ export const SETTINGS = {
   },
   DEA_DEMO: {
     schema: Type.Boolean({ default: false }),
-    doc: 'Demo mode (what npm start turns on with --demo): a new, empty embedded store gets the public demo users (password demo) and /dea/outbox shows messages of channel types that go to the outbox. Never on PostgreSQL, never into a store that holds users.',
+    doc: 'Demo mode (what npm start turns on with --demo): a new, empty embedded store gets the public demo users (password demo) and /dea/outbox shows messages of channel types that go to the outbox. Off on PostgreSQL and on a store that holds any user besides the demo users (the start says so).',
   },
   DEA_SECRET: {
     schema: Type.String({ default: '' }),

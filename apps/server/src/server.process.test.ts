@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashPassword } from './crypto/password-hash.js';
+import { openStore } from './store/open-store.js';
 import { demoUserGetsCode } from './testing/demo-journey.js';
 import { exitOf, serverPackage, startServerProcess } from './testing/processes.js';
 
@@ -109,6 +111,45 @@ describe('the server process', () => {
     const exited = exitOf(server.child);
     server.child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+
+  it('--demo on a store holding a real user creates no demo users, serves no outbox, and says why', async () => {
+    const dir = dataDir();
+    const store = await openStore({ dataDir: dir });
+    await store.users.create({
+      id: 'real-1',
+      username: 'alice',
+      passwordHash: await hashPassword('a long password', 10),
+      fullName: 'Alice Real',
+      locale: 'en',
+      createdAt: Date.now(),
+    });
+    await store.close();
+    const server = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'info' }, ['--demo']);
+    try {
+      const warning = messages(server.output()).find((message) => message.startsWith('demo mode is off'));
+      expect(warning).toMatch(/^demo mode is off: this store holds 1 user besides the demo users/);
+      expect(warning).toContain('/dea/outbox');
+      expect(warning).toContain('Start without --demo');
+      const signIn = async (username: string, password: string) =>
+        fetch(`${server.base}/login/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username, password }),
+        });
+      expect(await (await signIn('demo', 'demo')).json()).toMatchObject({ error: 3 });
+      const alice = await signIn('alice', 'a long password');
+      expect(await alice.clone().json()).toMatchObject({ error: 0 });
+      const cookie = alice.headers
+        .getSetCookie()
+        .map((each) => each.split(';')[0])
+        .join('; ');
+      expect((await fetch(`${server.base}/dea/outbox`, { headers: { cookie } })).status).toBe(404);
+    } finally {
+      const exited = exitOf(server.child);
+      server.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
   });
 
   it('answers --help with its usage and starts nothing; refuses an unknown argument', async () => {

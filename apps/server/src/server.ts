@@ -30,7 +30,8 @@ file named by DEA_CONFIG_FILE; every setting is listed in the README with its de
 
   --demo   demo mode (DEA_DEMO=true): a new, empty embedded store gets the public demo users,
            password "demo", and /dea/outbox shows their messages. For trying the product on
-           your own machine only; npm start uses it.
+           your own machine only; npm start uses it. Off (and said so) on PostgreSQL and on a
+           store holding any user besides the demo users.
   --help   this text.
 `;
 
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
   }
   // One embedded store, one server: a second one on the same folder is refused before it opens it.
   const serverLock = config.databaseUrl === undefined ? claimEmbeddedStore(config.dataDir) : undefined;
-  const { services, seededDemo, generatedSecret } = await startServices(config, Date.now, logger);
+  const { services, seededDemo, demoMode, generatedSecret } = await startServices(config, Date.now, logger);
   const checkpoints =
     serverLock === undefined
       ? undefined
@@ -226,8 +227,11 @@ async function main(): Promise<void> {
       { accounts: demoAccounts },
       'demo accounts with the public password "demo" exist in this store',
     );
-  } else if (config.demo && services.store.kind === 'sqlite') {
-    lines.push('  demo mode: no demo users created, because this store already holds users');
+  }
+  // Asked for where it may not run: the banner and the log say why, and what to do.
+  if (!demoMode.on && demoMode.refusal !== undefined) {
+    lines.push(`  ${demoMode.refusal}`);
+    logger.warn({ demo: 'off' }, demoMode.refusal);
   }
   // A person at a terminal reads the banner; a service manager or log collector gets JSON only.
   if (process.stdout.isTTY) {
