@@ -262,6 +262,8 @@ async function measureStore(
       DEA_PASSWORD_HASH_COST: '10',
       DEA_SHUTDOWN_DRAIN_SECONDS: '0',
       DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
+      // The bench reads dea_purged_rows_total on the port it loads.
+      DEA_PUBLIC_METRICS: 'true',
       ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
       ...SERVER_ENV,
     },

@@ -7,7 +7,7 @@ import { installLifecycle } from './http/lifecycle.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { securityHeaders } from './http/security-headers.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
-import { wantsDemoData } from './bootstrap.js';
+import { demoModeOf } from './domain/demo-mode.js';
 import type { Services } from './http/types.js';
 import { codeRoutes } from './routes/api/code-routes.js';
 import { publicRoutes } from './routes/api/public-routes.js';
@@ -121,8 +121,12 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
 
   // Before every route, so that the document sees each of them.
   await registerApiDocument(app);
-  // On the management port instead when DEA_MANAGEMENT_PORT is set (buildManagementApp).
-  if (config.listeners.management === undefined) await app.register(operationsRoutes);
+  // On the management port instead when DEA_MANAGEMENT_PORT is set (buildManagementApp); /metrics
+  // on the public port only when the operator says so (DEA_PUBLIC_METRICS).
+  await app.register(operationsRoutes, {
+    health: config.listeners.management === undefined,
+    metrics: config.listeners.publicMetrics,
+  });
   await app.register(loginRoutes);
   await app.register(
     async (api) => {
@@ -151,7 +155,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   );
   await app.register(scimRoutes, { prefix: SCIM_BASE_PATH });
   await app.register(validateCheckRoute);
-  if (wantsDemoData(config, services.store)) await app.register(outboxPage);
+  // The demo outbox only while demo mode is on (domain/demo-mode.ts); the page asks again each time.
+  if ((await demoModeOf(config, services.store)).on) await app.register(outboxPage);
   await app.register(pageHtmlRoute, { webDir: config.webDir });
   await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
   return app;
@@ -166,6 +171,6 @@ export async function buildManagementApp(main: FastifyInstance): Promise<Fastify
   app.decorate('services', main.services);
   app.decorate('lifecycle', main.lifecycle);
   installErrorHandling(app);
-  await app.register(operationsRoutes);
+  await app.register(operationsRoutes, { health: true, metrics: true });
   return app;
 }

@@ -25,6 +25,7 @@ import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './http/types.js';
 import { ensureBuiltInContent } from './seed/built-in-content.js';
 import { seedDemoData } from './seed/demo-data.js';
+import { type DemoMode, demoModeOf } from './domain/demo-mode.js';
 import { Metrics } from './observability/metrics.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
@@ -46,12 +47,9 @@ export interface Started {
   services: Services;
   /** Whether this start created the demo users. */
   seededDemo: boolean;
+  /** Demo mode as this start found it (domain/demo-mode.ts): asked for but off says why. */
+  demoMode: DemoMode;
   generatedSecret: boolean;
-}
-
-/** Demo mode exists only on the embedded store, and only when asked for (npm start's --demo). */
-export function wantsDemoData(config: Config, store: Store): boolean {
-  return store.kind === 'sqlite' && config.demo;
 }
 
 /**
@@ -113,9 +111,9 @@ export async function startServices(
     // A store closed before it is done (a stop right after the start) must not end the process;
     // a sign-in awaiting it still gets the failure.
     decoy.catch(() => undefined);
-    const seededDemo = wantsDemoData(config, store)
-      ? await seedDemoData(store, config.passwordHashCost, now())
-      : false;
+    // Demo users only into an empty store (or one of demo users only), and only when asked for.
+    const demoMode = await demoModeOf(config, store);
+    const seededDemo = demoMode.on ? await seedDemoData(store, config.passwordHashCost, now()) : false;
     const sessions = new Sessions(store, acceptedKeys(keys, 'xsrf'), {
       idleMs: config.sessionIdleMs,
       absoluteMs: config.sessionAbsoluteMs,
@@ -225,7 +223,7 @@ export async function startServices(
       }),
       now,
     };
-    return { services, seededDemo, generatedSecret: generated };
+    return { services, seededDemo, demoMode, generatedSecret: generated };
   } catch (error) {
     await store.close();
     throw error;

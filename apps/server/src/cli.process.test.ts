@@ -55,4 +55,13 @@ describe('the dea process', () => {
       stderr: expect.stringContaining('DEA_CONFIG_FILE: cannot read'),
     });
   });
+
+  it('refuses trusted proxies that cover nearly every address, as the server does, without a stack trace', async () => {
+    for (const proxies of ['0.0.0.0/0', '0.0.0.0/1,128.0.0.0/1']) {
+      const result = await dea(['user', 'list'], { ...env, DEA_TRUST_PROXY: proxies });
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(result.stderr).toContain(`DEA_TRUST_PROXY="${proxies}": refused, because together they cover`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
 });

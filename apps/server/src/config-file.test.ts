@@ -1,13 +1,14 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadConfigWithFile } from './config.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'dea-config-'));
-function file(name: string, content: unknown): string {
+function file(name: string, content: unknown, mode = 0o600): string {
   const path = join(folder, name);
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content), { mode });
+  chmodSync(path, mode);
   return path;
 }
 
@@ -22,6 +23,24 @@ function problemsOf(load: () => unknown): string[] {
 }
 
 describe('config file', () => {
+  it('refuses a secret in a file its group or others may read, naming the file and chmod 600', () => {
+    for (const mode of [0o644, 0o640, 0o604, 0o620]) {
+      const path = file(
+        `open-${mode.toString(8)}.json`,
+        { PORT: 9000, DEA_SECRET: Buffer.alloc(32, 3).toString('base64') },
+        mode,
+      );
+      expect(problemsOf(() => loadConfigWithFile({ DEA_CONFIG_FILE: path }))).toEqual([
+        `DEA_SECRET (in ${path}): DEA_CONFIG_FILE ${path} may be read by others than its owner (mode 0${mode.toString(8)}): refused, as ssh refuses such a key; run chmod 600 ${path}, or keep the secret in the environment`,
+      ]);
+    }
+    // Without a secret, a readable file is fine; so is a secret in a file of its owner's.
+    const open = file('open-plain.json', { PORT: 9000, DEA_SECRET: '' }, 0o644);
+    expect(loadConfigWithFile({ DEA_CONFIG_FILE: open }).port).toBe(9000);
+    const own = file('own.json', { PORT: 9001, DEA_SMTP_PASSWORD: 'mail password' }, 0o600);
+    expect(loadConfigWithFile({ DEA_CONFIG_FILE: own }).port).toBe(9001);
+  });
+
   it('reads the settings of the file named by DEA_CONFIG_FILE, JSON values as written', () => {
     const path = file('good.json', {
       PORT: 9000,

@@ -130,6 +130,17 @@ describe('loadConfig', () => {
     expect(problemsOf({ DEA_TRUST_PROXY: '0' })).toHaveLength(1);
   });
 
+  it.each(['0.0.0.0/0', '0.0.0.0/1,128.0.0.0/1', '::/0', '::/1, 8000::/1', '10.0.0.1, ::ffff:0:0/96'])(
+    'refuses DEA_TRUST_PROXY=%j, which trusts nearly every address, with the reason',
+    (text) => {
+      const problems = problemsOf({ DEA_TRUST_PROXY: text });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^DEA_TRUST_PROXY=".*": refused, because together they cover /);
+      expect(problems[0]).toContain('X-Forwarded-For');
+      expect(problems[0]).toContain('DEA_TRUST_PROXY=1');
+    },
+  );
+
   it('reads the audit export destinations and names what is wrong with each', () => {
     expect(loadConfig({}).auditExport).toBeUndefined();
     expect(

@@ -1,5 +1,5 @@
 import type { DatabaseTimeouts } from './store/open-store.js';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { isTimeZone } from './domain/time-zone.js';
 import { secretBytesOf } from './crypto/secret-keys.js';
 import { resolve } from 'node:path';
@@ -13,7 +13,9 @@ import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
 import type { ConsoleAuthSettings } from './domain/console-auth.js';
 import { consoleEnrolmentConfigOf, consoleEnrolmentSettings } from './domain/console-settings.js';
-import { isAddressOrRange } from './http/address-ranges.js';
+import { isAddressOrRange, tooWideForProxies } from './http/address-ranges.js';
+import { isOpenMode, OpenPrivateFileError } from './files/private-files.js';
+import { SECRET_SETTINGS } from './domain/effective-settings.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
   type ValidateCheckConfig,
@@ -50,7 +52,7 @@ export const SETTINGS = {
   ...listenerSettings,
   DEA_CONFIG_FILE: {
     schema: Type.String({ default: '' }),
-    doc: 'Optional JSON file of settings, keyed by these names ({"PORT": 9000}); environment variables win over it. The CLI also takes --config <file>.',
+    doc: 'Optional JSON file of settings, keyed by these names ({"PORT": 9000}); environment variables win over it. The CLI also takes --config <file>. A secret setting in it (DEA_SECRET, DEA_SMTP_PASSWORD, ...) is refused when its group or others may read the file (chmod 600).',
   },
   DATABASE_URL: {
     schema: Type.String({ pattern: '^($|postgres(ql)?://)', default: '' }),
@@ -66,11 +68,11 @@ export const SETTINGS = {
   },
   DEA_DEMO: {
     schema: Type.Boolean({ default: false }),
-    doc: 'Demo mode (what npm start turns on with --demo): a new, empty embedded store gets the public demo users (password demo) and /dea/outbox shows messages of channel types that go to the outbox. Never on PostgreSQL, never into a store that holds users.',
+    doc: 'Demo mode (what npm start turns on with --demo): a new, empty embedded store gets the public demo users (password demo) and /dea/outbox shows messages of channel types that go to the outbox. Off on PostgreSQL and on a store that holds any user besides the demo users (the start says so).',
   },
   DEA_SECRET: {
     schema: Type.String({ default: '' }),
-    doc: 'Server secret (at least 32 bytes, base64 or hex) from which the code-hash, cookie and sealing keys are derived. Empty: generated once into DEA_DATA_DIR/secret.key. Every instance on one PostgreSQL must share it.',
+    doc: 'Server secret (at least 32 bytes, base64 or hex) from which the code-hash, cookie and sealing keys are derived. Empty: generated once into DEA_DATA_DIR/secret.key (mode 600; refused when its group or others may read it). Every instance on one PostgreSQL must share it.',
   },
   DEA_SECRET_PREVIOUS: {
     schema: Type.String({ default: '' }),
@@ -85,7 +87,7 @@ export const SETTINGS = {
   },
   DEA_TRUST_PROXY: {
     schema: Type.String({ default: 'false' }),
-    doc: 'Reverse proxies whose X-Forwarded-For/-Proto/-Host are believed: false (none), their addresses or CIDR ranges (10.0.0.1,10.0.0.0/8, loopback), or the number of proxies in front (1). The client address is the right-most one no trusted proxy added. true is refused: it would let every client name its own address.',
+    doc: 'Reverse proxies whose X-Forwarded-For/-Proto/-Host are believed: false (none), their addresses or CIDR ranges (10.0.0.1,10.0.0.0/8, loopback), or the number of proxies in front (1). The client address is the right-most one no trusted proxy added. true is refused: it would let every client name its own address; so are ranges that together cover more than a /8 of public IPv4 or a /32 of public IPv6 addresses (private, loopback and link-local ranges do not count).',
   },
   DEA_COOKIE_SECURE: {
     schema: Type.Union([Type.Literal('auto'), Type.Literal('always'), Type.Literal('never')], {
@@ -299,6 +301,13 @@ export function trustProxyOf(text: string, problems: string[]): Config['trustPro
     );
     return false;
   }
+  const tooWide = tooWideForProxies(entries);
+  if (tooWide !== undefined) {
+    problems.push(
+      `DEA_TRUST_PROXY="${value}": refused, because ${tooWide}: any client there could put any address in X-Forwarded-For and escape the per-address limits and the audit log. Name only your proxies' own addresses or ranges (private ranges such as 10.0.0.0/8 or uniquelocal may be trusted whole), or their number (DEA_TRUST_PROXY=1).`,
+    );
+    return false;
+  }
   return entries;
 }
 
@@ -321,6 +330,8 @@ function originsOf(name: string, text: string, problems: string[]): string[] {
 export interface ConfigFile {
   path: string;
   values: Record<string, unknown>;
+  /** Its mode when its group or others may read or change it (it must not hold a secret then). */
+  openMode?: number;
 }
 
 /**
@@ -333,6 +344,10 @@ function settingTextsOfFile(file: ConfigFile, problems: string[]): Record<string
   for (const [name, value] of Object.entries(file.values)) {
     if (!Object.hasOwn(SETTINGS, name) || name === 'DEA_CONFIG_FILE') {
       problems.push(`${name} (in ${file.path}): not a setting of this product`);
+    } else if (file.openMode !== undefined && SECRET_SETTINGS.has(name) && value !== '') {
+      problems.push(
+        `${name} (in ${file.path}): ${new OpenPrivateFileError(file.path, file.openMode, 'DEA_CONFIG_FILE ').message}, or keep the secret in the environment`,
+      );
     } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
       texts[name] = String(value);
     } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -347,8 +362,15 @@ function settingTextsOfFile(file: ConfigFile, problems: string[]): Record<string
 /** Reads a JSON config file; throws ConfigError when it cannot be read or is not one JSON object. */
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
+  let mode: number;
   try {
-    text = readFileSync(path, 'utf8');
+    const descriptor = openSync(path, 'r');
+    try {
+      mode = fstatSync(descriptor).mode & 0o7777;
+      text = readFileSync(descriptor, 'utf8');
+    } finally {
+      closeSync(descriptor);
+    }
   } catch (error) {
     throw new ConfigError([
       `DEA_CONFIG_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
@@ -363,7 +385,7 @@ export function readConfigFile(path: string): ConfigFile {
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
     throw new ConfigError([`DEA_CONFIG_FILE: ${path} must hold one JSON object of settings`]);
   }
-  return { path, values: values as Record<string, unknown> };
+  return { path, values: values as Record<string, unknown>, ...(isOpenMode(mode) && { openMode: mode }) };
 }
 
 /**

@@ -43,8 +43,8 @@ describe("the README's dea examples", () => {
     folder = mkdtempSync(join(tmpdir(), 'dea-readme-'));
     symlinkSync(join(REPOSITORY, 'node_modules'), join(folder, 'node_modules'));
     writeFileSync(join(folder, 'package.json'), '{"private":true}');
-    writeFileSync(join(folder, 'bob.password'), 'a password for bob\n');
-    writeFileSync(join(folder, 'new.password'), 'a new password for bob\n');
+    writeFileSync(join(folder, 'bob.password'), 'a password for bob\n', { mode: 0o600 });
+    writeFileSync(join(folder, 'new.password'), 'a new password for bob\n', { mode: 0o600 });
     writeFileSync(join(folder, 'brand.css'), '.card { border-color: #036; }\n');
     writeFileSync(
       join(folder, 'logo.png'),

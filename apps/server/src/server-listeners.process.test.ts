@@ -1,4 +1,4 @@
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +114,13 @@ describe('the server process: native TLS and a management port', () => {
         DEA_TLS_KEY_FILE: join(dir, 'missing.key'),
       }),
     ).rejects.toThrow(/DEA_TLS_KEY_FILE: cannot read .*missing\.key \(ENOENT\)/);
+    const { cert: openCert, key: openKey } = selfSignedCertificate(dir, 'open');
+    chmodSync(openKey, 0o640);
+    await expect(
+      startServerProcess({ DEA_DATA_DIR: folder(), DEA_TLS_CERT_FILE: openCert, DEA_TLS_KEY_FILE: openKey }),
+    ).rejects.toThrow(
+      `DEA_TLS_KEY_FILE: ${openKey} may be read by others than its owner (mode 0640): refused, as ssh refuses such a key; run chmod 600 ${openKey}`,
+    );
     await expect(startServerProcess({ DEA_DATA_DIR: folder(), DEA_TLS_CERT_FILE: cert })).rejects.toThrow(
       /DEA_TLS_CERT_FILE and DEA_TLS_KEY_FILE: set both/,
     );

@@ -1,8 +1,11 @@
+import { usernameOrThrow } from '@dea/contract';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashPassword } from './crypto/password-hash.js';
+import { openStore } from './store/open-store.js';
 import { demoUserGetsCode } from './testing/demo-journey.js';
 import { exitOf, serverPackage, startServerProcess } from './testing/processes.js';
 
@@ -111,6 +114,45 @@ describe('the server process', () => {
     expect(await exited).toBe(0);
   });
 
+  it('--demo on a store holding a real user creates no demo users, serves no outbox, and says why', async () => {
+    const dir = dataDir();
+    const store = await openStore({ dataDir: dir });
+    await store.users.create({
+      id: 'real-1',
+      username: usernameOrThrow('alice'),
+      passwordHash: await hashPassword('a long password', 10),
+      fullName: 'Alice Real',
+      locale: 'en',
+      createdAt: Date.now(),
+    });
+    await store.close();
+    const server = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'info' }, ['--demo']);
+    try {
+      const warning = messages(server.output()).find((message) => message.startsWith('demo mode is off'));
+      expect(warning).toMatch(/^demo mode is off: this store holds 1 user besides the demo users/);
+      expect(warning).toContain('/dea/outbox');
+      expect(warning).toContain('Start without --demo');
+      const signIn = async (username: string, password: string) =>
+        fetch(`${server.base}/login/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username, password }),
+        });
+      expect(await (await signIn('demo', 'demo')).json()).toMatchObject({ error: 3 });
+      const alice = await signIn('alice', 'a long password');
+      expect(await alice.clone().json()).toMatchObject({ error: 0 });
+      const cookie = alice.headers
+        .getSetCookie()
+        .map((each) => each.split(';')[0])
+        .join('; ');
+      expect((await fetch(`${server.base}/dea/outbox`, { headers: { cookie } })).status).toBe(404);
+    } finally {
+      const exited = exitOf(server.child);
+      server.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  });
+
   it('answers --help with its usage and starts nothing; refuses an unknown argument', async () => {
     for (const [args, code, stream, text] of [
       [['--help'], 0, 'stdout', 'Usage: node apps/server/dist/server.js [--demo] [--help]'],
@@ -146,5 +188,22 @@ describe('the server process', () => {
     expect(await exitOf(child)).toBe(1);
     expect(stderr).toContain('PORT');
     expect(stderr).toContain('DEA_SESSION_IDLE_MINUTES');
+  });
+
+  it('refuses to start when the trusted proxies cover nearly every address, naming DEA_TRUST_PROXY, without a stack trace', async () => {
+    for (const proxies of ['0.0.0.0/0', '0.0.0.0/1,128.0.0.0/1', '::/0']) {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+        cwd: serverPackage,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', DEA_TRUST_PROXY: proxies, DEA_DATA_DIR: dataDir() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      expect(await exitOf(child)).toBe(1);
+      expect(output).toContain(`DEA_TRUST_PROXY=\\"${proxies}\\": refused, because together they cover`);
+      expect(output).not.toMatch(/\n\s+at /);
+      expect(output).not.toContain('"stack"');
+    }
   });
 });

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { randomToken } from './crypto/ids.js';
 import { claimEmbeddedStore } from './store/embedded-store-lock.js';
 import { EMBEDDED_STORE_FILE } from './store/open-store.js';
+import { OpenPrivateFileError } from './files/private-files.js';
 import { checkpointInBackground } from './store/wal-checkpoints.js';
 import { StoreError } from './store/store-error.js';
 import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
@@ -29,7 +30,8 @@ file named by DEA_CONFIG_FILE; every setting is listed in the README with its de
 
   --demo   demo mode (DEA_DEMO=true): a new, empty embedded store gets the public demo users,
            password "demo", and /dea/outbox shows their messages. For trying the product on
-           your own machine only; npm start uses it.
+           your own machine only; npm start uses it. Off (and said so) on PostgreSQL and on a
+           store holding any user besides the demo users.
   --help   this text.
 `;
 
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
   }
   // One embedded store, one server: a second one on the same folder is refused before it opens it.
   const serverLock = config.databaseUrl === undefined ? claimEmbeddedStore(config.dataDir) : undefined;
-  const { services, seededDemo, generatedSecret } = await startServices(config, Date.now, logger);
+  const { services, seededDemo, demoMode, generatedSecret } = await startServices(config, Date.now, logger);
   const checkpoints =
     serverLock === undefined
       ? undefined
@@ -206,6 +208,8 @@ async function main(): Promise<void> {
     managementUrl = `http://${listeningAt(management.server.address(), host, port)}`;
     lines.push(`  health and metrics: ${managementUrl}/healthz, /readyz, /metrics`);
   }
+  if (config.listeners.publicMetrics)
+    lines.push(`  metrics on the public port too (DEA_PUBLIC_METRICS=true): block /metrics at the proxy`);
   if (radius !== undefined) lines.push(`  RADIUS: udp ${config.radius.host}:${radius.port}`);
   const demoAccounts = await demoAccountsIn(services.store);
   if (demoAccounts.length > 0) {
@@ -223,8 +227,11 @@ async function main(): Promise<void> {
       { accounts: demoAccounts },
       'demo accounts with the public password "demo" exist in this store',
     );
-  } else if (config.demo && services.store.kind === 'sqlite') {
-    lines.push('  demo mode: no demo users created, because this store already holds users');
+  }
+  // Asked for where it may not run: the banner and the log say why, and what to do.
+  if (!demoMode.on && demoMode.refusal !== undefined) {
+    lines.push(`  ${demoMode.refusal}`);
+    logger.warn({ demo: 'off' }, demoMode.refusal);
   }
   // A person at a terminal reads the banner; a service manager or log collector gets JSON only.
   if (process.stdout.isTTY) {
@@ -261,6 +268,8 @@ function failedToStart(message: string, details: Record<string, unknown> = {}): 
 main().catch((error: unknown) => {
   // A store that cannot be used is the operator's to fix: the cause and the setting, no stack.
   if (error instanceof StoreError) failedToStart(error.message);
+  // So is a file holding a secret that others may read (the data folder's secret.key).
+  if (error instanceof OpenPrivateFileError) failedToStart(error.message);
   // Anything else is unexpected: the stack trace goes with it, at a terminal and in the log.
   if (error instanceof Error)
     failedToStart(process.stderr.isTTY ? (error.stack ?? error.message) : error.message, { err: error });

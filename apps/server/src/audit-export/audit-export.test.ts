@@ -27,9 +27,9 @@ afterAll(async () => {
   folders.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
 });
 
-/** One metric's value in the app's /metrics, 0 when absent. */
+/** One metric's value in what the app's /metrics serves, 0 when absent. */
 async function metric(t: TestApp, line: RegExp): Promise<number> {
-  const body = (await t.app.inject({ url: '/metrics' })).body;
+  const body = await t.services.metrics.registry.metrics();
   const match = body.split('\n').find((candidate) => line.test(candidate));
   return match === undefined ? 0 : Number(match.split(' ').at(-1));
 }

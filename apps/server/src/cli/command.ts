@@ -7,6 +7,7 @@ import type { SecretKeys } from '../crypto/secret-keys.js';
 import type { Group, Store, User } from '../store/store.js';
 import { RuleError } from '../domain/rule-error.js';
 import { userNamed } from '../domain/user-names.js';
+import { OpenPrivateFileError, readPrivateFile } from '../files/private-files.js';
 
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
@@ -72,6 +73,19 @@ export async function readOperatorFile(path: string, what = ''): Promise<Buffer>
   try {
     return await readFile(path);
   } catch (error) {
+    throw new CliFailure(`cannot read ${what}${path} (${(error as NodeJS.ErrnoException).code})`);
+  }
+}
+
+/**
+ * A file the operator names that holds a secret (a password): refused, naming the file and
+ * chmod 600, when its group or others may read it; otherwise as readOperatorFile.
+ */
+export async function readOperatorSecretFile(path: string, what = ''): Promise<Buffer> {
+  try {
+    return await readPrivateFile(path, what);
+  } catch (error) {
+    if (error instanceof OpenPrivateFileError) throw new CliFailure(error.message);
     throw new CliFailure(`cannot read ${what}${path} (${(error as NodeJS.ErrnoException).code})`);
   }
 }

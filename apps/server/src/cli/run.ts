@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigWithFile } from '../config.js';
 import { deriveKeys, loadSecret, SECRET_KEY_FILE, secretBytesOf } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
+import { OpenPrivateFileError } from '../files/private-files.js';
 import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
 import type { Store } from '../store/store.js';
@@ -206,7 +207,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
       io.err(usage ? `${message}. Usage: ${commandLine(group.name, shownName, command)}` : message);
       return 2;
     }
-    if (error instanceof CliFailure || error instanceof StoreError) {
+    if (error instanceof CliFailure || error instanceof StoreError || error instanceof OpenPrivateFileError) {
       io.err(error.message);
       return 1;
     }

@@ -1,5 +1,5 @@
 import { usernameOrThrow } from '@dea/contract';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,9 +45,27 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
     ]);
   });
 
+  it('refuses a password file its group or others may read, naming it and chmod 600', async () => {
+    const file = join(folder, 'open-password');
+    writeFileSync(file, 'an open password\n', { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const before = await storeSnapshot(cli.store);
+    for (const argv of [
+      ['user', 'add', '--username', 'opal', '--full-name', 'Opal', '--password-file', file],
+      ['user', 'set-password', 'alice', '--password-file', file],
+    ]) {
+      expect(await cli.run(argv)).toEqual({
+        code: 1,
+        out: '',
+        err: `the password file ${file} may be read by others than its owner (mode 0644): refused, as ssh refuses such a key; run chmod 600 ${file}`,
+      });
+    }
+    expect(await storeSnapshot(cli.store)).toEqual(before);
+  });
+
   it('adds a user with the password from a file and lists the users', async () => {
     const file = join(folder, 'password');
-    writeFileSync(file, 'another password\n');
+    writeFileSync(file, 'another password\n', { mode: 0o600 });
     expect(
       await cli.run(['user', 'add', '--username', 'bob', '--full-name', 'Bob', '--password-file', file]),
     ).toMatchObject({ code: 0 });

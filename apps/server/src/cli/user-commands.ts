@@ -24,7 +24,7 @@ import {
   type OptionValues,
   requiredOption,
   UsageError,
-  readOperatorFile,
+  readOperatorSecretFile,
 } from './command.js';
 
 /** NIST SP 800-63B: at least 8 characters; the upper bound keeps hashing cheap. */
@@ -53,7 +53,7 @@ export async function readPassword(values: OptionValues, context: CliContext): P
   if (file === undefined) {
     text = await context.readStdin();
   } else {
-    text = (await readOperatorFile(file, 'the password file ')).toString('utf8');
+    text = (await readOperatorSecretFile(file, 'the password file ')).toString('utf8');
   }
   const password = text.replace(/\r?\n$/, '');
   if (/[\r\n]/.test(password)) throw new UsageError('the password must be a single line');

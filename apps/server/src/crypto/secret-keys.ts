@@ -1,7 +1,7 @@
 import { randomBytes, hkdfSync } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensurePrivateFolder } from '../files/private-files.js';
+import { ensurePrivateFolder, readPrivateFileSync } from '../files/private-files.js';
 
 /**
  * The keys of the server, derived from one secret that is never in the store: a dump of the
@@ -72,7 +72,11 @@ function decodeSecret(text: string): Buffer {
 export function loadSecret(configured: string, dataDir: string): { secret: Buffer; generated: boolean } {
   if (configured !== '') return { secret: decodeSecret(configured), generated: false };
   const file = join(dataDir, SECRET_KEY_FILE);
-  if (existsSync(file)) return { secret: decodeSecret(readFileSync(file, 'utf8')), generated: false };
+  if (existsSync(file))
+    return {
+      secret: decodeSecret(readPrivateFileSync(file, 'the server secret ').toString('utf8')),
+      generated: false,
+    };
   ensurePrivateFolder(dataDir);
   const secret = randomBytes(MIN_SECRET_BYTES);
   writeFileSync(file, `${secret.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });

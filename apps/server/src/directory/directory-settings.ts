@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { CHANNEL_KEYS } from '@dea/contract';
 import Type from 'typebox';
+import { OpenPrivateFileError, readPrivateFileSync } from '../files/private-files.js';
 import type { SettingValues } from '../setting-values.js';
 
 /** The settings of the organisation's LDAP directory or Active Directory as a source of users. */
@@ -23,7 +24,7 @@ export const directorySettings = {
   },
   DEA_LDAP_BIND_PASSWORD_FILE: {
     schema: Type.String({ default: '' }),
-    doc: "File holding that account's password (read once at start, never logged).",
+    doc: "File holding that account's password (read once at start, never logged); refused when its group or others may read it (chmod 600).",
   },
   DEA_LDAP_BASE_DN: {
     schema: Type.String({ default: '' }),
@@ -199,10 +200,23 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
       return '';
     }
   };
-  const bindPassword = readFile('DEA_LDAP_BIND_PASSWORD_FILE', values.DEA_LDAP_BIND_PASSWORD_FILE).replace(
-    /\r?\n$/,
-    '',
-  );
+  const readSecretFile = (name: string, path: string): string => {
+    if (path === '') return '';
+    try {
+      return readPrivateFileSync(path).toString('utf8');
+    } catch (error) {
+      problems.push(
+        error instanceof OpenPrivateFileError
+          ? `${name}: ${error.message}`
+          : `${name}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+      return '';
+    }
+  };
+  const bindPassword = readSecretFile(
+    'DEA_LDAP_BIND_PASSWORD_FILE',
+    values.DEA_LDAP_BIND_PASSWORD_FILE,
+  ).replace(/\r?\n$/, '');
   if (values.DEA_LDAP_BIND_DN !== '' && bindPassword === '')
     problems.push(
       'DEA_LDAP_BIND_PASSWORD_FILE: required with DEA_LDAP_BIND_DN (a file holding its password)',

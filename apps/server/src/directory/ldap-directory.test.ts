@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,11 +88,28 @@ describe('the directory on OpenLDAP (slapd)', () => {
     const wrongCa = directoryOf({ ...tree.settings, DEA_LDAP_CA_FILE: '' });
     await expect(wrongCa.findUser('alice')).rejects.toThrow(/DEA_LDAP_CA_FILE/);
     const wrongFile = join(mkdtempSync(join(tmpdir(), 'dea-bind-')), 'password');
-    writeFileSync(wrongFile, 'not the reader password\n');
+    writeFileSync(wrongFile, 'not the reader password\n', { mode: 0o600 });
     const badReader = directoryOf({ ...tree.settings, DEA_LDAP_BIND_PASSWORD_FILE: wrongFile });
     await expect(badReader.findUser('alice')).rejects.toThrow(
       /refused the service account .*DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE/,
     );
+  });
+
+  it('refuses a bind password file its group or others may read, naming it and chmod 600', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'dea-bind-')), 'password');
+    writeFileSync(file, 'the reader password\n', { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const settings = {
+      DEA_LDAP_URL: 'ldap://directory.example.com',
+      DEA_LDAP_BASE_DN: 'dc=example,dc=com',
+      DEA_LDAP_BIND_DN: 'cn=reader,dc=example,dc=com',
+      DEA_LDAP_BIND_PASSWORD_FILE: file,
+    };
+    expect(() => testConfig(settings)).toThrow(
+      `DEA_LDAP_BIND_PASSWORD_FILE: ${file} may be read by others than its owner (mode 0644): refused, as ssh refuses such a key; run chmod 600 ${file}`,
+    );
+    chmodSync(file, 0o600);
+    expect(testConfig(settings).directory?.bindPassword).toBe('the reader password');
   });
 
   it('names every bad directory setting at start', () => {

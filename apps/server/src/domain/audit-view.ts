@@ -16,8 +16,23 @@ const PAGE = 50;
 export const CSV_MAX_ROWS = 10_000;
 const CSV_COLUMNS = ['at', 'event', 'username', 'userId', 'actor', 'clientAddress', 'details'] as const;
 
-/** A cell a spreadsheet would run as a formula (=, +, -, @, tab, return) is prefixed with '. */
-const safeCell = (text: string): string => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+/** Leading characters a spreadsheet may skip before it reads a formula: spaces, controls, format characters. */
+const LEADING_BLANKS = /^[\p{White_Space}\p{Cc}\p{Cf}]*/u;
+/** What starts a formula once the cell is NFKC-normalised (U+2212, the minus sign, has no NFKC mapping). */
+const FORMULA_START = /^[=+\-@\u2212]/;
+
+/**
+ * A cell a spreadsheet could run as a formula is prefixed with ' (OWASP's CSV injection advice):
+ * after NFKC normalisation (fullwidth ＝ ＋ － ＠, small ﹢ ﹦, super- and subscript signs become
+ * = + - @) and after any leading spaces, controls and format characters, it starts with
+ * = + - @ (or the minus sign), or those leading characters hold a tab or a carriage return.
+ */
+export function safeCell(text: string): string {
+  const normal = text.normalize('NFKC');
+  const blanks = LEADING_BLANKS.exec(normal)?.[0] ?? '';
+  const formula = /[\t\r]/.test(blanks) || FORMULA_START.test(normal.slice(blanks.length));
+  return formula ? `'${text}` : text;
+}
 
 function time(text: string | undefined, name: string): number | undefined {
   if (text === undefined) return undefined;

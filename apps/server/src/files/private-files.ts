@@ -1,4 +1,5 @@
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /**
  * The data folder holds the store and the server secret: only the server's own user may read it.
@@ -12,4 +13,49 @@ export function ensurePrivateFolder(path: string): void {
 export function ensurePrivateFile(path: string): void {
   if (existsSync(path)) return;
   closeSync(openSync(path, 'a', 0o600));
+}
+
+/** A file holding a secret that others than its owner may read or change. */
+export class OpenPrivateFileError extends Error {
+  constructor(
+    readonly path: string,
+    readonly mode: number,
+    what: string,
+  ) {
+    super(
+      `${what}${path} may be read by others than its owner (mode ${mode.toString(8).padStart(4, '0')}): refused, as ssh refuses such a key; run chmod 600 ${path}`,
+    );
+  }
+}
+
+/** Whether a mode lets the file's group or anyone else in (as ssh checks its keys). */
+export const isOpenMode = (mode: number): boolean => process.platform !== 'win32' && (mode & 0o077) !== 0;
+
+/**
+ * The content of a file that holds a secret (password, key), read only when its group and others
+ * have no access to it; the mode is checked on the file opened, not on its name. Throws
+ * OpenPrivateFileError naming the file and the mode to set, or the reading's own error (ENOENT).
+ * `what` starts the message ("the password file ").
+ */
+export function readPrivateFileSync(path: string, what = ''): Buffer {
+  const descriptor = openSync(path, 'r');
+  try {
+    const { mode } = fstatSync(descriptor);
+    if (isOpenMode(mode)) throw new OpenPrivateFileError(path, mode & 0o7777, what);
+    return readFileSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** readPrivateFileSync, without blocking the event loop on the read. */
+export async function readPrivateFile(path: string, what = ''): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const { mode } = await handle.stat();
+    if (isOpenMode(mode)) throw new OpenPrivateFileError(path, mode & 0o7777, what);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import Type from 'typebox';
+import { OpenPrivateFileError, readPrivateFileSync } from '../files/private-files.js';
 import type { SettingValues } from '../setting-values.js';
 
 /** Where the server listens besides PORT: native TLS and a port of its own for operations. */
@@ -11,11 +12,15 @@ export const listenerSettings = {
   },
   DEA_TLS_KEY_FILE: {
     schema: Type.String({ default: '' }),
-    doc: 'PEM file of the private key of DEA_TLS_CERT_FILE (readable by the service user only).',
+    doc: 'PEM file of the private key of DEA_TLS_CERT_FILE, readable by the service user only: refused when its group or others may read it (chmod 600).',
   },
   DEA_MANAGEMENT_PORT: {
     schema: Type.String({ pattern: '^$|^[0-9]{1,5}$', default: '' }),
-    doc: 'TCP port of /healthz, /readyz and /metrics, which then leave the public port; plain HTTP, for the monitoring network only. Empty: they are served on PORT.',
+    doc: 'TCP port of /healthz, /readyz and /metrics, which then leave the public port; plain HTTP, for the monitoring network only. Empty: /healthz and /readyz are served on PORT, /metrics only with DEA_PUBLIC_METRICS=true.',
+  },
+  DEA_PUBLIC_METRICS: {
+    schema: Type.Boolean({ default: false }),
+    doc: 'true: /metrics is also served on PORT, to anyone who reaches it (block it at the proxy). false: only on DEA_MANAGEMENT_PORT, and nowhere when that is empty.',
   },
   DEA_MANAGEMENT_HOST: {
     schema: Type.String({ default: '' }),
@@ -33,6 +38,8 @@ export interface ListenerConfig {
   tls: TlsFiles | undefined;
   /** The operations routes on a port of their own; undefined: on PORT. */
   management: { port: number; host: string } | undefined;
+  /** /metrics on PORT as well (DEA_PUBLIC_METRICS); it is always on the management port. */
+  publicMetrics: boolean;
 }
 
 export function listenerConfigOf(
@@ -55,6 +62,7 @@ export function listenerConfigOf(
     tls: certFile === '' || keyFile === '' ? undefined : { certFile, keyFile },
     management:
       portText === '' ? undefined : { port, host: values.DEA_MANAGEMENT_HOST.trim() || values.HOST },
+    publicMetrics: values.DEA_PUBLIC_METRICS,
   };
 }
 
@@ -65,17 +73,18 @@ export class TlsFilesError extends Error {}
  * setting and the cause (file missing, not PEM, key not of the certificate).
  */
 export function readTlsFiles(files: TlsFiles): { cert: Buffer; key: Buffer } {
-  const read = (setting: string, path: string): Buffer => {
+  const read = (setting: string, path: string, secret = false): Buffer => {
     try {
-      return readFileSync(path);
+      return secret ? readPrivateFileSync(path) : readFileSync(path);
     } catch (error) {
+      if (error instanceof OpenPrivateFileError) throw new TlsFilesError(`${setting}: ${error.message}`);
       throw new TlsFilesError(
         `${setting}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check the path and that the service user may read it`,
       );
     }
   };
   const cert = read('DEA_TLS_CERT_FILE', files.certFile);
-  const key = read('DEA_TLS_KEY_FILE', files.keyFile);
+  const key = read('DEA_TLS_KEY_FILE', files.keyFile, true);
   try {
     createSecureContext({ cert, key });
   } catch (error) {

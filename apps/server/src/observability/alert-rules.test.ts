@@ -25,7 +25,7 @@ describe('the example Prometheus alerts (deploy/prometheus)', () => {
       expect(tested.output).toContain('SUCCESS');
       expect(tested.status).toBe(0);
 
-      const t = await startApp();
+      const t = await startApp({ DEA_PUBLIC_METRICS: 'true' });
       const exported = (await t.app.inject({ url: '/metrics' })).body;
       const names = new Set(
         [...exported.matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap(([, name = '', type]) =>

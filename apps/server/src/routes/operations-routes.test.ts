@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import type { FastifyInstance } from 'fastify';
 import { describe, expect } from 'vitest';
+import { buildManagementApp } from '../app.js';
 import { newId } from '../crypto/ids.js';
 import { purgeStore, retentionRulesOf } from '../domain/retention.js';
 import { createServiceKey } from '../domain/service-keys.js';
@@ -80,8 +82,39 @@ describe('operations', () => {
     expect(unready.json()).toEqual({ status: 'unavailable' });
   });
 
+  appTest(
+    'serves /metrics on the management port, and on the public port only with DEA_PUBLIC_METRICS=true',
+    async ({ startApp }) => {
+      const metricsOf = async (app: FastifyInstance) => {
+        const answer = await app.inject({ url: '/metrics' });
+        return answer.statusCode === 200 && answer.body.includes('dea_signins_total');
+      };
+      const byDefault = await startApp();
+      expect(await metricsOf(byDefault.app)).toBe(false);
+      expect((await byDefault.app.inject({ url: '/healthz' })).statusCode).toBe(200);
+      expect((await byDefault.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+      // Not in the OpenAPI document either way.
+      expect((await byDefault.app.inject({ url: '/dea/api/docs/json' })).body).not.toContain('/metrics');
+
+      expect(await metricsOf((await startApp({ DEA_PUBLIC_METRICS: 'true' })).app)).toBe(true);
+
+      for (const publicMetrics of ['false', 'true']) {
+        const managed = await startApp({ DEA_MANAGEMENT_PORT: '0', DEA_PUBLIC_METRICS: publicMetrics });
+        const management = await buildManagementApp(managed.app);
+        try {
+          expect(await metricsOf(management)).toBe(true);
+          expect((await management.inject({ url: '/readyz' })).statusCode).toBe(200);
+          expect(await metricsOf(managed.app)).toBe(publicMetrics === 'true');
+          expect((await managed.app.inject({ url: '/readyz' })).statusCode).toBe(404);
+        } finally {
+          await management.close();
+        }
+      }
+    },
+  );
+
   appTest('counts codes, sign-ins and request latency in Prometheus metrics', async ({ startApp }) => {
-    const t = await startApp();
+    const t = await startApp({ DEA_PUBLIC_METRICS: 'true' });
     const user = await t.createUser();
     const session = await t.signIn(user);
     await t.app.inject({
@@ -158,9 +191,7 @@ describe('operations', () => {
         });
       }
       const purgedCodes = async () =>
-        /dea_purged_rows_total\{kind="codes"\} (\d+)/.exec(
-          (await t.app.inject({ url: '/metrics' })).body,
-        )?.[1];
+        /dea_purged_rows_total\{kind="codes"\} (\d+)/.exec(await t.services.metrics.registry.metrics())?.[1];
       const rules = retentionRulesOf(t.services.config);
       const seenBetweenBatches: (string | undefined)[] = [];
       await purgeStore(

@@ -9,9 +9,20 @@ const READINESS_TIMEOUT_MS = 2_000;
  * What operators and their tooling call: liveness, readiness (the store answers), Prometheus
  * metrics, and the OpenAPI document with a browsable reference at /dea/api/docs.
  */
-export const operationsRoutes: FastifyPluginAsync = async (app) => {
+export const operationsRoutes: FastifyPluginAsync<{ health: boolean; metrics: boolean }> = async (
+  app,
+  options,
+) => {
   const { metrics } = app.services;
   const hidden = { schema: { hide: true } };
+  // Metrics: always on the management port, on the public one only with DEA_PUBLIC_METRICS.
+  if (options.metrics) {
+    app.get('/metrics', hidden, async (_request, reply) => {
+      void reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store');
+      return metrics.registry.metrics();
+    });
+  }
+  if (!options.health) return;
   app.get('/healthz', hidden, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     return { status: 'ok' };
@@ -31,11 +42,6 @@ export const operationsRoutes: FastifyPluginAsync = async (app) => {
       app.log.warn({ err: error }, 'not ready');
       return reply.code(503).send({ status: 'unavailable' });
     }
-  });
-
-  app.get('/metrics', hidden, async (_request, reply) => {
-    void reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store');
-    return metrics.registry.metrics();
   });
 };
 

@@ -5,6 +5,7 @@ import { maskEmail, maskHandle, maskPhone } from '../domain/masking.js';
 import { openOutboxMessage } from '../delivery/outbox-provider.js';
 import { escapeHtml } from '../delivery/html.js';
 import { requireSession } from '../http/session-guard.js';
+import { demoModeOf } from '../domain/demo-mode.js';
 
 export const OUTBOX_PAGE_PATH = `${PAGE_BASE_PATH}outbox`;
 const SHOWN = 50;
@@ -21,12 +22,15 @@ function maskedRecipient(type: string, recipient: string): string {
 
 /**
  * The demo outbox: the signed-in user's own messages, newest first, so a newcomer on the demo
- * store sees the code that "was sent". Registered only in demo mode (elsewhere the path is a
- * 404). Recipients stay masked as everywhere in the browser; every value is escaped.
+ * store sees the code that "was sent". Registered only in demo mode, and answered only while it
+ * lasts: a store with any user besides the demo users has none (domain/demo-mode.ts; elsewhere
+ * the path is a 404). Recipients stay masked as everywhere in the browser; every value is escaped.
  */
 export const outboxPage: FastifyPluginAsync = async (app) => {
   app.get(OUTBOX_PAGE_PATH, { onRequest: requireSession, schema: { hide: true } }, async (request, reply) => {
     const { store, keys } = app.services;
+    // A user added since the start (dea user add) ends demo mode: the page is gone at once.
+    if (!(await demoModeOf(app.services.config, store)).on) return reply.callNotFound();
     const userId = request.signedIn?.user.id ?? '';
     // Only types that go to the outbox now: once a real provider is configured for a type, its
     // earlier outbox messages are no demo any more and stay out of the browser.
