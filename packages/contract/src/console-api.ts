@@ -142,7 +142,8 @@ export type HelpDeskUserParams = Type.Static<typeof HelpDeskUserParams>;
 export const HelpDeskUser = Type.Object({
   user: HelpDeskUserSummary,
   mayIssue: Type.Boolean({
-    description: 'false when the user\'s "Help Desk" group policy keeps this role from giving them a code',
+    description:
+      'false when the user is disabled (the help desk gives them nothing); a user whose "Help Desk" group policy leaves this role out is not shown at all',
   }),
   policy: Type.Object({
     enableECode: Type.Boolean(),
