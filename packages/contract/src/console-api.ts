@@ -281,6 +281,10 @@ export const AdminGroup = Type.Object({
   }),
   effective: PolicyOptions,
   issuers: Type.Array(Type.String(), { description: 'The console roles that may give its members a code' }),
+  owner: Type.String({
+    description:
+      'Who owns the group: local (an operator), scim (SCIM may rename it and set its SCIM members), ldap or import',
+  }),
 });
 export type AdminGroup = Type.Static<typeof AdminGroup>;
 export const AdminGroups = Type.Object({
@@ -312,6 +316,11 @@ export const AdminPolicyChange = Type.Object(
   strict,
 );
 export type AdminPolicyChange = Type.Static<typeof AdminPolicyChange>;
+export const AdminGroupOwnerChange = Type.Object(
+  { owner: Type.Union([Type.Literal('local'), Type.Literal('scim')]) },
+  strict,
+);
+export type AdminGroupOwnerChange = Type.Static<typeof AdminGroupOwnerChange>;
 export const AdminPolicyResult = Type.Object({ options: AnyOptions });
 
 export const AdminServiceKey = Type.Object({

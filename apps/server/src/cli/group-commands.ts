@@ -1,6 +1,7 @@
 import { POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } from '@dea/contract';
 import Value from 'typebox/value';
 import {
+  GROUP_OWNERS,
   GroupPolicies,
   POLICY_NAMES,
   type PolicyName,
@@ -129,7 +130,13 @@ export const groupCommands: CommandGroup = {
         for (const group of await store.groups.list()) {
           const members = (await store.groups.listMembers(group.id)).map((id) => usernames.get(id) ?? id);
           const categories = (await store.groups.listPolicies(group.id)).map((policy) => policy.category);
-          groups.push({ name: group.name, priority: group.priority, members: members.sort(), categories });
+          groups.push({
+            name: group.name,
+            priority: group.priority,
+            owner: group.source,
+            members: members.sort(),
+            categories,
+          });
         }
         if (values.json === true) {
           context.out(JSON.stringify(groups, null, 2));
@@ -138,9 +145,26 @@ export const groupCommands: CommandGroup = {
         if (groups.length === 0) context.out('No groups.');
         for (const group of groups) {
           context.out(
-            `${group.name}  priority ${group.priority}  members ${group.members.join(', ') || '-'}  policies ${group.categories.join(', ') || '-'}`,
+            `${group.name}  priority ${group.priority}  owner ${group.owner}  members ${group.members.join(', ') || '-'}  policies ${group.categories.join(', ') || '-'}`,
           );
         }
+        return 0;
+      },
+    },
+    owner: {
+      summary: 'hand a group to SCIM (it may then rename it and set its SCIM members) or take it back',
+      usage: `<group> ${GROUP_OWNERS.join('|')}`,
+      options: {},
+      async run(_values, positionals, context) {
+        const groupName = argument(positionals, 0, 'group');
+        const owner = argument(positionals, 1, GROUP_OWNERS.join('|'));
+        noMoreArguments(positionals, 2);
+        const { store } = await context.open();
+        const group = await findGroup(store, groupName);
+        await new GroupPolicies(store, () => context.now())
+          .setOwner(group, owner, 'cli')
+          .catch((error: unknown) => asCliFailure(error));
+        context.out(`Group ${group.name} is owned by ${owner}.`);
         return 0;
       },
     },

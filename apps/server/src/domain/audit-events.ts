@@ -46,6 +46,8 @@ export const AUDIT_EVENTS = {
   'channel.removed': "a user's channel was removed",
   'group.created': 'a group was added',
   'group.renamed': 'a group was renamed (details: from, group)',
+  'group.owner_set':
+    'a group was handed to SCIM or taken back by an operator (details: group, from, owner: local or scim)',
   'group.member_added': 'a user joined a group',
   'group.member_removed': 'a user left a group',
   'policy.set': "a group's policy changed",

@@ -201,6 +201,40 @@ describe.each(STORE_KINDS)('console administration on %s', (kind) => {
   );
 
   appTest(
+    'hands a group to SCIM and takes it back, by the rule of dea group owner',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const admin = await consoleAgent(t, BASE, 'admin');
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
+      const groupId = (await admin.post('/groups', { name: 'Contractors', priority: 1 })).json<
+        Envelope<{ id: string }>
+      >().result.id;
+      expect((await helper.post(`/groups/${groupId}/owner`, { owner: 'scim' })).statusCode).toBe(403);
+      expect((await admin.post(`/groups/${groupId}/owner`, { owner: 'ldap' })).statusCode).toBe(400);
+      expect((await admin.post('/groups/no-such-group/owner', { owner: 'scim' })).statusCode).toBe(404);
+      expect((await t.services.store.groups.findByName('Contractors'))?.source).toBe('local');
+
+      expect((await admin.post(`/groups/${groupId}/owner`, { owner: 'scim' })).json()).toMatchObject({
+        error: 0,
+        result: { owner: 'scim' },
+      });
+      expect((await admin.get('/groups')).json()).toMatchObject({
+        result: { groups: [{ id: groupId, owner: 'scim' }] },
+      });
+      expect(await t.services.store.audit.list({ event: 'group.owner_set' })).toMatchObject([
+        {
+          actor: `console:${admin.username}`,
+          details: { group: 'Contractors', from: 'local', owner: 'scim' },
+        },
+      ]);
+      expect((await admin.post(`/groups/${groupId}/owner`, { owner: 'local' })).json()).toMatchObject({
+        result: { owner: 'local' },
+      });
+      expect((await t.services.store.groups.findByName('Contractors'))?.source).toBe('local');
+    },
+  );
+
+  appTest(
     'creates a service key shown once that verifies codes, lists keys without secrets, and revokes',
     async ({ startApp, expect }) => {
       const t = await startApp();

@@ -12,6 +12,7 @@ import * as serviceKeyHashedAt from './0010-service-key-hashed-at.js';
 import * as issueCodeFunction from './0011-issue-code-function.js';
 import * as codesExpiryIndex from './0012-codes-expiry-index.js';
 import * as issueCodeGenericPlan from './0013-issue-code-generic-plan.js';
+import * as groupSource from './0015-group-source.js';
 
 /** Versioned migrations, applied in name order at start. Never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-issue-code-function': issueCodeFunction,
   '0012-codes-expiry-index': codesExpiryIndex,
   '0013-issue-code-generic-plan': issueCodeGenericPlan,
+  '0015-group-source': groupSource,
 };
 
 export const migrationProvider: MigrationProvider = {
