@@ -7,12 +7,12 @@ import {
   type PolicyName,
   policyOptionProblem,
 } from '../domain/group-policies.js';
+import { changeMembership } from '../domain/group-membership.js';
 import { resolvePolicy } from '../domain/policy.js';
 import { groupRadiusCommand } from './group-radius-command.js';
 import {
   argument,
   asCliFailure,
-  auditChange,
   CliFailure,
   type Command,
   type CommandGroup,
@@ -77,12 +77,12 @@ function membershipCommand(adding: boolean): Command {
       const isMember = (await store.groups.listMembers(group.id)).includes(user.id);
       if (adding && isMember) throw new CliFailure(`${username} is already in group ${groupName}`);
       if (!adding && !isMember) throw new CliFailure(`${username} is not in group ${groupName}`);
-      if (adding) await store.groups.addMember(group.id, user.id);
-      else await store.groups.removeMember(group.id, user.id);
-      await auditChange(store, context.now(), adding ? 'group.member_added' : 'group.member_removed', {
-        userId: user.id,
-        details: { group: group.name },
-      });
+      // The rule of every membership: audited, and codes revoked when this switches them off.
+      await changeMembership(
+        store,
+        { group, userId: user.id, member: adding },
+        { actor: 'cli', at: context.now() },
+      );
       context.out(adding ? `Added ${username} to ${groupName}.` : `Removed ${username} from ${groupName}.`);
       return 0;
     },

@@ -29,6 +29,8 @@ export const AUDIT_EVENTS = {
   'code.verify_lockout': "a user's codes are locked after too many failed verifications",
   'code.verify_locked': 'a verification refused while the lock holds',
   'code.verify_unlocked': 'an operator ended a verification lock',
+  'codes.switched_off':
+    "a user's codes were switched off (disabled, or their group policy no longer allows codes): their unused codes were revoked (details: cause, codeIds)",
   'codes.purged': 'used and expired codes were removed (written before dea purge came; now store.purged)',
   'store.purged':
     'the retention purge removed rows (details.removed: how many codes, sessions, consoleSessions, signinFailures, rateCounters, audit, outbox)',

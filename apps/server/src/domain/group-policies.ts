@@ -3,11 +3,13 @@ import {
   CONSOLE_ISSUER_ROLES,
   HelpDeskPolicyOptions,
   POLICY_CATEGORY_HELP_DESK,
+  POLICY_CATEGORY_SELF_SERVICE,
   PolicyOptions,
 } from '@dea/contract';
 import Value from 'typebox/value';
 import { newId } from '../crypto/ids.js';
 import type { Group, Store, UserSource } from '../store/store.js';
+import { revokeCodesIfSwitchedOff } from './codes-switched-off.js';
 import { RuleError } from './rule-error.js';
 
 export type PolicyName = keyof PolicyOptions;
@@ -171,6 +173,16 @@ export class GroupPolicies {
       { event: 'policy.set', actor, details: { group: group.name, category, options: changes } },
       at,
     );
+    // Members whose codes this switched off (enableECode false, where this group's policy is the
+    // one they get) keep no unused code.
+    if (category === POLICY_CATEGORY_SELF_SERVICE) {
+      await revokeCodesIfSwitchedOff(this.store, await this.store.groups.listMembers(group.id), {
+        actor,
+        at,
+        cause: 'policy set',
+        details: { group: group.name },
+      });
+    }
     return options;
   }
 }
