@@ -158,7 +158,8 @@ export type HelpDeskUserParams = Type.Static<typeof HelpDeskUserParams>;
 export const HelpDeskUser = Type.Object({
   user: HelpDeskUserSummary,
   mayIssue: Type.Boolean({
-    description: 'false when the user\'s "Help Desk" group policy keeps this role from giving them a code',
+    description:
+      'false when the user is disabled (the help desk gives them nothing); a user whose "Help Desk" group policy leaves this role out is not shown at all',
   }),
   policy: Type.Object({
     enableECode: Type.Boolean(),
@@ -296,6 +297,10 @@ export const AdminGroup = Type.Object({
   }),
   effective: PolicyOptions,
   issuers: Type.Array(Type.String(), { description: 'The console roles that may give its members a code' }),
+  owner: Type.String({
+    description:
+      'Who owns the group: local (an operator), scim (SCIM may rename it and set its SCIM members), ldap or import',
+  }),
 });
 export type AdminGroup = Type.Static<typeof AdminGroup>;
 export const AdminGroups = Type.Object({
@@ -327,6 +332,11 @@ export const AdminPolicyChange = Type.Object(
   strict,
 );
 export type AdminPolicyChange = Type.Static<typeof AdminPolicyChange>;
+export const AdminGroupOwnerChange = Type.Object(
+  { owner: Type.Union([Type.Literal('local'), Type.Literal('scim')]) },
+  strict,
+);
+export type AdminGroupOwnerChange = Type.Static<typeof AdminGroupOwnerChange>;
 export const AdminPolicyResult = Type.Object({ options: AnyOptions });
 
 export const AdminServiceKey = Type.Object({

@@ -38,8 +38,8 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
       out: 'Removed frank from Staff.',
     });
     expect((await cli.run(['group', 'list'])).out.split('\n')).toEqual([
-      'Admins  priority 10  members erin  policies -',
-      'Staff  priority 0  members erin  policies -',
+      'Admins  priority 10  owner local  members erin  policies -',
+      'Staff  priority 0  owner local  members erin  policies -',
     ]);
   });
 
@@ -112,7 +112,7 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
     };
     expect(json.effective).toMatchObject({ codeLength: 8, codeUses: 2, emergencyCodeDelivery: 'Channel' });
     expect((await cli.run(['group', 'list'])).out).toContain(
-      'Admins  priority 10  members erin  policies Self Service, VPN',
+      'Admins  priority 10  owner local  members erin  policies Self Service, VPN',
     );
   });
 

@@ -1,17 +1,18 @@
 import { POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } from '@dea/contract';
 import Value from 'typebox/value';
 import {
+  GROUP_OWNERS,
   GroupPolicies,
   POLICY_NAMES,
   type PolicyName,
   policyOptionProblem,
 } from '../domain/group-policies.js';
+import { changeMembership } from '../domain/group-membership.js';
 import { resolvePolicy } from '../domain/policy.js';
 import { groupRadiusCommand } from './group-radius-command.js';
 import {
   argument,
   asCliFailure,
-  auditChange,
   CliFailure,
   type Command,
   type CommandGroup,
@@ -76,12 +77,12 @@ function membershipCommand(adding: boolean): Command {
       const isMember = (await store.groups.listMembers(group.id)).includes(user.id);
       if (adding && isMember) throw new CliFailure(`${username} is already in group ${groupName}`);
       if (!adding && !isMember) throw new CliFailure(`${username} is not in group ${groupName}`);
-      if (adding) await store.groups.addMember(group.id, user.id);
-      else await store.groups.removeMember(group.id, user.id);
-      await auditChange(store, context.now(), adding ? 'group.member_added' : 'group.member_removed', {
-        userId: user.id,
-        details: { group: group.name },
-      });
+      // The rule of every membership: audited, and codes revoked when this switches them off.
+      await changeMembership(
+        store,
+        { group, userId: user.id, member: adding },
+        { actor: 'cli', at: context.now() },
+      );
       context.out(adding ? `Added ${username} to ${groupName}.` : `Removed ${username} from ${groupName}.`);
       return 0;
     },
@@ -129,7 +130,13 @@ export const groupCommands: CommandGroup = {
         for (const group of await store.groups.list()) {
           const members = (await store.groups.listMembers(group.id)).map((id) => usernames.get(id) ?? id);
           const categories = (await store.groups.listPolicies(group.id)).map((policy) => policy.category);
-          groups.push({ name: group.name, priority: group.priority, members: members.sort(), categories });
+          groups.push({
+            name: group.name,
+            priority: group.priority,
+            owner: group.source,
+            members: members.sort(),
+            categories,
+          });
         }
         if (values.json === true) {
           context.out(JSON.stringify(groups, null, 2));
@@ -138,9 +145,26 @@ export const groupCommands: CommandGroup = {
         if (groups.length === 0) context.out('No groups.');
         for (const group of groups) {
           context.out(
-            `${group.name}  priority ${group.priority}  members ${group.members.join(', ') || '-'}  policies ${group.categories.join(', ') || '-'}`,
+            `${group.name}  priority ${group.priority}  owner ${group.owner}  members ${group.members.join(', ') || '-'}  policies ${group.categories.join(', ') || '-'}`,
           );
         }
+        return 0;
+      },
+    },
+    owner: {
+      summary: 'hand a group to SCIM (it may then rename it and set its SCIM members) or take it back',
+      usage: `<group> ${GROUP_OWNERS.join('|')}`,
+      options: {},
+      async run(_values, positionals, context) {
+        const groupName = argument(positionals, 0, 'group');
+        const owner = argument(positionals, 1, GROUP_OWNERS.join('|'));
+        noMoreArguments(positionals, 2);
+        const { store } = await context.open();
+        const group = await findGroup(store, groupName);
+        await new GroupPolicies(store, () => context.now())
+          .setOwner(group, owner, 'cli')
+          .catch((error: unknown) => asCliFailure(error));
+        context.out(`Group ${group.name} is owned by ${owner}.`);
         return 0;
       },
     },

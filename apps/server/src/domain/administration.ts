@@ -94,6 +94,7 @@ export class Administration {
           stored: stored ?? null,
           effective: resolvePolicy(stored, codeDefaults),
           issuers: [...issuersOf(of(POLICY_CATEGORY_HELP_DESK))],
+          owner: group.source,
         };
       }),
     );
@@ -118,6 +119,15 @@ export class Administration {
       .setPolicy(group, change.category, change.options, actor)
       .catch(asApiError);
     return { options };
+  }
+
+  /** Hands the group to SCIM or takes it back, by the rule the CLI's dea group owner uses. */
+  async setGroupOwner(caller: ConsoleCaller, groupId: string, owner: string): Promise<{ owner: string }> {
+    const actor = this.allowed(caller);
+    const group = (await this.deps.store.groups.list()).find((each) => each.id === groupId);
+    if (group === undefined) throw notFound();
+    const changed = await this.groupPolicies.setOwner(group, owner, actor).catch(asApiError);
+    return { owner: changed.source };
   }
 
   async branding(caller: ConsoleCaller): Promise<{ entries: BrandingEntry[] }> {

@@ -29,6 +29,8 @@ export const AUDIT_EVENTS = {
   'code.verify_lockout': "a user's codes are locked after too many failed verifications",
   'code.verify_locked': 'a verification refused while the lock holds',
   'code.verify_unlocked': 'an operator ended a verification lock',
+  'codes.switched_off':
+    "a user's codes were switched off (disabled, or their group policy no longer allows codes): their unused codes were revoked (details: cause, codeIds)",
   'codes.purged': 'used and expired codes were removed (written before dea purge came; now store.purged)',
   'store.purged':
     'the retention purge removed rows (details.removed: how many codes, sessions, consoleSessions, signinFailures, rateCounters, audit, outbox)',
@@ -46,6 +48,8 @@ export const AUDIT_EVENTS = {
   'channel.removed': "a user's channel was removed",
   'group.created': 'a group was added',
   'group.renamed': 'a group was renamed (details: from, group)',
+  'group.owner_set':
+    'a group was handed to SCIM or taken back by an operator (details: group, from, owner: local or scim)',
   'group.member_added': 'a user joined a group',
   'group.member_removed': 'a user left a group',
   'policy.set': "a group's policy changed",

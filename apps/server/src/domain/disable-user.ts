@@ -1,7 +1,9 @@
 import type { Store } from '../store/store.js';
+import { revokeCodesIfSwitchedOff } from './codes-switched-off.js';
 
 /**
- * Disables a user: no sign-in, no codes, every verification fails; every session ends at once.
+ * Disables a user: no sign-in, no codes, every verification fails; every session ends at once
+ * and every unused code is revoked (so that none works again if the user is enabled).
  * The one rule for the CLI, the directory and every other source. Answers the sessions ended.
  */
 export async function disableUser(
@@ -17,5 +19,6 @@ export async function disableUser(
     { event: 'user.disabled', userId, actor, details: { ...details, sessionsEnded } },
     at,
   );
+  await revokeCodesIfSwitchedOff(store, [userId], { actor, at, cause: 'user disabled' });
   return sessionsEnded;
 }

@@ -1,8 +1,10 @@
 import type { Group, Store } from '../store/store.js';
+import { revokeCodesIfSwitchedOff } from './codes-switched-off.js';
 
 /**
- * A user joins or leaves a group, audited with who did it; the one rule for the directory, the
- * import and SCIM. Answers whether anything changed.
+ * A user joins or leaves a group, audited with who did it; the one rule for the CLI, the
+ * directory, the import and SCIM. When the change leaves the user's policy without codes, their
+ * unused codes are revoked. Answers whether anything changed.
  */
 export async function changeMembership(
   store: Store,
@@ -24,5 +26,11 @@ export async function changeMembership(
     },
     audit.at,
   );
+  await revokeCodesIfSwitchedOff(store, [userId], {
+    actor: audit.actor,
+    at: audit.at,
+    cause: 'membership changed',
+    details: { group: group.name },
+  });
   return true;
 }

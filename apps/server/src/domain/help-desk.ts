@@ -1,4 +1,5 @@
 import {
+  canonicalUsername,
   ErrorNumber,
   type HelpDeskIssueResult,
   type HelpDeskUser,
@@ -46,14 +47,28 @@ export class HelpDesk {
     if (!caller.passkeyVerified || !HELP_DESK_ROLES.includes(caller.account.role)) throw forbidden();
   }
 
-  /** The user's "Help Desk" policy names the roles that may give them a code (both without one). */
+  /** The user's "Help Desk" policy names the roles that may help them (both without one). */
   private async issuersAllow(caller: ConsoleCaller, userId: string): Promise<boolean> {
     const stored = await this.store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_HELP_DESK);
     return issuersOf(stored).includes(caller.account.role);
   }
 
-  private async mayIssue(caller: ConsoleCaller, userId: string): Promise<void> {
-    if (!(await this.issuersAllow(caller, userId))) throw forbidden();
+  /**
+   * The one check of every help-desk action on a user: the agent may act at all, the user
+   * exists, and the user's "Help Desk" policy names the agent's role: it governs seeing the user,
+   * taking things back and giving them anything. A disabled user is given nothing (no code, sent
+   * or shown, and no end of their lock); what is taken back (codes, sessions) still may be.
+   */
+  private async helpable(
+    caller: ConsoleCaller,
+    userId: string,
+    action: 'see' | 'take' | 'give',
+  ): Promise<User> {
+    this.allowed(caller);
+    const user = await this.find(userId);
+    if (!(await this.issuersAllow(caller, user.id))) throw forbidden();
+    if (action === 'give' && user.disabled) throw forbidden();
+    return user;
   }
 
   async search(caller: ConsoleCaller, query: string) {
@@ -62,20 +77,24 @@ export class HelpDesk {
     const byDigits = /^\d{3,}$/.test(needle)
       ? new Set(await this.store.channels.findUserIdsByAddressEnding(needle, SEARCH_LIMIT))
       : new Set<string>();
-    const found = (await this.store.users.list())
-      .filter(
-        (user) =>
-          byDigits.has(user.id) ||
-          user.username.toLowerCase().includes(needle) ||
-          user.fullName.toLowerCase().includes(needle),
-      )
-      .slice(0, SEARCH_LIMIT);
+    const matching = (await this.store.users.list()).filter(
+      (user) =>
+        byDigits.has(user.id) ||
+        // Stored names are canonical (RFC 8265): the query is spelled the same way when it can be.
+        user.username.includes(canonicalUsername(query) ?? needle) ||
+        user.fullName.toLowerCase().includes(needle),
+    );
+    // Members of a group whose "Help Desk" policy leaves this role out are not the agent's to see.
+    const found: User[] = [];
+    for (const user of matching) {
+      if (found.length === SEARCH_LIMIT) break;
+      if (await this.issuersAllow(caller, user.id)) found.push(user);
+    }
     return Promise.all(found.map((user) => this.summary(user)));
   }
 
   async user(caller: ConsoleCaller, userId: string): Promise<HelpDeskUser> {
-    this.allowed(caller);
-    const user = await this.find(userId);
+    const user = await this.helpable(caller, userId, 'see');
     const at = this.now();
     const policy = resolvePolicy(
       await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
@@ -86,7 +105,7 @@ export class HelpDesk {
       lock !== undefined && lock.lockedAt !== null && (lock.lockedUntil === null || lock.lockedUntil > at);
     return {
       user: await this.summary(user),
-      mayIssue: await this.issuersAllow(caller, user.id),
+      mayIssue: !user.disabled,
       policy: {
         enableECode: policy.enableECode,
         emergencyCodeDelivery: policy.emergencyCodeDelivery,
@@ -137,9 +156,7 @@ export class HelpDesk {
     this.allowed(caller);
     if (!passkeyFresh)
       throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
-    const user = await this.find(userId);
-    if (user.disabled) throw forbidden();
-    await this.mayIssue(caller, user.id);
+    const user = await this.helpable(caller, userId, 'give');
     const policy = resolvePolicy(
       await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
       this.codeDefaults,
@@ -172,8 +189,7 @@ export class HelpDesk {
     this.allowed(caller);
     if (!passkeyFresh)
       throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
-    const user = await this.find(userId);
-    await this.mayIssue(caller, user.id);
+    const user = await this.helpable(caller, userId, 'give');
     const channel = await this.store.channels.findOfUser(user.id, request.recipient);
     if (channel === undefined) throw new ApiError(ErrorNumber.unknownChannel);
     return this.send({
@@ -190,8 +206,7 @@ export class HelpDesk {
 
   /** Takes back one unused code, or all of them. Answers how many. */
   async revoke(caller: ConsoleCaller, userId: string, codeId: string | undefined): Promise<number> {
-    this.allowed(caller);
-    const user = await this.find(userId);
+    const user = await this.helpable(caller, userId, 'take');
     const at = this.now();
     const codes = (await this.store.codes.listActive(user.id, at)).filter(
       (code) => codeId === undefined || code.id === codeId,
@@ -203,14 +218,12 @@ export class HelpDesk {
   }
 
   async unlock(caller: ConsoleCaller, userId: string): Promise<number> {
-    this.allowed(caller);
-    const user = await this.find(userId);
+    const user = await this.helpable(caller, userId, 'give');
     return (await this.verification.unlock(user.id, this.actorOf(caller), this.now())) ? 1 : 0;
   }
 
   async endSessions(caller: ConsoleCaller, userId: string): Promise<number> {
-    this.allowed(caller);
-    const user = await this.find(userId);
+    const user = await this.helpable(caller, userId, 'take');
     const at = this.now();
     const ended = await this.store.sessions.endAllOfUser(user.id, at);
     await this.store.audit.append(

@@ -22,5 +22,9 @@ export function resolvePolicy(
   return merged as PolicyOptions;
 }
 
+/** Whether a user with this stored "Self Service" policy may have codes (as resolvePolicy decides). */
+export const codesEnabled = (stored: Record<string, unknown> | undefined): boolean =>
+  stored?.enableECode === true;
+
 export const sendsByChannel = (policy: PolicyOptions): boolean =>
   policy.emergencyCodeDelivery === CHANNEL_DELIVERY_MODE;

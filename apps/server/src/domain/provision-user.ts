@@ -336,7 +336,7 @@ class Writes {
     let group = await this.store.groups.findByName(groupName);
     if (group === undefined) {
       // A mapped group that does not exist yet: made without a policy (no codes until one is set).
-      group = { id: newId(this.at), name: groupName, priority: 0 };
+      group = { id: newId(this.at), name: groupName, priority: 0, source: this.source };
       await this.store.groups.create(group);
       await this.audit('group.created', userId, { group: groupName });
     }

@@ -59,6 +59,12 @@ export class Metrics {
     labelNames: ['event', 'outcome'],
     registers: [this.registry],
   });
+  private readonly codesSwitchedOff = new Counter({
+    name: 'dea_codes_switched_off_total',
+    help: "Unused codes revoked because their user's codes were switched off, by cause (user disabled, policy set, membership changed).",
+    labelNames: ['cause'],
+    registers: [this.registry],
+  });
   private readonly verifyLockouts = new Counter({
     name: 'dea_code_verify_lockouts_total',
     help: 'Users whose codes were locked after too many failed verifications (someone may be guessing).',
@@ -197,6 +203,11 @@ export class Metrics {
       'code.verify_lockout': () => this.verifyLockouts.inc(),
       'code.verify_unlocked': none,
       'codes.purged': none,
+      'codes.switched_off': () =>
+        this.codesSwitchedOff.inc(
+          { cause: typeof details.cause === 'string' ? details.cause : 'unknown' },
+          Array.isArray(details.codeIds) ? details.codeIds.length : 1,
+        ),
       // Counted batch by batch as the purge goes (rowsPurged), not once it has finished.
       'store.purged': none,
       'notice.sent': none,
@@ -215,6 +226,7 @@ export class Metrics {
       'group.member_added': none,
       'group.member_removed': none,
       'group.renamed': none,
+      'group.owner_set': none,
       'policy.set': none,
       'branding.set': none,
       'branding.reset': none,

@@ -399,6 +399,95 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
     },
   );
 
+  appTest(
+    "changes only the groups it owns: an operator's group is no group to SCIM until an administrator hands it over",
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const member = (
+        await scim.call('POST', '/Users', { ...entraUser, userName: 'exec@testuser.com', externalId: 'e-1' })
+      ).body.id as string;
+      const boss = await t.createUser();
+      expect((await t.dea(['group', 'add', '--name', 'Execs', '--priority', '50'])).code).toBe(0);
+      expect((await t.dea(['group', 'add-member', 'Execs', boss.username])).code).toBe(0);
+      const execs = await t.services.store.groups.findByName('Execs');
+      const id = execs?.id ?? '';
+      const rename = {
+        schemas: [GROUP],
+        displayName: 'Hacked',
+        members: [{ value: member }],
+      };
+      const patch = {
+        schemas: [PATCH],
+        Operations: [{ op: 'replace', value: { displayName: 'Hacked' } }],
+      };
+
+      const listed = await scim.call('GET', `/Groups?filter=${encodeURIComponent('displayName eq "Execs"')}`);
+      expect(listed.body).toMatchObject({ totalResults: 0, Resources: [] });
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PUT', rename],
+        ['PATCH', patch],
+        ['DELETE', undefined],
+      ] as const) {
+        const refused = await scim.call(method, `/Groups/${id}`, body);
+        expect(refused, method).toMatchObject({
+          status: 404,
+          body: { schemas: [ERROR], status: '404', detail: `Group ${id} not found` },
+        });
+      }
+      const taken = await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: 'Execs' });
+      expect(taken).toMatchObject({
+        status: 409,
+        body: { scimType: 'uniqueness', detail: expect.stringContaining('dea group owner <group> scim') },
+      });
+      expect(await t.services.store.groups.findByName('Execs')).toEqual(execs);
+      expect(await t.services.store.groups.findByName('Hacked')).toBeUndefined();
+      expect(await t.services.store.groups.listMembers(id)).toEqual([boss.id]);
+      expect(await t.services.store.audit.list({ actor: 'scim:entra', event: 'group.renamed' })).toEqual([]);
+
+      // Handed over: SCIM lists it, renames it and sets its own users in it; the operator's stay.
+      expect((await t.dea(['group', 'owner', 'Execs', 'scim'])).code).toBe(0);
+      expect(await t.services.store.audit.list({ event: 'group.owner_set' })).toMatchObject([
+        { actor: 'cli', details: { group: 'Execs', from: 'local', owner: 'scim' } },
+      ]);
+      expect((await scim.call('GET', '/Groups')).body.Resources).toMatchObject([
+        { id, displayName: 'Execs' },
+      ]);
+      expect((await scim.call('PUT', `/Groups/${id}`, rename)).status).toBe(200);
+      expect((await t.services.store.groups.listMembers(id)).sort()).toEqual([boss.id, member].sort());
+      expect((await t.services.store.groups.findByName('Hacked'))?.id).toBe(id);
+      // And taken back: an operator's again.
+      expect((await t.dea(['group', 'owner', 'Hacked', 'local'])).code).toBe(0);
+      expect((await scim.call('DELETE', `/Groups/${id}`)).status).toBe(404);
+      expect((await t.services.store.groups.listMembers(id)).sort()).toEqual([boss.id, member].sort());
+      expect((await t.dea(['group', 'owner', 'Hacked', 'root'])).code).toBe(2);
+    },
+  );
+
+  appTest('creates and renames groups by the rules of every group', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    for (const displayName of ['   ', 'x'.repeat(101)]) {
+      const refused = await scim.call('POST', '/Groups', { schemas: [GROUP], displayName });
+      expect(refused, displayName).toMatchObject({
+        status: 400,
+        body: { scimType: 'invalidValue', detail: 'the name must be 1 to 100 characters' },
+      });
+    }
+    expect(await t.services.store.groups.list()).toEqual([]);
+    const made = await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: ' VPN ' });
+    expect(made).toMatchObject({ status: 201, body: { displayName: 'VPN' } });
+    const renamed = await scim.call('PUT', `/Groups/${made.body.id}`, {
+      schemas: [GROUP],
+      displayName: 'y'.repeat(150),
+    });
+    expect(renamed).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    expect((await t.services.store.groups.list()).map((group) => [group.name, group.source])).toEqual([
+      ['VPN', 'scim'],
+    ]);
+  });
+
   appTest('refuses in SCIM error format and changes nothing', async ({ startApp, expect }) => {
     const t = await startApp();
     const scim = await scimClient(t);

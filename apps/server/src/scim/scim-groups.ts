@@ -1,6 +1,7 @@
 import Value from 'typebox/value';
-import { newId } from '../crypto/ids.js';
 import { changeMembership } from '../domain/group-membership.js';
+import { GroupPolicies } from '../domain/group-policies.js';
+import { RuleError } from '../domain/rule-error.js';
 import type { Group, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
 import { parseFilter } from './scim-filter.js';
@@ -9,24 +10,33 @@ import { SCIM, ScimGroupInput, type ScimListQuery, type ScimPatch } from './scim
 import type { Resource } from './scim-users.js';
 
 /**
- * SCIM's Groups are the product's groups, by name: a client sees every group (so that it can
- * match one an operator made, with its policy) and manages the membership of its own (SCIM)
- * users only. A group a client creates has no policy until an operator gives it one.
+ * SCIM's Groups are the product's groups that SCIM owns (source 'scim'): the ones it created and
+ * the ones an administrator handed to it (`dea group owner`, or the console). It lists, renames
+ * and sets the SCIM members of these only; an operator's group is, to SCIM, no group at all (GET,
+ * PUT, PATCH and DELETE answer 404, as for an unknown id), so that a client matching groups by
+ * name never adopts one it may not change. A group it creates passes the rules of every group
+ * (group-policies.ts) and has no policy until an operator gives it one.
  */
 export class ScimGroups {
+  private readonly rules: GroupPolicies;
+
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.rules = new GroupPolicies(store, now);
+  }
 
   async get(id: string): Promise<Group> {
-    const group = (await this.store.groups.list()).find((candidate) => candidate.id === id);
+    const group = (await this.store.groups.list()).find(
+      (candidate) => candidate.id === id && candidate.source === 'scim',
+    );
     if (group === undefined) throw notFound(`Group ${id}`);
     return group;
   }
 
   async list(query: ScimListQuery): Promise<Group[]> {
-    let groups = await this.store.groups.list();
+    let groups = (await this.store.groups.list()).filter((group) => group.source === 'scim');
     if (query.filter !== undefined) {
       for (const { attribute, value } of parseFilter(query.filter, ['displayname', 'id'])) {
         groups = groups.filter((group) => (attribute === 'id' ? group.id === value : group.name === value));
@@ -37,21 +47,8 @@ export class ScimGroups {
 
   async create(body: unknown, actor: string): Promise<Group> {
     const input = this.checked(body);
-    if (await this.store.groups.findByName(input.displayName))
-      throw new ScimError(409, `a group named ${input.displayName} exists`, 'uniqueness');
     const members = await this.memberIds(input.members);
-    const group = { id: newId(this.now()), name: input.displayName, priority: 0 };
-    try {
-      await this.store.groups.create(group);
-    } catch (error) {
-      if (await this.store.groups.findByName(input.displayName))
-        throw new ScimError(409, `a group named ${input.displayName} exists`, 'uniqueness');
-      throw error;
-    }
-    await this.store.audit.append(
-      { event: 'group.created', actor, details: { source: 'scim', group: group.name } },
-      this.now(),
-    );
+    const group = await this.rules.createGroup(input.displayName, 0, actor, 'scim').catch(asScimError);
     await this.setMembers(group, members, actor);
     return group;
   }
@@ -60,21 +57,7 @@ export class ScimGroups {
     const group = await this.get(id);
     const input = this.checked(body);
     const members = await this.memberIds(input.members);
-    let current = group;
-    if (input.displayName !== group.name) {
-      if (await this.store.groups.findByName(input.displayName))
-        throw new ScimError(409, `a group named ${input.displayName} exists`, 'uniqueness');
-      await this.store.groups.rename(group.id, input.displayName);
-      await this.store.audit.append(
-        {
-          event: 'group.renamed',
-          actor,
-          details: { source: 'scim', from: group.name, group: input.displayName },
-        },
-        this.now(),
-      );
-      current = { ...group, name: input.displayName };
-    }
+    const current = await this.rules.renameGroup(group, input.displayName, actor).catch(asScimError);
     await this.setMembers(current, members, actor);
     return current;
   }
@@ -146,4 +129,18 @@ export class ScimGroups {
       );
     }
   }
+}
+
+/** A refusal of the rules of every group, in SCIM's terms: a taken name is 409 uniqueness. */
+function asScimError(error: unknown): never {
+  if (!(error instanceof RuleError)) throw error;
+  if (error.kind === 'conflict') {
+    throw new ScimError(
+      409,
+      `${error.message}; when it is an operator's group, an administrator may hand it to SCIM (dea group owner <group> scim, or the console's Administration)`,
+      'uniqueness',
+    );
+  }
+  if (error.kind === 'missing') throw notFound(error.message);
+  throw invalidValue(error.message);
 }

@@ -189,7 +189,10 @@ export class ScimUsers {
       ...(user.timeZone !== null && { timezone: user.timeZone }),
       emails: typed(SCIM_CHANNELS.emails),
       phoneNumbers: typed(SCIM_CHANNELS.phoneNumbers),
-      groups: groups.map((group) => ({ value: group.id, display: group.name, type: 'direct' })),
+      // Only SCIM's own groups: an operator's group is not a resource SCIM can read.
+      groups: groups
+        .filter((group) => group.source === 'scim')
+        .map((group) => ({ value: group.id, display: group.name, type: 'direct' })),
       meta: { resourceType: 'User', created: iso(user.createdAt), location },
     };
   }

@@ -53,6 +53,8 @@ export interface GroupsTable {
   name: string;
   /** When a user is in several groups, the policy of the highest priority wins. */
   priority: number;
+  /** Who owns the group (migration 0015): 'local', 'scim', 'ldap' or 'import'. */
+  source: Generated<string>;
 }
 
 export interface UserGroupsTable {

@@ -323,7 +323,7 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.users.findByExternalId('ldap', 'uuid-1')).toMatchObject({ username: 'renamed' });
       expect((await store.users.listOfSource('ldap')).map((user) => user.id)).toEqual([fromDirectory.id]);
       expect((await store.users.listOfSource('local')).map((user) => user.id)).toEqual([local.id]);
-      const group = { id: newId(), name: 'VPN', priority: 1 };
+      const group = { id: newId(), name: 'VPN', priority: 1, source: 'ldap' as const };
       await store.groups.create(group);
       await store.groups.addMember(group.id, fromDirectory.id);
       expect(await store.groups.listOfUser(fromDirectory.id)).toEqual([group]);
@@ -455,20 +455,46 @@ export function storeSuite(kind: StoreKind): void {
       const low = await addGroup(store, 'low', 1);
       const high = await addGroup(store, 'high', 10);
       const alsoLow = await addGroup(store, 'also-low', 1);
-      expect(await store.groups.findByName('high')).toEqual({ id: high, name: 'high', priority: 10 });
+      expect(await store.groups.findByName('high')).toEqual({
+        id: high,
+        name: 'high',
+        priority: 10,
+        source: 'local',
+      });
       expect(await store.groups.findByName('none')).toBeUndefined();
       const groups = await store.groups.list();
       expect(groups).toEqual([
-        { id: high, name: 'high', priority: 10 },
-        { id: alsoLow, name: 'also-low', priority: 1 },
-        { id: low, name: 'low', priority: 1 },
+        { id: high, name: 'high', priority: 10, source: 'local' },
+        { id: alsoLow, name: 'also-low', priority: 1, source: 'local' },
+        { id: low, name: 'low', priority: 1, source: 'local' },
       ]);
       for (const group of groups) expect(typeof group.priority).toBe('number');
       await expect(store.groups.create({ id: newId(), name: 'high', priority: 3 })).rejects.toThrow();
       expect(await store.groups.rename(low, 'lower')).toBe(true);
-      expect(await store.groups.findByName('lower')).toEqual({ id: low, name: 'lower', priority: 1 });
+      expect(await store.groups.findByName('lower')).toEqual({
+        id: low,
+        name: 'lower',
+        priority: 1,
+        source: 'local',
+      });
       await expect(store.groups.rename(low, 'high')).rejects.toThrow();
       expect(await store.groups.rename(newId(), 'ghost')).toBe(false);
+    });
+
+    test('remembers who owns a group, and hands it over', async ({ store, expect, addUser }) => {
+      const scim = newId();
+      await store.groups.create({ id: scim, name: `scim-${scim}`, priority: 0, source: 'scim' });
+      const local = await addGroup(store, `local-${scim}`, 0);
+      const { id: user } = await addUser();
+      await store.groups.addMember(local, user);
+      await store.groups.addMember(scim, user);
+      expect((await store.groups.listOfUser(user)).map((group) => [group.id, group.source])).toEqual([
+        [local, 'local'],
+        [scim, 'scim'],
+      ]);
+      expect(await store.groups.setSource(local, 'scim')).toBe(true);
+      expect((await store.groups.findByName(`local-${scim}`))?.source).toBe('scim');
+      expect(await store.groups.setSource(newId(), 'scim')).toBe(false);
     });
 
     test('resolves the policy of the highest-priority group that has one for the category', async ({

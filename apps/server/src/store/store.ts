@@ -114,14 +114,19 @@ export interface Group {
   id: string;
   name: string;
   priority: number;
+  /** Who owns it: 'local' (an operator), or the source that made it or was handed it. */
+  source: UserSource;
 }
 
 export interface GroupRepository {
-  create(group: Group): Promise<void>;
+  /** Without a source, the group is an operator's ('local'). */
+  create(group: Omit<Group, 'source'> & { source?: UserSource }): Promise<void>;
   findByName(name: string): Promise<Group | undefined>;
   /** Answers whether the group exists; a name another group has is refused. */
   rename(id: string, name: string): Promise<boolean>;
   list(): Promise<Group[]>;
+  /** Gives the group to another owner; answers whether the group exists. */
+  setSource(id: string, source: UserSource): Promise<boolean>;
   /** Answers whether the user joined now (false: a member already). */
   addMember(groupId: string, userId: string): Promise<boolean>;
   /** Answers whether the user left now (false: no member). */

@@ -200,6 +200,8 @@ export async function createTestApp(
         out: (line) => out.push(line),
         err: (line) => err.push(line),
         readStdin: () => Promise.resolve(stdin),
+        // The app's clock: what dea writes (codes taken back, audit times) is on the same time line.
+        now: clock.now,
       });
       return { code, out: out.join('\n'), err: err.join('\n') };
     },

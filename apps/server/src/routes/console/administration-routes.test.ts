@@ -177,7 +177,7 @@ describe.each(STORE_KINDS)('console administration on %s', (kind) => {
         options: { issuers: ['admin'] },
       });
       expect(narrowed.json()).toMatchObject({ error: 0, result: { options: { issuers: ['admin'] } } });
-      expect((await helper.get(`/users/${user.id}`)).json()).toMatchObject({ result: { mayIssue: false } });
+      expect((await helper.get(`/users/${user.id}`)).statusCode).toBe(403);
       expect((await issue(helper)).statusCode).toBe(403);
       expect(
         (
@@ -197,6 +197,40 @@ describe.each(STORE_KINDS)('console administration on %s', (kind) => {
         });
         expect(refused.statusCode, JSON.stringify(issuers)).toBe(400);
       }
+    },
+  );
+
+  appTest(
+    'hands a group to SCIM and takes it back, by the rule of dea group owner',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const admin = await consoleAgent(t, BASE, 'admin');
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
+      const groupId = (await admin.post('/groups', { name: 'Contractors', priority: 1 })).json<
+        Envelope<{ id: string }>
+      >().result.id;
+      expect((await helper.post(`/groups/${groupId}/owner`, { owner: 'scim' })).statusCode).toBe(403);
+      expect((await admin.post(`/groups/${groupId}/owner`, { owner: 'ldap' })).statusCode).toBe(400);
+      expect((await admin.post('/groups/no-such-group/owner', { owner: 'scim' })).statusCode).toBe(404);
+      expect((await t.services.store.groups.findByName('Contractors'))?.source).toBe('local');
+
+      expect((await admin.post(`/groups/${groupId}/owner`, { owner: 'scim' })).json()).toMatchObject({
+        error: 0,
+        result: { owner: 'scim' },
+      });
+      expect((await admin.get('/groups')).json()).toMatchObject({
+        result: { groups: [{ id: groupId, owner: 'scim' }] },
+      });
+      expect(await t.services.store.audit.list({ event: 'group.owner_set' })).toMatchObject([
+        {
+          actor: `console:${admin.username}`,
+          details: { group: 'Contractors', from: 'local', owner: 'scim' },
+        },
+      ]);
+      expect((await admin.post(`/groups/${groupId}/owner`, { owner: 'local' })).json()).toMatchObject({
+        result: { owner: 'local' },
+      });
+      expect((await t.services.store.groups.findByName('Contractors'))?.source).toBe('local');
     },
   );
 

@@ -3,6 +3,7 @@ import {
   AdminBrandingReset,
   AdminBrandingSet,
   AdminGroupCreate,
+  AdminGroupOwnerChange,
   AdminLanguageAdd,
   AdminLanguageParams,
   AdminLanguages,
@@ -85,6 +86,28 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
           await consoleCallerOf(request, true),
           request.params.groupId,
           request.body,
+        ),
+      ),
+  );
+  app.post(
+    '/admin/groups/:groupId/owner',
+    {
+      schema: {
+        params: AdminGroupParams,
+        body: AdminGroupOwnerChange,
+        ...documented({
+          summary: 'Hand the group to SCIM (it may then rename it and set its SCIM members) or take it back',
+          security: 'console',
+          result: Type.Object({ owner: Type.String() }),
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await administration.setGroupOwner(
+          await consoleCallerOf(request, true),
+          request.params.groupId,
+          request.body.owner,
         ),
       ),
   );

@@ -1,4 +1,4 @@
-import { CHANNEL_DELIVERY_MODE } from '@dea/contract';
+import { CHANNEL_DELIVERY_MODE, POLICY_CATEGORY_HELP_DESK } from '@dea/contract';
 import { describe } from 'vitest';
 import { createServiceKey } from '../../domain/service-keys.js';
 import { API } from '../../testing/api-bodies.js';
@@ -188,6 +188,108 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
     });
     expect(await t.services.store.sessions.listOpenOfUser(user.id)).toEqual([]);
   });
+
+  appTest(
+    "a group's Help Desk policy governs every action on its members, for every role it leaves out",
+    async ({ startApp, expect }) => {
+      const t = await startApp({ DEA_VERIFY_MAX_FAILURES: '1' });
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 5 },
+        channels: { email: 'exec@example.com' },
+      });
+      const group = await t.services.store.groups.findByName(`group-${user.username}`);
+      await t.services.store.groups.setPolicy(group?.id ?? '', POLICY_CATEGORY_HELP_DESK, {
+        issuers: ['admin'],
+      });
+      await t.codeOnScreen(user);
+      await t.services.verification.verify({
+        user: await t.services.store.users.findById(user.id),
+        code: 'WRONG',
+        actor: 'test',
+        clientAddress: null,
+        now: t.clock.now(),
+      });
+      const [channel] = await t.services.store.channels.listOfUser(user.id);
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
+      const actions = {
+        search: () => helper.get(`/users?q=${user.username}`),
+        view: () => helper.get(`/users/${user.id}`),
+        issue: () => helper.post(`/users/${user.id}/codes`, { reason: 'Ticket 5, the boss called' }),
+        send: () =>
+          helper.post(`/users/${user.id}/codes/send`, {
+            reason: 'Ticket 5, the boss called',
+            recipient: channel?.id ?? '',
+          }),
+        revoke: () => helper.post(`/users/${user.id}/codes/revoke`),
+        unlock: () => helper.post(`/users/${user.id}/unlock`),
+        endSessions: () => helper.post(`/users/${user.id}/sessions/end`),
+      };
+      for (const [name, act] of Object.entries(actions)) {
+        const answer = await act();
+        if (name === 'search') expect(answer.json(), name).toMatchObject({ error: 0, result: { users: [] } });
+        else expect(answer.statusCode, name).toBe(403);
+      }
+      // Nothing changed: the code, the lock and the session are all still there.
+      expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(1);
+      expect((await t.services.store.verifyFailures.find(user.id))?.lockedAt).not.toBeNull();
+      expect(await t.services.store.sessions.listOpenOfUser(user.id)).toHaveLength(1);
+      expect(await t.services.store.outbox.list(5, user.id)).toEqual([]);
+      expect(
+        await t.services.store.audit.list({ userId: user.id, actor: `console:${helper.username}` }),
+      ).toEqual([]);
+
+      const boss = await consoleAgent(t, BASE, 'admin');
+      expect((await boss.get(`/users?q=${user.username}`)).json()).toMatchObject({
+        result: { users: [{ id: user.id }] },
+      });
+      expect((await boss.post(`/users/${user.id}/unlock`)).json()).toMatchObject({ result: { count: 1 } });
+    },
+  );
+
+  appTest(
+    'gives a disabled user nothing, but still takes back what they hold',
+    async ({ startApp, expect }) => {
+      const t = await startApp({ DEA_VERIFY_MAX_FAILURES: '1' });
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: CHANNEL_DELIVERY_MODE },
+        channels: { email: 'gone@example.com' },
+      });
+      await t.services.verification.verify({
+        user: await t.services.store.users.findById(user.id),
+        code: 'WRONG',
+        actor: 'test',
+        clientAddress: null,
+        now: t.clock.now(),
+      });
+      expect((await t.dea(['user', 'disable', user.username])).code).toBe(0);
+      const [channel] = await t.services.store.channels.listOfUser(user.id);
+
+      expect((await helper.get(`/users/${user.id}`)).json()).toMatchObject({
+        result: { user: { disabled: true }, mayIssue: false },
+      });
+      const sent = await helper.post(`/users/${user.id}/codes/send`, {
+        reason: 'Ticket 6, says he is back',
+        recipient: channel?.id ?? '',
+      });
+      expect(sent.statusCode).toBe(403);
+      expect(
+        (await helper.post(`/users/${user.id}/codes`, { reason: 'Ticket 6, says he is back' })).statusCode,
+      ).toBe(403);
+      expect((await helper.post(`/users/${user.id}/unlock`)).statusCode).toBe(403);
+      expect(await t.services.store.outbox.list(5, user.id)).toEqual([]);
+      expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
+      expect(await t.services.store.audit.list({ userId: user.id, event: 'code.issued' })).toEqual([]);
+      expect((await t.services.store.verifyFailures.find(user.id))?.lockedAt).not.toBeNull();
+
+      expect((await helper.post(`/users/${user.id}/codes/revoke`)).json()).toMatchObject({
+        result: { count: 0 },
+      });
+      expect((await helper.post(`/users/${user.id}/sessions/end`)).json()).toMatchObject({
+        result: { count: 0 },
+      });
+    },
+  );
 
   appTest(
     'is not for auditors, nor for anyone before the passkey, nor without the token',

@@ -13,6 +13,7 @@ import * as issueCodeFunction from './0011-issue-code-function.js';
 import * as codesExpiryIndex from './0012-codes-expiry-index.js';
 import * as issueCodeGenericPlan from './0013-issue-code-generic-plan.js';
 import * as canonicalUserNames from './0014-canonical-user-names.js';
+import * as groupSource from './0015-group-source.js';
 import * as consoleEnrolmentLinks from './0016-console-enrolment-links.js';
 
 /**
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0012-codes-expiry-index': codesExpiryIndex,
   '0013-issue-code-generic-plan': issueCodeGenericPlan,
   '0014-canonical-user-names': canonicalUserNames,
+  '0015-group-source': groupSource,
   '0016-console-enrolment-links': consoleEnrolmentLinks,
 };
 

@@ -1,8 +1,14 @@
 import { sql } from 'kysely';
-import type { GroupRepository } from '../store.js';
+import type { Group, GroupRepository, UserSource } from '../store.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
+
+const GROUP_COLUMNS = ['groups.id', 'groups.name', 'groups.priority', 'groups.source'] as const;
+const asGroup = (row: { id: string; name: string; priority: number; source: string }): Group => ({
+  ...row,
+  source: row.source as UserSource,
+});
 
 export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
   // Every code issued asks for its user's policy.
@@ -51,17 +57,35 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
   };
   return {
     async create(group) {
-      await db.insertInto('groups').values(group).execute();
+      await db
+        .insertInto('groups')
+        .values({ ...group, source: group.source ?? 'local' })
+        .execute();
     },
     async findByName(name) {
-      return db.selectFrom('groups').selectAll().where('name', '=', name).executeTakeFirst();
+      const row = await db
+        .selectFrom('groups')
+        .select(GROUP_COLUMNS)
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return row && asGroup(row);
     },
     async rename(id, name) {
       const result = await db.updateTable('groups').set({ name }).where('id', '=', id).executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
     async list() {
-      return db.selectFrom('groups').selectAll().orderBy('priority', 'desc').orderBy('name').execute();
+      const rows = await db
+        .selectFrom('groups')
+        .select(GROUP_COLUMNS)
+        .orderBy('priority', 'desc')
+        .orderBy('name')
+        .execute();
+      return rows.map(asGroup);
+    },
+    async setSource(id, source) {
+      const result = await db.updateTable('groups').set({ source }).where('id', '=', id).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
     async addMember(groupId, userId) {
       const result = await db
@@ -105,13 +129,14 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
       return rows.map((row) => ({ category: row.category, options: parseJsonObject(row.options) }));
     },
     async listOfUser(userId) {
-      return db
+      const rows = await db
         .selectFrom('groups')
         .innerJoin('user_groups', 'user_groups.group_id', 'groups.id')
-        .select(['groups.id', 'groups.name', 'groups.priority'])
+        .select(GROUP_COLUMNS)
         .where('user_groups.user_id', '=', userId)
         .orderBy('groups.name')
         .execute();
+      return rows.map(asGroup);
     },
     async listMembers(groupId) {
       const rows = await db
