@@ -118,7 +118,7 @@ export const SETTINGS = {
   },
   DEA_REQUEST_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
-    doc: 'A request whose headers and body have not fully arrived this long after it began is answered 408 and its connection closed (checked every few seconds).',
+    doc: 'A request whose headers and body have not fully arrived this long after it began is answered 408 and its connection closed (checked every second; on the public, TLS and management listeners alike).',
   },
   DEA_SHUTDOWN_DRAIN_SECONDS: {
     schema: Type.Integer({ minimum: 0, maximum: 300, default: 5 }),
