@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { ServerOptions } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { installLifecycle } from './http/lifecycle.js';
+import { closeConnectionsWhileStopping, installLifecycle } from './http/lifecycle.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { securityHeaders } from './http/security-headers.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
@@ -202,6 +202,7 @@ export async function buildManagementApp(main: FastifyInstance): Promise<Fastify
   });
   app.decorate('services', main.services);
   app.decorate('lifecycle', main.lifecycle);
+  closeConnectionsWhileStopping(app);
   installErrorHandling(app);
   await app.register(operationsRoutes);
   return app;
