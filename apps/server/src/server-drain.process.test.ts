@@ -128,4 +128,48 @@ describe('the server process: a drain on SIGTERM resets no kept-alive connection
     expect(await exited).toBe(0);
     for (const connection of [...used, management]) expect(connection.errors).toEqual([]);
   });
+
+  it('resets no request on a connection kept alive by clients that send without pause through the whole stop', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dea-drain-'));
+    dirs.push(dataDir);
+    const server = await startServerProcess({ DEA_DATA_DIR: dataDir, DEA_SHUTDOWN_DRAIN_SECONDS: '1' });
+    const port = Number(new URL(server.base).port);
+    let stopped = false;
+    const exited = exitOf(server.child).then((code) => {
+      stopped = true;
+      return code;
+    });
+    /**
+     * A client that sends its next request as soon as an answer arrives, on the same connection
+     * while the server keeps it alive, on a new one when told to close, until the process is gone.
+     * It answers the failures of requests sent on a connection that had already carried an answer
+     * (the ones a kept-alive connection must never meet) and how many answers it got.
+     */
+    const results = Array.from({ length: 16 }, () => ({ answers: 0, reused: [] as string[] }));
+    const client = async (result: (typeof results)[number]): Promise<void> => {
+      while (!stopped) {
+        const connection = new KeptAlive(port);
+        let served = 0;
+        try {
+          for (;;) {
+            const answer = await connection.send(GET_LANGUAGES);
+            served += 1;
+            result.answers += 1;
+            if (answer.headers.connection === 'close' || stopped) break;
+          }
+        } catch (error) {
+          if (served > 0) result.reused.push(`${(error as Error).message} after ${served} answers`);
+        }
+        connection.socket.destroy();
+        await connection.closed;
+      }
+    };
+    const clients = Promise.all(results.map(client));
+    // Every client has its connection going before the signal.
+    await expect.poll(() => results.every((result) => result.answers >= 10)).toBe(true);
+    server.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await clients;
+    expect(results.flatMap((result) => result.reused)).toEqual([]);
+  });
 });
