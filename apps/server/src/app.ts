@@ -90,7 +90,14 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
     // Native HTTPS (DEA_TLS_CERT_FILE); the certificate is replaced on SIGHUP (server.ts).
     ...(tls === undefined
       ? { http: serverTimeouts(config) }
-      : { https: { ...tls, ...serverTimeouts(config) } }),
+      : {
+          https: {
+            ...tls,
+            ...serverTimeouts(config),
+            // A connection that does not finish its TLS handshake in time is closed (Node: 120 s).
+            handshakeTimeout: Math.min(config.idleTimeoutMs, config.requestTimeoutMs),
+          },
+        }),
     ...connectionTimeouts(config),
     // Unique across instances, in every log line (reqId), the X-Request-Id header and error answers.
     genReqId: requestIdOf,

@@ -92,6 +92,16 @@ describe('DEA_REQUEST_TIMEOUT_SECONDS holds within a second or two on every list
     ['the management port', () => connectTcp(portOf(management), '127.0.0.1')],
   ];
 
+  it('closes a connection to the TLS listener that never begins its handshake within the timeout', async () => {
+    const started = performance.now();
+    const socket = connectTcp(portOf(tls), '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const livedMs = performance.now() - started;
+    expect(livedMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
+    expect(livedMs).toBeLessThan(BOUND_MS);
+  });
+
   describe.each(listeners)('%s', (_name, open) => {
     it.each([
       ['a body that trickles in', SLOW_BODY],
@@ -105,4 +115,66 @@ describe('DEA_REQUEST_TIMEOUT_SECONDS holds within a second or two on every list
       }
     });
   });
+});
+
+describe('DEA_IDLE_TIMEOUT_SECONDS holds on every listener', () => {
+  const IDLE_MS = 1000;
+  const dirs: string[] = [];
+  let t: TestApp;
+  const apps: FastifyInstance[] = [];
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', {
+      DEA_IDLE_TIMEOUT_SECONDS: String(IDLE_MS / 1000),
+      DEA_REQUEST_TIMEOUT_SECONDS: '30',
+      DEA_MANAGEMENT_PORT: '0',
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'dea-timeouts-'));
+    dirs.push(dir);
+    const files = selfSignedCertificate(dir, 'server');
+    const plain = await buildApp({ services: t.services });
+    const tls = await buildApp({
+      services: t.services,
+      tls: { cert: readFileSync(files.cert), key: readFileSync(files.key) },
+    });
+    const management = await buildManagementApp(plain);
+    apps.push(plain, tls, management);
+    for (const app of apps) await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    await t?.close();
+    dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  });
+
+  const listeners: [string, number, boolean][] = [
+    ['the public port', 0, false],
+    ['the TLS listener', 1, true],
+    ['the management port', 2, false],
+  ];
+  it.each(listeners)(
+    'closes a silent connection and one kept alive after its answer on %s',
+    async (_name, index, overTls) => {
+      const port = portOf(apps[index]!);
+      const open = () =>
+        overTls
+          ? connectTls({ host: '127.0.0.1', port, rejectUnauthorized: false })
+          : connectTcp(port, '127.0.0.1');
+      const lived = (socket: Socket, request?: string): Promise<number> => {
+        socket.on('error', () => undefined);
+        // The answer is read, so that the server's close is seen.
+        socket.resume();
+        const started = performance.now();
+        if (request !== undefined) socket.write(request);
+        return new Promise((resolve) => socket.on('close', () => resolve(performance.now() - started)));
+      };
+      const [silent, keptAlive] = await Promise.all([
+        lived(open()),
+        lived(open(), 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'),
+      ]);
+      for (const livedMs of [silent, keptAlive]) {
+        expect(livedMs).toBeGreaterThanOrEqual(IDLE_MS - 50);
+        expect(livedMs).toBeLessThan(IDLE_MS + 1500);
+      }
+    },
+  );
 });
