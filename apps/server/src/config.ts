@@ -126,7 +126,7 @@ export const SETTINGS = {
   },
   DEA_IDLE_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 600, default: 60 }),
-    doc: 'A connection on which nothing arrives for this long (a stalled body, an idle keep-alive) is closed.',
+    doc: 'A connection on which nothing arrives for this long (a stalled body, an idle keep-alive) is closed, on every listener; a TLS handshake must finish within this or DEA_REQUEST_TIMEOUT_SECONDS, whichever is shorter.',
   },
   DEA_BODY_LIMIT_BYTES: {
     schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),
