@@ -85,3 +85,30 @@ test('the logout page refuses to lead to another host', async ({ page }) => {
     await expect(page).toHaveURL(/\/dea\/#\/logoutLanding\?ep=/);
   }
 });
+
+test('/dea/logout opened from outside the page asks to confirm, and its button ends the session', async ({
+  page,
+}) => {
+  await signInAs(page, 'demo-off');
+  await goToPage(page);
+  const cookies = await page.context().cookies();
+  const token = cookies.find((cookie) => cookie.name.endsWith('XSRF-TOKEN'))?.value ?? '';
+  const userinfo = () =>
+    page.request.post('/dea/api/userinfo', {
+      data: {},
+      headers: {
+        cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; '),
+        'x-xsrf-token': token,
+      },
+    });
+  expect((await userinfo()).status()).toBe(200);
+  // A typed or linked URL (Sec-Fetch-Site: none) ends nothing by itself.
+  await page.goto('/dea/logout');
+  await expect(page.getByText('Do you really want to log out?')).toBeVisible();
+  expect((await userinfo()).status()).toBe(200);
+  await expectNoAxeViolations(page);
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await expect(page).toHaveURL(/\/dea\/#\/logoutLanding\?ep=/);
+  expect((await userinfo()).status()).toBe(401);
+});

@@ -2,8 +2,9 @@ import fastifyCookie from '@fastify/cookie';
 import { API_BASE_PATH, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
+import type { ServerOptions } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { installLifecycle } from './http/lifecycle.js';
+import { closeConnectionsWhileStopping, installLifecycle } from './http/lifecycle.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { securityHeaders } from './http/security-headers.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
@@ -44,6 +45,38 @@ function trustedHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
+/**
+ * How often Node looks for requests past DEA_REQUEST_TIMEOUT_SECONDS (its default, 30 s, let a
+ * request of an 8 s timeout live up to 38 s).
+ */
+export const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+/**
+ * The timeouts of a listener (public, TLS or management), so that a client that stops sending (a
+ * stalled body, 1000 of them from one host) does not hold a connection: a socket on which nothing
+ * arrives for DEA_IDLE_TIMEOUT_SECONDS closes (a timer of its own), and a request whose headers
+ * and body have not arrived in full DEA_REQUEST_TIMEOUT_SECONDS after it began is answered 408 and
+ * closed, found by a check every TIMEOUT_CHECK_INTERVAL_MS. Node reads its checking interval and
+ * its headers timeout only when the server is made, hence the server options (`http`, or `https`
+ * beside the certificate).
+ */
+function connectionTimeouts(config: Services['config']) {
+  return {
+    connectionTimeout: config.idleTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: Math.min(config.idleTimeoutMs, 72_000),
+  };
+}
+
+/** The part of connectionTimeouts that Node's server takes when it is made. */
+function serverTimeouts(config: Services['config']): ServerOptions {
+  return {
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: config.requestTimeoutMs,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  };
+}
+
 /** Builds the whole HTTP application; it never listens (server.ts does, tests use inject). */
 /** How long a stopping instance waits for webhook messages under way. */
 const WEBHOOKS_SETTLE_MS = 5000;
@@ -55,15 +88,20 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   const app = Fastify({
     ...(typeof logger === 'boolean' ? { logger } : { loggerInstance: logger }),
     // Native HTTPS (DEA_TLS_CERT_FILE); the certificate is replaced on SIGHUP (server.ts).
-    ...(tls === undefined ? {} : { https: tls }),
+    ...(tls === undefined
+      ? { http: serverTimeouts(config) }
+      : {
+          https: {
+            ...tls,
+            ...serverTimeouts(config),
+            // A connection that does not finish its TLS handshake in time is closed (Node: 120 s).
+            handshakeTimeout: Math.min(config.idleTimeoutMs, config.requestTimeoutMs),
+          },
+        }),
+    ...connectionTimeouts(config),
     // Unique across instances, in every log line (reqId), the X-Request-Id header and error answers.
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimitBytes,
-    // A client that stops sending (a stalled body, 1000 of them from one host) does not hold a
-    // connection forever: idle sockets close, and a request must arrive in full in time.
-    connectionTimeout: config.idleTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: Math.min(config.idleTimeoutMs, 72_000),
     // Requests that arrive while the instance closes are answered in the envelope (http/lifecycle.ts).
     return503OnClosing: false,
     // One line per request, written when it is answered, not Fastify's two.
@@ -167,9 +205,16 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
  * not logged per request (probes would drown the log), ready as long as `main` serves.
  */
 export async function buildManagementApp(main: FastifyInstance): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: main.log, disableRequestLogging: true, genReqId: requestIdOf });
+  const app = Fastify({
+    loggerInstance: main.log,
+    disableRequestLogging: true,
+    genReqId: requestIdOf,
+    http: serverTimeouts(main.services.config),
+    ...connectionTimeouts(main.services.config),
+  });
   app.decorate('services', main.services);
   app.decorate('lifecycle', main.lifecycle);
+  closeConnectionsWhileStopping(app);
   installErrorHandling(app);
   await app.register(operationsRoutes, { health: true, metrics: true });
   return app;

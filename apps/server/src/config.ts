@@ -122,7 +122,7 @@ export const SETTINGS = {
   },
   DEA_REQUEST_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
-    doc: 'A request whose headers and body have not fully arrived this long after it began is answered 408 and its connection closed (checked every few seconds).',
+    doc: 'A request whose headers and body have not fully arrived this long after it began is answered 408 and its connection closed (checked every second; on the public, TLS and management listeners alike).',
   },
   DEA_SHUTDOWN_DRAIN_SECONDS: {
     schema: Type.Integer({ minimum: 0, maximum: 300, default: 5 }),
@@ -130,7 +130,7 @@ export const SETTINGS = {
   },
   DEA_IDLE_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 600, default: 60 }),
-    doc: 'A connection on which nothing arrives for this long (a stalled body, an idle keep-alive) is closed.',
+    doc: 'A connection on which nothing arrives for this long (a stalled body, an idle keep-alive) is closed, on every listener; a TLS handshake must finish within this or DEA_REQUEST_TIMEOUT_SECONDS, whichever is shorter.',
   },
   DEA_BODY_LIMIT_BYTES: {
     schema: Type.Integer({ minimum: 1024, maximum: 1_048_576, default: 16_384 }),

@@ -158,7 +158,7 @@ describe('log lines', () => {
     const logout = await app.inject({
       method: 'GET',
       url: '/dea/logout',
-      headers: { cookie: screen.headers.cookie ?? '' },
+      headers: { cookie: screen.headers.cookie ?? '', 'sec-fetch-site': 'same-origin' },
     });
     expect(logout.statusCode).toBe(302);
     Object.assign(secrets, {

@@ -41,7 +41,7 @@ describe('two instances on one PostgreSQL', () => {
     expect(withoutToken.status).toBe(403);
 
     const logout = await fetch(`${b.base}/dea/logout`, {
-      headers: { cookie: headers.cookie ?? '' },
+      headers: { cookie: headers.cookie ?? '', 'sec-fetch-site': 'same-origin' },
       redirect: 'manual',
     });
     expect(logout.status).toBe(302);

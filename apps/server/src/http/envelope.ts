@@ -2,7 +2,7 @@ import { humanDuration } from '@dea/contract';
 import { ErrorNumber } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-error.js';
-import { codeOf, isStoreUnavailable } from '../store/store-error.js';
+import { codeOf, isStoreUnavailable, unavailableReason } from '../store/store-error.js';
 import { requestLanguage } from './request-language.js';
 
 export { okEnvelope as ok } from '@dea/contract';
@@ -107,7 +107,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendEnvelope(request, reply, invalidRequest('the request was aborted'));
     }
     if (isStoreUnavailable(error)) {
-      request.log.warn({ errorCode: codeOf(error), cause: error.message }, 'store unavailable');
+      request.log.warn(
+        { errorCode: codeOf(error), cause: error.message },
+        unavailableReason(error, request.server.services.config.dataDir),
+      );
       return sendEnvelope(request, reply, serviceUnavailable(UNAVAILABLE_RETRY_SECONDS));
     }
     request.log.error({ err: error }, 'request failed');

@@ -137,7 +137,11 @@ describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
     it('ends the session on the server, clears both cookies and lands on the logout page with the login URL', async () => {
       const user = await t.createUser();
       const session = await t.signIn(user);
-      const response = await logout({ cookie: session.headers.cookie ?? '', host: 'dea.example.com:8443' });
+      const response = await logout({
+        cookie: session.headers.cookie ?? '',
+        host: 'dea.example.com:8443',
+        'sec-fetch-site': 'same-origin',
+      });
       expect(response.statusCode).toBe(302);
       expect(response.headers.location).toBe(
         `/dea/#/logoutLanding?ep=${encodeURIComponent('http://dea.example.com:8443/login/')}`,
@@ -154,17 +158,62 @@ describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
       expect((await t.services.store.audit.list({ userId: user.id, event: 'signout' })).length).toBe(1);
     });
 
-    it('navigates the same for a request from another site (Sec-Fetch-Site: cross-site) but keeps the session', async () => {
+    it.each([
+      ['another site', { 'sec-fetch-site': 'cross-site' }],
+      ['a sibling subdomain of the same site', { 'sec-fetch-site': 'same-site' }],
+      ['a link opened from outside the browser', { 'sec-fetch-site': 'none' }],
+      ['a browser without Fetch Metadata', {}],
+    ])('keeps the session for a request from %s, and asks to confirm', async (_from, headers) => {
       const user = await t.createUser();
       const session = await t.signIn(user);
       const cookie = session.headers.cookie ?? '';
-      const crossSite = await logout({ cookie, 'sec-fetch-site': 'cross-site' });
-      expect(crossSite.statusCode).toBe(302);
-      expect(crossSite.headers.location).toMatch(/^\/dea\/#\/logoutLanding\?ep=/);
-      expect(setCookies(crossSite)).toEqual([]);
+      const response = await logout({ cookie, 'accept-language': 'de', ...headers });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.body).toContain('<form method="post" action="/dea/logout">');
+      expect(response.body).toContain('Möchten Sie sich wirklich abmelden?');
+      expect(setCookies(response)).toEqual([]);
       expect((await userinfo(session)).statusCode).toBe(200);
+      expect((await t.services.store.audit.list({ userId: user.id, event: 'signout' })).length).toBe(0);
       // From the product's own page the same request ends it.
       await logout({ cookie, 'sec-fetch-site': 'same-origin' });
+      expect((await userinfo(session)).statusCode).toBe(401);
+    });
+
+    it('ends the session on the confirmation posted from this origin, and on no other post', async () => {
+      const user = await t.createUser();
+      const session = await t.signIn(user);
+      const cookie = session.headers.cookie ?? '';
+      const post = (headers: Record<string, string>) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/dea/logout',
+          headers: {
+            cookie,
+            host: 'dea.example.com',
+            'content-type': 'application/x-www-form-urlencoded',
+            ...headers,
+          },
+          payload: '',
+        });
+      const others: Record<string, string>[] = [
+        { origin: 'http://evil.example.com' },
+        { origin: 'http://other.example.com', 'sec-fetch-site': 'same-site' },
+        { origin: 'http://dea.example.com', 'sec-fetch-site': 'cross-site' },
+        {},
+      ];
+      for (const headers of others) {
+        const refused = await post(headers);
+        expect(refused.statusCode, JSON.stringify(headers)).toBe(200);
+        expect(refused.body).toContain('<form method="post"');
+        expect((await userinfo(session)).statusCode).toBe(200);
+      }
+      // A browser without Fetch Metadata posts the confirmation with its Origin.
+      const confirmed = await post({ origin: 'http://dea.example.com' });
+      expect(confirmed.statusCode).toBe(303);
+      expect(confirmed.headers.location).toMatch(/^\/dea\/#\/logoutLanding\?ep=/);
+      expect(setCookie(confirmed, SESSION_COOKIE)).toMatch(new RegExp(`^${SESSION_COOKIE}=;`));
       expect((await userinfo(session)).statusCode).toBe(401);
     });
 
@@ -210,7 +259,12 @@ describe('cookies and URLs behind TLS', () => {
     expect(response.json()).toMatchObject({ error: 0 });
     expect(secureFlags(response)).toEqual([true, true]);
     expect(secureFlags(await signIn(t, user, { host: 'dea.example.com' }))).toEqual([false, false]);
-    const logout = await t.app.inject({ method: 'GET', url: '/dea/logout', headers: tls });
+    const logout = await t.app.inject({
+      method: 'GET',
+      url: '/dea/logout',
+      headers: { ...tls, 'sec-fetch-site': 'same-origin' },
+    });
+    expect(setCookies(logout).length).toBeGreaterThan(0);
     expect(setCookies(logout).every((cookie) => attributes(cookie).includes('secure'))).toBe(true);
     expect(logout.headers.location).toBe(
       `/dea/#/logoutLanding?ep=${encodeURIComponent('https://dea.example.com/sso/')}`,

@@ -6,8 +6,11 @@ import {
   SignInResult,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notPermitted } from '../domain/api-error.js';
+import { isOwnSignOut } from '../domain/sign-out.js';
+import { escapeHtml } from '../delivery/html.js';
+import { requestLanguage } from '../http/request-language.js';
 import { isClientGone } from '../http/client-gone.js';
 import { clearSessionCookies, sessionIdOf, setSessionCookies } from '../http/cookies.js';
 import { ok } from '../http/envelope.js';
@@ -49,13 +52,37 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(LOGOUT_PATH, { schema: { hide: true } }, async (request, reply) => {
-    // Another site may link or redirect here; only the product's own pages (or a typed URL) end
-    // the session. The navigation stays what the spec says.
-    const fromAnotherSite = request.headers['sec-fetch-site'] === 'cross-site';
-    const sessionId = fromAnotherSite ? undefined : sessionIdOf(request);
-    const now = services.now();
+  await app.register(logoutRoutes);
+};
+
+/**
+ * GET /dea/logout ends the session only when the request is the user's own (domain/sign-out.ts):
+ * the page's navigation, same-origin. Any other (a link or redirect from another site or a sibling
+ * subdomain, a browser without Fetch Metadata) ends nothing and gets a page asking to confirm,
+ * whose form posts to the same path from this origin. Without a session there is nothing to end,
+ * and the request lands on the logout page either way.
+ */
+const logoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { services } = app;
+  // The confirmation's form has no fields; its empty body is not read.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { bodyLimit: 1024 },
+    (_request, _body, done) => done(null, undefined),
+  );
+
+  const signOut = async (request: FastifyRequest, reply: FastifyReply) => {
+    const sessionId = sessionIdOf(request);
+    const own = isOwnSignOut({
+      method: request.method,
+      fetchSite: headerOf(request, 'sec-fetch-site'),
+      origin: headerOf(request, 'origin'),
+      ownOrigin: origin(request),
+    });
+    void reply.header('cache-control', 'no-store');
+    if (sessionId !== undefined && !own) return confirmationPage(request, reply);
     if (sessionId !== undefined) {
+      const now = services.now();
       const state = await services.sessions.resolve(sessionId, now);
       await services.sessions.end(sessionId, now);
       if (state.state === 'active') {
@@ -65,10 +92,42 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
     }
-    if (!fromAnotherSite) clearSessionCookies(request, reply);
+    if (own) clearSessionCookies(request, reply);
     const loginUrl = `${origin(request)}${services.config.loginPath}`;
-    return reply
-      .header('cache-control', 'no-store')
-      .redirect(`${PAGE_BASE_PATH}#/logoutLanding?ep=${encodeURIComponent(loginUrl)}`, 302);
-  });
+    // 303: the confirmation's POST lands on the page with a GET.
+    return reply.redirect(
+      `${PAGE_BASE_PATH}#/logoutLanding?ep=${encodeURIComponent(loginUrl)}`,
+      request.method === 'POST' ? 303 : 302,
+    );
+  };
+  app.get(LOGOUT_PATH, { schema: { hide: true } }, signOut);
+  app.post(LOGOUT_PATH, { schema: { hide: true } }, signOut);
 };
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** "Do you really want to log out?" with Logout (a POST from this origin) and Cancel (the page). */
+async function confirmationPage(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const { catalogs } = request.server.services;
+  const language = await requestLanguage(request).catch(() => 'en');
+  const [question, logout, cancel] = await Promise.all(
+    (['confirmMessage.logout', 'logout', 'cancel'] as const).map((key) =>
+      catalogs.text(language, key).catch(() => key),
+    ),
+  );
+  const html = [
+    '<!doctype html>',
+    `<html lang="${escapeHtml(language.replace('_', '-'))}">`,
+    `<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(logout ?? '')}</title></head>`,
+    '<body dir="auto">',
+    `<p>${escapeHtml(question ?? '')}</p>`,
+    `<form method="post" action="${LOGOUT_PATH}"><button type="submit">${escapeHtml(logout ?? '')}</button>`,
+    ` <a href="${PAGE_BASE_PATH}">${escapeHtml(cancel ?? '')}</a></form>`,
+    '</body>',
+    '</html>',
+  ].join('\n');
+  return reply.code(200).type('text/html; charset=utf-8').send(html);
+}

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import { authenticateServiceKey } from '../domain/service-keys.js';
 import { bearerToken } from '../http/bearer.js';
 import { isStoreUnavailable } from '../http/envelope.js';
+import { codeOf, unavailableReason } from '../store/store-error.js';
 import { MAX_PAGE, resourceTypes, schemas, serviceProviderConfig } from '../scim/scim-discovery.js';
 import { notFound, ScimError } from '../scim/scim-error.js';
 import { SCIM, SCIM_MEDIA_TYPE, ScimListQuery, ScimPatch } from '../scim/scim-schemas.js';
@@ -84,7 +85,10 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     const known = scimErrorOf(error);
     if (known !== undefined) return sendError(request, reply, known);
     if (isStoreUnavailable(error)) {
-      request.log.warn({ cause: error.message }, 'store unavailable');
+      request.log.warn(
+        { errorCode: codeOf(error), cause: error.message },
+        unavailableReason(error, app.services.config.dataDir),
+      );
       return sendError(request, reply, new ScimError(503, 'the store is unavailable; try again shortly'));
     }
     request.log.error({ err: error }, 'SCIM request failed');

@@ -6,7 +6,7 @@ import { addressList } from '../http/address-ranges.js';
 import { bearerToken } from '../http/bearer.js';
 import { answerOrGiveBack } from '../http/answer-or-give-back.js';
 import { isStoreUnavailable } from '../http/envelope.js';
-import { codeOf } from '../store/store-error.js';
+import { codeOf, unavailableReason } from '../store/store-error.js';
 import { userNamed } from '../domain/user-names.js';
 
 /** Where the plugins of the second-factor server send their checks. */
@@ -62,7 +62,10 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
 
   app.setErrorHandler(async (error, request, reply) => {
     if (isStoreUnavailable(error)) {
-      request.log.warn({ errorCode: codeOf(error), cause: (error as Error).message }, 'store unavailable');
+      request.log.warn(
+        { errorCode: codeOf(error), cause: (error as Error).message },
+        unavailableReason(error, services.config.dataDir),
+      );
       void reply.header('retry-after', '5');
       return refuse(reply, 503, ERROR.server, 'the store is unavailable; try again shortly');
     }

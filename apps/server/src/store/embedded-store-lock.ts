@@ -61,7 +61,24 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+
+  /**
+   * SQLite ends a transaction itself on some failures (a full disk, an I/O error, no memory): the
+   * rollback that follows then finds none, and its own error ("cannot rollback - no transaction is
+   * active") would replace the one that says what happened (SQLITE_FULL), turning a 503 into a 500.
+   * Nothing is left to roll back then, and the first error goes on.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    } catch (error) {
+      if (!NO_TRANSACTION.test((error as Error).message)) throw error;
+    }
+  }
 }
+
+/** SQLite's answer to a rollback after it ended the transaction itself. */
+const NO_TRANSACTION = /no transaction is active/;
 
 export class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isStoreUnavailable } from './store-error.js';
+import { isStoreUnavailable, unavailableReason } from './store-error.js';
 
 const failure = (code: string, message = `failed (${code})`) => Object.assign(new Error(message), { code });
 
@@ -12,6 +12,7 @@ describe('an unavailable store', () => {
       '57014', // statement timeout
       '55P03', // lock timeout
       '53300', // too many connections
+      '53100', // disk full
       '25006', // read-only: a standby after a failover
       '40001', // serialization failure
       '40P01', // deadlock detected
@@ -25,5 +26,15 @@ describe('an unavailable store', () => {
       expect(isStoreUnavailable(failure(code)), code).toBe(false);
     expect(isStoreUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isStoreUnavailable('08006')).toBe(false);
+  });
+
+  it('names a full disk and where it is in the log message, on either store', () => {
+    expect(unavailableReason(failure('SQLITE_FULL'), '/var/lib/dea')).toMatch(
+      /disk is full .*DEA_DATA_DIR=\/var\/lib\/dea/,
+    );
+    expect(unavailableReason(failure('53100'), '/var/lib/dea')).toMatch(
+      /disk is full under PostgreSQL.*DATABASE_URL/,
+    );
+    expect(unavailableReason(failure('57014'), '/var/lib/dea')).toBe('store unavailable');
   });
 });
