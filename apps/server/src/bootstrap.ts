@@ -26,6 +26,7 @@ import type { Services } from './http/types.js';
 import { ensureBuiltInContent } from './seed/built-in-content.js';
 import { seedDemoData } from './seed/demo-data.js';
 import { Metrics } from './observability/metrics.js';
+import { SignInBulkheads } from './domain/bulkheads.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { AuditExport } from './audit-export/audit-export.js';
@@ -131,7 +132,10 @@ export async function startServices(
       allowedPhonePrefixes: config.delivery.allowedPhonePrefixes,
     };
     const directoryUsers = directoryUsersOf(config, store, now);
-    const throttle = new SigninThrottle(store, config.signin, keys.identifier);
+    // Sign-in's store work holds at most its share of the connections; the rest stay for
+    // verification, the page and everything else (domain/bulkheads.ts).
+    const signInBulkheads = new SignInBulkheads(store, config.signInBulkheads, () => metrics.signInBusy());
+    const throttle = new SigninThrottle(signInBulkheads.store, config.signin, keys.identifier);
     const verification = new Verification(
       store,
       acceptedKeys(keys, 'codeHash'),
@@ -154,8 +158,10 @@ export async function startServices(
       catalogs,
       sessions,
       hashWorkers,
+      signInBulkheads,
       signIn: new SignIn({
-        store,
+        store: signInBulkheads.store,
+        bulkheads: signInBulkheads,
         throttle,
         sessions,
         hashQueue,
