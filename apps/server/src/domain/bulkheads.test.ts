@@ -2,7 +2,8 @@ import { ErrorNumber } from '@dea/contract';
 import pg from 'pg';
 import { describe } from 'vitest';
 import { createServiceKey } from './service-keys.js';
-import { appTest } from '../testing/fixtures.js';
+import { Bulkhead, storeInLane } from './bulkheads.js';
+import { appTest, storeTest } from '../testing/fixtures.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
@@ -93,6 +94,23 @@ describe.each(STORE_KINDS)('sign-in bulkheads on %s', (kind) => {
       expect(bulkheads.load).toEqual({ signIns: 0, storeCalls: { running: 0, waiting: 0 } });
       // The next sign-in is admitted again.
       expect((await signIn(base, 'made-up-after')).error).toBe(ErrorNumber.notPermitted);
+    },
+  );
+});
+
+describe.each(STORE_KINDS)('the sign-in store lane on %s', (kind) => {
+  storeTest.override('storeKind', kind);
+
+  storeTest(
+    'lets work already waiting for the event loop (a verification request) go before each store call',
+    async ({ testStore, expect }) => {
+      const store = storeInLane(testStore.store, new Bulkhead(1));
+      const order: string[] = [];
+      setImmediate(() => order.push('waiting work'));
+      // On the embedded store the statement runs on this thread: without the turn it would go first.
+      await store.users.findByUsername('nobody');
+      order.push('store call');
+      expect(order).toEqual(['waiting work', 'store call']);
     },
   );
 });

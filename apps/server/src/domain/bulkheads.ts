@@ -115,7 +115,13 @@ function repositoryInLane(repository: object, lane: Bulkhead): object {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => lane.run(async () => (await value.apply(target, args)) as unknown);
+      return (...args: unknown[]) =>
+        lane.run(async () => {
+          // Other work waiting for the event loop (a verification's request) goes first: on the
+          // embedded store the statements run on this thread, and a chain of them would hold it.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          return (await value.apply(target, args)) as unknown;
+        });
     },
   });
 }
