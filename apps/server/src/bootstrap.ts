@@ -134,7 +134,11 @@ export async function startServices(
     const directoryUsers = directoryUsersOf(config, store, now);
     // Sign-in's store work holds at most its share of the connections; the rest stay for
     // verification, the page and everything else (domain/bulkheads.ts).
-    const signInBulkheads = new SignInBulkheads(store, config.signInBulkheads, () => metrics.signInBusy());
+    const signInBulkheads = new SignInBulkheads(
+      store,
+      { ...config.signInBulkheads, storeWaitMs: config.dbTimeouts.connectMs },
+      () => metrics.signInBusy(),
+    );
     const throttle = new SigninThrottle(signInBulkheads.store, config.signin, keys.identifier);
     const verification = new Verification(
       store,

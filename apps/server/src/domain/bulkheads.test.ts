@@ -98,6 +98,33 @@ describe.each(STORE_KINDS)('sign-in bulkheads on %s', (kind) => {
   );
 });
 
+describe.each(STORE_KINDS)('sign-in store waits on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest(
+    'answers 503 with Retry-After when a sign-in waits longer than DEA_DB_CONNECT_TIMEOUT_MS for a store place',
+    async ({ startApp, expect }) => {
+      const t = await startApp({ DEA_SIGNIN_DB_CONNECTIONS: '1', DEA_DB_CONNECT_TIMEOUT_MS: '500' });
+      const base = await listening(t);
+      let release = (): void => undefined;
+      const held = t.services.signInBulkheads.storeLane.run(
+        () => new Promise<void>((resolve) => (release = resolve)),
+      );
+      try {
+        expect(await signIn(base, 'made-up')).toMatchObject({ status: 503, retryAfter: expect.any(String) });
+        expect(t.services.signInBulkheads.load).toEqual({
+          signIns: 0,
+          storeCalls: { running: 1, waiting: 0 },
+        });
+      } finally {
+        release();
+        await held;
+      }
+      expect((await signIn(base, 'made-up')).error).toBe(ErrorNumber.notPermitted);
+    },
+  );
+});
+
 describe.each(STORE_KINDS)('the sign-in store lane on %s', (kind) => {
   storeTest.override('storeKind', kind);
 
@@ -123,7 +150,8 @@ describe('sign-in bulkheads on postgres', () => {
     async ({ startApp, expect }) => {
       const t = await startApp({
         DEA_DB_POOL_SIZE: '3',
-        DEA_DB_CONNECT_TIMEOUT_MS: '1000',
+        // Long enough that the sign-ins waiting for one of sign-in's places do not give up meanwhile.
+        DEA_DB_CONNECT_TIMEOUT_MS: '30000',
         DEA_DB_LOCK_TIMEOUT_MS: '60000',
         DEA_DB_STATEMENT_TIMEOUT_MS: '60000',
       });

@@ -24,9 +24,12 @@ export class Bulkhead {
     return this.leaver();
   }
 
-  /** Runs the task once it has a place; the place passes to the next in line when it ends. */
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  /**
+   * Runs the task once it has a place; the place passes to the next in line when it ends. A task
+   * that waits longer than `maxWaitMs` is not run: the error of `tooLong()` instead.
+   */
+  async run<T>(task: () => Promise<T>, maxWaitMs?: number, tooLong?: () => Error): Promise<T> {
+    if (this.running >= this.limit) await this.turn(maxWaitMs, tooLong);
     else this.running += 1;
     const leave = this.leaver();
     try {
@@ -34,6 +37,24 @@ export class Bulkhead {
     } finally {
       leave();
     }
+  }
+
+  private turn(maxWaitMs: number | undefined, tooLong: (() => Error) | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer =
+        maxWaitMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              const at = this.waiting.indexOf(given);
+              if (at >= 0) this.waiting.splice(at, 1);
+              reject(tooLong?.() ?? new Error(`waited longer than ${maxWaitMs} ms for a place`));
+            }, maxWaitMs);
+      const given = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiting.push(given);
+    });
   }
 
   private leaver(): () => void {
@@ -68,13 +89,27 @@ export class SignInBulkheads {
 
   constructor(
     store: Store,
-    limits: { maxInFlight: number; storeConnections: number },
+    limits: {
+      maxInFlight: number;
+      storeConnections: number;
+      /** Longest a store call waits for a place (DEA_DB_CONNECT_TIMEOUT_MS, as for a connection of the pool). */
+      storeWaitMs: number;
+    },
     /** Told of every sign-in refused because the bound was reached (the metrics). */
     private readonly onRefused: () => void = () => undefined,
   ) {
     this.inFlight = new Bulkhead(limits.maxInFlight);
     this.storeLane = new Bulkhead(limits.storeConnections);
-    this.store = storeInLane(store, this.storeLane);
+    // Waiting longer is the store being unavailable for sign-in (503 with Retry-After), as a
+    // connection of the pool not given in time is; the message names the settings.
+    const tooLong = () =>
+      Object.assign(
+        new Error(
+          `sign-in's store call waited longer than DEA_DB_CONNECT_TIMEOUT_MS (${limits.storeWaitMs} ms) for one of its DEA_SIGNIN_DB_CONNECTIONS (${limits.storeConnections}) places: the store answers slowly or sign-ins are many`,
+        ),
+        { code: 'ETIMEDOUT' },
+      );
+    this.store = storeInLane(store, this.storeLane, limits.storeWaitMs, tooLong);
   }
 
   /** Sign-ins in progress, and calls of theirs holding or waiting for a store place. */
@@ -98,30 +133,39 @@ export class SignInBulkheads {
 }
 
 /** The store with every call of its repositories made in the lane (one store call: one connection at most). */
-export function storeInLane(store: Store, lane: Bulkhead): Store {
+export function storeInLane(store: Store, lane: Bulkhead, maxWaitMs?: number, tooLong?: () => Error): Store {
   const laned = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
       if (typeof value !== 'object' || value === null) return value;
-      if (!laned.has(key)) laned.set(key, repositoryInLane(value, lane));
+      if (!laned.has(key)) laned.set(key, repositoryInLane(value, lane, maxWaitMs, tooLong));
       return laned.get(key);
     },
   });
 }
 
-function repositoryInLane(repository: object, lane: Bulkhead): object {
+function repositoryInLane(
+  repository: object,
+  lane: Bulkhead,
+  maxWaitMs: number | undefined,
+  tooLong: (() => Error) | undefined,
+): object {
   return new Proxy(repository, {
     get(target, key, receiver) {
       const value: unknown = Reflect.get(target, key, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) =>
-        lane.run(async () => {
-          // Other work waiting for the event loop (a verification's request) goes first: on the
-          // embedded store the statements run on this thread, and a chain of them would hold it.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          return (await value.apply(target, args)) as unknown;
-        });
+        lane.run(
+          async () => {
+            // Other work waiting for the event loop (a verification's request) goes first: on the
+            // embedded store the statements run on this thread, and a chain of them would hold it.
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            return (await value.apply(target, args)) as unknown;
+          },
+          maxWaitMs,
+          tooLong,
+        );
     },
   });
 }

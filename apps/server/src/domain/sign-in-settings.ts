@@ -49,7 +49,7 @@ export const signinSettings = {
   },
   DEA_SIGNIN_DB_CONNECTIONS: {
     schema: Type.Integer({ minimum: 1, maximum: 200, default: 3 }),
-    doc: "Of DEA_DB_POOL_SIZE, the connections sign-in's store work may hold at once (at most DEA_DB_POOL_SIZE - 1; with a pool of 1, that one); the others stay free for verification and the page. On the embedded store: sign-in's store calls in progress at once.",
+    doc: "Of DEA_DB_POOL_SIZE, the connections sign-in's store work may hold at once (at most DEA_DB_POOL_SIZE - 1; with a pool of 1, that one); the others stay free for verification and the page. On the embedded store: sign-in's store calls in progress at once. A sign-in that waits longer than DEA_DB_CONNECT_TIMEOUT_MS for one gets 503 with Retry-After.",
   },
 } as const;
 
