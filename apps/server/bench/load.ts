@@ -9,11 +9,17 @@ import { usernameOrThrow } from '@dea/contract';
  * a long run, in 10 parts, written to a section of its own); BENCH_PROFILE=<dir> writes the server's
  * CPU profile there; BENCH_CALLS=userinfo or create measures one call alone. Writes
  * docs/benchmarks.md.
+ *
+ * BENCH_CALLS=verify-burst (also part of the default run) is the sign-in bulkheads' scenario:
+ * the p99 of `/validate/check` (a wrong code, one request at a time) quiet, then during waves of 60
+ * parallel sign-ins with made-up names from one address; target: during < 2 × quiet + 50 ms.
+ * Written to a section of its own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
@@ -25,12 +31,16 @@ import { createTestDatabase, startPostgresCluster } from '../src/testing/postgre
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 const CONNECTIONS = 32;
 // BENCH_CALLS=userinfo leaves tempPass/create out (to profile one call alone).
-const CALLS = (process.env.BENCH_CALLS ?? 'userinfo,create').split(',');
+const CALLS = (process.env.BENCH_CALLS ?? 'userinfo,create,verify-burst').split(',');
+// The scenario alone needs neither sessions nor a user per code.
+const BURST_ONLY = CALLS.length === 1 && CALLS[0] === 'verify-burst';
+const BURST_SIGN_INS = 60;
+const BURST_SECONDS = Number(process.env.BENCH_BURST_SECONDS ?? 10);
 // Codes of the run are valid for a minute (then they pile up as expired rows until the purge, as
 // used ones do). With this many users none reaches the policy's 100 unused codes in a minute at
 // up to 16,000 creations a second; with 2,500, a long run at 5,000 a second turned most creations
 // after its first minute into refusals (error 148).
-const USERS = 10_000;
+const USERS = BURST_ONLY ? 2_000 : 10_000;
 const CODE_VALIDITY_MINUTES = 1;
 // A long run (BENCH_LOAD_SECONDS=600) shows whether tempPass/create stays flat as codes pile up;
 // it runs in more parts and is written to a section of its own.
@@ -238,6 +248,85 @@ function settingsOf(variable: 'BENCH_SERVER_ENV' | 'BENCH_PG_SETTINGS'): Record<
   );
 }
 
+interface BurstFigures {
+  label: string;
+  quiet: number[];
+  during: number[];
+  /** The sign-ins' answers during the burst: `error <n>` of the envelope, or `HTTP <status>`. */
+  signIns: Map<string, number>;
+  verifyAnswers: Map<string, number>;
+}
+
+const percentileOf = (times: number[], share: number): number => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? Number.NaN;
+};
+
+/**
+ * Verification quiet, then during a burst of sign-ins: `/validate/check` one request at a time (a
+ * wrong code for a user of its own each time, so no lock shortens the path), first for
+ * BURST_SECONDS alone, then as long again during waves of BURST_SIGN_INS parallel sign-ins with
+ * made-up names from this one address (each wave as soon as the one before is answered).
+ */
+async function verifyDuringBurst(server: Running, label: string, names: string[]): Promise<BurstFigures> {
+  let next = 0;
+  const verifyAnswers = new Map<string, number>();
+  const verifyOnce = async (): Promise<number> => {
+    const started = performance.now();
+    const response = await fetch(`${server.base}/validate/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        user: names[(next += 1) % names.length] ?? '',
+        pass: 'WRONG23456',
+      }).toString(),
+    });
+    const body = (await response.json()) as { result?: { value?: boolean } };
+    const answer =
+      response.status === 200 ? `value ${String(body.result?.value)}` : `HTTP ${response.status}`;
+    verifyAnswers.set(answer, (verifyAnswers.get(answer) ?? 0) + 1);
+    return performance.now() - started;
+  };
+  const verifyFor = async (until: () => boolean): Promise<number[]> => {
+    const times: number[] = [];
+    while (!until()) times.push(await verifyOnce());
+    return times;
+  };
+  for (let index = 0; index < 50; index += 1) await verifyOnce();
+  verifyAnswers.clear();
+  const quietEnd = performance.now() + BURST_SECONDS * 1000;
+  const quiet = await verifyFor(() => performance.now() >= quietEnd);
+
+  const signIns = new Map<string, number>();
+  let stopping = false;
+  let made = 0;
+  const signInOnce = async (): Promise<void> => {
+    const response = await fetch(`${server.base}/login/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: `made-up-${(made += 1)}-${newId()}`, password: 'a guess' }),
+    });
+    const answer =
+      response.status === 200
+        ? `error ${((await response.json()) as { error: number }).error}`
+        : `HTTP ${response.status}`;
+    if (response.status !== 200) await response.arrayBuffer();
+    signIns.set(answer, (signIns.get(answer) ?? 0) + 1);
+  };
+  // Waves of BURST_SIGN_INS parallel sign-ins, each as soon as the one before is answered.
+  const burst = (async () => {
+    while (!stopping) await Promise.all(Array.from({ length: BURST_SIGN_INS }, signInOnce));
+  })();
+  verifyAnswers.clear();
+  const duringEnd = performance.now() + BURST_SECONDS * 1000;
+  const during = await verifyFor(() => performance.now() >= duringEnd);
+  stopping = true;
+  await burst;
+  return { label, quiet, during, signIns, verifyAnswers };
+}
+
+const bursts: BurstFigures[] = [];
+
 /** What the scheduled retention purge removed during each store's run (dea_purged_rows_total). */
 const purged: string[] = [];
 
@@ -264,6 +353,8 @@ async function measureStore(
       DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
       // The bench reads dea_purged_rows_total on the port it loads.
       DEA_PUBLIC_METRICS: 'true',
+      // The scenario's verifications come from this address, without a service key.
+      DEA_VALIDATE_CHECK_CLIENTS: '127.0.0.1',
       ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
       ...SERVER_ENV,
     },
@@ -271,7 +362,7 @@ async function measureStore(
   );
   try {
     const sessions: Session[] = [];
-    for (const name of names) sessions.push(await signIn(server.base, name));
+    if (!BURST_ONLY) for (const name of names) sessions.push(await signIn(server.base, name));
     const at = (index: number) => sessions[index % sessions.length]!;
     const row = (figures: Figures) =>
       `| ${label} | ${figures.name} | ${Math.round(figures.perSecond)} | ${((100 * figures.perSecond) / bare.perSecond).toFixed(1)}% | ${figures.p50} ms | ${figures.p99} ms | ${figures.errors} | ${figures.refused} | ${Math.round(figures.cpuMicros)} µs |`;
@@ -301,6 +392,7 @@ async function measureStore(
     if (CALLS.includes('create')) {
       for (let part = 1; part <= PARTS; part += 1) rows.push(row(await create(part)));
     }
+    if (CALLS.includes('verify-burst')) bursts.push(await verifyDuringBurst(server, label, names));
     purged.push(`${label} ${await counterOf(server, 'dea_purged_rows_total')}`);
     return rows;
   } finally {
@@ -309,7 +401,10 @@ async function measureStore(
   }
 }
 
-async function main(): Promise<void> {
+/** The yardstick of the throughput table (not measured for the burst scenario alone). */
+async function bareRoute(): Promise<Figures> {
+  if (BURST_ONLY)
+    return { name: 'not measured', perSecond: 1, p50: 0, p99: 0, errors: 0, refused: 0, cpuMicros: 0 };
   const bareServer = await startProcess(
     ['--input-type=module', '-e', BARE_SERVER],
     {},
@@ -323,6 +418,11 @@ async function main(): Promise<void> {
     BARE_SECONDS,
   );
   await stop(bareServer);
+  return bare;
+}
+
+async function main(): Promise<void> {
+  const bare = await bareRoute();
   const rows = [
     `| | ${bare.name} | ${Math.round(bare.perSecond)} | 100% | ${bare.p50} ms | ${bare.p99} ms | ${bare.errors} | ${bare.refused} | ${Math.round(bare.cpuMicros)} µs |`,
     // BENCH_EMBEDDED=0 leaves the embedded store out (to study PostgreSQL alone).
@@ -337,6 +437,8 @@ async function main(): Promise<void> {
       await cluster.stop();
     }
   }
+  if (bursts.length > 0) writeSection('verify-burst', burstSection());
+  if (BURST_ONLY) return;
   const section = [
     `<!-- ${SECTION} start -->`,
     `\`${LONG_RUN ? `BENCH_LOAD_SECONDS=${SECONDS} ` : ''}npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${process.env.BENCH_CALLS ? ` and \`BENCH_CALLS=${process.env.BENCH_CALLS}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${SECONDS} s per call (the bare route ${BARE_SECONDS} s), ${CONNECTIONS} connections (autocannon in the bench process, each server a process of its own, logging at info), ${USERS} signed-in users, codes valid ${CODE_VALIDITY_MINUTES} minute; targets: userinfo at least 25% and tempPass/create at least 8% of the bare route, flat over the run.`,
@@ -348,18 +450,50 @@ async function main(): Promise<void> {
     `Rows the scheduled retention purge removed during the run (\`dea_purged_rows_total\`): ${purged.join(', ')}.`,
     `<!-- ${SECTION} end -->`,
   ].join('\n');
+  writeSection(SECTION, section);
+}
+
+/** The scenario's table: verification's p50 and p99 quiet and during the burst, against the target. */
+function burstSection(): string {
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  const counts = (map: Map<string, number>) =>
+    [...map.entries()]
+      .sort()
+      .map(([answer, count]) => `${count} × ${answer}`)
+      .join(', ');
+  const rows = bursts.map((burst) => {
+    const quietP99 = percentileOf(burst.quiet, 0.99);
+    const duringP99 = percentileOf(burst.during, 0.99);
+    const target = 2 * quietP99 + 50;
+    return `| ${burst.label} | ${ms(percentileOf(burst.quiet, 0.5))} / ${ms(quietP99)} (${burst.quiet.length}) | ${ms(percentileOf(burst.during, 0.5))} / ${ms(duringP99)} (${burst.during.length}) | ${ms(target)}: ${duringP99 < target ? 'met' : 'missed'} | ${counts(burst.verifyAnswers)} | ${counts(burst.signIns)} |`;
+  });
+  return [
+    '<!-- verify-burst start -->',
+    `\`BENCH_CALLS=verify-burst npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${Object.keys(SERVER_ENV).length > 0 ? ` and \`BENCH_SERVER_ENV=${process.env.BENCH_SERVER_ENV}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores: \`/validate/check\` one request at a time (a wrong code, a user of its own each time) for ${BURST_SECONDS} s quiet, then ${BURST_SECONDS} s during waves of ${BURST_SIGN_INS} parallel sign-ins with made-up names from the same address (each wave as soon as the one before is answered) (the built server, a process of its own, password hash cost 10). Target: p99 during the burst under twice the quiet p99 plus 50 ms.`,
+    '',
+    '| store | verification quiet: p50 / p99 (requests) | during the burst: p50 / p99 (requests) | target | verification answers during | sign-in answers during |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '<!-- verify-burst end -->',
+  ].join('\n');
+}
+
+/** Replaces the section between its marks in docs/benchmarks.md, or adds it before the sign-in flood. */
+function writeSection(name: string, section: string): void {
   process.stdout.write(`${section}\n`);
   const file = new URL('../../../docs/benchmarks.md', import.meta.url);
   let doc = readFileSync(file, 'utf8');
-  const start = doc.indexOf(`<!-- ${SECTION} start -->`);
-  const endMark = `<!-- ${SECTION} end -->`;
+  const start = doc.indexOf(`<!-- ${name} start -->`);
+  const endMark = `<!-- ${name} end -->`;
   const end = doc.indexOf(endMark);
+  const title =
+    name === 'verify-burst'
+      ? 'Verification during a burst of sign-ins'
+      : LONG_RUN
+        ? 'A long run of tempPass/create'
+        : 'Load against a bare Fastify route';
   if (start >= 0 && end > start) doc = doc.slice(0, start) + section + doc.slice(end + endMark.length);
-  else
-    doc = doc.replace(
-      '## Sign-in flood',
-      `## ${LONG_RUN ? 'A long run of tempPass/create' : 'Load against a bare Fastify route'}\n\n${section}\n\n## Sign-in flood`,
-    );
+  else doc = doc.replace('## Sign-in flood', `## ${title}\n\n${section}\n\n## Sign-in flood`);
   writeFileSync(file, doc);
 }
 

@@ -27,6 +27,7 @@ import { ensureBuiltInContent } from './seed/built-in-content.js';
 import { seedDemoData } from './seed/demo-data.js';
 import { type DemoMode, demoModeOf } from './domain/demo-mode.js';
 import { Metrics } from './observability/metrics.js';
+import { SignInBulkheads } from './domain/bulkheads.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { AuditExport } from './audit-export/audit-export.js';
@@ -130,7 +131,14 @@ export async function startServices(
       allowedPhonePrefixes: config.delivery.allowedPhonePrefixes,
     };
     const directoryUsers = directoryUsersOf(config, store, now);
-    const throttle = new SigninThrottle(store, config.signin, keys.identifier);
+    // Sign-in's store work holds at most its share of the connections; the rest stay for
+    // verification, the page and everything else (domain/bulkheads.ts).
+    const signInBulkheads = new SignInBulkheads(
+      store,
+      { ...config.signInBulkheads, storeWaitMs: config.dbTimeouts.connectMs },
+      () => metrics.signInBusy(),
+    );
+    const throttle = new SigninThrottle(signInBulkheads.store, config.signin, keys.identifier);
     const verification = new Verification(
       store,
       acceptedKeys(keys, 'codeHash'),
@@ -153,8 +161,10 @@ export async function startServices(
       catalogs,
       sessions,
       hashWorkers,
+      signInBulkheads,
       signIn: new SignIn({
-        store,
+        store: signInBulkheads.store,
+        bulkheads: signInBulkheads,
         throttle,
         sessions,
         hashQueue,

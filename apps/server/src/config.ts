@@ -225,6 +225,7 @@ export interface Config {
   codeDefaults: CodeDefaults;
   passwordHashCost: number;
   passwordHashing: SignInConfig['passwordHashing'];
+  signInBulkheads: SignInConfig['signInBulkheads'];
   dbPoolSize: number;
   /** How long a starting server waits for a store it cannot reach yet. */
   dbStartWaitMs: number;
@@ -511,6 +512,14 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     idleTimeoutMs: s.DEA_IDLE_TIMEOUT_SECONDS * 1000,
     shutdownDrainMs: s.DEA_SHUTDOWN_DRAIN_SECONDS * 1000,
     ...signIn,
+    // Sign-in's share leaves at least one connection of the pool to everything else.
+    signInBulkheads: {
+      ...signIn.signInBulkheads,
+      storeConnections: Math.min(
+        signIn.signInBulkheads.storeConnections,
+        Math.max(1, s.DEA_DB_POOL_SIZE - 1),
+      ),
+    },
     codeDefaults: codes.codeDefaults,
     dbPoolSize: s.DEA_DB_POOL_SIZE,
     dbStartWaitMs: s.DEA_DB_START_WAIT_SECONDS * 1000,

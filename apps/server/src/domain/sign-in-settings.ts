@@ -43,6 +43,14 @@ export const signinSettings = {
     schema: Type.Integer({ minimum: 0, maximum: 10_000, default: 16 }),
     doc: 'Sign-ins that may wait for a hashing slot; beyond them a sign-in gets error 140 with Retry-After.',
   },
+  DEA_SIGNIN_MAX_IN_FLIGHT: {
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 24 }),
+    doc: 'Sign-ins (page, RADIUS) in progress at once per instance; beyond them a sign-in gets error 140 with Retry-After before it does any work, so a burst cannot take what verification and the page need.',
+  },
+  DEA_SIGNIN_DB_CONNECTIONS: {
+    schema: Type.Integer({ minimum: 1, maximum: 200, default: 3 }),
+    doc: "Of DEA_DB_POOL_SIZE, the connections sign-in's store work may hold at once (at most DEA_DB_POOL_SIZE - 1; with a pool of 1, that one); the others stay free for verification and the page. On the embedded store: sign-in's store calls in progress at once. A sign-in that waits longer than DEA_DB_CONNECT_TIMEOUT_MS for one gets 503 with Retry-After.",
+  },
 } as const;
 
 const MINUTE = 60_000;
@@ -51,6 +59,8 @@ export interface SignInConfig {
   signin: SigninThrottleSettings;
   passwordHashCost: number;
   passwordHashing: { concurrency: number; queue: number };
+  /** The bounds of domain/bulkheads.ts. */
+  signInBulkheads: { maxInFlight: number; storeConnections: number };
 }
 
 /** The sign-in part of the configuration, from the typed setting values. */
@@ -68,6 +78,10 @@ export function signInConfigOf(values: SettingValues<typeof signinSettings>): Si
     passwordHashing: {
       concurrency: values.DEA_PASSWORD_HASH_CONCURRENCY,
       queue: values.DEA_PASSWORD_HASH_QUEUE,
+    },
+    signInBulkheads: {
+      maxInFlight: values.DEA_SIGNIN_MAX_IN_FLIGHT,
+      storeConnections: values.DEA_SIGNIN_DB_CONNECTIONS,
     },
   };
 }

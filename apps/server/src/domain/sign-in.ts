@@ -11,6 +11,7 @@ import { DirectoryUnavailableError } from '../directory/ldap-directory.js';
 import type { DirectorySignInResult, DirectoryUsers } from '../directory/directory-users.js';
 import { NO_LOCAL_PASSWORD } from './provision-user.js';
 import { limitKeyOf, type SigninThrottle } from './signin-throttle.js';
+import type { SignInBulkheads } from './bulkheads.js';
 
 /** How long a client is asked to wait when every hashing slot and queue place is taken. */
 const BUSY_RETRY_SECONDS = 1;
@@ -59,7 +60,10 @@ export interface SignedIn {
 }
 
 export interface SignInDependencies {
+  /** The store as sign-in work sees it: `bulkheads.store`, within its share of the connections. */
   store: Store;
+  /** The bounds on sign-in work of this instance (domain/bulkheads.ts). */
+  bulkheads: SignInBulkheads;
   throttle: SigninThrottle;
   sessions: Sessions;
   hashQueue: HashQueue;
@@ -151,9 +155,17 @@ export class SignIn {
    * refusal audited. Sign-in starts a session after it; RADIUS checks a code after it when a
    * group asks for password and code in one field.
    */
-  async checkCredentials(
+  checkCredentials(
     request: Pick<SignInRequest, 'username' | 'password' | 'clientAddress' | 'stillWanted'>,
     at: number = this.deps.now(),
+  ): Promise<{ user: User; local: boolean }> {
+    // Within the instance's bound on sign-ins in flight (error 140 beyond it), before any work.
+    return this.deps.bulkheads.admitted(() => this.checkAdmitted(request, at));
+  }
+
+  private async checkAdmitted(
+    request: Pick<SignInRequest, 'username' | 'password' | 'clientAddress' | 'stillWanted'>,
+    at: number,
   ): Promise<{ user: User; local: boolean }> {
     const { store, throttle } = this.deps;
     const { username, password, clientAddress } = request;

@@ -2,7 +2,8 @@ import type { AuditEventName } from './audit-events.js';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import type { CodeDefaults } from './code-settings.js';
 import type { Store, User } from '../store/store.js';
-import { consumeMatchingCode } from './codes.js';
+import { newId } from '../crypto/ids.js';
+import { findMatchingCode } from './codes.js';
 import { resolvePolicy } from './policy.js';
 
 export interface VerificationSettings {
@@ -45,23 +46,28 @@ export class Verification {
     private readonly settings: VerificationSettings,
   ) {}
 
+  /**
+   * The id an unknown user name is verified as: no user has it, so nothing is counted, found or
+   * used, but the store and the keyed hashes do what they do for a known user with a wrong code.
+   */
+  private readonly decoyUserId = newId();
+
   async verify(attempt: VerifyAttempt): Promise<VerifyOutcome> {
     const { user, actor, clientAddress, now } = attempt;
     const audit = (event: AuditEventName, details: Record<string, unknown>): Promise<void> =>
       this.store.audit.append({ event, userId: user?.id ?? null, actor, clientAddress, details }, now);
-    if (user === undefined) {
-      await audit('code.verify_failed', { reason: 'unknown-user' });
-      return { valid: false, reason: 'unknown-user' };
-    }
+    // An unknown name takes the time a known one does: the same round trips and comparisons,
+    // against a user id nobody has (no sleep, which a loaded server would not match).
+    const subjectId = user?.id ?? this.decoyUserId;
     // Every attempt is counted before its code is looked at, in one atomic statement: of a
     // burst of parallel guesses on any number of instances, at most maxFailures are compared
     // with codes; the one that reaches the limit starts the lock and is still checked.
     const { maxFailures } = this.settings;
-    const counted = await this.store.verifyFailures.record(user.id, now, {
+    const counted = await this.store.verifyFailures.record(subjectId, now, {
       lockAfter: maxFailures,
       lockMs: this.settings.lockMs,
     });
-    if (counted.lockedAt !== null && counted.failures > maxFailures) {
+    if (counted !== undefined && counted.lockedAt !== null && counted.failures > maxFailures) {
       await audit('code.verify_locked', {
         failures: counted.failures,
         lockedUntil: iso(counted.lockedUntil),
@@ -70,31 +76,44 @@ export class Verification {
     }
     // The policy of now decides: a code issued before the user's group stopped allowing codes is dead.
     const policy = resolvePolicy(
-      await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
+      await this.store.groups.findPolicyOfUser(subjectId, POLICY_CATEGORY_SELF_SERVICE),
       this.codeDefaults,
     );
-    const refusal = user.disabled ? 'disabled' : policy.enableECode ? undefined : 'codes-disabled';
+    const refusal =
+      user === undefined
+        ? 'unknown-user'
+        : user.disabled
+          ? 'disabled'
+          : policy.enableECode
+            ? undefined
+            : 'codes-disabled';
+    // Compared whatever the refusal, so that no kind of failure answers sooner than another.
+    const matched = await findMatchingCode(
+      this.store,
+      this.codeHashKeys,
+      subjectId,
+      attempt.code,
+      policy.codeAlphabet,
+      now,
+      policy.maxUnusedCodes,
+    );
     const used =
-      refusal === undefined
-        ? await consumeMatchingCode(
-            this.store,
-            this.codeHashKeys,
-            user.id,
-            attempt.code,
-            policy.codeAlphabet,
-            now,
-          )
+      refusal === undefined && matched !== undefined && (await this.store.codes.consume(matched.id, now))
+        ? matched
         : undefined;
     if (used !== undefined) {
       // A success forgets the failures, and ends the lock this very attempt may have started.
-      await this.store.verifyFailures.clear(user.id);
+      await this.store.verifyFailures.clear(subjectId);
       await audit('code.used', { codeId: used.id, channel: used.channelType ?? 'screen' });
       return { valid: true, codeId: used.id };
     }
     const reason = refusal ?? 'no-usable-code';
-    await audit('code.verify_failed', { reason, failures: counted.failures });
+    await audit(
+      'code.verify_failed',
+      counted === undefined ? { reason } : { reason, failures: counted.failures },
+    );
     // Increments are atomic, so exactly one failure reaches the limit: that one started the lock.
-    if (counted.failures === maxFailures && counted.lockedAt !== null) {
+    if (counted !== undefined && counted.failures === maxFailures && counted.lockedAt !== null) {
       await audit('code.verify_lockout', {
         failures: counted.failures,
         lockedUntil: iso(counted.lockedUntil),

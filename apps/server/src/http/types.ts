@@ -7,6 +7,7 @@ import type { Catalogs } from '../domain/catalogs.js';
 import type { ChannelRules } from '../domain/channel-rules.js';
 import type { SendLimits } from '../domain/send-limits.js';
 import type { Sessions } from '../domain/sessions.js';
+import type { SignInBulkheads } from '../domain/bulkheads.js';
 import type { SignIn } from '../domain/sign-in.js';
 import type { Verification } from '../domain/verification.js';
 import type { DeliveryProvider } from '../delivery/delivery.js';
@@ -35,6 +36,8 @@ export interface Services {
   sessions: Sessions;
   /** Signs a user in with user name and password, within the limits of ADR 0008. */
   signIn: SignIn;
+  /** The bounds on sign-in work: sign-ins in flight, and their share of the store's connections. */
+  signInBulkheads: SignInBulkheads;
   /** The organisation's directory as the source of users; undefined without DEA_LDAP_URL. */
   directoryUsers: DirectoryUsers | undefined;
   /** Sends the chosen audit events to their HTTPS webhooks; undefined without DEA_WEBHOOKS. */

@@ -42,7 +42,7 @@ export class Metrics {
   });
   private readonly signIns = new Counter({
     name: 'dea_signins_total',
-    help: 'Sign-in attempts, by outcome (succeeded, failed, locked, busy: refused by the full hashing queue, directory_unavailable).',
+    help: 'Sign-in attempts, by outcome (succeeded, failed, locked, busy: refused by the full hashing queue or by the bound on sign-ins in flight, directory_unavailable).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });
@@ -164,6 +164,11 @@ export class Metrics {
   /** The backlog of each audit export destination, read when Prometheus scrapes. */
   watchAuditExport(backlogs: () => AuditExportBacklog[]): void {
     this.auditExportBacklogs = backlogs;
+  }
+
+  /** A sign-in refused by the bound on sign-ins in flight (DEA_SIGNIN_MAX_IN_FLIGHT): not audited, it did no work. */
+  signInBusy(): void {
+    this.signIns.inc({ outcome: 'busy' });
   }
 
   /** Rows one batch of the retention purge removed: the counter moves while a long purge runs. */

@@ -92,6 +92,7 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
         DEA_SIGNIN_SLOWDOWN_MS: '1000',
         // Every one of the 30 first attempts waits its turn for a hash rather than being turned away.
         DEA_PASSWORD_HASH_QUEUE: '100',
+        DEA_SIGNIN_MAX_IN_FLIGHT: '100',
       });
       const colleague = await t.createUser();
       // One office behind one address: 30 people mistype once, all at once.

@@ -413,9 +413,10 @@ export interface VerifyFailureRepository {
   find(userId: string): Promise<VerifyFailures | undefined>;
   /**
    * Counts one failure atomically (across instances) and starts the lock when the rule says so;
-   * a lock that has run out starts a new count. Answers the new state.
+   * a lock that has run out starts a new count. Answers the new state; undefined when no user has
+   * this id (nothing is counted, and the store did the same work).
    */
-  record(userId: string, at: number, rule: VerifyFailureRule): Promise<VerifyFailures>;
+  record(userId: string, at: number, rule: VerifyFailureRule): Promise<VerifyFailures | undefined>;
   /** Forgets the user's failures and ends a lock; true when there was something to forget. */
   clear(userId: string): Promise<boolean>;
 }

@@ -54,3 +54,28 @@ export function recordPostgresQueries(): { queries: RecordedQuery[]; stop(): voi
   });
   return { queries: seen, stop: () => spy.mockRestore() };
 }
+
+/**
+ * How many statements the embedded store runs until `stop()` (each run, get, all or iterate of a
+ * prepared statement, in every database of this process), with their SQL in order.
+ */
+export function recordSqliteRuns(): { runs: string[]; stop(): void } {
+  const runs: string[] = [];
+  const probe = new SqliteDatabase(':memory:');
+  const statementPrototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<
+    'run' | 'get' | 'all' | 'iterate',
+    (this: SqliteDatabase.Statement, ...args: unknown[]) => unknown
+  >;
+  probe.close();
+  const spies = (['run', 'get', 'all', 'iterate'] as const).map((method) => {
+    const original = statementPrototype[method];
+    return vi.spyOn(statementPrototype, method).mockImplementation(function (
+      this: SqliteDatabase.Statement,
+      ...args: unknown[]
+    ) {
+      runs.push(this.source);
+      return original.apply(this, args);
+    });
+  });
+  return { runs, stop: () => spies.forEach((spy) => spy.mockRestore()) };
+}

@@ -95,7 +95,7 @@ describe.each(STORE_KINDS)('verification failures on %s', (kind) => {
     const id = await user();
     const rule = { lockAfter: 10, lockMs: MINUTE };
     const states = await Promise.all(Array.from({ length: 25 }, () => failures.record(id, T0, rule)));
-    expect(states.map((state) => state.failures).sort((a, b) => a - b)).toEqual(
+    expect(states.map((state) => state?.failures ?? 0).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 25 }, (_, index) => index + 1),
     );
     expect(await failures.find(id)).toMatchObject({ failures: 25, lockedAt: T0, lockedUntil: T0 + MINUTE });
@@ -106,5 +106,11 @@ describe.each(STORE_KINDS)('verification failures on %s', (kind) => {
     await failures.record(id, T0, { lockAfter: 5, lockMs: MINUTE });
     await testStore.store.users.remove(id);
     expect(await failures.find(id)).toBeUndefined();
+  });
+
+  test('counts nothing for an id no user has, with the same statement', async ({ failures }) => {
+    const nobody = newId(T0);
+    expect(await failures.record(nobody, T0, { lockAfter: 1, lockMs: MINUTE })).toBeUndefined();
+    expect(await failures.find(nobody)).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { VerifyFailureRepository, VerifyFailures } from '../store.js';
 import type { Db } from './db.js';
 
@@ -29,15 +30,24 @@ export function verifyFailureRepository(db: Db): VerifyFailureRepository {
       const lockedUntil = rule.lockMs === null ? null : at + rule.lockMs;
       // One statement counts and decides, so concurrent failures on any instance all count and
       // exactly one of them starts the lock. A lock that has run out starts a new series.
+      const startsLocked = rule.lockAfter <= 1;
+      // The row comes from the user's own row: for an id no user has (the decoy of an unknown
+      // name) the same statement runs and counts nothing.
       const row = await db
         .insertInto('verify_failures')
-        .values({
-          user_id: userId,
-          failures: 1,
-          last_failure_at: at,
-          locked_at: rule.lockAfter <= 1 ? at : null,
-          locked_until: rule.lockAfter <= 1 ? lockedUntil : null,
-        })
+        .columns(['user_id', 'failures', 'last_failure_at', 'locked_at', 'locked_until'])
+        .expression((eb) =>
+          eb
+            .selectFrom('users')
+            .select([
+              'users.id as user_id',
+              sql<number>`cast(${1} as integer)`.as('failures'),
+              sql<number>`cast(${at} as bigint)`.as('last_failure_at'),
+              sql<number | null>`cast(${startsLocked ? at : null} as bigint)`.as('locked_at'),
+              sql<number | null>`cast(${startsLocked ? lockedUntil : null} as bigint)`.as('locked_until'),
+            ])
+            .where('users.id', '=', userId),
+        )
         .onConflict((oc) =>
           oc.column('user_id').doUpdateSet((eb) => {
             const lockedAt = eb.ref('verify_failures.locked_at');
@@ -78,8 +88,8 @@ export function verifyFailureRepository(db: Db): VerifyFailureRepository {
           }),
         )
         .returning(['failures', 'last_failure_at', 'locked_at', 'locked_until'])
-        .executeTakeFirstOrThrow();
-      return toFailures(row);
+        .executeTakeFirst();
+      return row && toFailures(row);
     },
     async clear(userId) {
       const result = await db.deleteFrom('verify_failures').where('user_id', '=', userId).executeTakeFirst();
