@@ -7,6 +7,7 @@ import { createServiceKey } from '../domain/service-keys.js';
 import { LdapDirectory } from './ldap-directory.js';
 import { appTest } from '../testing/fixtures.js';
 import { createLdapTree, DIRECTORY_PEOPLE } from '../testing/ldap-tree.js';
+import { spellingsOf } from '../testing/spellings.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { TEST_PASSWORD_HASH_COST, type TestApp } from '../testing/test-app.js';
 
@@ -93,6 +94,24 @@ describe.each(STORE_KINDS)('a name belongs to one source, on %s', (kind) => {
       }
       const locked = await t.services.store.audit.list({ event: 'signin.locked', limit: 100 });
       expect(locked.map((entry) => entry.details.limit)).toEqual(expect.arrayContaining(['entry-address']));
+    },
+  );
+
+  directoryTest(
+    '60 parallel spellings of a directory name from one address get at most DEA_SIGNIN_MAX_FAILURES binds',
+    async ({ startApp, tree, expect }) => {
+      const t = await startApp({ ...tree.settings, DEA_SIGNIN_MAX_FAILURES: '3' });
+      const binds = vi.spyOn(LdapDirectory.prototype, 'checkPassword');
+      try {
+        const answers = await Promise.all(spellingsOf('alice', 60).map((name) => signIn(t, name, 'wrong')));
+        expect(answers.every((answer) => answer.json<{ error: number }>().error !== 0)).toBe(true);
+        expect(binds.mock.calls.filter(([dn]) => dn === tree.dnOf('alice'))).toHaveLength(3);
+      } finally {
+        binds.mockRestore();
+      }
+      expect((await signIn(t, 'ＡＬＩＣＥ', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({
+        error: 140,
+      });
     },
   );
 

@@ -5,31 +5,9 @@ import { startRadiusServer } from '../radius/radius-server.js';
 import { radiusAuthenticator } from '../radius/start-radius.js';
 import { appTest } from '../testing/fixtures.js';
 import { radclientReply } from '../testing/radclient.js';
+import { fullwidth, spellingsOf } from '../testing/spellings.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
-
-/** Fullwidth forms of ASCII (U+FF01-FF5E): what a phone's IME or a copy from a CJK document types. */
-const fullwidth = (text: string): string =>
-  [...text]
-    .map((c) => (c >= '!' && c <= '~' ? String.fromCodePoint(c.codePointAt(0)! + 0xfee0) : c))
-    .join('');
-
-/** Sixty spellings of one name: each character lower, upper, fullwidth lower or fullwidth upper. */
-function spellingsOf(name: string, count: number): string[] {
-  const letters = [...name];
-  const spellings = new Set<string>();
-  for (let seed = 1; spellings.size < count; seed += 1) {
-    let rest = seed;
-    const spelled = letters.map((character) => {
-      const form = rest % 4;
-      rest = Math.floor(rest / 4) + seed;
-      const cased = form % 2 === 1 ? character.toUpperCase() : character;
-      return form >= 2 ? fullwidth(cased) : cased;
-    });
-    spellings.add(spelled.join(''));
-  }
-  return [...spellings];
-}
 
 const ATTACKER = '203.0.113.77';
 
