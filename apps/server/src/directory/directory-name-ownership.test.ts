@@ -7,6 +7,7 @@ import { createServiceKey } from '../domain/service-keys.js';
 import { LdapDirectory } from './ldap-directory.js';
 import { appTest } from '../testing/fixtures.js';
 import { createLdapTree, DIRECTORY_PEOPLE } from '../testing/ldap-tree.js';
+import { signInAttempt } from '../testing/sign-in-attempts.js';
 import { spellingsOf } from '../testing/spellings.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { TEST_PASSWORD_HASH_COST, type TestApp } from '../testing/test-app.js';
@@ -20,12 +21,7 @@ const directoryTest = appTest.extend('tree', async ({}, { onCleanup }) => {
 });
 
 const signIn = (t: TestApp, username: string, password: string) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/login/api/session',
-    payload: { username, password },
-    remoteAddress: '203.0.113.50',
-  });
+  signInAttempt(t, username, password, '203.0.113.50');
 
 async function scim(t: TestApp) {
   const { key } = await createServiceKey(

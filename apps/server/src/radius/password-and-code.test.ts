@@ -3,27 +3,18 @@ import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { describe, inject } from 'vitest';
 import { issueCode } from '../domain/codes.js';
 import { resolvePolicy } from '../domain/policy.js';
+import { appRadiusServer } from '../testing/app-radius.js';
 import { appTest } from '../testing/fixtures.js';
 import { createLdapTree, DIRECTORY_PEOPLE } from '../testing/ldap-tree.js';
 import { radclient } from '../testing/radclient.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
-import { startRadiusServer } from './radius-server.js';
 import { parsePasswordAndCode, splitPasswordAndCode } from './radius-policy.js';
-import { radiusAuthenticator } from './start-radius.js';
 
 const SECRET = 'radius-pw-code-secret-0123';
 
-async function radiusOf(t: TestApp, onTestFinished: (fn: () => Promise<void>) => void): Promise<number> {
-  const server = await startRadiusServer({
-    host: '127.0.0.1',
-    port: 0,
-    clients: new Map([['127.0.0.1', SECRET]]),
-    authenticate: radiusAuthenticator(t.services),
-  });
-  onTestFinished(() => server.close());
-  return server.port;
-}
+const radiusOf = async (t: TestApp, onTestFinished: (fn: () => Promise<void>) => void): Promise<number> =>
+  (await appRadiusServer(t, SECRET, onTestFinished)).port;
 
 /** A code for the user under their group's policy, as the page issues it. */
 async function codeOf(t: TestApp, userId: string): Promise<string> {

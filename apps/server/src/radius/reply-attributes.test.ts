@@ -1,28 +1,17 @@
 import { describe } from 'vitest';
 import { newId } from '../crypto/ids.js';
+import { appRadiusServer } from '../testing/app-radius.js';
 import { appTest } from '../testing/fixtures.js';
 import { radclientReply } from '../testing/radclient.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 import { Dictionary, encodeValue, parseDictionary, wireAttribute } from './dictionary.js';
-import { startRadiusServer } from './radius-server.js';
-import { radiusAuthenticator } from './start-radius.js';
 
 const SECRET = 'radius-reply-secret-0123';
 const JUNIPER = '/usr/share/freeradius/dictionary.juniper';
 
-/** A RADIUS server of the app on a free port, as the app's settings make it; down when the test ends. */
-async function radiusOf(t: TestApp, onTestFinished: (fn: () => Promise<void>) => void) {
-  const server = await startRadiusServer({
-    host: '127.0.0.1',
-    port: 0,
-    clients: new Map([['127.0.0.1', SECRET]]),
-    rejectMessage: t.services.config.radius.rejectMessage,
-    authenticate: radiusAuthenticator(t.services),
-  });
-  onTestFinished(() => server.close());
-  return server;
-}
+const radiusOf = (t: TestApp, onTestFinished: (fn: () => Promise<void>) => void) =>
+  appRadiusServer(t, SECRET, onTestFinished);
 
 describe('the RADIUS dictionary', () => {
   appTest('reads FreeRADIUS dictionary files and encodes values by type', ({ expect }) => {

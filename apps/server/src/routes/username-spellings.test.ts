@@ -1,10 +1,10 @@
 import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
-import { startRadiusServer } from '../radius/radius-server.js';
-import { radiusAuthenticator } from '../radius/start-radius.js';
+import { appRadiusServer } from '../testing/app-radius.js';
 import { appTest } from '../testing/fixtures.js';
 import { radclientReply } from '../testing/radclient.js';
+import { checkedPasswords, signInAttempt } from '../testing/sign-in-attempts.js';
 import { fullwidth, spellingsOf } from '../testing/spellings.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
@@ -14,18 +14,8 @@ const ATTACKER = '203.0.113.77';
 describe.each(STORE_KINDS)('one name, every spelling, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
-  const signIn = (t: TestApp, username: string, password: string, remoteAddress = ATTACKER) =>
-    t.app.inject({
-      method: 'POST',
-      url: '/login/api/session',
-      payload: { username, password },
-      remoteAddress,
-    });
-
-  const checkedPasswords = async (t: TestApp) =>
-    (await t.services.store.audit.list({ limit: 10_000 })).filter(
-      (entry) => entry.event === 'signin.failed' || entry.event === 'signin.succeeded',
-    ).length;
+  const signIn = (t: TestApp, username: string, password: string) =>
+    signInAttempt(t, username, password, ATTACKER);
 
   appTest(
     'a name locked in one spelling is locked in all of them: the right password typed fullwidth or upper case gets 140',
@@ -131,14 +121,7 @@ describe.each(STORE_KINDS)('one name, every spelling, on %s', (kind) => {
       expect(await validate(user.username.toUpperCase(), code)).toBe(true);
 
       const secret = 'spellings-radius-secret';
-      const server = await startRadiusServer({
-        host: '127.0.0.1',
-        port: 0,
-        clients: new Map([['127.0.0.1', secret]]),
-        rejectMessage: t.services.config.radius.rejectMessage,
-        authenticate: radiusAuthenticator(t.services),
-      });
-      onTestFinished(() => server.close());
+      const server = await appRadiusServer(t, secret, onTestFinished);
       code = await t.codeOnScreen(user);
       expect((await radclientReply(server.port, secret, { userName: bold, password: code })).answer).toBe(
         'Access-Reject',
