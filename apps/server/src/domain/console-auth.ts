@@ -20,7 +20,7 @@ import { ApiError, tooManyRequests } from './api-error.js';
 import type { AuditEventName } from './audit-events.js';
 import { type ConsoleEnrolment, enrolmentRefused } from './console-enrolment.js';
 import type { ConsoleEnrolmentConfig } from './console-settings.js';
-import type { SigninThrottle } from './signin-throttle.js';
+import { limitKeyOf, type SigninThrottle } from './signin-throttle.js';
 import { consoleAccountNamed } from './user-names.js';
 
 /** Where a WebAuthn ceremony happens: the console's origin and its host name (the RP ID). */
@@ -81,7 +81,7 @@ export class ConsoleAuth {
     const { store, throttle, now } = this.deps;
     const at = now();
     // Counted under the name's canonical form (signin-throttle.ts limitKeyOf), like a user's.
-    const subject = `console:${username}`;
+    const subject = `console:${limitKeyOf(username)}`;
     const account = await consoleAccountNamed(store, username);
     const audit = (event: AuditEventName, details: Record<string, unknown> = {}) =>
       store.audit.append({ event, actor: `console:${account?.username ?? '?'}`, clientAddress, details }, at);
