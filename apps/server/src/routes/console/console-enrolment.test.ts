@@ -134,11 +134,10 @@ describe.each(STORE_KINDS)('console enrolment links on %s', (kind) => {
       expect(await again.register(authenticator, token)).toMatchObject({ error: 3, message: INVALID });
       expect(await again.register(authenticator, tokenOf(reset.out))).toMatchObject({ error: 0 });
       expect((await reasonsOf(t)).at(0)).toBe('used');
-      const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
-      expect(metrics.body).toContain('dea_console_enrolment_links_total{outcome="used",reason=""} 2');
-      expect(metrics.body).toContain(
-        'dea_console_enrolment_links_total{outcome="refused",reason="missing"} 3',
-      );
+      // What /metrics serves on the management port.
+      const metrics = await t.services.metrics.registry.metrics();
+      expect(metrics).toContain('dea_console_enrolment_links_total{outcome="used",reason=""} 2');
+      expect(metrics).toContain('dea_console_enrolment_links_total{outcome="refused",reason="missing"} 3');
     },
   );
 
