@@ -268,6 +268,7 @@ export function purgeAsScheduled(
     now: services.now,
     holder,
     actor: 'server',
+    keys: services.keys,
     ...(signal !== undefined && { signal }),
   });
 }

@@ -141,3 +141,13 @@ export function auditExportConfigOf(
     timeoutMs: values.DEA_AUDIT_EXPORT_TIMEOUT_SECONDS * 1000,
   };
 }
+
+/** The names of the destinations a configuration exports to (each keeps its position in the store). */
+export function auditDestinationsOf(config: AuditExportConfig | undefined): ('syslog' | 'https' | 'file')[] {
+  if (config === undefined) return [];
+  const names: ('syslog' | 'https' | 'file')[] = [];
+  if (config.syslog !== undefined) names.push('syslog');
+  if (config.https !== undefined) names.push('https');
+  if (config.file !== undefined) names.push('file');
+  return names;
+}
