@@ -1,10 +1,8 @@
 import { request as httpsRequest } from 'node:https';
-import type { Logger } from 'pino';
-import type { Metrics } from '../observability/metrics.js';
 import { signedHeaders } from '../webhooks/standard-webhooks.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
 import type { AuditRecord } from './audit-record.js';
-import { QueuedDestination } from './queued-destination.js';
+import { AuditDestination } from './audit-destination.js';
 
 type HttpsConfig = NonNullable<AuditExportConfig['https']>;
 
@@ -13,18 +11,15 @@ type HttpsConfig = NonNullable<AuditExportConfig['https']>;
  * Webhooks describes: the webhook-id is the batch's first and last entry ids, the same on every
  * retry, so a receiver can drop a batch it already took; each entry carries its own id too.
  */
-export class HttpsDestination extends QueuedDestination {
+export class HttpsDestination extends AuditDestination {
   constructor(
     private readonly config: HttpsConfig,
     private readonly timeoutMs: number,
-    buffer: number,
-    metrics: Metrics,
-    log: Pick<Logger, 'warn' | 'info'>,
   ) {
-    super('https', buffer, metrics, log, config.batchSize, config.intervalMs);
+    super('https', config.batchSize, config.intervalMs);
   }
 
-  protected send(records: readonly AuditRecord[]): Promise<void> {
+  send(records: readonly AuditRecord[]): Promise<void> {
     const body = JSON.stringify({ entries: records });
     const id = `audit_${records[0]?.id ?? ''}_${records.at(-1)?.id ?? ''}`;
     const timestamp = Math.floor(Date.now() / 1000);
@@ -63,5 +58,5 @@ export class HttpsDestination extends QueuedDestination {
     });
   }
 
-  protected async release(): Promise<void> {}
+  async release(): Promise<void> {}
 }

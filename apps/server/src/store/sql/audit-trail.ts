@@ -187,16 +187,14 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
           mac: mark.mac,
         })
         .onConflict((oc) =>
-          oc
-            .column('name')
-            .doUpdateSet({
-              seq: mark.seq,
-              chain: mark.chain,
-              reason: mark.reason,
-              at: mark.at,
-              chain_key: mark.chainKey,
-              mac: mark.mac,
-            }),
+          oc.column('name').doUpdateSet({
+            seq: mark.seq,
+            chain: mark.chain,
+            reason: mark.reason,
+            at: mark.at,
+            chain_key: mark.chainKey,
+            mac: mark.mac,
+          }),
         )
         .execute();
     },
