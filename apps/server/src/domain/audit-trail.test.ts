@@ -172,8 +172,12 @@ describe.each(STORE_KINDS)('the audit trail on %s', (kind) => {
       const verified = await verifyAuditTrail(store, KEYS);
       // The 3 recent entries and the first purge's own entry remain; the second's is not sealed yet.
       expect(verified).toMatchObject({ firstSeq: 6, checked: 4, unsealed: 1, broken: undefined });
-      await execRaw(testStore, `update audit_chain set seq = 7 where reason = 'purge'`);
-      expect((await verifyAuditTrail(store, KEYS)).broken?.reason).toMatch(/checkpoint:purge was changed/);
+      // An entry written late with an old time (sealed after newer ones) goes too, its run checkpointed.
+      await appendSome(store, 1, NOW - 500 * DAY);
+      expect(await purge(rules(365, ['file'], true))).toMatchObject({ removed: { audit: 1 } });
+      expect(await verifyAuditTrail(store, KEYS)).toMatchObject({ checked: 5, broken: undefined });
+      await execRaw(testStore, `update audit_chain set seq = 7 where name = 'checkpoint:purge:5'`);
+      expect((await verifyAuditTrail(store, KEYS)).broken?.reason).toMatch(/checkpoint:purge:5 was changed/);
     },
   );
 });

@@ -120,9 +120,15 @@ export async function verifyAuditTrail(
   }
   const head = marks.find((mark) => mark.name === 'head');
   const checkpoints = marks.filter((mark) => mark.name !== 'head');
-  const purged = checkpoints.filter((mark) => mark.reason === 'purge').at(-1);
-  let previousSeq = purged?.seq ?? 0;
-  let previous = purged?.chain ?? '';
+  // Where the purge removed entries: from the first place of a run, the checkpoint of its last.
+  const runs = checkpoints
+    .filter((mark) => mark.reason.startsWith('purge:'))
+    .map((mark) => ({ from: Number(mark.reason.slice('purge:'.length)), mark }));
+  // The run a place was in, if the purge removed it: its checkpoint.
+  const purgedRun = (seq: number): AuditChainMark | undefined =>
+    runs.find((run) => run.from <= seq && seq <= run.mark.seq)?.mark;
+  let previousSeq = 0;
+  let previous = '';
   if (since !== undefined) {
     const first = await store.auditTrail.firstSealedSince(since);
     if (first === undefined) return result;
@@ -139,6 +145,20 @@ export async function verifyAuditTrail(
     const page = await store.auditTrail.sealedAfter(previousSeq, VERIFY_PAGE);
     if (page.length === 0) break;
     for (const entry of page) {
+      // Removed by the purge, run after run (or partly, if it was stopped: what remains of a run
+      // may go too).
+      let purged = entry.seq > previousSeq + 1 ? purgedRun(previousSeq + 1) : undefined;
+      let inRun = false;
+      while (purged !== undefined) {
+        if (entry.seq <= purged.seq) {
+          inRun = true;
+          break;
+        }
+        previousSeq = purged.seq;
+        previous = purged.chain;
+        purged = entry.seq > previousSeq + 1 ? purgedRun(previousSeq + 1) : undefined;
+      }
+      if (inRun) continue;
       if (entry.seq !== previousSeq + 1)
         return missing(previousSeq + 1, `entry #${previousSeq + 1} of the trail is missing (removed)`);
       result.firstSeq ??= entry.seq;
@@ -194,6 +214,10 @@ export async function verifyAuditTrail(
       previous = entry.chain;
     }
   }
+  for (let tail = purgedRun(previousSeq + 1); tail !== undefined; tail = purgedRun(previousSeq + 1)) {
+    previousSeq = tail.seq;
+    previous = tail.chain;
+  }
   if (head !== undefined && head.seq > previousSeq && head.seq > 0)
     return missing(
       previousSeq + 1,
@@ -204,14 +228,12 @@ export async function verifyAuditTrail(
   return result;
 }
 
-/** The purge's checkpoint: one row, moved forward with each purge. */
-export const PURGE_CHECKPOINT = 'checkpoint:purge';
-
 /**
- * How far the purge may remove audit entries: sealed ones (sealing first what waits), all
- * written before `before`, and, unless `unexported`, all received by each of `destinations`.
- * Before anything goes, a checkpoint signed with the current key records the chain value of the
- * last entry that may go, so that what remains still verifies.
+ * How far the purge may remove audit entries: sealed ones (sealing first what waits), written
+ * before `before`, and, unless `unexported`, received by each of `destinations`. Before anything
+ * goes, each run of entries that may go gets a checkpoint signed with the current key that
+ * records the chain value of its last entry, so that what remains still verifies. Answers the
+ * last place the purge may remove (entries sealed later are left for the next purge).
  */
 export async function prepareAuditPurge(
   store: Store,
@@ -219,22 +241,25 @@ export async function prepareAuditPurge(
   options: { before: number; destinations: readonly string[]; unexported: boolean; now: number },
 ): Promise<number> {
   await sealAuditTrail(store, keys, options.now);
-  const firstKept = await store.auditTrail.firstSealedSince(options.before);
-  let through = firstKept === undefined ? await store.auditTrail.lastSeq() : firstKept - 1;
+  let through = await store.auditTrail.lastSeq();
   if (!options.unexported && options.destinations.length > 0) {
     const positions = await store.auditTrail.positions(options.destinations);
     through = Math.min(through, ...positions.values());
   }
-  const marks = await store.auditTrail.marks();
-  const earlier = marks.find((mark) => mark.name === PURGE_CHECKPOINT);
-  if (through <= (earlier?.seq ?? 0)) return earlier?.seq ?? 0;
-  const [last] = await store.auditTrail.sealedAfter(through - 1, 1);
-  if (last?.seq !== through) return earlier?.seq ?? 0;
-  const mark = { name: PURGE_CHECKPOINT, seq: through, chain: last.chain, reason: 'purge', at: options.now };
-  await store.auditTrail.addCheckpoint({
-    ...mark,
-    chainKey: keys.fingerprint,
-    mac: chainMarkMacOf(keys.auditChain, mark),
-  });
+  if (through <= 0) return 0;
+  for (const run of await store.auditTrail.removableRuns(options.before, through)) {
+    const mark = {
+      name: `checkpoint:purge:${run.toSeq}`,
+      seq: run.toSeq,
+      chain: run.chain,
+      reason: `purge:${run.fromSeq}`,
+      at: options.now,
+    };
+    await store.auditTrail.addCheckpoint({
+      ...mark,
+      chainKey: keys.fingerprint,
+      mac: chainMarkMacOf(keys.auditChain, mark),
+    });
+  }
   return through;
 }

@@ -619,6 +619,14 @@ export interface AuditTrailRepository {
   addCheckpoint(mark: AuditChainMark): Promise<void>;
   /** The last sealed place (0: none). */
   lastSeq(): Promise<number>;
+  /**
+   * The runs of consecutive sealed places, up to `throughSeq`, whose entries were all written
+   * before `before`: what the purge may remove, each run with the chain value of its last entry.
+   */
+  removableRuns(
+    before: number,
+    throughSeq: number,
+  ): Promise<{ fromSeq: number; toSeq: number; chain: string }[]>;
   /** The last place each destination received (0 when it never received any). */
   positions(destinations: readonly string[]): Promise<Map<string, number>>;
   setPosition(destination: string, seq: number, at: number): Promise<void>;

@@ -205,6 +205,25 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         .executeTakeFirst();
       return Number(row?.seq ?? 0);
     },
+    async removableRuns(before, throughSeq) {
+      const removable = (alias: string) =>
+        sql`${sql.ref(`${alias}.at`)} < ${before} and ${sql.ref(`${alias}.seq`)} <= ${throughSeq}`;
+      const edge = async (offset: number) => {
+        const { rows } = await sql<{ seq: number | string; chain: string }>`
+          select a.seq, a.chain from audit_log a
+          where ${removable('a')} and not exists (
+            select 1 from audit_log b where b.seq = a.seq + ${offset} and ${removable('b')})
+          order by a.seq`.execute(db);
+        return rows.map((row) => ({ seq: Number(row.seq), chain: row.chain }));
+      };
+      const starts = await edge(-1);
+      const ends = await edge(1);
+      return starts.map((start, index) => ({
+        fromSeq: start.seq,
+        toSeq: ends[index]?.seq ?? start.seq,
+        chain: ends[index]?.chain ?? start.chain,
+      }));
+    },
     async positions(destinations) {
       const found = new Map(destinations.map((destination) => [destination, 0]));
       if (destinations.length === 0) return found;
