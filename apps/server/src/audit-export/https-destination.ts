@@ -1,5 +1,4 @@
-import { request as httpsRequest } from 'node:https';
-import { signedHeaders } from '../webhooks/standard-webhooks.js';
+import { postSigned } from '../net/signed-post.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
 import type { AuditRecord } from './audit-record.js';
 import { AuditDestination } from './audit-destination.js';
@@ -19,43 +18,23 @@ export class HttpsDestination extends AuditDestination {
     super('https', config.batchSize, config.intervalMs);
   }
 
-  send(records: readonly AuditRecord[]): Promise<void> {
-    const body = JSON.stringify({ entries: records });
-    const id = `audit_${records[0]?.id ?? ''}_${records.at(-1)?.id ?? ''}`;
-    const timestamp = Math.floor(Date.now() / 1000);
-    return new Promise((resolve, reject) => {
-      const request = httpsRequest(
-        this.config.url,
-        {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            'user-agent': 'Emergency Access audit export',
-            ...signedHeaders(this.config.secret, id, timestamp, body),
-          },
-          ...(this.config.ca !== undefined && { ca: this.config.ca }),
-          timeout: this.timeoutMs,
-        },
-        (response) => {
-          response.resume();
-          const status = response.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve();
-          else reject(new Error(`${this.config.url} answered HTTP ${status} (check DEA_AUDIT_HTTPS_URL)`));
-        },
-      );
-      request.on('timeout', () =>
-        request.destroy(new Error('no answer in time (DEA_AUDIT_EXPORT_TIMEOUT_SECONDS)')),
-      );
-      request.on('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new Error(
-            `${this.config.url}: ${error.code ?? error.message} (check DEA_AUDIT_HTTPS_URL and DEA_AUDIT_HTTPS_CA_FILE)`,
-          ),
-        ),
-      );
-      request.end(body);
+  async send(records: readonly AuditRecord[]): Promise<void> {
+    const answer = await postSigned({
+      url: this.config.url,
+      secret: this.config.secret,
+      id: `audit_${records[0]?.id ?? ''}_${records.at(-1)?.id ?? ''}`,
+      body: JSON.stringify({ entries: records }),
+      ca: this.config.ca,
+      timeoutMs: this.timeoutMs,
+      userAgent: 'Emergency Access audit export',
+      timeoutMessage: 'no answer in time (DEA_AUDIT_EXPORT_TIMEOUT_SECONDS)',
     });
+    if (answer.ok) return;
+    throw new Error(
+      answer.status === undefined
+        ? `${this.config.url}: ${answer.why} (check DEA_AUDIT_HTTPS_URL and DEA_AUDIT_HTTPS_CA_FILE)`
+        : `${this.config.url} answered ${answer.why} (check DEA_AUDIT_HTTPS_URL)`,
+    );
   }
 
   async release(): Promise<void> {}

@@ -20,7 +20,7 @@ export function backoffDelay(
   const factor = policy.factor ?? 2;
   const base = Math.min(policy.maxMs, policy.firstMs * factor ** Math.max(0, attempt - 1));
   const jitter = policy.jitter ?? 0;
-  return Math.round(base * (1 - jitter * random()));
+  return base * (1 - jitter + jitter * random());
 }
 
 /** The retries of one thing that fails and recovers: the next delay, and back to the first after a success. */
