@@ -1,6 +1,8 @@
 import { Administration } from './domain/administration.js';
 import { BUILT_IN_LANGUAGES } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
+import { hostname } from 'node:os';
+import { newId } from './crypto/ids.js';
 import { SETTINGS, type Config } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
 import { ScryptWorkers } from './crypto/scrypt-workers.js';
@@ -96,9 +98,12 @@ export async function startServices(
     const webhooks =
       config.webhooks === undefined ? undefined : new WebhookSender(config.webhooks, store, metrics, log);
     if (webhooks !== undefined) auditListeners.push((entry, at) => webhooks.notify(entry, at));
-    const auditExport =
-      config.auditExport === undefined ? undefined : new AuditExport(config.auditExport, metrics, log);
-    if (auditExport !== undefined) auditListeners.push((entry, at) => auditExport.notify(entry, at));
+    // Seals what any writer adds to the audit log and, with DEA_AUDIT_*, exports it (one instance at a time).
+    const auditExport = new AuditExport(config.auditExport, store, keys, metrics, log, {
+      holder: `${hostname()}:${process.pid}:${newId()}`,
+      now,
+    });
+    auditListeners.push(() => auditExport.notify());
     const { rotated } = await checkSecretFingerprint(store, keys, true, now());
     if (rotated) {
       log.warn(
@@ -233,6 +238,7 @@ export async function startServices(
       }),
       now,
     };
+    auditExport.start();
     return { services, seededDemo, demoMode, generatedSecret: generated };
   } catch (error) {
     await store.close();
@@ -268,6 +274,7 @@ export function purgeAsScheduled(
     now: services.now,
     holder,
     actor: 'server',
+    keys: services.keys,
     ...(signal !== undefined && { signal }),
   });
 }

@@ -18,7 +18,7 @@ export const SYSLOG_FACILITIES = {
 } as const;
 export type SyslogFacility = keyof typeof SYSLOG_FACILITIES;
 
-/** Where every audit entry also goes, as it happens: syslog, an HTTPS endpoint, a JSON lines file. */
+/** Where every audit entry of the store also goes, in order and at least once: syslog, an HTTPS endpoint, a JSON lines file. */
 export const auditExportSettings = {
   DEA_AUDIT_SYSLOG: {
     schema: Type.String({ default: '' }),
@@ -61,7 +61,7 @@ export const auditExportSettings = {
   },
   DEA_AUDIT_EXPORT_BUFFER: {
     schema: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 10_000 }),
-    doc: 'Audit entries kept in memory per destination while it is slow or unreachable; beyond, new entries are dropped for that destination (counted in dea_audit_export_entries_total{outcome="dropped"} and logged). The audit log in the store keeps them all.',
+    doc: 'Audit entries read from the store at once for a syslog or file destination (a batch); what a destination has not received waits in the store, never in memory, and nothing is dropped.',
   },
   DEA_AUDIT_EXPORT_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 120, default: 10 }),
@@ -140,4 +140,14 @@ export function auditExportConfigOf(
     buffer: values.DEA_AUDIT_EXPORT_BUFFER,
     timeoutMs: values.DEA_AUDIT_EXPORT_TIMEOUT_SECONDS * 1000,
   };
+}
+
+/** The names of the destinations a configuration exports to (each keeps its position in the store). */
+export function auditDestinationsOf(config: AuditExportConfig | undefined): ('syslog' | 'https' | 'file')[] {
+  if (config === undefined) return [];
+  const names: ('syslog' | 'https' | 'file')[] = [];
+  if (config.syslog !== undefined) names.push('syslog');
+  if (config.https !== undefined) names.push('https');
+  if (config.file !== undefined) names.push('file');
+  return names;
 }

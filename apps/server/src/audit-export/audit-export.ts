@@ -1,48 +1,103 @@
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import type { SecretKeys } from '../crypto/secret-keys.js';
+import { sealAuditTrail } from '../domain/audit-trail.js';
+import { Backoff } from '../net/backoff.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { NewAuditEntry } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
 import { auditRecordOf } from './audit-record.js';
+import type { AuditDestination } from './audit-destination.js';
 import { FileDestination } from './file-destination.js';
 import { HttpsDestination } from './https-destination.js';
-import type { QueuedDestination } from './queued-destination.js';
 import { SyslogDestination } from './syslog-destination.js';
 
+/** The lease that lets one instance export at a time. */
+export const AUDIT_EXPORT_LEASE = 'audit-export';
+/** An exporter holds the lease this long past its last round: a crashed one frees it by then. */
+export const AUDIT_EXPORT_LEASE_MS = 30_000;
+/** How often the store is read for entries to seal and to export (a local write asks at once). */
+export const AUDIT_EXPORT_POLL_MS = 500;
+/** Retries of a failing destination: 0.5 s, then doubling, up to 30 s. */
+const RETRY = { firstMs: 500, maxMs: 30_000, jitter: 0.2 };
+
+interface Exported {
+  destination: AuditDestination;
+  retry: Backoff;
+  /** No attempt before this (a failing destination's delay). */
+  notBefore: number;
+  failing: boolean;
+  waiting: number;
+  lagSeconds: number;
+  /** The oldest entry not received yet, and when (wall time) this exporter first saw it waiting. */
+  oldest: { seq: number; seenAt: number } | undefined;
+}
+
+/** Wall time in ms: retries, lingering and lag are measured on it, whatever clock the entries carry. */
+const wallNow = (): number => performance.now();
+
 /**
- * Every audit entry, as it is written, also to the destinations of DEA_AUDIT_SYSLOG,
- * DEA_AUDIT_HTTPS_URL and DEA_AUDIT_FILE. Each has a buffer of its own, so a slow or dead one
- * never delays a request nor holds up the others.
+ * The audit trail's pump: every round it seals what any writer (this instance, another, `dea`)
+ * added to the store's audit log, and, while it holds the export lease, sends each destination
+ * (DEA_AUDIT_SYSLOG, DEA_AUDIT_HTTPS_URL, DEA_AUDIT_FILE) what it has not received yet, in the
+ * trail's order, keeping its position in the store once a batch is sent: at least once, resumed
+ * after a restart or an outage, from whichever instance holds the lease. A request never waits on
+ * it.
  */
 export class AuditExport {
-  private readonly destinations: QueuedDestination[] = [];
+  private readonly exported: Exported[] = [];
   private readonly file: FileDestination | undefined;
   private readonly host = hostname();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private storeFailing = false;
 
-  constructor(config: AuditExportConfig, metrics: Metrics, log: Pick<Logger, 'warn' | 'info'>) {
-    if (config.syslog !== undefined) {
-      this.destinations.push(
-        new SyslogDestination(config.syslog, config.timeoutMs, config.buffer, metrics, log),
-      );
+  constructor(
+    config: AuditExportConfig | undefined,
+    private readonly store: Store,
+    private readonly keys: SecretKeys,
+    private readonly metrics: Metrics,
+    private readonly log: Pick<Logger, 'warn' | 'info'>,
+    private readonly options: { holder: string; now: () => number; pollMs?: number },
+  ) {
+    const destinations: AuditDestination[] = [];
+    if (config?.syslog !== undefined)
+      destinations.push(new SyslogDestination(config.syslog, config.timeoutMs, config.buffer));
+    if (config?.https !== undefined) destinations.push(new HttpsDestination(config.https, config.timeoutMs));
+    if (config?.file !== undefined) {
+      this.file = new FileDestination(config.file, Math.min(config.buffer, 1000));
+      destinations.push(this.file);
     }
-    if (config.https !== undefined) {
-      this.destinations.push(
-        new HttpsDestination(config.https, config.timeoutMs, config.buffer, metrics, log),
-      );
-    }
-    if (config.file !== undefined) {
-      this.file = new FileDestination(config.file, config.buffer, metrics, log);
-      this.destinations.push(this.file);
-    }
+    for (const destination of destinations)
+      this.exported.push({
+        destination,
+        retry: new Backoff(RETRY),
+        notBefore: 0,
+        failing: false,
+        waiting: 0,
+        lagSeconds: 0,
+        oldest: undefined,
+      });
     metrics.watchAuditExport(() =>
-      this.destinations.map((destination) => ({ destination: destination.name, ...destination.backlog() })),
+      this.exported.map(({ destination, waiting, lagSeconds }) => ({
+        destination: destination.name,
+        waiting,
+        lagSeconds,
+      })),
     );
   }
 
-  /** Called for every audit entry written; never throws and never waits. */
-  notify(entry: NewAuditEntry & { id: string }, at: number): void {
-    const record = auditRecordOf(entry, at, this.host);
-    for (const destination of this.destinations) destination.offer(record);
+  /** Starts the rounds. */
+  start(): void {
+    this.schedule(0);
+  }
+
+  /** An entry was written here: a round soon rather than at the next poll. Never throws nor waits. */
+  notify(): void {
+    this.schedule(0);
   }
 
   /** After logrotate: the audit file is opened again. */
@@ -50,8 +105,132 @@ export class AuditExport {
     this.file?.reopen();
   }
 
-  /** Sends what waits for at most `ms`, then stops. */
+  /** One round now (tests, and the last one at shutdown). */
+  async round(): Promise<void> {
+    if (this.running !== undefined) {
+      this.again = true;
+      await this.running;
+      return;
+    }
+    this.running = this.work().finally(() => {
+      this.running = undefined;
+    });
+    await this.running;
+    if (this.again && !this.closed) {
+      this.again = false;
+      this.schedule(0);
+    }
+  }
+
+  /** Sends what waits for at most `ms`, then stops and frees the lease. */
   async close(ms: number): Promise<void> {
-    await Promise.all(this.destinations.map((destination) => destination.close(ms)));
+    this.closed = true;
+    clearTimeout(this.timer);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      (this.running ?? Promise.resolve()).then(() => this.work()),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]).catch(() => undefined);
+    clearTimeout(timer);
+    await this.store.leases.release(AUDIT_EXPORT_LEASE, this.options.holder).catch(() => undefined);
+    await Promise.all(this.exported.map(({ destination }) => destination.release().catch(() => undefined)));
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed) return;
+    if (this.timer !== undefined) {
+      if (delayMs > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.round().finally(() => this.schedule(this.options.pollMs ?? AUDIT_EXPORT_POLL_MS));
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async work(): Promise<void> {
+    const { now, holder } = this.options;
+    try {
+      await sealAuditTrail(this.store, this.keys, now());
+      if (this.exported.length > 0) {
+        const at = now();
+        if (await this.store.leases.take(AUDIT_EXPORT_LEASE, holder, at, at + AUDIT_EXPORT_LEASE_MS)) {
+          const positions = await this.store.auditTrail.positions(
+            this.exported.map(({ destination }) => destination.name),
+          );
+          for (const exported of this.exported)
+            await this.exportTo(exported, positions.get(exported.destination.name) ?? 0);
+        }
+      }
+      if (this.storeFailing) this.log.info('audit trail: the store answers again; sealing and export go on');
+      this.storeFailing = false;
+    } catch (error) {
+      if (!this.storeFailing)
+        this.log.warn(
+          { err: error },
+          `audit trail: cannot seal or export (${(error as Error).message}); the entries wait in the store and are sent once it answers (check DATABASE_URL or DEA_DATA_DIR)`,
+        );
+      this.storeFailing = true;
+    }
+  }
+
+  private async exportTo(exported: Exported, from: number): Promise<void> {
+    const { destination } = exported;
+    const { now, holder } = this.options;
+    let position = from;
+    for (;;) {
+      const entries = await this.store.auditTrail.sealedAfter(position, destination.batchSize);
+      const first = entries[0];
+      if (first === undefined) {
+        exported.waiting = 0;
+        exported.lagSeconds = 0;
+        exported.oldest = undefined;
+        return;
+      }
+      if (exported.oldest?.seq !== first.seq) exported.oldest = { seq: first.seq, seenAt: wallNow() };
+      const waited = wallNow() - exported.oldest.seenAt;
+      if (entries.length >= destination.batchSize)
+        exported.waiting = (await this.store.auditTrail.lastSeq()) - position;
+      else exported.waiting = entries.length;
+      exported.lagSeconds = waited / 1000;
+      if (wallNow() < exported.notBefore) return;
+      // A batch that is not full waits for more while its oldest entry has waited less than the linger.
+      if (entries.length < destination.batchSize && waited < destination.lingerMs) return;
+      try {
+        await destination.send(entries.map((entry) => auditRecordOf(entry, this.host)));
+      } catch (error) {
+        this.metrics.auditExportFailures.inc({ destination: destination.name });
+        exported.notBefore = wallNow() + exported.retry.next();
+        if (!exported.failing)
+          this.log.warn(
+            { destination: destination.name },
+            `audit export to ${destination.name} failed: ${(error as Error).message}; entries wait in the store and are retried`,
+          );
+        exported.failing = true;
+        return;
+      }
+      const last = entries.at(-1)?.seq ?? position;
+      await this.store.auditTrail.setPosition(destination.name, last, now());
+      position = last;
+      this.metrics.auditExportEntries.inc({ destination: destination.name, outcome: 'sent' }, entries.length);
+      if (exported.failing)
+        this.log.info({ destination: destination.name }, `audit export to ${destination.name} works again`);
+      exported.failing = false;
+      exported.retry.reset();
+      exported.notBefore = 0;
+      exported.waiting = Math.max(0, exported.waiting - entries.length);
+      if (entries.length < destination.batchSize) {
+        exported.waiting = 0;
+        exported.lagSeconds = 0;
+        exported.oldest = undefined;
+        return;
+      }
+      // Still the exporter? A round that outran the lease stops; the holder goes on from the position.
+      const at = now();
+      if (!(await this.store.leases.take(AUDIT_EXPORT_LEASE, holder, at, at + AUDIT_EXPORT_LEASE_MS))) return;
+    }
   }
 }

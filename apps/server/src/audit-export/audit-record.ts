@@ -1,4 +1,4 @@
-import type { NewAuditEntry } from '../store/store.js';
+import type { SealedAuditEntry } from '../store/store.js';
 
 /**
  * An audit entry as it leaves the server, the same for every destination: what the audit log
@@ -13,19 +13,28 @@ export interface AuditRecord {
   actor: string | null;
   clientAddress: string | null;
   details: Record<string, unknown>;
-  /** The host of the instance that wrote it. */
+  /** The entry's place in the audit trail: each destination receives them in this order. */
+  seq: number;
+  /**
+   * The entry's chain value (base64url HMAC-SHA256 over the previous entry's chain value and this
+   * entry, ADR 0018): a receiver that keeps them sees a gap or a rewrite of the stored trail.
+   */
+  chain: string;
+  /** The host of the instance that exported it. */
   host: string;
 }
 
-export function auditRecordOf(entry: NewAuditEntry & { id: string }, at: number, host: string): AuditRecord {
+export function auditRecordOf(entry: SealedAuditEntry, host: string): AuditRecord {
   return {
     id: entry.id,
-    at: new Date(at).toISOString(),
+    at: new Date(entry.at).toISOString(),
     event: entry.event,
-    userId: entry.userId ?? null,
-    actor: entry.actor ?? null,
-    clientAddress: entry.clientAddress ?? null,
-    details: entry.details ?? {},
+    userId: entry.userId,
+    actor: entry.actor,
+    clientAddress: entry.clientAddress,
+    details: entry.details,
+    seq: entry.seq,
+    chain: entry.chain,
     host,
   };
 }

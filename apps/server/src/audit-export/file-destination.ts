@@ -1,24 +1,20 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import type { Logger } from 'pino';
-import type { Metrics } from '../observability/metrics.js';
 import { asciiJson, type AuditRecord } from './audit-record.js';
-import { QueuedDestination } from './queued-destination.js';
+import { AuditDestination } from './audit-destination.js';
 
 /** Audit entries appended to a file, one JSON object per line; reopened on SIGHUP (log rotation). */
-export class FileDestination extends QueuedDestination {
+export class FileDestination extends AuditDestination {
   private handle: FileHandle | undefined;
   private reopenWanted = false;
 
   constructor(
     private readonly path: string,
-    buffer: number,
-    metrics: Metrics,
-    log: Pick<Logger, 'warn' | 'info'>,
+    batch: number,
   ) {
-    super('file', buffer, metrics, log, 1000, 0);
+    super('file', batch, 0);
   }
 
-  protected async send(records: readonly AuditRecord[]): Promise<void> {
+  async send(records: readonly AuditRecord[]): Promise<void> {
     const lines = records.map((record) => `${asciiJson(record)}\n`).join('');
     try {
       if (this.reopenWanted) {
@@ -40,7 +36,7 @@ export class FileDestination extends QueuedDestination {
     this.reopenWanted = true;
   }
 
-  protected async release(): Promise<void> {
+  async release(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
     await handle?.close();

@@ -1,11 +1,9 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import type { Logger } from 'pino';
-import type { Metrics } from '../observability/metrics.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
 import type { AuditRecord } from './audit-record.js';
-import { QueuedDestination } from './queued-destination.js';
+import { AuditDestination } from './audit-destination.js';
 import { octetCounted, syslogMessage } from './syslog-format.js';
 
 type SyslogConfig = NonNullable<AuditExportConfig['syslog']>;
@@ -17,21 +15,19 @@ const STREAM_BATCH = 500;
  * Audit entries to a syslog server as RFC 5424 messages: one datagram each over UDP, or
  * octet-counted on one kept connection over TCP or TLS, connected again after a failure.
  */
-export class SyslogDestination extends QueuedDestination {
+export class SyslogDestination extends AuditDestination {
   private socket: Socket | undefined;
   private udp: UdpSocket | undefined;
 
   constructor(
     private readonly config: SyslogConfig,
     private readonly timeoutMs: number,
-    buffer: number,
-    metrics: Metrics,
-    log: Pick<Logger, 'warn' | 'info'>,
+    batch: number,
   ) {
-    super('syslog', buffer, metrics, log, config.transport === 'udp' ? 100 : STREAM_BATCH, 0);
+    super('syslog', Math.min(batch, config.transport === 'udp' ? 100 : STREAM_BATCH), 0);
   }
 
-  protected async send(records: readonly AuditRecord[]): Promise<void> {
+  async send(records: readonly AuditRecord[]): Promise<void> {
     const messages = records.map((record) => syslogMessage(record, this.config.facility, process.pid));
     if (this.config.transport === 'udp') {
       for (const message of messages) await this.datagram(message);
@@ -46,7 +42,7 @@ export class SyslogDestination extends QueuedDestination {
     });
   }
 
-  protected async release(): Promise<void> {
+  async release(): Promise<void> {
     this.udp?.close();
     this.udp = undefined;
     const socket = this.socket;

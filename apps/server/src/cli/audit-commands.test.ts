@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../store/store.js';
 import { type CliFixture, openCliFixture } from '../testing/cli.js';
 import { STORE_KINDS } from '../testing/stores.js';
+import { execRaw } from '../testing/store-dump.js';
 import { followAudit, parseSince } from './audit-commands.js';
 
 const T0 = Date.UTC(2026, 10, 21, 9, 0, 0);
@@ -167,5 +168,32 @@ describe.each(STORE_KINDS)('dea audit on %s', (kind) => {
     });
     await follow;
     expect(printed.map((entry) => entry.details.n)).toEqual([1, 2, 3]);
+  });
+
+  it('verify: passes on the untouched trail, then names the entry changed, removed or moved behind its back', async () => {
+    const own = await openCliFixture(kind);
+    try {
+      await own.addUser('hana');
+      for (const name of ['Hana A', 'Hana B', 'Hana C'])
+        expect(await own.run(['user', 'update', 'hana', '--full-name', name])).toMatchObject({ code: 0 });
+      const ok = await own.run(['audit', 'verify']);
+      expect(ok).toMatchObject({ code: 0, err: '' });
+      expect(ok.out).toMatch(/^The audit trail verifies: \d+ entries, #1 to #\d+\.$/);
+      const sealed = await own.store.auditTrail.sealedAfter(0, 100);
+      const second = sealed[1];
+      expect(second).toBeDefined();
+      await execRaw(own.testStore, `update audit_log set actor = 'someone else' where id = $1`, [second?.id]);
+      const changed = await own.run(['audit', 'verify']);
+      expect(changed.code).toBe(1);
+      expect(changed.err).toContain(`entry #2 (${second?.id ?? ''}, ${second?.event ?? ''} at`);
+      expect(changed.err).toContain('changed');
+      // From a later time on, what follows still verifies.
+      const since = new Date((sealed[2]?.at ?? 0) + 0).toISOString();
+      expect(await own.run(['audit', 'verify', '--since', since])).toMatchObject({ code: 0 });
+      await execRaw(own.testStore, `delete from audit_log where id = $1`, [second?.id]);
+      expect((await own.run(['audit', 'verify'])).err).toContain('entry #2 of the trail is missing');
+    } finally {
+      await own.dispose();
+    }
   });
 });

@@ -11,6 +11,7 @@ import {
   UsageError,
 } from './command.js';
 import { userNamed } from '../domain/user-names.js';
+import { verifyAuditTrail } from '../domain/audit-trail.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_LIMIT = 10_000;
@@ -119,6 +120,40 @@ export const auditCommands: CommandGroup = {
   name: 'audit',
   summary: 'the audit log: codes issued, sent, used and refused, sign-ins, operator changes',
   commands: {
+    verify: {
+      summary:
+        'check the chain of the audit trail (from its start, or from --since) and name the first entry that breaks it',
+      usage: '[--since 2h|ISO-TIME]',
+      options: { since: { type: 'string' } },
+      async run(values, positionals, context) {
+        noMoreArguments(positionals, 0);
+        const sinceText = optionText(values, 'since');
+        const since = sinceText === undefined ? undefined : parseSince(sinceText, context.now());
+        const { store, keys } = await context.open();
+        const verified = await verifyAuditTrail(store, keys, since);
+        const waiting =
+          verified.unsealed === 0
+            ? ''
+            : ` ${verified.unsealed} newer entries are not chained yet (a running server chains them within a second).`;
+        const { broken } = verified;
+        if (broken !== undefined) {
+          const entry =
+            broken.id === undefined
+              ? `entry #${broken.seq}`
+              : `entry #${broken.seq} (${broken.id}, ${broken.event ?? ''} at ${isoTime(broken.at ?? 0)})`;
+          context.err(
+            `The audit trail does not verify: ${entry}: ${broken.reason}. ${verified.checked} entries before it verified.`,
+          );
+          return 1;
+        }
+        context.out(
+          verified.checked === 0
+            ? `The audit trail verifies: no chained entries${since === undefined ? '' : ' since then'}.${waiting}`
+            : `The audit trail verifies: ${verified.checked} entries, #${verified.firstSeq ?? 0} to #${verified.lastSeq ?? 0}.${waiting}`,
+        );
+        return 0;
+      },
+    },
     list: {
       summary: 'list entries, oldest first, of the newest --limit (default 50)',
       usage: '[--user USERNAME] [--event EVENT] [--since 2h|ISO-TIME] [--limit N] [--json]',

@@ -22,11 +22,11 @@ function report(counts: Partial<PurgeCounts>, context: CliContext): void {
 
 /** Runs the purge (or says what it would remove) for the given kinds, as the server does. */
 async function purge(kinds: readonly PurgeKind[], dryRun: boolean, context: CliContext): Promise<number> {
-  const { store } = await context.open();
+  const { store, keys } = await context.open();
   const rules = retentionRulesOf(context.config);
   if (dryRun) {
     context.out('dea purge would remove, now:');
-    report(await purgeableRows(store, rules, context.now(), kinds), context);
+    report(await purgeableRows(store, rules, context.now(), kinds, keys), context);
     const { auditMs, outboxMs } = rules.retention;
     context.out(
       `Audit entries are kept ${auditMs === null ? 'for ever' : `${auditMs / 86_400_000} days`}, outbox messages ${outboxMs === null ? 'for ever' : `${outboxMs / 86_400_000} days`}. Nothing was removed.`,
@@ -38,6 +38,7 @@ async function purge(kinds: readonly PurgeKind[], dryRun: boolean, context: CliC
     holder: `dea purge on ${hostname()}:${process.pid}`,
     actor: 'cli',
     kinds,
+    keys,
   });
   if (!outcome.ran) {
     throw new CliFailure(

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigWithFile } from '../config.js';
 import { deriveKeys, loadSecret, SECRET_KEY_FILE, secretBytesOf } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
+import { sealAuditTrail } from '../domain/audit-trail.js';
 import { OpenPrivateFileError } from '../files/private-files.js';
 import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
@@ -149,12 +150,14 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     throw error;
   }
   let opened: { store: Store; keys: ReturnType<typeof deriveKeys> } | undefined;
+  let schemaAsIs = false;
   const context: CliContext = {
     config,
     out: (line) => io.out(line),
     err: (line) => io.err(line),
     async open(options = {}) {
       if (opened) return opened;
+      schemaAsIs = options.schema === 'as-is';
       if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, EMBEDDED_STORE_FILE))) {
         throw new UsageError(
           `no embedded store in ${config.dataDir} (set DEA_DATA_DIR or DATABASE_URL)`,
@@ -213,6 +216,10 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     }
     throw error;
   } finally {
+    // What the command wrote to the audit log is chained before it ends (a server would chain it
+    // within a second too); a failure here leaves it for the next sealer.
+    if (opened !== undefined && !schemaAsIs)
+      await sealAuditTrail(opened.store, opened.keys, context.now()).catch(() => undefined);
     await opened?.store.close();
   }
 }

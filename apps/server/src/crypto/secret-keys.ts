@@ -23,6 +23,8 @@ export interface DerivedKeys {
   identifier: Buffer;
   /** HMAC key of the tokens of console enrolment links (dea admin add, reset-passkeys). */
   consoleEnrolment: Buffer;
+  /** HMAC key of the audit trail's chain values and checkpoints (ADR 0018). */
+  auditChain: Buffer;
   /**
    * Names the secret without revealing it: kept in the store, so an instance started with another
    * secret is stopped instead of rejecting the others' sessions, keys and codes.
@@ -101,6 +103,7 @@ function derivedKeys(secret: Buffer): DerivedKeys {
     serviceKey: derive(secret, 'service-key'),
     identifier: derive(secret, 'identifier'),
     consoleEnrolment: derive(secret, 'console-enrolment'),
+    auditChain: derive(secret, 'audit-chain'),
     fingerprint: derive(secret, 'fingerprint').subarray(0, 12).toString('base64url'),
   };
 }

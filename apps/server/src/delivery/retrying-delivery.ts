@@ -1,3 +1,4 @@
+import { backoffDelay } from '../net/backoff.js';
 import type { AttemptSettings } from './delivery-config.js';
 import type { DeliveryProvider, DeliveryResult, OutgoingMessage } from './delivery.js';
 
@@ -73,8 +74,11 @@ export async function deliverWithRetry(
       Math.max(MIN_ATTEMPT_MS, Math.min(settings.timeoutMs, remaining)),
     );
     if (result.ok || !result.transient || attempts > settings.retries) return { ...result, attempts };
-    const base = settings.backoffMs * 2 ** (attempts - 1);
-    const delay = base / 2 + (clock.random() * base) / 2;
+    const delay = backoffDelay(
+      { firstMs: settings.backoffMs, maxMs: Number.POSITIVE_INFINITY, jitter: 0.5 },
+      attempts,
+      () => clock.random(),
+    );
     if (clock.now() - started + delay + MIN_ATTEMPT_MS > settings.deadlineMs) return { ...result, attempts };
     await clock.sleep(delay);
   }

@@ -7,6 +7,10 @@ export const retentionSettings = {
     schema: Type.Integer({ minimum: 0, maximum: 36_500, default: 365 }),
     doc: 'Audit entries older than this many days are removed by the purge; 0 keeps them for ever. Ship them elsewhere first if they must live longer (audit export).',
   },
+  DEA_RETENTION_AUDIT_UNEXPORTED: {
+    schema: Type.Boolean({ default: false }),
+    doc: 'true: the purge removes audit entries past DEA_RETENTION_AUDIT_DAYS even when an export destination (DEA_AUDIT_SYSLOG, DEA_AUDIT_HTTPS_URL, DEA_AUDIT_FILE) has not received them yet. false: they stay until every destination has them.',
+  },
   DEA_RETENTION_OUTBOX_DAYS: {
     schema: Type.Integer({ minimum: 0, maximum: 3650, default: 7 }),
     doc: 'Outbox messages older than this many days are removed by the purge; 0 keeps them for ever.',
@@ -32,6 +36,8 @@ export const retentionSettings = {
 export interface RetentionConfig {
   /** Audit entries older than this go; null: kept for ever. */
   auditMs: number | null;
+  /** Audit entries past auditMs go even when an export destination has not received them. */
+  auditUnexported: boolean;
   outboxMs: number | null;
   /** How long an ended or expired session is kept. */
   sessionGraceMs: number;
@@ -48,6 +54,7 @@ const DAY = 24 * HOUR;
 export function retentionConfigOf(values: SettingValues<typeof retentionSettings>): RetentionConfig {
   return {
     auditMs: values.DEA_RETENTION_AUDIT_DAYS === 0 ? null : values.DEA_RETENTION_AUDIT_DAYS * DAY,
+    auditUnexported: values.DEA_RETENTION_AUDIT_UNEXPORTED,
     outboxMs: values.DEA_RETENTION_OUTBOX_DAYS === 0 ? null : values.DEA_RETENTION_OUTBOX_DAYS * DAY,
     sessionGraceMs: values.DEA_RETENTION_SESSION_HOURS * HOUR,
     intervalMs: values.DEA_PURGE_INTERVAL_SECONDS * 1000,

@@ -18,7 +18,16 @@ const BATCH_MS = 8;
 
 function rulesWith(busyPercent: number, batchSize = 10): RetentionRules {
   return {
-    retention: { auditMs: null, outboxMs: null, sessionGraceMs: 0, intervalMs: 0, batchSize, busyPercent },
+    retention: {
+      auditMs: null,
+      auditUnexported: false,
+      outboxMs: null,
+      sessionGraceMs: 0,
+      intervalMs: 0,
+      batchSize,
+      busyPercent,
+    },
+    auditDestinations: [],
     sessionIdleMs: 60_000,
     sessionAbsoluteMs: 3_600_000,
     consoleIdleMs: 60_000,

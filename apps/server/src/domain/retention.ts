@@ -1,6 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { PURGE_KINDS, type PurgeCutoffs, type PurgeKind, type Store } from '../store/store.js';
+import type { SecretKeys } from '../crypto/secret-keys.js';
+import { prepareAuditPurge } from './audit-trail.js';
+import { type AuditExportConfig, auditDestinationsOf } from '../audit-export/audit-export-settings.js';
 import type { RetentionConfig } from './retention-settings.js';
 
 /** The lease that lets one instance (or one `dea purge`) purge at a time. */
@@ -16,6 +19,8 @@ export interface RetentionRules {
   sessionAbsoluteMs: number;
   consoleIdleMs: number;
   signinWindowMs: number;
+  /** The audit export's destinations, whose positions bound what the purge removes. */
+  auditDestinations: readonly string[];
 }
 
 /** When each kind of row may go, as of `now`. */
@@ -40,11 +45,36 @@ export async function purgeableRows(
   rules: RetentionRules,
   now: number,
   kinds: readonly PurgeKind[] = PURGE_KINDS,
+  keys?: SecretKeys,
 ): Promise<Partial<PurgeCounts>> {
-  const cutoffs = purgeCutoffs(rules, now);
+  const cutoffs = await auditBounded(store, rules, purgeCutoffs(rules, now), keys, kinds);
   const counts: Partial<PurgeCounts> = {};
   for (const kind of kinds) counts[kind] = await store.retention.count(kind, cutoffs);
   return counts;
+}
+
+/**
+ * The cutoffs with the audit trail's bound: audit entries go only as far as a signed checkpoint
+ * covers (none without the keys to sign one) and every export destination has received.
+ */
+async function auditBounded(
+  store: Store,
+  rules: RetentionRules,
+  cutoffs: PurgeCutoffs,
+  keys: SecretKeys | undefined,
+  kinds: readonly PurgeKind[],
+): Promise<PurgeCutoffs> {
+  if (cutoffs.auditBefore === null || !kinds.includes('audit')) return cutoffs;
+  const auditThroughSeq =
+    keys === undefined
+      ? 0
+      : await prepareAuditPurge(store, keys, {
+          before: cutoffs.auditBefore,
+          destinations: rules.auditDestinations,
+          unexported: rules.retention.auditUnexported,
+          now: cutoffs.now,
+        });
+  return { ...cutoffs, auditThroughSeq };
 }
 
 export type PurgeOutcome =
@@ -81,6 +111,8 @@ export async function purgeStore(
     holder: string;
     actor: string;
     kinds?: readonly PurgeKind[];
+    /** The keys that seal the audit trail and sign the purge's checkpoint; without them no audit entry goes. */
+    keys?: SecretKeys;
     signal?: AbortSignal;
     /** How the purge waits between batches, cut short by `signal` (tests record it). */
     pause?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
@@ -99,7 +131,13 @@ export async function purgeStore(
   const removed: Partial<PurgeCounts> = {};
   let stopped = false;
   try {
-    const cutoffs = purgeCutoffs(rules, now());
+    const cutoffs = await auditBounded(
+      store,
+      rules,
+      purgeCutoffs(rules, now()),
+      options.keys,
+      options.kinds ?? PURGE_KINDS,
+    );
     const { batchSize, busyPercent } = rules.retention;
     for (const kind of options.kinds ?? PURGE_KINDS) {
       let total = 0;
@@ -163,6 +201,7 @@ export function retentionRulesOf(config: {
   sessionAbsoluteMs: number;
   console: { idleMs: number };
   signin: { windowMs: number };
+  auditExport: AuditExportConfig | undefined;
 }): RetentionRules {
   return {
     retention: config.retention,
@@ -170,5 +209,6 @@ export function retentionRulesOf(config: {
     sessionAbsoluteMs: config.sessionAbsoluteMs,
     consoleIdleMs: config.console.idleMs,
     signinWindowMs: config.signin.windowMs,
+    auditDestinations: auditDestinationsOf(config.auditExport),
   };
 }

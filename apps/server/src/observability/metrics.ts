@@ -76,10 +76,10 @@ export class Metrics {
     labelNames: ['kind'],
     registers: [this.registry],
   });
-  /** Audit entries exported, by destination (syslog, https, file) and outcome (sent, dropped). */
+  /** Audit entries exported, by destination (syslog, https, file); outcome sent (nothing is dropped: what waits stays in the store). */
   readonly auditExportEntries = new Counter({
     name: 'dea_audit_export_entries_total',
-    help: 'Audit entries exported, by destination (syslog, https, file) and outcome (sent; dropped: the buffer of DEA_AUDIT_EXPORT_BUFFER was full).',
+    help: 'Audit entries exported, by destination (syslog, https, file) and outcome (sent).',
     labelNames: ['destination', 'outcome'],
     registers: [this.registry],
   });

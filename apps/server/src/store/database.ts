@@ -17,6 +17,8 @@ export interface Database {
   languages: LanguagesTable;
   messages: MessagesTable;
   audit_log: AuditLogTable;
+  audit_chain: AuditChainTable;
+  audit_export_positions: AuditExportPositionsTable;
   outbox: OutboxTable;
   service_keys: ServiceKeysTable;
   meta: MetaTable;
@@ -127,6 +129,28 @@ export interface AuditLogTable {
   client_address: string | null;
   /** JSON object; never a code, password or session id. */
   details: string;
+  /** The entry's place in the trail, its chain value and the key that made it; null until sealed. */
+  seq: ColumnType<number | null, number | null | undefined, number | null>;
+  chain: ColumnType<string | null, string | null | undefined, string | null>;
+  chain_key: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** The signed head of the audit chain ('head') and its checkpoints ('checkpoint:<seq>'). */
+export interface AuditChainTable {
+  name: string;
+  seq: number;
+  chain: string;
+  reason: string;
+  at: number;
+  chain_key: string;
+  mac: string;
+}
+
+/** The last entry (seq) each audit export destination has received. */
+export interface AuditExportPositionsTable {
+  destination: string;
+  seq: number;
+  updated_at: number;
 }
 
 export interface OutboxTable {

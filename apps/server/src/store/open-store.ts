@@ -11,6 +11,7 @@ import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { pendingProblems } from './migrations/index.js';
 import { auditRepository } from './sql/audit.js';
+import { auditTrailRepository } from './sql/audit-trail.js';
 import { leaseRepository, retentionRepository, secretUsageRepository } from './sql/retention.js';
 import { brandingRepository } from './sql/branding.js';
 import { catalogRepository } from './sql/catalogs.js';
@@ -134,6 +135,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     branding: brandingRepository(db),
     catalogs: catalogRepository(db),
     audit: auditRepository(db),
+    auditTrail: auditTrailRepository(db, dialect),
     outbox: outboxRepository(db),
     serviceKeys: serviceKeyRepository(db),
     console: consoleRepository(db),

@@ -17,6 +17,8 @@ export interface Store {
   readonly branding: BrandingRepository;
   readonly catalogs: CatalogRepository;
   readonly audit: AuditRepository;
+  /** The audit trail's order, chain and export positions (ADR 0018). */
+  readonly auditTrail: AuditTrailRepository;
   readonly outbox: OutboxRepository;
   readonly serviceKeys: ServiceKeyRepository;
   readonly meta: MetaRepository;
@@ -531,6 +533,11 @@ export interface PurgeCutoffs {
   /** Sign-in failure subjects not locked whose last failure came before this. */
   signinFailuresBefore: number;
   auditBefore: number | null;
+  /**
+   * Audit entries go only up to this place of the trail (sealed, older than auditBefore, received
+   * by every export destination); absent: by time alone.
+   */
+  auditThroughSeq?: number;
   outboxBefore: number | null;
 }
 
@@ -562,4 +569,65 @@ export interface SecretUsage {
 
 export interface SecretUsageRepository {
   madeBefore(before: number, now: number, sessionsStartedAfter: number): Promise<SecretUsage>;
+}
+
+/** An audit entry as sealed in the trail (ADR 0018). */
+export interface SealedAuditEntry extends AuditEntry {
+  seq: number;
+  chain: string;
+  /** The fingerprint of the secret whose key made the chain value. */
+  chainKey: string;
+  /** The details exactly as stored, which the chain value covers. */
+  detailsText: string;
+}
+
+/** The head of the chain ('head') or a checkpoint ('checkpoint:<seq>'), signed. */
+export interface AuditChainMark {
+  name: string;
+  seq: number;
+  chain: string;
+  /** 'head', 'purge' or 'rotation'. */
+  reason: string;
+  at: number;
+  chainKey: string;
+  mac: string;
+}
+
+/** How the store seals: the key's fingerprint, the chain value of an entry, the MAC of a mark. */
+export interface AuditSealer {
+  chainKey: string;
+  chainOf(previous: string, entry: Omit<SealedAuditEntry, 'chain' | 'chainKey'>): string;
+  macOf(mark: Omit<AuditChainMark, 'mac' | 'chainKey'>): string;
+}
+
+/**
+ * The audit trail's one order and chain. Entries are written unsealed in the transaction of
+ * their change (by any writer); `seal` gives the oldest unsealed ones the next places of the
+ * trail and their chain values, in a transaction that holds the head of the chain, so that any
+ * number of sealers (instances, the CLI) extend one chain without forks.
+ */
+export interface AuditTrailRepository {
+  /** Seals at most `limit` entries; answers how many. */
+  seal(sealer: AuditSealer, limit: number, now: number): Promise<number>;
+  /** Sealed entries after `seq`, in the trail's order. */
+  sealedAfter(seq: number, limit: number): Promise<SealedAuditEntry[]>;
+  /** The first sealed entry written at or after `at`. */
+  firstSealedSince(at: number): Promise<number | undefined>;
+  unsealedCount(): Promise<number>;
+  /** The head and every checkpoint. */
+  marks(): Promise<AuditChainMark[]>;
+  addCheckpoint(mark: AuditChainMark): Promise<void>;
+  /** The last sealed place (0: none). */
+  lastSeq(): Promise<number>;
+  /**
+   * The runs of consecutive sealed places, up to `throughSeq`, whose entries were all written
+   * before `before`: what the purge may remove, each run with the chain value of its last entry.
+   */
+  removableRuns(
+    before: number,
+    throughSeq: number,
+  ): Promise<{ fromSeq: number; toSeq: number; chain: string }[]>;
+  /** The last place each destination received (0 when it never received any). */
+  positions(destinations: readonly string[]): Promise<Map<string, number>>;
+  setPosition(destination: string, seq: number, at: number): Promise<void>;
 }

@@ -1,9 +1,9 @@
-import { request as httpsRequest } from 'node:https';
 import type { Logger } from 'pino';
 import { newId } from '../crypto/ids.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { NewAuditEntry, Store } from '../store/store.js';
-import { signedHeaders } from './standard-webhooks.js';
+import { backoffDelay } from '../net/backoff.js';
+import { postSigned } from '../net/signed-post.js';
 import { isWebhookEvent, type WebhookConfig, type WebhookEvent } from './webhook-settings.js';
 
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
@@ -85,7 +85,10 @@ export class WebhookSender {
         );
         return;
       }
-      const backoff = this.config.retryBaseMs * 2 ** (attempt - 1) * (1 + Math.random() * 0.2);
+      const backoff = backoffDelay(
+        { firstMs: this.config.retryBaseMs, maxMs: MAX_RETRY_AFTER_MS, jitter: 0.2 },
+        attempt,
+      );
       await this.wait(Math.min(outcome.retryAfterMs ?? backoff, MAX_RETRY_AFTER_MS));
       if (this.closed) {
         this.metrics.webhookMessages.inc({ event, outcome: 'failed' });
@@ -126,41 +129,15 @@ export class WebhookSender {
   }
 
   private attempt(url: string, id: string, body: string): Promise<Attempt> {
-    const timestamp = Math.floor(Date.now() / 1000);
-    return new Promise((resolve) => {
-      const request = httpsRequest(
-        url,
-        {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            'user-agent': 'Emergency Access webhooks',
-            ...signedHeaders(this.config.secret, id, timestamp, body),
-          },
-          ...(this.config.ca !== undefined && { ca: this.config.ca }),
-          timeout: this.config.timeoutMs,
-        },
-        (response) => {
-          response.resume();
-          const status = response.statusCode ?? 0;
-          if (status >= 200 && status < 300) {
-            resolve({ ok: true });
-            return;
-          }
-          const retryAfter = Number(response.headers['retry-after']);
-          resolve({
-            ok: false,
-            why: `HTTP ${status}`,
-            retryAfterMs: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
-          });
-        },
-      );
-      request.on('timeout', () => request.destroy(new Error('timed out (DEA_WEBHOOK_TIMEOUT_SECONDS)')));
-      request.on('error', (error: NodeJS.ErrnoException) =>
-        resolve({ ok: false, why: error.code ?? error.message }),
-      );
-      request.end(body);
+    return postSigned({
+      url,
+      secret: this.config.secret,
+      id,
+      body,
+      ca: this.config.ca,
+      timeoutMs: this.config.timeoutMs,
+      userAgent: 'Emergency Access webhooks',
+      timeoutMessage: 'timed out (DEA_WEBHOOK_TIMEOUT_SECONDS)',
     });
   }
 }

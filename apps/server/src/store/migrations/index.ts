@@ -15,6 +15,7 @@ import * as issueCodeGenericPlan from './0013-issue-code-generic-plan.js';
 import * as canonicalUserNames from './0014-canonical-user-names.js';
 import * as groupSource from './0015-group-source.js';
 import * as consoleEnrolmentLinks from './0016-console-enrolment-links.js';
+import * as auditChain from './0017-audit-chain.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0014-canonical-user-names': canonicalUserNames,
   '0015-group-source': groupSource,
   '0016-console-enrolment-links': consoleEnrolmentLinks,
+  '0017-audit-chain': auditChain,
 };
 
 export const migrationProvider: MigrationProvider = {

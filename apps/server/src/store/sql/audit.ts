@@ -7,7 +7,7 @@ import { parseJsonObject, type Db } from './db.js';
 
 /** Writes audit entries, on the store or inside a transaction of it (compiled once: most calls write one). */
 export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: number) => Promise<void> {
-  const insert = compiledOnce(db, (row: Selectable<AuditLogTable>) =>
+  const insert = compiledOnce(db, (row: AuditRow) =>
     db.insertInto('audit_log').values({
       id: row.id,
       at: row.at,
@@ -23,8 +23,11 @@ export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: nu
   };
 }
 
+/** What is written of an audit entry; the store seals it (seq, chain) afterwards. */
+export type AuditRow = Omit<Selectable<AuditLogTable>, 'seq' | 'chain' | 'chain_key'>;
+
 /** The stored row of an audit entry. */
-export function auditRowOf(entry: NewAuditEntry, at: number): Selectable<AuditLogTable> {
+export function auditRowOf(entry: NewAuditEntry, at: number): AuditRow {
   return {
     id: entry.id ?? newId(at),
     at,

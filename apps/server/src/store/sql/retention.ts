@@ -55,7 +55,13 @@ const TARGETS: Record<PurgeKind, PurgeTarget> = {
   audit: {
     table: 'audit_log',
     key: 'id',
-    where: (c) => (c.auditBefore === null ? null : sql`at < ${c.auditBefore}`),
+    // Only what the chain's purge checkpoint covers (domain/audit-trail.ts), when given.
+    where: (c) =>
+      c.auditBefore === null
+        ? null
+        : c.auditThroughSeq === undefined
+          ? sql`at < ${c.auditBefore}`
+          : sql`at < ${c.auditBefore} and seq <= ${c.auditThroughSeq}`,
   },
   outbox: {
     table: 'outbox',

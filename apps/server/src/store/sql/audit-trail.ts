@@ -1,0 +1,252 @@
+import { sql } from 'kysely';
+import type { AuditChainMark, AuditTrailRepository, SealedAuditEntry } from '../store.js';
+import { parseJsonObject, type Db, type Dialect } from './db.js';
+
+const HEAD = 'head';
+
+/** PostgreSQL's unique_violation, SQLite's SQLITE_CONSTRAINT_UNIQUE: another sealer took the place. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+function markOf(row: {
+  name: string;
+  seq: number | string;
+  chain: string;
+  reason: string;
+  at: number | string;
+  chain_key: string;
+  mac: string;
+}): AuditChainMark {
+  return {
+    name: row.name,
+    seq: Number(row.seq),
+    chain: row.chain,
+    reason: row.reason,
+    at: Number(row.at),
+    chainKey: row.chain_key,
+    mac: row.mac,
+  };
+}
+
+export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailRepository {
+  return {
+    async seal(sealer, limit, now) {
+      // Optimistic and without a transaction held across statements: the places are given by one
+      // UPDATE that applies only while the trail still ends where this sealer read it, and the
+      // unique index on seq refuses a second entry at any place. Two sealers that read the same
+      // end compute the same chain values; one that read another loses and reads again. (On the
+      // embedded store a transaction held across awaits would block another connection of the
+      // same process, which waits for the lock with the thread.)
+      let sealed = 0;
+      for (let attempt = 0; attempt < 50; attempt += 1) {
+        const last = await db
+          .selectFrom('audit_log')
+          .select(['seq', 'chain', 'chain_key'])
+          .where('seq', 'is not', null)
+          .orderBy('seq', 'desc')
+          .limit(1)
+          .executeTakeFirst();
+        const head = await db
+          .selectFrom('audit_chain')
+          .selectAll()
+          .where('name', '=', HEAD)
+          .executeTakeFirst();
+        const lastSeq = Number(last?.seq ?? 0);
+        // After a purge that removed every sealed entry, the signed head says where the trail ends.
+        const fromHead = head !== undefined && Number(head.seq) > lastSeq;
+        const base = fromHead ? Number(head.seq) : lastSeq;
+        const baseChain = (fromHead ? head.chain : last?.chain) ?? '';
+        const baseKey = (fromHead ? head.chain_key : last?.chain_key) ?? '';
+        const rows = await db
+          .selectFrom('audit_log')
+          .select(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
+          .where('seq', 'is', null)
+          .orderBy('at')
+          .orderBy('id')
+          .limit(limit)
+          .execute();
+        if (rows.length === 0) return sealed;
+        if (base > 0 && baseKey !== sealer.chainKey) {
+          // A new secret: a checkpoint under its key vouches for the chain so far.
+          const checkpoint = {
+            name: `checkpoint:${base}`,
+            seq: base,
+            chain: baseChain,
+            reason: 'rotation',
+            at: now,
+          };
+          await db
+            .insertInto('audit_chain')
+            .values({ ...checkpoint, chain_key: sealer.chainKey, mac: sealer.macOf(checkpoint) })
+            .onConflict((oc) => oc.column('name').doNothing())
+            .execute();
+        }
+        let seq = base;
+        let chain = baseChain;
+        const values = rows.map((row) => {
+          seq += 1;
+          chain = sealer.chainOf(chain, {
+            seq,
+            id: row.id,
+            at: Number(row.at),
+            event: row.event,
+            userId: row.user_id,
+            actor: row.actor,
+            clientAddress: row.client_address,
+            details: parseJsonObject(row.details),
+            detailsText: row.details,
+          });
+          return sql`(${row.id}, ${seq}, ${chain})`;
+        });
+        const seqType = sql.raw(dialect === 'postgres' ? 'bigint' : 'integer');
+        let updated: number;
+        try {
+          const result = await sql`with v(id, seq, chain) as (values ${sql.join(values)})
+            update audit_log set seq = cast(v.seq as ${seqType}), chain = v.chain, chain_key = ${sealer.chainKey}
+            from v
+            where audit_log.id = v.id and audit_log.seq is null
+              and (select coalesce(max(seq), 0) from audit_log) = ${lastSeq}`.execute(db);
+          updated = Number(result.numAffectedRows ?? 0n);
+        } catch (error) {
+          if (isUniqueViolation(error)) continue;
+          throw error;
+        }
+        if (updated === 0) continue;
+        sealed += updated;
+        if (updated === rows.length) {
+          const mark = { name: HEAD, seq, chain, reason: HEAD, at: now };
+          await db
+            .insertInto('audit_chain')
+            .values({ ...mark, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
+            .onConflict((oc) =>
+              oc
+                .column('name')
+                .doUpdateSet({ seq, chain, at: now, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
+                .where(sql<boolean>`audit_chain.seq < ${seq}`),
+            )
+            .execute();
+        }
+        if (rows.length < limit && updated === rows.length) return sealed;
+      }
+      return sealed;
+    },
+    async sealedAfter(after, limit) {
+      const rows = await db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map((row): SealedAuditEntry => ({
+        id: row.id,
+        at: Number(row.at),
+        event: row.event,
+        userId: row.user_id,
+        actor: row.actor,
+        clientAddress: row.client_address,
+        details: parseJsonObject(row.details),
+        detailsText: row.details,
+        seq: Number(row.seq),
+        chain: row.chain ?? '',
+        chainKey: row.chain_key ?? '',
+      }));
+    },
+    async firstSealedSince(at) {
+      const row = await db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.min('seq').as('seq'))
+        .where('at', '>=', at)
+        .where('seq', 'is not', null)
+        .executeTakeFirst();
+      return row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
+    },
+    async unsealedCount() {
+      const row = await db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('seq', 'is', null)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
+    },
+    async marks() {
+      return (await db.selectFrom('audit_chain').selectAll().orderBy('seq').execute()).map(markOf);
+    },
+    async addCheckpoint(mark) {
+      await db
+        .insertInto('audit_chain')
+        .values({
+          name: mark.name,
+          seq: mark.seq,
+          chain: mark.chain,
+          reason: mark.reason,
+          at: mark.at,
+          chain_key: mark.chainKey,
+          mac: mark.mac,
+        })
+        .onConflict((oc) =>
+          oc.column('name').doUpdateSet({
+            seq: mark.seq,
+            chain: mark.chain,
+            reason: mark.reason,
+            at: mark.at,
+            chain_key: mark.chainKey,
+            mac: mark.mac,
+          }),
+        )
+        .execute();
+    },
+    async lastSeq() {
+      const row = await db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.max('seq').as('seq'))
+        .executeTakeFirst();
+      return Number(row?.seq ?? 0);
+    },
+    async removableRuns(before, throughSeq) {
+      const removable = (alias: string) =>
+        sql`${sql.ref(`${alias}.at`)} < ${before} and ${sql.ref(`${alias}.seq`)} <= ${throughSeq}`;
+      const edge = async (offset: number) => {
+        const { rows } = await sql<{ seq: number | string; chain: string }>`
+          select a.seq, a.chain from audit_log a
+          where ${removable('a')} and not exists (
+            select 1 from audit_log b where b.seq = a.seq + ${offset} and ${removable('b')})
+          order by a.seq`.execute(db);
+        return rows.map((row) => ({ seq: Number(row.seq), chain: row.chain }));
+      };
+      const starts = await edge(-1);
+      const ends = await edge(1);
+      return starts.map((start, index) => ({
+        fromSeq: start.seq,
+        toSeq: ends[index]?.seq ?? start.seq,
+        chain: ends[index]?.chain ?? start.chain,
+      }));
+    },
+    async positions(destinations) {
+      const found = new Map(destinations.map((destination) => [destination, 0]));
+      if (destinations.length === 0) return found;
+      const rows = await db
+        .selectFrom('audit_export_positions')
+        .selectAll()
+        .where('destination', 'in', [...destinations])
+        .execute();
+      for (const row of rows) found.set(row.destination, Number(row.seq));
+      return found;
+    },
+    async setPosition(destination, seq, at) {
+      // Never backwards: two exporters that overlapped (a lease that ran out) keep the furthest.
+      await db
+        .insertInto('audit_export_positions')
+        .values({ destination, seq, updated_at: at })
+        .onConflict((oc) =>
+          oc
+            .column('destination')
+            .doUpdateSet({ seq, updated_at: at })
+            .where(sql<boolean>`audit_export_positions.seq < ${seq}`),
+        )
+        .execute();
+    },
+  };
+}
