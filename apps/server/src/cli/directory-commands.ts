@@ -1,5 +1,5 @@
 import { directoryUsersOf } from '../bootstrap.js';
-import { DirectoryUnavailableError } from '../directory/ldap-directory.js';
+import { DirectoryUnavailableError } from '../domain/user-directory.js';
 import { CliFailure, type CommandGroup, noMoreArguments } from './command.js';
 
 export const directoryCommands: CommandGroup = {

@@ -1,11 +1,7 @@
 import type { Username } from '@dea/contract';
-import type { Store, User } from '../store/store.js';
-import {
-  type DirectoryNames,
-  ProvisionError,
-  type SourcedUser,
-  type UserProvisioning,
-} from '../domain/provision-user.js';
+import type { Store } from '../store/store.js';
+import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
+import type { DirectorySignInResult, UserDirectory } from '../domain/user-directory.js';
 import type { DirectoryConfig } from './directory-settings.js';
 import type { DirectoryUser, LdapDirectory } from './ldap-directory.js';
 
@@ -21,17 +17,12 @@ export interface SyncSummary {
   warnings: { username: string; warning: string }[];
 }
 
-export type DirectorySignInResult =
-  | { kind: 'signed-in'; user: User }
-  | { kind: 'wrong-password'; user: User | undefined }
-  | { kind: 'not-in-directory' };
-
 /**
  * The organisation's directory as the source of users: a password is checked by the directory,
  * and the user is brought up to date from it at every sign-in and every sync (all through the one
  * provisioning rule).
  */
-export class DirectoryUsers implements DirectoryNames {
+export class DirectoryUsers implements UserDirectory {
   /** The product groups the directory decides membership of. */
   private readonly managedGroups: readonly string[];
 

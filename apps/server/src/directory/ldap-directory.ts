@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
 import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
 import { normalizeDn, type DirectoryConfig, type DirectoryField } from './directory-settings.js';
+import { DirectoryUnavailableError } from '../domain/user-directory.js';
 
 /** A user as the directory has it, in the product's terms. */
 export interface DirectoryUser {
@@ -17,14 +18,6 @@ export interface DirectoryUser {
   channels: Partial<Record<ChannelKey, string | null>>;
   /** Product groups of the mapped directory groups the user is in, directly or nested. */
   groups: string[];
-}
-
-/** The directory could not be reached or refused the service account: nothing was decided. */
-export class DirectoryUnavailableError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'DirectoryUnavailableError';
-  }
 }
 
 /** A failure in the middle of a directory operation, as the unavailability it means. */

@@ -7,6 +7,7 @@ import { disableUser } from './disable-user.js';
 import { changeMembership } from './group-membership.js';
 import { isTimeZone } from './time-zone.js';
 import { InvalidField, validUsername } from './user-fields.js';
+import type { DirectoryNames } from './user-directory.js';
 
 /**
  * A user as a source outside the product has it (the directory, an identity provider over SCIM,
@@ -50,15 +51,6 @@ export class ProvisionError extends Error {
     super(message);
     this.name = 'ProvisionError';
   }
-}
-
-/**
- * The organisation's directory as the owner of user names (DESIGN section 8: a name belongs to
- * exactly one source). The domain owns this interface; the directory adapter implements it.
- */
-export interface DirectoryNames {
-  /** Whether the directory has a user of that name; rejects when the directory cannot answer. */
-  hasUser(name: Username): Promise<boolean>;
 }
 
 /** The canonical form of a source's user name, or a ProvisionError saying why it is none. */

@@ -7,8 +7,11 @@ import { hashPassword, needsRehash, verifyPassword } from '../crypto/password-ha
 import type { Store, User } from '../store/store.js';
 import { ApiError, invalidRequest, serviceUnavailable, tooManyRequests } from './api-error.js';
 import type { Sessions } from './sessions.js';
-import { DirectoryUnavailableError } from '../directory/ldap-directory.js';
-import type { DirectorySignInResult, DirectoryUsers } from '../directory/directory-users.js';
+import {
+  DirectoryUnavailableError,
+  type DirectorySignInResult,
+  type UserDirectory,
+} from './user-directory.js';
 import { NO_LOCAL_PASSWORD } from './provision-user.js';
 import { limitKeyOf, type SigninThrottle } from './signin-throttle.js';
 import type { SignInBulkheads } from './bulkheads.js';
@@ -73,7 +76,7 @@ export interface SignInDependencies {
   identifierKey: Buffer;
   passwordHashCost: number;
   /** The organisation's directory, when users come from one (DEA_LDAP_URL). */
-  directoryUsers?: DirectoryUsers | undefined;
+  directoryUsers?: UserDirectory | undefined;
   now: () => number;
 }
 
