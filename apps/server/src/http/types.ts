@@ -2,6 +2,7 @@ import type { Administration } from '../domain/administration.js';
 import type { SendType } from '@dea/contract';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
+import type { HashQueue } from '../crypto/hash-queue.js';
 import type { ScryptWorkers } from '../crypto/scrypt-workers.js';
 import type { Catalogs } from '../domain/catalogs.js';
 import type { ChannelRules } from '../domain/channel-rules.js';
@@ -32,6 +33,8 @@ export interface Services {
   keys: SecretKeys;
   /** The threads password hashes run on; ended when the app closes. */
   hashWorkers: ScryptWorkers;
+  /** The one bound on password hashes (sign-ins, SCIM); its load is what a test waits on. */
+  hashQueue: HashQueue;
   catalogs: Catalogs;
   sessions: Sessions;
   /** Signs a user in with user name and password, within the limits of ADR 0008. */

@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoUserGetsCode } from '../testing/demo-journey.js';
+import { spawnServer } from '../testing/processes.js';
 import { radclient } from '../testing/radclient.js';
 
-const serverPackage = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const SECRET = 'process-test-radius-secret';
 
 async function freeUdpPort(): Promise<number> {
@@ -25,20 +23,15 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 describe('the server process with RADIUS configured', () => {
   it('answers radclient with the demo user and a code from the API, and stops gracefully on SIGTERM', async () => {
     const radiusPort = await freeUdpPort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', '--demo'], {
-      cwd: serverPackage,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DEA_SHUTDOWN_DRAIN_SECONDS: '0',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DEA_PASSWORD_HASH_COST: '10',
-        DEA_DATA_DIR: dataDir,
-        DEA_RADIUS_PORT: String(radiusPort),
-        DEA_RADIUS_HOST: '127.0.0.1',
-        DEA_RADIUS_CLIENTS: `127.0.0.1=${SECRET}`,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawnServer(['--demo'], {
+      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DEA_PASSWORD_HASH_COST: '10',
+      DEA_DATA_DIR: dataDir,
+      DEA_RADIUS_PORT: String(radiusPort),
+      DEA_RADIUS_HOST: '127.0.0.1',
+      DEA_RADIUS_CLIENTS: `127.0.0.1=${SECRET}`,
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     let output = '';

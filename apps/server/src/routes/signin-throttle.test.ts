@@ -280,17 +280,30 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
         DEA_PASSWORD_HASH_CONCURRENCY: '1',
         DEA_PASSWORD_HASH_QUEUE: '2',
         DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000',
+        DEA_SIGNIN_MAX_IN_FLIGHT: '100',
       });
-      const answers = await Promise.all(
-        Array.from({ length: 30 }, (_, index) =>
-          attempt(t, `nobody-${index}`, 'wrong', `192.0.2.${index + 1}`),
-        ),
+      // The only hash slot is held until every attempt has either been refused or waits its turn,
+      // however fast or slow the machine: two wait, the other 28 are refused.
+      let release = (): void => undefined;
+      const holding = t.services.hashQueue.tryRun(() => new Promise<void>((resolve) => (release = resolve)));
+      let settled = 0;
+      const attempts = Array.from({ length: 30 }, (_, index) =>
+        attempt(t, `nobody-${index}`, 'wrong', `192.0.2.${index + 1}`).finally(() => (settled += 1)),
       );
+      await expect
+        .poll(() => ({ settled, waiting: t.services.hashQueue.load.waiting }), {
+          interval: 5,
+          timeout: 20_000,
+        })
+        .toEqual({ settled: 28, waiting: 2 });
+      release();
+      await holding;
+      const answers = await Promise.all(attempts);
       const busy = answers.filter((answer) => answer.json<{ error: number }>().error === 140);
-      expect(busy.length).toBeGreaterThan(0);
+      expect(busy).toHaveLength(28);
       expect(busy[0]?.headers['retry-after']).toBe('1');
       expect(busy[0]?.json()).toMatchObject({ result: { retryAfterSeconds: 1 } });
-      expect(await checkedPasswords(t)).toBe(30 - busy.length);
+      expect(await checkedPasswords(t)).toBe(2);
       // A refused attempt counted nothing: its user name may try again at once.
       const index = answers.indexOf(busy[0]!);
       expect((await attempt(t, `nobody-${index}`, 'wrong', `192.0.2.${index + 1}`)).json()).toMatchObject({
@@ -321,12 +334,13 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
           body: JSON.stringify({ username, password }),
           ...(signal && { signal }),
         });
+      const hashes = (): { running: number; waiting: number } => t.services.hashQueue.load;
       const holding = signIn(slow.username, 'wrong');
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect.poll(hashes, { interval: 1 }).toEqual({ running: 1, waiting: 0 });
       const leaving = new AbortController();
       const left = signIn(user.username, user.password, leaving.signal).catch(() => 'left');
-      // Long enough for the attempt to reach the queue, well before the slow hash (about 0.3 s) ends.
-      await new Promise((resolve) => setTimeout(resolve, 80));
+      // Its attempt waits in the queue behind the slow hash (about 0.3 s, longer on a loaded machine).
+      await expect.poll(hashes, { interval: 1 }).toEqual({ running: 1, waiting: 1 });
       leaving.abort();
       expect(await left).toBe('left');
       await holding;

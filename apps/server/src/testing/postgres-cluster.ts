@@ -19,6 +19,8 @@ export interface PostgresCluster {
   /** Fault tests: freeze every process of the server (SIGSTOP), or let them go on (SIGCONT). */
   freeze(): void;
   thaw(): void;
+  /** What the server has written (its log), for a test that waits on a line of it. */
+  log(): string;
 }
 
 function serverBinDir(): string {
@@ -150,6 +152,7 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
       // runuser stops itself when the postmaster it waits for stops (job control): it goes on too.
       if (server.pid !== undefined && server.exitCode === null) process.kill(server.pid, 'SIGCONT');
     },
+    log: () => output,
     async stop() {
       await shutDown();
       rmSync(dir, { recursive: true, force: true });

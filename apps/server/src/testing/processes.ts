@@ -1,9 +1,64 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname } from 'node:path';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
-/** The server package: the real entry points run from sources through tsx, as `npm start` does. */
+/** The server package. Its processes run the build (`dist/`), as `npm start` and `dea` do. */
 export const serverPackage = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+
+/** The newest modification time of the built sources under `dir` (tests and their helpers left out). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'testing') newest = Math.max(newest, newestSource(path));
+    } else if (/(?<!\.test|\.suite)\.ts$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+let checked: string | undefined;
+
+/** Why the build cannot be used ('' when it can): missing, or older than a source it is built from. */
+function buildProblem(): string {
+  const packages = [
+    [serverPackage, 'tsconfig.build.tsbuildinfo'],
+    [join(serverPackage, '..', '..', 'packages', 'contract'), 'tsconfig.tsbuildinfo'],
+  ] as const;
+  for (const [folder, recordName] of packages) {
+    const record = join(folder, recordName);
+    if (!existsSync(record) || !existsSync(join(serverPackage, 'dist', 'cli.js')))
+      return `${folder} is not built (no ${record}): run "npm run build" first`;
+    if (newestSource(join(folder, 'src')) > statSync(record).mtimeMs)
+      return `the build of ${folder} is older than its sources: run "npm run build" first`;
+  }
+  return '';
+}
+
+/**
+ * The built entry point `dist/<name>.js`, the build checked once per test file: missing or older
+ * than its sources, the test stops and says to build (`npm test` builds once, first), rather than
+ * compiling TypeScript at every start of a process.
+ */
+export function builtEntry(name: 'server' | 'cli'): string {
+  checked ??= buildProblem();
+  if (checked !== '') throw new Error(checked);
+  return join(serverPackage, 'dist', `${name}.js`);
+}
+
+/** The server's built entry in its own process (`--help` and refusals included), output piped. */
+export function spawnServer(
+  args: string[],
+  env: Record<string, string>,
+): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(process.execPath, [builtEntry('server'), ...args], {
+    cwd: serverPackage,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
 
 export interface RunningServer {
   child: ChildProcess;
@@ -13,37 +68,64 @@ export interface RunningServer {
   output: () => string;
 }
 
+export interface StartingServer {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolved once its output (stdout and stderr) matches `pattern`; rejected if it exits first. */
+  said: (pattern: RegExp) => Promise<string>;
+  /** Resolved once it says where it runs; rejected with its output when it exits first. */
+  running: Promise<RunningServer>;
+}
+
 /**
- * `src/server.ts` in its own process on a free port, resolved once it says where it runs; rejected
- * with its output when it exits first. No drain on stop unless `env` asks for one.
+ * The built server in its own process on a free port, with what it says as it starts: a test
+ * waits on a line of its output, never on a guessed time. No drain on stop unless `env` asks.
  */
-export function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts', ...args], {
-    cwd: serverPackage,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DEA_PASSWORD_HASH_COST: '10',
-      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+export function spawnServerProcess(env: Record<string, string>, args: string[] = []): StartingServer {
+  const child = spawnServer(args, {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DEA_PASSWORD_HASH_COST: '10',
+    DEA_SHUTDOWN_DRAIN_SECONDS: '0',
+    ...env,
   });
   let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /running: (https?:\/\/[^\s",]+)/.exec(output);
-      if (match?.[1]) {
-        const url = match[1].replace('localhost', '127.0.0.1');
-        resolve({ child, url, base: url.replace(/\/dea\/$/, ''), output: () => output });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  const waiting = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString();
+    for (const check of waiting) check();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`))),
+  );
+  exited.catch(() => undefined);
+  const said = (pattern: RegExp): Promise<string> =>
+    Promise.race([
+      new Promise<string>((resolve) => {
+        const check = (): void => {
+          const match = pattern.exec(output);
+          if (!match) return;
+          waiting.delete(check);
+          resolve(match[0]);
+        };
+        waiting.add(check);
+        check();
+      }),
+      exited,
+    ]);
+  const running = said(/running: (https?:\/\/[^\s",]+)/).then((line) => {
+    const url = line.replace(/^running: /, '').replace('localhost', '127.0.0.1');
+    return { child, url, base: url.replace(/\/dea\/$/, ''), output: () => output };
   });
+  running.catch(() => undefined);
+  return { child, output: () => output, said, running };
+}
+
+/** `spawnServerProcess`, resolved once the server says where it runs. */
+export function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<RunningServer> {
+  return spawnServerProcess(env, args).running;
 }
 
 /** How a process ended. */
@@ -58,7 +140,7 @@ export function runDea(
   env: Record<string, string>,
   stdin = '',
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  const child = spawn(process.execPath, [builtEntry('cli'), ...args], {
     cwd: serverPackage,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -7,7 +7,24 @@ import type { Store } from '../store/store.js';
 import { createTestDatabase } from './postgres-cluster.js';
 
 export type StoreKind = Store['kind'];
-export const STORE_KINDS: StoreKind[] = ['sqlite', 'postgres'];
+const ALL_STORE_KINDS: StoreKind[] = ['sqlite', 'postgres'];
+
+/**
+ * The stores the store suites run on: both, unless `DEA_TEST_STORES` names some (comma-separated,
+ * `sqlite` or `postgres`) for a faster local loop; `npm test` leaves it unset and runs both.
+ */
+export function storeKindsOf(setting: string | undefined): StoreKind[] {
+  if (setting === undefined || setting.trim() === '') return ALL_STORE_KINDS;
+  const named = setting.split(',').map((name) => name.trim());
+  const unknown = named.filter((name) => !ALL_STORE_KINDS.includes(name as StoreKind));
+  if (unknown.length > 0 || named.length === 0)
+    throw new Error(
+      `DEA_TEST_STORES="${setting}": ${unknown.map((name) => `"${name}"`).join(', ')} is not a store; name sqlite, postgres or both (comma-separated), or leave it unset for both`,
+    );
+  return ALL_STORE_KINDS.filter((kind) => named.includes(kind));
+}
+
+export const STORE_KINDS: StoreKind[] = storeKindsOf(process.env.DEA_TEST_STORES);
 
 export interface TestStore {
   store: Store;

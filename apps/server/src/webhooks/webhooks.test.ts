@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { describe } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
 import { CHANNEL_DELIVERY_MODE } from '@dea/contract';
 import { API, bodies } from '../testing/api-bodies.js';
@@ -49,9 +49,9 @@ function verified(message: Received): { type: string; timestamp: string; data: R
   return new Webhook(SECRET).verify(message.body, headers) as ReturnType<typeof verified>;
 }
 
+/** Waits until `check` holds (the server project's poll deadline is the safety net). */
 async function eventually(check: () => boolean): Promise<void> {
-  for (let tries = 0; tries < 200 && !check(); tries += 1)
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  await expect.poll(check, { interval: 25 }).toBe(true);
 }
 
 async function issued(t: TestApp): Promise<{ user: TestUser; code: string }> {
@@ -234,9 +234,7 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
       // The endpoint has the third message before the sender has its answer: wait for the count.
       const delivered = 'dea_webhook_messages_total{event="code.issued",outcome="delivered"} 1';
       const metric = () => t.services.metrics.registry.getSingleMetricAsString('dea_webhook_messages_total');
-      for (let tries = 0; tries < 200 && !(await metric()).includes(delivered); tries += 1)
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(await metric()).toContain(delivered);
+      await expect.poll(metric, { interval: 25 }).toContain(delivered);
     },
   );
 
@@ -260,9 +258,7 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
       const failed = 'dea_webhook_messages_total{event="code.issued",outcome="failed"} 1';
       const metric = () =>
         trusting.services.metrics.registry.getSingleMetricAsString('dea_webhook_messages_total');
-      for (let tries = 0; tries < 200 && !(await metric()).includes(failed); tries += 1)
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(await metric()).toContain(failed);
+      await expect.poll(metric, { interval: 25 }).toContain(failed);
       expect(endpoint.received).toHaveLength(3);
 
       // Without the private CA the certificate is not trusted: nothing reaches the endpoint.
@@ -275,9 +271,7 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
       await issued(distrusting);
       const distrusted = () =>
         distrusting.services.metrics.registry.getSingleMetricAsString('dea_webhook_messages_total');
-      for (let tries = 0; tries < 200 && !(await distrusted()).includes(failed); tries += 1)
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(await distrusted()).toContain(failed);
+      await expect.poll(distrusted, { interval: 25 }).toContain(failed);
       expect(endpoint.received).toHaveLength(before);
     },
   );

@@ -80,7 +80,12 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
       await expect.poll(() => spy.mock.calls.length).toBe(1);
       leaving.abort();
       expect(await left).toBe('left');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The server has seen the client go (its connection closed) before the store answers.
+      const connections = () =>
+        new Promise<number>((resolve, reject) =>
+          t.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+        );
+      await expect.poll(connections).toBe(0);
       release();
       await expect.poll(async () => (await events(user.id, 'code.use_given_back')).length).toBe(1);
     } finally {
