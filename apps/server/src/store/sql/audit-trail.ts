@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { AuditChainMark, AuditTrailRepository, SealedAuditEntry } from '../store.js';
-import { parseJsonObject, type Db, type Dialect } from './db.js';
+import { auditEntryOf } from './audit.js';
+import { type Db, type Dialect } from './db.js';
 
 const HEAD = 'head';
 
@@ -87,17 +88,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         let chain = baseChain;
         const values = rows.map((row) => {
           seq += 1;
-          chain = sealer.chainOf(chain, {
-            seq,
-            id: row.id,
-            at: Number(row.at),
-            event: row.event,
-            userId: row.user_id,
-            actor: row.actor,
-            clientAddress: row.client_address,
-            details: parseJsonObject(row.details),
-            detailsText: row.details,
-          });
+          chain = sealer.chainOf(chain, { seq, ...auditEntryOf(row), detailsText: row.details });
           return sql`(${row.id}, ${seq}, ${chain})`;
         });
         const seqType = sql.raw(dialect === 'postgres' ? 'bigint' : 'integer');
@@ -141,13 +132,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         .limit(limit)
         .execute();
       return rows.map((row): SealedAuditEntry => ({
-        id: row.id,
-        at: Number(row.at),
-        event: row.event,
-        userId: row.user_id,
-        actor: row.actor,
-        clientAddress: row.client_address,
-        details: parseJsonObject(row.details),
+        ...auditEntryOf(row),
         detailsText: row.details,
         seq: Number(row.seq),
         chain: row.chain ?? '',

@@ -1,5 +1,5 @@
 import { newId } from '../../crypto/ids.js';
-import type { AuditRepository, NewAuditEntry } from '../store.js';
+import type { AuditEntry, AuditRepository, NewAuditEntry } from '../store.js';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../database.js';
 import { compiledOnce } from './compiled-once.js';
@@ -39,6 +39,19 @@ export function auditRowOf(entry: NewAuditEntry, at: number): AuditRow {
   };
 }
 
+/** An entry as the store answers it, from its row (the trail adds the details' text, place and chain). */
+export function auditEntryOf(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    at: Number(row.at),
+    event: row.event,
+    userId: row.user_id,
+    actor: row.actor,
+    clientAddress: row.client_address,
+    details: parseJsonObject(row.details),
+  };
+}
+
 export function auditRepository(db: Db): AuditRepository {
   const insert = auditInserter(db);
   return {
@@ -60,15 +73,7 @@ export function auditRepository(db: Db): AuditRepository {
         .orderBy('id', 'desc')
         .limit(filter.limit ?? 100)
         .execute();
-      return rows.map((row) => ({
-        id: row.id,
-        at: Number(row.at),
-        event: row.event,
-        userId: row.user_id,
-        actor: row.actor,
-        clientAddress: row.client_address,
-        details: parseJsonObject(row.details),
-      }));
+      return rows.map(auditEntryOf);
     },
   };
 }
