@@ -189,7 +189,7 @@ test('an administrator sets a group policy with the defaults in view, makes a se
   await expectNoAxeViolations(page);
 });
 
-test('the help desk neither finds nor helps a member of a group whose policy keeps it to administrators', async ({
+test('the help desk neither finds nor helps a member of a group whose policy keeps it to administrators, and gives a disabled user nothing', async ({
   page,
   context,
 }) => {
@@ -201,6 +201,15 @@ test('the help desk neither finds nor helps a member of a group whose policy kee
   await expect(page.getByText('Users found: 0')).toBeVisible();
   await expect(page.getByTestId('helpdesk-results')).toHaveCount(0);
   await expectNoAxeViolations(page);
+  // A disabled user is found and shown, and gets nothing: the view says why.
+  dea(server, ['user', 'disable', 'demo-off']);
+  await page.getByLabel('Find the user').fill('Olivia');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByTestId('helpdesk-results').getByRole('link').first().click();
+  await expect(page.getByTestId('issue-not-allowed')).toContainText('This user is disabled');
+  await expect(page.getByRole('button', { name: /Issue a code|Send a code/ })).toHaveCount(0);
+  await expectNoAxeViolations(page);
+  dea(server, ['user', 'enable', 'demo-off']);
   expect(await consoleFetch(page, 'admin/groups')).toMatchObject({ status: 403 });
   await page.goto(`${origin}/admin/#/administration`);
   await expect(page.getByRole('heading', { name: 'Help a user' })).toBeVisible();

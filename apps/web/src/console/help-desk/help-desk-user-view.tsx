@@ -111,7 +111,7 @@ function UserDetails({
         <section className="card console-card" aria-labelledby={`${id}-issue`}>
           <h2 id={`${id}-issue`}>{t('issue.title')}</h2>
           <Alert variant="info" testId="issue-not-allowed">
-            {t('issue.notYourRole')}
+            {t('issue.userDisabled')}
           </Alert>
         </section>
       )}
