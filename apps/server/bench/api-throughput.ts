@@ -1,4 +1,3 @@
-import { usernameOrThrow } from '@dea/contract';
 /**
  * Throughput and latency of the server's hot paths over real HTTP on loopback:
  * `npx tsx apps/server/bench/api-throughput.ts` (embedded store), or with
@@ -10,7 +9,12 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { PAGE_CALLS, PAGE_STARTUP_ELEMENT_ID, POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import {
+  PAGE_CALLS,
+  PAGE_STARTUP_ELEMENT_ID,
+  POLICY_CATEGORY_SELF_SERVICE,
+  usernameOrThrow,
+} from '@dea/contract';
 import { buildApp } from '../src/app.js';
 import { startServices } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';

@@ -1,4 +1,3 @@
-import { usernameOrThrow } from '@dea/contract';
 /**
  * Throughput of the product's hot calls against a bare Fastify JSON POST route, in the same run, on
  * this machine (issue 16): `npm run bench:load` after `npm run build`, embedded store; with
@@ -22,7 +21,12 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
+import {
+  POLICY_CATEGORY_SELF_SERVICE,
+  XSRF_COOKIE_NAME,
+  XSRF_HEADER_NAME,
+  usernameOrThrow,
+} from '@dea/contract';
 import { newId } from '../src/crypto/ids.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
 import { openStore } from '../src/store/open-store.js';

@@ -1,4 +1,3 @@
-import { usernameOrThrow } from '@dea/contract';
 /**
  * Whether `/validate/check` tells unknown user names from known ones by its timing: the time of a
  * wrong code for a known user (a user of its own each time, so no lock shortens the path) against
@@ -10,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { buildApp } from '../src/app.js';
 import { startServices } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';

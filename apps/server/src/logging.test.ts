@@ -1,8 +1,7 @@
-import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, splitChannelValue } from '@dea/contract';
+import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, splitChannelValue, usernameOrThrow } from '@dea/contract';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';

@@ -1,5 +1,4 @@
-import { usernameOrThrow } from '@dea/contract';
-import { ErrorNumber } from '@dea/contract';
+import { ErrorNumber, usernameOrThrow } from '@dea/contract';
 import pg from 'pg';
 import { describe } from 'vitest';
 import { createServiceKey } from './service-keys.js';

@@ -1,5 +1,4 @@
-import { usernameOrThrow } from '@dea/contract';
-import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { describe, inject } from 'vitest';
 import { issueCode } from '../domain/codes.js';
 import { resolvePolicy } from '../domain/policy.js';

@@ -1,8 +1,13 @@
-import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHANNEL_KEYS, XSRF_COOKIE_NAME, XSRF_HEADER_NAME, splitChannelValue } from '@dea/contract';
+import {
+  CHANNEL_KEYS,
+  XSRF_COOKIE_NAME,
+  XSRF_HEADER_NAME,
+  splitChannelValue,
+  usernameOrThrow,
+} from '@dea/contract';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { startServices } from '../bootstrap.js';

@@ -1,7 +1,6 @@
-import { usernameOrThrow } from '@dea/contract';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
 import { createTestDatabase } from '../testing/postgres-cluster.js';
 import { openStore } from './open-store.js';

@@ -1,4 +1,3 @@
-import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,12 @@ import { inject } from 'vitest';
 import { buildApp } from '../app.js';
 import { startServices } from '../bootstrap.js';
 import type { Services } from '../http/types.js';
-import { POLICY_CATEGORY_SELF_SERVICE, XSRF_COOKIE_NAME, XSRF_HEADER_NAME } from '@dea/contract';
+import {
+  POLICY_CATEGORY_SELF_SERVICE,
+  XSRF_COOKIE_NAME,
+  XSRF_HEADER_NAME,
+  usernameOrThrow,
+} from '@dea/contract';
 import { newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { SESSION_COOKIE } from '../http/cookies.js';

@@ -1,9 +1,9 @@
-import { usernameOrThrow } from '@dea/contract';
 import {
   POLICY_CATEGORY_SELF_SERVICE,
   XSRF_COOKIE_NAME,
   XSRF_HEADER_NAME,
   type ChannelKey,
+  usernameOrThrow,
 } from '@dea/contract';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.js';

@@ -1,5 +1,4 @@
-import { usernameOrThrow } from '@dea/contract';
-import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../crypto/ids.js';
 import { issueCode } from '../../domain/codes.js';

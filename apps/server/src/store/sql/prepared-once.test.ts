@@ -1,10 +1,9 @@
-import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { recordSqlitePrepares } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';
