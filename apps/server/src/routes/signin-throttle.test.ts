@@ -5,7 +5,8 @@ import { costOf, hashPassword } from '../crypto/password-hash.js';
 import { decoyPasswordHash } from '../domain/sign-in.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { appTest } from '../testing/fixtures.js';
-import { TEST_PASSWORD_HASH_COST, type TestApp } from '../testing/test-app.js';
+import { checkedPasswords, signInAttempt } from '../testing/sign-in-attempts.js';
+import { TEST_PASSWORD_HASH_COST } from '../testing/test-app.js';
 
 const MINUTE = 60_000;
 const ATTACKER = '203.0.113.9';
@@ -14,19 +15,7 @@ const OWNER = '198.51.100.20';
 describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
   appTest.override('storeKind', kind);
 
-  const attempt = (t: TestApp, username: string, password: string, remoteAddress = '198.51.100.7') =>
-    t.app.inject({
-      method: 'POST',
-      url: '/login/api/session',
-      payload: { username, password },
-      remoteAddress,
-    });
-
-  /** Passwords that reached the check: every check ends as a failure or a success in the audit log. */
-  const checkedPasswords = async (t: TestApp) =>
-    (await t.services.store.audit.list({ limit: 10_000 })).filter(
-      (entry) => entry.event === 'signin.failed' || entry.event === 'signin.succeeded',
-    ).length;
+  const attempt = signInAttempt;
 
   appTest(
     'locks a user name on one address after the configured failures, refuses even the right password, and unlocks after the lock time',

@@ -160,27 +160,18 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
       return (await db.selectFrom('audit_chain').selectAll().orderBy('seq').execute()).map(markOf);
     },
     async addCheckpoint(mark) {
+      const changes = {
+        seq: mark.seq,
+        chain: mark.chain,
+        reason: mark.reason,
+        at: mark.at,
+        chain_key: mark.chainKey,
+        mac: mark.mac,
+      };
       await db
         .insertInto('audit_chain')
-        .values({
-          name: mark.name,
-          seq: mark.seq,
-          chain: mark.chain,
-          reason: mark.reason,
-          at: mark.at,
-          chain_key: mark.chainKey,
-          mac: mark.mac,
-        })
-        .onConflict((oc) =>
-          oc.column('name').doUpdateSet({
-            seq: mark.seq,
-            chain: mark.chain,
-            reason: mark.reason,
-            at: mark.at,
-            chain_key: mark.chainKey,
-            mac: mark.mac,
-          }),
-        )
+        .values({ name: mark.name, ...changes })
+        .onConflict((oc) => oc.column('name').doUpdateSet(changes))
         .execute();
     },
     async lastSeq() {
