@@ -6,6 +6,10 @@ const contractSource = fileURLToPath(new URL('./packages/contract/src/index.ts',
 export default defineConfig({
   resolve: { alias: { '@dea/contract': contractSource } },
   test: {
+    // Vitest's default on this 2-core machine is one worker: the files ran one after another while
+    // most of their time went waiting on PostgreSQL, slapd, child processes and sockets. Three
+    // keep both cores busy (measured in docs/benchmarks.md); `--maxWorkers=N` changes it for a run.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,

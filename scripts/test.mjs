@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // `npm test`: builds, checks types and lint, then runs every test — unit and integration on
 // both stores (Vitest), end-to-end in Chromium (Playwright) — and closes with one summary line.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+const began = performance.now();
+const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+/** How long each step took, printed at the end (docs/benchmarks.md keeps the figures). */
+const timings = [];
 
 const reports = mkdtempSync(join(tmpdir(), 'dea-test-'));
 const failures = [];
@@ -14,9 +19,40 @@ let skipped = 0;
 
 function run(title, command, args, env = {}) {
   process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
+  const started = performance.now();
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  timings.push(`${title} ${seconds(started)}`);
   if (result.status !== 0) failures.push(title);
   return result.status === 0;
+}
+
+/**
+ * Runs steps side by side (each mostly one thread: two fill this machine's two cores), each one's
+ * output held and printed whole when it ends, so that their lines never interleave.
+ */
+async function runTogether(steps) {
+  const started = performance.now();
+  const results = await Promise.all(
+    steps.map(
+      ([title, command, args]) =>
+        new Promise((resolve) => {
+          const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+          const output = [];
+          child.stdout.on('data', (chunk) => output.push(chunk));
+          child.stderr.on('data', (chunk) => output.push(chunk));
+          child.on('close', (status) => resolve({ title, command, args, status, output }));
+          child.on('error', (error) =>
+            resolve({ title, command, args, status: 1, output: [Buffer.from(`${error}\n`)] }),
+          );
+        }),
+    ),
+  );
+  timings.push(`${steps.map(([title]) => title).join(' and ')} (together) ${seconds(started)}`);
+  for (const { title, command, args, status, output } of results) {
+    process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
+    process.stdout.write(Buffer.concat(output));
+    if (status !== 0) failures.push(title);
+  }
 }
 
 function countVitest(file) {
@@ -36,8 +72,10 @@ function countPlaywright(file) {
 }
 
 const built = run('build', 'npm', ['run', 'build']);
-run('typecheck', 'npm', ['run', 'typecheck']);
-run('lint', 'npm', ['run', 'lint']);
+await runTogether([
+  ['typecheck', 'npm', ['run', 'typecheck']],
+  ['lint', 'npm', ['run', 'lint']],
+]);
 
 const vitestReport = join(reports, 'vitest.json');
 run('unit and integration', 'npx', [
@@ -60,5 +98,6 @@ if (built && existsSync('e2e/playwright.config.ts')) {
 }
 
 if (failures.length > 0) process.stdout.write(`\nfailed steps: ${failures.join(', ')}\n`);
+process.stdout.write(`\ntook ${seconds(began)}: ${timings.join(', ')}\n`);
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failures.length > 0 || failed > 0 ? 1 : 0);

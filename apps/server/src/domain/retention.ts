@@ -116,10 +116,13 @@ export async function purgeStore(
     signal?: AbortSignal;
     /** How the purge waits between batches, cut short by `signal` (tests record it). */
     pause?: (ms: number, signal?: AbortSignal) => Promise<unknown>;
+    /** The monotonic clock a batch's busy time is read on, in ms (tests advance their own). */
+    elapsed?: () => number;
   },
 ): Promise<PurgeOutcome> {
   const { now, holder, signal } = options;
   const pause = options.pause ?? pauseFor;
+  const elapsed = options.elapsed ?? (() => performance.now());
   const hold = (): Promise<boolean> => {
     const at = now();
     return store.leases.take(PURGE_LEASE, holder, at, at + PURGE_LEASE_MS);
@@ -142,13 +145,13 @@ export async function purgeStore(
     for (const kind of options.kinds ?? PURGE_KINDS) {
       let total = 0;
       for (;;) {
-        const started = performance.now();
+        const started = elapsed();
         const count = await store.retention.removeBatch(kind, cutoffs, batchSize);
         total += count;
         if (count < batchSize) break;
         // Lost the lease (this purge outran PURGE_LEASE_MS between batches): another may go on.
         if (!(await hold())) break;
-        await pause(pauseAfterBatch(performance.now() - started, busyPercent), signal);
+        await pause(pauseAfterBatch(elapsed() - started, busyPercent), signal);
         if (signal?.aborted === true) {
           stopped = true;
           break;

