@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongFilesFirst } from './apps/server/src/testing/long-files-first.ts';
 
 const contractSource = fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url));
 
@@ -10,6 +11,7 @@ export default defineConfig({
     // most of their time went waiting on PostgreSQL, slapd, child processes and sockets. Three
     // keep both cores busy (measured in docs/benchmarks.md); `--maxWorkers=N` changes it for a run.
     maxWorkers: 3,
+    sequence: { sequencer: LongFilesFirst },
     projects: [
       {
         extends: true,
