@@ -38,10 +38,9 @@ export function fakeConsoleApi(
       const aborted = new Promise<never>((_resolve, reject) =>
         init.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)),
       );
-      const answer = await Promise.race([
-        handler ? handler(call) : { status: 404, body: { error: 2, message: 'not found', result: null } },
-        aborted,
-      ]);
+      const answering = async () =>
+        handler ? handler(call) : { status: 404, body: { error: 2, message: 'not found', result: null } };
+      const answer = await Promise.race([answering(), aborted]);
       return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200 });
     }),
   );
