@@ -238,4 +238,21 @@ describe("a user's view for the help desk", () => {
     );
     expect(screen.getByTestId('issued-code')).toHaveTextContent('K7Q2M9X4TP');
   });
+
+  it("never shows one user's view while another's loads, and a session that ended returns to the sign-in", async () => {
+    const second = heldAnswer();
+    fakeConsoleApi({
+      'GET helpdesk/users/u1': () => envelope(DANA),
+      'GET helpdesk/users/u2': () => second.promise,
+    });
+    const signedOut = vi.fn();
+    const { rerender } = renderConsole(<HelpDeskScreen userId="u1" />, signedOut);
+    expect(await screen.findByTestId('helpdesk-user-name')).toHaveTextContent('Dana Demo');
+    rerender(<HelpDeskScreen userId="u2" />);
+    expect(await screen.findByTestId('spinner')).toBeInTheDocument();
+    expect(screen.queryByTestId('helpdesk-user-name')).not.toBeInTheDocument();
+    second.give(refusal(401, 3, 'You are not allowed to do this.'));
+    await vi.waitFor(() => expect(signedOut).toHaveBeenCalledOnce());
+    expect(screen.queryByTestId('console-error')).not.toBeInTheDocument();
+  });
 });

@@ -69,9 +69,11 @@ export function renderConsole(ui: ReactNode, onSignedOut: () => void = () => und
     formatTime: (iso) => iso,
     switchLanguage: () => undefined,
   };
-  return render(
+  // A wrapper, so that `rerender` keeps the texts and the sign-out.
+  const wrapper = ({ children }: { children: ReactNode }) => (
     <ConsoleI18nProvider value={i18n}>
-      <SignedOutContext.Provider value={onSignedOut}>{ui}</SignedOutContext.Provider>
-    </ConsoleI18nProvider>,
+      <SignedOutContext.Provider value={onSignedOut}>{children}</SignedOutContext.Provider>
+    </ConsoleI18nProvider>
   );
+  return render(ui, { wrapper });
 }
