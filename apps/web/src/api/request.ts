@@ -3,13 +3,20 @@ import {
   XSRF_COOKIE_NAME,
   XSRF_COOKIE_NAME_TLS,
   XSRF_HEADER_NAME,
-  type EnvelopeOf,
   type PageCall,
 } from '@dea/contract';
 import { EnvelopeError, HttpError, NetworkError } from './api-error';
 import { loginPathOf } from '../shared/page-urls';
 import { redirectForSessionStatus } from './session-redirect';
 import { readCookie } from '../shared/cookie';
+import {
+  addressOf,
+  envelopeOf,
+  fetchJson,
+  isFailedEnvelope,
+  setCallLanguage,
+  type JsonAnswer,
+} from '../shared/fetch/fetch-core';
 import { hasStartupAnswer, takeStartupAnswer } from './startup-answers';
 
 export interface RequestOptions {
@@ -22,20 +29,14 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-let acceptLanguage: string | undefined;
-
 /** Server messages come back in the page's language: every call names it in Accept-Language. */
 export function setRequestLanguage(languageCode: string): void {
-  acceptLanguage = languageCode.replace('_', '-');
+  setCallLanguage(languageCode);
 }
 
 /** A path under /dea/api/ ('userinfo'), or an absolute server path ('/login/api/session'). */
 function urlOf(path: string, query: RequestOptions['query']): string {
-  const url = new URL(path.startsWith('/') ? path : `${API_BASE_PATH}${path}`, window.location.origin);
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value !== undefined) url.searchParams.set(name, value);
-  }
-  return url.href;
+  return addressOf(path.startsWith('/') ? path : `${API_BASE_PATH}${path}`, query);
 }
 
 /**
@@ -65,48 +66,40 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     const answered = await answeredWithPage(call, options.signal);
     if (answered !== undefined) return answered.body as T;
   }
-  const headers = new Headers({ Accept: 'application/json' });
-  if (acceptLanguage) headers.set('Accept-Language', acceptLanguage);
-  if (method !== 'GET') {
-    headers.set('Content-Type', 'application/json');
-    // Behind TLS the server names the cookie with the __Host- prefix.
-    const token = readCookie(XSRF_COOKIE_NAME_TLS) ?? readCookie(XSRF_COOKIE_NAME);
-    if (token) headers.set(XSRF_HEADER_NAME, token);
-  }
-  let response: Response;
+  // Behind TLS the server names the cookie with the __Host- prefix.
+  const token =
+    method === 'GET' ? undefined : (readCookie(XSRF_COOKIE_NAME_TLS) ?? readCookie(XSRF_COOKIE_NAME));
+  let answer: JsonAnswer;
   try {
-    response = await fetch(urlOf(path, options.query), {
+    answer = await fetchJson(urlOf(path, options.query), {
       method,
-      headers,
-      credentials: 'same-origin',
+      body: options.body,
+      headers: { [XSRF_HEADER_NAME]: token },
       ...(options.signal !== undefined && { signal: options.signal }),
-      ...(method === 'GET' ? {} : { body: JSON.stringify(options.body ?? {}) }),
     });
   } catch (cause) {
     throw new NetworkError(cause);
   }
-  if (!response.ok) {
-    const body: unknown = await response.json().catch(() => null);
-    const loginPath = response.status === 403 ? loginPathOf(body) : undefined;
+  if (!answer.ok) {
+    const body = answer.body ?? null;
+    const loginPath = answer.status === 403 ? loginPathOf(body) : undefined;
     const leaving =
-      options.redirectOnSessionEnd !== false && redirectForSessionStatus(response.status, loginPath);
-    const message = (body as { message?: unknown } | null)?.message;
+      options.redirectOnSessionEnd !== false && redirectForSessionStatus(answer.status, loginPath);
+    const message = envelopeOf(body)?.message;
     throw new HttpError(
-      response.status,
+      answer.status,
       leaving,
-      typeof message === 'string' && message !== '' ? message : undefined,
+      message !== undefined && message !== '' ? message : undefined,
     );
   }
-  try {
-    return (await response.json()) as T;
-  } catch (cause) {
-    throw new NetworkError(cause);
-  }
+  if (answer.body === undefined) throw new NetworkError('the answer is not JSON');
+  return answer.body as T;
 }
 
 /** A call answering the envelope: its result, or an EnvelopeError when `error` is set. */
 export async function requestResult<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const envelope = await request<EnvelopeOf<T>>(path, options);
-  if (envelope.error) throw new EnvelopeError(envelope.error, envelope.message);
-  return envelope.result;
+  const envelope = envelopeOf(await request<unknown>(path, options));
+  if (envelope === undefined) throw new NetworkError('the answer is not an envelope');
+  if (isFailedEnvelope(envelope)) throw new EnvelopeError(envelope.error, envelope.message);
+  return envelope.result as T;
 }

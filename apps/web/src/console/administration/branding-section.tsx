@@ -8,12 +8,13 @@ import {
   type BrandingName,
   isBrandingName,
 } from '@dea/contract';
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { Alert } from '../../shared/components/alert';
 import { Spinner } from '../../shared/components/spinner';
 import { customBranding } from '../../features/branding/resolve-branding';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
+import { useConsoleLoad } from '../api/use-console-load';
 import { BusyButton } from '../components/busy-button';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
@@ -26,24 +27,18 @@ type Drafts = Partial<Record<BrandingName, string>>;
 export function BrandingSection() {
   const { t } = useConsoleI18n();
   const id = useId();
-  const [entries, setEntries] = useState<BrandingEntry[]>();
   const [drafts, setDrafts] = useState<Drafts>({});
   const [done, setDone] = useState<string>();
   const [imageProblem, setImageProblem] = useState<BrandingName>();
-  const loading = useConsoleAction();
+  const loading = useConsoleLoad((signal) => consoleCall<AdminBranding>('admin/branding', { signal }), []);
+  const entries = loading.value?.entries;
   const saving = useConsoleAction();
-  const { run } = loading;
 
-  const reload = useCallback(async () => {
-    const answer = await run(() => consoleCall<AdminBranding>('admin/branding'));
-    if (answer) {
-      setEntries(answer.entries);
-      setDrafts({});
-    }
-  }, [run]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
+  /** After a save or a reset, the stored entries again, without the drafts. */
+  const reload = () => {
+    setDrafts({});
+    loading.reload();
+  };
 
   const valueOf = (name: BrandingName, entry: BrandingEntry): string =>
     drafts[name] ?? (entry.isDefault ? '' : entry.value);
@@ -60,7 +55,7 @@ export function BrandingSection() {
     const answer = await saving.run(() => consoleCall('admin/branding', { method: 'POST', body }));
     if (answer) {
       setDone(t('branding.saved', { name }));
-      await reload();
+      reload();
     }
   };
   const reset = async (name: BrandingName) => {
@@ -69,7 +64,7 @@ export function BrandingSection() {
     const answer = await saving.run(() => consoleCall('admin/branding/reset', { method: 'POST', body }));
     if (answer) {
       setDone(t('branding.resetDone', { name }));
-      await reload();
+      reload();
     }
   };
   const readImage = (name: BrandingName, file: File | undefined) => {

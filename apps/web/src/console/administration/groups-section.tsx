@@ -1,9 +1,10 @@
 import type { AdminGroupCreate, AdminGroups } from '@dea/contract';
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Alert } from '../../shared/components/alert';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
+import { useConsoleLoad } from '../api/use-console-load';
 import { BusyButton } from '../components/busy-button';
 import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
@@ -14,22 +15,13 @@ import { PolicyEditor } from './policy-editor';
 export function GroupsSection() {
   const { t } = useConsoleI18n();
   const id = useId();
-  const [data, setData] = useState<AdminGroups>();
   const [editing, setEditing] = useState<string>();
   const [name, setName] = useState('');
   const [priority, setPriority] = useState('0');
   const [added, setAdded] = useState<string>();
-  const loading = useConsoleAction();
+  const loading = useConsoleLoad((signal) => consoleCall<AdminGroups>('admin/groups', { signal }), []);
+  const { value: data, reload } = loading;
   const adding = useConsoleAction();
-  const { run } = loading;
-
-  const reload = useCallback(async () => {
-    const answer = await run(() => consoleCall<AdminGroups>('admin/groups'));
-    if (answer) setData(answer);
-  }, [run]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
 
   const add = async (event: FormEvent) => {
     event.preventDefault();
@@ -39,7 +31,7 @@ export function GroupsSection() {
     if (answer) {
       setAdded(t('groups.added', { name: body.name }));
       setName('');
-      await reload();
+      reload();
     }
   };
 

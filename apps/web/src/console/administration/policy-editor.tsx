@@ -61,7 +61,7 @@ export function PolicyEditor({
 }: {
   group: AdminGroup;
   defaults: PolicyOptions;
-  onSaved: () => Promise<void>;
+  onSaved: () => void;
   onClose: () => void;
 }) {
   const { t } = useConsoleI18n();
@@ -107,7 +107,7 @@ export function PolicyEditor({
     });
     if (done) {
       setSaved(t('policy.saved', { name: group.name }));
-      await onSaved();
+      onSaved();
     }
   };
 

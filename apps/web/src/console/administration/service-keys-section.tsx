@@ -4,11 +4,12 @@ import {
   type AdminServiceKeyCreated,
   type AdminServiceKeys,
 } from '@dea/contract';
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Alert } from '../../shared/components/alert';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
+import { useConsoleLoad } from '../api/use-console-load';
 import { BusyButton } from '../components/busy-button';
 import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
@@ -21,22 +22,17 @@ const SCOPE_TEXT = { verify: 'keys.scopeVerify', scim: 'keys.scopeScim' } as con
 export function ServiceKeysSection() {
   const { t, formatTime } = useConsoleI18n();
   const id = useId();
-  const [keys, setKeys] = useState<AdminServiceKeys['keys']>();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['verify']);
   const [made, setMade] = useState<AdminServiceKeyCreated>();
   const [confirming, setConfirming] = useState<string>();
-  const loading = useConsoleAction();
+  const loading = useConsoleLoad(
+    (signal) => consoleCall<AdminServiceKeys>('admin/service-keys', { signal }),
+    [],
+  );
+  const keys = loading.value?.keys;
+  const { reload } = loading;
   const saving = useConsoleAction();
-  const { run } = loading;
-
-  const reload = useCallback(async () => {
-    const answer = await run(() => consoleCall<AdminServiceKeys>('admin/service-keys'));
-    if (answer) setKeys(answer.keys);
-  }, [run]);
-  useEffect(() => {
-    void reload();
-  }, [reload]);
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
@@ -48,7 +44,7 @@ export function ServiceKeysSection() {
     if (answer) {
       setMade(answer);
       setName('');
-      await reload();
+      reload();
     }
   };
 
@@ -57,7 +53,7 @@ export function ServiceKeysSection() {
     const answer = await saving.run(() =>
       consoleCall(`admin/service-keys/${encodeURIComponent(keyId)}/revoke`, { method: 'POST' }),
     );
-    if (answer) await reload();
+    if (answer) reload();
   };
 
   return (

@@ -1,8 +1,8 @@
 import type { AdminSettings } from '@dea/contract';
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
-import { useConsoleAction } from '../api/use-console-action';
+import { useConsoleLoad } from '../api/use-console-load';
 import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
@@ -11,16 +11,9 @@ import { useConsoleI18n } from '../i18n/console-i18n';
 export function SettingsSection() {
   const { t } = useConsoleI18n();
   const id = useId();
-  const [settings, setSettings] = useState<AdminSettings['settings']>();
   const [filter, setFilter] = useState('');
-  const loading = useConsoleAction();
-  const { run } = loading;
-
-  useEffect(() => {
-    void run(() => consoleCall<AdminSettings>('admin/settings')).then(
-      (answer) => answer && setSettings(answer.settings),
-    );
-  }, [run]);
+  const loading = useConsoleLoad((signal) => consoleCall<AdminSettings>('admin/settings', { signal }), []);
+  const settings = loading.value?.settings;
 
   const needle = filter.trim().toUpperCase();
   const shown = settings?.filter((setting) => setting.name.includes(needle)) ?? [];

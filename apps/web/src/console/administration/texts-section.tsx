@@ -5,11 +5,12 @@ import type {
   AdminTextsSet,
   AdminTextsSetResult,
 } from '@dea/contract';
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Alert } from '../../shared/components/alert';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
+import { useConsoleLoad } from '../api/use-console-load';
 import { BusyButton } from '../components/busy-button';
 import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
@@ -22,35 +23,33 @@ import { useConsoleI18n } from '../i18n/console-i18n';
 export function TextsSection() {
   const { t } = useConsoleI18n();
   const id = useId();
-  const [languages, setLanguages] = useState<AdminLanguages['languages']>();
-  const [language, setLanguage] = useState<string>();
-  const [texts, setTexts] = useState<AdminTexts['texts']>();
-  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const [chosen, setLanguage] = useState<string>();
+  const [edited, setEdited] = useState<{ language: string; drafts: Record<string, string> }>();
   const [onlyMissing, setOnlyMissing] = useState(false);
   const [done, setDone] = useState<string>();
-  const loading = useConsoleAction();
+  const loadingLanguages = useConsoleLoad(
+    (signal) => consoleCall<AdminLanguages>('admin/languages', { signal }),
+    [],
+  );
+  const languages = loadingLanguages.value?.languages;
+  // The chosen language, else the first beside English.
+  const language = chosen ?? (languages && (languages.find((each) => each.code !== 'en')?.code ?? 'en'));
+  const loadingTexts = useConsoleLoad(
+    (signal) =>
+      language === undefined
+        ? undefined
+        : consoleCall<AdminTexts>(`admin/texts/${encodeURIComponent(language)}`, { signal }),
+    [language],
+  );
+  const texts = loadingTexts.value?.texts;
+  const drafts = edited !== undefined && edited.language === language ? edited.drafts : {};
+  const setDrafts = (next: Record<string, string>) =>
+    language !== undefined && setEdited({ language, drafts: next });
+  const loading = {
+    busy: loadingLanguages.busy || loadingTexts.busy,
+    error: loadingLanguages.error ?? loadingTexts.error,
+  };
   const saving = useConsoleAction();
-  const { run } = loading;
-
-  const loadLanguages = useCallback(async () => {
-    const answer = await run(() => consoleCall<AdminLanguages>('admin/languages'));
-    if (answer) {
-      setLanguages(answer.languages);
-      setLanguage((chosen) => chosen ?? answer.languages.find((each) => each.code !== 'en')?.code ?? 'en');
-    }
-  }, [run]);
-  useEffect(() => {
-    void loadLanguages();
-  }, [loadLanguages]);
-
-  useEffect(() => {
-    if (language === undefined) return;
-    setTexts(undefined);
-    setDrafts({});
-    void run(() => consoleCall<AdminTexts>(`admin/texts/${encodeURIComponent(language)}`)).then(
-      (answer) => answer && setTexts(answer.texts),
-    );
-  }, [language, run]);
 
   const changed = Object.entries(drafts).filter(([key, value]) => {
     const current = texts?.find((text) => text.key === key)?.text ?? '';
@@ -69,12 +68,9 @@ export function TextsSection() {
     );
     if (answer === undefined) return;
     setDone(t('texts.saved', { count: answer.added + answer.replaced }));
-    const reloaded = await run(() => consoleCall<AdminTexts>(`admin/texts/${encodeURIComponent(language)}`));
-    if (reloaded) {
-      setTexts(reloaded.texts);
-      setDrafts({});
-    }
-    await loadLanguages();
+    setEdited(undefined);
+    loadingTexts.reload();
+    loadingLanguages.reload();
   };
 
   const [newCode, setNewCode] = useState('');
@@ -89,7 +85,7 @@ export function TextsSection() {
     setDone(t('texts.languageAdded', { name: body.name }));
     setNewCode('');
     setNewName('');
-    await loadLanguages();
+    loadingLanguages.reload();
     setLanguage(body.code);
   };
 

@@ -1,10 +1,14 @@
-import {
-  CONSOLE_API_BASE_PATH,
-  CONSOLE_TOKEN_COOKIE_NAME,
-  CONSOLE_TOKEN_HEADER_NAME,
-  type EnvelopeOf,
-} from '@dea/contract';
+import { CONSOLE_API_BASE_PATH, CONSOLE_TOKEN_COOKIE_NAME, CONSOLE_TOKEN_HEADER_NAME } from '@dea/contract';
 import { readCookie } from '../../shared/cookie';
+import {
+  addressOf,
+  envelopeOf,
+  fetchJson,
+  FetchFailure,
+  isFailedEnvelope,
+  setCallLanguage,
+  type JsonAnswer,
+} from '../../shared/fetch/fetch-core';
 
 /**
  * Why a console call failed, as the screens need it: `status` 0 when the server was not reached,
@@ -35,11 +39,9 @@ export interface ConsoleCallOptions {
   signal?: AbortSignal;
 }
 
-let acceptLanguage: string | undefined;
-
 /** Server messages come back in the console's language. */
 export function setConsoleCallLanguage(languageCode: string): void {
-  acceptLanguage = languageCode.replace('_', '-');
+  setCallLanguage(languageCode);
 }
 
 /** The session's token, echoed on every call that changes something (CSRF, like the page's). */
@@ -47,52 +49,39 @@ function consoleToken(): string | undefined {
   return readCookie(`__Host-${CONSOLE_TOKEN_COOKIE_NAME}`) ?? readCookie(CONSOLE_TOKEN_COOKIE_NAME);
 }
 
-/** The address of a call under /dea/admin-api/, with its query. */
+/** The address of a call under /dea/admin-api/, with its query (empty values left out). */
 export function consoleUrl(path: string, query?: ConsoleCallOptions['query']): string {
-  const url = new URL(`${CONSOLE_API_BASE_PATH}${path}`, window.location.origin);
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value !== undefined && value !== '') url.searchParams.set(name, value);
-  }
-  return url.pathname + url.search;
+  const given = Object.entries(query ?? {}).filter(([, value]) => value !== '');
+  return addressOf(`${CONSOLE_API_BASE_PATH}${path}`, Object.fromEntries(given));
 }
 
-interface Envelope {
-  error?: unknown;
-  message?: unknown;
-  result?: unknown;
-}
-
-function failureOf(status: number, body: Envelope | null): ConsoleCallError {
-  const errorNumber = typeof body?.error === 'number' ? body.error : undefined;
-  const message = typeof body?.message === 'string' && body.message !== '' ? body.message : undefined;
-  const result = body?.result as { passkey?: unknown } | null | undefined;
+/** The console's reading of a failed answer: status, error number, message, passkey again. */
+function failureOf(status: number, body: unknown): ConsoleCallError {
+  const envelope = envelopeOf(body);
+  const message = envelope?.message === '' ? undefined : envelope?.message;
+  const errorNumber = envelope !== undefined && isFailedEnvelope(envelope) ? envelope.error : undefined;
+  const result = envelope?.result as { passkey?: unknown } | null | undefined;
   return new ConsoleCallError(status, errorNumber, message, result?.passkey === 'again');
 }
 
 /** One call to the console's API: the envelope's result, or a ConsoleCallError. */
 export async function consoleCall<T>(path: string, options: ConsoleCallOptions = {}): Promise<T> {
-  const method = options.method ?? 'GET';
-  const headers = new Headers({ Accept: 'application/json' });
-  if (acceptLanguage) headers.set('Accept-Language', acceptLanguage);
-  const token = consoleToken();
-  if (token) headers.set(CONSOLE_TOKEN_HEADER_NAME, token);
-  if (method !== 'GET') headers.set('Content-Type', 'application/json');
-  let response: Response;
+  let answer: JsonAnswer;
   try {
-    response = await fetch(consoleUrl(path, options.query), {
-      method,
-      headers,
-      credentials: 'same-origin',
+    answer = await fetchJson(consoleUrl(path, options.query), {
+      method: options.method ?? 'GET',
+      body: options.body,
+      headers: { [CONSOLE_TOKEN_HEADER_NAME]: consoleToken() },
       ...(options.signal !== undefined && { signal: options.signal }),
-      ...(method === 'GET' ? {} : { body: JSON.stringify(options.body ?? {}) }),
     });
-  } catch (cause) {
-    if (options.signal?.aborted) throw cause;
+  } catch (failure) {
+    // A call its screen gave up is no failure to show; the screen has gone.
+    if (failure instanceof FetchFailure && failure.kind === 'aborted') throw failure;
     throw new ConsoleCallError(0, undefined, undefined);
   }
-  const body = (await response.json().catch(() => null)) as Envelope | null;
-  if (!response.ok || body === null || (typeof body.error === 'number' && body.error !== 0)) {
-    throw failureOf(response.ok && body === null ? 0 : response.status, body);
+  const envelope = envelopeOf(answer.body);
+  if (!answer.ok || envelope === undefined || isFailedEnvelope(envelope)) {
+    throw failureOf(answer.ok && envelope === undefined ? 0 : answer.status, answer.body);
   }
-  return (body as EnvelopeOf<T>).result;
+  return envelope.result as T;
 }

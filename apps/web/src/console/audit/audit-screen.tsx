@@ -1,8 +1,9 @@
 import type { ConsoleAuditEntry, ConsoleAuditPage } from '@dea/contract';
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall, consoleUrl } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
+import { useConsoleLoad } from '../api/use-console-load';
 import { BusyButton } from '../components/busy-button';
 import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
@@ -10,6 +11,12 @@ import { useConsoleI18n } from '../i18n/console-i18n';
 import { auditQueryOf, NO_FILTERS, rangeIsBackwards, type AuditFilters } from './audit-filters';
 
 const PAGE_SIZE = '50';
+
+const pageQuery = (filters: AuditFilters, cursor: string | null) => ({
+  ...auditQueryOf(filters),
+  limit: PAGE_SIZE,
+  cursor: cursor ?? undefined,
+});
 
 /**
  * The audit log, newest first: filters by event, user, actor and time; older entries a page at a
@@ -20,29 +27,29 @@ export function AuditScreen() {
   const id = useId();
   const [draft, setDraft] = useState<AuditFilters>(NO_FILTERS);
   const [applied, setApplied] = useState<AuditFilters>(NO_FILTERS);
-  const [entries, setEntries] = useState<ConsoleAuditEntry[]>();
-  const [next, setNext] = useState<string | null>(null);
   const [backwards, setBackwards] = useState(false);
-  const loading = useConsoleAction();
-  const { run } = loading;
-
-  const load = useCallback(
-    async (filters: AuditFilters, cursor: string | null) => {
-      const page = await run(() =>
-        consoleCall<ConsoleAuditPage>('audit', {
-          query: { ...auditQueryOf(filters), limit: PAGE_SIZE, cursor: cursor ?? undefined },
-        }),
-      );
-      if (page === undefined) return;
-      setEntries((shown) => (cursor === null ? page.entries : [...(shown ?? []), ...page.entries]));
-      setNext(page.next);
-    },
-    [run],
+  const first = useConsoleLoad(
+    (signal) => consoleCall<ConsoleAuditPage>('audit', { query: pageQuery(applied, null), signal }),
+    [applied],
   );
+  // Older pages, each fetched on request, belong to the first page they follow.
+  const [older, setOlder] = useState<{ after: ConsoleAuditPage; pages: ConsoleAuditPage[] }>();
+  const olderPages = first.value !== undefined && older?.after === first.value ? older.pages : [];
+  const entries: ConsoleAuditEntry[] | undefined = first.value && [
+    ...first.value.entries,
+    ...olderPages.flatMap((page) => page.entries),
+  ];
+  const next = (olderPages.at(-1) ?? first.value)?.next ?? null;
+  const paging = useConsoleAction();
 
-  useEffect(() => {
-    void load(NO_FILTERS, null);
-  }, [load]);
+  const loadOlder = async (cursor: string) => {
+    const shown = first.value;
+    const page = await paging.run(() =>
+      consoleCall<ConsoleAuditPage>('audit', { query: pageQuery(applied, cursor) }),
+    );
+    if (page === undefined || shown === undefined) return;
+    setOlder((now) => ({ after: shown, pages: [...(now?.after === shown ? now.pages : []), page] }));
+  };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -50,7 +57,7 @@ export function AuditScreen() {
     setBackwards(wrong);
     if (wrong) return;
     setApplied(draft);
-    void load(draft, null);
+    first.reload();
   };
 
   const field = (name: keyof AuditFilters, label: string, type = 'text') => (
@@ -80,7 +87,7 @@ export function AuditScreen() {
         {field('since', t('audit.since'), 'datetime-local')}
         {field('until', t('audit.until'), 'datetime-local')}
         <div className="filter-actions">
-          <BusyButton type="submit" busy={loading.busy} busyLabel={t('loading')} testId="audit-apply">
+          <BusyButton type="submit" busy={first.busy} busyLabel={t('loading')} testId="audit-apply">
             {t('audit.apply')}
           </BusyButton>
           <a
@@ -98,9 +105,9 @@ export function AuditScreen() {
           {t('audit.rangeBackwards')}
         </p>
       )}
-      <FailureAlert error={loading.error} />
+      <FailureAlert error={first.error ?? paging.error} />
       {entries === undefined ? (
-        loading.busy && <Spinner label={t('loading')} showLabel />
+        first.busy && <Spinner label={t('loading')} showLabel />
       ) : entries.length === 0 ? (
         <p role="status">{t('audit.empty')}</p>
       ) : (
@@ -140,9 +147,9 @@ export function AuditScreen() {
       {next !== null && entries !== undefined && (
         <BusyButton
           variant="outline"
-          busy={loading.busy}
+          busy={paging.busy}
           busyLabel={t('loading')}
-          onClick={() => void load(applied, next)}
+          onClick={() => void loadOlder(next)}
           testId="audit-older"
         >
           {t('audit.older')}

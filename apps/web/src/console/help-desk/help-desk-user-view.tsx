@@ -1,9 +1,10 @@
 import type { HelpDeskUser } from '@dea/contract';
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { Alert } from '../../shared/components/alert';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall } from '../api/console-call';
 import { useConsoleAction } from '../api/use-console-action';
+import { useConsoleLoad } from '../api/use-console-load';
 import { BusyButton } from '../components/busy-button';
 import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
@@ -18,18 +19,11 @@ import { IssueCodeForm } from './issue-code-form';
  */
 export function HelpDeskUserView({ userId }: { userId: string }) {
   const { t } = useConsoleI18n();
-  const [user, setUser] = useState<HelpDeskUser>();
-  const loading = useConsoleAction();
-  const { run } = loading;
-
-  const reload = useCallback(async () => {
-    const answer = await run(() => consoleCall<HelpDeskUser>(`helpdesk/users/${encodeURIComponent(userId)}`));
-    if (answer !== undefined) setUser(answer);
-  }, [run, userId]);
-
-  useEffect(() => {
-    void reload();
-  }, [reload]);
+  const loading = useConsoleLoad(
+    (signal) => consoleCall<HelpDeskUser>(`helpdesk/users/${encodeURIComponent(userId)}`, { signal }),
+    [userId],
+  );
+  const { value: user, reload } = loading;
 
   return (
     <div className="console-stack">
@@ -49,7 +43,7 @@ function UserDetails({
   refreshing,
 }: {
   user: HelpDeskUser;
-  reload: () => Promise<void>;
+  reload: () => void;
   refreshing: boolean;
 }) {
   const { t, formatTime } = useConsoleI18n();
@@ -65,7 +59,7 @@ function UserDetails({
     );
     if (answer !== undefined) {
       setDone(message(answer.count));
-      await reload();
+      reload();
     }
   };
 

@@ -36,7 +36,7 @@ describe('giving a caller a code', () => {
       'POST passkey/authentication/options': () => envelope({ challenge: 'abc' }),
       'POST passkey/authentication': () => envelope({}),
     });
-    const onIssued = vi.fn(async () => undefined);
+    const onIssued = vi.fn();
     renderConsole(<IssueCodeForm user={USER} onIssued={onIssued} />);
 
     await userEvent.click(screen.getByRole('button', { name: 'Issue a code' }));
@@ -62,7 +62,7 @@ describe('giving a caller a code', () => {
         body: { error: 148, message: 'Too many unused codes.', result: null },
       }),
     });
-    renderConsole(<IssueCodeForm user={USER} onIssued={vi.fn(async () => undefined)} />);
+    renderConsole(<IssueCodeForm user={USER} onIssued={vi.fn()} />);
     await userEvent.type(screen.getByLabelText('Reason'), 'Ticket 4712, called back');
     await userEvent.click(screen.getByLabelText('Send it to Work mobile +49 170 ****77'));
     await userEvent.click(screen.getByRole('button', { name: 'Send a code' }));

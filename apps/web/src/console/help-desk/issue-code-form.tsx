@@ -26,7 +26,7 @@ type Outcome = { kind: 'code'; code: string; expiresAt: string } | { kind: 'sent
  * user's channels. When the session's passkey check is no longer fresh the server asks for it
  * again, and the form does that before trying once more.
  */
-export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued: () => Promise<void> }) {
+export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued: () => void }) {
   const { t, formatTime } = useConsoleI18n();
   const id = useId();
   const [reason, setReason] = useState('');
@@ -72,7 +72,7 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
     if (result !== undefined) {
       setOutcome(result);
       setReason('');
-      await onIssued();
+      onIssued();
     }
   };
 

@@ -1,6 +1,7 @@
 import type { ConsoleMe } from '@dea/contract';
 import { useCallback, useEffect, useState } from 'react';
 import { Spinner } from '../../shared/components/spinner';
+import { usePromise, type PromiseState } from '../../shared/hooks/use-promise';
 import { consoleCall, ConsoleCallError } from '../api/console-call';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
@@ -25,7 +26,6 @@ type State =
  */
 export function ConsoleSession() {
   const { t } = useConsoleI18n();
-  const [state, setState] = useState<State>({ kind: 'loading' });
   // The enrolment link of the first passkey is read off the address before anything else, and
   // again when it is pasted into a console already open.
   const [enrolmentLinkOpened, setEnrolmentLinkOpened] = useState(keepEnrolmentLinkOfAddress);
@@ -35,33 +35,21 @@ export function ConsoleSession() {
     return () => window.removeEventListener('hashchange', onHashChange);
   }, []);
 
-  const load = useCallback(async (notice?: string) => {
-    try {
-      const me = await consoleCall<ConsoleMe>('me');
-      setState(
-        me.passkeyVerified || me.next === null
-          ? { kind: 'open', me }
-          : { kind: 'passkey', me, step: me.next },
-      );
-    } catch (error) {
-      if (error instanceof ConsoleCallError && error.signedOut) setState({ kind: 'signedOut', notice });
-      else setState({ kind: 'failed', error });
-    }
+  // Who is signed in, asked again after each step; a session the console saw end stays ended
+  // (with its notice) until the operator signs in again.
+  const [round, setRound] = useState(0);
+  const me = usePromise((signal) => consoleCall<ConsoleMe>('me', { signal }), [round]);
+  const [ended, setEnded] = useState<{ notice: string }>();
+  const load = useCallback(() => {
+    setEnded(undefined);
+    setRound((now) => now + 1);
   }, []);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const sessionEnded = useCallback(
-    () => setState({ kind: 'signedOut', notice: t('signIn.sessionEnded') }),
-    [t],
-  );
-
+  const sessionEnded = useCallback(() => setEnded({ notice: t('signIn.sessionEnded') }), [t]);
   const signOut = useCallback(async () => {
     await consoleCall('session/end', { method: 'POST' }).catch(() => undefined);
-    setState({ kind: 'signedOut', notice: t('signIn.signedOut') });
+    setEnded({ notice: t('signIn.signedOut') });
   }, [t]);
+  const state = ended ? ({ kind: 'signedOut', notice: ended.notice } as const) : stateOf(me);
 
   let content;
   switch (state.kind) {
@@ -106,4 +94,16 @@ export function ConsoleSession() {
       </ConsoleShell>
     </SignedOutContext.Provider>
   );
+}
+
+/** Where the console stands, from the answer of GET me. */
+function stateOf(me: PromiseState<ConsoleMe>): State {
+  if (me.state === 'rejected')
+    return me.error instanceof ConsoleCallError && me.error.signedOut
+      ? { kind: 'signedOut' }
+      : { kind: 'failed', error: me.error };
+  if (me.state !== 'fulfilled') return { kind: 'loading' };
+  return me.value.passkeyVerified || me.value.next === null
+    ? { kind: 'open', me: me.value }
+    : { kind: 'passkey', me: me.value, step: me.value.next };
 }

@@ -3,34 +3,44 @@ import type { ReactNode } from 'react';
 import { vi } from 'vitest';
 import { createConsoleTranslator, ENGLISH_CONSOLE_TEXTS, CONSOLE_LANGUAGES } from '../i18n/console-texts';
 import { ConsoleI18nProvider, type ConsoleI18n } from '../i18n/console-i18n';
+import { SignedOutContext } from '../session/signed-out-context';
 
 export interface ConsoleCall {
   method: string;
   path: string;
+  query?: Record<string, string>;
   body: unknown;
 }
-type Answer = { status?: number; body: unknown };
+export type Answer = { status?: number; body: unknown };
 
 /**
  * A fake of /dea/admin-api/ at the network boundary (global fetch): each call is answered by the
- * first handler whose "METHOD path" matches, and recorded.
+ * first handler whose "METHOD path" matches, and recorded with its query. A handler may answer
+ * later (a promise, see `heldAnswer`); a call whose signal aborts ends as a real fetch does.
  */
-export function fakeConsoleApi(handlers: Record<string, (call: ConsoleCall) => Answer>): ConsoleCall[] {
+export function fakeConsoleApi(
+  handlers: Record<string, (call: ConsoleCall) => Answer | Promise<Answer>>,
+): ConsoleCall[] {
   const calls: ConsoleCall[] = [];
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init: RequestInit = {}) => {
-      const path = new URL(url, window.location.origin).pathname.replace('/dea/admin-api/', '');
+      const address = new URL(url, window.location.origin);
+      const path = address.pathname.replace('/dea/admin-api/', '');
       const call = {
         method: init.method ?? 'GET',
         path,
+        ...(address.search !== '' && { query: Object.fromEntries(address.searchParams) }),
         body: typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
       };
       calls.push(call);
       const handler = handlers[`${call.method} ${path}`];
-      const answer = handler
-        ? handler(call)
-        : { status: 404, body: { error: 2, message: 'not found', result: null } };
+      const aborted = new Promise<never>((_resolve, reject) =>
+        init.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)),
+      );
+      const answering = async () =>
+        handler ? handler(call) : { status: 404, body: { error: 2, message: 'not found', result: null } };
+      const answer = await Promise.race([answering(), aborted]);
       return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200 });
     }),
   );
@@ -38,9 +48,20 @@ export function fakeConsoleApi(handlers: Record<string, (call: ConsoleCall) => A
 }
 
 export const envelope = (result: unknown): Answer => ({ body: { error: 0, message: '', result } });
+export const refusal = (status: number, error: number, message: string): Answer => ({
+  status,
+  body: { error, message, result: null },
+});
 
-/** Renders a console screen in English. */
-export function renderConsole(ui: ReactNode) {
+/** An answer the test gives when it chooses (to see what a screen shows while it waits). */
+export function heldAnswer(): { promise: Promise<Answer>; give: (answer: Answer) => void } {
+  let give: (answer: Answer) => void = () => undefined;
+  const promise = new Promise<Answer>((resolve) => (give = resolve));
+  return { promise, give };
+}
+
+/** Renders a console screen in English; `onSignedOut` is told when a call finds the session gone. */
+export function renderConsole(ui: ReactNode, onSignedOut: () => void = () => undefined) {
   const i18n: ConsoleI18n = {
     language: 'en',
     languages: CONSOLE_LANGUAGES,
@@ -48,5 +69,11 @@ export function renderConsole(ui: ReactNode) {
     formatTime: (iso) => iso,
     switchLanguage: () => undefined,
   };
-  return render(<ConsoleI18nProvider value={i18n}>{ui}</ConsoleI18nProvider>);
+  // A wrapper, so that `rerender` keeps the texts and the sign-out.
+  const wrapper = ({ children }: { children: ReactNode }) => (
+    <ConsoleI18nProvider value={i18n}>
+      <SignedOutContext.Provider value={onSignedOut}>{children}</SignedOutContext.Provider>
+    </ConsoleI18nProvider>
+  );
+  return render(ui, { wrapper });
 }
