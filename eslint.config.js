@@ -3,6 +3,45 @@ import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
+const SERVER_NOT_WEB = {
+  group: ['**/apps/web/**', '@dea/web'],
+  message: 'The server never imports browser code; share through @dea/contract.',
+};
+
+/** An import of one of the server's folders (from anywhere below src/). */
+const folders = (...names) => `^(\\.\\./)+(${names.join('|')})(/|\\.js$)`;
+
+const DOORS = ['routes', 'http', 'cli', 'app', 'server', 'bootstrap'];
+const ADAPTERS = ['delivery', 'directory', 'audit-export', 'webhooks', 'radius', 'scim', 'user-import'];
+
+/** The server's layer rules, each for its folders' sources (tests may drive the whole server). */
+function serverLayers() {
+  const layer = (globs, regex, message) => ({
+    files: globs.map((glob) => `apps/server/src/${glob}`),
+    ignores: ['**/*.test.ts', '**/*.suite.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [SERVER_NOT_WEB, { regex, message }] }],
+    },
+  });
+  return [
+    layer(
+      ['store/**/*.ts'],
+      folders('domain', 'services', 'config', ...DOORS, ...ADAPTERS),
+      'store/ is the bottom layer: it imports nothing from domain/, the doors (routes/, http/, cli/) or the adapters; give it what it needs in store/ or @dea/contract.',
+    ),
+    layer(
+      ['domain/**/*.ts'],
+      folders('services', 'config', ...DOORS, ...ADAPTERS),
+      'domain/ imports no door (routes/, http/, cli/), no adapter and not the composition (services.ts, config.ts): declare a port in domain/ports/, implement it in the adapter, wire it in bootstrap.ts.',
+    ),
+    layer(
+      ADAPTERS.map((adapter) => `${adapter}/**/*.ts`),
+      folders(...DOORS),
+      'An adapter may import domain/ and store/, never a door (routes/, http/, cli/): what it needs from the composition is in services.ts.',
+    ),
+  ];
+}
+
 /** Dependencies flow one way: contract <- server, contract <- web; never server <-> web. */
 const boundaries = [
   {
@@ -27,16 +66,15 @@ const boundaries = [
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              group: ['**/apps/web/**', '@dea/web'],
-              message: 'The server never imports browser code; share through @dea/contract.',
-            },
-          ],
+          patterns: [SERVER_NOT_WEB],
         },
       ],
     },
   },
+  // Layers of the server (docs/architecture.md): the store depends on no layer above it, the domain
+  // on no door and no adapter (it owns the ports adapters implement), adapters on no door.
+  // A later entry replaces an earlier one's no-restricted-imports, so each repeats SERVER_NOT_WEB.
+  ...serverLayers(),
   {
     files: ['apps/web/src/**/*.{ts,tsx}'],
     rules: {

@@ -21,10 +21,11 @@ import { Verification } from './domain/verification.js';
 import { UserProvisioning } from './domain/provision-user.js';
 import { DirectoryUsers } from './directory/directory-users.js';
 import { LdapDirectory } from './directory/ldap-directory.js';
+import { codeDelivery } from './delivery/code-delivery.js';
 import { Notices } from './delivery/notices.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
-import type { Services } from './http/types.js';
+import type { Services } from './services.js';
 import { ensureBuiltInContent } from './seed/built-in-content.js';
 import { seedDemoData } from './seed/demo-data.js';
 import { type DemoMode, demoModeOf } from './domain/demo-mode.js';
@@ -33,6 +34,7 @@ import { SignInBulkheads } from './domain/bulkheads.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { AuditExport } from './audit-export/audit-export.js';
+import { auditDestinationsOf } from './audit-export/audit-export-settings.js';
 import { ConsoleAuth } from './domain/console-auth.js';
 import { ConsoleEnrolment } from './domain/console-enrolment.js';
 import { HelpDesk } from './domain/help-desk.js';
@@ -226,6 +228,11 @@ export async function startServices(
         sendCode(services, request),
       ),
       delivery,
+      codeDelivery: codeDelivery({
+        route: (type) => services.delivery(type),
+        catalogs,
+        attempt: config.delivery.attempt,
+      }),
       channelRules,
       sendLimits: new SendLimits(store.rateCounters, config.sendLimits, keys.codeHash),
       notices: new Notices({
@@ -271,11 +278,15 @@ export function purgeAsScheduled(
   holder: string,
   signal?: AbortSignal,
 ): Promise<PurgeOutcome> {
-  return purgeStore(services.store, retentionRulesOf(services.config), {
-    now: services.now,
-    holder,
-    actor: 'server',
-    keys: services.keys,
-    ...(signal !== undefined && { signal }),
-  });
+  return purgeStore(
+    services.store,
+    retentionRulesOf(services.config, auditDestinationsOf(services.config.auditExport)),
+    {
+      now: services.now,
+      holder,
+      actor: 'server',
+      keys: services.keys,
+      ...(signal !== undefined && { signal }),
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import { outboxSealing } from '../delivery/outbox-provider.js';
 import { resealOutbox, secretStatus } from '../domain/secret-rotation.js';
 import { type CommandGroup, isoTime, noMoreArguments } from './command.js';
 
@@ -17,7 +18,7 @@ export const secretCommands: CommandGroup = {
         noMoreArguments(positionals, 0);
         const { store, keys } = await context.open();
         const now = context.now();
-        const status = await secretStatus(store, keys, context.config.sessionAbsoluteMs, now);
+        const status = await secretStatus(store, keys, context.config.sessionAbsoluteMs, now, outboxSealing);
         context.out(`DEA_SECRET: fingerprint ${status.fingerprint}, the store's secret.`);
         if (status.rotatedAt === null) {
           context.out('The store has never had its secret replaced.');
@@ -76,7 +77,7 @@ export const secretCommands: CommandGroup = {
       async run(_values, positionals, context) {
         noMoreArguments(positionals, 0);
         const { store, keys } = await context.open();
-        const { resealed, unreadable } = await resealOutbox(store, keys);
+        const { resealed, unreadable } = await resealOutbox(store, keys, outboxSealing);
         context.out(`Sealed ${plural(resealed, 'outbox message')} again with the current secret.`);
         if (unreadable > 0) {
           context.err(

@@ -3,23 +3,15 @@ import { newId } from '../crypto/ids.js';
 import type { Catalogs } from '../domain/catalogs.js';
 import { type ChannelRules, channelRefusal } from '../domain/channel-rules.js';
 import { maskAddress } from '../domain/masking.js';
+import type { CodeNotice, CodeNotices } from '../domain/ports/code-delivery.js';
 import type { Channel, Store } from '../store/store.js';
 import { composeNotice } from './compose.js';
 import type { AttemptSettings } from './delivery-config.js';
 import type { DeliveryRouting } from './delivery.js';
 import { deliverWithRetry } from './retrying-delivery.js';
 
-export interface NoticeEvent {
-  userId: string;
-  codeId: string;
-  /** The channel the code went to (it gets the code, not a notice); null for a code shown on screen. */
-  sentTo: Channel | null;
-  language: string;
-  /** The time zone times in the notice are written in (the user's, else DEA_TIME_ZONE). */
-  timeZone: string;
-  at: number;
-  clientAddress: string;
-}
+/** A code issued or sent, as the domain tells it (domain/ports/code-delivery.ts). */
+export type NoticeEvent = CodeNotice;
 
 export interface NoticeDependencies {
   store: Store;
@@ -40,7 +32,7 @@ export interface NoticeDependencies {
  * never delay or fail it, their outcome is audited, and they count against no send limit (each
  * follows a send or an issue that its own limits already bound).
  */
-export class Notices {
+export class Notices implements CodeNotices {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly deps: NoticeDependencies) {}

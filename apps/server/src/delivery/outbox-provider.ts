@@ -1,6 +1,7 @@
 import { newId } from '../crypto/ids.js';
 import { seal, unseal } from '../crypto/sealing.js';
 import type { OutboxMessage, Store } from '../store/store.js';
+import type { OutboxSealing } from '../domain/ports/outbox-sealing.js';
 import type { DeliveryProvider, OutgoingMessage } from './delivery.js';
 
 export interface OutboxContent {
@@ -66,3 +67,16 @@ export function resealOutboxMessage(
 ): string {
   return seal(sealKey, JSON.stringify(openOutboxMessage(sealKeys, message)), associatedData(message.id));
 }
+
+/** The domain's OutboxSealing (domain/ports/outbox-sealing.ts): how the secret's replacement sees sealed messages. */
+export const outboxSealing: OutboxSealing = {
+  opens(sealKeys, message) {
+    try {
+      openOutboxMessage(sealKeys, message);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  reseal: resealOutboxMessage,
+};

@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Attribute, Change } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { testConfig } from '../testing/test-app.js';
@@ -77,6 +78,38 @@ describe('the directory on OpenLDAP (slapd)', () => {
       pages.push(page.map((user) => user.username));
     }
     expect(pages.flat().sort()).toEqual(['alice', 'bob', 'carol', 'dave']);
+  });
+
+  it('lists only the users changed since a point (modifyTimestamp)', async () => {
+    const names = async (since: Date) => {
+      const seen: string[] = [];
+      for await (const page of directoryOf(tree.settings).allUsers(since))
+        seen.push(...page.map((u) => u.username));
+      return seen.sort();
+    };
+    expect(await names(new Date(0))).toEqual(['alice', 'bob', 'carol', 'dave']);
+    const admin = await tree.admin();
+    try {
+      await admin.modify(
+        tree.dnOf('bob'),
+        new Change({
+          operation: 'replace',
+          modification: new Attribute({ type: 'cn', values: ['Bob Baker'] }),
+        }),
+      );
+      const { searchEntries } = await admin.search(tree.dnOf('bob'), {
+        scope: 'base',
+        attributes: ['modifyTimestamp'],
+      });
+      const stamp = String(searchEntries[0]?.modifyTimestamp);
+      const changed = new Date(
+        stamp.replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'),
+      );
+      expect(await names(changed)).toContain('bob');
+      expect(await names(new Date(changed.getTime() + 1000))).toEqual([]);
+    } finally {
+      await admin.unbind();
+    }
   });
 
   it('fails over to the next URL, and names the cause and the setting when none answers', async () => {

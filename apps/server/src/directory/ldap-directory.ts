@@ -2,23 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
 import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
 import { normalizeDn, type DirectoryConfig, type DirectoryField } from './directory-settings.js';
-import { DirectoryUnavailableError } from '../domain/user-directory.js';
+import { DirectoryUnavailableError, type SourceUser, type UserSource } from '../domain/user-directory.js';
 
-/** A user as the directory has it, in the product's terms. */
-export interface DirectoryUser {
-  dn: string;
-  /** The directory's stable id of the entry (entryUUID, objectGUID): survives renames. */
-  externalId: string;
-  username: string;
-  fullName: string;
-  locale: string | undefined;
-  timeZone: string | undefined;
-  disabled: boolean;
-  /** Every mapped channel key: its address, or null when the directory holds none. */
-  channels: Partial<Record<ChannelKey, string | null>>;
-  /** Product groups of the mapped directory groups the user is in, directly or nested. */
-  groups: string[];
-}
+/** A user as the directory has it, in the product's terms (the domain's SourceUser). */
+export type DirectoryUser = SourceUser;
 
 /** A failure in the middle of a directory operation, as the unavailability it means. */
 function unavailable(error: unknown): DirectoryUnavailableError {
@@ -71,7 +58,7 @@ function isDisabled(entry: Entry, attribute: string | undefined): boolean {
  * binding as them, and lists every user page by page. Each call opens its own connection to the
  * first URL that answers (failover), upgraded with StartTLS on ldap:// unless switched off.
  */
-export class LdapDirectory {
+export class LdapDirectory implements UserSource {
   constructor(private readonly config: DirectoryConfig) {}
 
   private get attributeNames(): string[] {
@@ -156,6 +143,16 @@ export class LdapDirectory {
     return `(&${userFilter}(${attributes.username}=${escapeFilterValue(username)}))`;
   }
 
+  /** The users of the filter changed at or after `since`: whenChanged on Active Directory, modifyTimestamp elsewhere. */
+  private changedFilter(since: Date): string {
+    const attribute = this.config.attributes.id === 'objectGUID' ? 'whenChanged' : 'modifyTimestamp';
+    const generalized = since
+      .toISOString()
+      .replace(/[-:T]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
+    return `(&${this.config.userFilter}(${attribute}>=${generalized}))`;
+  }
+
   private searchOptions(filter: string) {
     const binary = this.config.attributes.id === 'objectGUID' ? ['objectGUID'] : [];
     return {
@@ -210,12 +207,16 @@ export class LdapDirectory {
     await this.checkPassword(`cn=no-such-user-${randomUUID()},${this.config.baseDn}`, randomUUID());
   }
 
-  /** Every user of the filter, a page at a time (RFC 2696). */
-  async *allUsers(): AsyncGenerator<DirectoryUser[]> {
+  /**
+   * Every user of the filter, a page at a time (RFC 2696); with `changedSince`, those changed at or
+   * after it.
+   */
+  async *allUsers(changedSince?: Date): AsyncGenerator<DirectoryUser[]> {
     const client = await this.open();
     try {
+      const filter = changedSince === undefined ? this.userFilter() : this.changedFilter(changedSince);
       const pages = client.searchPaginated(this.config.baseDn, {
-        ...this.searchOptions(this.userFilter()),
+        ...this.searchOptions(filter),
         paged: { pageSize: this.config.pageSize },
       });
       for await (const page of pages) {

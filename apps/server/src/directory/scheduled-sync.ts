@@ -1,4 +1,4 @@
-import type { Services } from '../http/types.js';
+import type { Services } from '../services.js';
 import type { SyncSummary } from './directory-users.js';
 import { DIRECTORY_ACTOR } from './directory-users.js';
 

@@ -87,3 +87,9 @@ export const AUDIT_EVENTS = {
 export type AuditEventName = keyof typeof AUDIT_EVENTS;
 
 export const isAuditEventName = (name: string): name is AuditEventName => Object.hasOwn(AUDIT_EVENTS, name);
+
+/** The store takes exactly these events (store/audit-event-names.ts owns the registry). */
+declare module '../store/audit-event-names.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the events are its keys
+  interface AuditEventRegistry extends Record<keyof typeof AUDIT_EVENTS, true> {}
+}

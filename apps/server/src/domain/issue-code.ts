@@ -1,9 +1,9 @@
 import type { CodeDefaults } from './code-settings.js';
-import type { Notices } from '../delivery/notices.js';
 import type { Store, User } from '../store/store.js';
 import type { Catalogs } from './catalogs.js';
 import { issueCode } from './codes.js';
 import { emergencyPolicy } from './emergency-policy.js';
+import type { CodeNotices } from './ports/code-delivery.js';
 
 /** What issuing a code needs: the store, the code-hash key, texts and notices, the clock. */
 export interface CodeServices {
@@ -11,7 +11,7 @@ export interface CodeServices {
   keys: { codeHash: Buffer };
   config: { codeDefaults: CodeDefaults; timeZone: string };
   catalogs: Catalogs;
-  notices: Notices;
+  notices: CodeNotices;
   now: () => number;
 }
 

@@ -3,7 +3,6 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { PURGE_KINDS, type PurgeCutoffs, type PurgeKind, type Store } from '../store/store.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
 import { prepareAuditPurge } from './audit-trail.js';
-import { type AuditExportConfig, auditDestinationsOf } from '../audit-export/audit-export-settings.js';
 import type { RetentionConfig } from './retention-settings.js';
 
 /** The lease that lets one instance (or one `dea purge`) purge at a time. */
@@ -197,21 +196,27 @@ export class PurgeSchedule {
   }
 }
 
-/** The rules of a configuration (the server's and the CLI's). */
-export function retentionRulesOf(config: {
-  retention: RetentionConfig;
-  sessionIdleMs: number;
-  sessionAbsoluteMs: number;
-  console: { idleMs: number };
-  signin: { windowMs: number };
-  auditExport: AuditExportConfig | undefined;
-}): RetentionRules {
+/**
+ * The rules of a configuration (the server's and the CLI's). `auditDestinations` names the audit
+ * export's destinations (audit-export/audit-export-settings.ts `auditDestinationsOf`): an entry
+ * goes only once each of them received it.
+ */
+export function retentionRulesOf(
+  config: {
+    retention: RetentionConfig;
+    sessionIdleMs: number;
+    sessionAbsoluteMs: number;
+    console: { idleMs: number };
+    signin: { windowMs: number };
+  },
+  auditDestinations: readonly string[],
+): RetentionRules {
   return {
     retention: config.retention,
     sessionIdleMs: config.sessionIdleMs,
     sessionAbsoluteMs: config.sessionAbsoluteMs,
     consoleIdleMs: config.console.idleMs,
     signinWindowMs: config.signin.windowMs,
-    auditDestinations: auditDestinationsOf(config.auditExport),
+    auditDestinations,
   };
 }

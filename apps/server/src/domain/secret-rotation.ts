@@ -1,7 +1,7 @@
 import { acceptedKeys, type SecretKeys } from '../crypto/secret-keys.js';
-import { openOutboxMessage, resealOutboxMessage } from '../delivery/outbox-provider.js';
 import { REPLACED_KEY, ROTATED_AT_KEY } from '../store/secret-fingerprint.js';
 import type { Store } from '../store/store.js';
+import type { OutboxSealing } from './ports/outbox-sealing.js';
 
 /** Where a rotation of DEA_SECRET stands: what still needs the previous secret, and until when. */
 export interface SecretStatus {
@@ -27,6 +27,7 @@ export async function secretStatus(
   keys: SecretKeys,
   sessionAbsoluteMs: number,
   now: number,
+  sealing: OutboxSealing,
 ): Promise<SecretStatus> {
   const rotatedText = await store.meta.get(ROTATED_AT_KEY);
   const rotatedAt = rotatedText === undefined ? null : Number(rotatedText);
@@ -43,11 +44,7 @@ export async function secretStatus(
           .map(({ id, name }) => ({ id, name }));
   let outbox = 0;
   for (const message of await store.outbox.list(100_000)) {
-    try {
-      openOutboxMessage([keys.seal], message);
-    } catch {
-      outbox += 1;
-    }
+    if (!sealing.opens([keys.seal], message)) outbox += 1;
   }
   const sessionsEndBy =
     usage.sessions.lastStartedAt === null ? null : usage.sessions.lastStartedAt + sessionAbsoluteMs;
@@ -69,18 +66,15 @@ export async function secretStatus(
 export async function resealOutbox(
   store: Store,
   keys: SecretKeys,
+  sealing: OutboxSealing,
 ): Promise<{ resealed: number; unreadable: number }> {
   let resealed = 0;
   let unreadable = 0;
   for (const message of await store.outbox.list(100_000)) {
+    // Not sealed with the current key: sealed again below, if the previous one opens it.
+    if (sealing.opens([keys.seal], message)) continue;
     try {
-      openOutboxMessage([keys.seal], message);
-      continue;
-    } catch {
-      // Not sealed with the current key: sealed again below, if the previous one opens it.
-    }
-    try {
-      const sealed = resealOutboxMessage(acceptedKeys(keys, 'seal'), keys.seal, message);
+      const sealed = sealing.reseal(acceptedKeys(keys, 'seal'), keys.seal, message);
       if (await store.outbox.reseal(message.id, message.sealed, sealed)) resealed += 1;
     } catch {
       unreadable += 1;

@@ -1,23 +1,18 @@
 import type { AuditEventName } from './audit-events.js';
 import { SEND_TYPE_OF_CHANNEL, type SendType } from '@dea/contract';
-import { newId } from '../crypto/ids.js';
-import type { AttemptSettings } from '../delivery/delivery-config.js';
-import type { DeliveryRouting } from '../delivery/delivery.js';
-import { composeCodeMessage } from '../delivery/compose.js';
-import { deliverWithRetry } from '../delivery/retrying-delivery.js';
 import { deliveryFailed, tooManyRequests, unknownChannel } from './api-error.js';
 import { channelRefusal, type ChannelRules } from './channel-rules.js';
 import { issueCode } from './codes.js';
 import { emergencyPolicy } from './emergency-policy.js';
 import type { CodeServices } from './issue-code.js';
 import { maskAddress } from './masking.js';
+import type { CodeDelivery } from './ports/code-delivery.js';
 import type { SendLimits } from './send-limits.js';
 import type { User } from '../store/store.js';
 
-/** What sending a code needs besides issuing it: providers, channel rules, limits, retries. */
+/** What sending a code needs besides issuing it: delivery (a port), channel rules, limits. */
 export interface SendCodeServices extends CodeServices {
-  config: CodeServices['config'] & { delivery: { attempt: AttemptSettings } };
-  delivery: DeliveryRouting;
+  codeDelivery: CodeDelivery;
   channelRules: ChannelRules;
   sendLimits: SendLimits;
 }
@@ -62,7 +57,7 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
   // A switched-off type or a foreign number is, for this user, not a usable recipient: the same
   // answer as an unknown one (130), and queryAvailableChannels no longer lists it.
   const refusal = channelRefusal(services.channelRules, channelType, channel.address);
-  const provider = services.delivery(channelType);
+  const provider = services.codeDelivery.senderOf(channelType);
   if (refusal !== undefined || provider === undefined) {
     await audit('code.send_refused', { ...attempted, reason: refusal ?? 'channel-type-disabled' });
     throw unknownChannel();
@@ -92,26 +87,15 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
   });
   const language = await services.catalogs.choose([request.locale, user.locale]);
   const timeZone = user.timeZone ?? services.config.timeZone;
-  const message = await composeCodeMessage(
-    services.catalogs,
-    language,
+  const outcome = await provider.send({
     channelType,
-    issued.code,
-    issued.expiresAt,
+    recipient: channel.address,
+    code: issued.code,
+    expiresAt: issued.expiresAt,
+    language,
     timeZone,
-  );
-  const outcome = await deliverWithRetry(
-    provider,
-    {
-      channelType,
-      recipient: channel.address,
-      ...message,
-      language,
-      userId: user.id,
-      idempotencyKey: newId(),
-    },
-    services.config.delivery.attempt,
-  );
+    userId: user.id,
+  });
   const details = { codeId: issued.id, ...attempted, provider: provider.name, attempts: outcome.attempts };
   if (!outcome.ok) {
     // The operator's clue: which provider failed and why (codes of errors only, never the code

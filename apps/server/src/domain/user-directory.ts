@@ -1,10 +1,14 @@
-import type { Username } from '@dea/contract';
+import type { ChannelKey, Username } from '@dea/contract';
 import type { User } from '../store/store.js';
 
 /**
- * The organisation's directory as sign-in and provisioning see it: an interface the domain owns,
- * which the LDAP and Active Directory adapter (directory/directory-users.ts) implements, so that
- * sign-in depends on no adapter's code and another kind of directory is one more implementation.
+ * The organisation's directory as sign-in and provisioning see it: interfaces the domain owns.
+ * `UserSource` is a source of users itself (find by name, check a password, list everyone or what
+ * changed since a point), implemented by the LDAP and Active Directory adapter
+ * (directory/ldap-directory.ts); `UserDirectory` is what sign-in asks of the source once its users
+ * are provisioned (directory/directory-users.ts). Sign-in depends on these and on
+ * DirectoryUnavailableError only, so another kind of source is one more module and one line in
+ * bootstrap.ts.
  */
 
 /** The directory could not be reached or refused the service account: nothing was decided. */
@@ -39,4 +43,41 @@ export interface UserDirectory extends DirectoryNames {
   ): Promise<DirectorySignInResult>;
   /** Costs what checking a real user's password costs, for a name no user has. */
   decoyCheck(): Promise<void>;
+}
+
+/** A user as a source has it, in the product's terms. */
+export interface SourceUser {
+  /** The entry's name in its source (an LDAP DN), which `checkPassword` and `groupsOf` take. */
+  dn: string;
+  /** The source's stable id of the entry (entryUUID, objectGUID): survives renames. */
+  externalId: string;
+  username: string;
+  fullName: string;
+  locale: string | undefined;
+  timeZone: string | undefined;
+  disabled: boolean;
+  /** Every mapped channel key: its address, or null when the source holds none. */
+  channels: Partial<Record<ChannelKey, string | null>>;
+  /** Product groups the user is in, as the source maps them. */
+  groups: string[];
+}
+
+/**
+ * A source of users. Every method rejects with DirectoryUnavailableError when the source cannot
+ * answer; none decides anything in the product (provisioning does).
+ */
+export interface UserSource {
+  /** The user of that name, or undefined when the source has none; without `groups`, `groups: []`. */
+  findUser(name: string, options?: { groups?: boolean }): Promise<SourceUser | undefined>;
+  /** Whether the password is that entry's. */
+  checkPassword(dn: string, password: string): Promise<boolean>;
+  /** Costs what checking a real user's password costs, for a name the source does not have. */
+  decoyCheck(): Promise<void>;
+  /** The product groups of an entry. */
+  groupsOf(dn: string): Promise<string[]>;
+  /**
+   * Everyone, a page at a time; with `changedSince`, only the entries changed at or after that
+   * point (a removed entry is seen only by a listing of everyone).
+   */
+  allUsers(changedSince?: Date): AsyncIterable<SourceUser[]>;
 }

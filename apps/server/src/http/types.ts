@@ -1,72 +1,7 @@
-import type { Administration } from '../domain/administration.js';
-import type { SendType } from '@dea/contract';
-import type { Config } from '../config.js';
-import type { SecretKeys } from '../crypto/secret-keys.js';
-import type { HashQueue } from '../crypto/hash-queue.js';
-import type { ScryptWorkers } from '../crypto/scrypt-workers.js';
-import type { Catalogs } from '../domain/catalogs.js';
-import type { ChannelRules } from '../domain/channel-rules.js';
-import type { SendLimits } from '../domain/send-limits.js';
-import type { Sessions } from '../domain/sessions.js';
-import type { SignInBulkheads } from '../domain/bulkheads.js';
-import type { SignIn } from '../domain/sign-in.js';
-import type { Verification } from '../domain/verification.js';
-import type { DeliveryProvider } from '../delivery/delivery.js';
-import type { Notices } from '../delivery/notices.js';
-import type { Metrics } from '../observability/metrics.js';
-import type { Store, User } from '../store/store.js';
-import type { DirectoryUsers } from '../directory/directory-users.js';
-import type { ScimGroups } from '../scim/scim-groups.js';
-import type { ScimUsers } from '../scim/scim-users.js';
-import type { WebhookSender } from '../webhooks/webhook-sender.js';
-import type { AuditExport } from '../audit-export/audit-export.js';
-import type { ConsoleAuth } from '../domain/console-auth.js';
-import type { HelpDesk } from '../domain/help-desk.js';
-import type { AuditView } from '../domain/audit-view.js';
+import type { User } from '../store/store.js';
+import type { Services } from '../services.js';
 
-/** What every route may use; built once in app.ts. */
-export interface Services {
-  config: Config;
-  store: Store;
-  /** Prometheus metrics of this instance. */
-  metrics: Metrics;
-  keys: SecretKeys;
-  /** The threads password hashes run on; ended when the app closes. */
-  hashWorkers: ScryptWorkers;
-  /** The one bound on password hashes (sign-ins, SCIM); its load is what a test waits on. */
-  hashQueue: HashQueue;
-  catalogs: Catalogs;
-  sessions: Sessions;
-  /** Signs a user in with user name and password, within the limits of ADR 0008. */
-  signIn: SignIn;
-  /** The bounds on sign-in work: sign-ins in flight, and their share of the store's connections. */
-  signInBulkheads: SignInBulkheads;
-  /** The organisation's directory as the source of users; undefined without DEA_LDAP_URL. */
-  directoryUsers: DirectoryUsers | undefined;
-  /** Sends the chosen audit events to their HTTPS webhooks; undefined without DEA_WEBHOOKS. */
-  webhooks: WebhookSender | undefined;
-  /** Sends every audit entry to syslog, HTTPS or a file; undefined when none is set. */
-  auditExport: AuditExport | undefined;
-  /** The console's sign-in: password, then passkey (WebAuthn). */
-  consoleAuth: ConsoleAuth;
-  /** What the help desk does for a user who calls. */
-  helpDesk: HelpDesk;
-  /** The audit log for administrators and auditors. */
-  auditView: AuditView;
-  /** Groups, policies, service keys and settings for administrators. */
-  administration: Administration;
-  /** Users and groups pushed by an identity provider over SCIM 2.0. */
-  scim: { users: ScimUsers; groups: ScimGroups };
-  /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */
-  verification: Verification;
-  /** The provider of each send type; undefined when the type is switched off. */
-  delivery: (type: SendType) => DeliveryProvider | undefined;
-  /** Which channels may receive codes (type switched on, phone prefix allowed). */
-  channelRules: ChannelRules;
-  sendLimits: SendLimits;
-  notices: Notices;
-  now: () => number;
-}
+export type { Services } from '../services.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

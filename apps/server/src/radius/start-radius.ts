@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Services } from '../http/types.js';
+import type { Services } from '../services.js';
 import { type RadiusAuthenticate, type RadiusServer, startRadiusServer } from './radius-server.js';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { ApiError } from '../domain/api-error.js';

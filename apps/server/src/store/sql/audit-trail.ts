@@ -1,7 +1,68 @@
+import type { AuditEntry } from '../store.js';
 import { sql } from 'kysely';
-import type { AuditChainMark, AuditTrailRepository, SealedAuditEntry } from '../store.js';
 import { auditEntryOf } from './audit.js';
 import { type Db, type Dialect } from './db.js';
+
+/** An audit entry as sealed in the trail (ADR 0018). */
+export interface SealedAuditEntry extends AuditEntry {
+  seq: number;
+  chain: string;
+  /** The fingerprint of the secret whose key made the chain value. */
+  chainKey: string;
+  /** The details exactly as stored, which the chain value covers. */
+  detailsText: string;
+}
+
+/** The head of the chain ('head') or a checkpoint ('checkpoint:<seq>'), signed. */
+export interface AuditChainMark {
+  name: string;
+  seq: number;
+  chain: string;
+  /** 'head', 'purge' or 'rotation'. */
+  reason: string;
+  at: number;
+  chainKey: string;
+  mac: string;
+}
+
+/** How the store seals: the key's fingerprint, the chain value of an entry, the MAC of a mark. */
+export interface AuditSealer {
+  chainKey: string;
+  chainOf(previous: string, entry: Omit<SealedAuditEntry, 'chain' | 'chainKey'>): string;
+  macOf(mark: Omit<AuditChainMark, 'mac' | 'chainKey'>): string;
+}
+
+/**
+ * The audit trail's one order and chain. Entries are written unsealed in the transaction of
+ * their change (by any writer); `seal` gives the oldest unsealed ones the next places of the
+ * trail and their chain values, in a transaction that holds the head of the chain, so that any
+ * number of sealers (instances, the CLI) extend one chain without forks.
+ */
+export interface AuditTrailRepository {
+  /** Seals at most `limit` entries; answers how many. */
+  seal(sealer: AuditSealer, limit: number, now: number): Promise<number>;
+  /** Sealed entries after `seq`, in the trail's order. */
+  sealedAfter(seq: number, limit: number): Promise<SealedAuditEntry[]>;
+  /** The first sealed entry written at or after `at`. */
+  firstSealedSince(at: number): Promise<number | undefined>;
+  unsealedCount(): Promise<number>;
+  /** The head and every checkpoint. */
+  marks(): Promise<AuditChainMark[]>;
+  addCheckpoint(mark: AuditChainMark): Promise<void>;
+  /** The last sealed place (0: none). */
+  lastSeq(): Promise<number>;
+  /**
+   * The runs of consecutive sealed places, up to `throughSeq`, whose entries were all written
+   * before `before`: what the purge may remove, each run with the chain value of its last entry.
+   */
+  removableRuns(
+    before: number,
+    throughSeq: number,
+  ): Promise<{ fromSeq: number; toSeq: number; chain: string }[]>;
+  /** The last place each destination received (0 when it never received any). */
+  positions(destinations: readonly string[]): Promise<Map<string, number>>;
+  setPosition(destination: string, seq: number, at: number): Promise<void>;
+}
 
 const HEAD = 'head';
 

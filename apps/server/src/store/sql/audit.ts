@@ -1,9 +1,47 @@
+import type { AuditEventName } from '../audit-event-names.js';
 import { newId } from '../../crypto/ids.js';
-import type { AuditEntry, AuditRepository, NewAuditEntry } from '../store.js';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../database.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db } from './db.js';
+
+export interface NewAuditEntry {
+  /** Given by the caller when others must know it (the audit export); else made when written. */
+  id?: string;
+  event: AuditEventName;
+  userId?: string | null;
+  actor?: string | null;
+  clientAddress?: string | null;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: number;
+  event: string;
+  userId: string | null;
+  actor: string | null;
+  clientAddress: string | null;
+  details: Record<string, unknown>;
+}
+
+export interface AuditFilter {
+  userId?: string;
+  event?: string;
+  actor?: string;
+  /** From this time on (inclusive). */
+  since?: number;
+  /** Before this time (exclusive). */
+  until?: number;
+  /** Only entries older than this one (a page's last entry): the next page. */
+  after?: { at: number; id: string };
+  limit?: number;
+}
+
+export interface AuditRepository {
+  append(entry: NewAuditEntry, at: number): Promise<void>;
+  list(filter: AuditFilter): Promise<AuditEntry[]>;
+}
 
 /** Writes audit entries, on the store or inside a transaction of it (compiled once: most calls write one). */
 export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: number) => Promise<void> {

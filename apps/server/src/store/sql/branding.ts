@@ -1,6 +1,12 @@
 import { BRANDING_TYPES, type BrandingEntry, type BrandingType } from '@dea/contract';
-import type { BrandingRepository } from '../store.js';
 import { flag, type Db } from './db.js';
+
+export interface BrandingRepository {
+  list(): Promise<BrandingEntry[]>;
+  set(entry: BrandingEntry): Promise<void>;
+  /** Adds the entries that are missing; keeps what an operator changed. */
+  ensure(entries: BrandingEntry[]): Promise<void>;
+}
 
 const isBrandingType = (value: string): value is BrandingType =>
   (BRANDING_TYPES as readonly string[]).includes(value);

@@ -1,5 +1,18 @@
-import type { CatalogRepository } from '../store.js';
 import type { Db } from './db.js';
+
+export interface CatalogRepository {
+  listLanguages(): Promise<{ code: string; name: string }[]>;
+  setLanguage(code: string, name: string): Promise<void>;
+  /** Adds the language unless one of its code exists; true when this call added it. */
+  addLanguage(code: string, name: string): Promise<boolean>;
+  messages(languageCode: string): Promise<Record<string, string>>;
+  /** Writes the texts; `overwrite: false` adds only the missing keys. */
+  putMessages(
+    languageCode: string,
+    texts: Record<string, string>,
+    options: { overwrite: boolean },
+  ): Promise<void>;
+}
 
 /** Rows per INSERT: well under the bound-parameter limits of both databases. */
 const BATCH = 200;

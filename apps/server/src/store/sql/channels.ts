@@ -1,9 +1,29 @@
-import { isChannelKey } from '@dea/contract';
-import type { Channel, ChannelRepository } from '../store.js';
+import { isChannelKey, type ChannelKey } from '@dea/contract';
 import { compiledOnce } from './compiled-once.js';
 import type { Db, Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
 import { sql } from 'kysely';
+
+export interface Channel {
+  /** The opaque recipient reference. */
+  id: string;
+  userId: string;
+  key: ChannelKey;
+  address: string;
+}
+
+export interface ChannelRepository {
+  /**
+   * Sets the user's channel of that key. Its reference stays while the address stays; a new
+   * address gets the new reference, so a page still holding the old one cannot send to it.
+   */
+  set(channel: Channel & { createdAt: number }): Promise<Channel>;
+  listOfUser(userId: string): Promise<Channel[]>;
+  findOfUser(userId: string, reference: string): Promise<Channel | undefined>;
+  remove(userId: string, key: ChannelKey): Promise<boolean>;
+  /** The ids of users with a channel whose address ends in these digits (at most `limit`). */
+  findUserIdsByAddressEnding(digits: string, limit: number): Promise<string[]>;
+}
 
 function toChannel(row: { id: string; user_id: string; key: string; address: string }): Channel {
   if (!isChannelKey(row.key)) throw new Error(`unknown channel key in store: ${row.key}`);

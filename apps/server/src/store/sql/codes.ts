@@ -1,4 +1,4 @@
-import type { CodeRepository, NewAuditEntry, NewCode } from '../store.js';
+import type { NewAuditEntry } from '../store.js';
 import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { CodesTable } from '../database.js';
 import { auditInserter, auditRowOf } from './audit.js';
@@ -7,6 +7,49 @@ import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
 import { gatheredByTurn } from './by-turn.js';
 import type { Db, Dialect } from './db.js';
+
+export interface NewCode {
+  id: string;
+  userId: string;
+  codeHash: string;
+  createdAt: number;
+  expiresAt: number;
+  uses: number;
+  channelType: string | null;
+}
+
+export interface ActiveCode {
+  id: string;
+  codeHash: string;
+  /** The send type it went to; null when it was shown on screen. */
+  channelType: string | null;
+  createdAt: number;
+  expiresAt: number;
+  usesLeft: number;
+}
+
+export type IssueOutcome = { issued: true } | { issued: false; reason: 'store-full' | 'no-user' };
+
+export interface CodeRepository {
+  /**
+   * Inserts the code only when the user holds fewer than `maxUnused` usable codes, decided
+   * atomically (the user's row is locked for the decision), and writes the audit entry in the
+   * same transaction.
+   */
+  issue(code: NewCode, maxUnused: number, audit: NewAuditEntry): Promise<IssueOutcome>;
+  /** Usable codes: not expired, not invalidated, with uses left. */
+  listActive(userId: string, now: number): Promise<ActiveCode[]>;
+  countActive(userId: string, now: number): Promise<number>;
+  /** Takes one use of the code when it still has one; true when this call got it. */
+  consume(codeId: string, now: number): Promise<boolean>;
+  /**
+   * Gives back one use taken by `consume` whose answer never reached its client (it left); true
+   * when the code had been used, and is not taken out of use.
+   */
+  giveBackUse(codeId: string): Promise<boolean>;
+  /** Takes the code out of use; true when this call did (false: already taken out). */
+  invalidate(codeId: string, now: number): Promise<boolean>;
+}
 
 /**
  * `uses_left > 0`, written as a literal. SQLite decides whether the partial index of usable codes
@@ -17,8 +60,6 @@ import type { Db, Dialect } from './db.js';
 const STILL_USABLE = sql.lit(0);
 
 const ISSUE_CODE_CALL = `${PREPARED_MARK}select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome`;
-
-type IssueOutcome = { issued: true } | { issued: false; reason: 'no-user' | 'store-full' };
 
 interface IssueCall {
   code: NewCode;

@@ -1,13 +1,94 @@
+import { CONSOLE_ROLE_NAMES, type Username } from '@dea/contract';
 import type { Selectable } from 'kysely';
 import type { ConsoleAccountsTable, ConsolePasskeysTable, ConsoleSessionsTable } from '../database.js';
-import type {
-  ConsoleAccount,
-  ConsolePasskey,
-  ConsoleRepository,
-  ConsoleRole,
-  ConsoleSession,
-} from '../store.js';
 import { type Db, flag } from './db.js';
+
+export const CONSOLE_ROLES = CONSOLE_ROLE_NAMES;
+
+export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
+
+export interface ConsoleAccount {
+  id: string;
+  /** Canonical (RFC 8265), like a user's. */
+  username: Username;
+  displayName: string;
+  role: ConsoleRole;
+  passwordHash: string;
+  disabled: boolean;
+  createdAt: number;
+}
+
+export interface ConsolePasskey {
+  /** base64url */
+  credentialId: string;
+  accountId: string;
+  /** base64url of the COSE public key */
+  publicKey: string;
+  counter: number;
+  transports: string[];
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export interface ConsoleSession {
+  idHash: string;
+  accountId: string;
+  xsrfHash: string;
+  challenge: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  /** When the passkey was last verified in this session; null: the password only. */
+  passkeyAt: number | null;
+  endedAt: number | null;
+}
+
+export interface ConsoleRepository {
+  createAccount(account: Omit<ConsoleAccount, 'disabled'>): Promise<void>;
+  findAccountById(id: string): Promise<ConsoleAccount | undefined>;
+  findAccountByUsername(username: Username): Promise<ConsoleAccount | undefined>;
+  listAccounts(): Promise<ConsoleAccount[]>;
+  updateAccount(
+    id: string,
+    changes: Partial<Pick<ConsoleAccount, 'disabled' | 'passwordHash' | 'role'>>,
+  ): Promise<boolean>;
+  /** With its passkeys and sessions. */
+  removeAccount(id: string): Promise<boolean>;
+  addPasskey(passkey: ConsolePasskey): Promise<void>;
+  listPasskeys(accountId: string): Promise<ConsolePasskey[]>;
+  findPasskey(credentialId: string): Promise<ConsolePasskey | undefined>;
+  /**
+   * Records a use of the passkey when the authenticator's counter moved on (or both are 0, for
+   * authenticators without one): false for a counter that did not, a sign of a cloned key.
+   */
+  usePasskey(credentialId: string, counter: number, at: number): Promise<boolean>;
+  removePasskeys(accountId: string): Promise<number>;
+  createSession(session: Omit<ConsoleSession, 'challenge' | 'passkeyAt' | 'endedAt'>): Promise<void>;
+  findSession(idHash: string): Promise<ConsoleSession | undefined>;
+  touchSession(idHash: string, at: number): Promise<void>;
+  setChallenge(idHash: string, challenge: string): Promise<void>;
+  /** The challenge of the ceremony under way, taken once: a second taker gets undefined. */
+  takeChallenge(idHash: string): Promise<string | undefined>;
+  markPasskey(idHash: string, at: number): Promise<void>;
+  endSession(idHash: string, at: number): Promise<void>;
+  endSessionsOf(accountId: string, at: number): Promise<number>;
+  /** Keeps a new enrolment link of the account; its earlier links that were not used are removed. */
+  addEnrolmentLink(link: Omit<ConsoleEnrolmentLink, 'usedAt'>): Promise<void>;
+  /** The link of one of these hashes (one per accepted key), used or not. */
+  findEnrolmentLink(tokenHashes: readonly string[]): Promise<ConsoleEnrolmentLink | undefined>;
+  /**
+   * Uses the link once: true for the one caller that found it unused, unexpired at `at` and of
+   * that account; false for every other (a second use, even at the same moment, included).
+   */
+  useEnrolmentLink(tokenHashes: readonly string[], accountId: string, at: number): Promise<boolean>;
+}
+
+export interface ConsoleEnrolmentLink {
+  tokenHash: string;
+  accountId: string;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
 
 const toAccount = (row: Selectable<ConsoleAccountsTable>): ConsoleAccount => ({
   id: row.id,

@@ -1,8 +1,40 @@
+import type { UserSource } from '../store.js';
 import { sql } from 'kysely';
-import type { Group, GroupRepository, UserSource } from '../store.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
+
+export interface Group {
+  id: string;
+  name: string;
+  priority: number;
+  /** Who owns it: 'local' (an operator), or the source that made it or was handed it. */
+  source: UserSource;
+}
+
+export interface GroupRepository {
+  /** Without a source, the group is an operator's ('local'). */
+  create(group: Omit<Group, 'source'> & { source?: UserSource }): Promise<void>;
+  findByName(name: string): Promise<Group | undefined>;
+  /** Answers whether the group exists; a name another group has is refused. */
+  rename(id: string, name: string): Promise<boolean>;
+  list(): Promise<Group[]>;
+  /** Gives the group to another owner; answers whether the group exists. */
+  setSource(id: string, source: UserSource): Promise<boolean>;
+  /** Answers whether the user joined now (false: a member already). */
+  addMember(groupId: string, userId: string): Promise<boolean>;
+  /** Answers whether the user left now (false: no member). */
+  removeMember(groupId: string, userId: string): Promise<boolean>;
+  setPolicy(groupId: string, category: string, options: Record<string, unknown>): Promise<void>;
+  /** The policy options of the user's highest-priority group that has one for the category. */
+  findPolicyOfUser(userId: string, category: string): Promise<Record<string, unknown> | undefined>;
+  /** The group's policies, by category name. */
+  listPolicies(groupId: string): Promise<{ category: string; options: Record<string, unknown> }[]>;
+  /** The ids of the group's members. */
+  listMembers(groupId: string): Promise<string[]>;
+  /** The groups the user is a member of. */
+  listOfUser(userId: string): Promise<Group[]>;
+}
 
 const GROUP_COLUMNS = ['groups.id', 'groups.name', 'groups.priority', 'groups.source'] as const;
 const asGroup = (row: { id: string; name: string; priority: number; source: string }): Group => ({

@@ -1,5 +1,11 @@
-import type { MetaRepository } from '../store.js';
 import type { Db } from './db.js';
+
+export interface MetaRepository {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+  /** Writes the value unless the key has one; answers the value the store holds afterwards. */
+  setIfAbsent(key: string, value: string): Promise<string>;
+}
 
 export function metaRepository(db: Db): MetaRepository {
   return {

@@ -1,5 +1,22 @@
-import type { OutboxRepository } from '../store.js';
 import type { Db } from './db.js';
+
+export interface OutboxMessage {
+  id: string;
+  createdAt: number;
+  channelType: string;
+  userId: string | null;
+  idempotencyKey: string;
+  sealed: string;
+}
+
+export interface OutboxRepository {
+  /** Replaces a message's sealed content (sealed again with the current key), unless it changed meanwhile. */
+  reseal(id: string, from: string, to: string): Promise<boolean>;
+  /** False when a message with that idempotency key is already there. */
+  add(message: OutboxMessage): Promise<boolean>;
+  /** Newest first; only the user's messages when a user id is given. */
+  list(limit: number, userId?: string): Promise<OutboxMessage[]>;
+}
 
 export function outboxRepository(db: Db): OutboxRepository {
   return {

@@ -1,5 +1,21 @@
-import type { RateCounterRepository, RateLimit } from '../store.js';
 import { allOrNone, SubjectRefused, type Db } from './db.js';
+
+/** One counter of a limit: at most `max` takes within a window that starts with the first take. */
+export interface RateLimit {
+  subject: string;
+  max: number;
+  windowMs: number;
+}
+
+export type RateTake = { allowed: true } | { allowed: false; subject: string; retryAfterMs: number };
+
+export interface RateCounterRepository {
+  /**
+   * Takes one unit of every limit in one transaction, or none when any of them is used up:
+   * a refused request never uses up another limit. Atomic across instances.
+   */
+  take(limits: readonly RateLimit[], at: number): Promise<RateTake>;
+}
 
 export function rateCounterRepository(db: Db): RateCounterRepository {
   return {

@@ -1,12 +1,68 @@
 import { sql, type RawBuilder } from 'kysely';
-import type {
-  LeaseRepository,
-  PurgeCutoffs,
-  PurgeKind,
-  RetentionRepository,
-  SecretUsageRepository,
-} from '../store.js';
 import type { Db } from './db.js';
+
+/** The kinds of rows the retention purge removes (domain/retention.ts says when each may go). */
+export const PURGE_KINDS = [
+  'codes',
+  'sessions',
+  'consoleSessions',
+  'signinFailures',
+  'rateCounters',
+  'audit',
+  'outbox',
+] as const;
+
+export type PurgeKind = (typeof PURGE_KINDS)[number];
+
+/** Times before which rows may go; null: that kind is kept for ever. */
+export interface PurgeCutoffs {
+  now: number;
+  /** Sessions that ended, were last seen, or started before these. */
+  sessionsEndedBefore: number;
+  sessionsLastSeenBefore: number;
+  sessionsStartedBefore: number;
+  consoleSessionsEndedBefore: number;
+  consoleSessionsLastSeenBefore: number;
+  /** Sign-in failure subjects not locked whose last failure came before this. */
+  signinFailuresBefore: number;
+  auditBefore: number | null;
+  /**
+   * Audit entries go only up to this place of the trail (sealed, older than auditBefore, received
+   * by every export destination); absent: by time alone.
+   */
+  auditThroughSeq?: number;
+  outboxBefore: number | null;
+}
+
+export interface RetentionRepository {
+  /** How many rows of the kind may go now. */
+  count(kind: PurgeKind, cutoffs: PurgeCutoffs): Promise<number>;
+  /** Removes at most `limit` rows of the kind that may go, in one short statement; answers how many. */
+  removeBatch(kind: PurgeKind, cutoffs: PurgeCutoffs, limit: number): Promise<number>;
+}
+
+export interface LeaseRepository {
+  /**
+   * Takes or extends the lease until `until`: true when it was free, ran out before `now`, or is
+   * the holder's own. Atomic across instances.
+   */
+  take(name: string, holder: string, now: number, until: number): Promise<boolean>;
+  /** Who holds the lease and until when, if anyone does. */
+  find(name: string): Promise<{ holder: string; until: number } | undefined>;
+  release(name: string, holder: string): Promise<void>;
+}
+
+/** What still depends on a secret replaced at `before`. */
+export interface SecretUsage {
+  /** Unused codes issued before, and when the last of them expires. */
+  codes: { count: number; lastExpiresAt: number | null };
+  /** Open sessions started before, and when the last of them started. */
+  sessions: { count: number; lastStartedAt: number | null };
+}
+
+export interface SecretUsageRepository {
+  madeBefore(before: number, now: number, sessionsStartedAfter: number): Promise<SecretUsage>;
+}
 
 interface PurgeTarget {
   table: string;

@@ -1,7 +1,26 @@
 import type { Selectable } from 'kysely';
 import type { ServiceKeysTable } from '../database.js';
-import type { ServiceKey, ServiceKeyRepository } from '../store.js';
 import type { Db } from './db.js';
+
+export interface ServiceKey {
+  id: string;
+  name: string;
+  keyHash: string;
+  scopes: string[];
+  createdAt: number;
+  revokedAt: number | null;
+  /** When keyHash was made with the secret of that time (its creation, or a re-hash after a rotation). */
+  hashedAt: number;
+}
+
+export interface ServiceKeyRepository {
+  create(key: ServiceKey): Promise<void>;
+  /** Replaces the key's hash by one of the current secret, unless another call did first. */
+  rehash(id: string, from: string, to: string, at: number): Promise<void>;
+  findById(id: string): Promise<ServiceKey | undefined>;
+  list(): Promise<ServiceKey[]>;
+  revoke(id: string, at: number): Promise<boolean>;
+}
 
 function toServiceKey(row: Selectable<ServiceKeysTable>): ServiceKey {
   return {

@@ -1,10 +1,33 @@
+import type { User } from '../store.js';
 import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
-import type { SessionRepository, SessionWithUser } from '../store.js';
 import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { toUser, USER_COLUMNS } from './users.js';
 import type { Db, Dialect } from './db.js';
+
+/** A session with its user (undefined when the user is gone). */
+export type SessionWithUser = Session & { user: User | undefined };
+
+export interface Session {
+  idHash: string;
+  userId: string;
+  createdAt: number;
+  lastSeenAt: number;
+  endedAt: number | null;
+}
+
+export interface SessionRepository {
+  create(session: Omit<Session, 'endedAt'>): Promise<void>;
+  /** The session with its user (undefined when the user is gone), in one query: every signed-in call asks. */
+  find(idHash: string): Promise<SessionWithUser | undefined>;
+  touch(idHash: string, at: number): Promise<void>;
+  end(idHash: string, at: number): Promise<void>;
+  /** The user's sessions that have not ended, newest first. */
+  listOpenOfUser(userId: string): Promise<Session[]>;
+  /** Ends every open session of the user; answers how many. */
+  endAllOfUser(userId: string, at: number): Promise<number>;
+}
 
 type SessionRow = Omit<Selectable<UsersTable>, 'id'> & {
   id: string | null;

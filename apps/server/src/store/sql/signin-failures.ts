@@ -1,5 +1,46 @@
-import type { SigninAttemptLimit, SigninFailureRepository, SigninFailures } from '../store.js';
 import { allOrNone, SubjectRefused, type Db, type Dialect } from './db.js';
+
+export interface SigninFailures {
+  failures: number;
+  lastFailureAt: number;
+  lockedUntil: number | null;
+}
+
+/**
+ * One limit on sign-in attempts for one subject (a user name, a client address, or both). An
+ * attempt is counted before its password is checked, so however many arrive at once, at most
+ * `max` are checked before the subject locks.
+ */
+export interface SigninAttemptLimit {
+  subject: string;
+  /** Counted attempts within the window; the attempt that reaches it locks the subject. */
+  max: number;
+  /** Attempts older than this are forgotten: counting starts again. */
+  windowMs: number;
+  /** How long the subject stays locked once `attempts` (at least `max`) are counted. */
+  lockMsAt(attempts: number): number;
+  /**
+   * When set, this subject's lock refuses only attempts for which that other subject has failures
+   * counted within the window; any other attempt is admitted and counted, and the lock stays as it
+   * is. The per-address rule: it slows down the user names that failed from the address and never
+   * refuses one that has not.
+   */
+  refusesOnlyAfterFailuresOf?: string;
+}
+
+export type SigninReservation = { allowed: true } | { allowed: false; subject: string; retryAfterMs: number };
+
+export interface SigninFailureRepository {
+  find(subject: string): Promise<SigninFailures | undefined>;
+  /**
+   * Counts one attempt against every limit in one transaction, or none when any subject is
+   * locked: atomic across instances, so a refused attempt never reaches the password check.
+   */
+  reserve(limits: readonly SigninAttemptLimit[], at: number): Promise<SigninReservation>;
+  /** Takes back one counted attempt (its password was right, or never checked) and the lock it caused. */
+  release(subject: string, max: number): Promise<void>;
+  clear(subject: string): Promise<void>;
+}
 
 function toFailures(row: {
   failures: number;

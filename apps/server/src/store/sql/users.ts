@@ -1,7 +1,75 @@
+import { type Username } from '@dea/contract';
 import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
-import type { User, UserRepository, UserSource } from '../store.js';
 import { flag, type Db } from './db.js';
+
+export interface User {
+  id: string;
+  /** Canonical (RFC 8265): the one spelling every door compares, limits and audits. */
+  username: Username;
+  passwordHash: string;
+  fullName: string;
+  locale: string;
+  disabled: boolean;
+  createdAt: number;
+  lastLoginAt: number | null;
+  currentLoginAt: number | null;
+  /** IANA time zone of times in the user's messages; null: the deployment's DEA_TIME_ZONE. */
+  timeZone: string | null;
+  /** Where the user comes from; only local users have a password of their own. */
+  source: UserSource;
+  /** The source's own id of the user (directory entryUUID/objectGUID, SCIM id); null for local users. */
+  externalId: string | null;
+}
+
+export const USER_SOURCES = ['local', 'ldap', 'scim', 'import'] as const;
+
+export type UserSource = (typeof USER_SOURCES)[number];
+
+export interface NewUser {
+  id: string;
+  username: Username;
+  passwordHash: string;
+  fullName: string;
+  locale: string;
+  createdAt: number;
+  timeZone?: string | null;
+  source?: UserSource;
+  externalId?: string | null;
+}
+
+export interface UserRepository {
+  create(user: NewUser): Promise<void>;
+  findById(id: string): Promise<User | undefined>;
+  findByUsername(username: Username): Promise<User | undefined>;
+  findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
+  list(): Promise<User[]>;
+  listOfSource(source: UserSource): Promise<User[]>;
+  update(
+    id: string,
+    changes: Partial<
+      Pick<
+        User,
+        | 'username'
+        | 'fullName'
+        | 'locale'
+        | 'disabled'
+        | 'passwordHash'
+        | 'timeZone'
+        | 'source'
+        | 'externalId'
+      >
+    >,
+  ): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+  /** The current sign-in becomes the last one; answers the user as it is afterwards. */
+  recordSignIn(id: string, at: number): Promise<User | undefined>;
+  count(): Promise<number>;
+  /** Replaces the hash only while it is still `current` (a rehash never undoes a password change). */
+  replacePasswordHash(id: string, current: string, next: string): Promise<boolean>;
+  /** The password-hash cost most users' hashes have; undefined without users. */
+  mostCommonPasswordCost(): Promise<number | undefined>;
+}
 
 /**
  * Every column of a user, named: a statement prepared once (prepared-statements.ts) must not say

@@ -1,6 +1,34 @@
 import { sql } from 'kysely';
-import type { VerifyFailureRepository, VerifyFailures } from '../store.js';
 import type { Db } from './db.js';
+
+export interface VerifyFailures {
+  /** Consecutive failed verifications: a success clears them, a new code does not. */
+  failures: number;
+  lastFailureAt: number;
+  /** When the lock started; null while not locked. */
+  lockedAt: number | null;
+  /** When the lock ends; null with lockedAt set: until an operator unlocks. */
+  lockedUntil: number | null;
+}
+
+export interface VerifyFailureRule {
+  /** At this many consecutive failures the user is locked. */
+  lockAfter: number;
+  /** How long a lock lasts; null: until an operator unlocks. */
+  lockMs: number | null;
+}
+
+export interface VerifyFailureRepository {
+  find(userId: string): Promise<VerifyFailures | undefined>;
+  /**
+   * Counts one failure atomically (across instances) and starts the lock when the rule says so;
+   * a lock that has run out starts a new count. Answers the new state; undefined when no user has
+   * this id (nothing is counted, and the store did the same work).
+   */
+  record(userId: string, at: number, rule: VerifyFailureRule): Promise<VerifyFailures | undefined>;
+  /** Forgets the user's failures and ends a lock; true when there was something to forget. */
+  clear(userId: string): Promise<boolean>;
+}
 
 function toFailures(row: {
   failures: number;

@@ -1,0 +1,101 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The server's layers (docs/architecture.md) as eslint.config.js holds them: the repository's own
+ * configuration, with only its no-restricted-imports rule run and without type information (the
+ * rule reads import strings, not types), so a file is linted in milliseconds.
+ */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const RULE = 'no-restricted-imports';
+
+const eslint = new ESLint({
+  cwd: ROOT,
+  overrideConfig: {
+    languageOptions: { parserOptions: { program: null, project: false, projectService: false } },
+  },
+  ruleFilter: ({ ruleId }) => ruleId === RULE,
+});
+
+/** The messages of the layer rule for `code` as if it were the file at `path` (under apps/server/src/). */
+async function refusals(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}apps/server/src/${path}` });
+  return (result?.messages ?? []).map((message) => `${message.ruleId ?? 'parse'}: ${message.message}`);
+}
+
+const importOf = (from: string) => `import { x } from '${from}';\nexport const y = x;\n`;
+
+describe('the layer rules of the server (ESLint)', () => {
+  it.each([
+    ['store/store.ts', '../domain/audit-events.js', /store\/ is the bottom layer/],
+    ['store/sql/users.ts', '../../domain/user-names.js', /store\/ is the bottom layer/],
+    ['store/sql/codes.ts', '../../delivery/notices.js', /store\/ is the bottom layer/],
+    ['store/open-store.ts', '../http/envelope.js', /store\/ is the bottom layer/],
+    ['store/schema.ts', '../cli/command.js', /store\/ is the bottom layer/],
+    ['store/schema.ts', '../routes/login-routes.js', /store\/ is the bottom layer/],
+    ['domain/sign-in.ts', '../directory/ldap-directory.js', /domain\/ imports no door/],
+    ['domain/send-code.ts', '../delivery/compose.js', /declare a port in domain\/ports\//],
+    ['domain/issue-code.ts', '../delivery/notices.js', /domain\/ imports no door/],
+    ['domain/secret-rotation.ts', '../delivery/outbox-provider.js', /domain\/ imports no door/],
+    ['domain/retention.ts', '../audit-export/audit-export-settings.js', /domain\/ imports no door/],
+    ['domain/help-desk.ts', '../routes/console/help-desk-routes.js', /domain\/ imports no door/],
+    ['domain/ports/code-delivery.ts', '../../http/types.js', /domain\/ imports no door/],
+    ['domain/sessions.ts', '../cli/command.js', /domain\/ imports no door/],
+    ['domain/administration.ts', '../services.js', /not the composition/],
+    ['domain/administration.ts', '../bootstrap.js', /domain\/ imports no door/],
+    ['directory/scheduled-sync.ts', '../http/types.js', /An adapter .* never a door/],
+    ['radius/start-radius.ts', '../cli/command.js', /An adapter .* never a door/],
+    ['delivery/notices.ts', '../routes/api/code-routes.js', /An adapter .* never a door/],
+    ['audit-export/audit-export.ts', '../app.js', /An adapter .* never a door/],
+    ['webhooks/webhook-sender.ts', '../http/envelope.js', /An adapter .* never a door/],
+  ])('refuses %s importing %s', async (path, from, message) => {
+    const found = await refusals(path, importOf(from));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(RULE);
+    expect(found[0]).toMatch(message);
+  });
+
+  it.each([
+    ['store/sql/users.ts', '../store.js'],
+    ['store/store.ts', '@dea/contract'],
+    ['domain/sign-in.ts', './user-directory.js'],
+    ['domain/send-code.ts', './ports/code-delivery.js'],
+    ['domain/sessions.ts', '../store/store.js'],
+    ['domain/sessions.ts', '../crypto/keyed-hash.js'],
+    ['delivery/notices.ts', '../domain/ports/code-delivery.js'],
+    ['directory/ldap-directory.ts', '../domain/user-directory.js'],
+    ['directory/scheduled-sync.ts', '../services.js'],
+    ['audit-export/audit-export.ts', '../store/store.js'],
+    // Tests may drive the whole server.
+    ['domain/sign-in.test.ts', '../testing/test-app.js'],
+    ['store/store.test.ts', '../bootstrap.js'],
+    // The doors and the composition import every layer.
+    ['routes/login-routes.ts', '../domain/sign-in.js'],
+    ['bootstrap.ts', './directory/ldap-directory.js'],
+  ])('lets %s import %s', async (path, from) => {
+    expect(await refusals(path, importOf(from))).toEqual([]);
+  });
+
+  it('still keeps browser code out of every layer', async () => {
+    for (const path of [
+      'store/store.ts',
+      'domain/sign-in.ts',
+      'delivery/notices.ts',
+      'routes/login-routes.ts',
+    ]) {
+      expect(await refusals(path, importOf('@dea/web'))).toEqual([
+        expect.stringMatching(/never imports browser code/),
+      ]);
+    }
+  });
+
+  it('holds for every source of the server as it is', { timeout: 120_000 }, async () => {
+    const results = await eslint.lintFiles(['apps/server/src/**/*.ts']);
+    expect(results.length).toBeGreaterThan(300);
+    const broken = results.flatMap((result) =>
+      result.messages.map((message) => `${result.filePath}:${message.line} ${message.message}`),
+    );
+    expect(broken).toEqual([]);
+  });
+});
