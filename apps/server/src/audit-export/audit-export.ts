@@ -6,9 +6,11 @@ import { sealAuditTrail } from '../domain/audit-trail.js';
 import { Backoff } from '../net/backoff.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
+import type { WebhookConfig } from '../webhooks/webhook-settings.js';
+import { WebhookDestination } from '../webhooks/webhook-destination.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
 import { auditRecordOf } from './audit-record.js';
-import type { AuditDestination } from './audit-destination.js';
+import { type AuditDestination, DestinationFailure } from './audit-destination.js';
 import { FileDestination } from './file-destination.js';
 import { HttpsDestination } from './https-destination.js';
 import { SyslogDestination } from './syslog-destination.js';
@@ -40,10 +42,10 @@ const wallNow = (): number => performance.now();
 /**
  * The audit trail's pump: every round it seals what any writer (this instance, another, `dea`)
  * added to the store's audit log, and, while it holds the export lease, sends each destination
- * (DEA_AUDIT_SYSLOG, DEA_AUDIT_HTTPS_URL, DEA_AUDIT_FILE) what it has not received yet, in the
- * trail's order, keeping its position in the store once a batch is sent: at least once, resumed
- * after a restart or an outage, from whichever instance holds the lease. A request never waits on
- * it.
+ * (DEA_AUDIT_SYSLOG, DEA_AUDIT_HTTPS_URL, DEA_AUDIT_FILE, and the webhook of each event of
+ * DEA_WEBHOOKS) what it has not received yet, in the trail's order, keeping its position in the
+ * store once a batch (or part of one) is sent: at least once, resumed after a restart or an
+ * outage, from whichever instance holds the lease. A request never waits on it.
  */
 export class AuditExport {
   private readonly exported: Exported[] = [];
@@ -54,6 +56,8 @@ export class AuditExport {
   private again = false;
   private closed = false;
   private storeFailing = false;
+  /** Whether the destinations that begin at the trail's end have their first position. */
+  private begun = false;
 
   constructor(
     config: AuditExportConfig | undefined,
@@ -61,7 +65,12 @@ export class AuditExport {
     private readonly keys: SecretKeys,
     private readonly metrics: Metrics,
     private readonly log: Pick<Logger, 'warn' | 'info'>,
-    private readonly options: { holder: string; now: () => number; pollMs?: number },
+    private readonly options: {
+      holder: string;
+      now: () => number;
+      pollMs?: number;
+      webhooks?: WebhookConfig | undefined;
+    },
   ) {
     const destinations: AuditDestination[] = [];
     if (config?.syslog !== undefined)
@@ -71,10 +80,14 @@ export class AuditExport {
       this.file = new FileDestination(config.file, Math.min(config.buffer, 1000));
       destinations.push(this.file);
     }
+    const webhooks = options.webhooks;
+    if (webhooks !== undefined)
+      for (const [event, url] of Object.entries(webhooks.urls) as [keyof typeof webhooks.urls, string][])
+        destinations.push(new WebhookDestination(event, url, webhooks, store, metrics, log));
     for (const destination of destinations)
       this.exported.push({
         destination,
-        retry: new Backoff(RETRY),
+        retry: new Backoff(destination.retry ?? RETRY),
         notBefore: 0,
         failing: false,
         waiting: 0,
@@ -88,6 +101,22 @@ export class AuditExport {
         lagSeconds,
       })),
     );
+  }
+
+  /**
+   * Gives each destination that begins at the trail's end (a webhook configured for the first
+   * time) its position: the entries sealed before this start are not news to it. Called before
+   * the server takes requests; a round does it if the store did not answer then.
+   */
+  async begin(): Promise<void> {
+    if (this.begun) return;
+    const fresh = this.exported.filter(({ destination }) => destination.begins === 'at-end');
+    if (fresh.length > 0) {
+      const last = await this.store.auditTrail.lastSeq();
+      for (const { destination } of fresh)
+        await this.store.auditTrail.addPosition(destination.name, last, this.options.now());
+    }
+    this.begun = true;
   }
 
   /** Starts the rounds. */
@@ -154,6 +183,7 @@ export class AuditExport {
   private async work(): Promise<void> {
     const { now, holder } = this.options;
     try {
+      await this.begin();
       await sealAuditTrail(this.store, this.keys, now());
       if (this.exported.length > 0) {
         const at = now();
@@ -202,8 +232,18 @@ export class AuditExport {
       try {
         await destination.send(entries.map((entry) => auditRecordOf(entry, this.host)));
       } catch (error) {
+        // What went before the failure was received: the position moves past it.
+        const delivered = error instanceof DestinationFailure ? error.delivered : 0;
+        const through = entries[delivered - 1];
+        if (through !== undefined) {
+          await this.store.auditTrail.setPosition(destination.name, through.seq, now());
+          this.metrics.auditExportEntries.inc({ destination: destination.name, outcome: 'sent' }, delivered);
+          exported.waiting = Math.max(0, exported.waiting - delivered);
+        }
         this.metrics.auditExportFailures.inc({ destination: destination.name });
-        exported.notBefore = wallNow() + exported.retry.next();
+        const delay = exported.retry.next();
+        const asked = error instanceof DestinationFailure ? error.retryAfterMs : undefined;
+        exported.notBefore = wallNow() + (asked ?? delay);
         if (!exported.failing)
           this.log.warn(
             { destination: destination.name },

@@ -4,6 +4,7 @@ import { PURGE_KINDS, type PurgeCutoffs, type PurgeKind, type Store } from '../s
 import type { SecretKeys } from '../crypto/secret-keys.js';
 import { prepareAuditPurge } from './audit-trail.js';
 import { type AuditExportConfig, auditDestinationsOf } from '../audit-export/audit-export-settings.js';
+import { type WebhookConfig, webhookDestinationsOf } from '../webhooks/webhook-settings.js';
 import type { RetentionConfig } from './retention-settings.js';
 
 /** The lease that lets one instance (or one `dea purge`) purge at a time. */
@@ -202,6 +203,7 @@ export function retentionRulesOf(config: {
   console: { idleMs: number };
   signin: { windowMs: number };
   auditExport: AuditExportConfig | undefined;
+  webhooks: WebhookConfig | undefined;
 }): RetentionRules {
   return {
     retention: config.retention,
@@ -209,6 +211,9 @@ export function retentionRulesOf(config: {
     sessionAbsoluteMs: config.sessionAbsoluteMs,
     consoleIdleMs: config.console.idleMs,
     signinWindowMs: config.signin.windowMs,
-    auditDestinations: auditDestinationsOf(config.auditExport),
+    auditDestinations: [
+      ...auditDestinationsOf(config.auditExport),
+      ...webhookDestinationsOf(config.webhooks),
+    ],
   };
 }

@@ -630,4 +630,6 @@ export interface AuditTrailRepository {
   /** The last place each destination received (0 when it never received any). */
   positions(destinations: readonly string[]): Promise<Map<string, number>>;
   setPosition(destination: string, seq: number, at: number): Promise<void>;
+  /** Records `seq` as the destination's position unless it has one (a destination's first start). */
+  addPosition(destination: string, seq: number, at: number): Promise<void>;
 }

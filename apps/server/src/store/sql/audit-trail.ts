@@ -224,5 +224,12 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         )
         .execute();
     },
+    async addPosition(destination, seq, at) {
+      await db
+        .insertInto('audit_export_positions')
+        .values({ destination, seq, updated_at: at })
+        .onConflict((oc) => oc.column('destination').doNothing())
+        .execute();
+    },
   };
 }
