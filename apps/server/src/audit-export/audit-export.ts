@@ -34,6 +34,8 @@ interface Exported {
   lagSeconds: number;
   /** The oldest entry not received yet, and when (wall time) this exporter first saw it waiting. */
   oldest: { seq: number; seenAt: number } | undefined;
+  /** The sending under way, started by a round; the next rounds leave the destination to it. */
+  pump: Promise<void> | undefined;
 }
 
 /** Wall time in ms: retries, lingering and lag are measured on it, whatever clock the entries carry. */
@@ -93,6 +95,7 @@ export class AuditExport {
         waiting: 0,
         lagSeconds: 0,
         oldest: undefined,
+        pump: undefined,
       });
     metrics.watchAuditExport(() =>
       this.exported.map(({ destination, waiting, lagSeconds }) => ({
@@ -157,7 +160,11 @@ export class AuditExport {
     clearTimeout(this.timer);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      (this.running ?? Promise.resolve()).then(() => this.work()),
+      (this.running ?? Promise.resolve())
+        .then(() => this.work())
+        .then(() =>
+          Promise.allSettled(this.exported.flatMap(({ pump }) => (pump === undefined ? [] : [pump]))),
+        ),
       new Promise<void>((resolve) => {
         timer = setTimeout(resolve, ms);
       }),
@@ -188,23 +195,35 @@ export class AuditExport {
       if (this.exported.length > 0) {
         const at = now();
         if (await this.store.leases.take(AUDIT_EXPORT_LEASE, holder, at, at + AUDIT_EXPORT_LEASE_MS)) {
+          // Each destination on its own: a round starts the ones that are idle and does not wait for
+          // them, so a slow or hanging one (a webhook's endpoint) delays no other, and none is ever
+          // sent to twice at once.
+          const idle = this.exported.filter(({ pump }) => pump === undefined);
           const positions = await this.store.auditTrail.positions(
-            this.exported.map(({ destination }) => destination.name),
+            idle.map(({ destination }) => destination.name),
           );
-          for (const exported of this.exported)
-            await this.exportTo(exported, positions.get(exported.destination.name) ?? 0);
+          for (const exported of idle)
+            exported.pump = this.exportTo(exported, positions.get(exported.destination.name) ?? 0)
+              .catch((error: unknown) => this.storeFailed(error))
+              .finally(() => {
+                exported.pump = undefined;
+              });
         }
       }
       if (this.storeFailing) this.log.info('audit trail: the store answers again; sealing and export go on');
       this.storeFailing = false;
     } catch (error) {
-      if (!this.storeFailing)
-        this.log.warn(
-          { err: error },
-          `audit trail: cannot seal or export (${(error as Error).message}); the entries wait in the store and are sent once it answers (check DATABASE_URL or DEA_DATA_DIR)`,
-        );
-      this.storeFailing = true;
+      this.storeFailed(error);
     }
+  }
+
+  private storeFailed(error: unknown): void {
+    if (!this.storeFailing)
+      this.log.warn(
+        { err: error },
+        `audit trail: cannot seal or export (${(error as Error).message}); the entries wait in the store and are sent once it answers (check DATABASE_URL or DEA_DATA_DIR)`,
+      );
+    this.storeFailing = true;
   }
 
   private async exportTo(exported: Exported, from: number): Promise<void> {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:https';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
@@ -350,6 +352,43 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
         data: { userId: user.id, username: user.username, actor: 'service-key:radius', codeId: 'code-1' },
       });
       expect(taken(endpoint.received)).toEqual(await idsOf(t.services.store, 'code.used'));
+    },
+  );
+
+  appTest(
+    'an endpoint that does not answer delays no other destination of the audit trail',
+    async ({ startApp, expect, onTestFinished }) => {
+      const ca = createPrivateCa();
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const endpoint = await receiver(ca, (_index, response) => {
+        void held.then(() => response.writeHead(204).end());
+      });
+      onTestFinished(async () => {
+        release();
+        await endpoint.close();
+        ca.dispose();
+      });
+      const file = join(mkdtempSync(join(tmpdir(), 'dea-webhooks-')), 'audit.jsonl');
+      const t = await startApp({
+        DEA_WEBHOOKS: JSON.stringify({ 'code.issued': endpoint.url }),
+        DEA_WEBHOOK_SECRET: SECRET,
+        DEA_WEBHOOK_CA_FILE: ca.caFile,
+        DEA_WEBHOOK_TIMEOUT_SECONDS: '60',
+        DEA_AUDIT_FILE: file,
+      });
+      await issued(t);
+      await eventually(() => endpoint.received.length >= 1);
+      // The webhook's message hangs; what is written meanwhile reaches the file all the same.
+      const later = await t.createUser();
+      await t.services.store.audit.append({ event: 'user.created', userId: later.id }, t.clock.now());
+      const inFile = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+      await expect.poll(inFile, { interval: 25 }).toContain(`"userId":"${later.id}"`);
+      expect(taken(endpoint.received)).toEqual([]);
+      release();
+      await eventually(() => taken(endpoint.received).length >= 1);
     },
   );
 
