@@ -10,6 +10,7 @@ import { describe, expect } from 'vitest';
 import { AuditExport } from '../audit-export/audit-export.js';
 import { deriveKeys } from '../crypto/secret-keys.js';
 import { sealAuditTrail } from '../domain/audit-trail.js';
+import { retentionRulesOf } from '../domain/retention.js';
 import { Metrics } from '../observability/metrics.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -127,6 +128,17 @@ describe('webhook settings', () => {
     expect(problems({ DEA_WEBHOOKS: '[1]', DEA_WEBHOOK_SECRET: SECRET })).toEqual([
       'DEA_WEBHOOKS: must be a JSON object of event -> https URL',
     ]);
+  });
+});
+
+describe('the retention purge', () => {
+  appTest('keeps what a webhook has not received, as for the audit export', ({ expect }) => {
+    const config = loadConfig({
+      DEA_WEBHOOKS: JSON.stringify({ 'code.used': 'https://siem.example.com/x' }),
+      DEA_WEBHOOK_SECRET: SECRET,
+      DEA_AUDIT_FILE: '/var/log/dea/audit.jsonl',
+    });
+    expect(retentionRulesOf(config).auditDestinations).toEqual(['file', 'webhook:code.used']);
   });
 });
 
