@@ -1,7 +1,9 @@
 /**
  * Throughput of the product's hot calls against a bare Fastify JSON POST route, in the same run, on
  * this machine (issue 16): `npm run bench:load` after `npm run build`, embedded store; with
- * BENCH_POSTGRES=1 also on a PostgreSQL started for the run. Each server is its own process
+ * BENCH_POSTGRES=1 also on a PostgreSQL started for the run, with durable commits as in production
+ * (fsync, synchronous_commit and full_page_writes on, read back and written with the figures;
+ * the tests' clusters keep them off). Each server is its own process
  * (the built server, logging at info to nowhere), the load comes from this one (autocannon, 32
  * connections). `tempPass/create` runs in equal parts (3; BENCH_PARTS), to see whether it stays
  * flat as codes pile up. BENCH_LOAD_SECONDS sets each call's length (default 20; from 300 on it is
@@ -30,7 +32,7 @@ import {
 import { newId } from '../src/crypto/ids.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
 import { openStore } from '../src/store/open-store.js';
-import { createTestDatabase, startPostgresCluster } from '../src/testing/postgres-cluster.js';
+import { createTestDatabase, durabilityOf, startPostgresCluster } from '../src/testing/postgres-cluster.js';
 
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 const CONNECTIONS = 32;
@@ -425,6 +427,11 @@ async function bareRoute(): Promise<Figures> {
   return bare;
 }
 
+/** PostgreSQL's durability settings as the server answered them, for the figures' heading. */
+let postgresDurability = '';
+const durabilityNote = (): string =>
+  postgresDurability === '' ? '' : `, PostgreSQL with ${postgresDurability}`;
+
 async function main(): Promise<void> {
   const bare = await bareRoute();
   const rows = [
@@ -433,8 +440,16 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_EMBEDDED === '0' ? [] : await measureStore('embedded', undefined, bare)),
   ];
   if (process.env.BENCH_POSTGRES === '1') {
-    const cluster = await startPostgresCluster(PG_SETTINGS);
+    const cluster = await startPostgresCluster(PG_SETTINGS, { durable: true });
     try {
+      const durability = await durabilityOf(cluster.url);
+      postgresDurability = Object.entries(durability)
+        .map(([name, value]) => `${name} ${value}`)
+        .join(', ');
+      if (Object.values(durability).some((value) => value !== 'on'))
+        process.stderr.write(
+          `PostgreSQL runs without durable commits (${postgresDurability}): BENCH_PG_SETTINGS?\n`,
+        );
       const database = await createTestDatabase(cluster.url);
       rows.push(...(await measureStore('PostgreSQL', database.url, bare)));
     } finally {
@@ -445,7 +460,7 @@ async function main(): Promise<void> {
   if (BURST_ONLY) return;
   const section = [
     `<!-- ${SECTION} start -->`,
-    `\`${LONG_RUN ? `BENCH_LOAD_SECONDS=${SECONDS} ` : ''}npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${process.env.BENCH_CALLS ? ` and \`BENCH_CALLS=${process.env.BENCH_CALLS}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${SECONDS} s per call (the bare route ${BARE_SECONDS} s), ${CONNECTIONS} connections (autocannon in the bench process, each server a process of its own, logging at info), ${USERS} signed-in users, codes valid ${CODE_VALIDITY_MINUTES} minute; targets: userinfo at least 25% and tempPass/create at least 8% of the bare route, flat over the run.`,
+    `\`${LONG_RUN ? `BENCH_LOAD_SECONDS=${SECONDS} ` : ''}npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${process.env.BENCH_CALLS ? ` and \`BENCH_CALLS=${process.env.BENCH_CALLS}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores${durabilityNote()}, ${SECONDS} s per call (the bare route ${BARE_SECONDS} s), ${CONNECTIONS} connections (autocannon in the bench process, each server a process of its own, logging at info), ${USERS} signed-in users, codes valid ${CODE_VALIDITY_MINUTES} minute; targets: userinfo at least 25% and tempPass/create at least 8% of the bare route, flat over the run.`,
     '',
     '| store | call | requests/s | of bare | p50 | p99 | non-2xx or errors | refused in the envelope | server CPU per request |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -473,7 +488,7 @@ function burstSection(): string {
   });
   return [
     '<!-- verify-burst start -->',
-    `\`BENCH_CALLS=verify-burst npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${Object.keys(SERVER_ENV).length > 0 ? ` and \`BENCH_SERVER_ENV=${process.env.BENCH_SERVER_ENV}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores: \`/validate/check\` one request at a time (a wrong code, a user of its own each time) for ${BURST_SECONDS} s quiet, then ${BURST_SECONDS} s during waves of ${BURST_SIGN_INS} parallel sign-ins with made-up names from the same address (each wave as soon as the one before is answered) (the built server, a process of its own, password hash cost 10). Target: p99 during the burst under twice the quiet p99 plus 50 ms.`,
+    `\`BENCH_CALLS=verify-burst npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${Object.keys(SERVER_ENV).length > 0 ? ` and \`BENCH_SERVER_ENV=${process.env.BENCH_SERVER_ENV}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores${durabilityNote()}: \`/validate/check\` one request at a time (a wrong code, a user of its own each time) for ${BURST_SECONDS} s quiet, then ${BURST_SECONDS} s during waves of ${BURST_SIGN_INS} parallel sign-ins with made-up names from the same address (each wave as soon as the one before is answered) (the built server, a process of its own, password hash cost 10). Target: p99 during the burst under twice the quiet p99 plus 50 ms.`,
     '',
     '| store | verification quiet: p50 / p99 (requests) | during the burst: p50 / p99 (requests) | target | verification answers during | sign-in answers during |',
     '|---|---|---|---|---|---|',

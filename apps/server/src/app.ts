@@ -78,9 +78,7 @@ function serverTimeouts(config: Services['config']): ServerOptions {
 }
 
 /** Builds the whole HTTP application; it never listens (server.ts does, tests use inject). */
-/** How long a stopping instance waits for webhook messages under way. */
-const WEBHOOKS_SETTLE_MS = 5000;
-/** How long a stopping instance sends audit entries still waiting for syslog, HTTPS or the file. */
+/** How long a stopping instance sends audit entries still waiting for syslog, HTTPS, the file or a webhook. */
 const AUDIT_EXPORT_SETTLE_MS = 5000;
 
 export async function buildApp({ services, logger = false, tls }: AppOptions): Promise<FastifyInstance> {
@@ -151,11 +149,6 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   app.addHook('onClose', async () => services.notices.settled());
   // Audit entries still waiting for their destinations get a moment to go.
   app.addHook('onClose', async () => services.auditExport?.close(AUDIT_EXPORT_SETTLE_MS));
-  // Webhook messages under way get a moment to finish; waiting retries are given up.
-  app.addHook('onClose', async () => {
-    await services.webhooks?.settled(WEBHOOKS_SETTLE_MS);
-    services.webhooks?.close();
-  });
 
   // Before every route, so that the document sees each of them.
   await registerApiDocument(app);

@@ -32,9 +32,8 @@ import { type DemoMode, demoModeOf } from './domain/demo-mode.js';
 import { Metrics } from './observability/metrics.js';
 import { SignInBulkheads } from './domain/bulkheads.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
-import { WebhookSender } from './webhooks/webhook-sender.js';
 import { AuditExport } from './audit-export/audit-export.js';
-import { auditDestinationsOf } from './audit-export/audit-export-settings.js';
+import { exportDestinationsOf } from './audit-export/audit-export-settings.js';
 import { ConsoleAuth } from './domain/console-auth.js';
 import { ConsoleEnrolment } from './domain/console-enrolment.js';
 import { HelpDesk } from './domain/help-desk.js';
@@ -97,15 +96,15 @@ export async function startServices(
   );
   metrics.watchStore(() => store.ping());
   try {
-    const webhooks =
-      config.webhooks === undefined ? undefined : new WebhookSender(config.webhooks, store, metrics, log);
-    if (webhooks !== undefined) auditListeners.push((entry, at) => webhooks.notify(entry, at));
-    // Seals what any writer adds to the audit log and, with DEA_AUDIT_*, exports it (one instance at a time).
+    // Seals what any writer adds to the audit log and, with DEA_AUDIT_* and DEA_WEBHOOKS, exports
+    // it (one instance at a time); a webhook configured for the first time begins after what is there.
     const auditExport = new AuditExport(config.auditExport, store, keys, metrics, log, {
       holder: `${hostname()}:${process.pid}:${newId()}`,
       now,
+      webhooks: config.webhooks,
     });
     auditListeners.push(() => auditExport.notify());
+    await auditExport.begin();
     const { rotated } = await checkSecretFingerprint(store, keys, true, now());
     if (rotated) {
       log.warn(
@@ -183,7 +182,6 @@ export async function startServices(
         now,
       }),
       directoryUsers,
-      webhooks,
       auditExport,
       consoleAuth: new ConsoleAuth({
         store,
@@ -280,7 +278,7 @@ export function purgeAsScheduled(
 ): Promise<PurgeOutcome> {
   return purgeStore(
     services.store,
-    retentionRulesOf(services.config, auditDestinationsOf(services.config.auditExport)),
+    retentionRulesOf(services.config, exportDestinationsOf(services.config)),
     {
       now: services.now,
       holder,

@@ -19,7 +19,6 @@ import type { Store } from './store/store.js';
 import type { DirectoryUsers } from './directory/directory-users.js';
 import type { ScimGroups } from './scim/scim-groups.js';
 import type { ScimUsers } from './scim/scim-users.js';
-import type { WebhookSender } from './webhooks/webhook-sender.js';
 import type { AuditExport } from './audit-export/audit-export.js';
 import type { ConsoleAuth } from './domain/console-auth.js';
 import type { HelpDesk } from './domain/help-desk.js';
@@ -47,9 +46,7 @@ export interface Services {
   signInBulkheads: SignInBulkheads;
   /** The organisation's directory as the source of users; undefined without DEA_LDAP_URL. */
   directoryUsers: DirectoryUsers | undefined;
-  /** Sends the chosen audit events to their HTTPS webhooks; undefined without DEA_WEBHOOKS. */
-  webhooks: WebhookSender | undefined;
-  /** Sends every audit entry to syslog, HTTPS or a file; undefined when none is set. */
+  /** Seals the audit trail and sends it to syslog, HTTPS, a file and the webhooks (DEA_AUDIT_*, DEA_WEBHOOKS). */
   auditExport: AuditExport | undefined;
   /** The console's sign-in: password, then passkey (WebAuthn). */
   consoleAuth: ConsoleAuth;

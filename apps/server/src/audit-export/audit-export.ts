@@ -6,9 +6,11 @@ import { sealAuditTrail } from '../domain/audit-trail.js';
 import { Backoff } from '../net/backoff.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
+import type { WebhookConfig } from '../webhooks/webhook-settings.js';
+import { WebhookDestination } from '../webhooks/webhook-destination.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
 import { auditRecordOf } from './audit-record.js';
-import type { AuditDestination } from './audit-destination.js';
+import { type AuditDestination, DestinationFailure } from './audit-destination.js';
 import { FileDestination } from './file-destination.js';
 import { HttpsDestination } from './https-destination.js';
 import { SyslogDestination } from './syslog-destination.js';
@@ -32,6 +34,8 @@ interface Exported {
   lagSeconds: number;
   /** The oldest entry not received yet, and when (wall time) this exporter first saw it waiting. */
   oldest: { seq: number; seenAt: number } | undefined;
+  /** The sending under way, started by a round; the next rounds leave the destination to it. */
+  pump: Promise<void> | undefined;
 }
 
 /** Wall time in ms: retries, lingering and lag are measured on it, whatever clock the entries carry. */
@@ -40,10 +44,10 @@ const wallNow = (): number => performance.now();
 /**
  * The audit trail's pump: every round it seals what any writer (this instance, another, `dea`)
  * added to the store's audit log, and, while it holds the export lease, sends each destination
- * (DEA_AUDIT_SYSLOG, DEA_AUDIT_HTTPS_URL, DEA_AUDIT_FILE) what it has not received yet, in the
- * trail's order, keeping its position in the store once a batch is sent: at least once, resumed
- * after a restart or an outage, from whichever instance holds the lease. A request never waits on
- * it.
+ * (DEA_AUDIT_SYSLOG, DEA_AUDIT_HTTPS_URL, DEA_AUDIT_FILE, and the webhook of each event of
+ * DEA_WEBHOOKS) what it has not received yet, in the trail's order, keeping its position in the
+ * store once a batch (or part of one) is sent: at least once, resumed after a restart or an
+ * outage, from whichever instance holds the lease. A request never waits on it.
  */
 export class AuditExport {
   private readonly exported: Exported[] = [];
@@ -54,6 +58,8 @@ export class AuditExport {
   private again = false;
   private closed = false;
   private storeFailing = false;
+  /** Whether the destinations that begin at the trail's end have their first position. */
+  private begun = false;
 
   constructor(
     config: AuditExportConfig | undefined,
@@ -61,7 +67,12 @@ export class AuditExport {
     private readonly keys: SecretKeys,
     private readonly metrics: Metrics,
     private readonly log: Pick<Logger, 'warn' | 'info'>,
-    private readonly options: { holder: string; now: () => number; pollMs?: number },
+    private readonly options: {
+      holder: string;
+      now: () => number;
+      pollMs?: number;
+      webhooks?: WebhookConfig | undefined;
+    },
   ) {
     const destinations: AuditDestination[] = [];
     if (config?.syslog !== undefined)
@@ -71,15 +82,20 @@ export class AuditExport {
       this.file = new FileDestination(config.file, Math.min(config.buffer, 1000));
       destinations.push(this.file);
     }
+    const webhooks = options.webhooks;
+    if (webhooks !== undefined)
+      for (const [event, url] of Object.entries(webhooks.urls) as [keyof typeof webhooks.urls, string][])
+        destinations.push(new WebhookDestination(event, url, webhooks, store, metrics, log));
     for (const destination of destinations)
       this.exported.push({
         destination,
-        retry: new Backoff(RETRY),
+        retry: new Backoff(destination.retry ?? RETRY),
         notBefore: 0,
         failing: false,
         waiting: 0,
         lagSeconds: 0,
         oldest: undefined,
+        pump: undefined,
       });
     metrics.watchAuditExport(() =>
       this.exported.map(({ destination, waiting, lagSeconds }) => ({
@@ -88,6 +104,22 @@ export class AuditExport {
         lagSeconds,
       })),
     );
+  }
+
+  /**
+   * Gives each destination that begins at the trail's end (a webhook configured for the first
+   * time) its position: the entries sealed before this start are not news to it. Called before
+   * the server takes requests; a round does it if the store did not answer then.
+   */
+  async begin(): Promise<void> {
+    if (this.begun) return;
+    const fresh = this.exported.filter(({ destination }) => destination.begins === 'at-end');
+    if (fresh.length > 0) {
+      const last = await this.store.auditTrail.lastSeq();
+      for (const { destination } of fresh)
+        await this.store.auditTrail.addPosition(destination.name, last, this.options.now());
+    }
+    this.begun = true;
   }
 
   /** Starts the rounds. */
@@ -128,7 +160,11 @@ export class AuditExport {
     clearTimeout(this.timer);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      (this.running ?? Promise.resolve()).then(() => this.work()),
+      (this.running ?? Promise.resolve())
+        .then(() => this.work())
+        .then(() =>
+          Promise.allSettled(this.exported.flatMap(({ pump }) => (pump === undefined ? [] : [pump]))),
+        ),
       new Promise<void>((resolve) => {
         timer = setTimeout(resolve, ms);
       }),
@@ -154,27 +190,40 @@ export class AuditExport {
   private async work(): Promise<void> {
     const { now, holder } = this.options;
     try {
+      await this.begin();
       await sealAuditTrail(this.store, this.keys, now());
       if (this.exported.length > 0) {
         const at = now();
         if (await this.store.leases.take(AUDIT_EXPORT_LEASE, holder, at, at + AUDIT_EXPORT_LEASE_MS)) {
+          // Each destination on its own: a round starts the ones that are idle and does not wait for
+          // them, so a slow or hanging one (a webhook's endpoint) delays no other, and none is ever
+          // sent to twice at once.
+          const idle = this.exported.filter(({ pump }) => pump === undefined);
           const positions = await this.store.auditTrail.positions(
-            this.exported.map(({ destination }) => destination.name),
+            idle.map(({ destination }) => destination.name),
           );
-          for (const exported of this.exported)
-            await this.exportTo(exported, positions.get(exported.destination.name) ?? 0);
+          for (const exported of idle)
+            exported.pump = this.exportTo(exported, positions.get(exported.destination.name) ?? 0)
+              .catch((error: unknown) => this.storeFailed(error))
+              .finally(() => {
+                exported.pump = undefined;
+              });
         }
       }
       if (this.storeFailing) this.log.info('audit trail: the store answers again; sealing and export go on');
       this.storeFailing = false;
     } catch (error) {
-      if (!this.storeFailing)
-        this.log.warn(
-          { err: error },
-          `audit trail: cannot seal or export (${(error as Error).message}); the entries wait in the store and are sent once it answers (check DATABASE_URL or DEA_DATA_DIR)`,
-        );
-      this.storeFailing = true;
+      this.storeFailed(error);
     }
+  }
+
+  private storeFailed(error: unknown): void {
+    if (!this.storeFailing)
+      this.log.warn(
+        { err: error },
+        `audit trail: cannot seal or export (${(error as Error).message}); the entries wait in the store and are sent once it answers (check DATABASE_URL or DEA_DATA_DIR)`,
+      );
+    this.storeFailing = true;
   }
 
   private async exportTo(exported: Exported, from: number): Promise<void> {
@@ -202,8 +251,18 @@ export class AuditExport {
       try {
         await destination.send(entries.map((entry) => auditRecordOf(entry, this.host)));
       } catch (error) {
+        // What went before the failure was received: the position moves past it.
+        const delivered = error instanceof DestinationFailure ? error.delivered : 0;
+        const through = entries[delivered - 1];
+        if (through !== undefined) {
+          await this.store.auditTrail.setPosition(destination.name, through.seq, now());
+          this.metrics.auditExportEntries.inc({ destination: destination.name, outcome: 'sent' }, delivered);
+          exported.waiting = Math.max(0, exported.waiting - delivered);
+        }
         this.metrics.auditExportFailures.inc({ destination: destination.name });
-        exported.notBefore = wallNow() + exported.retry.next();
+        const delay = exported.retry.next();
+        const asked = error instanceof DestinationFailure ? error.retryAfterMs : undefined;
+        exported.notBefore = wallNow() + (asked ?? delay);
         if (!exported.failing)
           this.log.warn(
             { destination: destination.name },

@@ -1,4 +1,4 @@
-import { auditDestinationsOf } from '../audit-export/audit-export-settings.js';
+import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
 import { hostname } from 'node:os';
 import { type PurgeCounts, purgeableRows, purgeStore, retentionRulesOf } from '../domain/retention.js';
 import { PURGE_KINDS, type PurgeKind } from '../store/store.js';
@@ -24,7 +24,7 @@ function report(counts: Partial<PurgeCounts>, context: CliContext): void {
 /** Runs the purge (or says what it would remove) for the given kinds, as the server does. */
 async function purge(kinds: readonly PurgeKind[], dryRun: boolean, context: CliContext): Promise<number> {
   const { store, keys } = await context.open();
-  const rules = retentionRulesOf(context.config, auditDestinationsOf(context.config.auditExport));
+  const rules = retentionRulesOf(context.config, exportDestinationsOf(context.config));
   if (dryRun) {
     context.out('dea purge would remove, now:');
     report(await purgeableRows(store, rules, context.now(), kinds, keys), context);

@@ -198,8 +198,8 @@ export class PurgeSchedule {
 
 /**
  * The rules of a configuration (the server's and the CLI's). `auditDestinations` names the audit
- * export's destinations (audit-export/audit-export-settings.ts `auditDestinationsOf`): an entry
- * goes only once each of them received it.
+ * export's destinations, the webhooks' among them (audit-export/audit-export-settings.ts
+ * `exportDestinationsOf`): an entry goes only once each of them received it.
  */
 export function retentionRulesOf(
   config: {

@@ -52,10 +52,10 @@ export class Metrics {
     labelNames: ['outcome', 'reason'],
     registers: [this.registry],
   });
-  /** Webhook messages, by event and outcome (delivered, failed: given up after every attempt, dropped: too many pending). */
+  /** Webhook messages, by event and outcome (delivered; failed: refused by the endpoint DEA_WEBHOOK_ATTEMPTS times). */
   readonly webhookMessages = new Counter({
     name: 'dea_webhook_messages_total',
-    help: 'Webhook messages, by event and outcome (delivered; failed: given up after every attempt; dropped: too many waiting).',
+    help: 'Webhook messages, by event and outcome (delivered; failed: refused by the endpoint DEA_WEBHOOK_ATTEMPTS times and given up). An endpoint that is down is retried: see dea_audit_export_failures_total{destination="webhook:<event>"}.',
     labelNames: ['event', 'outcome'],
     registers: [this.registry],
   });
@@ -76,10 +76,10 @@ export class Metrics {
     labelNames: ['kind'],
     registers: [this.registry],
   });
-  /** Audit entries exported, by destination (syslog, https, file); outcome sent (nothing is dropped: what waits stays in the store). */
+  /** Audit entries exported, by destination (syslog, https, file, webhook:<event>); outcome sent (nothing is dropped: what waits stays in the store). */
   readonly auditExportEntries = new Counter({
     name: 'dea_audit_export_entries_total',
-    help: 'Audit entries exported, by destination (syslog, https, file) and outcome (sent).',
+    help: 'Audit entries exported, by destination (syslog, https, file, webhook:<event>: every entry passed, of its event or not) and outcome (sent).',
     labelNames: ['destination', 'outcome'],
     registers: [this.registry],
   });

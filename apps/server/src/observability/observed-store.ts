@@ -2,7 +2,7 @@ import { newId } from '../crypto/ids.js';
 import type { NewAuditEntry, Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
-/** Told of every audit entry once it is written (webhooks, audit export); must neither throw nor wait. */
+/** Told of every audit entry once it is written (the audit export, which feeds the webhooks too); must neither throw nor wait. */
 export type AuditListener = (entry: NewAuditEntry & { id: string }, at: number) => void;
 
 /**

@@ -1,4 +1,4 @@
-import { auditDestinationsOf } from '../audit-export/audit-export-settings.js';
+import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
 import { spawnSync } from 'node:child_process';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect } from 'vitest';
@@ -193,7 +193,7 @@ describe('operations', () => {
       }
       const purgedCodes = async () =>
         /dea_purged_rows_total\{kind="codes"\} (\d+)/.exec(await t.services.metrics.registry.metrics())?.[1];
-      const rules = retentionRulesOf(t.services.config, auditDestinationsOf(t.services.config.auditExport));
+      const rules = retentionRulesOf(t.services.config, exportDestinationsOf(t.services.config));
       const seenBetweenBatches: (string | undefined)[] = [];
       await purgeStore(
         t.services.store,

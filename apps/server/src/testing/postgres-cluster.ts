@@ -63,11 +63,36 @@ async function waitUntilReady(url: string, server: ChildProcess, log: () => stri
   }
 }
 
+/** What makes a commit durable; tests turn them off for speed, a benchmark keeps them as production does. */
+export const DURABILITY_SETTINGS = ['fsync', 'synchronous_commit', 'full_page_writes'] as const;
+
+/** The durability settings a server runs with (`SHOW`), e.g. { fsync: 'on', ... }. */
+export async function durabilityOf(url: string): Promise<Record<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const values: Record<string, string> = {};
+    for (const name of DURABILITY_SETTINGS) {
+      const { rows } = await client.query<Record<string, string>>(`SHOW ${name}`);
+      values[name] = rows[0]?.[name] ?? '';
+    }
+    return values;
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * `settings`: further server settings (`-c name=value`), for a benchmark that sizes the cluster as
- * a deployment would.
+ * a deployment would. Tests run without durable commits (fsync, synchronous_commit and
+ * full_page_writes off: a crash of a test cluster loses nothing anyone needs); `durable: true`
+ * keeps PostgreSQL's defaults, every commit flushed to disk, as in production (benchmarks).
  */
-export async function startPostgresCluster(settings: Record<string, string> = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(
+  settings: Record<string, string> = {},
+  options: { durable?: boolean } = {},
+): Promise<PostgresCluster> {
+  const durable = options.durable === true;
   const bin = serverBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'dea-pg-'));
   chmodSync(dir, 0o777);
@@ -80,7 +105,7 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
     'postgres',
     '-A',
     'trust',
-    '--no-sync',
+    ...(durable ? [] : ['--no-sync']),
     '-E',
     'UTF8',
     '--locale=C',
@@ -96,12 +121,7 @@ export async function startPostgresCluster(settings: Record<string, string> = {}
     dir,
     '-c',
     'listen_addresses=127.0.0.1',
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
+    ...DURABILITY_SETTINGS.flatMap((name) => ['-c', `${name}=${durable ? 'on' : 'off'}`]),
     '-c',
     'max_connections=200',
     ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),

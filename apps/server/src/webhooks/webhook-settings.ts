@@ -5,6 +5,13 @@ import { readCaFile } from '../files/ca-file.js';
 export const WEBHOOK_EVENTS = ['code.issued', 'code.sent', 'code.used', 'code.verify_lockout'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/** The audit export's destination of an event's webhook: the name of its position in the store. */
+export const webhookDestinationName = (event: WebhookEvent): `webhook:${WebhookEvent}` => `webhook:${event}`;
+
+/** The destinations of the configured webhooks. */
+export const webhookDestinationsOf = (config: WebhookConfig | undefined): `webhook:${WebhookEvent}`[] =>
+  config === undefined ? [] : (Object.keys(config.urls) as WebhookEvent[]).map(webhookDestinationName);
+
 export const isWebhookEvent = (name: string): name is WebhookEvent =>
   (WEBHOOK_EVENTS as readonly string[]).includes(name);
 
@@ -18,8 +25,6 @@ export interface WebhookConfig {
   attempts: number;
   retryBaseMs: number;
   timeoutMs: number;
-  /** Deliveries waiting or under way at most; beyond, a new one is dropped and counted. */
-  maxPending: number;
 }
 
 export const webhookSettings = {
@@ -37,19 +42,15 @@ export const webhookSettings = {
   },
   DEA_WEBHOOK_ATTEMPTS: {
     schema: Type.Integer({ minimum: 1, maximum: 20, default: 6 }),
-    doc: 'Attempts per webhook message before it is given up (logged and counted): the first and the retries.',
+    doc: 'Attempts per webhook message its endpoint refuses (an answer 4xx other than 408 and 429) before it is given up (logged and counted) and the next one goes. An endpoint that cannot be reached, times out or answers 408, 429 or 5xx is retried until it takes the message: it waits in the store.',
   },
   DEA_WEBHOOK_RETRY_BASE_MS: {
     schema: Type.Integer({ minimum: 10, maximum: 600_000, default: 2000 }),
-    doc: 'Wait before the first retry; each further retry waits twice as long (with up to 20% jitter), or what the endpoint asks with Retry-After (at most 10 minutes).',
+    doc: 'Wait before the first retry of a failing webhook; each further retry waits twice as long (with up to 20% jitter, at most 10 minutes), or what the endpoint asks with Retry-After (at most 10 minutes).',
   },
   DEA_WEBHOOK_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 60, default: 10 }),
     doc: 'How long one attempt may take, connection and answer.',
-  },
-  DEA_WEBHOOK_MAX_PENDING: {
-    schema: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 }),
-    doc: 'Webhook messages waiting or under way per instance at most; beyond, new ones are dropped (logged and counted), so a dead endpoint never grows memory.',
   },
 } as const;
 
@@ -96,6 +97,5 @@ export function webhookConfigOf(
     attempts: Number(setting('DEA_WEBHOOK_ATTEMPTS')),
     retryBaseMs: Number(setting('DEA_WEBHOOK_RETRY_BASE_MS')),
     timeoutMs: Number(setting('DEA_WEBHOOK_TIMEOUT_SECONDS')) * 1000,
-    maxPending: Number(setting('DEA_WEBHOOK_MAX_PENDING')),
   };
 }

@@ -1,20 +1,35 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:https';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect } from 'vitest';
+import { AuditExport } from '../audit-export/audit-export.js';
+import { deriveKeys } from '../crypto/secret-keys.js';
+import { sealAuditTrail } from '../domain/audit-trail.js';
+import { retentionRulesOf } from '../domain/retention.js';
+import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
+import { Metrics } from '../observability/metrics.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
 import { createServiceKey } from '../domain/service-keys.js';
 import { CHANNEL_DELIVERY_MODE } from '@dea/contract';
 import { API, bodies } from '../testing/api-bodies.js';
-import { appTest } from '../testing/fixtures.js';
+import { appTest, storeTest } from '../testing/fixtures.js';
 import { createPrivateCa, type PrivateCa } from '../testing/private-ca.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { STORE_KINDS, type TestStore } from '../testing/stores.js';
 import type { TestApp, TestUser } from '../testing/test-app.js';
 import { loadConfig } from '../config.js';
+import type { WebhookConfig } from './webhook-settings.js';
 
 interface Received {
   headers: IncomingMessage['headers'];
   body: string;
+  /** The status the receiver answered. */
+  status?: number;
 }
 
 /**
@@ -27,7 +42,11 @@ async function receiver(ca: PrivateCa, answer: (index: number, response: ServerR
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const message: Received = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(message);
+      response.on('finish', () => {
+        message.status = response.statusCode;
+      });
       answer(received.length - 1, response);
     });
   });
@@ -52,6 +71,27 @@ function verified(message: Received): { type: string; timestamp: string; data: R
 /** Waits until `check` holds (the server project's poll deadline is the safety net). */
 async function eventually(check: () => boolean): Promise<void> {
   await expect.poll(check, { interval: 25 }).toBe(true);
+}
+
+/** The webhook-ids of the messages the receiver took (answered 2xx), in the order it took them. */
+function taken(received: readonly Received[]): string[] {
+  return received
+    .filter((message) => message.status !== undefined && message.status < 300)
+    .map((message) => String(message.headers['webhook-id']));
+}
+
+/** The sealed entries of one event, in the trail's order, as the webhook-ids they are sent with. */
+async function idsOf(store: Store, event: string): Promise<string[]> {
+  return (await store.auditTrail.sealedAfter(0, 100_000))
+    .filter((entry) => entry.event === event)
+    .map((entry) => `msg_${entry.id}`);
+}
+
+function secondStore(testStore: TestStore): Promise<Store> {
+  return openStore({
+    dataDir: testStore.dataDir,
+    ...(testStore.databaseUrl !== undefined && { databaseUrl: testStore.databaseUrl }),
+  });
 }
 
 async function issued(t: TestApp): Promise<{ user: TestUser; code: string }> {
@@ -88,6 +128,20 @@ describe('webhook settings', () => {
     ).toMatch(/^DEA_WEBHOOK_SECRET: required with DEA_WEBHOOKS/);
     expect(problems({ DEA_WEBHOOKS: '[1]', DEA_WEBHOOK_SECRET: SECRET })).toEqual([
       'DEA_WEBHOOKS: must be a JSON object of event -> https URL',
+    ]);
+  });
+});
+
+describe('the retention purge', () => {
+  appTest('keeps what a webhook has not received, as for the audit export', ({ expect }) => {
+    const config = loadConfig({
+      DEA_WEBHOOKS: JSON.stringify({ 'code.used': 'https://siem.example.com/x' }),
+      DEA_WEBHOOK_SECRET: SECRET,
+      DEA_AUDIT_FILE: '/var/log/dea/audit.jsonl',
+    });
+    expect(retentionRulesOf(config, exportDestinationsOf(config)).auditDestinations).toEqual([
+      'file',
+      'webhook:code.used',
     ]);
   });
 });
@@ -239,10 +293,10 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
   );
 
   appTest(
-    'gives up after DEA_WEBHOOK_ATTEMPTS, and refuses an endpoint whose certificate it cannot trust',
+    'gives up a message its endpoint refuses DEA_WEBHOOK_ATTEMPTS times, and refuses an endpoint whose certificate it cannot trust',
     async ({ startApp, expect, onTestFinished }) => {
       const ca = createPrivateCa();
-      const endpoint = await receiver(ca, (_index, response) => response.writeHead(500).end());
+      const endpoint = await receiver(ca, (_index, response) => response.writeHead(400).end());
       onTestFinished(async () => {
         await endpoint.close();
         ca.dispose();
@@ -269,10 +323,196 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
         DEA_WEBHOOK_ATTEMPTS: '1',
       });
       await issued(distrusting);
+      // An endpoint that cannot be reached is retried (the message waits in the store), never given up.
       const distrusted = () =>
-        distrusting.services.metrics.registry.getSingleMetricAsString('dea_webhook_messages_total');
-      await expect.poll(distrusted, { interval: 25 }).toContain(failed);
+        distrusting.services.metrics.registry.getSingleMetricAsString('dea_audit_export_failures_total');
+      await expect.poll(distrusted, { interval: 25 }).toContain('destination="webhook:code.issued"} ');
       expect(endpoint.received).toHaveLength(before);
+      expect(
+        await distrusting.services.metrics.registry.getSingleMetricAsString('dea_webhook_messages_total'),
+      ).not.toContain('outcome="failed"');
     },
+  );
+
+  appTest(
+    'an entry another store instance writes (dea, another server) raises its webhook, its id taken from the entry',
+    async ({ startApp, expect, onTestFinished }) => {
+      const ca = createPrivateCa();
+      const endpoint = await receiver(ca, (_index, response) => response.writeHead(204).end());
+      onTestFinished(async () => {
+        await endpoint.close();
+        ca.dispose();
+      });
+      const t = await startApp({
+        DEA_WEBHOOKS: JSON.stringify({ 'code.used': endpoint.url }),
+        DEA_WEBHOOK_SECRET: SECRET,
+        DEA_WEBHOOK_CA_FILE: ca.caFile,
+      });
+      const user = await t.createUser();
+      const other = await secondStore(t.testStore);
+      onTestFinished(() => other.close());
+      await other.audit.append(
+        {
+          event: 'code.used',
+          userId: user.id,
+          actor: 'service-key:radius',
+          details: { codeId: 'code-1', channel: 'screen' },
+        },
+        t.clock.now(),
+      );
+      await eventually(() => endpoint.received.length >= 1);
+      const [message] = endpoint.received;
+      if (message === undefined) throw new Error('nothing received');
+      expect(verified(message)).toMatchObject({
+        type: 'code.used',
+        data: { userId: user.id, username: user.username, actor: 'service-key:radius', codeId: 'code-1' },
+      });
+      expect(taken(endpoint.received)).toEqual(await idsOf(t.services.store, 'code.used'));
+    },
+  );
+
+  appTest(
+    'an endpoint that does not answer delays no other destination of the audit trail',
+    async ({ startApp, expect, onTestFinished }) => {
+      const ca = createPrivateCa();
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const endpoint = await receiver(ca, (_index, response) => {
+        void held.then(() => response.writeHead(204).end());
+      });
+      onTestFinished(async () => {
+        release();
+        await endpoint.close();
+        ca.dispose();
+      });
+      const file = join(mkdtempSync(join(tmpdir(), 'dea-webhooks-')), 'audit.jsonl');
+      const t = await startApp({
+        DEA_WEBHOOKS: JSON.stringify({ 'code.issued': endpoint.url }),
+        DEA_WEBHOOK_SECRET: SECRET,
+        DEA_WEBHOOK_CA_FILE: ca.caFile,
+        DEA_WEBHOOK_TIMEOUT_SECONDS: '60',
+        DEA_AUDIT_FILE: file,
+      });
+      await issued(t);
+      await eventually(() => endpoint.received.length >= 1);
+      // The webhook's message hangs; what is written meanwhile reaches the file all the same.
+      const later = await t.createUser();
+      await t.services.store.audit.append({ event: 'user.created', userId: later.id }, t.clock.now());
+      const inFile = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+      await expect.poll(inFile, { interval: 25 }).toContain(`"userId":"${later.id}"`);
+      expect(taken(endpoint.received)).toEqual([]);
+      release();
+      await eventually(() => taken(endpoint.received).length >= 1);
+    },
+  );
+
+  appTest(
+    'a receiver that is down at first gets every message once it is back, each once and in order',
+    async ({ startApp, expect, onTestFinished }) => {
+      const ca = createPrivateCa();
+      let up = false;
+      const endpoint = await receiver(ca, (_index, response) => response.writeHead(up ? 204 : 503).end());
+      onTestFinished(async () => {
+        await endpoint.close();
+        ca.dispose();
+      });
+      // One attempt per refused message: an endpoint that is away is not a refusal, it is waited for.
+      const t = await startApp({
+        DEA_WEBHOOKS: JSON.stringify({ 'code.issued': endpoint.url }),
+        DEA_WEBHOOK_SECRET: SECRET,
+        DEA_WEBHOOK_CA_FILE: ca.caFile,
+        DEA_WEBHOOK_ATTEMPTS: '1',
+        DEA_WEBHOOK_RETRY_BASE_MS: '20',
+      });
+      const user = await t.createUser({ policy: { enableECode: true, emergencyCodeDelivery: 'Display' } });
+      for (let index = 0; index < 5; index += 1) await t.codeOnScreen(user);
+      await eventually(() => endpoint.received.length >= 2);
+      expect(taken(endpoint.received)).toEqual([]);
+      up = true;
+      await eventually(() => taken(endpoint.received).length >= 5);
+      expect(taken(endpoint.received)).toEqual(await idsOf(t.services.store, 'code.issued'));
+      for (const message of endpoint.received) expect(verified(message).type).toBe('code.issued');
+    },
+  );
+});
+
+const KEYS = deriveKeys(randomBytes(32));
+const silent = pino({ level: 'silent' });
+
+describe.each(STORE_KINDS)('webhooks of two instances on %s', (kind) => {
+  storeTest.override('storeKind', kind);
+
+  storeTest(
+    'each entry goes once and in order, whichever instance wrote it, after the receiver was down and across the exporting instance stopping; what was there before the webhook is not sent',
+    async ({ testStore, onTestFinished }) => {
+      const ca = createPrivateCa();
+      let up = false;
+      const endpoint = await receiver(ca, (_index, response) => response.writeHead(up ? 200 : 503).end());
+      onTestFinished(async () => {
+        await endpoint.close();
+        ca.dispose();
+      });
+      const config: WebhookConfig = {
+        urls: { 'code.used': endpoint.url },
+        secret: Buffer.from(SECRET.slice('whsec_'.length), 'base64'),
+        ca: readFileSync(ca.caFile, 'utf8'),
+        attempts: 6,
+        retryBaseMs: 20,
+        timeoutMs: 5000,
+      };
+      const first: Store = testStore.store;
+      const second = await secondStore(testStore);
+      // Two of every three entries are of the webhook's event.
+      const write = async (store: Store, writer: string, count: number) => {
+        for (let index = 0; index < count; index += 1)
+          await store.audit.append(
+            { event: index % 3 === 2 ? 'system.start' : 'code.used', details: { writer, index } },
+            Date.now(),
+          );
+      };
+      await write(first, 'before', 6);
+      await sealAuditTrail(first, KEYS, Date.now());
+      const exporters = [first, second].map(
+        (store, index) =>
+          new AuditExport(undefined, store, KEYS, new Metrics(), silent, {
+            holder: `instance-${index}`,
+            now: Date.now,
+            pollMs: 20,
+            webhooks: config,
+          }),
+      );
+      try {
+        for (const exporter of exporters) {
+          await exporter.begin();
+          exporter.start();
+        }
+        // Four writers at once, two on each instance.
+        await Promise.all([
+          write(first, 'a', 30),
+          write(first, 'b', 30),
+          write(second, 'c', 30),
+          write(second, 'd', 30),
+        ]);
+        await eventually(() => endpoint.received.length >= 1);
+        up = true;
+        await expect.poll(() => taken(endpoint.received).length, { timeout: 30_000 }).toBe(80);
+        // One instance stops; the lease and the stored position carry the rest.
+        await exporters[0]?.close(1000);
+        await Promise.all([write(first, 'e', 15), write(second, 'f', 15)]);
+        await expect.poll(() => taken(endpoint.received).length, { timeout: 30_000 }).toBe(100);
+        const expected = (await first.auditTrail.sealedAfter(0, 10_000))
+          .filter((entry) => entry.event === 'code.used' && entry.details['writer'] !== 'before')
+          .map((entry) => `msg_${entry.id}`);
+        expect(expected).toHaveLength(100);
+        expect(taken(endpoint.received)).toEqual(expected);
+        for (const message of endpoint.received) expect(verified(message).type).toBe('code.used');
+      } finally {
+        await Promise.all(exporters.map((exporter) => exporter.close(1000)));
+        await second.close();
+      }
+    },
+    90_000,
   );
 });

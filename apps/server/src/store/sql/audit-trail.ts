@@ -62,6 +62,8 @@ export interface AuditTrailRepository {
   /** The last place each destination received (0 when it never received any). */
   positions(destinations: readonly string[]): Promise<Map<string, number>>;
   setPosition(destination: string, seq: number, at: number): Promise<void>;
+  /** Records `seq` as the destination's position unless it has one (a destination's first start). */
+  addPosition(destination: string, seq: number, at: number): Promise<void>;
 }
 
 const HEAD = 'head';
@@ -283,6 +285,13 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
             .doUpdateSet({ seq, updated_at: at })
             .where(sql<boolean>`audit_export_positions.seq < ${seq}`),
         )
+        .execute();
+    },
+    async addPosition(destination, seq, at) {
+      await db
+        .insertInto('audit_export_positions')
+        .values({ destination, seq, updated_at: at })
+        .onConflict((oc) => oc.column('destination').doNothing())
         .execute();
     },
   };
