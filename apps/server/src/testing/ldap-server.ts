@@ -24,7 +24,7 @@ const SCHEMA_DIR = '/etc/ldap/schema';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 async function waitUntilReady(url: string, adminDn: string, password: string, log: () => string) {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 45_000;
   for (;;) {
     const client = new Client({ url, connectTimeout: 1000 });
     try {

@@ -47,7 +47,7 @@ function asPostgresUser(command: string, args: string[]): [string, string[]] {
 }
 
 async function waitUntilReady(url: string, server: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 45_000;
   for (;;) {
     if (server.exitCode !== null) throw new Error(`postgres exited early:\n${log()}`);
     const client = new pg.Client({ connectionString: url });

@@ -63,7 +63,8 @@ input(type="imtcp" port="${ports.tls}" address="127.0.0.1" ruleset="tls" streamD
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   // Ready once every input listens.
-  const deadline = Date.now() + 10_000;
+  // A safety net only, under the hooks' 60 s: a loaded machine starts it slowly.
+  const deadline = Date.now() + 45_000;
   for (;;) {
     const listening = await Promise.all(
       [ports.tcp, ports.tls].map(
