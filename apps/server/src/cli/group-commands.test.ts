@@ -151,4 +151,34 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
     await expectRefusals(cli, refusals);
     expect(await storeSnapshot(cli.store)).toEqual(before);
   });
+
+  it("renames and removes an operator's group; a SCIM group's name is refused naming its owner", async () => {
+    expect(await cli.run(['group', 'add', '--name', 'Temps'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'add-member', 'Temps', 'frank'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'rename', 'Temps', 'Contractors'])).toMatchObject({
+      code: 0,
+      out: 'Renamed group Temps to Contractors.',
+    });
+    expect(await cli.run(['group', 'owner', 'Contractors', 'scim'])).toMatchObject({ code: 0 });
+    const before = await storeSnapshot(cli.store);
+    await expectRefusals(cli, [
+      [
+        ['group', 'rename', 'Contractors', 'Externals'],
+        1,
+        'group "Contractors" is owned by the identity provider (scim)',
+      ],
+      [['group', 'remove', 'Contractors'], 1, 'its name may be changed only by the identity provider (scim)'],
+      [['group', 'rename', 'Contractors', 'x'.repeat(101)], 2, 'the name must be 1 to 100 characters'],
+      [['group', 'remove', 'Nobody'], 1, 'no group named "Nobody"'],
+    ]);
+    expect(await storeSnapshot(cli.store)).toEqual(before);
+    expect(await cli.run(['group', 'owner', 'Contractors', 'local'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'remove', 'Contractors'])).toMatchObject({
+      code: 0,
+      out: 'Removed group Contractors.',
+    });
+    expect(await cli.store.groups.findByName('Contractors')).toBeUndefined();
+    const events = (await cli.store.audit.list({ actor: 'cli' })).map((entry) => entry.event);
+    expect(events.slice(0, 3)).toEqual(['group.removed', 'group.owner_set', 'group.owner_set']);
+  });
 });

@@ -142,6 +142,27 @@ export interface GroupRepository {
   listMembers(groupId: string): Promise<string[]>;
   /** The groups the user is a member of. */
   listOfUser(userId: string): Promise<Group[]>;
+  /**
+   * Makes the writes and appends the audit entry of each that changed something, all in one
+   * transaction, or nothing at all when one fails (a name another group has, an entry that cannot
+   * be written). A write that changes nothing (a member already, no such group, an owner other
+   * than `ifSource`) writes no entry. Answers, for each write, whether it changed something.
+   */
+  write(writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]>;
+}
+
+/** One change of a group or a membership; `ifSource`: only while the group has this owner. */
+export type GroupWrite =
+  | { kind: 'create'; group: Group }
+  | { kind: 'rename'; groupId: string; name: string; ifSource: UserSource }
+  | { kind: 'setSource'; groupId: string; source: UserSource; ifSource: UserSource }
+  | { kind: 'remove'; groupId: string; ifSource: UserSource }
+  | { kind: 'addMember' | 'removeMember'; groupId: string; userId: string }
+  | { kind: 'setPolicy'; groupId: string; category: string; options: Record<string, unknown> };
+
+export interface AuditedGroupWrite {
+  change: GroupWrite;
+  audit: NewAuditEntry;
 }
 
 export interface Channel {
