@@ -1,6 +1,6 @@
 import { CompiledQuery, type QueryResult, sql } from 'kysely';
 import type { AuditedGroupWrite, Group, GroupRepository, GroupWrite, UserSource } from '../store.js';
-import { auditInserter, auditRowOf } from './audit.js';
+import { auditInsertIfChanged, auditInserter } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
@@ -63,29 +63,10 @@ const touched = (result: QueryResult<unknown>): boolean => (result.numAffectedRo
  * it changed a row (SQLite's changes()).
  */
 async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]> {
-  const statements = writes.map(({ change, audit }) => {
-    const row = auditRowOf(audit, at);
-    return {
-      change: changeStatement(db, change),
-      audit: db
-        .insertInto('audit_log')
-        .columns(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
-        .expression(
-          db
-            .selectNoFrom((eb) => [
-              eb.val(row.id).as('id'),
-              eb.val(row.at).as('at'),
-              eb.val(row.event).as('event'),
-              eb.val(row.user_id).as('user_id'),
-              eb.val(row.actor).as('actor'),
-              eb.val(row.client_address).as('client_address'),
-              eb.val(row.details).as('details'),
-            ])
-            .where(sql<boolean>`changes() > 0`),
-        )
-        .compile(),
-    };
-  });
+  const statements = writes.map(({ change, audit }) => ({
+    change: changeStatement(db, change),
+    audit: auditInsertIfChanged(db, audit, at),
+  }));
   return db.getExecutor().provideConnection(async (connection) => {
     // The SQLite driver runs each statement as it is called: nothing below awaits until the commit.
     const answers: Promise<QueryResult<unknown>>[] = [];
