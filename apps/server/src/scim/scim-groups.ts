@@ -56,10 +56,17 @@ export class ScimGroups {
   async replace(id: string, body: unknown, actor: string): Promise<Group> {
     const group = await this.get(id);
     const input = this.checked(body);
-    const members = await this.memberIds(input.members);
-    const current = await this.groups.rename(group, input.displayName, changerOf(actor)).catch(asScimError);
-    await this.setMembers(current, members, actor);
-    return current;
+    const wanted = await this.memberIds(input.members);
+    const scimUsers = await this.scimUserIds();
+    const replaced = await this.groups
+      .replace(
+        group,
+        { name: input.displayName, wanted },
+        (userId) => scimUsers.has(userId),
+        changerOf(actor),
+      )
+      .catch(asScimError);
+    return replaced.group;
   }
 
   async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<Group> {
@@ -69,7 +76,11 @@ export class ScimGroups {
 
   /** The group stays (with its policy and other members); its SCIM users leave it. */
   async remove(id: string, actor: string): Promise<void> {
-    await this.setMembers(await this.get(id), new Set(), actor);
+    const group = await this.get(id);
+    const scimUsers = await this.scimUserIds();
+    await this.groups
+      .setMembers(group, new Set(), (userId) => scimUsers.has(userId), changerOf(actor))
+      .catch(asScimError);
   }
 
   /** The Group resource of RFC 7643 section 4.2, its members the SCIM users in it. */
@@ -117,12 +128,8 @@ export class ScimGroups {
     return ids;
   }
 
-  /** Its SCIM users in the group become `wanted`; the group's other members stay. */
-  private async setMembers(group: Group, wanted: ReadonlySet<string>, actor: string): Promise<void> {
-    const scimUsers = new Set((await this.store.users.listOfSource('scim')).map((user) => user.id));
-    await this.groups
-      .setMembers(group, wanted, (userId) => scimUsers.has(userId), changerOf(actor))
-      .catch(asScimError);
+  private async scimUserIds(): Promise<Set<string>> {
+    return new Set((await this.store.users.listOfSource('scim')).map((user) => user.id));
   }
 }
 

@@ -122,6 +122,15 @@ describe.each(STORE_KINDS)('the groups module on %s', (kind) => {
     ).rejects.toThrow();
     expect(await store.groups.findByName('Ghosts')).toBeUndefined();
     expect(await groupEntries(store)).toEqual([]);
+
+    // SCIM's PUT: the new name and the members in one transaction, so neither when one fails.
+    const execs = await groups.create({ name: 'Execs', priority: 0 }, SCIM_CLIENT);
+    const made = (await groupEntries(store)).length;
+    await expect(
+      groups.replace(execs, { name: 'Board', wanted: new Set([newId()]) }, () => true, SCIM_CLIENT),
+    ).rejects.toThrow();
+    expect(await store.groups.findByName('Execs')).toMatchObject({ id: execs.id });
+    expect(await groupEntries(store)).toHaveLength(made);
   });
 
   storeTest('SCIM can create no group with a name the rules refuse', async ({ testStore }) => {

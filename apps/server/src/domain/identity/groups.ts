@@ -112,27 +112,26 @@ export class Groups {
   }
 
   /** The group under a new name, checked as a new group's; answers the group as it is now. */
-  async rename(group: Group, newName: string, changer: GroupChanger): Promise<Group> {
-    const name = checkedGroupName(newName);
-    this.owned(group, 'name', changer);
-    if (name === group.name) return group;
-    if (await this.store.groups.findByName(name)) throw nameTaken(name);
-    const [renamed] = await this.written(
-      [
-        {
-          change: { kind: 'rename', groupId: group.id, name, ifSource: group.source },
-          audit: this.entry(changer, 'group.renamed', {
-            source: group.source,
-            from: group.name,
-            group: name,
-          }),
-        },
-      ],
-      this.now(),
-      name,
+  async rename(group: Group, name: string, changer: GroupChanger): Promise<Group> {
+    return (await this.update(group, { name, joining: [], leaving: [] }, changer)).group;
+  }
+
+  /**
+   * SCIM's PUT: the group's name, and the members `changer` manages become `wanted` (of the
+   * current members, those `manages` says are its own and not wanted leave; the wanted who are
+   * not members join), in one transaction.
+   */
+  async replace(
+    group: Group,
+    input: { name: string; wanted: ReadonlySet<string> },
+    manages: (userId: string) => boolean,
+    changer: GroupChanger,
+  ): Promise<{ group: Group } & MembersChanged> {
+    return this.update(
+      group,
+      { name: input.name, ...(await this.moves(group, input.wanted, manages)) },
+      changer,
     );
-    if (renamed !== true) await this.changedMeanwhile(group, 'name', changer);
-    return { ...group, name };
   }
 
   /**
@@ -227,61 +226,81 @@ export class Groups {
 
   /** The user joins (member) or leaves the group; answers whether that changed anything now. */
   async changeMember(group: Group, userId: string, member: boolean, changer: GroupChanger): Promise<boolean> {
-    const { added, removed } = await this.changeMembers(
-      group,
-      member ? [userId] : [],
-      member ? [] : [userId],
-      changer,
-    );
+    const moves = member ? { joining: [userId], leaving: [] } : { joining: [], leaving: [userId] };
+    const { added, removed } = await this.update(group, moves, changer);
     return added.length + removed.length > 0;
   }
 
-  /**
-   * The members `changer` manages become `wanted` (SCIM's PUT): of the current members, those
-   * `manages` says are its own and not wanted leave; the wanted who are not members join. One
-   * transaction; each change audited once (of two writers at once, the one that made it).
-   */
+  /** The members `changer` manages become `wanted`, as `replace` sets them, the name kept. */
   async setMembers(
     group: Group,
     wanted: ReadonlySet<string>,
     manages: (userId: string) => boolean,
     changer: GroupChanger,
   ): Promise<MembersChanged> {
-    const current = new Set(await this.store.groups.listMembers(group.id));
-    return this.changeMembers(
-      group,
-      [...wanted].filter((userId) => !current.has(userId)),
-      [...current].filter((userId) => manages(userId) && !wanted.has(userId)),
-      changer,
-    );
+    return this.update(group, await this.moves(group, wanted, manages), changer);
   }
 
-  private async changeMembers(
+  private async moves(
     group: Group,
-    joining: readonly string[],
-    leaving: readonly string[],
+    wanted: ReadonlySet<string>,
+    manages: (userId: string) => boolean,
+  ): Promise<{ joining: string[]; leaving: string[] }> {
+    const current = new Set(await this.store.groups.listMembers(group.id));
+    return {
+      joining: [...wanted].filter((userId) => !current.has(userId)),
+      leaving: [...current].filter((userId) => manages(userId) && !wanted.has(userId)),
+    };
+  }
+
+  /**
+   * A new name (when given) and members joining and leaving, in one transaction: each change
+   * audited once, of two writers at once by the one whose write changed the row.
+   */
+  private async update(
+    group: Group,
+    change: { name?: string; joining: readonly string[]; leaving: readonly string[] },
     changer: GroupChanger,
-  ): Promise<MembersChanged> {
-    this.owned(group, 'members', changer);
-    if (joining.length + leaving.length === 0) return { added: [], removed: [] };
-    const at = this.now();
-    const changes = [
-      ...joining.map((userId) => ({ userId, member: true })),
-      ...leaving.map((userId) => ({ userId, member: false })),
+  ): Promise<{ group: Group } & MembersChanged> {
+    const name = change.name === undefined ? group.name : checkedGroupName(change.name);
+    if (name !== group.name || change.name !== undefined) this.owned(group, 'name', changer);
+    const moves = [
+      ...change.joining.map((userId) => ({ userId, member: true })),
+      ...change.leaving.map((userId) => ({ userId, member: false })),
     ];
-    // The store's answer decides, so that of two writers at once only one audits each change.
+    if (moves.length > 0) this.owned(group, 'members', changer);
+    const renaming = name !== group.name;
+    if (renaming && (await this.store.groups.findByName(name))) throw nameTaken(name);
+    const now = { ...group, name };
+    if (!renaming && moves.length === 0) return { group: now, added: [], removed: [] };
+    const at = this.now();
+    const rename: AuditedGroupWrite[] = renaming
+      ? [
+          {
+            change: { kind: 'rename', groupId: group.id, name, ifSource: group.source },
+            audit: this.entry(changer, 'group.renamed', {
+              source: group.source,
+              from: group.name,
+              group: name,
+            }),
+          },
+        ]
+      : [];
     const changed = await this.written(
-      changes.map(({ userId, member }) => this.membership(group, userId, member, changer)),
+      [...rename, ...moves.map(({ userId, member }) => this.membership(now, userId, member, changer))],
       at,
+      renaming ? name : undefined,
     );
-    const done = changes.filter((_, index) => changed[index] === true);
+    if (renaming && changed[0] !== true) await this.changedMeanwhile(group, 'name', changer);
+    const done = moves.filter((_, index) => changed[index + rename.length] === true);
     await this.revokeIfSwitchedOff(
-      group,
+      now,
       done.map(({ userId }) => userId),
       changer,
       at,
     );
     return {
+      group: now,
       added: done.filter(({ member }) => member).map(({ userId }) => userId),
       removed: done.filter(({ member }) => !member).map(({ userId }) => userId),
     };
