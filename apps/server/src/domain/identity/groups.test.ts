@@ -1,6 +1,8 @@
 import { usernameOrThrow } from '@dea/contract';
 import { describe, expect } from 'vitest';
 import { newId } from '../../crypto/ids.js';
+import { Metrics } from '../../observability/metrics.js';
+import { observedStore } from '../../observability/observed-store.js';
 import { ScimGroups } from '../../scim/scim-groups.js';
 import { ScimError } from '../../scim/scim-error.js';
 import { SCIM } from '../../scim/scim-schemas.js';
@@ -96,6 +98,24 @@ describe.each(STORE_KINDS)('the groups module on %s', (kind) => {
     expect(entries[1]).toMatchObject({ userId: erin, actor: 'cli', details: { group: 'Staff' } });
     expect(entries[7]).toMatchObject({ details: { group: 'Employees', source: 'local', members: 0 } });
   });
+
+  storeTest(
+    'each entry it writes is told to the listeners (webhooks) and counted, with its stored id',
+    async ({ testStore }) => {
+      const told: { id: string; event: string }[] = [];
+      const store = observedStore(testStore.store, new Metrics(), [(entry) => told.push(entry)]);
+      const groups = new Groups(store, Date.now);
+      const staff = await groups.create({ name: 'Staff', priority: 0 }, OPERATOR);
+      const erin = await addUser(store, 'erin');
+      await groups.changeMember(staff, erin, true, OPERATOR);
+      await groups.changeMember(staff, erin, true, OPERATOR);
+      const stored = (await groupEntries(store)).reverse();
+      expect(told.map(({ id, event }) => ({ id, event }))).toEqual(
+        stored.map(({ id, event }) => ({ id, event })),
+      );
+      expect(told.map((entry) => entry.event)).toEqual(['group.created', 'group.member_added']);
+    },
+  );
 
   storeTest('a change whose audit entry cannot be written leaves neither', async ({ testStore }) => {
     const { store } = testStore;
