@@ -123,6 +123,8 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
       [['group', 'add'], 2, '--name is required'],
       [['group', 'add', '--name', 'X', '--priority', 'high'], 2, '--priority must be a whole number'],
       [['group', 'add', '--name', 'Staff'], 1, 'a group named "Staff" already exists'],
+      [['group', 'add', '--name', 'x'.repeat(101)], 2, 'the name must be 1 to 100 characters'],
+      [['group', 'add', '--name', 'Two\nlines'], 2, 'the name must not hold a control character'],
       [['group', 'add-member', 'Nobody', 'erin'], 1, 'no group named "Nobody"'],
       [['group', 'add-member', 'Staff', 'nobody'], 1, 'no user named "nobody"'],
       [['group', 'add-member', 'Staff', 'erin'], 1, 'erin is already in group Staff'],

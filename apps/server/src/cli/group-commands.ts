@@ -105,17 +105,17 @@ export const groupCommands: CommandGroup = {
       options: { name: { type: 'string' }, priority: { type: 'string' } },
       async run(values, positionals, context) {
         noMoreArguments(positionals, 0);
-        const name = requiredOption(values, 'name').trim();
-        if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
+        // The name's rules are the groups module's, as for every door.
+        const name = requiredOption(values, 'name');
         const priorityText = optionText(values, 'priority') ?? '0';
         const priority = /^-?\d{1,7}$/.test(priorityText) ? Number(priorityText) : NaN;
         if (Number.isNaN(priority))
           throw new UsageError('--priority must be a whole number from -9999999 to 9999999');
         const { store } = await context.open();
-        await new Groups(store, () => context.now())
+        const group = await new Groups(store, () => context.now())
           .create({ name, priority }, OPERATOR)
           .catch((error: unknown) => asCliFailure(error));
-        context.out(`Added group ${name} (priority ${priority}).`);
+        context.out(`Added group ${group.name} (priority ${priority}).`);
         return 0;
       },
     },
