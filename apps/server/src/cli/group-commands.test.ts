@@ -123,6 +123,8 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
       [['group', 'add'], 2, '--name is required'],
       [['group', 'add', '--name', 'X', '--priority', 'high'], 2, '--priority must be a whole number'],
       [['group', 'add', '--name', 'Staff'], 1, 'a group named "Staff" already exists'],
+      [['group', 'add', '--name', 'x'.repeat(101)], 2, 'the name must be 1 to 100 characters'],
+      [['group', 'add', '--name', 'Two\nlines'], 2, 'the name must not hold a control character'],
       [['group', 'add-member', 'Nobody', 'erin'], 1, 'no group named "Nobody"'],
       [['group', 'add-member', 'Staff', 'nobody'], 1, 'no user named "nobody"'],
       [['group', 'add-member', 'Staff', 'erin'], 1, 'erin is already in group Staff'],
@@ -150,5 +152,35 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
     ];
     await expectRefusals(cli, refusals);
     expect(await storeSnapshot(cli.store)).toEqual(before);
+  });
+
+  it("renames and removes an operator's group; a SCIM group's name is refused naming its owner", async () => {
+    expect(await cli.run(['group', 'add', '--name', 'Temps'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'add-member', 'Temps', 'frank'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'rename', 'Temps', 'Contractors'])).toMatchObject({
+      code: 0,
+      out: 'Renamed group Temps to Contractors.',
+    });
+    expect(await cli.run(['group', 'owner', 'Contractors', 'scim'])).toMatchObject({ code: 0 });
+    const before = await storeSnapshot(cli.store);
+    await expectRefusals(cli, [
+      [
+        ['group', 'rename', 'Contractors', 'Externals'],
+        1,
+        'group "Contractors" is owned by the identity provider (scim)',
+      ],
+      [['group', 'remove', 'Contractors'], 1, 'its name may be changed only by the identity provider (scim)'],
+      [['group', 'rename', 'Contractors', 'x'.repeat(101)], 2, 'the name must be 1 to 100 characters'],
+      [['group', 'remove', 'Nobody'], 1, 'no group named "Nobody"'],
+    ]);
+    expect(await storeSnapshot(cli.store)).toEqual(before);
+    expect(await cli.run(['group', 'owner', 'Contractors', 'local'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['group', 'remove', 'Contractors'])).toMatchObject({
+      code: 0,
+      out: 'Removed group Contractors.',
+    });
+    expect(await cli.store.groups.findByName('Contractors')).toBeUndefined();
+    const events = (await cli.store.audit.list({ actor: 'cli' })).map((entry) => entry.event);
+    expect(events.slice(0, 3)).toEqual(['group.removed', 'group.owner_set', 'group.owner_set']);
   });
 });

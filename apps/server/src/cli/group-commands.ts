@@ -1,13 +1,13 @@
 import { POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } from '@dea/contract';
 import Value from 'typebox/value';
 import {
-  GROUP_OWNERS,
   GroupPolicies,
   POLICY_NAMES,
   type PolicyName,
   policyOptionProblem,
 } from '../domain/group-policies.js';
-import { changeMembership } from '../domain/group-membership.js';
+import { GROUP_OWNERS } from '../domain/identity/group-ownership.js';
+import { type GroupChanger, Groups } from '../domain/identity/groups.js';
 import { resolvePolicy } from '../domain/policy.js';
 import { groupRadiusCommand } from './group-radius-command.js';
 import {
@@ -35,6 +35,9 @@ const POLICY_FLAGS: Readonly<Record<PolicyName, string>> = {
   codeUses: 'code-uses',
   maxUnusedCodes: 'max-unused-codes',
 };
+
+/** An operator at the command line, as the groups module knows them. */
+const OPERATOR: GroupChanger = { by: 'local', actor: 'cli' };
 
 /** One option's value from its text, checked by the rule the console uses too. */
 function policyValue(name: PolicyName, text: string): unknown {
@@ -77,12 +80,10 @@ function membershipCommand(adding: boolean): Command {
       const isMember = (await store.groups.listMembers(group.id)).includes(user.id);
       if (adding && isMember) throw new CliFailure(`${username} is already in group ${groupName}`);
       if (!adding && !isMember) throw new CliFailure(`${username} is not in group ${groupName}`);
-      // The rule of every membership: audited, and codes revoked when this switches them off.
-      await changeMembership(
-        store,
-        { group, userId: user.id, member: adding },
-        { actor: 'cli', at: context.now() },
-      );
+      // The rule of every membership: owned, audited, and codes revoked when this switches them off.
+      await new Groups(store, () => context.now())
+        .changeMember(group, user.id, adding, OPERATOR)
+        .catch((error: unknown) => asCliFailure(error));
       context.out(adding ? `Added ${username} to ${groupName}.` : `Removed ${username} from ${groupName}.`);
       return 0;
     },
@@ -104,17 +105,17 @@ export const groupCommands: CommandGroup = {
       options: { name: { type: 'string' }, priority: { type: 'string' } },
       async run(values, positionals, context) {
         noMoreArguments(positionals, 0);
-        const name = requiredOption(values, 'name').trim();
-        if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
+        // The name's rules are the groups module's, as for every door.
+        const name = requiredOption(values, 'name');
         const priorityText = optionText(values, 'priority') ?? '0';
         const priority = /^-?\d{1,7}$/.test(priorityText) ? Number(priorityText) : NaN;
         if (Number.isNaN(priority))
           throw new UsageError('--priority must be a whole number from -9999999 to 9999999');
         const { store } = await context.open();
-        await new GroupPolicies(store, () => context.now())
-          .createGroup(name, priority, 'cli')
+        const group = await new Groups(store, () => context.now())
+          .create({ name, priority }, OPERATOR)
           .catch((error: unknown) => asCliFailure(error));
-        context.out(`Added group ${name} (priority ${priority}).`);
+        context.out(`Added group ${group.name} (priority ${priority}).`);
         return 0;
       },
     },
@@ -161,10 +162,44 @@ export const groupCommands: CommandGroup = {
         noMoreArguments(positionals, 2);
         const { store } = await context.open();
         const group = await findGroup(store, groupName);
-        await new GroupPolicies(store, () => context.now())
-          .setOwner(group, owner, 'cli')
+        await new Groups(store, () => context.now())
+          .setOwner(group, owner, OPERATOR)
           .catch((error: unknown) => asCliFailure(error));
         context.out(`Group ${group.name} is owned by ${owner}.`);
+        return 0;
+      },
+    },
+    rename: {
+      summary: "rename a group (an operator's; SCIM renames the groups it owns)",
+      usage: '<group> <new name>',
+      options: {},
+      async run(_values, positionals, context) {
+        const groupName = argument(positionals, 0, 'group');
+        const newName = argument(positionals, 1, 'new name');
+        noMoreArguments(positionals, 2);
+        const { store } = await context.open();
+        const group = await findGroup(store, groupName);
+        const renamed = await new Groups(store, () => context.now())
+          .rename(group, newName, OPERATOR)
+          .catch((error: unknown) => asCliFailure(error));
+        context.out(`Renamed group ${group.name} to ${renamed.name}.`);
+        return 0;
+      },
+    },
+    remove: {
+      summary: 'remove a group with its policies and memberships',
+      usage: '<group>',
+      options: {},
+      async run(_values, positionals, context) {
+        const groupName = argument(positionals, 0, 'group');
+        noMoreArguments(positionals, 1);
+        const { store } = await context.open();
+        const group = await findGroup(store, groupName);
+        const removed = await new Groups(store, () => context.now())
+          .remove(group, OPERATOR)
+          .catch((error: unknown) => asCliFailure(error, false));
+        if (!removed) throw new CliFailure(`group ${group.name} was removed meanwhile`);
+        context.out(`Removed group ${group.name}.`);
         return 0;
       },
     },

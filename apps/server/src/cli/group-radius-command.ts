@@ -5,9 +5,10 @@ import {
   radiusPolicyOf,
 } from '../radius/radius-policy.js';
 import { checkReplyAttributes } from '../radius/reply-attributes.js';
+import { Groups } from '../domain/identity/groups.js';
 import {
   argument,
-  auditChange,
+  asCliFailure,
   type Command,
   findGroup,
   noMoreArguments,
@@ -87,10 +88,15 @@ export const groupRadiusCommand: Command = {
             replyAttributes: lines.length > 0 ? attributes : stored.replyAttributes,
             passwordAndCode: formatPasswordAndCode(mode ?? stored.passwordAndCode),
           };
-    await store.groups.setPolicy(group.id, RADIUS_POLICY_CATEGORY, options);
-    await auditChange(store, context.now(), 'policy.set', {
-      details: { group: group.name, category: RADIUS_POLICY_CATEGORY, options },
-    });
+    // Through the groups module: the policy and its audit entry in one transaction.
+    await new Groups(store, () => context.now())
+      .setPolicy(
+        group,
+        { category: RADIUS_POLICY_CATEGORY, options, changes: options },
+        { by: 'local', actor: 'cli' },
+        false,
+      )
+      .catch((error: unknown) => asCliFailure(error));
     const carried = options.replyAttributes.map(([name, value]) => `${name} = ${value}`).join(', ');
     context.out(
       `${group.name}: User-Password holds ${describeMode(options.passwordAndCode)}; an Access-Accept carries ${carried === '' ? 'no attributes' : carried}.`,

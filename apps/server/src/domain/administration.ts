@@ -24,6 +24,7 @@ import type { CodeDefaults } from './code-settings.js';
 import type { ConsoleCaller } from './console-auth.js';
 import { effectiveSettings } from './effective-settings.js';
 import { GroupPolicies, issuersOf } from './group-policies.js';
+import { Groups } from './identity/groups.js';
 import { addLanguage, checkTexts, importTexts, textsBesideEnglish } from './message-texts.js';
 import { resolvePolicy } from './policy.js';
 import { RuleError } from './rule-error.js';
@@ -35,8 +36,12 @@ const iso = (at: number): string => new Date(at).toISOString();
 
 /** A refusal of the product's rules, as the console's API answers it: 404 when missing, else 400. */
 function asApiError(error: unknown): never {
-  if (error instanceof RuleError) throw error.kind === 'missing' ? notFound() : invalidRequest(error.message);
-  throw error;
+  if (!(error instanceof RuleError)) throw error;
+  if (error.kind === 'missing') throw notFound();
+  // Another source owns the group: 409, the message naming the owner.
+  if (error.kind === 'owned')
+    throw new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail: error.message }, 409);
+  throw invalidRequest(error.message);
 }
 
 const shownKey = (key: ServiceKey): AdminServiceKey => ({
@@ -68,9 +73,11 @@ export interface AdministrationDependencies {
  */
 export class Administration {
   private readonly groupPolicies: GroupPolicies;
+  private readonly groupChanges: Groups;
 
   constructor(private readonly deps: AdministrationDependencies) {
     this.groupPolicies = new GroupPolicies(deps.store, deps.now);
+    this.groupChanges = new Groups(deps.store, deps.now);
   }
 
   allowed(caller: ConsoleCaller): string {
@@ -103,7 +110,9 @@ export class Administration {
 
   async createGroup(caller: ConsoleCaller, name: string, priority: number): Promise<{ id: string }> {
     const actor = this.allowed(caller);
-    const group = await this.groupPolicies.createGroup(name, priority, actor).catch(asApiError);
+    const group = await this.groupChanges
+      .create({ name, priority }, { by: 'local', actor })
+      .catch(asApiError);
     return { id: group.id };
   }
 
@@ -126,7 +135,7 @@ export class Administration {
     const actor = this.allowed(caller);
     const group = (await this.deps.store.groups.list()).find((each) => each.id === groupId);
     if (group === undefined) throw notFound();
-    const changed = await this.groupPolicies.setOwner(group, owner, actor).catch(asApiError);
+    const changed = await this.groupChanges.setOwner(group, owner, { by: 'local', actor }).catch(asApiError);
     return { owner: changed.source };
   }
 

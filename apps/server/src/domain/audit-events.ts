@@ -48,6 +48,7 @@ export const AUDIT_EVENTS = {
   'channel.removed': "a user's channel was removed",
   'group.created': 'a group was added',
   'group.renamed': 'a group was renamed (details: from, group)',
+  'group.removed': 'a group was removed with its policies and memberships (details: group, source, members)',
   'group.owner_set':
     'a group was handed to SCIM or taken back by an operator (details: group, from, owner: local or scim)',
   'group.member_added': 'a user joined a group',

@@ -1,36 +1,20 @@
-import type { Group, Store } from '../store/store.js';
-import { revokeCodesIfSwitchedOff } from './codes-switched-off.js';
+import type { Group, Store, UserSource } from '../store/store.js';
+import { Groups } from './identity/groups.js';
 
 /**
- * A user joins or leaves a group, audited with who did it; the one rule for the CLI, the
- * directory, the import and SCIM. When the change leaves the user's policy without codes, their
- * unused codes are revoked. Answers whether anything changed.
+ * A user joins or leaves a group through the groups module (identity/groups.ts): the ownership
+ * of the group checked for the source (`by`, an operator's 'local' unless said), written with its
+ * audit entry in one transaction, the user's unused codes revoked when this switches them off.
+ * Kept for the callers that change one membership at a time. Answers whether anything changed.
  */
 export async function changeMembership(
   store: Store,
-  change: { group: Group; userId: string; member: boolean },
+  change: { group: Group; userId: string; member: boolean; by?: UserSource },
   audit: { actor: string; at: number; details?: Record<string, unknown> },
 ): Promise<boolean> {
-  const { group, userId, member } = change;
-  // The store's answer decides, so that of two writers at once only one audits the change.
-  const changed = member
-    ? await store.groups.addMember(group.id, userId)
-    : await store.groups.removeMember(group.id, userId);
-  if (!changed) return false;
-  await store.audit.append(
-    {
-      event: member ? 'group.member_added' : 'group.member_removed',
-      userId,
-      actor: audit.actor,
-      details: { ...audit.details, group: group.name },
-    },
-    audit.at,
-  );
-  await revokeCodesIfSwitchedOff(store, [userId], {
+  return new Groups(store, () => audit.at).changeMember(change.group, change.userId, change.member, {
+    by: change.by ?? 'local',
     actor: audit.actor,
-    at: audit.at,
-    cause: 'membership changed',
-    details: { group: group.name },
+    ...(audit.details !== undefined && { details: audit.details }),
   });
-  return true;
 }

@@ -4,7 +4,8 @@ import type { Store, User, UserSource } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
 import { canonicalAddress } from './recipients.js';
 import { disableUser } from './disable-user.js';
-import { changeMembership } from './group-membership.js';
+import { Groups } from './identity/groups.js';
+import { RuleError } from './rule-error.js';
 import { isTimeZone } from './time-zone.js';
 import { InvalidField, validUsername } from './user-fields.js';
 import type { DirectoryNames } from './user-directory.js';
@@ -325,17 +326,16 @@ class Writes {
 
   async membership(userId: string, groupName: string, member: boolean): Promise<void> {
     if (this.dryRun) return;
-    let group = await this.store.groups.findByName(groupName);
-    if (group === undefined) {
-      // A mapped group that does not exist yet: made without a policy (no codes until one is set).
-      group = { id: newId(this.at), name: groupName, priority: 0, source: this.source };
-      await this.store.groups.create(group);
-      await this.audit('group.created', userId, { group: groupName });
+    // Through the groups module (identity/groups.ts): a mapped group that does not exist yet is
+    // made by the rules of every group, owned by this source.
+    const groups = new Groups(this.store, () => this.at);
+    const changer = { by: this.source, actor: this.actor, details: { source: this.source } };
+    try {
+      await groups.changeMember(await groups.named(groupName, changer), userId, member, changer);
+    } catch (error) {
+      if (error instanceof RuleError)
+        throw new ProvisionError(`group "${groupName}": ${error.message}`, 'invalid');
+      throw error;
     }
-    await changeMembership(
-      this.store,
-      { group, userId, member },
-      { actor: this.actor, at: this.at, details: { source: this.source } },
-    );
   }
 }

@@ -231,6 +231,7 @@ export class Metrics {
       'group.member_added': none,
       'group.member_removed': none,
       'group.renamed': none,
+      'group.removed': none,
       'group.owner_set': none,
       'policy.set': none,
       'branding.set': none,

@@ -19,9 +19,22 @@ export function observedStore(
   };
   // The entry's id is made here, so that what listeners pass on names the stored entry.
   const withId = (entry: NewAuditEntry, at: number) => ({ ...entry, id: entry.id ?? newId(at) });
-  const { codes, audit, retention } = store;
+  const { codes, audit, retention, groups } = store;
   return {
     ...store,
+    groups: {
+      ...groups,
+      async write(writes, at) {
+        const entries = writes.map(({ change, audit: audited }) => ({ change, audit: withId(audited, at) }));
+        const changed = await groups.write(entries, at);
+        entries.forEach(({ audit: entry }, index) => {
+          if (changed[index] !== true) return;
+          metrics.auditEvent(entry);
+          tell(entry, at);
+        });
+        return changed;
+      },
+    },
     codes: {
       ...codes,
       async issue(code, maxUnused, audited) {

@@ -1,6 +1,5 @@
 import Value from 'typebox/value';
-import { changeMembership } from '../domain/group-membership.js';
-import { GroupPolicies } from '../domain/group-policies.js';
+import { type GroupChanger, Groups } from '../domain/identity/groups.js';
 import { RuleError } from '../domain/rule-error.js';
 import type { Group, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
@@ -14,17 +13,18 @@ import type { Resource } from './scim-users.js';
  * the ones an administrator handed to it (`dea group owner`, or the console). It lists, renames
  * and sets the SCIM members of these only; an operator's group is, to SCIM, no group at all (GET,
  * PUT, PATCH and DELETE answer 404, as for an unknown id), so that a client matching groups by
- * name never adopts one it may not change. A group it creates passes the rules of every group
- * (group-policies.ts) and has no policy until an operator gives it one.
+ * name never adopts one it may not change. Every change goes through the groups module
+ * (domain/identity/groups.ts): a group it creates passes the rules of every group and has no
+ * policy until an operator gives it one; a change the group's owner keeps from SCIM is refused.
  */
 export class ScimGroups {
-  private readonly rules: GroupPolicies;
+  private readonly groups: Groups;
 
   constructor(
     private readonly store: Store,
-    private readonly now: () => number,
+    now: () => number,
   ) {
-    this.rules = new GroupPolicies(store, now);
+    this.groups = new Groups(store, now);
   }
 
   async get(id: string): Promise<Group> {
@@ -48,18 +48,25 @@ export class ScimGroups {
   async create(body: unknown, actor: string): Promise<Group> {
     const input = this.checked(body);
     const members = await this.memberIds(input.members);
-    const group = await this.rules.createGroup(input.displayName, 0, actor, 'scim').catch(asScimError);
-    await this.setMembers(group, members, actor);
-    return group;
+    return this.groups
+      .create({ name: input.displayName, priority: 0, members: [...members] }, changerOf(actor))
+      .catch(asScimError);
   }
 
   async replace(id: string, body: unknown, actor: string): Promise<Group> {
     const group = await this.get(id);
     const input = this.checked(body);
-    const members = await this.memberIds(input.members);
-    const current = await this.rules.renameGroup(group, input.displayName, actor).catch(asScimError);
-    await this.setMembers(current, members, actor);
-    return current;
+    const wanted = await this.memberIds(input.members);
+    const scimUsers = await this.scimUserIds();
+    const replaced = await this.groups
+      .replace(
+        group,
+        { name: input.displayName, wanted },
+        (userId) => scimUsers.has(userId),
+        changerOf(actor),
+      )
+      .catch(asScimError);
+    return replaced.group;
   }
 
   async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<Group> {
@@ -69,7 +76,11 @@ export class ScimGroups {
 
   /** The group stays (with its policy and other members); its SCIM users leave it. */
   async remove(id: string, actor: string): Promise<void> {
-    await this.setMembers(await this.get(id), new Set(), actor);
+    const group = await this.get(id);
+    const scimUsers = await this.scimUserIds();
+    await this.groups
+      .setMembers(group, new Set(), (userId) => scimUsers.has(userId), changerOf(actor))
+      .catch(asScimError);
   }
 
   /** The Group resource of RFC 7643 section 4.2, its members the SCIM users in it. */
@@ -117,19 +128,12 @@ export class ScimGroups {
     return ids;
   }
 
-  private async setMembers(group: Group, wanted: ReadonlySet<string>, actor: string): Promise<void> {
-    const at = this.now();
-    const current = new Set((await this.scimMembers(group)).map((user) => user.id));
-    for (const userId of new Set([...current, ...wanted])) {
-      if (current.has(userId) === wanted.has(userId)) continue;
-      await changeMembership(
-        this.store,
-        { group, userId, member: wanted.has(userId) },
-        { actor, at, details: { source: 'scim' } },
-      );
-    }
+  private async scimUserIds(): Promise<Set<string>> {
+    return new Set((await this.store.users.listOfSource('scim')).map((user) => user.id));
   }
 }
+
+const changerOf = (actor: string): GroupChanger => ({ by: 'scim', actor, details: { source: 'scim' } });
 
 /** A refusal of the rules of every group, in SCIM's terms: a taken name is 409 uniqueness. */
 function asScimError(error: unknown): never {
@@ -142,5 +146,7 @@ function asScimError(error: unknown): never {
     );
   }
   if (error.kind === 'missing') throw notFound(error.message);
+  // The group's owner keeps this part from SCIM (identity/group-ownership.ts): the message names it.
+  if (error.kind === 'owned') throw new ScimError(400, error.message, 'mutability');
   throw invalidValue(error.message);
 }

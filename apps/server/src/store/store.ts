@@ -41,7 +41,7 @@ export type {
   ConsoleEnrolmentLink,
 } from './sql/console.js';
 export { CONSOLE_ROLES } from './sql/console.js';
-export type { Group, GroupRepository } from './sql/groups.js';
+export type { AuditedGroupWrite, Group, GroupRepository, GroupWrite } from './sql/groups.js';
 export type { MetaRepository } from './sql/meta.js';
 export type { OutboxMessage, OutboxRepository } from './sql/outbox.js';
 export type { RateLimit, RateTake, RateCounterRepository } from './sql/rate-counters.js';

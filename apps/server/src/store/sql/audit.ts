@@ -1,6 +1,6 @@
 import type { AuditEventName } from '../audit-event-names.js';
 import { newId } from '../../crypto/ids.js';
-import type { Selectable } from 'kysely';
+import { type CompiledQuery, type Selectable, sql } from 'kysely';
 import type { AuditLogTable } from '../database.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db } from './db.js';
@@ -59,6 +59,32 @@ export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: nu
   return async (target, entry, at) => {
     await insert.run(target, auditRowOf(entry, at));
   };
+}
+
+/**
+ * The embedded store's insert of an audit entry that is written only when the statement run just
+ * before it on the connection changed a row (SQLite's changes()): a change and its entry in one
+ * transaction whose statements need not wait for each other's answers.
+ */
+export function auditInsertIfChanged(db: Db, entry: NewAuditEntry, at: number): CompiledQuery {
+  const row = auditRowOf(entry, at);
+  return db
+    .insertInto('audit_log')
+    .columns(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
+    .expression(
+      db
+        .selectNoFrom((eb) => [
+          eb.val(row.id).as('id'),
+          eb.val(row.at).as('at'),
+          eb.val(row.event).as('event'),
+          eb.val(row.user_id).as('user_id'),
+          eb.val(row.actor).as('actor'),
+          eb.val(row.client_address).as('client_address'),
+          eb.val(row.details).as('details'),
+        ])
+        .where(sql<boolean>`changes() > 0`),
+    )
+    .compile();
 }
 
 /** What is written of an audit entry; the store seals it (seq, chain) afterwards. */

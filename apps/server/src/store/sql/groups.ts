@@ -1,5 +1,6 @@
+import { CompiledQuery, type QueryResult, sql } from 'kysely';
 import type { UserSource } from '../store.js';
-import { sql } from 'kysely';
+import { auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
@@ -34,6 +35,27 @@ export interface GroupRepository {
   listMembers(groupId: string): Promise<string[]>;
   /** The groups the user is a member of. */
   listOfUser(userId: string): Promise<Group[]>;
+  /**
+   * Makes the writes and appends the audit entry of each that changed something, all in one
+   * transaction, or nothing at all when one fails (a name another group has, an entry that cannot
+   * be written). A write that changes nothing (a member already, no such group, an owner other
+   * than `ifSource`) writes no entry. Answers, for each write, whether it changed something.
+   */
+  write(writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]>;
+}
+
+/** One change of a group or a membership; `ifSource`: only while the group has this owner. */
+export type GroupWrite =
+  | { kind: 'create'; group: Group }
+  | { kind: 'rename'; groupId: string; name: string; ifSource: UserSource }
+  | { kind: 'setSource'; groupId: string; source: UserSource; ifSource: UserSource }
+  | { kind: 'remove'; groupId: string; ifSource: UserSource }
+  | { kind: 'addMember' | 'removeMember'; groupId: string; userId: string }
+  | { kind: 'setPolicy'; groupId: string; category: string; options: Record<string, unknown> };
+
+export interface AuditedGroupWrite {
+  change: GroupWrite;
+  audit: NewAuditEntry;
 }
 
 const GROUP_COLUMNS = ['groups.id', 'groups.name', 'groups.priority', 'groups.source'] as const;
@@ -42,7 +64,86 @@ const asGroup = (row: { id: string; name: string; priority: number; source: stri
   source: row.source as UserSource,
 });
 
+/** The statement of one change of a group; the rows it touched say whether it changed something. */
+function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
+  switch (change.kind) {
+    case 'create':
+      return db.insertInto('groups').values(change.group).compile();
+    case 'remove':
+      return db
+        .deleteFrom('groups')
+        .where('id', '=', change.groupId)
+        .where('source', '=', change.ifSource)
+        .compile();
+    case 'rename':
+    case 'setSource':
+      return db
+        .updateTable('groups')
+        .set(change.kind === 'rename' ? { name: change.name } : { source: change.source })
+        .where('id', '=', change.groupId)
+        .where('source', '=', change.ifSource)
+        .compile();
+    case 'addMember':
+      return db
+        .insertInto('user_groups')
+        .values({ group_id: change.groupId, user_id: change.userId })
+        .onConflict((oc) => oc.doNothing())
+        .compile();
+    case 'removeMember':
+      return db
+        .deleteFrom('user_groups')
+        .where('group_id', '=', change.groupId)
+        .where('user_id', '=', change.userId)
+        .compile();
+    case 'setPolicy': {
+      const text = JSON.stringify(change.options);
+      return db
+        .insertInto('policies')
+        .values({ group_id: change.groupId, category: change.category, options: text })
+        .onConflict((oc) => oc.columns(['group_id', 'category']).doUpdateSet({ options: text }))
+        .compile();
+    }
+  }
+}
+
+const touched = (result: QueryResult<unknown>): boolean => (result.numAffectedRows ?? 0n) > 0n;
+
+/**
+ * The embedded store's transaction of group writes, run without giving the thread back between its
+ * statements: SQLite waits for another connection's lock without yielding, so a transaction held
+ * across awaits would hold up a second connection of the same process (the CLI run in-process
+ * beside a server) until busy_timeout. Each audit entry is inserted only when the statement before
+ * it changed a row (SQLite's changes()).
+ */
+async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]> {
+  const statements = writes.map(({ change, audit }) => ({
+    change: changeStatement(db, change),
+    audit: auditInsertIfChanged(db, audit, at),
+  }));
+  return db.getExecutor().provideConnection(async (connection) => {
+    // The SQLite driver runs each statement as it is called: nothing below awaits until the commit.
+    const answers: Promise<QueryResult<unknown>>[] = [];
+    void connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    try {
+      for (const statement of statements) {
+        answers.push(connection.executeQuery(statement.change));
+        void connection.executeQuery(statement.audit);
+      }
+      void connection.executeQuery(CompiledQuery.raw('commit'));
+    } catch (error) {
+      try {
+        void connection.executeQuery(CompiledQuery.raw('rollback'));
+      } catch {
+        // SQLite ended the transaction itself (a full disk): nothing is left to roll back.
+      }
+      throw error;
+    }
+    return (await Promise.all(answers)).map(touched);
+  });
+}
+
 export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
+  const insertAudit = auditInserter(db);
   // Every code issued asks for its user's policy.
   const policyOfUser = compiledOnce(db, (values: { userId: string; category: string }) =>
     db
@@ -178,6 +279,19 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
         .orderBy('user_id')
         .execute();
       return rows.map((row) => row.user_id);
+    },
+    async write(writes, at) {
+      // Each change and its audit entry commit together with the others, or nothing does.
+      if (dialect === 'sqlite') return sqliteWrite(db, writes, at);
+      return db.transaction().execute(async (trx) => {
+        const changed: boolean[] = [];
+        for (const { change, audit } of writes) {
+          const done = touched(await trx.executeQuery(changeStatement(trx, change)));
+          if (done) await insertAudit(trx, audit, at);
+          changed.push(done);
+        }
+        return changed;
+      });
     },
   };
 }
