@@ -212,7 +212,9 @@ describe.each(STORE_KINDS)('delivery through real peers on %s', (kind) => {
       // Bounded whatever the gateway does: the product gave up on each attempt it did not get an
       // answer to within DEA_DELIVERY_TIMEOUT_MS, rather than waiting for the gateway.
       if (failure.givenUp)
-        await expect.poll(() => requests.filter((request) => request.abandoned === true)).toHaveLength(failure.attempts);
+        await expect
+          .poll(() => requests.filter((request) => request.abandoned === true))
+          .toHaveLength(failure.attempts);
     }
     expect(await active(t, user.id)).toBe(0);
     const [failed] = await events(t, user.id, 'code.delivery_failed');
