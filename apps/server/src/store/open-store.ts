@@ -127,7 +127,7 @@ function sqliteDb(dataDir: string): Db {
 export function storeOver(db: Db, dialect: Dialect): Store {
   return {
     kind: dialect,
-    users: userRepository(db),
+    users: userRepository(db, dialect),
     groups: groupRepository(db, dialect),
     channels: channelRepository(db, dialect),
     codes: codeRepository(db, dialect),
@@ -150,6 +150,10 @@ export function storeOver(db: Db, dialect: Dialect): Store {
       state: () => schemaState(db),
       problems: (pending) => pendingProblems(db as Kysely<unknown>, pending),
       migrate: () => migrate(db, dialect),
+    },
+    transaction(work) {
+      if (db.isTransaction) return work(this);
+      return db.transaction().execute((trx) => work(storeOver(trx, dialect)));
     },
     async ping() {
       await sql`select 1`.execute(db);

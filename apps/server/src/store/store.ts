@@ -40,6 +40,12 @@ export interface Store {
     /** Applies what is pending; answers the migrations applied. */
     migrate(): Promise<string[]>;
   };
+  /**
+   * Runs `work` in one transaction: every call it makes on the store it is given commits together
+   * or not at all (an error thrown by `work` rolls everything back). Inside a transaction, another
+   * call runs in the same one.
+   */
+  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Answers when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -82,6 +88,12 @@ export interface NewUser {
 export interface UserRepository {
   create(user: NewUser): Promise<void>;
   findById(id: string): Promise<User | undefined>;
+  /**
+   * The user, read for a change within a transaction: their row stays locked until it ends, so
+   * that of two writers at once the second reads what the first wrote (FOR UPDATE on PostgreSQL;
+   * the embedded store runs one writing transaction at a time).
+   */
+  findForChange(id: string): Promise<User | undefined>;
   findByUsername(username: Username): Promise<User | undefined>;
   findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
 import type { User, UserRepository, UserSource } from '../store.js';
-import { flag, type Db } from './db.js';
+import { flag, type Db, type Dialect } from './db.js';
 
 /**
  * Every column of a user, named: a statement prepared once (prepared-statements.ts) must not say
@@ -42,7 +42,7 @@ export function toUser(row: Selectable<UsersTable>): User {
   };
 }
 
-export function userRepository(db: Db): UserRepository {
+export function userRepository(db: Db, dialect: Dialect): UserRepository {
   return {
     async create(user) {
       await db
@@ -65,6 +65,11 @@ export function userRepository(db: Db): UserRepository {
     },
     async findById(id) {
       const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toUser(row);
+    },
+    async findForChange(id) {
+      const query = db.selectFrom('users').selectAll().where('id', '=', id);
+      const row = await (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
       return row && toUser(row);
     },
     async findByUsername(username) {
