@@ -58,7 +58,8 @@ export {
  * Called by the directory's sync and sign-in, SCIM and the import.
  */
 export class UserProvisioning {
-  private readonly people: People;
+  /** The identity module every change of these users goes through. */
+  readonly people: People;
 
   constructor(
     private readonly store: Store,

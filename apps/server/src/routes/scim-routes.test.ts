@@ -581,9 +581,9 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         'PATCH',
         `/Users/${taken.id}`,
         { schemas: [PATCH], Operations: [{ op: 'replace', path: 'active', value: false }] },
-        404,
-        undefined,
-        'not found',
+        400,
+        'mutability',
+        `${taken.username}'s user name comes from the administrators`,
       ],
       ['GET', '/Nothing', undefined, 404, undefined, 'no such endpoint'],
     ];
