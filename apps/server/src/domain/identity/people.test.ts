@@ -4,6 +4,8 @@ import { newId } from '../../crypto/ids.js';
 import type { Store, UserSource } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { openSecondInstance } from '../../testing/second-instance.js';
+import { type AuditListener, observedStore } from '../../observability/observed-store.js';
+import { Metrics } from '../../observability/metrics.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { type ChangeBy, People } from './people.js';
 import { OwnershipRefused, type UserDoor } from './user-ownership.js';
@@ -94,6 +96,23 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
       expect(await store.users.findByUsername(usernameOrThrow('dave'))).toBeUndefined();
       expect(await store.sessions.listOpenOfUser(id)).toHaveLength(1);
       expect(await store.audit.list({ limit: 100 })).toEqual([]);
+    },
+  );
+
+  storeTest(
+    "the audit listeners (webhooks) hear a change's entry once it is committed, and nothing of one rolled back",
+    async ({ testStore, expect }) => {
+      const heard: string[] = [];
+      const listener: AuditListener = (entry) => heard.push(entry.event);
+      const store = observedStore(testStore.store, new Metrics(), [listener]);
+      const people = new People(store, () => T0);
+      const id = await addUser(store, 'fay');
+      await expect(people.setPassword(UNWRITABLE, id, 'hash-2')).rejects.toThrow(/BigInt/);
+      expect(heard).toEqual([]);
+      const setting = people.setPassword(BY_OPERATOR, id, 'hash-3');
+      expect(heard).toEqual([]);
+      await setting;
+      expect(heard).toEqual(['user.password_set']);
     },
   );
 
