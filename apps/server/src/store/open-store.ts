@@ -120,7 +120,7 @@ function sqliteDb(dataDir: string): Db {
   database.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   return new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database), file }),
   });
 }
 
