@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../crypto/ids.js';
 import { verifyPassword } from '../crypto/password-hash.js';
 import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
 import { STORE_KINDS } from '../testing/stores.js';
@@ -224,6 +225,47 @@ describe.each(STORE_KINDS)('dea user on %s', (kind) => {
     const audit = await cli.run(['audit', 'list', '--user', bob?.id ?? '']);
     expect(audit.out).toContain('user.removed');
     expect(audit.out).toContain('user.created');
+  });
+
+  it("cannot change what another source owns: a SCIM user's full name, a directory user's password", async () => {
+    const id = newId();
+    await cli.store.users.create({
+      id,
+      username: usernameOrThrow('sam'),
+      passwordHash: '!',
+      fullName: 'Sam From Okta',
+      locale: 'en',
+      createdAt: Date.now(),
+      source: 'scim',
+      externalId: '00u-sam',
+    });
+    await cli.store.users.create({
+      id: newId(),
+      username: usernameOrThrow('lee'),
+      passwordHash: '!',
+      fullName: 'Lee From LDAP',
+      locale: 'en',
+      createdAt: Date.now(),
+      source: 'ldap',
+      externalId: 'entry-uuid-lee',
+    });
+    const before = await storeSnapshot(cli.store);
+    expect(await cli.run(['user', 'update', 'sam', '--full-name', 'Sam Changed'])).toEqual({
+      code: 1,
+      out: '',
+      err: "sam's full name comes from the identity provider (SCIM); change it there",
+    });
+    expect(
+      await cli.run(['user', 'set-password', 'lee', '--password-stdin'], { stdin: 'long enough password' }),
+    ).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("lee's password is the directory's (DEA_LDAP_URL)"),
+    });
+    expect(await storeSnapshot(cli.store)).toEqual(before);
+    expect(await cli.store.audit.list({ userId: id })).toEqual([]);
+    // The administrators keep the levers of an emergency on every user.
+    expect(await cli.run(['user', 'disable', 'sam'])).toMatchObject({ code: 0 });
+    expect(await cli.run(['user', 'update', 'sam', '--locale', 'fr'])).toMatchObject({ code: 1 });
   });
 
   it('shows help for the group and a command', async () => {

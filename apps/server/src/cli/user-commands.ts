@@ -1,18 +1,17 @@
 import type { Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
-import { newId } from '../crypto/ids.js';
-import { ProvisionError, refuseDirectoryName } from '../domain/provision-user.js';
+import { changeMembership } from '../domain/group-membership.js';
+import { type ChangeBy, NoSuchUser, People, ProvisionError } from '../domain/identity/people.js';
+import { OwnershipRefused } from '../domain/identity/user-ownership.js';
 import { acceptedKeys } from '../crypto/secret-keys.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { userImportCommand } from './user-import-command.js';
 import { validFullName, validLocale, validTimeZone, validUsername } from '../domain/user-fields.js';
 import { Verification } from '../domain/verification.js';
 import type { Store, User } from '../store/store.js';
-import { disableUser } from '../domain/disable-user.js';
 import {
   argument,
   asUsage,
-  auditChange,
   type CliContext,
   type Command,
   CliFailure,
@@ -32,6 +31,32 @@ const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
 
 const checkUsername = (username: string): Username => asUsage(() => validUsername(username));
+
+/** Every change of a user an operator makes with dea, audited with the actor `cli`. */
+const BY_CLI: ChangeBy = { door: 'operator', actor: 'cli' };
+
+function peopleOf(context: CliContext, store: Store): People {
+  return new People(
+    store,
+    () => context.now(),
+    directoryUsersOf(context.config, store, () => context.now()),
+  );
+}
+
+/**
+ * A change of the identity module, with its refusals as the CLI reports them: a name taken or
+ * the directory's, a part another source owns (naming it), a user gone meanwhile (exit 1).
+ */
+async function changed<T>(change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (error instanceof OwnershipRefused || error instanceof ProvisionError)
+      throw new CliFailure(error.message);
+    if (error instanceof NoSuchUser) throw new CliFailure('the user was removed meanwhile');
+    throw error;
+  }
+}
 export const checkLocale = (locale: string): string => asUsage(() => validLocale(locale, '--locale'));
 const checkFullName = (fullName: string): string => asUsage(() => validFullName(fullName, '--full-name'));
 /** An IANA time zone, or "default" (DEA_TIME_ZONE) as null. */
@@ -160,29 +185,24 @@ export const userCommands: CommandGroup = {
         const groupNames = (values.group ?? []) as string[];
         const password = await readPassword(values, context);
         const { store } = await context.open();
-        if (await store.users.findByUsername(username))
-          throw new CliFailure(`a user named "${username}" already exists`);
-        try {
-          await refuseDirectoryName(
-            directoryUsersOf(context.config, store, () => context.now()),
-            username,
-          );
-        } catch (error) {
-          if (error instanceof ProvisionError) throw new CliFailure(error.message);
-          throw error;
-        }
         const groups = [];
         for (const name of groupNames) {
           const group = await store.groups.findByName(name);
           if (group === undefined) throw new CliFailure(`no group named "${name}"`);
           groups.push(group);
         }
-        const now = context.now();
-        const id = newId(now);
         const passwordHash = await hashPassword(password, context.config.passwordHashCost);
-        await store.users.create({ id, username, passwordHash, fullName, locale, timeZone, createdAt: now });
-        for (const group of groups) await store.groups.addMember(group.id, id);
-        await auditChange(store, now, 'user.created', { userId: id, details: { username } });
+        const {
+          user: { id },
+        } = await changed(() =>
+          peopleOf(context, store).create(BY_CLI, { username, fullName, locale, timeZone, passwordHash }),
+        );
+        for (const group of groups)
+          await changeMembership(
+            store,
+            { group, userId: id, member: true },
+            { actor: 'cli', at: context.now() },
+          );
         context.out(`Added user ${username} (${id}).`);
         return 0;
       },
@@ -210,8 +230,7 @@ export const userCommands: CommandGroup = {
         };
         const { store } = await context.open();
         const user = await findUser(store, username);
-        await store.users.update(user.id, changes);
-        await auditChange(store, context.now(), 'user.updated', { userId: user.id, details: changes });
+        await changed(() => peopleOf(context, store).update(BY_CLI, user.id, changes, () => changes));
         context.out(`Updated user ${username}.`);
         return 0;
       },
@@ -226,8 +245,7 @@ export const userCommands: CommandGroup = {
         noMoreArguments(positionals, 2);
         const { store } = await context.open();
         const user = await findUser(store, username);
-        await store.users.update(user.id, { locale });
-        await auditChange(store, context.now(), 'user.updated', { userId: user.id, details: { locale } });
+        await changed(() => peopleOf(context, store).update(BY_CLI, user.id, { locale }, () => ({ locale })));
         context.out(`User ${username} now has locale ${locale}.`);
         return 0;
       },
@@ -236,43 +254,41 @@ export const userCommands: CommandGroup = {
       "set a user's password from standard input or a file",
       async (username, passwordHash, store, context) => {
         const user = await findUser(store, username);
-        await store.users.update(user.id, { passwordHash });
         // Whoever signed in with the old password is signed out.
-        const now = context.now();
-        const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
-        await auditChange(store, now, 'user.password_set', { userId: user.id, details: { sessionsEnded } });
+        const { sessionsEnded } = await changed(() =>
+          peopleOf(context, store).setPassword(BY_CLI, user.id, passwordHash),
+        );
         return `Set the password of ${username}; ${signedOut(sessionsEnded)}.`;
       },
     ),
     disable: oneUserCommand(
       'disable a user: no sign-in, no codes, every verification fails',
       async (user, context, store) => {
-        const sessionsEnded = await disableUser(store, user.id, 'cli', context.now());
-        return `Disabled user ${user.username}; ${signedOut(sessionsEnded)}.`;
+        const { changed: parts, sessionsEnded } = await changed(() =>
+          peopleOf(context, store).disable(BY_CLI, user.id),
+        );
+        return parts.length === 0
+          ? `User ${user.username} was disabled already.`
+          : `Disabled user ${user.username}; ${signedOut(sessionsEnded)}.`;
       },
     ),
     'sign-out': oneUserCommand(
       'end every session of a user (sign them out everywhere)',
       async (user, context, store) => {
-        const now = context.now();
-        const sessionsEnded = await store.sessions.endAllOfUser(user.id, now);
-        await auditChange(store, now, 'user.signed_out', { userId: user.id, details: { sessionsEnded } });
+        const { sessionsEnded } = await changed(() => peopleOf(context, store).endSessions(BY_CLI, user.id));
         return `Signed out ${user.username}: ${signedOut(sessionsEnded)}.`;
       },
     ),
     enable: oneUserCommand('enable a disabled user again', async (user, context, store) => {
-      await store.users.update(user.id, { disabled: false });
-      await auditChange(store, context.now(), 'user.enabled', { userId: user.id });
-      return `Enabled user ${user.username}.`;
+      const { changed: parts } = await changed(() => peopleOf(context, store).enable(BY_CLI, user.id));
+      return parts.length === 0
+        ? `User ${user.username} was enabled already.`
+        : `Enabled user ${user.username}.`;
     }),
     remove: oneUserCommand(
       'remove a user with their channels, codes and sessions (the audit log keeps their entries)',
       async (user, context, store) => {
-        await store.users.remove(user.id);
-        await auditChange(store, context.now(), 'user.removed', {
-          userId: user.id,
-          details: { username: user.username },
-        });
+        await changed(() => peopleOf(context, store).remove(BY_CLI, user.id));
         return `Removed user ${user.username}.`;
       },
     ),

@@ -10,7 +10,7 @@ export type SwitchedOffCause = 'user disabled' | 'policy set' | 'membership chan
  * would otherwise verify again once they are switched back on. Off means disabled, or an effective
  * "Self Service" policy (of their highest-priority group that has one) without enableECode, or no
  * such policy at all. The one rule that every change which may switch codes off reaches after it
- * is written: disabling a user (disable-user.ts), a group's policy (group-policies.ts: the CLI and
+ * is written: disabling a user (identity/people.ts), a group's policy (group-policies.ts: the CLI and
  * the console), a membership (group-membership.ts: the CLI, the directory, the import and SCIM).
  * Each user whose codes were taken back gets one audit entry. Answers how many codes were revoked.
  */

@@ -3,16 +3,16 @@ import {
   ErrorNumber,
   type HelpDeskIssueResult,
   type HelpDeskUser,
-  POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
   SEND_TYPE_OF_CHANNEL,
 } from '@dea/contract';
-import type { ConsoleRole, Store, User } from '../store/store.js';
+import type { Store, User } from '../store/store.js';
 import { ApiError } from './api-error.js';
 import type { CodeDefaults } from './code-settings.js';
 import { issueCode } from './codes.js';
 import type { ConsoleCaller } from './console-auth.js';
-import { issuersOf } from './group-policies.js';
+import { NoSuchUser, People } from './identity/people.js';
+import { OwnershipRefused } from './identity/user-ownership.js';
 import { maskAddress } from './masking.js';
 import { resolvePolicy } from './policy.js';
 import type { SendRequest } from './send-code.js';
@@ -20,7 +20,6 @@ import type { Verification } from './verification.js';
 
 const SEARCH_LIMIT = 20;
 const AUDIT_SHOWN = 20;
-const HELP_DESK_ROLES: readonly ConsoleRole[] = ['admin', 'helpdesk'];
 
 const iso = (at: number): string => new Date(at).toISOString();
 const forbidden = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
@@ -32,6 +31,8 @@ const notFound = (): ApiError => new ApiError(ErrorNumber.invalidRequest, 'error
  * passkey of this console session; everything audited with the agent as actor.
  */
 export class HelpDesk {
+  private readonly people: People;
+
   constructor(
     private readonly store: Store,
     private readonly verification: Verification,
@@ -40,17 +41,19 @@ export class HelpDesk {
     private readonly now: () => number,
     /** Sends a code to a channel as the page does (sendCode), on the agent's behalf. */
     private readonly send: (request: SendRequest) => Promise<{ to: string }>,
-  ) {}
-
-  /** The agent may act: the passkey was verified in this session and the role is one of the help desk's. */
-  allowed(caller: ConsoleCaller): void {
-    if (!caller.passkeyVerified || !HELP_DESK_ROLES.includes(caller.account.role)) throw forbidden();
+  ) {
+    this.people = new People(store, now);
   }
 
-  /** The user's "Help Desk" policy names the roles that may help them (both without one). */
-  private async issuersAllow(caller: ConsoleCaller, userId: string): Promise<boolean> {
-    const stored = await this.store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_HELP_DESK);
-    return issuersOf(stored).includes(caller.account.role);
+  /** The agent may act: the identity module's rule (a help-desk role, the passkey of this session). */
+  allowed(caller: ConsoleCaller): void {
+    if (!People.mayWorkHelpDesk({ role: caller.account.role, passkeyVerified: caller.passkeyVerified }))
+      throw forbidden();
+  }
+
+  /** The identity module's rule: the user's "Help Desk" policy names the agent's role. */
+  private issuersAllow(caller: ConsoleCaller, userId: string): Promise<boolean> {
+    return this.people.helpDeskMayHelp(caller.account.role, userId);
   }
 
   /**
@@ -224,18 +227,16 @@ export class HelpDesk {
 
   async endSessions(caller: ConsoleCaller, userId: string): Promise<number> {
     const user = await this.helpable(caller, userId, 'take');
-    const at = this.now();
-    const ended = await this.store.sessions.endAllOfUser(user.id, at);
-    await this.store.audit.append(
-      {
-        event: 'user.signed_out',
-        userId: user.id,
-        actor: this.actorOf(caller),
-        details: { sessionsEnded: ended },
-      },
-      at,
-    );
-    return ended;
+    try {
+      const by = { door: 'operator', actor: this.actorOf(caller) } as const;
+      return (await this.people.endSessions(by, user.id)).sessionsEnded;
+    } catch (error) {
+      if (error instanceof NoSuchUser) throw notFound();
+      // A part another source owns: 409, naming the owner.
+      if (error instanceof OwnershipRefused)
+        throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', { detail: error.message }, 409);
+      throw error;
+    }
   }
 
   private actorOf(caller: ConsoleCaller): string {

@@ -3,12 +3,19 @@ import { newChannelReference, newId } from '../crypto/ids.js';
 import type { Store, User, UserSource } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
 import { canonicalAddress } from './recipients.js';
-import { disableUser } from './disable-user.js';
 import { Groups } from './identity/groups.js';
 import { RuleError } from './rule-error.js';
 import { isTimeZone } from './time-zone.js';
-import { InvalidField, validUsername } from './user-fields.js';
 import type { DirectoryNames } from './user-directory.js';
+import {
+  type ChangeBy,
+  NO_LOCAL_PASSWORD,
+  People,
+  type PersonFields,
+  ProvisionError,
+  provisionedName,
+} from './identity/people.js';
+import { DOOR_OF_SOURCE } from './identity/user-ownership.js';
 
 /**
  * A user as a source outside the product has it (the directory, an identity provider over SCIM,
@@ -39,58 +46,12 @@ export interface Provisioned {
   warnings: string[];
 }
 
-/**
- * The user cannot be provisioned; nothing was changed. `conflict`: the name or id is another
- * user's or another source's; `invalid`: the name is no user name; `unavailable`: the directory
- * that may own the name could not be asked.
- */
-export class ProvisionError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'conflict' | 'invalid' | 'unavailable' = 'conflict',
-  ) {
-    super(message);
-    this.name = 'ProvisionError';
-  }
-}
-
-/** The canonical form of a source's user name, or a ProvisionError saying why it is none. */
-export function provisionedName(username: string): Username {
-  try {
-    return validUsername(username);
-  } catch (error) {
-    if (error instanceof InvalidField) throw new ProvisionError(error.message, 'invalid');
-    throw error;
-  }
-}
-
-/**
- * Refuses a new user of another source (SCIM, the import, the CLI) whose name the configured
- * directory knows: the name is the directory's, and only the directory's password may stand for
- * it. Nothing is created when the directory cannot be asked.
- */
-export async function refuseDirectoryName(
-  directoryNames: DirectoryNames | undefined,
-  name: Username,
-): Promise<void> {
-  if (directoryNames === undefined) return;
-  let known: boolean;
-  try {
-    known = await directoryNames.hasUser(name);
-  } catch (error) {
-    throw new ProvisionError(
-      `the directory could not be asked whether it has a user named ${name} (${(error as Error).message}): nothing was created; check DEA_LDAP_URL and try again`,
-      'unavailable',
-    );
-  }
-  if (known)
-    throw new ProvisionError(
-      `the user name ${name} belongs to the directory (DEA_LDAP_URL): its user signs in with the directory's password, and no other source may create it`,
-    );
-}
-
-/** A user without a password of their own: only their source can say who they are. */
-export const NO_LOCAL_PASSWORD = '!';
+export {
+  NO_LOCAL_PASSWORD,
+  ProvisionError,
+  provisionedName,
+  refuseDirectoryName,
+} from './identity/people.js';
 
 /**
  * The one rule for users that come from outside: created or brought up to date from what the
@@ -98,12 +59,17 @@ export const NO_LOCAL_PASSWORD = '!';
  * Called by the directory's sync and sign-in, SCIM and the import.
  */
 export class UserProvisioning {
+  /** The identity module every change of these users goes through. */
+  readonly people: People;
+
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
     /** The configured directory, which owns the names it has (none for the directory's own provisioning). */
-    private readonly directoryNames?: DirectoryNames,
-  ) {}
+    directoryNames?: DirectoryNames,
+  ) {
+    this.people = new People(store, now, directoryNames);
+  }
 
   /**
    * Creates or brings the user up to date. With `dryRun` nothing is written: the outcome is what
@@ -138,37 +104,33 @@ export class UserProvisioning {
       throw new ProvisionError(`the user ${username} exists already`);
     const timeZone = input.timeZone === undefined || isTimeZone(input.timeZone) ? input.timeZone : undefined;
     if (timeZone !== input.timeZone) warnings.push(`timeZone: "${input.timeZone}" is not a time zone`);
-    const write = new Writes(store, actor, input.source, at, dryRun);
+    const write = new Writes(store, this.people, actor, input.source, at, dryRun);
 
     if (adopt && byName !== undefined) {
-      await write.userChange(
-        byName.id,
-        { source: input.source, externalId: input.externalId },
-        {
-          adoptedFrom: 'local',
-        },
-      );
+      await write.userChange(byName.id, { source: input.source, externalId: input.externalId }, () => ({
+        adoptedFrom: 'local',
+      }));
       user = { ...byName, source: input.source, externalId: input.externalId };
     }
-    // A new user, or a rename, of another source may not take a name the directory has.
-    if (!adopt && input.source !== 'ldap' && user?.username !== username)
-      await refuseDirectoryName(this.directoryNames, username);
+    // A new user, or a rename, of another source may not take a name the directory has (the
+    // identity module refuses it as it writes; a dry run asks here).
+    if (dryRun && !adopt && user?.username !== username)
+      await this.people.mayTakeName(DOOR_OF_SOURCE[input.source], username);
     if (user === undefined) {
       if (dryRun) return { outcome: 'created', user: this.planned(input, username, at), warnings };
-      const id = newId(at);
+      let id: string;
       try {
-        await store.users.create({
-          id,
+        ({
+          user: { id },
+        } = await this.people.create(write.by, {
           username,
-          passwordHash: NO_LOCAL_PASSWORD,
           fullName: input.fullName,
-          locale: input.locale ?? 'en',
+          locale: input.locale,
           timeZone: timeZone ?? null,
-          createdAt: at,
-          source: input.source,
           externalId: input.externalId,
-        });
+        }));
       } catch (error) {
+        if (error instanceof ProvisionError && error.kind !== 'conflict') throw error;
         // Another writer (a second import, a sign-in, an instance's sync) created the user
         // meanwhile: the unique name refused this one; bring theirs up to date instead, once.
         const meanwhile = await store.users.findByExternalId(input.source, input.externalId);
@@ -178,7 +140,6 @@ export class UserProvisioning {
           throw new ProvisionError(`the user name ${username} was taken meanwhile`);
         throw error;
       }
-      await write.audit('user.created', id, { username });
       user = await store.users.findById(id);
       if (user === undefined) throw new ProvisionError(`the new user ${username} could not be read back`);
       if (input.disabled) await write.disabled(id, true);
@@ -194,7 +155,7 @@ export class UserProvisioning {
     };
     let changed = adopt;
     if (Object.keys(changes).length > 0) {
-      await write.userChange(user.id, changes, { fields: Object.keys(changes) });
+      await write.userChange(user.id, changes);
       changed = true;
     }
     if (user.disabled !== input.disabled) {
@@ -269,7 +230,14 @@ export class UserProvisioning {
   /** A user the source no longer has: disabled, sessions ended; kept for the audit trail. */
   async disableMissing(user: User, actor: string, options: { dryRun?: boolean } = {}): Promise<boolean> {
     if (user.disabled) return false;
-    const write = new Writes(this.store, actor, user.source, this.now(), options.dryRun === true);
+    const write = new Writes(
+      this.store,
+      this.people,
+      actor,
+      user.source,
+      this.now(),
+      options.dryRun === true,
+    );
     await write.disabled(user.id, true, { reason: 'not in source' });
     return true;
   }
@@ -277,13 +245,19 @@ export class UserProvisioning {
 
 /** The writes of one provisioning, each audited; in a dry run, none of them. */
 class Writes {
+  /** The user's own changes go through the identity module as this source's. */
+  readonly by: ChangeBy;
+
   constructor(
     private readonly store: Store,
+    private readonly people: People,
     private readonly actor: string,
     private readonly source: UserSource,
     private readonly at: number,
     private readonly dryRun: boolean,
-  ) {}
+  ) {
+    this.by = { door: DOOR_OF_SOURCE[source], actor, details: { source } };
+  }
 
   async audit(event: AuditEventName, userId: string, details: Record<string, unknown> = {}): Promise<void> {
     if (this.dryRun) return;
@@ -295,22 +269,17 @@ class Writes {
 
   async userChange(
     userId: string,
-    changes: Parameters<Store['users']['update']>[1],
-    details: Record<string, unknown>,
+    changes: PersonFields,
+    details?: () => Record<string, unknown>,
   ): Promise<void> {
     if (this.dryRun) return;
-    await this.store.users.update(userId, changes);
-    await this.audit('user.updated', userId, details);
+    await this.people.update(this.by, userId, changes, details);
   }
 
   async disabled(userId: string, disabled: boolean, details: Record<string, unknown> = {}): Promise<void> {
     if (this.dryRun) return;
-    if (disabled) {
-      await disableUser(this.store, userId, this.actor, this.at, { source: this.source, ...details });
-    } else {
-      await this.store.users.update(userId, { disabled: false });
-      await this.audit('user.enabled', userId);
-    }
+    const by = { ...this.by, details: { ...this.by.details, ...details } };
+    await (disabled ? this.people.disable(by, userId) : this.people.enable(by, userId));
   }
 
   async channelSet(userId: string, key: ChannelKey, address: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { newId } from '../crypto/ids.js';
-import type { NewAuditEntry, Store } from '../store/store.js';
+import type { NewAuditEntry, PurgeKind, Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
 
 /** Told of every audit entry once it is written (the audit export, which feeds the webhooks too); must neither throw nor wait. */
@@ -17,6 +17,26 @@ export function observedStore(
   const tell = (entry: NewAuditEntry & { id: string }, at: number): void => {
     for (const listener of listeners) listener(entry, at);
   };
+  return observing(store, {
+    codeIssued: (channelType, entry, at) => {
+      metrics.codeIssued(channelType);
+      tell(entry, at);
+    },
+    audited: (entry, at) => {
+      metrics.auditEvent(entry);
+      tell(entry, at);
+    },
+    rowsPurged: (kind, removed) => metrics.rowsPurged(kind, removed),
+  });
+}
+
+interface Observer {
+  codeIssued(channelType: string | null, entry: NewAuditEntry & { id: string }, at: number): void;
+  audited(entry: NewAuditEntry & { id: string }, at: number): void;
+  rowsPurged(kind: PurgeKind, removed: number): void;
+}
+
+function observing(store: Store, observer: Observer): Store {
   // The entry's id is made here, so that what listeners pass on names the stored entry.
   const withId = (entry: NewAuditEntry, at: number) => ({ ...entry, id: entry.id ?? newId(at) });
   const { codes, audit, retention, groups } = store;
@@ -28,9 +48,7 @@ export function observedStore(
         const entries = writes.map(({ change, audit: audited }) => ({ change, audit: withId(audited, at) }));
         const changed = await groups.write(entries, at);
         entries.forEach(({ audit: entry }, index) => {
-          if (changed[index] !== true) return;
-          metrics.auditEvent(entry);
-          tell(entry, at);
+          if (changed[index] === true) observer.audited(entry, at);
         });
         return changed;
       },
@@ -40,10 +58,7 @@ export function observedStore(
       async issue(code, maxUnused, audited) {
         const entry = withId(audited, code.createdAt);
         const outcome = await codes.issue(code, maxUnused, entry);
-        if (outcome.issued) {
-          metrics.codeIssued(code.channelType);
-          tell(entry, code.createdAt);
-        }
+        if (outcome.issued) observer.codeIssued(code.channelType, entry, code.createdAt);
         return outcome;
       },
     },
@@ -51,7 +66,7 @@ export function observedStore(
       ...retention,
       async removeBatch(kind, cutoffs, limit) {
         const removed = await retention.removeBatch(kind, cutoffs, limit);
-        metrics.rowsPurged(kind, removed);
+        observer.rowsPurged(kind, removed);
         return removed;
       },
     },
@@ -60,9 +75,23 @@ export function observedStore(
       async append(audited, at) {
         const entry = withId(audited, at);
         await audit.append(entry, at);
-        metrics.auditEvent(entry);
-        tell(entry, at);
+        observer.audited(entry, at);
       },
+    },
+    // What a transaction wrote is counted and told once it is committed; nothing of one rolled back.
+    async transaction(work) {
+      const committed: (() => void)[] = [];
+      const result = await store.transaction((inner) =>
+        work(
+          observing(inner, {
+            codeIssued: (...args) => committed.push(() => observer.codeIssued(...args)),
+            audited: (...args) => committed.push(() => observer.audited(...args)),
+            rowsPurged: (...args) => committed.push(() => observer.rowsPurged(...args)),
+          }),
+        ),
+      );
+      for (const tell of committed) tell();
+      return result;
     },
     ping: () => store.ping(),
     close: () => store.close(),

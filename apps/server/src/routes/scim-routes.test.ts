@@ -1,5 +1,6 @@
 import { usernameOrThrow } from '@dea/contract';
 import { describe, expect, it } from 'vitest';
+import { newId } from '../crypto/ids.js';
 import { createServiceKey } from '../domain/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
 import { startTwoInstances } from '../testing/instances.js';
@@ -581,9 +582,9 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         'PATCH',
         `/Users/${taken.id}`,
         { schemas: [PATCH], Operations: [{ op: 'replace', path: 'active', value: false }] },
-        404,
-        undefined,
-        'not found',
+        400,
+        'mutability',
+        `${taken.username}'s user name comes from the administrators`,
       ],
       ['GET', '/Nothing', undefined, 404, undefined, 'no such endpoint'],
     ];
@@ -630,6 +631,43 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
     );
     expect((await scim.call('GET', '/ServiceProviderConfig', undefined, verifyOnly.key)).status).toBe(401);
   });
+
+  appTest(
+    "cannot rename or remove a directory user: the identity module's ownership rule, answered 400 mutability naming the directory",
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const store = t.services.store;
+      const id = newId();
+      await store.users.create({
+        id,
+        username: usernameOrThrow('dora'),
+        passwordHash: '!',
+        fullName: 'Dora Directory',
+        locale: 'en',
+        createdAt: Date.now(),
+        source: 'ldap',
+        externalId: 'entry-uuid-dora',
+      });
+      const before = await store.users.findById(id);
+      for (const [method, body] of [
+        ['PUT', { ...oktaUser, userName: 'dora.renamed', externalId: 'entry-uuid-dora' }],
+        ['PATCH', { schemas: [PATCH], Operations: [{ op: 'replace', path: 'userName', value: 'dora2' }] }],
+        ['DELETE', undefined],
+      ] as const) {
+        const answer = await scim.call(method, `/Users/${id}`, body);
+        expect(answer, method).toMatchObject({
+          status: 400,
+          body: {
+            scimType: 'mutability',
+            detail: expect.stringContaining('comes from the directory (DEA_LDAP_URL); change it there'),
+          },
+        });
+      }
+      expect(await store.users.findById(id)).toEqual(before);
+      expect(await store.audit.list({ userId: id })).toEqual([]);
+    },
+  );
 
   appTest('describes itself, and pages through users', async ({ startApp, expect }) => {
     const t = await startApp();

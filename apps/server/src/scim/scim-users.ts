@@ -1,6 +1,8 @@
 import { canonicalUsername, type ChannelKey } from '@dea/contract';
 import Value from 'typebox/value';
 import { newId } from '../crypto/ids.js';
+import { type ChangeBy, NoSuchUser } from '../domain/identity/people.js';
+import { OwnershipRefused, requireOwnership, type UserPart } from '../domain/identity/user-ownership.js';
 import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
 import {
   InvalidField,
@@ -44,6 +46,22 @@ const OWN_EXTERNAL_ID = 'dea:';
 const PASSWORD_MIN = 8;
 
 const iso = (at: number): string => new Date(at).toISOString();
+
+const byScim = (actor: string): ChangeBy => ({ door: 'scim', actor, details: { source: 'scim' } });
+
+/**
+ * A change of the identity module, with its refusals as SCIM answers them: a part another source
+ * owns is 400 mutability (naming the owner), a user gone meanwhile 404.
+ */
+async function scimChange<T>(id: string, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (error instanceof OwnershipRefused) throw new ScimError(400, error.message, 'mutability');
+    if (error instanceof NoSuchUser) throw notFound(`User ${id}`);
+    throw error;
+  }
+}
 
 /** What a check of the user's fields refused becomes SCIM's invalidValue. */
 function field<T>(check: () => T): T {
@@ -108,6 +126,17 @@ export class ScimUsers {
     return user;
   }
 
+  /**
+   * The user a write names: SCIM's own, or a refusal naming the owner of another source's user
+   * (whose parts SCIM owns none of: user-ownership.ts).
+   */
+  private async writable(id: string, part: UserPart): Promise<User> {
+    const user = await this.store.users.findById(id);
+    if (user === undefined) throw notFound(`User ${id}`);
+    await scimChange(id, async () => requireOwnership(user, part, 'scim'));
+    return user;
+  }
+
   async list(query: ScimListQuery): Promise<User[]> {
     let users = await this.store.users.listOfSource('scim');
     if (query.filter !== undefined) {
@@ -137,7 +166,7 @@ export class ScimUsers {
   }
 
   async replace(id: string, body: unknown, actor: string): Promise<User> {
-    const current = await this.get(id);
+    const current = await this.writable(id, 'username');
     const input = this.checked(body);
     const externalId = input.externalId ?? current.externalId;
     const newExternalId = externalId !== null && externalId !== current.externalId ? externalId : undefined;
@@ -145,24 +174,23 @@ export class ScimUsers {
       throw new ScimError(409, `the externalId ${newExternalId} is another user's`, 'uniqueness');
     const passwordHash = await this.passwordHashOf(input, current);
     const user = await this.provision(input, current.externalId ?? '', actor, {});
-    if (newExternalId !== undefined) await this.store.users.update(user.id, { externalId: newExternalId });
+    if (newExternalId !== undefined)
+      await scimChange(id, () =>
+        this.provisioning.people.update(byScim(actor), user.id, { externalId: newExternalId }),
+      );
     await this.setPassword(user, passwordHash, actor);
     return this.get(id);
   }
 
   /** The operations applied to the user as SCIM shows it, stored as a replacement. */
   async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<User> {
-    const resource = await this.resource(await this.get(id), location);
+    const resource = await this.resource(await this.writable(id, 'username'), location);
     return this.replace(id, applyPatch(resource, patch), actor);
   }
 
   async remove(id: string, actor: string): Promise<void> {
-    const user = await this.get(id);
-    await this.store.users.remove(user.id);
-    await this.store.audit.append(
-      { event: 'user.removed', userId: user.id, actor, details: { source: 'scim', username: user.username } },
-      this.now(),
-    );
+    const user = await this.writable(id, 'removal');
+    await scimChange(id, () => this.provisioning.people.remove(byScim(actor), user.id));
   }
 
   /** The User resource of RFC 7643 section 4.1. */
@@ -241,7 +269,7 @@ export class ScimUsers {
     };
     try {
       // Every field was checked above: provisioning has nothing left to warn about.
-      return (await this.provisioning.provision(sourced, actor, options)).user;
+      return (await scimChange(externalId, () => this.provisioning.provision(sourced, actor, options))).user;
     } catch (error) {
       if (error instanceof ProvisionError) {
         if (error.kind === 'unavailable') throw new ScimError(503, error.message);
@@ -276,12 +304,8 @@ export class ScimUsers {
   /** The user's own password for signing in to the page; whoever signed in before is signed out. */
   private async setPassword(user: User, passwordHash: string | undefined, actor: string): Promise<void> {
     if (passwordHash === undefined) return;
-    await this.store.users.update(user.id, { passwordHash });
-    const at = this.now();
-    const sessionsEnded = await this.store.sessions.endAllOfUser(user.id, at);
-    await this.store.audit.append(
-      { event: 'user.password_set', userId: user.id, actor, details: { source: 'scim', sessionsEnded } },
-      at,
+    await scimChange(user.id, () =>
+      this.provisioning.people.setPassword(byScim(actor), user.id, passwordHash),
     );
   }
 }

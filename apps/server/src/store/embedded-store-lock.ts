@@ -58,6 +58,26 @@ export function claimEmbeddedStore(dataDir: string): ServerLock {
  * with "database is locked" because its snapshot went stale.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly fileTurns: FileTurns | undefined,
+  ) {
+    super(config);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    // Free (always, for a store alone in its process): taken at once, without a turn of waiting.
+    const turn = this.fileTurns?.take();
+    if (turn !== undefined) await turn;
+    return connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.fileTurns?.give();
+    await super.releaseConnection();
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
@@ -80,16 +100,61 @@ class ImmediateSqliteDriver extends SqliteDriver {
 /** SQLite's answer to a rollback after it ended the transaction itself. */
 const NO_TRANSACTION = /no transaction is active/;
 
+/**
+ * Turns at one database file among the stores of one process. SQLite waits for another
+ * connection's lock by blocking its thread (`busy_timeout`), so two stores on one file in one
+ * thread (the in-process CLI of tests beside a test server, a second instance of a test) would
+ * wait on each other for good while one holds a transaction across awaits: the one waiting blocks
+ * the thread the holder needs to finish. Their statements and transactions take turns here
+ * instead, as one store's do on its one connection. A store alone in its process (a server, the
+ * CLI) always finds the file free.
+ */
+class FileTurns {
+  private held = false;
+  private readonly waiting: (() => void)[] = [];
+
+  take(): Promise<void> | undefined {
+    if (!this.held) {
+      this.held = true;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next === undefined) this.held = false;
+    else next();
+  }
+}
+
+const FILE_TURNS = new Map<string, FileTurns>();
+
+function fileTurnsOf(file: string): FileTurns {
+  let turns = FILE_TURNS.get(file);
+  if (turns === undefined) {
+    turns = new FileTurns();
+    FILE_TURNS.set(file, turns);
+  }
+  return turns;
+}
+
 export class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #file: string | undefined;
 
-  constructor(config: SqliteDialectConfig) {
+  /** `file`: the database file, whose turns the stores of this process share (FileTurns). */
+  constructor(config: SqliteDialectConfig & { file?: string }) {
     super(config);
     this.#config = config;
+    this.#file = config.file;
   }
 
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(
+      this.#config,
+      this.#file === undefined ? undefined : fileTurnsOf(this.#file),
+    );
   }
 }
 

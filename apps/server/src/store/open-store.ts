@@ -120,14 +120,14 @@ function sqliteDb(dataDir: string): Db {
   database.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   return new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database), file }),
   });
 }
 
 export function storeOver(db: Db, dialect: Dialect): Store {
   return {
     kind: dialect,
-    users: userRepository(db),
+    users: userRepository(db, dialect),
     groups: groupRepository(db, dialect),
     channels: channelRepository(db, dialect),
     codes: codeRepository(db, dialect),
@@ -150,6 +150,10 @@ export function storeOver(db: Db, dialect: Dialect): Store {
       state: () => schemaState(db),
       problems: (pending) => pendingProblems(db as Kysely<unknown>, pending),
       migrate: () => migrate(db, dialect),
+    },
+    transaction(work) {
+      if (db.isTransaction) return work(this);
+      return db.transaction().execute((trx) => work(storeOver(trx, dialect)));
     },
     async ping() {
       await sql`select 1`.execute(db);

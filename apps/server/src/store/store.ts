@@ -104,6 +104,18 @@ export interface Store {
     /** Applies what is pending; answers the migrations applied. */
     migrate(): Promise<string[]>;
   };
+  /**
+   * Runs `work` in one transaction: every call it makes on the store it is given commits together
+   * or not at all (an error thrown by `work` rolls everything back). Inside a transaction, another
+   * call runs in the same one.
+   */
+  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction: every call it makes on the store it is given commits together
+   * or not at all (an error thrown by `work` rolls everything back). Inside a transaction, another
+   * call runs in the same one.
+   */
+  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Answers when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -233,3 +233,21 @@ describe.each(STORE_KINDS)('the groups module on %s', (kind) => {
     },
   );
 });
+
+describe.each(STORE_KINDS)('a group change made within a transaction of the store, on %s', (kind) => {
+  storeTest.override('storeKind', kind);
+
+  storeTest('is part of it: rolled back with it, committed with it', async ({ testStore: { store } }) => {
+    const create = (name: string) =>
+      store.transaction(async (inner) => {
+        await new Groups(inner, () => Date.now()).create({ name, priority: 1 }, OPERATOR);
+        if (name === 'Undone') throw new Error('the rest of the change failed');
+      });
+    await expect(create('Undone')).rejects.toThrow('the rest of the change failed');
+    expect(await store.groups.findByName('Undone')).toBeUndefined();
+    expect(await groupEntries(store)).toEqual([]);
+    await create('Kept');
+    expect(await store.groups.findByName('Kept')).toBeDefined();
+    expect((await groupEntries(store)).map((entry) => entry.event)).toEqual(['group.created']);
+  });
+});

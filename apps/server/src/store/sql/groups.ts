@@ -282,8 +282,7 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
     },
     async write(writes, at) {
       // Each change and its audit entry commit together with the others, or nothing does.
-      if (dialect === 'sqlite') return sqliteWrite(db, writes, at);
-      return db.transaction().execute(async (trx) => {
+      const writeAll = async (trx: Db): Promise<boolean[]> => {
         const changed: boolean[] = [];
         for (const { change, audit } of writes) {
           const done = touched(await trx.executeQuery(changeStatement(trx, change)));
@@ -291,7 +290,11 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
           changed.push(done);
         }
         return changed;
-      });
+      };
+      // Within a transaction of the store (Store.transaction), they are part of it.
+      if (db.isTransaction) return writeAll(db);
+      if (dialect === 'sqlite') return sqliteWrite(db, writes, at);
+      return db.transaction().execute(writeAll);
     },
   };
 }

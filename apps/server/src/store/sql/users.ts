@@ -1,7 +1,7 @@
 import { type Username } from '@dea/contract';
 import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
-import { flag, type Db } from './db.js';
+import { flag, type Db, type Dialect } from './db.js';
 
 export interface User {
   id: string;
@@ -41,6 +41,12 @@ export interface NewUser {
 export interface UserRepository {
   create(user: NewUser): Promise<void>;
   findById(id: string): Promise<User | undefined>;
+  /**
+   * The user, read for a change within a transaction: their row stays locked until it ends, so
+   * that of two writers at once the second reads what the first wrote (FOR UPDATE on PostgreSQL;
+   * the embedded store runs one writing transaction at a time).
+   */
+  findForChange(id: string): Promise<User | undefined>;
   findByUsername(username: Username): Promise<User | undefined>;
   findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;
@@ -110,7 +116,7 @@ export function toUser(row: Selectable<UsersTable>): User {
   };
 }
 
-export function userRepository(db: Db): UserRepository {
+export function userRepository(db: Db, dialect: Dialect): UserRepository {
   return {
     async create(user) {
       await db
@@ -133,6 +139,11 @@ export function userRepository(db: Db): UserRepository {
     },
     async findById(id) {
       const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toUser(row);
+    },
+    async findForChange(id) {
+      const query = db.selectFrom('users').selectAll().where('id', '=', id);
+      const row = await (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
       return row && toUser(row);
     },
     async findByUsername(username) {

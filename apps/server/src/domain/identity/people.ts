@@ -1,0 +1,326 @@
+import { POLICY_CATEGORY_HELP_DESK, type Username } from '@dea/contract';
+import { newId } from '../../crypto/ids.js';
+import type { ConsoleRole, Store, User } from '../../store/store.js';
+import { revokeCodesIfSwitchedOff } from '../codes-switched-off.js';
+import { issuersOf } from '../group-policies.js';
+import { InvalidField, validFullName, validLocale, validTimeZone, validUsername } from '../user-fields.js';
+import type { DirectoryNames } from '../user-directory.js';
+import { requireOwnership, SOURCE_OF_DOOR, type UserDoor, type UserPart } from './user-ownership.js';
+
+/**
+ * The user cannot be created or changed; nothing was written. `conflict`: the name or id is
+ * another user's or another source's; `invalid`: the name is no user name; `unavailable`: the
+ * directory that may own the name could not be asked.
+ */
+export class ProvisionError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'conflict' | 'invalid' | 'unavailable' = 'conflict',
+  ) {
+    super(message);
+    this.name = 'ProvisionError';
+  }
+}
+
+/** The user to change is not (or no longer) in the store. */
+export class NoSuchUser extends Error {
+  constructor(readonly userId: string) {
+    super(`no user with id ${userId}`);
+    this.name = 'NoSuchUser';
+  }
+}
+
+/** The canonical form of a source's user name, or a ProvisionError saying why it is none. */
+export function provisionedName(username: string): Username {
+  return checked(() => validUsername(username));
+}
+
+function checked<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof InvalidField) throw new ProvisionError(error.message, 'invalid');
+    throw error;
+  }
+}
+
+/**
+ * Refuses a new user of another source (SCIM, the import, the CLI) whose name the configured
+ * directory knows: the name is the directory's, and only the directory's password may stand for
+ * it. Nothing is created when the directory cannot be asked.
+ */
+export async function refuseDirectoryName(
+  directoryNames: DirectoryNames | undefined,
+  name: Username,
+): Promise<void> {
+  if (directoryNames === undefined) return;
+  let known: boolean;
+  try {
+    known = await directoryNames.hasUser(name);
+  } catch (error) {
+    throw new ProvisionError(
+      `the directory could not be asked whether it has a user named ${name} (${(error as Error).message}): nothing was created; check DEA_LDAP_URL and try again`,
+      'unavailable',
+    );
+  }
+  if (known)
+    throw new ProvisionError(
+      `the user name ${name} belongs to the directory (DEA_LDAP_URL): its user signs in with the directory's password, and no other source may create it`,
+    );
+}
+
+/** A user without a password of their own: only their source can say who they are. */
+export const NO_LOCAL_PASSWORD = '!';
+
+/** Who makes a change: the door it comes through and the actor its audit entry names. */
+export interface ChangeBy {
+  door: UserDoor;
+  actor: string;
+  /** Added to the change's audit entry (the source, the reason). */
+  details?: Record<string, unknown>;
+}
+
+export interface NewPerson {
+  /** As the door got it: stored in its canonical form (RFC 8265). */
+  username: string;
+  fullName: string;
+  locale?: string | undefined;
+  /** An IANA time zone; null or absent: DEA_TIME_ZONE. */
+  timeZone?: string | null | undefined;
+  /** A hash of the user's own password; absent: none (NO_LOCAL_PASSWORD). */
+  passwordHash?: string | undefined;
+  externalId?: string | null | undefined;
+}
+
+/** The fields of a user that `update` changes; each checked against its rule and its owner. */
+export interface PersonFields {
+  username?: string;
+  fullName?: string;
+  locale?: string;
+  timeZone?: string | null;
+  externalId?: string | null;
+  /** A local user taken over by the import (`--adopt`). */
+  source?: User['source'];
+}
+
+/** A part of the user, or the source's own id of them (which goes with their name). */
+export type ChangedPart = UserPart | 'externalId';
+
+/** What an operation changed: the parts written (none: nothing was) and the sessions it ended. */
+export interface PersonChange {
+  user: User;
+  changed: ChangedPart[];
+  sessionsEnded: number;
+}
+
+/** The roles of the console that work the help desk. */
+const HELP_DESK_ROLES: readonly ConsoleRole[] = ['admin', 'helpdesk'];
+
+/**
+ * The one way a user changes, from every door (the CLI, the console, SCIM, the directory, the
+ * import): create, update fields, set the password, disable, enable, remove, end sessions. Each
+ * operation checks the canonical name, the field rules and who owns the part (user-ownership.ts),
+ * then writes and audits in one transaction of the store, and answers what changed.
+ */
+export class People {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+    /** The configured directory, which owns the names it has (none for the directory's own doors). */
+    private readonly directoryNames?: DirectoryNames,
+  ) {}
+
+  /** Whether a new user of this door may have this name (the directory's names are its own). */
+  async mayTakeName(door: UserDoor, username: Username): Promise<void> {
+    if (door !== 'directory') await refuseDirectoryName(this.directoryNames, username);
+  }
+
+  /** A new user of the door's source; disabled when `disabled`. Audited as `user.created`. */
+  async create(by: ChangeBy, input: NewPerson): Promise<PersonChange> {
+    const username = provisionedName(input.username);
+    const fullName = checked(() => validFullName(input.fullName));
+    const locale = checked(() => validLocale(input.locale ?? 'en'));
+    const zone = input.timeZone;
+    const timeZone = zone === undefined || zone === null ? null : checked(() => validTimeZone(zone));
+    await this.mayTakeName(by.door, username);
+    const at = this.now();
+    const id = newId(at);
+    const user = await this.store.transaction(async (store) => {
+      if ((await store.users.findByUsername(username)) !== undefined)
+        throw new ProvisionError(`a user named "${username}" already exists`);
+      await store.users.create({
+        id,
+        username,
+        passwordHash: input.passwordHash ?? NO_LOCAL_PASSWORD,
+        fullName,
+        locale,
+        timeZone,
+        createdAt: at,
+        source: SOURCE_OF_DOOR[by.door],
+        externalId: input.externalId ?? null,
+      });
+      await this.audit(store, by, 'user.created', id, at, { username });
+      return this.read(store, id);
+    });
+    return { user, changed: ['username', 'fullName', 'locale', 'timeZone'], sessionsEnded: 0 };
+  }
+
+  /**
+   * Changes the fields that differ from the stored ones, each only by its owner. Audited as
+   * `user.updated` with the fields changed (and `details`); nothing written when none differs.
+   */
+  async update(
+    by: ChangeBy,
+    userId: string,
+    fields: PersonFields,
+    details?: (changed: ChangedPart[]) => Record<string, unknown>,
+  ): Promise<PersonChange> {
+    const wanted = {
+      ...(fields.username !== undefined && { username: provisionedName(fields.username) }),
+      ...(fields.fullName !== undefined && {
+        fullName: checked(() => validFullName(fields.fullName as string)),
+      }),
+      ...(fields.locale !== undefined && { locale: checked(() => validLocale(fields.locale as string)) }),
+      ...(fields.timeZone !== undefined && {
+        timeZone: fields.timeZone === null ? null : checked(() => validTimeZone(fields.timeZone as string)),
+      }),
+      ...(fields.externalId !== undefined && { externalId: fields.externalId }),
+      ...(fields.source !== undefined && { source: fields.source }),
+    };
+    if (wanted.username !== undefined) {
+      const current = await this.store.users.findById(userId);
+      if (current !== undefined && current.username !== wanted.username && current.source !== 'ldap')
+        await this.mayTakeName(by.door, wanted.username);
+    }
+    const at = this.now();
+    return this.store.transaction(async (store) => {
+      const user = await this.forChange(store, userId);
+      const changes = Object.fromEntries(
+        Object.entries(wanted).filter(([key, value]) => user[key as keyof typeof wanted] !== value),
+      ) as typeof wanted;
+      const named = Object.keys(changes) as ChangedPart[];
+      // A user taken over is the new source's from then on: the rest is checked as theirs.
+      if (changes.source !== undefined) requireOwnership(user, 'source', by.door);
+      const owned = { ...user, source: changes.source ?? user.source };
+      // The source's own id goes with the user's identity: whoever owns the name owns it.
+      for (const part of named)
+        if (part !== 'source') requireOwnership(owned, part === 'externalId' ? 'username' : part, by.door);
+      if (named.length === 0) return { user, changed: [], sessionsEnded: 0 };
+      await store.users.update(user.id, changes);
+      await this.audit(store, by, 'user.updated', user.id, at, details?.(named) ?? { fields: named });
+      return { user: await this.read(store, user.id), changed: named, sessionsEnded: 0 };
+    });
+  }
+
+  /** The user's own password (a hash); whoever signed in with the old one is signed out. */
+  async setPassword(by: ChangeBy, userId: string, passwordHash: string): Promise<PersonChange> {
+    const at = this.now();
+    return this.store.transaction(async (store) => {
+      const user = await this.forChange(store, userId);
+      requireOwnership(user, 'password', by.door);
+      await store.users.update(user.id, { passwordHash });
+      const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
+      await this.audit(store, by, 'user.password_set', user.id, at, { sessionsEnded });
+      return { user: await this.read(store, user.id), changed: ['password'], sessionsEnded };
+    });
+  }
+
+  /**
+   * No sign-in, no codes, every verification fails: every session ends and every unused code is
+   * revoked (so that none works again if the user is enabled). Nothing when disabled already.
+   */
+  async disable(by: ChangeBy, userId: string): Promise<PersonChange> {
+    const at = this.now();
+    return this.store.transaction(async (store) => {
+      const user = await this.forChange(store, userId);
+      requireOwnership(user, 'disabled', by.door);
+      if (user.disabled) return { user, changed: [], sessionsEnded: 0 };
+      await store.users.update(user.id, { disabled: true });
+      const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
+      await this.audit(store, by, 'user.disabled', user.id, at, { sessionsEnded });
+      await revokeCodesIfSwitchedOff(store, [user.id], { actor: by.actor, at, cause: 'user disabled' });
+      return { user: { ...user, disabled: true }, changed: ['disabled'], sessionsEnded };
+    });
+  }
+
+  /** A disabled user enabled again; nothing when enabled already. */
+  async enable(by: ChangeBy, userId: string): Promise<PersonChange> {
+    const at = this.now();
+    return this.store.transaction(async (store) => {
+      const user = await this.forChange(store, userId);
+      requireOwnership(user, 'disabled', by.door);
+      if (!user.disabled) return { user, changed: [], sessionsEnded: 0 };
+      await store.users.update(user.id, { disabled: false });
+      await this.audit(store, by, 'user.enabled', user.id, at);
+      return { user: { ...user, disabled: false }, changed: ['disabled'], sessionsEnded: 0 };
+    });
+  }
+
+  /** The user with their channels, codes and sessions; the audit log keeps their entries. */
+  async remove(by: ChangeBy, userId: string): Promise<PersonChange> {
+    const at = this.now();
+    return this.store.transaction(async (store) => {
+      const user = await this.forChange(store, userId);
+      requireOwnership(user, 'removal', by.door);
+      await store.users.remove(user.id);
+      await this.audit(store, by, 'user.removed', user.id, at, { username: user.username });
+      return { user, changed: ['removal'], sessionsEnded: 0 };
+    });
+  }
+
+  /** Every session of the user ends (signed out everywhere). */
+  async endSessions(by: ChangeBy, userId: string): Promise<PersonChange> {
+    const at = this.now();
+    return this.store.transaction(async (store) => {
+      const user = await this.forChange(store, userId);
+      requireOwnership(user, 'sessions', by.door);
+      const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
+      await this.audit(store, by, 'user.signed_out', user.id, at, { sessionsEnded });
+      return { user, changed: sessionsEnded === 0 ? [] : ['sessions'], sessionsEnded };
+    });
+  }
+
+  /**
+   * Who may work the help desk: a console account of a help-desk role whose passkey was verified
+   * in this session.
+   */
+  static mayWorkHelpDesk(caller: { role: ConsoleRole; passkeyVerified: boolean }): boolean {
+    return caller.passkeyVerified && HELP_DESK_ROLES.includes(caller.role);
+  }
+
+  /** Whether the help desk may help this user: their "Help Desk" policy names the role (both without one). */
+  async helpDeskMayHelp(role: ConsoleRole, userId: string): Promise<boolean> {
+    const stored = await this.store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_HELP_DESK);
+    return issuersOf(stored).includes(role);
+  }
+
+  private async forChange(store: Store, userId: string): Promise<User> {
+    const user = await store.users.findForChange(userId);
+    if (user === undefined) throw new NoSuchUser(userId);
+    return user;
+  }
+
+  private async read(store: Store, userId: string): Promise<User> {
+    const user = await store.users.findById(userId);
+    if (user === undefined) throw new NoSuchUser(userId);
+    return user;
+  }
+
+  private audit(
+    store: Store,
+    by: ChangeBy,
+    event:
+      | 'user.created'
+      | 'user.updated'
+      | 'user.password_set'
+      | 'user.disabled'
+      | 'user.enabled'
+      | 'user.removed'
+      | 'user.signed_out',
+    userId: string,
+    at: number,
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
+    return store.audit.append({ event, userId, actor: by.actor, details: { ...by.details, ...details } }, at);
+  }
+}
