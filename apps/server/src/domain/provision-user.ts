@@ -1,5 +1,5 @@
 import { SEND_TYPE_OF_CHANNEL, type ChannelKey, type Username } from '@dea/contract';
-import { newChannelReference, newId } from '../crypto/ids.js';
+import { newChannelReference } from '../crypto/ids.js';
 import type { Store, User, UserSource } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
 import { canonicalAddress } from './recipients.js';
