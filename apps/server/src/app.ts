@@ -3,7 +3,7 @@ import { API_BASE_PATH, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { ServerOptions } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { closeConnectionsWhileStopping, installLifecycle } from './http/lifecycle.js';
 import { OneLinePerRequest } from './http/request-log.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -200,7 +200,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
 export async function buildManagementApp(main: FastifyInstance): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: main.log,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdOf,
     http: serverTimeouts(main.services.config),
     ...connectionTimeouts(main.services.config),
