@@ -75,6 +75,9 @@ test('a code is shown, copied, kept over a reload and replaced on request', asyn
 test('asking for new codes never fills the store; a store filled from other tabs says when a slot frees up', async ({
   browser,
 }) => {
+  // A server of its own and a dozen requests and tabs: three times the usual deadline, a safety net
+  // for a loaded machine.
+  test.slow();
   // A server of its own: filling the demo user's code store must not touch other scenarios.
   const server = await startServer();
   const context = await browser.newContext({ baseURL: server.baseUrl });
