@@ -91,6 +91,49 @@ describe.each(STORE_KINDS)('the audit trail on %s', (kind) => {
     },
   );
 
+  // Sealers on two instances placing overlapping entries at the same moment once deadlocked on
+  // PostgreSQL (each UPDATE took its row locks in its own order); they now place in turn.
+  storeTest.runIf(kind === 'postgres')(
+    'many sealers on two instances over the same entries at once neither deadlock nor fork',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      const other = await secondStore(testStore);
+      try {
+        // Entries arrive out of time order while sealers on both instances run, so sealers read
+        // different sets of entries and place them with different plans.
+        let writing = true;
+        const writers = Array.from({ length: 4 }, (_, w) =>
+          (async () => {
+            for (let index = 0; index < 40; index += 1)
+              await (w % 2 === 0 ? store : other).audit.append(
+                { event: 'user.created', actor: `writer-${w}`, details: { index } },
+                NOW + (w % 2 === 0 ? index : 1_000 - index),
+              );
+          })(),
+        );
+        const sealers = Array.from({ length: 6 }, (_, n) =>
+          (async () => {
+            while (writing) await sealAuditTrail(n % 2 === 0 ? store : other, KEYS, NOW);
+          })(),
+        );
+        await Promise.all(writers);
+        writing = false;
+        await Promise.all(sealers);
+        await Promise.all([sealAuditTrail(store, KEYS, NOW), sealAuditTrail(other, KEYS, NOW)]);
+      } finally {
+        await other.close();
+      }
+      expect((await seqs(store)).map(({ seq }) => seq)).toEqual(
+        Array.from({ length: 160 }, (_, index) => index + 1),
+      );
+      expect(await verifyAuditTrail(store, KEYS)).toMatchObject({
+        checked: 160,
+        unsealed: 0,
+        broken: undefined,
+      });
+    },
+  );
+
   storeTest('verification names an entry changed behind the product’s back', async ({ testStore }) => {
     await appendSome(testStore.store, 6);
     await sealAuditTrail(testStore.store, KEYS, NOW);

@@ -69,6 +69,9 @@ export interface AuditTrailRepository {
 const HEAD = 'head';
 
 /** PostgreSQL's unique_violation, SQLite's SQLITE_CONSTRAINT_UNIQUE: another sealer took the place. */
+/** The PostgreSQL advisory lock (transaction-level) under which sealers place entries in turn. */
+const SEAL_LOCK_KEY = 7_301_947_011_112_018;
+
 function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
@@ -157,11 +160,23 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         const seqType = sql.raw(dialect === 'postgres' ? 'bigint' : 'integer');
         let updated: number;
         try {
-          const result = await sql`with v(id, seq, chain) as (values ${sql.join(values)})
+          const place = (executor: Db) =>
+            sql`with v(id, seq, chain) as (values ${sql.join(values)})
             update audit_log set seq = cast(v.seq as ${seqType}), chain = v.chain, chain_key = ${sealer.chainKey}
             from v
             where audit_log.id = v.id and audit_log.seq is null
-              and (select coalesce(max(seq), 0) from audit_log) = ${lastSeq}`.execute(db);
+              and (select coalesce(max(seq), 0) from audit_log) = ${lastSeq}`.execute(executor);
+          // On PostgreSQL two such UPDATEs over overlapping entries would take their row locks in
+          // whatever order each plan visits them, and deadlock; under one transaction-level lock
+          // they place one after another, and the later one finds the trail moved on and reads
+          // again. (The embedded store has one writer at a time already.)
+          const result =
+            dialect === 'postgres' && !db.isTransaction
+              ? await db.transaction().execute(async (trx) => {
+                  await sql`select pg_advisory_xact_lock(${sql.lit(SEAL_LOCK_KEY)})`.execute(trx);
+                  return place(trx);
+                })
+              : await place(db);
           updated = Number(result.numAffectedRows ?? 0n);
         } catch (error) {
           if (isUniqueViolation(error)) continue;
