@@ -6,7 +6,7 @@ import type { RunningServer } from './start-server';
 
 /** Steps of the console's scenarios: accounts made with the CLI, sign-in through the console's own form. */
 
-const cli = join(fileURLToPath(new URL('../..', import.meta.url)), 'apps/server/dist/cli.js');
+const cli = join(fileURLToPath(new URL('../..', import.meta.url)), 'apps/server/dist/dea.js');
 export const CONSOLE_PASSWORD = 'a console password';
 
 /** `dea ...` as an operator runs it, on the server's store, knowing where the console is. */

@@ -14,7 +14,7 @@ import { startServices } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 
 const USERS = 5000;
-const cli = join(import.meta.dirname, '..', 'dist', 'cli.js');
+const cli = join(import.meta.dirname, '..', 'dist', 'dea.js');
 const folder = mkdtempSync(join(tmpdir(), 'dea-import-bench-'));
 const env = {
   ...process.env,

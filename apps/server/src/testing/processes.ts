@@ -29,20 +29,26 @@ function buildProblem(): string {
   ] as const;
   for (const [folder, recordName] of packages) {
     const record = join(folder, recordName);
-    if (!existsSync(record) || !existsSync(join(serverPackage, 'dist', 'cli.js')))
+    if (!existsSync(record) || !existsSync(join(serverPackage, 'dist', 'dea.js')))
       return `${folder} is not built (no ${record}): run "npm run build" first`;
     if (newestSource(join(folder, 'src')) > statSync(record).mtimeMs)
       return `the build of ${folder} is older than its sources: run "npm run build" first`;
   }
+  // The tool in one file is made from the compiled sources last (scripts/bundle-cli.mjs).
+  if (
+    statSync(join(serverPackage, 'dist', 'dea.js')).mtimeMs <
+    statSync(join(serverPackage, 'tsconfig.build.tsbuildinfo')).mtimeMs
+  )
+    return `${join(serverPackage, 'dist', 'dea.js')} is older than the compiled sources: run "npm run build" first`;
   return '';
 }
 
 /**
- * The built entry point `dist/<name>.js`, the build checked once per test file: missing or older
- * than its sources, the test stops and says to build (`npm test` builds once, first), rather than
- * compiling TypeScript at every start of a process.
+ * The built entry point `dist/<name>.js` (`dea`: the command-line tool in one file), the build
+ * checked once per test file: missing or older than its sources, the test stops and says to build
+ * (`npm test` builds once, first), rather than compiling TypeScript at every start of a process.
  */
-export function builtEntry(name: 'server' | 'cli'): string {
+export function builtEntry(name: 'server' | 'dea'): string {
   checked ??= buildProblem();
   if (checked !== '') throw new Error(checked);
   return join(serverPackage, 'dist', `${name}.js`);
@@ -140,7 +146,7 @@ export function runDea(
   env: Record<string, string>,
   stdin = '',
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [builtEntry('cli'), ...args], {
+  const child = spawn(process.execPath, [builtEntry('dea'), ...args], {
     cwd: serverPackage,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -50,7 +50,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 `;
 
 async function secondInstance(options: { dataDir: string; databaseUrl?: string }) {
-  const dist = dirname(builtEntry('cli'));
+  const dist = dirname(builtEntry('dea'));
   const worker = new Worker(SECOND_INSTANCE, {
     eval: true,
     workerData: {
