@@ -71,6 +71,11 @@ export default defineConfig({
         test: {
           name: 'web',
           include: ['apps/web/src/**/*.test.{ts,tsx}'],
+          // The files share one environment and their modules in each worker: a fresh DOM, React and
+          // the page's modules per file were two thirds of the project's CPU (docs/benchmarks.md).
+          // What a test leaves behind, testing/setup.ts clears after it; a module a file replaces
+          // with vi.mock is replaced by every file with the same fake (console/testing/).
+          isolate: false,
           environment: 'happy-dom',
           environmentOptions: { happyDOM: { url: 'http://host.test/dea/' } },
           setupFiles: ['apps/web/src/testing/setup.ts'],

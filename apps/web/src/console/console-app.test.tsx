@@ -1,13 +1,14 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { StrictMode } from 'react';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { resetBrowserPasskeys, startAuthentication } from './testing/browser-passkeys';
 import arabic from './texts/ar.json';
 import { ConsoleApp } from './console-app';
 import { envelope, fakeConsoleApi, refusal } from './testing/render-console';
 
-const startAuthentication = vi.hoisted(() => vi.fn());
-vi.mock('@simplewebauthn/browser', () => ({ startAuthentication, startRegistration: vi.fn() }));
+vi.mock('@simplewebauthn/browser', () => import('./testing/browser-passkeys'));
+beforeEach(resetBrowserPasskeys);
 
 const ended = refusal(401, 3, 'You are not allowed to do this.');
 const ME = {

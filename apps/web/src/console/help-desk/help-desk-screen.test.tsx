@@ -1,14 +1,13 @@
 import type { HelpDeskUser } from '@dea/contract';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { resetBrowserPasskeys } from '../testing/browser-passkeys';
 import { envelope, fakeConsoleApi, heldAnswer, refusal, renderConsole } from '../testing/render-console';
 import { HelpDeskScreen } from './help-desk-screen';
 
-vi.mock('@simplewebauthn/browser', () => ({
-  startAuthentication: vi.fn(async () => ({ id: 'cred', rawId: 'cred', type: 'public-key', response: {} })),
-  startRegistration: vi.fn(),
-}));
+vi.mock('@simplewebauthn/browser', () => import('../testing/browser-passkeys'));
+beforeEach(resetBrowserPasskeys);
 
 const DANA: HelpDeskUser = {
   user: {

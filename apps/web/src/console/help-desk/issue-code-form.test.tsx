@@ -1,15 +1,13 @@
 import type { HelpDeskUser } from '@dea/contract';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { resetBrowserPasskeys } from '../testing/browser-passkeys';
 import { envelope, fakeConsoleApi, renderConsole } from '../testing/render-console';
 import { IssueCodeForm } from './issue-code-form';
 
-// The browser's WebAuthn dialog is Chromium's (e2e/specs/console-roles.spec.ts); here it answers at once.
-vi.mock('@simplewebauthn/browser', () => ({
-  startAuthentication: vi.fn(async () => ({ id: 'cred', rawId: 'cred', type: 'public-key', response: {} })),
-  startRegistration: vi.fn(),
-}));
+vi.mock('@simplewebauthn/browser', () => import('../testing/browser-passkeys'));
+beforeEach(resetBrowserPasskeys);
 
 const USER: HelpDeskUser = {
   user: { id: 'u1', username: 'dana', fullName: 'Dana Demo', source: 'local', disabled: false, groups: [] },
