@@ -318,7 +318,7 @@ describe('delivery by channel', () => {
     server.channels(CHANNELS).answer('POST user/get', envelopeError(3, 'Locale refused'));
     const { user } = renderPage();
     await screen.findByTestId('page-error');
-    await user.click(screen.getByRole('button', { name: text('en', 'content.channel.sms') }));
+    await user.click(await screen.findByRole('button', { name: text('en', 'content.channel.sms') }));
     await user.click(screen.getByRole('menuitem', { name: work('+49 *** ***12') }));
     await screen.findByRole('dialog');
     expect(screen.queryByTestId('page-error')).toBeNull();
