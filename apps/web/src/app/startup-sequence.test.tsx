@@ -261,3 +261,41 @@ describe('a startup call that fails (spec section 8)', () => {
     expect(server.routesCalled().slice(-2)).toEqual(['POST user/getPolicy', 'POST tempPass/create']);
   });
 });
+
+describe("a server with only the spec's calls (ADR 0013: where the page differs on the wire)", () => {
+  it('gets the spec page: no expiry kept, and a new code even though tempPass/revoke is unknown', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    // The spec's policy options only (section 3), and no revoke route.
+    server.answer('POST user/getPolicy', {
+      body: {
+        error: 0,
+        message: '',
+        result: { options: { enableECode: true, emergencyCodeDelivery: 'Display' } },
+      },
+    });
+    server.answer('POST tempPass/revoke', {
+      status: 404,
+      body: { error: 2, message: 'not found', result: null },
+    });
+    const { user } = renderPage();
+    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
+    expect(screen.getByText(text('en', 'content.yourCode'))).toBeVisible();
+    expect(screen.queryByTestId('code-validity')).toBeNull();
+    // Spec section 9's session keys only.
+    expect(sessionStorageNow()).toEqual({
+      lang: 'en',
+      emergencyCode: 'CODE1ABCDE',
+      emergencyCodeId: 'code-1',
+    });
+
+    await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
+    expect(await screen.findByText('CODE2ABCDE')).toBeVisible();
+    expect(screen.queryByTestId('page-error')).toBeNull();
+    expect(server.routesCalled().slice(-2)).toEqual(['POST tempPass/revoke', 'POST tempPass/create']);
+    expect(sessionStorageNow()).toEqual({
+      lang: 'en',
+      emergencyCode: 'CODE2ABCDE',
+      emergencyCodeId: 'code-2',
+    });
+  });
+});
