@@ -92,6 +92,16 @@ export const TEXT_KEYS = [
 export type TextKey = (typeof TEXT_KEYS)[number];
 export type Catalog = Readonly<Record<TextKey, string>>;
 
+/**
+ * The texts the page shows when no catalog could be loaded at all (the language list or the texts
+ * failed at startup): spec section 8's generic failure, in English, built in. They are the English
+ * catalog's own texts (the server's catalogs.test.ts holds them equal).
+ */
+export const BUILT_IN_PAGE_TEXTS = {
+  'content.unavailableTitle': 'Emergency access cannot be shown right now',
+  'error.generic': 'An error occurred, please try again later',
+} as const satisfies Partial<Catalog>;
+
 export function isTextKey(value: string): value is TextKey {
   return (TEXT_KEYS as readonly string[]).includes(value);
 }

@@ -1,4 +1,4 @@
-import { BUILT_IN_LANGUAGES, TEXT_KEYS, placeholdersOf } from '@dea/contract';
+import { BUILT_IN_LANGUAGES, BUILT_IN_PAGE_TEXTS, TEXT_KEYS, placeholdersOf } from '@dea/contract';
 import { describe, expect, it } from 'vitest';
 import { ensureBuiltInContent } from '../seed/built-in-content.js';
 import { execRaw } from '../testing/store-dump.js';
@@ -25,6 +25,11 @@ describe('built-in catalogs', () => {
         placeholdersOf(BUILT_IN_CATALOGS.en[key]),
       );
     }
+  });
+
+  it("the page's built-in texts (shown when no catalog can be loaded) are the English catalog's", () => {
+    for (const [key, text] of Object.entries(BUILT_IN_PAGE_TEXTS))
+      expect(text, key).toBe(BUILT_IN_CATALOGS.en[key as keyof typeof BUILT_IN_PAGE_TEXTS]);
   });
 
   it.each(languages.filter((code) => code !== 'en'))('%s is a translation, not a copy of English', (code) => {

@@ -59,9 +59,13 @@ export async function getUserLocale(userId: string, signal?: AbortSignal): Promi
 }
 
 /** GET message for a message file name ('messages', 'messages_de'); spec section 7. */
-export function getMessages(messageFile: string): Promise<Messages> {
+export async function getMessages(messageFile: string): Promise<Messages> {
   const call = PAGE_CALLS.messages(messageFile);
-  return request<Messages>(call.path, pageCall(call, undefined));
+  const dictionary = await request<unknown>(call.path, pageCall(call, undefined));
+  // A body that cannot be read as a dictionary is a failure like any other (spec section 8).
+  if (typeof dictionary !== 'object' || dictionary === null || Array.isArray(dictionary))
+    throw new NetworkError('the texts are not a dictionary');
+  return dictionary;
 }
 
 export function getBranding(signal?: AbortSignal): Promise<BrandingEntry[]> {

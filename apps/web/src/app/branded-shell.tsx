@@ -6,6 +6,7 @@ import { PageFooter } from '../features/branding/components/page-footer';
 import type { PageLanguage } from '../features/language/hooks/use-page-language';
 import { Spinner } from '../shared/components/spinner';
 import { I18nProvider } from '../shared/i18n/i18n-context';
+import { StartupFailure } from './startup-failure';
 
 interface BrandedShellProps {
   language: PageLanguage;
@@ -16,13 +17,15 @@ interface BrandedShellProps {
 
 /**
  * What the page and the login application share around their content: a spinner until the texts
- * arrive, the loading texts while branding loads (spec section 2), then the branded page with its
+ * arrive (or the built-in failure when they cannot), the loading texts while branding loads (spec section 2), then the branded page with its
  * style block, header, footer and background.
  */
 export function BrandedShell({ language, branding, render }: BrandedShellProps) {
   if (language.i18n === undefined) {
-    // Nothing can be said before the texts arrive; a failure to get them is only logged.
-    return language.failed ? null : (
+    // Nothing can be said before the texts arrive but the built-in failure (spec section 8).
+    return language.failed ? (
+      <StartupFailure error={language.failed.error} />
+    ) : (
       <div className="page-start">
         <Spinner />
       </div>

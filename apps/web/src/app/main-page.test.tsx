@@ -1,3 +1,4 @@
+import { BUILT_IN_PAGE_TEXTS } from '@dea/contract';
 import { screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { envelopeError, httpStatus, installFakeServer, type FakeServer } from '../testing/fake-server';
@@ -10,39 +11,7 @@ beforeEach(() => {
 });
 
 describe('startup (spec section 4)', () => {
-  it('asks for user, languages and branding at once, before any of them answers', async () => {
-    const user = server.hold('POST userinfo');
-    renderPage();
-    await waitFor(() =>
-      expect(server.routesCalled()).toEqual(
-        expect.arrayContaining([
-          'POST userinfo',
-          'GET resourceFile/getLanguageList',
-          'POST customizationConfig/getCurrentConfig',
-        ]),
-      ),
-    );
-    expect(server.callsTo('POST user/getPolicy')).toHaveLength(0);
-    user.release();
-    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
-  });
-
-  it('creates the code once the language is chosen and the policy known, beside the texts', async () => {
-    const userLocale = server.hold('POST user/get');
-    const messages = server.hold('GET message');
-    renderPage();
-    await waitFor(() => expect(server.callsTo('POST user/getPolicy')).toHaveLength(1));
-    expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
-    userLocale.release();
-    // The texts are still on their way: the code is asked for at the same time.
-    await waitFor(() => expect(server.callsTo('POST tempPass/create')).toHaveLength(1));
-    expect(server.callsTo('GET message')).toHaveLength(1);
-    expect(screen.queryByTestId('emergency-code')).toBeNull();
-    messages.release();
-    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
-    expect(server.callsTo('POST tempPass/create')).toHaveLength(1);
-  });
-
+  // The order of the calls and what stops the startup: startup-sequence.test.tsx.
   it('shows a spinner without text before the texts arrive', async () => {
     const messages = server.hold('GET message');
     renderPage();
@@ -62,12 +31,12 @@ describe('startup (spec section 4)', () => {
     expect(screen.queryByText(text('en', 'loadingCustom'))).toBeNull();
   });
 
-  it('only logs a start that cannot load any texts', async () => {
+  it('logs a start that cannot load any texts and says so in the built-in English', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     server.answer('GET message', httpStatus(500));
-    const { container } = renderPage();
-    await waitFor(() => expect(logged).toHaveBeenCalled());
-    await waitFor(() => expect(container).toBeEmptyDOMElement());
+    renderPage();
+    expect(await screen.findByTestId('page-error')).toHaveTextContent(BUILT_IN_PAGE_TEXTS['error.generic']);
+    expect(logged).toHaveBeenCalled();
   });
 });
 
@@ -102,9 +71,17 @@ describe('errors (spec section 8)', () => {
 
   it('shows the generic text when the server cannot be reached', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    server.answer('POST userinfo', 'network-error');
+    server.answer('POST user/getPolicy', 'network-error');
     renderPage();
     expect(await screen.findByTestId('page-error')).toHaveTextContent(text('en', 'error.generic'));
+  });
+
+  it('stops with the built-in English text when the user cannot be loaded', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    server.answer('POST userinfo', 'network-error');
+    renderPage();
+    expect(await screen.findByTestId('page-error')).toHaveTextContent(BUILT_IN_PAGE_TEXTS['error.generic']);
+    expect(server.routesCalled()).toEqual(['POST userinfo']);
   });
 
   it("shows the server's message for a policy envelope error", async () => {

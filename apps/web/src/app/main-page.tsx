@@ -12,11 +12,17 @@ import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { serverLocale } from '../shared/i18n/server-locale';
 import { BrandedShell } from './branded-shell';
 import { PageHeader } from './page-header';
+import { StartupFailure } from './startup-failure';
 
 /**
- * The main page. Its calls start as soon as what they need is known (spec section 4's order is
- * kept for what the user sees): user, language list and branding at once; the user's locale and
- * policy once the user is known; texts and the code together once the language is chosen.
+ * The main page. Its startup is spec section 4's sequence, one call after the other: user info,
+ * the language list, the user's locale (when the choice needs it), the chosen language's texts,
+ * branding, the policy, then the channels or the code. Each step waits for the one before, so a
+ * code is only ever created for a page that can show it. The answers delivered with the HTML
+ * (ADR 0013) arrive a turn apart, so the sequence costs them no round trip.
+ *
+ * A failed user info, language list or texts stops the startup with the built-in failure; a failed
+ * user locale or branding does not (spec section 8: a message, the defaults).
  */
 export function MainPage() {
   const [pageMessage, setPageMessage] = useState<PageMessage>();
@@ -26,16 +32,18 @@ export function MainPage() {
 
   const signedIn = useSignedInUser(report);
   const user = signedIn.state === 'known' ? signedIn.user : undefined;
-  const userId = user?.userId ?? (signedIn.state === 'failed' ? null : undefined);
+  const userId = user?.userId;
   const language = usePageLanguage(userId, report);
-  const branding = useBranding();
+  const branding = useBranding(language.i18n !== undefined);
   const emergencyCode = useEmergencyCode({
     userId,
-    // The code needs only the language's locale, not its texts: both are asked for at once.
+    ready: language.i18n !== undefined && branding !== undefined,
     locale: language.chosenLanguage && serverLocale(language.chosenLanguage),
     report,
     clearReport,
   });
+
+  if (signedIn.state === 'failed') return <StartupFailure error={signedIn.error} />;
 
   return (
     <BrandedShell

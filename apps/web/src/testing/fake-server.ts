@@ -23,7 +23,8 @@ export interface RecordedCall {
   body: unknown;
 }
 
-export type FakeAnswer = { status?: number; body?: unknown } | 'network-error';
+/** `raw`: a body sent as it is, not as JSON (an answer that cannot be read). */
+export type FakeAnswer = { status?: number; body?: unknown; raw?: string } | 'network-error';
 export type Handler = (call: RecordedCall) => FakeAnswer | Promise<FakeAnswer>;
 
 export const TEST_USER: UserInfo = {
@@ -74,6 +75,9 @@ export interface Deferred {
 
 export class FakeServer {
   readonly calls: RecordedCall[] = [];
+  /** The calls made while another was still waiting for its answer ('POST user/getPolicy'). */
+  readonly overlapping: string[] = [];
+  private inFlight = 0;
   private readonly handlers = new Map<string, Handler>();
   private codeNumber = 0;
 
@@ -166,12 +170,19 @@ export class FakeServer {
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
     };
     this.calls.push(call);
+    if (this.inFlight > 0) this.overlapping.push(`${method} ${route}`);
     const handler = this.handlers.get(`${method} ${route}`);
-    const answer = handler
-      ? await handler(call)
-      : { status: 404, body: { error: 2, message: 'not found', result: null } };
+    let answer: FakeAnswer;
+    this.inFlight += 1;
+    try {
+      answer = handler
+        ? await handler(call)
+        : { status: 404, body: { error: 2, message: 'not found', result: null } };
+    } finally {
+      this.inFlight -= 1;
+    }
     if (answer === 'network-error') throw new TypeError('Failed to fetch');
-    return new Response(JSON.stringify(answer.body ?? null), {
+    return new Response(answer.raw ?? JSON.stringify(answer.body ?? null), {
       status: answer.status ?? 200,
       headers: { 'Content-Type': 'application/json' },
     });

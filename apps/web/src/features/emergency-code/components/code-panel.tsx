@@ -38,7 +38,8 @@ export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onReq
       </div>
       {code && expiresAt !== undefined && <Validity expiresAt={expiresAt} now={now} />}
       <div className="code-actions">
-        {code && !expired && <CopyCodeButton key={code.password} code={code.password} />}
+        {/* Both buttons always, also once the code expired (spec section 2's on-screen state). */}
+        {code && <CopyCodeButton key={code.password} code={code.password} />}
         {/* Also after error 148: the message says when a slot frees up, and trying again is never a dead end. */}
         {/* aria-disabled, not disabled: a disabled button drops the keyboard focus while the code comes. */}
         <button

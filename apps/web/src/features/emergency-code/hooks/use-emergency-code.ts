@@ -70,6 +70,8 @@ function viewOf(
 export interface EmergencyCodeInputs {
   /** The signed-in user; undefined while unknown, null when it could not be loaded. */
   userId: string | null | undefined;
+  /** Whether the steps before the policy (texts, branding) are done: it is asked for only then. */
+  ready: boolean;
   /** The locale sent with code requests; undefined until the language is chosen. */
   locale: string | undefined;
   report: (message: PageMessage) => void;
@@ -77,11 +79,12 @@ export interface EmergencyCodeInputs {
 }
 
 /**
- * The policy, then channels or a code (spec section 4). The policy needs only the user, so it is
- * asked for while the language is still being chosen; a code needs the language's locale.
+ * The policy, then channels or a code: the last steps of spec section 4, taken once the page is
+ * `ready` (its texts and branding are in).
  */
 export function useEmergencyCode({
   userId,
+  ready,
   locale,
   report,
   clearReport,
@@ -95,8 +98,8 @@ export function useEmergencyCode({
   callbacks.current = { report, clearReport };
 
   const policy = usePromise(
-    (signal) => (typeof userId === 'string' ? getPolicy(userId, signal) : undefined),
-    [userId],
+    (signal) => (ready && typeof userId === 'string' ? getPolicy(userId, signal) : undefined),
+    [ready, userId],
   );
   const options = valueOf(policy);
   const byChannel = options?.enableECode === true && options.emergencyCodeDelivery === CHANNEL_DELIVERY_MODE;

@@ -16,8 +16,11 @@ export interface PageLanguage {
   chosenLanguage: string | undefined;
   /** Undefined until the texts of the chosen language are loaded. */
   i18n: I18n | undefined;
-  /** True when no texts could be loaded at all: the page cannot say anything. */
-  failed: boolean;
+  /**
+   * Set when the startup stopped before any texts were loaded (the language list or the texts
+   * failed): the page can only say so with its built-in English texts (spec section 8).
+   */
+  failed: { error: unknown } | undefined;
   switchLanguage: (languageCode: string) => void;
 }
 
@@ -25,8 +28,9 @@ export interface PageLanguage {
  * Chooses the language (spec section 4) and loads its texts.
  *
  * `userId`: the signed-in user whose locale counts, `undefined` while it is not known yet, or
- * `null` on pages without a user. The stored choice needs no user, so its texts are requested at
- * once, in parallel with the language list and the user's details.
+ * `null` on pages without a user. One call after the other, as spec section 4 orders them: the
+ * language list once the user is known, then the user's locale if the choice needs it, then the
+ * chosen language's texts. A failed list or failed texts stop there (`failed`); nothing is kept.
  */
 export function usePageLanguage(
   userId: string | null | undefined,
@@ -34,7 +38,7 @@ export function usePageLanguage(
 ): PageLanguage {
   const [stored] = useState(readChosenLanguage);
   const [loaded, setLoaded] = useState<{ language: string; messages: Messages }>();
-  const [failed, setFailed] = useState(false);
+  const [failed, setFailed] = useState<{ error: unknown }>();
   const messageRequests = useRef(new Map<string, Promise<Messages>>());
   const latestChoice = useRef(0);
   const reportRef = useRef(report);
@@ -65,7 +69,7 @@ export function usePageLanguage(
       } catch (error) {
         console.error(`The texts of language '${languageCode}' could not be loaded`, error);
         if (choice !== latestChoice.current) return;
-        setFailed(true);
+        setFailed({ error });
         const message = failureMessage(error);
         if (message) reportRef.current(message);
       }
@@ -73,24 +77,19 @@ export function usePageLanguage(
     [messagesOf],
   );
 
-  useEffect(() => {
-    if (stored) void messagesOf(stored).catch(() => undefined);
-  }, [stored, messagesOf]);
-
-  const languages = valueOf(
-    usePromise(async (signal): Promise<readonly Language[]> => {
-      try {
-        return await getLanguageList(signal);
-      } catch (error) {
-        if (!signal.aborted) console.error('The language list could not be loaded', error);
-        return [];
-      }
-    }, []),
+  const userKnown = userId !== undefined;
+  const languageList = usePromise(
+    (signal): Promise<readonly Language[]> | undefined => (userKnown ? getLanguageList(signal) : undefined),
+    [userKnown],
   );
+  const languages = valueOf(languageList);
+  useEffect(() => {
+    if (languageList.state === 'rejected')
+      console.error('The language list could not be loaded', languageList.error);
+  }, [languageList]);
 
   const storedIsOffered = languages !== undefined && storedLanguage(stored, languages) !== undefined;
-  const needsUserLocale =
-    typeof userId === 'string' && (stored === undefined || (languages !== undefined && !storedIsOffered));
+  const needsUserLocale = typeof userId === 'string' && languages !== undefined && !storedIsOffered;
 
   // A failure is reported and the choice goes on without the user's locale.
   const userLocale = valueOf(
@@ -139,7 +138,10 @@ export function usePageLanguage(
     languages: languages ?? [],
     chosenLanguage: chosen,
     i18n,
-    failed: failed && loaded === undefined,
+    failed:
+      loaded !== undefined
+        ? undefined
+        : (failed ?? (languageList.state === 'rejected' ? { error: languageList.error } : undefined)),
     switchLanguage,
   };
 }
