@@ -160,23 +160,22 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         const seqType = sql.raw(dialect === 'postgres' ? 'bigint' : 'integer');
         let updated: number;
         try {
-          const place = (executor: Db) =>
-            sql`with v(id, seq, chain) as (values ${sql.join(values)})
+          // On PostgreSQL two such UPDATEs over overlapping entries took their row and unique-index
+          // locks in whatever order each plan visited them, and deadlocked. Each now first takes a
+          // transaction-level advisory lock (a row reaches the update only joined with it, so the
+          // lock comes before any row's): sealers place one after another, in the one statement,
+          // which keeps working behind PgBouncer. A later one finds the entries placed (and skips
+          // them), or a place taken (unique violation), and reads again. The embedded store has
+          // one writer at a time already.
+          const turn =
+            dialect === 'postgres'
+              ? sql`, turn as materialized (select pg_advisory_xact_lock(${sql.lit(SEAL_LOCK_KEY)}))`
+              : sql``;
+          const result = await sql`with v(id, seq, chain) as (values ${sql.join(values)})${turn}
             update audit_log set seq = cast(v.seq as ${seqType}), chain = v.chain, chain_key = ${sealer.chainKey}
-            from v
+            from v${dialect === 'postgres' ? sql`, turn` : sql``}
             where audit_log.id = v.id and audit_log.seq is null
-              and (select coalesce(max(seq), 0) from audit_log) = ${lastSeq}`.execute(executor);
-          // On PostgreSQL two such UPDATEs over overlapping entries would take their row locks in
-          // whatever order each plan visits them, and deadlock; under one transaction-level lock
-          // they place one after another, and the later one finds the trail moved on and reads
-          // again. (The embedded store has one writer at a time already.)
-          const result =
-            dialect === 'postgres' && !db.isTransaction
-              ? await db.transaction().execute(async (trx) => {
-                  await sql`select pg_advisory_xact_lock(${sql.lit(SEAL_LOCK_KEY)})`.execute(trx);
-                  return place(trx);
-                })
-              : await place(db);
+              and (select coalesce(max(seq), 0) from audit_log) = ${lastSeq}`.execute(db);
           updated = Number(result.numAffectedRows ?? 0n);
         } catch (error) {
           if (isUniqueViolation(error)) continue;
