@@ -43,7 +43,7 @@ function planOf(source: string): string[] {
 }
 
 describe('the purge on the embedded store', () => {
-  it.each(['codes', 'audit', 'outbox'] as const)('finds the %s it removes by an index', async (kind) => {
+  it.each(['codes', 'audit', 'outbox', 'verifyAnswers'] as const)('finds the %s it removes by an index', async (kind) => {
     await store.retention.removeBatch(kind, cutoffsAt(1_000_000, { auditBefore: 1, outboxBefore: 1 }), 100);
     const deletes = prepared.filter((source) => source.startsWith('delete'));
     expect(deletes.length).toBeGreaterThan(0);
