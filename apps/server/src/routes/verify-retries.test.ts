@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
 import { API } from '../testing/api-bodies.js';
 import { STORE_KINDS } from '../testing/stores.js';
@@ -141,6 +143,47 @@ describe.each(STORE_KINDS)('verifications retried with an Idempotency-Key on %s'
     expect(other.status).toBe(422);
     expect(other.body.result.error?.message).toMatch(/^ERR905: .*Idempotency-Key/);
     expect(await events(user.id, 'code.verify_failed')).toBe(0);
+  });
+
+  it('gives the use back and forgets the key when the first answer did not get out: the retry is verified anew', async () => {
+    const { user, code } = await issued();
+    const retryKey = idempotencyKey();
+    // The verification is held after it used the code, until its client has gone.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const consume = t.services.store.codes.consume.bind(t.services.store.codes);
+    const spy = vi.spyOn(t.services.store.codes, 'consume').mockImplementation(async (codeId, now) => {
+      const used = await consume(codeId, now);
+      await held;
+      return used;
+    });
+    try {
+      // A connection of its own, whose closing the server sees before the store answers.
+      const opened = new Promise<Socket>((resolve) => t.app.server.once('connection', resolve));
+      const leaving = request(`${base}${API}/tempPass/verify`, {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${key}`,
+          'idempotency-key': retryKey,
+        },
+      });
+      leaving.on('error', () => undefined);
+      leaving.end(JSON.stringify({ userId: user.id, code }));
+      const connection = await opened;
+      await expect.poll(() => spy.mock.calls.length).toBe(1);
+      const closed = new Promise((resolve) => connection.once('close', resolve));
+      leaving.destroy();
+      await closed;
+      release();
+      await expect.poll(() => events(user.id, 'code.use_given_back')).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await verify({ userId: user.id, code }, retryKey)).body.result).toEqual({ valid: true });
+    expect(await events(user.id, 'code.used')).toBe(2);
+    expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
   });
 
   it('refuses a header that cannot be a key, and documents the header in the OpenAPI document', async () => {
