@@ -94,7 +94,11 @@ export class MemoryAnswers<A> implements AnswerMemory<A> {
 
   claim(key: string, fingerprint: string, now: number, until: number): Promise<KeyClaim<A>> {
     this.forgetExpired(now);
-    const found = this.held.get(key);
+    let found = this.held.get(key);
+    if (found !== undefined && found.expiresAt <= now) {
+      this.held.delete(key);
+      found = undefined;
+    }
     if (found === undefined) {
       // Keys go in the order they came, each with the same window: the oldest is the first.
       while (this.held.size >= this.max) {
