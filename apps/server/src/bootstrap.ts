@@ -18,6 +18,7 @@ import { SendLimits } from './domain/send-limits.js';
 import { SignIn, decoyPasswordHash } from './domain/sign-in.js';
 import { SigninThrottle } from './domain/signin-throttle.js';
 import { Verification } from './domain/verification.js';
+import { RetriedVerifications } from './domain/retried-requests.js';
 import { UserProvisioning } from './domain/provision-user.js';
 import { DirectoryUsers } from './directory/directory-users.js';
 import { LdapDirectory } from './directory/ldap-directory.js';
@@ -151,6 +152,12 @@ export async function startServices(
       config.codeDefaults,
       config.verification,
     );
+    // Retries of a verification asked with an Idempotency-Key get the first answer, from any instance.
+    const retriedVerifications = new RetriedVerifications(
+      store.verifyAnswers,
+      keys.identifier,
+      config.verifyIdempotencyMs,
+    );
     // One bound on password hashes for everything that makes them: sign-ins and SCIM's passwords.
     // The hashes run on threads of their own, as many as may run at once.
     const hashWorkers = new ScryptWorkers(config.passwordHashing.concurrency);
@@ -212,6 +219,7 @@ export async function startServices(
         groups: new ScimGroups(store, now),
       },
       verification,
+      retriedVerifications,
       auditView: new AuditView(store),
       administration: new Administration({
         store,

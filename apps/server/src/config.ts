@@ -238,6 +238,8 @@ export interface Config {
   sendLimits: SendLimitSettings;
   delivery: DeliveryConfig;
   verification: VerificationSettings;
+  /** How long the answer of a verification asked with an Idempotency-Key is kept (domain/retried-requests.ts). */
+  verifyIdempotencyMs: number;
   radius: RadiusConfig;
   /** The console's session limits, enrolment links and allowed authenticators. */
   console: ConsoleAuthSettings;
@@ -535,6 +537,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     sendLimits: sendLimitsOf(s),
     delivery,
     verification: codes.verification,
+    verifyIdempotencyMs: codes.verifyIdempotencyMs,
     radius,
     validateCheck,
     webhooks,

@@ -11,6 +11,7 @@ import type { Sessions } from './domain/sessions.js';
 import type { SignInBulkheads } from './domain/bulkheads.js';
 import type { SignIn } from './domain/sign-in.js';
 import type { Verification } from './domain/verification.js';
+import type { RetriedVerifications } from './domain/retried-requests.js';
 import type { DeliveryProvider } from './delivery/delivery.js';
 import type { Notices } from './delivery/notices.js';
 import type { CodeDelivery } from './domain/ports/code-delivery.js';
@@ -60,6 +61,11 @@ export interface Services {
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */
   verification: Verification;
+  /**
+   * Around verification for the HTTP doors: a request retried with the same Idempotency-Key gets
+   * the first answer (kept in the store), not a second verification. RADIUS keeps its own in memory.
+   */
+  retriedVerifications: RetriedVerifications;
   /** The provider of each send type; undefined when the type is switched off. */
   delivery: (type: SendType) => DeliveryProvider | undefined;
   /** Which channels may receive codes (type switched on, phone prefix allowed). */

@@ -252,6 +252,18 @@ export const VerifyRequest = Type.Object(
 );
 export type VerifyRequest = Type.Static<typeof VerifyRequest>;
 export const VerifyResult = Type.Object({ valid: Type.Boolean() });
+/**
+ * The headers of a verification besides the service key: an Idempotency-Key (IETF draft
+ * httpapi-idempotency-key-header) makes a retry of the request get the first answer.
+ */
+export const VerifyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Optional: the same value (a UUID, say; 1 to 255 printable ASCII characters, quoted or not) on every attempt of one request. A retry within DEA_VERIFY_IDEMPOTENCY_SECONDS (default 60) from the same service key for the same user gets the first answer, from any instance, instead of a second verification; the same key with another code is refused with 422, and a retry while the first is still being answered with 409.',
+    }),
+  ),
+});
 export type VerifyResult = Type.Static<typeof VerifyResult>;
 
 // POST /login/api/session

@@ -10,6 +10,7 @@ const KIND_NAMES: Record<PurgeKind, string> = {
   consoleSessions: 'ended or expired console sessions',
   signinFailures: 'forgotten sign-in failure rows',
   rateCounters: 'send-limit counters whose window ended',
+  verifyAnswers: 'answers kept for retried verifications (Idempotency-Key) whose window ended',
   audit: 'audit entries past DEA_RETENTION_AUDIT_DAYS',
   outbox: 'outbox messages past DEA_RETENTION_OUTBOX_DAYS',
 };

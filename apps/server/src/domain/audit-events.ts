@@ -33,7 +33,7 @@ export const AUDIT_EVENTS = {
     "a user's codes were switched off (disabled, or their group policy no longer allows codes): their unused codes were revoked (details: cause, codeIds)",
   'codes.purged': 'used and expired codes were removed (written before dea purge came; now store.purged)',
   'store.purged':
-    'the retention purge removed rows (details.removed: how many codes, sessions, consoleSessions, signinFailures, rateCounters, audit, outbox)',
+    'the retention purge removed rows (details.removed: how many codes, sessions, consoleSessions, signinFailures, rateCounters, verifyAnswers, audit, outbox)',
   'notice.sent': "a notice (without the code) reached one of the user's other channels",
   'notice.failed': 'a notice could not be delivered',
   // operators (actor: cli)

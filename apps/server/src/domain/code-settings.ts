@@ -35,6 +35,10 @@ export const codeSettings = {
     schema: Type.Integer({ minimum: 0, maximum: 10_080, default: 15 }),
     doc: 'How long such a lock lasts (every verification fails meanwhile, consuming nothing); 0: until an operator unlocks the user.',
   },
+  DEA_VERIFY_IDEMPOTENCY_SECONDS: {
+    schema: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+    doc: 'How long the answer of a verification asked with an Idempotency-Key header (tempPass/verify, /validate/check) is kept in the store: a retry with the same key within it gets the same answer, from any instance, instead of a second verification.',
+  },
 } as const;
 
 export interface CodeDefaults {
@@ -51,7 +55,7 @@ const MINUTE = 60_000;
 export function codeConfigOf(
   values: SettingValues<typeof codeSettings>,
   problems: string[],
-): { codeDefaults: CodeDefaults; verification: VerificationSettings } {
+): { codeDefaults: CodeDefaults; verification: VerificationSettings; verifyIdempotencyMs: number } {
   const alphabet = values.DEA_CODE_ALPHABET;
   if (new Set(alphabet).size !== alphabet.length) {
     problems.push('DEA_CODE_ALPHABET: must not repeat a character');
@@ -68,5 +72,6 @@ export function codeConfigOf(
       maxFailures: values.DEA_VERIFY_MAX_FAILURES,
       lockMs: values.DEA_VERIFY_LOCK_MINUTES === 0 ? null : values.DEA_VERIFY_LOCK_MINUTES * MINUTE,
     },
+    verifyIdempotencyMs: values.DEA_VERIFY_IDEMPOTENCY_SECONDS * 1000,
   };
 }

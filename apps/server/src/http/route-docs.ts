@@ -9,6 +9,8 @@ export interface RouteDoc {
   /** The `result` of the envelope, or the whole answer when `bare` (userinfo, message). */
   result: Type.TSchema;
   bare?: boolean;
+  /** Takes an Idempotency-Key header (http/idempotency-key.ts): its 409 and 422 are declared. */
+  idempotent?: boolean;
 }
 
 const SECURITY: Record<Security, Record<string, string[]>[]> = {
@@ -52,6 +54,14 @@ export function documented(doc: RouteDoc) {
       }),
       ...(doc.security === 'serviceKey' && {
         401: failure('Missing, wrong or revoked service key, or one without the verify scope (error 3)'),
+      }),
+      ...(doc.idempotent === true && {
+        409: failure(
+          'A request with the same Idempotency-Key is still being answered (error 2); send it again once that one is answered',
+        ),
+        422: failure(
+          'The Idempotency-Key was sent with another request (error 2); a new request needs a new key',
+        ),
       }),
       500: failure('Internal error (error 1); the details are in the server log only'),
       503: failure('The store is unavailable (error 1, Retry-After)'),

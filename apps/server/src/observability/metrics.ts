@@ -72,7 +72,7 @@ export class Metrics {
   });
   private readonly purgedRows = new Counter({
     name: 'dea_purged_rows_total',
-    help: 'Rows removed by the retention purge, by kind (codes, sessions, consoleSessions, signinFailures, rateCounters, audit, outbox).',
+    help: 'Rows removed by the retention purge, by kind (codes, sessions, consoleSessions, signinFailures, rateCounters, verifyAnswers, audit, outbox).',
     labelNames: ['kind'],
     registers: [this.registry],
   });

@@ -22,7 +22,13 @@ describe('RADIUS configuration', () => {
       host: '0.0.0.0',
       clients: new Map(),
       rejectMessage: undefined,
+      retransmissions: { windowMs: 30_000, max: 10_000 },
     });
+    expect(
+      loadConfig({ DEA_RADIUS_RETRANSMIT_SECONDS: '5', DEA_RADIUS_RETRANSMIT_MAX: '200' }).radius
+        .retransmissions,
+    ).toEqual({ windowMs: 5000, max: 200 });
+    expect(problemsOf({ DEA_RADIUS_RETRANSMIT_MAX: '10' }).join()).toContain('DEA_RADIUS_RETRANSMIT_MAX');
     expect(config.radius.dictionary.find('filter-id')).toEqual({
       name: 'Filter-Id',
       code: 11,

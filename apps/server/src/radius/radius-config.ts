@@ -13,6 +13,8 @@ export interface RadiusConfig {
   dictionary: Dictionary;
   /** The Reply-Message of every Access-Reject; undefined: none. */
   rejectMessage: string | undefined;
+  /** How long an answer is kept for a client's retransmission, and how many at most. */
+  retransmissions: { windowMs: number; max: number };
 }
 
 /** Long random secrets are what keeps RADIUS's MD5-based protection meaningful. */
@@ -38,6 +40,14 @@ export const radiusSettings = {
   DEA_RADIUS_REJECT_MESSAGE: {
     schema: Type.String({ maxLength: 253, default: '' }),
     doc: 'A Reply-Message for every Access-Reject (the same whatever the reason, e.g. "Wrong or used code"); empty: none, the default, so a reject tells nothing.',
+  },
+  DEA_RADIUS_RETRANSMIT_SECONDS: {
+    schema: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
+    doc: "How long each instance keeps a RADIUS answer in its memory for the client's retransmission (same address, port, Identifier and Request Authenticator, RFC 5080 section 2.2.2), which gets the same answer instead of a second verification; longer than the client's retries (FreeRADIUS home servers: response_window 30 s).",
+  },
+  DEA_RADIUS_RETRANSMIT_MAX: {
+    schema: Type.Integer({ minimum: 100, maximum: 1_000_000, default: 10_000 }),
+    doc: 'Most RADIUS answers kept for retransmissions per instance (about 200 bytes each); when full, the oldest is forgotten first, and its retransmission is verified anew.',
   },
 } as const;
 
@@ -114,12 +124,17 @@ export function radiusConfigOf(setting: (name: string) => string, problems: stri
       .flatMap((path) => dictionaryFile(path, problems)),
   ]);
   const rejectMessage = setting('DEA_RADIUS_REJECT_MESSAGE');
+  const retransmissions = {
+    windowMs: (Number(setting('DEA_RADIUS_RETRANSMIT_SECONDS')) || 30) * 1000,
+    max: Number(setting('DEA_RADIUS_RETRANSMIT_MAX')) || 10_000,
+  };
   return {
     port,
     host,
     clients: parsed.clients,
     dictionary,
     rejectMessage: rejectMessage === '' ? undefined : rejectMessage,
+    retransmissions,
   };
 }
 

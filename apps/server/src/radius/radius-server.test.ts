@@ -25,8 +25,21 @@ async function radiusFor(t: TestApp, clients: [string, string][]): Promise<Radiu
     port: 0,
     clients: new Map(clients),
     authenticate: radiusAuthenticator(t.services),
+    retransmissions: t.services.config.radius.retransmissions,
+    now: t.clock.now,
   });
 }
+
+/** A signed Access-Request of the user with this Identifier and a fresh Request Authenticator. */
+const accessRequest = (identifier: number, userName: string, password: string): Buffer =>
+  encodeAccessRequest({
+    identifier,
+    authenticator: randomBytes(16),
+    userName,
+    password,
+    secret: SECRET,
+    messageAuthenticator: true,
+  });
 
 describe('RADIUS server with radclient on sqlite', () => {
   let t: TestApp;
@@ -167,6 +180,42 @@ describe('RADIUS server with radclient on sqlite', () => {
     expect(again?.equals(first ?? Buffer.alloc(0))).toBe(true);
     // From another port it is another request: verified, and the code is used up by then.
     expect(third && decodePacket(third)?.code).toBe(PacketCode.accessReject);
+    expect(await events(user.id, 'code.used')).toHaveLength(1);
+    expect(await events(user.id, 'code.verify_failed')).toHaveLength(1);
+  });
+
+  it('verifies a request with the same Identifier and another Request Authenticator as a new request', async () => {
+    const { user, code } = await issuedCode(t);
+    const client = udpClient();
+    try {
+      const first = await client.send(server.port, accessRequest(11, user.username, code));
+      const second = await client.send(server.port, accessRequest(11, user.username, code));
+      expect(first && decodePacket(first)?.code).toBe(PacketCode.accessAccept);
+      // A new request for a code used up by the first: verified, and rejected.
+      expect(second && decodePacket(second)?.code).toBe(PacketCode.accessReject);
+    } finally {
+      client.close();
+    }
+    expect(await events(user.id, 'code.used')).toHaveLength(1);
+    expect(await events(user.id, 'code.verify_failed')).toHaveLength(1);
+  });
+
+  it('keeps an answer for DEA_RADIUS_RETRANSMIT_SECONDS: a retransmission after it is verified anew', async () => {
+    const { user, code } = await issuedCode(t);
+    const request = accessRequest(12, user.username, code);
+    const client = udpClient();
+    try {
+      const first = await client.send(server.port, request);
+      t.clock.advance(t.services.config.radius.retransmissions.windowMs - 1);
+      const within = await client.send(server.port, request);
+      expect(within?.equals(first ?? Buffer.alloc(0))).toBe(true);
+      expect(await events(user.id, 'code.verify_failed')).toHaveLength(0);
+      t.clock.advance(1);
+      const after = await client.send(server.port, request);
+      expect(after && decodePacket(after)?.code).toBe(PacketCode.accessReject);
+    } finally {
+      client.close();
+    }
     expect(await events(user.id, 'code.used')).toHaveLength(1);
     expect(await events(user.id, 'code.verify_failed')).toHaveLength(1);
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type RemoteInfo, type Socket, createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import type { Logger } from 'pino';
@@ -11,6 +12,7 @@ import {
   encodeResponse,
   hasValidMessageAuthenticator,
 } from './packet.js';
+import { MemoryAnswers, answerOnce } from '../domain/retried-requests.js';
 import { clientAddress } from './radius-config.js';
 
 /** Accept, with the attributes that configure the session (type, value), or reject. */
@@ -32,25 +34,18 @@ export interface RadiusServerOptions {
   /** The Reply-Message of every Access-Reject; none when undefined (the default: it tells nothing). */
   rejectMessage?: string | undefined;
   log?: Pick<Logger, 'debug' | 'warn' | 'error'> | undefined;
+  /**
+   * How long each answer is kept for the client's retransmission and how many at most
+   * (DEA_RADIUS_RETRANSMIT_SECONDS, DEA_RADIUS_RETRANSMIT_MAX); 30 s and 10,000 when not given.
+   */
+  retransmissions?: { windowMs: number; max: number } | undefined;
+  /** The clock of the retransmission window (tests move it); Date.now when not given. */
+  now?: (() => number) | undefined;
 }
 
 export interface RadiusServer {
   readonly port: number;
   close(): Promise<void>;
-}
-
-/**
- * A client resends a request it got no answer to, with the same identifier and authenticator.
- * Verifying it again would consume a second use (or answer Reject for a code just accepted), so
- * the first answer is kept this long and sent again (RFC 5080 section 2.2.2).
- */
-const DUPLICATE_WINDOW_MS = 30_000;
-const MAX_REMEMBERED = 10_000;
-
-interface Remembered {
-  expiresAt: number;
-  /** Undefined while the first copy is still being verified: copies are then dropped. */
-  answer: Buffer | undefined;
 }
 
 export async function startRadiusServer(options: RadiusServerOptions): Promise<RadiusServer> {
@@ -60,14 +55,11 @@ export async function startRadiusServer(options: RadiusServerOptions): Promise<R
       ? []
       : [[AttributeType.replyMessage, Buffer.from(options.rejectMessage, 'utf8')]];
   const socket: Socket = createSocket(isIPv6(options.host) ? 'udp6' : 'udp4');
-  const remembered = new Map<string, Remembered>();
-
-  function forgetExpired(now: number): void {
-    for (const [key, entry] of remembered) {
-      if (entry.expiresAt > now && remembered.size < MAX_REMEMBERED) break;
-      remembered.delete(key);
-    }
-  }
+  // A client retransmits to the server it asked (RFC 5080 section 2.2.2), so the answers live in
+  // this instance's memory, bounded in count and time (domain/retried-requests.ts).
+  const { windowMs, max } = options.retransmissions ?? { windowMs: 30_000, max: 10_000 };
+  const answered = new MemoryAnswers<Buffer>(max);
+  const now = options.now ?? Date.now;
 
   async function answer(request: RadiusPacket, secret: string, client: string): Promise<Buffer> {
     const [userName] = attributesOf(request, AttributeType.userName);
@@ -100,24 +92,20 @@ export async function startRadiusServer(options: RadiusServerOptions): Promise<R
       log?.warn({ client }, 'RADIUS request without a valid Message-Authenticator dropped');
       return;
     }
-    const now = Date.now();
-    forgetExpired(now);
+    // The same address, port, Identifier and Request Authenticator: the same request, sent again.
     const key = `${client}|${from.port}|${request.identifier}|${request.authenticator.toString('hex')}`;
-    const earlier = remembered.get(key);
-    if (earlier !== undefined) {
-      if (earlier.answer !== undefined) socket.send(earlier.answer, from.port, from.address);
+    const fingerprint = createHash('sha256').update(data).digest('base64url');
+    const once = await answerOnce(answered, { key, fingerprint, now: now(), windowMs }, () =>
+      answer(request, secret, client),
+    );
+    // A copy of a request still being verified is dropped: the client sends it again later.
+    if (once.state === 'in-flight') return;
+    if (once.state === 'other-request') {
+      log?.warn({ client }, 'RADIUS request reusing the Identifier and Authenticator of another dropped');
       return;
     }
-    const entry: Remembered = { expiresAt: now + DUPLICATE_WINDOW_MS, answer: undefined };
-    remembered.set(key, entry);
-    try {
-      entry.answer = await answer(request, secret, client);
-    } catch (error) {
-      // No answer: the client retries, and the retry is verified afresh.
-      remembered.delete(key);
-      throw error;
-    }
-    socket.send(entry.answer, from.port, from.address);
+    if (once.repeated) log?.debug({ client }, 'RADIUS retransmission answered with the first answer');
+    socket.send(once.answer, from.port, from.address);
   }
 
   socket.on('message', (data, from) => {

@@ -75,6 +75,8 @@ export async function startRadius(services: Services, log?: Logger): Promise<Rad
     clients: radius.clients,
     log,
     rejectMessage: radius.rejectMessage,
+    retransmissions: radius.retransmissions,
+    now: services.now,
     authenticate: radiusAuthenticator(services, log),
   });
 }

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateServiceKey } from '../domain/service-keys.js';
 import { addressList } from '../http/address-ranges.js';
 import { bearerToken } from '../http/bearer.js';
-import { answerOrGiveBack } from '../http/answer-or-give-back.js';
+import { verifiedOnce } from '../http/idempotency-key.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf, unavailableReason } from '../store/store-error.js';
 import { userNamed } from '../domain/user-names.js';
@@ -53,7 +53,8 @@ function parameter(body: unknown, name: string): string | undefined {
  * used. The answer is that protocol's JSON: `result.value` true for a valid code (consumed), false
  * for every kind of failure, with the one verification rule behind it (lockout, single use,
  * audit). Authorized by a service key with the scope verify, or by the caller's address
- * (DEA_VALIDATE_CHECK_CLIENTS).
+ * (DEA_VALIDATE_CHECK_CLIENTS). An Idempotency-Key header makes a retry get the first answer
+ * (http/idempotency-key.ts).
  */
 export const validateCheckRoute: FastifyPluginAsync = async (app) => {
   const { services } = app;
@@ -110,14 +111,24 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
       clientAddress: request.ip,
       now: services.now(),
     };
-    const outcome = await services.verification.verify({ user: found, code: pass ?? '', ...attempt });
-    if (outcome.valid && found !== undefined)
-      answerOrGiveBack(request, reply, () =>
-        services.verification.giveBackUse({ userId: found.id, codeId: outcome.codeId }, attempt),
-      );
+    const realm = parameter(request.body, 'realm');
+    const once = await verifiedOnce(
+      request,
+      reply,
+      services,
+      {
+        caller: serviceKey === undefined ? `validate-check:${request.ip}` : `service-key:${serviceKey.id}`,
+        user: `${realm ?? ''}\u0000${user ?? ''}`,
+        fields: { user, pass, realm },
+        userId: found?.id,
+        attempt,
+      },
+      () => services.verification.verify({ user: found, code: pass ?? '', ...attempt }),
+    );
+    if ('refused' in once) return refuse(reply, once.refused.status, ERROR.parameter, once.refused.message);
     void reply.header('cache-control', 'no-store');
     // Every failure answers alike; the audit log tells why.
-    return outcome.valid
+    return once.valid
       ? answer(
           { status: true, value: true, authentication: 'ACCEPT' },
           { message: 'matching 1 tokens', type: 'emergency' },

@@ -26,6 +26,7 @@ export interface Database {
   signin_failures: SigninFailuresTable;
   rate_counters: RateCountersTable;
   verify_failures: VerifyFailuresTable;
+  verify_answers: VerifyAnswersTable;
   console_accounts: ConsoleAccountsTable;
   console_passkeys: ConsolePasskeysTable;
   console_sessions: ConsoleSessionsTable;
@@ -198,6 +199,19 @@ export interface VerifyFailuresTable {
   locked_at: number | null;
   /** Null with locked_at set: locked until an operator unlocks. */
   locked_until: number | null;
+}
+
+/**
+ * Answers of verifications asked with an Idempotency-Key (domain/retried-requests.ts): keyed
+ * hashes of the caller's key and of the request, the answer once given (null while in flight).
+ */
+export interface VerifyAnswersTable {
+  key_hash: string;
+  fingerprint: string;
+  answer: string | null;
+  /** 1 once a retry was given the answer. */
+  repeated: Generic<number>;
+  expires_at: number;
 }
 
 export interface MetaTable {

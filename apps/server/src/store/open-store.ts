@@ -27,6 +27,7 @@ import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
 import { userRepository } from './sql/users.js';
+import { verifyAnswerRepository } from './sql/verify-answers.js';
 import { verifyFailureRepository } from './sql/verify-failures.js';
 import type { Store } from './store.js';
 
@@ -146,6 +147,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     signinFailures: signinFailureRepository(db, dialect),
     rateCounters: rateCounterRepository(db),
     verifyFailures: verifyFailureRepository(db),
+    verifyAnswers: verifyAnswerRepository(db),
     schema: {
       state: () => schemaState(db),
       problems: (pending) => pendingProblems(db as Kysely<unknown>, pending),

@@ -15,6 +15,7 @@ import type { ServiceKeyRepository } from './sql/service-keys.js';
 import type { SessionRepository } from './sql/sessions.js';
 import type { SigninFailureRepository } from './sql/signin-failures.js';
 import type { UserRepository } from './sql/users.js';
+import type { VerifyAnswerRepository } from './sql/verify-answers.js';
 import type { VerifyFailureRepository } from './sql/verify-failures.js';
 
 /*
@@ -65,6 +66,7 @@ export type {
 export type { User, UserSource, NewUser, UserRepository } from './sql/users.js';
 export { USER_SOURCES } from './sql/users.js';
 export type { VerifyFailures, VerifyFailureRule, VerifyFailureRepository } from './sql/verify-failures.js';
+export type { KeyClaim, VerifyAnswerRepository } from './sql/verify-answers.js';
 
 /**
  * The store contract. Two implementations pass one test suite (store.suite.ts): the embedded
@@ -94,6 +96,8 @@ export interface Store {
   readonly signinFailures: SigninFailureRepository;
   readonly rateCounters: RateCounterRepository;
   readonly verifyFailures: VerifyFailureRepository;
+  /** Answers of verifications asked with an Idempotency-Key, for their retries (any instance). */
+  readonly verifyAnswers: VerifyAnswerRepository;
   /** The console's accounts, passkeys and sessions. */
   readonly console: ConsoleRepository;
   /** The store's schema: which migrations it has had, and bringing it up to date. */

@@ -16,6 +16,8 @@ export async function appRadiusServer(
     port: 0,
     clients: new Map([['127.0.0.1', secret]]),
     rejectMessage: t.services.config.radius.rejectMessage,
+    retransmissions: t.services.config.radius.retransmissions,
+    now: t.services.now,
     authenticate: radiusAuthenticator(t.services),
   });
   onTestFinished(() => server.close());

@@ -1,10 +1,10 @@
-import { ErrorNumber, VerifyRequest, VerifyResult } from '@dea/contract';
+import { ErrorNumber, VerifyHeaders, VerifyRequest, VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
 import { authenticateServiceKey } from '../../domain/service-keys.js';
-import { answerOrGiveBack } from '../../http/answer-or-give-back.js';
 import { ok } from '../../http/envelope.js';
 import { bearerToken } from '../../http/bearer.js';
+import { verifiedOnce } from '../../http/idempotency-key.js';
 import { documented } from '../../http/route-docs.js';
 import { userNamed } from '../../domain/user-names.js';
 
@@ -21,10 +21,12 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         body: VerifyRequest,
+        headers: VerifyHeaders,
         ...documented({
           summary: 'Verify (and consume) a code',
           security: 'serviceKey',
           result: VerifyResult,
+          idempotent: true,
         }),
       },
     },
@@ -51,12 +53,24 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
         clientAddress: request.ip,
         now: services.now(),
       };
-      const outcome = await services.verification.verify({ user, code, ...attempt });
-      if (outcome.valid && user !== undefined)
-        answerOrGiveBack(request, reply, () =>
-          services.verification.giveBackUse({ userId: user.id, codeId: outcome.codeId }, attempt),
-        );
-      return ok({ valid: outcome.valid } satisfies VerifyResult);
+      const once = await verifiedOnce(
+        request,
+        reply,
+        services,
+        {
+          caller: `service-key:${serviceKey.id}`,
+          user: userId === undefined ? `name:${username ?? ''}` : `id:${userId}`,
+          fields: { userId, username, code },
+          userId: user?.id,
+          attempt,
+        },
+        () => services.verification.verify({ user, code, ...attempt }),
+      );
+      if ('refused' in once) {
+        const { status, message } = once.refused;
+        throw new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail: message }, status);
+      }
+      return ok({ valid: once.valid } satisfies VerifyResult);
     },
   );
 };

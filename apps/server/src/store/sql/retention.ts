@@ -8,6 +8,7 @@ export const PURGE_KINDS = [
   'consoleSessions',
   'signinFailures',
   'rateCounters',
+  'verifyAnswers',
   'audit',
   'outbox',
 ] as const;
@@ -107,6 +108,11 @@ const TARGETS: Record<PurgeKind, PurgeTarget> = {
     table: 'rate_counters',
     key: 'subject',
     where: (c) => sql`window_ends_at <= ${c.now}`,
+  },
+  verifyAnswers: {
+    table: 'verify_answers',
+    key: 'key_hash',
+    where: (c) => sql`expires_at <= ${c.now}`,
   },
   audit: {
     table: 'audit_log',
