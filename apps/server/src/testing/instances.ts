@@ -13,6 +13,8 @@ import {
   usernameOrThrow,
 } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
+import { issueCode } from '../domain/codes.js';
+import { resolvePolicy } from '../domain/policy.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { SESSION_COOKIE } from '../http/cookies.js';
 import type { Store } from '../store/store.js';
@@ -92,6 +94,47 @@ export async function createUserWithCodes(
   });
   await store.groups.addMember(groupId, user.id);
   return user;
+}
+
+/**
+ * A user (`<prefix>-<id>`, no password) in a group of its own whose policy shows codes on screen,
+ * and one code issued to them by the domain, as the page's call would.
+ */
+export async function userWithIssuedCode(
+  instance: Instance,
+  prefix: string,
+): Promise<{ userId: string; username: string; code: string }> {
+  const { store, keys, config } = instance.services;
+  const now = Date.now();
+  const userId = newId(now);
+  const username = `${prefix}-${userId}`;
+  await store.users.create({
+    id: userId,
+    username: usernameOrThrow(username),
+    passwordHash: 'x',
+    fullName: prefix,
+    locale: 'en',
+    createdAt: now,
+  });
+  const groupId = newId(now);
+  await store.groups.create({ id: groupId, name: `group-${userId}`, priority: 0 });
+  await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
+    enableECode: true,
+    emergencyCodeDelivery: 'Display',
+  });
+  await store.groups.addMember(groupId, userId);
+  const policy = resolvePolicy(
+    await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE),
+    config.codeDefaults,
+  );
+  const { code } = await issueCode(store, keys.codeHash, {
+    userId,
+    policy,
+    channelType: null,
+    clientAddress: null,
+    now,
+  });
+  return { userId, username, code };
 }
 
 /** Signs in over the instance's HTTP (password "pw"); answers the headers of the page's calls. */

@@ -1,10 +1,11 @@
-import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../crypto/ids.js';
-import { issueCode } from '../../domain/codes.js';
 import { createServiceKey } from '../../domain/service-keys.js';
-import { resolvePolicy } from '../../domain/policy.js';
-import { startTwoInstances, type Instance, type Instances } from '../../testing/instances.js';
+import {
+  startTwoInstances,
+  userWithIssuedCode,
+  type Instance,
+  type Instances,
+} from '../../testing/instances.js';
 
 const MAX_FAILURES = 10;
 
@@ -28,38 +29,7 @@ describe('verification on two instances on one PostgreSQL', () => {
   });
   afterAll(() => instances.close());
 
-  async function userWithCode(): Promise<{ userId: string; code: string }> {
-    const { store, keys, config } = a.services;
-    const now = Date.now();
-    const userId = newId(now);
-    await store.users.create({
-      id: userId,
-      username: usernameOrThrow(`v2-${userId}`),
-      passwordHash: 'x',
-      fullName: 'V',
-      locale: 'en',
-      createdAt: now,
-    });
-    const groupId = newId(now);
-    await store.groups.create({ id: groupId, name: `group-${userId}`, priority: 0 });
-    await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
-      enableECode: true,
-      emergencyCodeDelivery: 'Display',
-    });
-    await store.groups.addMember(groupId, userId);
-    const policy = resolvePolicy(
-      await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE),
-      config.codeDefaults,
-    );
-    const { code } = await issueCode(store, keys.codeHash, {
-      userId,
-      policy,
-      channelType: null,
-      clientAddress: null,
-      now,
-    });
-    return { userId, code };
-  }
+  const userWithCode = () => userWithIssuedCode(a, 'v2');
 
   /** By id, or by user name when `who` is `{ username }`. */
   const verify = async (
