@@ -268,7 +268,7 @@ export function directoryUsersOf(
 ): DirectoryUsers | undefined {
   if (config.directory === undefined) return undefined;
   return new DirectoryUsers(
-    new LdapDirectory(config.directory),
+    new LdapDirectory(config.directory, now),
     config.directory,
     store,
     new UserProvisioning(store, now),

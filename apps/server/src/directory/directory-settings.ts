@@ -14,6 +14,10 @@ export const directorySettings = {
     schema: Type.Boolean({ default: true }),
     doc: 'Upgrade ldap:// connections with StartTLS before anything is sent. false sends bind passwords in clear: only for a directory on the same host.',
   },
+  DEA_LDAP_TLS_SERVER_NAME: {
+    schema: Type.String({ default: '' }),
+    doc: "The name the directory's certificate must carry, for ldaps:// and StartTLS; empty: the host of each DEA_LDAP_URL, an address or a name (a certificate for dc1.example.com with ldap://10.1.2.3 then needs dc1.example.com here).",
+  },
   DEA_LDAP_CA_FILE: {
     schema: Type.String({ default: '' }),
     doc: "PEM file of the certificate authorities the directory's certificate is checked against; empty: the system's.",
@@ -66,6 +70,10 @@ export const directorySettings = {
     schema: Type.Integer({ minimum: 1, maximum: 120, default: 5 }),
     doc: 'Longest wait for the directory to connect or answer one operation before the next URL is tried.',
   },
+  DEA_LDAP_DEAD_SERVER_SECONDS: {
+    schema: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
+    doc: 'A directory URL that did not answer is passed over for this long: sign-ins and syncs go to the next URL at once. Then a probe in the background tries it again, and it is used once the probe gets through. When every URL is passed over, all are tried in order.',
+  },
 } as const;
 
 /** The product fields a directory attribute can fill. */
@@ -87,6 +95,8 @@ export interface DirectoryConfig {
   startTls: boolean;
   /** PEM of the CA file; undefined: the system's CAs. */
   ca: string | undefined;
+  /** The name the certificate must carry; undefined: each URL's host. */
+  tlsServerName: string | undefined;
   bindDn: string;
   bindPassword: string;
   baseDn: string;
@@ -99,6 +109,7 @@ export interface DirectoryConfig {
   syncMs: number;
   pageSize: number;
   timeoutMs: number;
+  deadServerMs: number;
 }
 
 const LDAP_DEFAULTS: AttributeMap = {
@@ -234,6 +245,7 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
     urls,
     startTls: values.DEA_LDAP_STARTTLS,
     ca: ca === '' ? undefined : ca,
+    tlsServerName: values.DEA_LDAP_TLS_SERVER_NAME.trim() || undefined,
     bindDn: values.DEA_LDAP_BIND_DN,
     bindPassword,
     baseDn: values.DEA_LDAP_BASE_DN.trim(),
@@ -245,5 +257,6 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
     syncMs: values.DEA_LDAP_SYNC_MINUTES * 60_000,
     pageSize: values.DEA_LDAP_PAGE_SIZE,
     timeoutMs: values.DEA_LDAP_TIMEOUT_SECONDS * 1000,
+    deadServerMs: values.DEA_LDAP_DEAD_SERVER_SECONDS * 1000,
   };
 }

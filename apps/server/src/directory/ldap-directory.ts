@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
-import { Client, InvalidCredentialsError, type Entry } from 'ldapts';
+import { Client, InvalidCredentialsError, ResultCodeError, type Entry } from 'ldapts';
 import { normalizeDn, type DirectoryConfig, type DirectoryField } from './directory-settings.js';
 import { DirectoryUnavailableError, type SourceUser, type UserSource } from '../domain/user-directory.js';
 
@@ -53,25 +55,50 @@ function isDisabled(entry: Entry, attribute: string | undefined): boolean {
   return /^(true|yes|1|disabled)$/i.test(value);
 }
 
+/** The host of an ldap:// or ldaps:// URL, without the brackets of an IPv6 address. */
+function hostOf(url: string): string {
+  return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
 /**
  * The organisation's directory (LDAP or Active Directory): finds users, checks their passwords by
  * binding as them, and lists every user page by page. Each call opens its own connection to the
  * first URL that answers (failover), upgraded with StartTLS on ldap:// unless switched off.
+ *
+ * A URL that did not answer is passed over for `deadServerMs`, so that one dead domain controller
+ * first in the list does not make every sign-in wait out its timeout; once that time is up, a
+ * probe in the background tries it again, and requests go back to it once the probe got through.
  */
 export class LdapDirectory implements UserSource {
-  constructor(private readonly config: DirectoryConfig) {}
+  /** URL -> until when it is passed over (this instance's view). */
+  private readonly passedOver = new Map<string, number>();
+  private readonly probing = new Set<string>();
+
+  constructor(
+    private readonly config: DirectoryConfig,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private get attributeNames(): string[] {
     return [...new Set(Object.values(this.config.attributes))];
   }
 
-  /** A connection to one URL, over TLS from the start (ldaps://) or after StartTLS (ldap://). */
+  /**
+   * A connection to one URL, over TLS from the start (ldaps://) or after StartTLS (ldap://). The
+   * certificate is checked against DEA_LDAP_TLS_SERVER_NAME or the URL's host, an address
+   * included: Node's TLS upgrade of a socket (StartTLS) otherwise checks it against "localhost".
+   */
   private async connect(url: string): Promise<Client> {
     const { config } = this;
+    const expected = config.tlsServerName ?? hostOf(url);
     // A fresh object each time: ldapts keeps and changes the one it is given.
     const tlsOptions = () => ({
       ...(config.ca !== undefined && { ca: config.ca }),
       minVersion: 'TLSv1.2' as const,
+      // Server Name Indication carries names only (RFC 6066), never an address.
+      ...(isIP(expected) === 0 && { servername: expected }),
+      checkServerIdentity: (_host: string, certificate: PeerCertificate) =>
+        checkServerIdentity(expected, certificate),
     });
     const secure = url.toLowerCase().startsWith('ldaps://');
     const client = new Client({
@@ -90,25 +117,62 @@ export class LdapDirectory implements UserSource {
   }
 
   /**
+   * The URLs in the order to try them: those not passed over, as configured; when every one is,
+   * all of them. A URL whose time is up is probed in the background and passed over meanwhile.
+   */
+  private urlsToTry(): string[] {
+    const now = this.now();
+    const live = this.config.urls.filter((url) => {
+      const until = this.passedOver.get(url);
+      if (until === undefined) return true;
+      if (until <= now) this.probe(url);
+      return false;
+    });
+    return live.length > 0 ? live : this.config.urls;
+  }
+
+  private passOver(url: string): void {
+    this.passedOver.set(url, this.now() + this.config.deadServerMs);
+  }
+
+  /** Tries a passed-over URL again without anyone waiting on it: back in use once it answers. */
+  private probe(url: string): void {
+    if (this.probing.has(url)) return;
+    this.probing.add(url);
+    void this.connect(url)
+      .then(
+        async (client) => {
+          await client.unbind().catch(() => undefined);
+          this.passedOver.delete(url);
+        },
+        () => this.passOver(url),
+      )
+      .finally(() => this.probing.delete(url));
+  }
+
+  /**
    * A connection to the first URL that answers, bound as `dn` (none: anonymous). A refused bind
    * is thrown as ldapts's InvalidCredentialsError; no URL answering, as DirectoryUnavailableError.
    */
   private async bound(dn: string, password: string): Promise<Client> {
     const failures: string[] = [];
-    for (const url of this.config.urls) {
+    for (const url of this.urlsToTry()) {
       let client: Client | undefined;
       try {
         client = await this.connect(url);
         if (dn !== '') await client.bind(dn, password);
+        this.passedOver.delete(url);
         return client;
       } catch (error) {
         await client?.unbind().catch(() => undefined);
         if (error instanceof InvalidCredentialsError) throw error;
+        // A server that answered with an LDAP result is alive; one that did not answer is passed over.
+        if (!(error instanceof ResultCodeError)) this.passOver(url);
         failures.push(`${url}: ${(error as Error).message}`);
       }
     }
     throw new DirectoryUnavailableError(
-      `no directory answered (${failures.join('; ')}): check DEA_LDAP_URL, DEA_LDAP_CA_FILE and DEA_LDAP_STARTTLS`,
+      `no directory answered (${failures.join('; ')}): check DEA_LDAP_URL, DEA_LDAP_CA_FILE, DEA_LDAP_TLS_SERVER_NAME and DEA_LDAP_STARTTLS`,
     );
   }
 

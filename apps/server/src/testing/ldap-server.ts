@@ -39,14 +39,17 @@ async function waitUntilReady(url: string, adminDn: string, password: string, lo
   }
 }
 
-/** Starts slapd on free ports with an empty tree under dc=dea,dc=test. */
-export async function startLdapServer(): Promise<LdapServer> {
+/**
+ * Starts slapd on free ports with an empty tree under dc=dea,dc=test; its certificate is for
+ * `certificateNames` (openssl's subjectAltName: 127.0.0.1 and localhost unless told).
+ */
+export async function startLdapServer(certificateNames?: string): Promise<LdapServer> {
   if (!existsSync(SLAPD)) {
     throw new Error('slapd not found at /usr/sbin/slapd: apt-get install slapd (CI installs it in .ci/run)');
   }
   const dir = mkdtempSync(join(tmpdir(), 'dea-ldap-'));
   mkdirSync(join(dir, 'db'));
-  const ca = createPrivateCa();
+  const ca = createPrivateCa(certificateNames);
   writeFileSync(join(dir, 'server.pem'), ca.cert);
   writeFileSync(join(dir, 'server.key'), ca.key, { mode: 0o600 });
   const baseDn = 'dc=dea,dc=test';

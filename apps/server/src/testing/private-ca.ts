@@ -6,14 +6,17 @@ import { join } from 'node:path';
 export interface PrivateCa {
   /** PEM of the authority, as an operator would hand it to DEA_SMTP_CA_FILE. */
   caFile: string;
-  /** A server certificate for 127.0.0.1 and localhost, signed by that authority. */
+  /** A server certificate for its names (127.0.0.1 and localhost unless told), signed by that authority. */
   key: string;
   cert: string;
   dispose(): void;
 }
 
-/** A certificate authority of one's own, made with openssl, as organisations run for internal relays. */
-export function createPrivateCa(): PrivateCa {
+/**
+ * A certificate authority of one's own, made with openssl, as organisations run for internal relays.
+ * `names`: the server certificate's subject alternative names, as openssl writes them.
+ */
+export function createPrivateCa(names = 'IP:127.0.0.1,DNS:localhost'): PrivateCa {
   const dir = mkdtempSync(join(tmpdir(), 'dea-ca-'));
   const file = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
@@ -44,7 +47,7 @@ export function createPrivateCa(): PrivateCa {
     '-out',
     file('server.csr'),
   );
-  writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+  writeFileSync(file('san.ext'), `subjectAltName=${names}\n`);
   openssl(
     'x509',
     '-req',
