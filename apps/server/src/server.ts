@@ -92,6 +92,11 @@ async function main(): Promise<void> {
       'codes of these channel types go to the outbox, not to users: configure a provider or switch the type off',
     );
   }
+  if (config.directory?.protectedAdminsAllowed === true) {
+    logger.warn(
+      'DEA_LDAP_AD_PROTECTED_ADMINS is true: accounts Active Directory protects as administrators (adminCount=1) can sign in here with their domain password; set it to false unless they must',
+    );
+  }
   const app = await buildApp({ services, logger, tls });
   const management = config.listeners.management === undefined ? undefined : await buildManagementApp(app);
   // SIGHUP reloads what can change without a restart: the TLS certificate and key. New connections

@@ -36,11 +36,15 @@ export const directorySettings = {
   },
   DEA_LDAP_ACTIVE_DIRECTORY: {
     schema: Type.Boolean({ default: false }),
-    doc: 'Active Directory defaults: users are (&(objectClass=user)(!(objectClass=computer))), identified by objectGUID, named by sAMAccountName, disabled by bit 2 of userAccountControl, full name displayName. Each can still be set by DEA_LDAP_USER_FILTER and DEA_LDAP_ATTRIBUTES (userPrincipalName as user name, say).',
+    doc: 'Active Directory defaults: users are people (the default of DEA_LDAP_USER_FILTER), identified by objectGUID, named by sAMAccountName, disabled by bit 2 of userAccountControl, full name displayName. Each can still be set by DEA_LDAP_USER_FILTER and DEA_LDAP_ATTRIBUTES (userPrincipalName as user name, say).',
+  },
+  DEA_LDAP_AD_PROTECTED_ADMINS: {
+    schema: Type.Boolean({ default: false }),
+    doc: 'Active Directory: let accounts AD protects as administrators (adminCount=1: Domain Admins, Enterprise Admins, Administrators and the like) be users of the product. false: they are left out of every search whatever DEA_LDAP_USER_FILTER says, so their passwords are never sent here; the start warns when true.',
   },
   DEA_LDAP_USER_FILTER: {
     schema: Type.String({ default: '' }),
-    doc: 'LDAP filter of the users that may use the product; empty: (objectClass=inetOrgPerson), or the Active Directory one. The user name attribute is added to it at sign-in.',
+    doc: 'LDAP filter of the users that may use the product; empty: (objectClass=inetOrgPerson), or on Active Directory (&(objectClass=user)(!(objectClass=computer))(!(isCriticalSystemObject=TRUE))(!(servicePrincipalName=*))): no computers or managed service accounts, no Administrator, Guest or krbtgt, no service accounts. The service account (DEA_LDAP_BIND_DN) is never a user, and on Active Directory protected administrators are left out of any filter (see DEA_LDAP_AD_PROTECTED_ADMINS). The user name attribute is added to it at sign-in.',
   },
   DEA_LDAP_ATTRIBUTES: {
     schema: Type.String({ default: '' }),
@@ -76,6 +80,22 @@ export const directorySettings = {
   },
 } as const;
 
+/** RFC 4515: a value inside a filter. */
+export function escapeFilterValue(value: string): string {
+  return value.replace(
+    /[\\*()\0]/g,
+    (character) => `\\${character.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+}
+
+/**
+ * Active Directory's people: users that are not computers (nor managed service accounts, which are
+ * computers), not critical system objects (Administrator, Guest, krbtgt) and without a service
+ * principal name (service accounts such as Samba's dns-<dc>).
+ */
+export const ACTIVE_DIRECTORY_USER_FILTER =
+  '(&(objectClass=user)(!(objectClass=computer))(!(isCriticalSystemObject=TRUE))(!(servicePrincipalName=*)))';
+
 /** The product fields a directory attribute can fill. */
 export const DIRECTORY_FIELDS = [
   'id',
@@ -101,6 +121,8 @@ export interface DirectoryConfig {
   bindPassword: string;
   baseDn: string;
   userFilter: string;
+  /** Active Directory with DEA_LDAP_AD_PROTECTED_ADMINS: protected administrators may sign in (the start warns). */
+  protectedAdminsAllowed: boolean;
   attributes: AttributeMap;
   /** Directory group DN (lower case) -> product group name. */
   groups: ReadonlyMap<string, string>;
@@ -235,12 +257,18 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
   const ca = readFile('DEA_LDAP_CA_FILE', values.DEA_LDAP_CA_FILE);
   if (!values.DEA_LDAP_GROUP_FILTER.includes('{dn}'))
     problems.push('DEA_LDAP_GROUP_FILTER: must contain {dn}, the member whose groups are searched');
-  const defaultFilter = values.DEA_LDAP_ACTIVE_DIRECTORY
-    ? '(&(objectClass=user)(!(objectClass=computer)))'
-    : '(objectClass=inetOrgPerson)';
-  const userFilter = values.DEA_LDAP_USER_FILTER.trim() || defaultFilter;
-  if (!/^\(.*\)$/s.test(userFilter))
+  const activeDirectory = values.DEA_LDAP_ACTIVE_DIRECTORY;
+  const chosenFilter =
+    values.DEA_LDAP_USER_FILTER.trim() ||
+    (activeDirectory ? ACTIVE_DIRECTORY_USER_FILTER : '(objectClass=inetOrgPerson)');
+  if (!/^\(.*\)$/s.test(chosenFilter))
     problems.push('DEA_LDAP_USER_FILTER: must be an LDAP filter in parentheses');
+  // Whatever the filter, on Active Directory an account AD protects as an administrator is not a
+  // user of the product unless allowed (nor, on any directory, the service account: ldap-directory.ts).
+  const userFilter =
+    activeDirectory && !values.DEA_LDAP_AD_PROTECTED_ADMINS
+      ? `(&${chosenFilter}(!(adminCount=1)))`
+      : chosenFilter;
   return {
     urls,
     startTls: values.DEA_LDAP_STARTTLS,
@@ -250,6 +278,7 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
     bindPassword,
     baseDn: values.DEA_LDAP_BASE_DN.trim(),
     userFilter,
+    protectedAdminsAllowed: activeDirectory && values.DEA_LDAP_AD_PROTECTED_ADMINS,
     attributes: attributeMapOf(values, problems),
     groups: groupMapOf(values.DEA_LDAP_GROUPS, problems),
     groupFilter: values.DEA_LDAP_GROUP_FILTER,

@@ -1,8 +1,9 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Attribute, Change } from 'ldapts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { inject } from 'vitest';
 import { testConfig } from '../testing/test-app.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
@@ -57,6 +58,76 @@ describe('the directory on OpenLDAP (slapd)', () => {
     expect(await directoryOf(byPrincipal).findUser('carol@dea.test')).toMatchObject({
       dn: tree.dnOf('carol'),
     });
+  });
+
+  it('leaves system objects, computers, service accounts, the service account and protected administrators out of Active Directory by default', async () => {
+    // A tree of its own: the other tests list the people of theirs.
+    const own = await createLdapTree(inject('ldap'));
+    onTestFinished(() => own.dispose());
+    const admin = await own.admin();
+    const people = `ou=ad-objects,${own.baseDn}`;
+    const adUser = (name: string, extra: Record<string, string>, classes: string[] = []) =>
+      admin.add(`uid=${name},${people}`, [
+        new Attribute({ type: 'objectClass', values: ['inetOrgPerson', 'user', ...classes] }),
+        ...Object.entries({
+          uid: name,
+          cn: name,
+          sn: name,
+          sAMAccountName: name,
+          userAccountControl: '512',
+          userPassword: `${name}-password`,
+          ...extra,
+        }).map(([type, value]) => new Attribute({ type, values: [value] })),
+        new Attribute({ type: 'objectGUID', values: [randomBytes(16)] }),
+      ]);
+    try {
+      await admin.add(people, { objectClass: ['organizationalUnit'], ou: 'ad-objects' });
+      await adUser('administrator', { isCriticalSystemObject: 'TRUE', adminCount: '1' });
+      await adUser('krbtgt', { isCriticalSystemObject: 'TRUE', servicePrincipalName: 'kadmin/changepw' });
+      await adUser('guest', { isCriticalSystemObject: 'TRUE' });
+      await adUser('dns-dc1', { servicePrincipalName: 'DNS/dc1.dea.test' });
+      await adUser('ws01$', {}, ['computer']);
+      await adUser('erin.admin', { adminCount: '1' });
+      await adUser('svc-dea', {});
+    } finally {
+      await admin.unbind();
+    }
+    const bindDir = mkdtempSync(join(tmpdir(), 'dea-ad-bind-'));
+    const passwordFile = join(bindDir, 'password');
+    writeFileSync(passwordFile, 'svc-dea-password', { mode: 0o600 });
+    onTestFinished(() => rmSync(bindDir, { recursive: true, force: true }));
+    const ad = {
+      ...own.settings,
+      DEA_LDAP_ACTIVE_DIRECTORY: 'true',
+      DEA_LDAP_BIND_DN: `uid=svc-dea,${people}`,
+      DEA_LDAP_BIND_PASSWORD_FILE: passwordFile,
+    };
+    const found = async (settings: Record<string, string>) => {
+      const names: string[] = [];
+      for (const name of [
+        'administrator',
+        'krbtgt',
+        'guest',
+        'dns-dc1',
+        'ws01$',
+        'erin.admin',
+        'svc-dea',
+        'carol.ad',
+      ])
+        if ((await directoryOf(settings).findUser(name, { groups: false })) !== undefined) names.push(name);
+      return names;
+    };
+    expect(await found(ad)).toEqual(['carol.ad']);
+    // Protected administrators only when asked for; the rest never by default.
+    expect(await found({ ...ad, DEA_LDAP_AD_PROTECTED_ADMINS: 'true' })).toEqual(['erin.admin', 'carol.ad']);
+    // A filter of one's own still never takes the service account, nor protected administrators.
+    expect(await found({ ...ad, DEA_LDAP_USER_FILTER: '(objectClass=user)' })).toEqual([
+      'krbtgt',
+      'guest',
+      'dns-dc1',
+      'ws01$',
+      'carol.ad',
+    ]);
   });
 
   it('checks a password by binding as the user, and never binds with an empty one', async () => {

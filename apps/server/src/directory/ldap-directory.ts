@@ -3,7 +3,12 @@ import { isIP } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
 import { Client, InvalidCredentialsError, ResultCodeError, type Entry } from 'ldapts';
-import { normalizeDn, type DirectoryConfig, type DirectoryField } from './directory-settings.js';
+import {
+  escapeFilterValue,
+  normalizeDn,
+  type DirectoryConfig,
+  type DirectoryField,
+} from './directory-settings.js';
 import { DirectoryUnavailableError, type SourceUser, type UserSource } from '../domain/user-directory.js';
 
 /** A user as the directory has it, in the product's terms (the domain's SourceUser). */
@@ -15,13 +20,7 @@ function unavailable(error: unknown): DirectoryUnavailableError {
   return new DirectoryUnavailableError(`the directory failed: ${(error as Error).message}`, { cause: error });
 }
 
-/** RFC 4515: a value inside a filter. */
-export function escapeFilterValue(value: string): string {
-  return value.replace(
-    /[\\*()\0]/g,
-    (character) => `\\${character.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
-}
+export { escapeFilterValue };
 
 /** Bit 2 (ACCOUNTDISABLE) of Active Directory's userAccountControl. */
 const ACCOUNT_DISABLE = 2;
@@ -309,6 +308,10 @@ export class LdapDirectory implements UserSource {
     const externalId = text('id');
     const username = text('username');
     if (externalId === undefined || username === undefined) return undefined;
+    // The service account searches the directory; it is never a user of the product, whatever
+    // the filter takes in.
+    if (this.config.bindDn !== '' && normalizeDn(entry.dn) === normalizeDn(this.config.bindDn))
+      return undefined;
     const channels: Partial<Record<ChannelKey, string | null>> = {};
     for (const key of CHANNEL_KEYS) if (attributes[key] !== undefined) channels[key] = text(key) ?? null;
     return {
