@@ -175,6 +175,34 @@ export class LdapDirectory implements UserSource {
     );
   }
 
+  /**
+   * Each URL in turn, as an operator checks the settings (`dea directory test`): whether it
+   * connects (with StartTLS where it applies) and takes the service account's bind, or why not.
+   */
+  async checkEachServer(): Promise<{ url: string; problem: string | undefined }[]> {
+    const { bindDn, bindPassword } = this.config;
+    const results: { url: string; problem: string | undefined }[] = [];
+    for (const url of this.config.urls) {
+      let client: Client | undefined;
+      try {
+        client = await this.connect(url);
+        if (bindDn !== '') await client.bind(bindDn, bindPassword);
+        results.push({ url, problem: undefined });
+      } catch (error) {
+        results.push({
+          url,
+          problem:
+            error instanceof InvalidCredentialsError
+              ? `the directory refused the service account ${bindDn}: check DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE`
+              : `${(error as Error).message}: check DEA_LDAP_URL, DEA_LDAP_CA_FILE, DEA_LDAP_TLS_SERVER_NAME and DEA_LDAP_STARTTLS`,
+        });
+      } finally {
+        await client?.unbind().catch(() => undefined);
+      }
+    }
+    return results;
+  }
+
   /** A connection bound as the service account. */
   private async open(): Promise<Client> {
     const { bindDn, bindPassword } = this.config;
