@@ -16,6 +16,7 @@ import * as canonicalUserNames from './0014-canonical-user-names.js';
 import * as groupSource from './0015-group-source.js';
 import * as consoleEnrolmentLinks from './0016-console-enrolment-links.js';
 import * as auditChain from './0017-audit-chain.js';
+import * as verifyCodeFunction from './0018-verify-code-function.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0015-group-source': groupSource,
   '0016-console-enrolment-links': consoleEnrolmentLinks,
   '0017-audit-chain': auditChain,
+  '0018-verify-code-function': verifyCodeFunction,
 };
 
 export const migrationProvider: MigrationProvider = {
