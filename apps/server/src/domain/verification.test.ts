@@ -223,6 +223,44 @@ describe.each(STORE_KINDS)('code verification on %s', (kind) => {
     expect(await attempt(typed(first))).toMatchObject({ valid: false, reason: 'no-usable-code' });
   });
 
+  it('verifies the codes of several users at once, each as if alone (one statement on PostgreSQL)', async () => {
+    const alphabets = [undefined, undefined, 'abcdefghjk23456789', 'ÄÖÜABCDEFGH234567'];
+    const users = await Promise.all(
+      alphabets.map((codeAlphabet) =>
+        t.createUser({ policy: codeAlphabet === undefined ? LONG_LIVED : { ...LONG_LIVED, codeAlphabet } }),
+      ),
+    );
+    const codes = await Promise.all(users.map((user, index) => newCode(user, alphabets[index])));
+    const stored = await Promise.all(users.map((user) => t.services.store.users.findById(user.id)));
+    const attempt = (index: number, code: string, known = true) =>
+      t.services.verification.verify({
+        user: known ? stored[index] : undefined,
+        code,
+        actor: 'test',
+        clientAddress: null,
+        now: t.clock.now(),
+      });
+    // All in one turn of the event loop.
+    const outcomes = await Promise.all([
+      attempt(0, codes[0]!),
+      attempt(1, wrong(codes[1]!)),
+      attempt(2, codes[2]!.toUpperCase()),
+      attempt(3, codes[3]!.toLowerCase()),
+      attempt(1, codes[1]!, false),
+      attempt(0, codes[0]!),
+    ]);
+    expect(outcomes.map((outcome) => (outcome.valid ? 'valid' : outcome.reason))).toEqual([
+      'valid',
+      'no-usable-code',
+      'valid',
+      'valid',
+      'unknown-user',
+      'no-usable-code',
+    ]);
+    expect(await t.services.store.verifyFailures.find(users[1]!.id)).toMatchObject({ failures: 1 });
+    expect(await events(users[0]!.id, 'code.used')).toHaveLength(1);
+  });
+
   it('tells its callers why an attempt failed, for the audit log', async () => {
     const user = await t.createUser({ policy: LONG_LIVED });
     const code = await newCode(user);

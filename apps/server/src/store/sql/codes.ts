@@ -131,6 +131,31 @@ function verifyArguments(call: VerifyCall): unknown[] {
   ];
 }
 
+/** dea_verify_code's arguments, as the columns of the statement that verifies several codes. */
+const VERIFY_CODE_COLUMNS = [
+  ['user_id', 'text'],
+  ['refusal', 'text'],
+  // The candidates joined with commas (keyed hashes are base64url): unnest flattens an array of arrays.
+  ['candidates', 'text'],
+  ['keys', 'integer'],
+  ['default_form', 'integer'],
+  ['category', 'text'],
+  ['now', 'bigint'],
+  ['lock_after', 'integer'],
+  ['lock_until', 'bigint'],
+  ['audit_user_id', 'text'],
+  ['actor', 'text'],
+  ['client_address', 'text'],
+  ['audit_id', 'text'],
+  ['second_audit_id', 'text'],
+] as const;
+
+const VERIFY_CODES_CALL = `${PREPARED_MARK}select t.ord, dea_verify_code(${VERIFY_CODE_COLUMNS.map(
+  ([name]) => (name === 'candidates' ? `string_to_array(t.candidates, ',')` : `t.${name}`),
+).join(', ')}) as answer
+  from unnest(${VERIFY_CODE_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')})
+  with ordinality as t(${VERIFY_CODE_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
+
 interface FunctionAnswer {
   outcome: VerifyRefusal | 'used' | 'recheck';
   codeId?: string;
@@ -390,22 +415,49 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     return { outcome: { used: false, reason }, entries };
   };
   const verifyInSharedTransaction = sharingTransactions(db, verifyIn);
-  const verifyInOneCall = async (call: VerifyCall): Promise<VerifyAnswer> => {
-    const result = await db.executeQuery<{ answer: string }>(
-      CompiledQuery.raw(VERIFY_CODE_CALL, verifyArguments(call)),
-    );
-    const answer = JSON.parse(result.rows[0]?.answer ?? '{}') as FunctionAnswer;
+  const answerOf = (call: VerifyCall, text: string | undefined): Promise<VerifyAnswer> | VerifyAnswer => {
+    const answer = JSON.parse(text ?? '{}') as FunctionAnswer;
     if (answer.outcome === 'recheck') return db.transaction().execute((trx) => verifyIn(trx, call));
     const entries = (answer.entries ?? []).map((entry) => ({ ...entry, ...call.audit }));
     if (answer.outcome === 'used' && answer.codeId !== undefined)
       return { outcome: { used: true, codeId: answer.codeId }, entries };
     if (answer.outcome === 'used' || answer.outcome === undefined)
-      throw new Error(`dea_verify_code answered ${result.rows[0]?.answer}`);
+      throw new Error(`dea_verify_code answered ${text}`);
     return { outcome: { used: false, reason: answer.outcome }, entries };
   };
+  // The function's answer as text: read (and, for `recheck`, verified in a transaction) after the
+  // statement, so that a gathered statement that did its work is never run again call by call.
+  const verifyInOneCall = async (call: VerifyCall): Promise<string | undefined> => {
+    const result = await db.executeQuery<{ answer: string }>(
+      CompiledQuery.raw(VERIFY_CODE_CALL, verifyArguments(call)),
+    );
+    return result.rows[0]?.answer;
+  };
+  // The verifications of one turn of the event loop go in one statement: dea_verify_code once per
+  // verification, in turn (each sees what the ones before it wrote), ordered by user so that
+  // concurrent statements of other instances (and code issues, ordered alike) lock users' rows in
+  // the same order and never deadlock.
+  const verifyManyInOneCall = async (calls: readonly VerifyCall[]): Promise<(string | undefined)[]> => {
+    const userOf = (index: number) => calls[index]!.userId;
+    const order = calls.map((_, index) => index);
+    order.sort((a, b) => (userOf(a) === userOf(b) ? a - b : userOf(a) < userOf(b) ? -1 : 1));
+    const rows = order.map((index) => {
+      const row = verifyArguments(calls[index]!);
+      row[2] = (row[2] as string[]).join(',');
+      return row;
+    });
+    const columns = VERIFY_CODE_COLUMNS.map((_, column) => rows.map((row) => row[column]));
+    const result = await db.executeQuery<{ ord: number | string; answer: string }>(
+      CompiledQuery.raw(VERIFY_CODES_CALL, columns),
+    );
+    const texts = new Array<string | undefined>(calls.length);
+    for (const row of result.rows) texts[order[Number(row.ord) - 1]!] = row.answer;
+    return texts;
+  };
+  const verifyGathered = gatheredByTurn(verifyManyInOneCall, verifyInOneCall);
   return {
     async verify(call) {
-      if (dialect === 'postgres') return verifyInOneCall(call);
+      if (dialect === 'postgres') return answerOf(call, await verifyGathered(call));
       return verifyInSharedTransaction(call);
     },
     async issue(code, maxUnused, audit) {
