@@ -15,8 +15,19 @@
  * the p99 of `/validate/check` (a wrong code, one request at a time) quiet, then during waves of 60
  * parallel sign-ins with made-up names from one address; target: during < 2 × quiet + 50 ms.
  * Written to a section of its own.
+ *
+ * BENCH_CALLS=verify (also part of the default run) measures verification (issue 34): pools of
+ * codes issued with tempPass/create (a row of its own), then verified through
+ * `/dea/api/tempPass/verify` (JSON, service key), `/validate/check` (form, by address; JSON,
+ * service key) and RADIUS (a client in this process: PAP Access-Requests, BENCH_RADIUS_IN_FLIGHT at
+ * a time), each pool's codes once right and once wrong (a wrong code, then the right one, for each
+ * code), BENCH_VERIFY_CODES codes a pool. The bare route is measured (BARE_AROUND_SECONDS) before
+ * and after every row of the run, and each row is compared with the mean of the two.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,6 +41,9 @@ import {
   usernameOrThrow,
 } from '@dea/contract';
 import { newId } from '../src/crypto/ids.js';
+import { deriveKeys, secretBytesOf } from '../src/crypto/secret-keys.js';
+import { createServiceKey } from '../src/domain/service-keys.js';
+import { PacketCode, decodePacket, encodeAccessRequest } from '../src/radius/packet.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
 import { openStore } from '../src/store/open-store.js';
 import { createTestDatabase, durabilityOf, startPostgresCluster } from '../src/testing/postgres-cluster.js';
@@ -37,24 +51,29 @@ import { createTestDatabase, durabilityOf, startPostgresCluster } from '../src/t
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
 const CONNECTIONS = 32;
 // BENCH_CALLS=userinfo leaves tempPass/create out (to profile one call alone).
-const CALLS = (process.env.BENCH_CALLS ?? 'userinfo,create,verify-burst').split(',');
-// The scenario alone needs neither sessions nor a user per code.
-const BURST_ONLY = CALLS.length === 1 && CALLS[0] === 'verify-burst';
+const CALLS = (process.env.BENCH_CALLS ?? 'userinfo,create,verify,verify-burst').split(',');
+// Sessions of the load's users are needed by userinfo and tempPass/create alone.
+const LOAD_SESSIONS = CALLS.includes('userinfo') || CALLS.includes('create');
+// Verification's own users: codes valid long enough for a slow run, a few codes each per pool.
+const VERIFY_USERS = 1_000;
+const VERIFY_CODES = Number(process.env.BENCH_VERIFY_CODES ?? 5_000);
+const RADIUS_IN_FLIGHT = Number(process.env.BENCH_RADIUS_IN_FLIGHT ?? 64);
+const RADIUS_SECRET = 'bench-radius-secret-0123456789';
+// The bare route around each row: before it and after it, the same yardstick in the same breath.
+const BARE_AROUND_SECONDS = Math.min(SECONDS, 5);
 const BURST_SIGN_INS = 60;
 const BURST_SECONDS = Number(process.env.BENCH_BURST_SECONDS ?? 10);
 // Codes of the run are valid for a minute (then they pile up as expired rows until the purge, as
 // used ones do). With this many users none reaches the policy's 100 unused codes in a minute at
 // up to 16,000 creations a second; with 2,500, a long run at 5,000 a second turned most creations
 // after its first minute into refusals (error 148).
-const USERS = BURST_ONLY ? 2_000 : 10_000;
+const USERS = LOAD_SESSIONS ? 10_000 : 2_000;
 const CODE_VALIDITY_MINUTES = 1;
 // A long run (BENCH_LOAD_SECONDS=600) shows whether tempPass/create stays flat as codes pile up;
 // it runs in more parts and is written to a section of its own.
 const LONG_RUN = SECONDS >= 300;
 const PARTS = Number(process.env.BENCH_PARTS ?? (LONG_RUN ? 10 : 3));
 const SECTION = LONG_RUN ? 'load-long' : 'load-bench';
-// The bare route is the yardstick; its figure settles within seconds.
-const BARE_SECONDS = Math.min(SECONDS, 30);
 const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
 const SECRET = Buffer.alloc(32, 4).toString('base64');
 // BENCH_SERVER_ENV=NAME=value,... passes further settings to the server (to compare them);
@@ -155,16 +174,30 @@ async function load(
   request: (index: number) => { headers: Record<string, string>; body: string },
   seconds = SECONDS,
   issuedCounter?: string,
+  /** A number of requests instead of a time; and what each answer's body is for. */
+  extra: { amount?: number; onResponse?: (body: string, index: number) => void } = {},
 ): Promise<Figures> {
   let index = 0;
   const issuedBefore = issuedCounter === undefined ? 0 : await counterOf(server, issuedCounter);
   const cpuBefore = cpuSecondsOf(server.child.pid);
+  const { onResponse } = extra;
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
-    duration: seconds,
+    ...(extra.amount === undefined ? { duration: seconds } : { amount: extra.amount }),
     method: 'POST',
-    requests: [{ setupRequest: (req) => ({ ...req, method: 'POST', ...request((index += 1)) }) }],
+    requests: [
+      {
+        setupRequest: (req, context: object) => {
+          (context as { index?: number }).index = index += 1;
+          return { ...req, method: 'POST', ...request(index) };
+        },
+        ...(onResponse !== undefined && {
+          onResponse: (_status: number, body: string, context: object) =>
+            onResponse(body, (context as { index: number }).index),
+        }),
+      },
+    ],
   });
   const cpuMicros = ((cpuSecondsOf(server.child.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total);
   const ok = result.requests.total - result.non2xx;
@@ -172,7 +205,8 @@ async function load(
   const missing = ok - issued;
   return {
     name,
-    perSecond: result.requests.average,
+    // A run of a number of requests may last under a second: its rate is what it did in its time.
+    perSecond: extra.amount === undefined ? result.requests.average : result.requests.total / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
@@ -181,10 +215,28 @@ async function load(
   };
 }
 
+interface Seeded {
+  names: string[];
+  /** Users whose codes stay valid half an hour: verification's. */
+  verifyNames: string[];
+  /** A service key with the scope verify. */
+  serviceKey: string;
+}
+
 /** Users in a group whose policy shows codes on screen and lets each hold 100 unused codes. */
-async function seed(dataDir: string, databaseUrl: string | undefined): Promise<string[]> {
+async function seed(dataDir: string, databaseUrl: string | undefined): Promise<Seeded> {
   const store = await openStore({ dataDir, databaseUrl });
   const now = Date.now();
+  const keys = deriveKeys(secretBytesOf(SECRET) ?? Buffer.alloc(0));
+  const { key: serviceKey } = await createServiceKey(store, keys.serviceKey, 'bench', ['verify'], now);
+  const verifyGroupId = newId(now);
+  await store.groups.create({ id: verifyGroupId, name: 'Verify', priority: 0 });
+  await store.groups.setPolicy(verifyGroupId, POLICY_CATEGORY_SELF_SERVICE, {
+    enableECode: true,
+    emergencyCodeDelivery: 'Display',
+    maxUnusedCodes: 100,
+    codeValidityMinutes: 30,
+  });
   const groupId = newId(now);
   await store.groups.create({ id: groupId, name: 'Load', priority: 0 });
   await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
@@ -209,8 +261,23 @@ async function seed(dataDir: string, databaseUrl: string | undefined): Promise<s
     await store.groups.addMember(groupId, id);
     names.push(username);
   }
+  const verifyNames: string[] = [];
+  for (let index = 0; index < (CALLS.includes('verify') ? VERIFY_USERS : 0); index += 1) {
+    const id = newId(now);
+    const username = `verify-${index}`;
+    await store.users.create({
+      id,
+      username: usernameOrThrow(username),
+      passwordHash,
+      fullName: username,
+      locale: 'en',
+      createdAt: now,
+    });
+    await store.groups.addMember(verifyGroupId, id);
+    verifyNames.push(username);
+  }
   await store.close();
-  return names;
+  return { names, verifyNames, serviceKey };
 }
 
 interface Session {
@@ -336,13 +403,328 @@ const bursts: BurstFigures[] = [];
 /** What the scheduled retention purge removed during each store's run (dea_purged_rows_total). */
 const purged: string[] = [];
 
-async function measureStore(
+/** A bare Fastify server kept running through the whole run: the yardstick of every row. */
+let bareServer: Running | undefined;
+/** Every measurement of the bare route, in order. */
+const bareRuns: Figures[] = [];
+
+async function measureBare(): Promise<Figures> {
+  bareServer ??= await startProcess(['--input-type=module', '-e', BARE_SERVER], {}, /bare: (http:\/\/\S+)/);
+  const server = bareServer;
+  const figures = await load(
+    server,
+    'POST /bare (bare Fastify, JSON)',
+    `${server.base}bare`,
+    () => ({ headers: { 'content-type': 'application/json' }, body: '{}' }),
+    BARE_AROUND_SECONDS,
+  );
+  bareRuns.push(figures);
+  return figures;
+}
+
+interface Around {
+  figures: Figures;
+  /** The bare route's requests a second just before and just after the row. */
+  before: number;
+  after: number;
+}
+
+/** Runs a row between two measurements of the bare route (the one before may be the last row's after). */
+async function bracketed(run: () => Promise<Figures>): Promise<Around> {
+  const before = bareRuns.at(-1) ?? (await measureBare());
+  const figures = await run();
+  const after = await measureBare();
+  return { figures, before: before.perSecond, after: after.perSecond };
+}
+
+const ofBare = ({ figures, before, after }: Around): number => (200 * figures.perSecond) / (before + after);
+
+const tableRow = (label: string, around: Around, extra = ''): string => {
+  const { figures } = around;
+  return `| ${label} | ${figures.name}${extra} | ${Math.round(figures.perSecond)} | ${Math.round(around.before)} / ${Math.round(around.after)} | ${ofBare(around).toFixed(1)}% | ${figures.p50} ms | ${figures.p99} ms | ${figures.errors} | ${figures.refused} | ${Math.round(figures.cpuMicros)} µs |`;
+};
+
+/** What each store's verification rows found: for the section's summary against the targets. */
+const verifySummaries: string[] = [];
+const verifyRows: string[] = [];
+
+/** A free UDP port for the server's RADIUS listener (taken by the server right after). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface Pool {
+  /** For each code issued: its user's name and id, and the code. */
+  codes: { username: string; userId: string; code: string }[];
+}
+
+const wrongOf = (code: string) => code.replace(/^./, (first) => (first === '2' ? '3' : '2'));
+
+/**
+ * A verification row's requests: for each pooled code a wrong one, then the right one, for the same
+ * user (request 2k - 1 wrong, 2k right), so failures never reach the lock and every code is used.
+ */
+function attemptOf(pool: Pool, index: number): { username: string; userId: string; code: string } {
+  const entry = pool.codes[Math.floor((index - 1) / 2) % pool.codes.length]!;
+  return { ...entry, code: index % 2 === 1 ? wrongOf(entry.code) : entry.code };
+}
+
+/** Counts of dea_code_verifications_total by outcome, to say what the answers were. */
+async function verificationCounts(server: Running): Promise<Record<string, number>> {
+  const response = await fetch(`${server.base}/metrics`);
+  const counts: Record<string, number> = {};
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^dea_code_verifications_total\{[^}]*outcome="([a-z_]+)"[^}]*\} (\d+)/.exec(line);
+    if (match) counts[match[1]!] = (counts[match[1]!] ?? 0) + Number(match[2]);
+  }
+  return counts;
+}
+
+const outcomesSince = (before: Record<string, number>, after: Record<string, number>): string =>
+  Object.keys(after)
+    .sort()
+    .map((outcome) => `${after[outcome]! - (before[outcome] ?? 0)} ${outcome}`)
+    .join(', ');
+
+/**
+ * RADIUS Access-Requests from this process: `count` of them, `inFlight` at a time over sockets of
+ * 200 identifiers each, each answered or given up after two seconds (lost). CPU as for HTTP rows.
+ */
+async function radiusLoad(
+  server: Running,
+  port: number,
+  count: number,
+  attempt: (index: number) => { username: string; code: string },
+  inFlight: number,
+): Promise<Figures & { accepted: number; rejected: number; lost: number }> {
+  const sockets = Array.from({ length: Math.ceil(inFlight / 200) }, () => createSocket('udp4'));
+  await Promise.all(
+    sockets.map((socket) => new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve))),
+  );
+  const pending = new Map<string, { started: number; done: (answer: number | undefined) => void }>();
+  sockets.forEach((socket, socketIndex) =>
+    socket.on('message', (data) => {
+      const packet = decodePacket(data);
+      const key = `${socketIndex}:${packet?.identifier}`;
+      pending.get(key)?.done(packet?.code);
+    }),
+  );
+  const times: number[] = [];
+  let accepted = 0;
+  let rejected = 0;
+  let lost = 0;
+  let next = 0;
+  const cpuBefore = cpuSecondsOf(server.child.pid);
+  const started = performance.now();
+  const worker = async (slot: number): Promise<void> => {
+    const socket = sockets[Math.floor(slot / 200)]!;
+    const identifier = slot % 200;
+    while (next < count) {
+      const index = (next += 1);
+      const { username, code } = attempt(index);
+      const packet = encodeAccessRequest({
+        identifier,
+        authenticator: randomBytes(16),
+        userName: username,
+        password: code,
+        secret: RADIUS_SECRET,
+        messageAuthenticator: true,
+      });
+      const key = `${Math.floor(slot / 200)}:${identifier}`;
+      const sent = performance.now();
+      const answer = await new Promise<number | undefined>((resolve) => {
+        const timer = setTimeout(() => resolve(undefined), 2000);
+        pending.set(key, {
+          started: sent,
+          done: (code) => {
+            clearTimeout(timer);
+            resolve(code);
+          },
+        });
+        socket.send(packet, port, '127.0.0.1');
+      });
+      pending.delete(key);
+      if (answer === PacketCode.accessAccept) accepted += 1;
+      else if (answer === PacketCode.accessReject) rejected += 1;
+      else lost += 1;
+      if (answer !== undefined) times.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, (_, slot) => worker(slot)));
+  const seconds = (performance.now() - started) / 1000;
+  const cpuMicros = ((cpuSecondsOf(server.child.pid) - cpuBefore) * 1e6) / count;
+  sockets.forEach((socket) => socket.close());
+  return {
+    name: `RADIUS Access-Request (PAP, ${inFlight} in flight)`,
+    perSecond: (accepted + rejected) / seconds,
+    p50: Math.round(percentileOf(times, 0.5)),
+    p99: Math.round(percentileOf(times, 0.99)),
+    errors: lost,
+    refused: 0,
+    cpuMicros,
+    accepted,
+    rejected,
+    lost,
+  };
+}
+
+/**
+ * Verification's rows: before each door, a pool of VERIFY_CODES codes issued with tempPass/create
+ * (a row of its own: a code's issue in the same breath), then 2 × VERIFY_CODES verifications of
+ * them through that door, a wrong code and the right one for each.
+ */
+async function verifyRowsOf(
   label: string,
-  databaseUrl: string | undefined,
-  bare: Figures,
-): Promise<string[]> {
+  server: Running,
+  seeded: Seeded,
+  radiusPort: number,
+): Promise<void> {
+  const sessions: Session[] = [];
+  for (const name of seeded.verifyNames) sessions.push(await signIn(server.base, name));
+  const nameOf = new Map(sessions.map((session, index) => [session.userId, seeded.verifyNames[index]!]));
+  const issuePool = async (): Promise<{ pool: Pool; around: Around }> => {
+    const pool: Pool = { codes: [] };
+    const at = (index: number) => sessions[index % sessions.length]!;
+    const around = await bracketed(() =>
+      load(
+        server,
+        `POST tempPass/create (${VERIFY_CODES} codes to verify)`,
+        `${server.base}/dea/api/tempPass/create`,
+        (index) => ({
+          headers: at(index).headers,
+          body: JSON.stringify({
+            count: 1,
+            return: ['id', 'password'],
+            attrs: { user: { id: at(index).userId }, locale: 'en' },
+          }),
+        }),
+        SECONDS,
+        'dea_codes_issued_total',
+        {
+          amount: VERIFY_CODES,
+          onResponse: (body, index) => {
+            const code = (JSON.parse(body) as { result?: { rows?: { password?: string }[] } }).result
+              ?.rows?.[0]?.password;
+            const { userId } = at(index);
+            if (code !== undefined) pool.codes.push({ userId, username: nameOf.get(userId) ?? '', code });
+          },
+        },
+      ),
+    );
+    return { pool, around };
+  };
+  const doors: {
+    name: string;
+    run: (pool: Pool) => Promise<Figures & { lost?: number }>;
+  }[] = [
+    {
+      name: 'POST /dea/api/tempPass/verify (JSON, service key)',
+      run: (pool) =>
+        load(
+          server,
+          'POST /dea/api/tempPass/verify (JSON, service key)',
+          `${server.base}/dea/api/tempPass/verify`,
+          (index) => {
+            const { userId, code } = attemptOf(pool, index);
+            return {
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${seeded.serviceKey}` },
+              body: JSON.stringify({ userId, code }),
+            };
+          },
+          SECONDS,
+          undefined,
+          { amount: 2 * pool.codes.length },
+        ),
+    },
+    {
+      name: 'POST /validate/check (form, by address)',
+      run: (pool) =>
+        load(
+          server,
+          'POST /validate/check (form, by address)',
+          `${server.base}/validate/check`,
+          (index) => {
+            const { username, code } = attemptOf(pool, index);
+            return {
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+              body: new URLSearchParams({ user: username, pass: code }).toString(),
+            };
+          },
+          SECONDS,
+          undefined,
+          { amount: 2 * pool.codes.length },
+        ),
+    },
+    {
+      name: 'POST /validate/check (JSON, service key)',
+      run: (pool) =>
+        load(
+          server,
+          'POST /validate/check (JSON, service key)',
+          `${server.base}/validate/check`,
+          (index) => {
+            const { username, code } = attemptOf(pool, index);
+            return {
+              headers: { 'content-type': 'application/json', authorization: seeded.serviceKey },
+              body: JSON.stringify({ user: username, pass: code }),
+            };
+          },
+          SECONDS,
+          undefined,
+          { amount: 2 * pool.codes.length },
+        ),
+    },
+    {
+      name: 'RADIUS',
+      run: (pool) =>
+        radiusLoad(
+          server,
+          radiusPort,
+          2 * pool.codes.length,
+          (index) => attemptOf(pool, index),
+          RADIUS_IN_FLIGHT,
+        ),
+    },
+  ];
+  const creates: Figures[] = [];
+  for (const door of doors) {
+    const { pool, around: issued } = await issuePool();
+    creates.push(issued.figures);
+    verifyRows.push(tableRow(label, issued));
+    const countsBefore = await verificationCounts(server);
+    const around = await bracketed(() => door.run(pool));
+    const outcomes = outcomesSince(countsBefore, await verificationCounts(server));
+    verifyRows.push(tableRow(label, around, ` (${outcomes})`));
+    if (door.name.startsWith('POST /dea/api')) {
+      // A pair's CPU in bare requests: how many the bare route answers in that time (its rate
+      // around the verification row), as the issue counts them.
+      const bareRate = (around.before + around.after) / 2;
+      const pair = issued.figures.cpuMicros + around.figures.cpuMicros;
+      verifySummaries.push(
+        `${label}: a verification ${Math.round(around.figures.cpuMicros)} µs of server CPU against ${Math.round(issued.figures.cpuMicros)} µs for a code's issue (target: at most), ${ofBare(around).toFixed(1)}% of the bare route (target: at least 15%); a pair of issue and verify ${Math.round(pair)} µs of server CPU, ${((pair * bareRate) / 1e6).toFixed(1)} bare requests at ${Math.round(bareRate)} a second (target: at most 11)`,
+      );
+    }
+    if (door.name === 'RADIUS') {
+      const radius = around.figures as Figures & { lost?: number };
+      verifySummaries.push(
+        `${label}: RADIUS ${Math.round(radius.perSecond)} Access-Requests a second, ${radius.lost ?? 0} lost (target: at least 2,000, none lost)`,
+      );
+    }
+  }
+}
+
+async function measureStore(label: string, databaseUrl: string | undefined): Promise<string[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-load-'));
-  const names = await seed(dataDir, databaseUrl);
+  const seeded = await seed(dataDir, databaseUrl);
+  const { names } = seeded;
+  const radiusPort = await freePort();
   const server = await startProcess(
     [
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
@@ -361,6 +743,11 @@ async function measureStore(
       DEA_PUBLIC_METRICS: 'true',
       // The scenario's verifications come from this address, without a service key.
       DEA_VALIDATE_CHECK_CLIENTS: '127.0.0.1',
+      ...(CALLS.includes('verify') && {
+        DEA_RADIUS_PORT: String(radiusPort),
+        DEA_RADIUS_HOST: '127.0.0.1',
+        DEA_RADIUS_CLIENTS: `127.0.0.1=${RADIUS_SECRET}`,
+      }),
       ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
       ...SERVER_ENV,
     },
@@ -368,16 +755,18 @@ async function measureStore(
   );
   try {
     const sessions: Session[] = [];
-    if (!BURST_ONLY) for (const name of names) sessions.push(await signIn(server.base, name));
+    if (LOAD_SESSIONS) for (const name of names) sessions.push(await signIn(server.base, name));
     const at = (index: number) => sessions[index % sessions.length]!;
-    const row = (figures: Figures) =>
-      `| ${label} | ${figures.name} | ${Math.round(figures.perSecond)} | ${((100 * figures.perSecond) / bare.perSecond).toFixed(1)}% | ${figures.p50} ms | ${figures.p99} ms | ${figures.errors} | ${figures.refused} | ${Math.round(figures.cpuMicros)} µs |`;
-    const userinfo = CALLS.includes('userinfo')
-      ? await load(server, 'POST userinfo', `${server.base}/dea/api/userinfo`, (index) => ({
+    const rows: string[] = [];
+    if (CALLS.includes('userinfo')) {
+      const around = await bracketed(() =>
+        load(server, 'POST userinfo', `${server.base}/dea/api/userinfo`, (index) => ({
           headers: at(index).headers,
           body: '{}',
-        }))
-      : undefined;
+        })),
+      );
+      rows.push(tableRow(label, around));
+    }
     const create = (part: number) =>
       load(
         server,
@@ -394,10 +783,11 @@ async function measureStore(
         Math.max(1, Math.round(SECONDS / PARTS)),
         'dea_codes_issued_total',
       );
-    const rows = userinfo === undefined ? [] : [row(userinfo)];
     if (CALLS.includes('create')) {
-      for (let part = 1; part <= PARTS; part += 1) rows.push(row(await create(part)));
+      for (let part = 1; part <= PARTS; part += 1)
+        rows.push(tableRow(label, await bracketed(() => create(part))));
     }
+    if (CALLS.includes('verify')) await verifyRowsOf(label, server, seeded, radiusPort);
     if (CALLS.includes('verify-burst')) bursts.push(await verifyDuringBurst(server, label, names));
     purged.push(`${label} ${await counterOf(server, 'dea_purged_rows_total')}`);
     return rows;
@@ -407,37 +797,29 @@ async function measureStore(
   }
 }
 
-/** The yardstick of the throughput table (not measured for the burst scenario alone). */
-async function bareRoute(): Promise<Figures> {
-  if (BURST_ONLY)
-    return { name: 'not measured', perSecond: 1, p50: 0, p99: 0, errors: 0, refused: 0, cpuMicros: 0 };
-  const bareServer = await startProcess(
-    ['--input-type=module', '-e', BARE_SERVER],
-    {},
-    /bare: (http:\/\/\S+)/,
-  );
-  const bare = await load(
-    bareServer,
-    'POST /bare (bare Fastify, JSON)',
-    `${bareServer.base}bare`,
-    () => ({ headers: { 'content-type': 'application/json' }, body: '{}' }),
-    BARE_SECONDS,
-  );
-  await stop(bareServer);
-  return bare;
-}
-
 /** PostgreSQL's durability settings as the server answered them, for the figures' heading. */
 let postgresDurability = '';
 const durabilityNote = (): string =>
   postgresDurability === '' ? '' : `, PostgreSQL with ${postgresDurability}`;
 
+const TABLE_HEAD = [
+  '| store | call | requests/s | bare route before / after (requests/s) | of bare (their mean) | p50 | p99 | non-2xx or errors | refused in the envelope | server CPU per request |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+];
+
+/** The bare route's measurements of the run: mean, range, CPU. */
+function bareLine(): string {
+  const rates = bareRuns.map((run) => run.perSecond);
+  const cpu = bareRuns.map((run) => run.cpuMicros);
+  const mean = (values: number[]) =>
+    values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+  return `The bare route (\`POST /bare\`, bare Fastify, JSON; ${BARE_AROUND_SECONDS} s before and after each row, ${bareRuns.length} times): ${Math.round(Math.min(...rates))} to ${Math.round(Math.max(...rates))} requests a second (mean ${Math.round(mean(rates))}), ${Math.round(mean(cpu))} µs of server CPU a request.`;
+}
+
 async function main(): Promise<void> {
-  const bare = await bareRoute();
   const rows = [
-    `| | ${bare.name} | ${Math.round(bare.perSecond)} | 100% | ${bare.p50} ms | ${bare.p99} ms | ${bare.errors} | ${bare.refused} | ${Math.round(bare.cpuMicros)} µs |`,
     // BENCH_EMBEDDED=0 leaves the embedded store out (to study PostgreSQL alone).
-    ...(process.env.BENCH_EMBEDDED === '0' ? [] : await measureStore('embedded', undefined, bare)),
+    ...(process.env.BENCH_EMBEDDED === '0' ? [] : await measureStore('embedded', undefined)),
   ];
   if (process.env.BENCH_POSTGRES === '1') {
     const cluster = await startPostgresCluster(PG_SETTINGS, { durable: true });
@@ -451,20 +833,40 @@ async function main(): Promise<void> {
           `PostgreSQL runs without durable commits (${postgresDurability}): BENCH_PG_SETTINGS?\n`,
         );
       const database = await createTestDatabase(cluster.url);
-      rows.push(...(await measureStore('PostgreSQL', database.url, bare)));
+      rows.push(...(await measureStore('PostgreSQL', database.url)));
     } finally {
       await cluster.stop();
     }
   }
+  if (bareServer !== undefined) await stop(bareServer);
   if (bursts.length > 0) writeSection('verify-burst', burstSection());
-  if (BURST_ONLY) return;
+  const heading = `\`${LONG_RUN ? `BENCH_LOAD_SECONDS=${SECONDS} ` : ''}npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${process.env.BENCH_CALLS ? ` and \`BENCH_CALLS=${process.env.BENCH_CALLS}\`` : ''}${Object.keys(SERVER_ENV).length > 0 ? ` and \`BENCH_SERVER_ENV=${process.env.BENCH_SERVER_ENV}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores${durabilityNote()}`;
+  if (verifyRows.length > 0) {
+    writeSection(
+      'verify-load',
+      [
+        '<!-- verify-load start -->',
+        `${heading}: for each door a pool of ${VERIFY_CODES} codes issued with tempPass/create (its own row), then each code verified twice, wrong and then right (a user's failures never reach the lock; the answers by outcome in brackets), ${CONNECTIONS} connections (RADIUS: ${RADIUS_IN_FLIGHT} requests in flight from a client in the bench process, a request unanswered after 2 s lost), ${VERIFY_USERS} users, the bare route measured right before and right after each row. Targets (issue 34): a verification at most the server CPU of a code's issue and at least 15% of the bare route; a pair of issue and verify at most 11 bare requests of server CPU; RADIUS at least 2,000 a second, none lost.`,
+        '',
+        ...TABLE_HEAD,
+        ...verifyRows,
+        '',
+        bareLine(),
+        '',
+        ...verifySummaries.map((summary) => `- ${summary}`),
+        '<!-- verify-load end -->',
+      ].join('\n'),
+    );
+  }
+  if (rows.length === 0) return;
   const section = [
     `<!-- ${SECTION} start -->`,
-    `\`${LONG_RUN ? `BENCH_LOAD_SECONDS=${SECONDS} ` : ''}npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${process.env.BENCH_CALLS ? ` and \`BENCH_CALLS=${process.env.BENCH_CALLS}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores${durabilityNote()}, ${SECONDS} s per call (the bare route ${BARE_SECONDS} s), ${CONNECTIONS} connections (autocannon in the bench process, each server a process of its own, logging at info), ${USERS} signed-in users, codes valid ${CODE_VALIDITY_MINUTES} minute; targets: userinfo at least 25% and tempPass/create at least 8% of the bare route, flat over the run.`,
+    `${heading}, ${SECONDS} s per call (the bare route ${BARE_AROUND_SECONDS} s right before and right after each row), ${CONNECTIONS} connections (autocannon in the bench process, each server a process of its own, logging at info), ${USERS} signed-in users, codes valid ${CODE_VALIDITY_MINUTES} minute; targets: userinfo at least 25% and tempPass/create at least 8% of the bare route, flat over the run.`,
     '',
-    '| store | call | requests/s | of bare | p50 | p99 | non-2xx or errors | refused in the envelope | server CPU per request |',
-    '|---|---|---|---|---|---|---|---|---|',
+    ...TABLE_HEAD,
     ...rows,
+    '',
+    bareLine(),
     '',
     `Rows the scheduled retention purge removed during the run (\`dea_purged_rows_total\`): ${purged.join(', ')}.`,
     `<!-- ${SECTION} end -->`,
@@ -508,9 +910,11 @@ function writeSection(name: string, section: string): void {
   const title =
     name === 'verify-burst'
       ? 'Verification during a burst of sign-ins'
-      : LONG_RUN
-        ? 'A long run of tempPass/create'
-        : 'Load against a bare Fastify route';
+      : name === 'verify-load'
+        ? 'Verification against a bare route'
+        : LONG_RUN
+          ? 'A long run of tempPass/create'
+          : 'Load against a bare Fastify route';
   if (start >= 0 && end > start) doc = doc.slice(0, start) + section + doc.slice(end + endMark.length);
   else doc = doc.replace('## Sign-in flood', `## ${title}\n\n${section}\n\n## Sign-in flood`);
   writeFileSync(file, doc);

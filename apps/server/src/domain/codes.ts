@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { PolicyOptions } from '@dea/contract';
 import { generateCode, normalizeCode } from '../crypto/code-generator.js';
 import { newId } from '../crypto/ids.js';
-import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
-import type { ActiveCode, Store } from '../store/store.js';
+import { keyedHash } from '../crypto/keyed-hash.js';
+import type { Store } from '../store/store.js';
 import { codeStoreFull, notPermitted } from './api-error.js';
 
 const MINUTE = 60_000;
@@ -82,35 +81,6 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
     );
   }
   return { id, code, expiresAt };
-}
-
-/** Stands in for the codes a user does not hold: every comparison is made, whatever they hold. */
-const DECOY_CODE_HASH = keyedHash(randomBytes(32), 'no code');
-
-/**
- * Finds the user's usable code that matches, comparing every candidate in constant time. At least
- * `compareAtLeast` codes are compared (the ones missing are a decoy that matches nothing): a user
- * holding few codes, or none, or an id no user has, costs the comparisons of a full code store.
- */
-export async function findMatchingCode(
-  store: Store,
-  /** The current key first; during a rotation, the previous secret's: its unused codes still work. */
-  hashKeys: readonly Buffer[],
-  userId: string,
-  input: string,
-  alphabet: string,
-  now: number,
-  compareAtLeast: number,
-): Promise<ActiveCode | undefined> {
-  const candidates = hashKeys.map((key) => codeHash(key, userId, input, alphabet));
-  const held = await store.codes.listActive(userId, now);
-  let matched: ActiveCode | undefined;
-  for (let index = 0; index < Math.max(held.length, compareAtLeast); index += 1) {
-    const active = held[index];
-    for (const candidate of candidates)
-      if (constantTimeEqual(active?.codeHash ?? DECOY_CODE_HASH, candidate)) matched ??= active;
-  }
-  return matched;
 }
 
 /**

@@ -17,6 +17,9 @@ const LONG_LIVED = {
   maxUnusedCodes: 10,
 };
 
+const swapCase = (code: string): string =>
+  [...code].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+
 describe.each(STORE_KINDS)('code verification on %s', (kind) => {
   let t: TestApp;
   let key: string;
@@ -35,10 +38,11 @@ describe.each(STORE_KINDS)('code verification on %s', (kind) => {
   });
   afterAll(() => t.close());
 
-  async function newCode(user: TestUser): Promise<string> {
+  async function newCode(user: TestUser, alphabet?: string): Promise<string> {
     const response = await t.call(`${API}/tempPass/create`, bodies.create(user.id), await t.signIn(user));
     const code = response.json<{ result: { rows: { password: string }[] } }>().result.rows[0]?.password ?? '';
-    expect(code).toMatch(/^[2-9A-Z]{10}$/);
+    if (alphabet === undefined) expect(code).toMatch(/^[2-9A-Z]{10}$/);
+    else expect([...code].every((character) => alphabet.includes(character))).toBe(true);
     return code;
   }
   const verify = (userId: string, code: string) =>
@@ -176,6 +180,85 @@ describe.each(STORE_KINDS)('code verification on %s', (kind) => {
       expect.arrayContaining(['code.used', 'code.verify_failed']),
     );
     expect(JSON.stringify(audit)).not.toContain(code);
+  });
+
+  it('lets exactly one of 25 parallel verifications of one code succeed', async () => {
+    const user = await t.createUser({ policy: { ...LONG_LIVED } });
+    const code = await newCode(user);
+    const answers = await Promise.all(Array.from({ length: 25 }, () => verify(user.id, code)));
+    const valid = answers.filter((response) => response.json<typeof VALID>().result.valid);
+    expect(valid).toHaveLength(1);
+    expect(await events(user.id, 'code.used')).toHaveLength(1);
+    const refused = [
+      ...(await events(user.id, 'code.verify_failed')),
+      ...(await events(user.id, 'code.verify_locked')),
+    ];
+    expect(refused).toHaveLength(24);
+  });
+
+  it.each([
+    // alphabet, how the code may be typed (from the code as issued), and a typing that is refused
+    ['ABCDEFGHJK23456789', (code: string) => ` ${code.toLowerCase().slice(0, 4)}-${code.slice(4)} `, null],
+    ['abcdefghjk23456789', (code: string) => code.toUpperCase(), null],
+    ['ABCDEFabcdef234567', (code: string) => `${code.slice(0, 5)} ${code.slice(5)}`, swapCase],
+    ['ABCD-EFGH23456789', (code: string) => code.toLowerCase(), (code: string) => code.replaceAll('-', '')],
+    ['ÄÖÜABCDEFGH234567', (code: string) => code.toLowerCase(), null],
+  ])('takes a code typed as the alphabet %s allows', async (codeAlphabet, typed, refused) => {
+    const user = await t.createUser({ policy: { ...LONG_LIVED, codeAlphabet, codeLength: 12 } });
+    const stored = await t.services.store.users.findById(user.id);
+    const attempt = (code: string) =>
+      t.services.verification.verify({
+        user: stored,
+        code,
+        actor: 'test',
+        clientAddress: null,
+        now: t.clock.now(),
+      });
+    const first = await newCode(user, codeAlphabet);
+    // A refused typing must differ from the code, or there would be nothing to refuse.
+    if (refused !== null && refused(first) !== first) {
+      expect(await attempt(refused(first))).toMatchObject({ valid: false, reason: 'no-usable-code' });
+    }
+    expect(await attempt(typed(first))).toMatchObject({ valid: true });
+    expect(await attempt(typed(first))).toMatchObject({ valid: false, reason: 'no-usable-code' });
+  });
+
+  it('verifies the codes of several users at once, each as if alone (one statement on PostgreSQL)', async () => {
+    const alphabets = [undefined, undefined, 'abcdefghjk23456789', 'ÄÖÜABCDEFGH234567'];
+    const users = await Promise.all(
+      alphabets.map((codeAlphabet) =>
+        t.createUser({ policy: codeAlphabet === undefined ? LONG_LIVED : { ...LONG_LIVED, codeAlphabet } }),
+      ),
+    );
+    const codes = await Promise.all(users.map((user, index) => newCode(user, alphabets[index])));
+    const stored = await Promise.all(users.map((user) => t.services.store.users.findById(user.id)));
+    const attempt = (index: number, code: string, known = true) =>
+      t.services.verification.verify({
+        user: known ? stored[index] : undefined,
+        code,
+        actor: 'test',
+        clientAddress: null,
+        now: t.clock.now(),
+      });
+    // All in one turn of the event loop.
+    const outcomes = await Promise.all([
+      attempt(0, codes[0]!),
+      attempt(1, wrong(codes[1]!)),
+      attempt(2, codes[2]!.toUpperCase()),
+      attempt(3, codes[3]!.toLowerCase()),
+      attempt(1, codes[1]!, false),
+      attempt(0, codes[0]!),
+    ]);
+    expect(outcomes.map((outcome) => (outcome.valid ? 'valid' : outcome.reason))).toEqual([
+      'valid',
+      'no-usable-code',
+      'valid',
+      'valid',
+      'unknown-user',
+      'no-usable-code',
+    ]);
+    expect(await t.services.store.verifyFailures.find(users[1]!.id)).toMatchObject({ failures: 1 });
+    expect(await events(users[0]!.id, 'code.used')).toHaveLength(1);
   });
 
   it('tells its callers why an attempt failed, for the audit log', async () => {

@@ -1,9 +1,9 @@
-import type { AuditEventName } from './audit-events.js';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import type { CodeDefaults } from './code-settings.js';
-import type { Store, User } from '../store/store.js';
+import type { Store, User, VerifyPolicy } from '../store/store.js';
+import { CODE_FORMS, codeFormOf, normalizeCodeAs } from '../crypto/code-generator.js';
 import { newId } from '../crypto/ids.js';
-import { findMatchingCode } from './codes.js';
+import { keyedHash } from '../crypto/keyed-hash.js';
 import { resolvePolicy } from './policy.js';
 
 export interface VerificationSettings {
@@ -28,8 +28,6 @@ export type VerifyOutcome =
   | { valid: true; codeId: string }
   | { valid: false; reason: 'unknown-user' | 'disabled' | 'codes-disabled' | 'no-usable-code' | 'locked' };
 
-const iso = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
-
 /**
  * The one verification of an emergency code, for the API and RADIUS alike. Consecutive failures
  * are counted per user in the store (so every instance sees them) and a new code does not reset
@@ -52,74 +50,51 @@ export class Verification {
    */
   private readonly decoyUserId = newId();
 
+  /** What a user's stored policy means for a verification (policy.ts decides). */
+  private readonly policyOf = (stored: Record<string, unknown> | undefined): VerifyPolicy => {
+    const policy = resolvePolicy(stored, this.codeDefaults);
+    return {
+      enabled: policy.enableECode,
+      form: codeFormOf(policy.codeAlphabet),
+      compareAtLeast: policy.maxUnusedCodes,
+    };
+  };
+
+  /**
+   * One round trip to the store (codes.verify): the attempt counted before any code is compared,
+   * the user's policy, the comparison, the use, the failures and the audit entries. The input is
+   * hashed in every form an alphabet may normalize it to (CODE_FORMS), with every accepted key:
+   * the same hashes for every user, known or not; the store picks the form of the user's alphabet.
+   */
   async verify(attempt: VerifyAttempt): Promise<VerifyOutcome> {
     const { user, actor, clientAddress, now } = attempt;
-    const audit = (event: AuditEventName, details: Record<string, unknown>): Promise<void> =>
-      this.store.audit.append({ event, userId: user?.id ?? null, actor, clientAddress, details }, now);
-    // An unknown name takes the time a known one does: the same round trips and comparisons,
+    // An unknown name takes the time a known one does: the same round trip and comparisons,
     // against a user id nobody has (no sleep, which a loaded server would not match).
     const subjectId = user?.id ?? this.decoyUserId;
-    // Every attempt is counted before its code is looked at, in one atomic statement: of a
-    // burst of parallel guesses on any number of instances, at most maxFailures are compared
-    // with codes; the one that reaches the limit starts the lock and is still checked.
-    const { maxFailures } = this.settings;
-    const counted = await this.store.verifyFailures.record(subjectId, now, {
-      lockAfter: maxFailures,
-      lockMs: this.settings.lockMs,
-    });
-    if (counted !== undefined && counted.lockedAt !== null && counted.failures > maxFailures) {
-      await audit('code.verify_locked', {
-        failures: counted.failures,
-        lockedUntil: iso(counted.lockedUntil),
-      });
-      return { valid: false, reason: 'locked' };
+    const hashes = new Map<string, string[]>();
+    const candidates: string[] = [];
+    for (let form = 0; form < CODE_FORMS; form += 1) {
+      const normalized = normalizeCodeAs(attempt.code, form);
+      let hashed = hashes.get(normalized);
+      if (hashed === undefined) {
+        hashed = this.codeHashKeys.map((key) => keyedHash(key, subjectId, normalized));
+        hashes.set(normalized, hashed);
+      }
+      candidates.push(...hashed);
     }
-    // The policy of now decides: a code issued before the user's group stopped allowing codes is dead.
-    const policy = resolvePolicy(
-      await this.store.groups.findPolicyOfUser(subjectId, POLICY_CATEGORY_SELF_SERVICE),
-      this.codeDefaults,
-    );
-    const refusal =
-      user === undefined
-        ? 'unknown-user'
-        : user.disabled
-          ? 'disabled'
-          : policy.enableECode
-            ? undefined
-            : 'codes-disabled';
-    // Compared whatever the refusal, so that no kind of failure answers sooner than another.
-    const matched = await findMatchingCode(
-      this.store,
-      this.codeHashKeys,
-      subjectId,
-      attempt.code,
-      policy.codeAlphabet,
+    const { outcome } = await this.store.codes.verify({
+      userId: subjectId,
+      refusal: user === undefined ? 'unknown-user' : user.disabled ? 'disabled' : null,
+      candidates,
+      keyCount: this.codeHashKeys.length,
+      defaultForm: codeFormOf(this.codeDefaults.codeAlphabet),
+      policyCategory: POLICY_CATEGORY_SELF_SERVICE,
+      policyOf: this.policyOf,
       now,
-      policy.maxUnusedCodes,
-    );
-    const used =
-      refusal === undefined && matched !== undefined && (await this.store.codes.consume(matched.id, now))
-        ? matched
-        : undefined;
-    if (used !== undefined) {
-      // A success forgets the failures, and ends the lock this very attempt may have started.
-      await this.store.verifyFailures.clear(subjectId);
-      await audit('code.used', { codeId: used.id, channel: used.channelType ?? 'screen' });
-      return { valid: true, codeId: used.id };
-    }
-    const reason = refusal ?? 'no-usable-code';
-    await audit(
-      'code.verify_failed',
-      counted === undefined ? { reason } : { reason, failures: counted.failures },
-    );
-    // Increments are atomic, so exactly one failure reaches the limit: that one started the lock.
-    if (counted !== undefined && counted.failures === maxFailures && counted.lockedAt !== null) {
-      await audit('code.verify_lockout', {
-        failures: counted.failures,
-        lockedUntil: iso(counted.lockedUntil),
-      });
-    }
-    return { valid: false, reason };
+      rule: { lockAfter: this.settings.maxFailures, lockMs: this.settings.lockMs },
+      audit: { userId: user?.id ?? null, actor, clientAddress },
+    });
+    return outcome.used ? { valid: true, codeId: outcome.codeId } : { valid: false, reason: outcome.reason };
   }
 
   /**

@@ -61,6 +61,11 @@ function observing(store: Store, observer: Observer): Store {
         if (outcome.issued) observer.codeIssued(code.channelType, entry, code.createdAt);
         return outcome;
       },
+      async verify(call) {
+        const answer = await codes.verify(call);
+        for (const entry of answer.entries) observer.audited(entry, call.now);
+        return answer;
+      },
     },
     retention: {
       ...retention,

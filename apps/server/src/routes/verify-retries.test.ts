@@ -151,11 +151,11 @@ describe.each(STORE_KINDS)('verifications retried with an Idempotency-Key on %s'
     // The verification is held after it used the code, until its client has gone.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const consume = t.services.store.codes.consume.bind(t.services.store.codes);
-    const spy = vi.spyOn(t.services.store.codes, 'consume').mockImplementation(async (codeId, now) => {
-      const used = await consume(codeId, now);
+    const verifyInStore = t.services.store.codes.verify.bind(t.services.store.codes);
+    const spy = vi.spyOn(t.services.store.codes, 'verify').mockImplementation(async (call) => {
+      const outcome = await verifyInStore(call);
       await held;
-      return used;
+      return outcome;
     });
     try {
       // A connection of its own, whose closing the server sees before the store answers.

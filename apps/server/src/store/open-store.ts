@@ -138,7 +138,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     audit: auditRepository(db),
     auditTrail: auditTrailRepository(db, dialect),
     outbox: outboxRepository(db),
-    serviceKeys: serviceKeyRepository(db),
+    serviceKeys: serviceKeyRepository(db, dialect),
     console: consoleRepository(db),
     meta: metaRepository(db),
     retention: retentionRepository(db),

@@ -58,15 +58,30 @@ describe('named prepared statements on PostgreSQL', () => {
         channelType: null,
       };
       expect(await store.codes.issue(code, 5, { event: 'code.issued', userId })).toEqual({ issued: true });
+      // A verification's: the user by name, then dea_verify_code.
+      expect((await store.users.findByUsername(usernameOrThrow(`p-${userId}`)))?.id).toBe(userId);
+      const verified = await store.codes.verify({
+        userId,
+        refusal: null,
+        candidates: Array.from({ length: 6 }, () => 'no such hash'),
+        keyCount: 1,
+        defaultForm: 0,
+        policyCategory: POLICY_CATEGORY_SELF_SERVICE,
+        policyOf: () => ({ enabled: true, form: 0, compareAtLeast: 5 }),
+        now,
+        rule: { lockAfter: 10, lockMs: 60_000 },
+        audit: { userId, actor: 'test', clientAddress: null },
+      });
+      expect(verified.outcome).toEqual({ used: false, reason: 'no-usable-code' });
       const named = seen.filter((query) => query.name !== undefined);
-      expect(named).toHaveLength(4);
+      expect(named).toHaveLength(6);
       for (const query of named) {
         expect(query.text.startsWith(PREPARED_MARK)).toBe(true);
         expect(query.name).toBe(preparedName(query.text));
       }
       // What is not marked goes as before.
-      await store.users.findByUsername(usernameOrThrow(`p-${userId}`));
-      expect(seen.filter((query) => query.name !== undefined)).toHaveLength(4);
+      await store.groups.listOfUser(userId);
+      expect(seen.filter((query) => query.name !== undefined)).toHaveLength(6);
     } finally {
       await store.close();
     }

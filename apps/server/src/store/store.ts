@@ -32,7 +32,7 @@ export type {
 export type { BrandingRepository } from './sql/branding.js';
 export type { CatalogRepository } from './sql/catalogs.js';
 export type { Channel, ChannelRepository } from './sql/channels.js';
-export type { NewCode, ActiveCode, IssueOutcome, CodeRepository } from './sql/codes.js';
+export type { NewCode, ActiveCode, IssueOutcome, CodeRepository, VerifyPolicy } from './sql/codes.js';
 export type {
   ConsoleRole,
   ConsoleAccount,

@@ -1,12 +1,17 @@
 import type { NewAuditEntry } from '../store.js';
+import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql, type Selectable } from 'kysely';
+import { newId } from '../../crypto/ids.js';
+import { constantTimeEqual, keyedHash } from '../../crypto/keyed-hash.js';
+import type { AuditEventName } from '../audit-event-names.js';
+import { failureClearer, failureRecorder, type VerifyFailureRule } from './verify-failures.js';
 import type { CodesTable } from '../database.js';
 import { auditInserter, auditRowOf } from './audit.js';
 import { PREPARED_MARK } from '../prepared-statements.js';
 import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
 import { gatheredByTurn } from './by-turn.js';
-import type { Db, Dialect } from './db.js';
+import { parseJsonObject, type Db, type Dialect } from './db.js';
 
 export interface NewCode {
   id: string;
@@ -30,6 +35,45 @@ export interface ActiveCode {
 
 export type IssueOutcome = { issued: true } | { issued: false; reason: 'store-full' | 'no-user' };
 
+/** Why a verification failed (for the audit log only: callers answer just valid or not). */
+export type VerifyRefusal = 'unknown-user' | 'disabled' | 'codes-disabled' | 'no-usable-code' | 'locked';
+
+/** What a user's stored policy means for a verification, as the domain resolves it. */
+export interface VerifyPolicy {
+  /** The policy lets the user have codes. */
+  enabled: boolean;
+  /** How the policy's alphabet normalizes an input (crypto/code-generator.ts, CODE_FORMS). */
+  form: number;
+  /** Codes compared at least, whatever the user holds (decoys for the ones missing). */
+  compareAtLeast: number;
+}
+
+export interface VerifyCall {
+  /** The user the code is presented for, or an id no user has (an unknown name): the same work. */
+  userId: string;
+  /** A refusal the caller knows of already (unknown user, disabled user): nothing is used. */
+  refusal: 'unknown-user' | 'disabled' | null;
+  /** The input's keyed hashes, form after form (CODE_FORMS), each with every accepted key. */
+  candidates: readonly string[];
+  keyCount: number;
+  /** The form of the default alphabet, for a user whose policy names none that is valid. */
+  defaultForm: number;
+  /** The policy category whose options decide (Self Service). */
+  policyCategory: string;
+  /** The stored policy resolved (undefined: the user has none). */
+  policyOf: (stored: Record<string, unknown> | undefined) => VerifyPolicy;
+  now: number;
+  rule: VerifyFailureRule;
+  /** Who the audit entries name. */
+  audit: { userId: string | null; actor: string; clientAddress: string | null };
+}
+
+export interface VerifyAnswer {
+  outcome: { used: true; codeId: string } | { used: false; reason: VerifyRefusal };
+  /** The audit entries it wrote (for metrics and the audit export's listeners). */
+  entries: (NewAuditEntry & { id: string })[];
+}
+
 export interface CodeRepository {
   /**
    * Inserts the code only when the user holds fewer than `maxUnused` usable codes, decided
@@ -49,6 +93,73 @@ export interface CodeRepository {
   giveBackUse(codeId: string): Promise<boolean>;
   /** Takes the code out of use; true when this call did (false: already taken out). */
   invalidate(codeId: string, now: number): Promise<boolean>;
+  /**
+   * The one verification of a code, in one round trip: counts the attempt (before any code is looked
+   * at; a locked user goes no further), reads the user's policy, compares the input with each of
+   * the user's usable codes (in constant time on the embedded store), uses the match, clears the
+   * failures on a success and writes the audit entries (code.used, code.verify_failed,
+   * code.verify_locked, code.verify_lockout), all in one statement on PostgreSQL (migration 0019)
+   * and one transaction on the embedded store.
+   */
+  verify(call: VerifyCall): Promise<VerifyAnswer>;
+}
+
+/** Stands in for the codes a user does not hold: every comparison is made, whatever they hold. */
+const DECOY_CODE_HASH = keyedHash(randomBytes(32), 'no code');
+
+const isoOf = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
+
+const VERIFY_CODE_CALL = `${PREPARED_MARK}select dea_verify_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as answer`;
+
+function verifyArguments(call: VerifyCall): unknown[] {
+  const { now, rule, audit } = call;
+  return [
+    call.userId,
+    call.refusal,
+    call.candidates,
+    call.keyCount,
+    call.defaultForm,
+    call.policyCategory,
+    now,
+    rule.lockAfter,
+    rule.lockMs === null ? null : now + rule.lockMs,
+    audit.userId,
+    audit.actor,
+    audit.clientAddress,
+    newId(now),
+    newId(now),
+  ];
+}
+
+/** dea_verify_code's arguments, as the columns of the statement that verifies several codes. */
+const VERIFY_CODE_COLUMNS = [
+  ['user_id', 'text'],
+  ['refusal', 'text'],
+  // The candidates joined with commas (keyed hashes are base64url): unnest flattens an array of arrays.
+  ['candidates', 'text'],
+  ['keys', 'integer'],
+  ['default_form', 'integer'],
+  ['category', 'text'],
+  ['now', 'bigint'],
+  ['lock_after', 'integer'],
+  ['lock_until', 'bigint'],
+  ['audit_user_id', 'text'],
+  ['actor', 'text'],
+  ['client_address', 'text'],
+  ['audit_id', 'text'],
+  ['second_audit_id', 'text'],
+] as const;
+
+const VERIFY_CODES_CALL = `${PREPARED_MARK}select t.ord, dea_verify_code(${VERIFY_CODE_COLUMNS.map(
+  ([name]) => (name === 'candidates' ? `string_to_array(t.candidates, ',')` : `t.${name}`),
+).join(', ')}) as answer
+  from unnest(${VERIFY_CODE_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')})
+  with ordinality as t(${VERIFY_CODE_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
+
+interface FunctionAnswer {
+  outcome: VerifyRefusal | 'used' | 'recheck';
+  codeId?: string;
+  entries?: { id: string; event: AuditEventName; details: Record<string, unknown> }[];
 }
 
 /**
@@ -214,7 +325,141 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     return outcomes;
   };
   const issueGathered = gatheredByTurn(issueManyInOneCall, issueInOneCall);
+
+  // Verification on the embedded store (and on PostgreSQL for an alphabet dea_verify_code leaves to
+  // the caller): a transaction of statements compiled once, the comparisons in constant time.
+  const policyOfUser = compiledOnce(db, (values: { userId: string; category: string }) =>
+    db
+      .selectFrom('policies')
+      .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+      .innerJoin('groups', 'groups.id', 'policies.group_id')
+      .select('policies.options')
+      .where('user_groups.user_id', '=', values.userId)
+      .where('policies.category', '=', values.category)
+      .orderBy('groups.priority', 'desc')
+      .orderBy('groups.name')
+      .limit(sql.lit(1)),
+  );
+  const usableOf = compiledOnce(db, (values: { userId: string; now: number }) =>
+    db
+      .selectFrom('codes')
+      .select(['id', 'code_hash', 'channel_type'])
+      .where('user_id', '=', values.userId)
+      .where('expires_at', '>', values.now)
+      .where('uses_left', '>', STILL_USABLE)
+      .where('invalidated_at', 'is', null)
+      .orderBy('created_at'),
+  );
+  const useOne = compiledOnce(db, (values: { codeId: string; now: number }) =>
+    db
+      .updateTable('codes')
+      .set((eb) => ({ uses_left: eb('uses_left', '-', 1), last_used_at: values.now }))
+      .where('id', '=', values.codeId)
+      .where('uses_left', '>', STILL_USABLE)
+      .where('expires_at', '>', values.now)
+      .where('invalidated_at', 'is', null),
+  );
+  const recordFailure = failureRecorder(db);
+  const clearFailures = failureClearer(db);
+  const verifyIn = async (trx: Db, call: VerifyCall): Promise<VerifyAnswer> => {
+    const { userId, now, audit } = call;
+    const entries: (NewAuditEntry & { id: string })[] = [];
+    const write = async (event: AuditEventName, details: Record<string, unknown>): Promise<void> => {
+      const entry = { id: newId(now), event, ...audit, details };
+      await insertAudit(trx, entry, now);
+      entries.push(entry);
+    };
+    const stored = (await policyOfUser.run(trx, { userId, category: call.policyCategory })).rows[0];
+    const policy = call.policyOf(stored && parseJsonObject(stored.options));
+    const counted = await recordFailure(trx, userId, now, call.rule);
+    if (counted !== undefined && counted.lockedAt !== null && counted.failures > call.rule.lockAfter) {
+      await write('code.verify_locked', {
+        failures: counted.failures,
+        lockedUntil: isoOf(counted.lockedUntil),
+      });
+      return { outcome: { used: false, reason: 'locked' }, entries };
+    }
+    const refusal = call.refusal ?? (policy.enabled ? null : 'codes-disabled');
+    // Compared whatever the refusal, so that no kind of failure answers sooner than another.
+    const held = (await usableOf.run(trx, { userId, now })).rows;
+    const first = policy.form * call.keyCount;
+    const candidates = call.candidates.slice(first, first + call.keyCount);
+    let matched: (typeof held)[number] | undefined;
+    for (let index = 0; index < Math.max(held.length, policy.compareAtLeast); index += 1) {
+      const active = held[index];
+      for (const candidate of candidates)
+        if (constantTimeEqual(active?.code_hash ?? DECOY_CODE_HASH, candidate)) matched ??= active;
+    }
+    if (
+      refusal === null &&
+      matched !== undefined &&
+      Number((await useOne.run(trx, { codeId: matched.id, now })).numAffectedRows ?? 0n) > 0
+    ) {
+      // A success forgets the failures, and ends the lock this very attempt may have started.
+      await clearFailures(trx, userId);
+      await write('code.used', { codeId: matched.id, channel: matched.channel_type ?? 'screen' });
+      return { outcome: { used: true, codeId: matched.id }, entries };
+    }
+    const reason = refusal ?? 'no-usable-code';
+    await write(
+      'code.verify_failed',
+      counted === undefined ? { reason } : { reason, failures: counted.failures },
+    );
+    // Increments are atomic, so exactly one failure reaches the limit: that one started the lock.
+    if (counted !== undefined && counted.failures === call.rule.lockAfter && counted.lockedAt !== null) {
+      await write('code.verify_lockout', {
+        failures: counted.failures,
+        lockedUntil: isoOf(counted.lockedUntil),
+      });
+    }
+    return { outcome: { used: false, reason }, entries };
+  };
+  const verifyInSharedTransaction = sharingTransactions(db, verifyIn);
+  const answerOf = (call: VerifyCall, text: string | undefined): Promise<VerifyAnswer> | VerifyAnswer => {
+    const answer = JSON.parse(text ?? '{}') as FunctionAnswer;
+    if (answer.outcome === 'recheck') return db.transaction().execute((trx) => verifyIn(trx, call));
+    const entries = (answer.entries ?? []).map((entry) => ({ ...entry, ...call.audit }));
+    if (answer.outcome === 'used' && answer.codeId !== undefined)
+      return { outcome: { used: true, codeId: answer.codeId }, entries };
+    if (answer.outcome === 'used' || answer.outcome === undefined)
+      throw new Error(`dea_verify_code answered ${text}`);
+    return { outcome: { used: false, reason: answer.outcome }, entries };
+  };
+  // The function's answer as text: read (and, for `recheck`, verified in a transaction) after the
+  // statement, so that a gathered statement that did its work is never run again call by call.
+  const verifyInOneCall = async (call: VerifyCall): Promise<string | undefined> => {
+    const result = await db.executeQuery<{ answer: string }>(
+      CompiledQuery.raw(VERIFY_CODE_CALL, verifyArguments(call)),
+    );
+    return result.rows[0]?.answer;
+  };
+  // The verifications of one turn of the event loop go in one statement: dea_verify_code once per
+  // verification, in turn (each sees what the ones before it wrote), ordered by user so that
+  // concurrent statements of other instances (and code issues, ordered alike) lock users' rows in
+  // the same order and never deadlock.
+  const verifyManyInOneCall = async (calls: readonly VerifyCall[]): Promise<(string | undefined)[]> => {
+    const userOf = (index: number) => calls[index]!.userId;
+    const order = calls.map((_, index) => index);
+    order.sort((a, b) => (userOf(a) === userOf(b) ? a - b : userOf(a) < userOf(b) ? -1 : 1));
+    const rows = order.map((index) => {
+      const row = verifyArguments(calls[index]!);
+      row[2] = (row[2] as string[]).join(',');
+      return row;
+    });
+    const columns = VERIFY_CODE_COLUMNS.map((_, column) => rows.map((row) => row[column]));
+    const result = await db.executeQuery<{ ord: number | string; answer: string }>(
+      CompiledQuery.raw(VERIFY_CODES_CALL, columns),
+    );
+    const texts = new Array<string | undefined>(calls.length);
+    for (const row of result.rows) texts[order[Number(row.ord) - 1]!] = row.answer;
+    return texts;
+  };
+  const verifyGathered = gatheredByTurn(verifyManyInOneCall, verifyInOneCall);
   return {
+    async verify(call) {
+      if (dialect === 'postgres') return answerOf(call, await verifyGathered(call));
+      return verifyInSharedTransaction(call);
+    },
     async issue(code, maxUnused, audit) {
       if (dialect === 'postgres') return issueGathered({ code, maxUnused, audit });
       return issueInSharedTransaction({ code, maxUnused, audit });

@@ -88,6 +88,19 @@ describe('the hot statements of the embedded store', () => {
     await store.codes.countActive(USER, now);
     await store.channels.listOfUser(USER);
     expect(await store.codes.consume('c-1', now)).toBe(true);
+    const verified = await store.codes.verify({
+      userId: USER,
+      refusal: null,
+      candidates: Array.from({ length: 6 }, () => 'no such hash'),
+      keyCount: 1,
+      defaultForm: 0,
+      policyCategory: POLICY_CATEGORY_SELF_SERVICE,
+      policyOf: () => ({ enabled: true, form: 0, compareAtLeast: 10 }),
+      now,
+      rule: { lockAfter: 10, lockMs: 60_000 },
+      audit: { userId: USER, actor: 'test', clientAddress: null },
+    });
+    expect(verified.outcome).toEqual({ used: false, reason: 'no-usable-code' });
 
     const statements = prepared.filter((source) => /^(select|insert|update|delete)\b/i.test(source));
     expect(statements.length).toBeGreaterThanOrEqual(7);

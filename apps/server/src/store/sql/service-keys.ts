@@ -1,6 +1,8 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { ServiceKeysTable } from '../database.js';
-import type { Db } from './db.js';
+import { readsGatheredByTurn } from './by-turn.js';
+import { compiledOnce } from './compiled-once.js';
+import type { Db, Dialect } from './db.js';
 
 export interface ServiceKey {
   id: string;
@@ -34,7 +36,25 @@ function toServiceKey(row: Selectable<ServiceKeysTable>): ServiceKey {
   };
 }
 
-export function serviceKeyRepository(db: Db): ServiceKeyRepository {
+export function serviceKeyRepository(db: Db, dialect: Dialect): ServiceKeyRepository {
+  // Read on every verification by an integrator: compiled once; on PostgreSQL the reads of one turn
+  // of the event loop are one query.
+  const byId = compiledOnce(db, (values: { id: string }) =>
+    db.selectFrom('service_keys').selectAll().where('id', '=', values.id),
+  );
+  const byIds = compiledOnce(
+    db,
+    (values: { ids: string[] }) =>
+      db
+        .selectFrom('service_keys')
+        .selectAll()
+        .where('id', '=', sql<string>`any(${values.ids})`),
+    { prepared: true },
+  );
+  const gathered = readsGatheredByTurn(async (ids: string[]) => {
+    const { rows } = await byIds.run(db, { ids });
+    return new Map(rows.map((row) => [row.id, toServiceKey(row)]));
+  });
   return {
     async create(key) {
       await db
@@ -59,7 +79,8 @@ export function serviceKeyRepository(db: Db): ServiceKeyRepository {
         .execute();
     },
     async findById(id) {
-      const row = await db.selectFrom('service_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      if (dialect === 'postgres') return gathered(id);
+      const row = (await byId.run(db, { id })).rows[0];
       return row && toServiceKey(row);
     },
     async list() {

@@ -1,6 +1,8 @@
 import { type Username } from '@dea/contract';
 import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
+import { readsGatheredByTurn } from './by-turn.js';
+import { compiledOnce } from './compiled-once.js';
 import { flag, type Db, type Dialect } from './db.js';
 
 export interface User {
@@ -117,6 +119,40 @@ export function toUser(row: Selectable<UsersTable>): User {
 }
 
 export function userRepository(db: Db, dialect: Dialect): UserRepository {
+  // Looked up on every verification and sign-in: compiled once; on PostgreSQL the lookups of one
+  // turn of the event loop are one query (`= any($1)`), one round trip.
+  const byId = compiledOnce(db, (values: { id: string }) =>
+    db.selectFrom('users').selectAll().where('id', '=', values.id),
+  );
+  const byUsername = compiledOnce(db, (values: { username: Username }) =>
+    db.selectFrom('users').selectAll().where('username', '=', values.username),
+  );
+  const byIds = compiledOnce(
+    db,
+    (values: { ids: string[] }) =>
+      db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', '=', sql<string>`any(${values.ids})`),
+    { prepared: true },
+  );
+  const byUsernames = compiledOnce(
+    db,
+    (values: { usernames: Username[] }) =>
+      db
+        .selectFrom('users')
+        .selectAll()
+        .where('username', '=', sql<Username>`any(${values.usernames})`),
+    { prepared: true },
+  );
+  const idsGathered = readsGatheredByTurn(async (ids: string[]) => {
+    const { rows } = await byIds.run(db, { ids });
+    return new Map(rows.map((row) => [row.id, toUser(row)]));
+  });
+  const usernamesGathered = readsGatheredByTurn(async (usernames: Username[]) => {
+    const { rows } = await byUsernames.run(db, { usernames });
+    return new Map(rows.map((row) => [row.username, toUser(row)]));
+  });
   return {
     async create(user) {
       await db
@@ -138,7 +174,8 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         .execute();
     },
     async findById(id) {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      if (dialect === 'postgres') return idsGathered(id);
+      const row = (await byId.run(db, { id })).rows[0];
       return row && toUser(row);
     },
     async findForChange(id) {
@@ -147,11 +184,8 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
       return row && toUser(row);
     },
     async findByUsername(username) {
-      const row = await db
-        .selectFrom('users')
-        .selectAll()
-        .where('username', '=', username)
-        .executeTakeFirst();
+      if (dialect === 'postgres') return usernamesGathered(username);
+      const row = (await byUsername.run(db, { username })).rows[0];
       return row && toUser(row);
     },
     async findByExternalId(source, externalId) {
