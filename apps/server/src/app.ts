@@ -188,7 +188,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   await app.register(validateCheckRoute);
   // The demo outbox only while demo mode is on (domain/demo-mode.ts); the page asks again each time.
   if ((await demoModeOf(config, services.store)).on) await app.register(outboxPage);
-  await app.register(pageHtmlRoute, { webDir: config.webDir });
+  await app.register(pageHtmlRoute, { webDir: config.webDir, loginPath: config.loginPath });
   await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
   return app;
 }

@@ -1,15 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PAGE_WITHOUT_SESSION_SCRIPT_HASH } from '../routes/page-without-session.js';
 
 /**
  * Headers of every answer. Styles allow inline because the branding CSS entry is applied as a
- * style block (spec section 3); scripts come only from this origin. Images come from this origin,
+ * style block (spec section 3); scripts come only from this origin, besides the one inline script
+ * of the page's HTML without a session (routes/page-without-session.ts), allowed by its hash. Images come from this origin,
  * data: URLs and the origins the operator names (DEA_CSP_IMAGE_ORIGINS): branding CSS cannot
  * send anything read from the page to a host of its choosing.
  */
 export function contentSecurityPolicy(imageOrigins: readonly string[]): string {
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    `script-src 'self' ${PAGE_WITHOUT_SESSION_SCRIPT_HASH}`,
     "style-src 'self' 'unsafe-inline'",
     ["img-src 'self' data:", ...imageOrigins].join(' '),
     "font-src 'self' data:",

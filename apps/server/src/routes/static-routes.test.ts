@@ -13,12 +13,20 @@ describe('the built page and login application', () => {
   });
   afterAll(() => t.close());
 
+  /** The page as a signed-in user gets it (without a session its files are not in its tags). */
+  const pageAsSignedIn = async () =>
+    t.app.inject({
+      method: 'GET',
+      url: '/dea/',
+      headers: { cookie: String((await t.signIn(await t.createUser())).headers.cookie) },
+    });
+
   const assetsOf = (html: string) =>
     [...html.matchAll(/(?:src|href)="(\/dea\/assets\/[^"]+)"/g)].map((m) => m[1] ?? '');
 
   it('serves the login application at any DEA_LOGIN_PATH with the same shared chunk as the page, cached for a year', async () => {
     const login = await t.app.inject({ method: 'GET', url: '/sso/auth/' });
-    const page = await t.app.inject({ method: 'GET', url: '/dea/' });
+    const page = await pageAsSignedIn();
     expect(login.statusCode).toBe(200);
     expect(login.headers['cache-control']).toBe('no-cache');
     const loginAssets = assetsOf(login.body);
@@ -33,7 +41,7 @@ describe('the built page and login application', () => {
   });
 
   it('sends each script brotli or gzip compressed as the browser accepts, from the build, and a favicon', async () => {
-    const page = await t.app.inject({ method: 'GET', url: '/dea/' });
+    const page = await pageAsSignedIn();
     // The page's HTML may carry the signed-in user's startup answers (page-html-route.ts).
     expect(page.headers['cache-control']).toBe('no-store');
     const script = assetsOf(page.body).find((asset) => /\/shared-[\w-]+\.js$/.test(asset)) ?? '';
