@@ -73,6 +73,8 @@ interface Visit {
   requests: number;
   /** Bytes received over the network (headers and bodies, as sent: compressed). */
   bytes: number;
+  /** The journey by this process's clock, Playwright's polling waits included. */
+  polled?: number;
 }
 
 /** Marks the moment the code is in the document, measured from navigation start. */
@@ -136,11 +138,29 @@ async function visit(
 }
 
 /**
+ * Marks, by the clock every document of the tab shares (ms since the epoch), when the login form
+ * can be typed in and when the code is in the document: Playwright's waits poll, and would add up to
+ * half a second to each step.
+ */
+const JOURNEY_CLOCK = () => {
+  const marks = window as unknown as { formShownAt?: number; codeShownAt?: number };
+  const now = () => performance.timeOrigin + performance.now();
+  const observer = new MutationObserver(() => {
+    if (marks.formShownAt === undefined && document.querySelector('input[type="password"]'))
+      marks.formShownAt = now();
+    if (document.querySelector('[data-testid="emergency-code"]')?.textContent) {
+      marks.codeShownAt = now();
+      observer.disconnect();
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
+};
+
+/**
  * The emergency moment as a person lives it (issue 37): the page's link with no session, the login
  * form, sign-in, then the page and its code, in one tab of `context` under `network`, with the
- * browser's cache on (it fills during the journey). Timed by this process's clock from the
- * navigation to the code in the document, across the navigations in between; typing is not timed
- * (the form is filled at once).
+ * browser's cache on (it fills during the journey). Timed from the navigation to the login form
+ * ready, plus from the sign-in to the code in the document; typing is not timed.
  */
 async function journeyFromLink(context: BrowserContext, network: Network): Promise<Visit> {
   const page = await context.newPage();
@@ -161,16 +181,23 @@ async function journeyFromLink(context: BrowserContext, network: Network): Promi
       bytes += event.encodedDataLength;
       requests += 1;
     });
+    await page.addInitScript(JOURNEY_CLOCK);
+    const mark = (name: 'formShownAt' | 'codeShownAt') =>
+      page.evaluate((key) => (window as unknown as Record<string, number>)[key] ?? Number.NaN, name);
     const started = Date.now();
     await page.goto('/dea/', { waitUntil: 'commit' });
     await page.getByLabel('User name').fill('demo', { timeout: 60_000 });
     await page.getByLabel('Password').fill('demo');
+    const formShownAt = await mark('formShownAt');
+    const submitted = Date.now();
     await page.getByLabel('Password').press('Enter');
     await page.getByTestId('emergency-code').filter({ hasText: /\S/ }).waitFor({ timeout: 60_000 });
-    const total = Date.now() - started;
+    const polled = Date.now() - started;
+    const total = formShownAt - started + ((await mark('codeShownAt')) - submitted);
+    if (!Number.isFinite(total)) throw new Error('the journey was not timed: a mark is missing');
     const url = new URL(page.url());
     if (url.pathname !== '/dea/') throw new Error(`the journey ended at ${page.url()}`);
-    return { total, requests, bytes };
+    return { total, polled, requests, bytes };
   } finally {
     await page.close();
   }
@@ -372,18 +399,20 @@ async function journeySection(): Promise<string> {
     `\`npx tsx e2e/bench/page-speed.ts journey\` (after \`npm run build\`), ${date}, Chromium headless on`,
     'this 2-core machine, which two other engineers and a test runner were using at the same time: the',
     "figures are noisier than a quiet machine would give. A person opens the page's link with no",
-    'session, reaches the login form, signs in as `demo` and waits for the code; the time runs from',
-    "the link's navigation to the code in the document (typing is not timed), best of",
+    'session, reaches the login form, signs in as `demo` and waits for the code; the time is from the',
+    "link's navigation to the login form ready, plus from the sign-in to the code in the document",
+    "(typing is not timed; both marks by the page's clock, as Playwright's waits poll), best of",
     `${RUNS}. Cold: a new browser context (an empty cache that fills during the journey, as a browser's`,
     'does). Warm, a second emergency the same day: the same context after a first journey, its cookies',
     'gone (a new sign-in), a new tab. Bytes are what arrived over the network (compressed), requests',
-    'those that did not come from the cache. "Before" is this benchmark on the code before issue 37.',
+    'those that did not come from the cache. "Before" is this benchmark on the code before issue 37,',
+    "timed then by this process's clock around Playwright's waits (which poll), as the third column is.",
     '',
-    '| journey from the link | code on screen | bytes received | requests | before | target |',
-    '|---|---|---|---|---|---|',
+    '| journey from the link | code on screen | with the waits polled | bytes received | requests | before (polled) | target |',
+    '|---|---|---|---|---|---|---|',
     ...rows.map(
       (row) =>
-        `| ${row.what} | ${seconds(row.visit.total)} | ${kb(row.visit.bytes)} | ${row.visit.requests} | ${row.before} | ${row.target} |`,
+        `| ${row.what} | ${seconds(row.visit.total)} | ${seconds(row.visit.polled ?? Number.NaN)} | ${kb(row.visit.bytes)} | ${row.visit.requests} | ${row.before} | ${row.target} |`,
     ),
     '',
     `Lighthouse ${lighthouseVersion} mobile (a mid-range phone, simulated slow 4G), median of ${RUNS}:`,

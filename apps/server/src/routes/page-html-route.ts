@@ -64,14 +64,18 @@ async function htmlFor(request: FastifyRequest, template: string, withoutSession
 }
 
 /** Sends `html` brotli or gzip compressed when the browser accepts it. */
-async function sendHtml(request: FastifyRequest, reply: FastifyReply, html: string): Promise<FastifyReply> {
+export async function sendHtml(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  html: string,
+): Promise<FastifyReply> {
   const header = request.headers['accept-encoding'];
   const encoding = typeof header === 'string' ? negotiate(header, ['br', 'gzip']) : undefined;
   void reply
     .type('text/html; charset=utf-8')
     // It holds the signed-in user's details: never kept by the browser or a cache.
     .header('cache-control', 'no-store')
-    .header('vary', 'Accept-Encoding, Cookie');
+    .header('vary', 'Accept-Encoding, Accept-Language, Cookie');
   if (encoding === 'br' || encoding === 'gzip') {
     const body = encoding === 'br' ? await compressBrotli(html, BROTLI_OPTIONS) : await compressGzip(html);
     return reply.header('content-encoding', encoding).send(body);

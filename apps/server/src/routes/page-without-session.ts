@@ -44,7 +44,7 @@ export const PAGE_WITHOUT_SESSION_SCRIPT = `(function () {
 /** The script's hash for the Content-Security-Policy, which allows no other inline script. */
 export const PAGE_WITHOUT_SESSION_SCRIPT_HASH = `'sha256-${createHash('sha256').update(PAGE_WITHOUT_SESSION_SCRIPT).digest('base64')}'`;
 
-interface PageFile {
+export interface PageFile {
   tag: 'script' | 'link';
   attributes: Record<string, string>;
 }
@@ -61,17 +61,22 @@ function attributesOf(tag: string): Record<string, string> {
   return attributes;
 }
 
+/** The page's file tags in its HTML head, in their order. */
+export function pageFilesOf(template: string): PageFile[] {
+  return [...template.matchAll(FILE_TAG)].map(([tag]) => ({
+    tag: tag.startsWith('<script') ? 'script' : 'link',
+    attributes: attributesOf(tag),
+  }));
+}
+
 /**
  * The page's HTML for a request with no session: its files' tags taken out of the head (so the
  * browser fetches none of them), replaced by a data block naming them and the login path, and the
  * script above, which either goes to the login application or loads them.
  */
 export function pageWithoutSessionHtml(template: string, loginPath: string): string {
-  const files: PageFile[] = [];
-  const head = template.replace(FILE_TAG, (tag) => {
-    files.push({ tag: tag.startsWith('<script') ? 'script' : 'link', attributes: attributesOf(tag) });
-    return '';
-  });
+  const files = pageFilesOf(template);
+  const head = template.replace(FILE_TAG, '');
   const block =
     `<script type="application/json" id="${PAGE_FILES_ELEMENT_ID}">${jsonForHtml({ loginPath, files })}</script>` +
     `<script>${PAGE_WITHOUT_SESSION_SCRIPT}</script>\n  `;
