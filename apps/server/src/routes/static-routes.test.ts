@@ -78,4 +78,36 @@ describe('the built page and login application', () => {
       expect(answer.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     }
   });
+
+  it("sends the page's scripts and style sheets without the headers only a document heeds; the rest with all", async () => {
+    const page = await pageAsSignedIn();
+    const files = assetsOf(page.body).filter((asset) => /\.(js|css)$/.test(asset));
+    expect(files.length).toBeGreaterThan(2);
+    for (const file of files) {
+      const answer = await t.app.inject({ method: 'GET', url: file, headers: { 'accept-encoding': 'br' } });
+      expect(answer.statusCode, file).toBe(200);
+      expect(answer.headers['x-content-type-options'], file).toBe('nosniff');
+      expect(answer.headers['referrer-policy'], file).toBe('same-origin');
+      for (const header of [
+        'content-security-policy',
+        'permissions-policy',
+        'x-frame-options',
+        'cross-origin-opener-policy',
+      ])
+        expect(answer.headers[header], `${file} ${header}`).toBeUndefined();
+    }
+    const icon = /<link rel="icon"[^>]* href="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    for (const url of [
+      '/dea/',
+      '/sso/auth/',
+      icon,
+      '/dea/api/resourceFile/getLanguageList',
+      '/dea/assets/x.js.map',
+    ]) {
+      const answer = await t.app.inject({ method: 'GET', url });
+      expect(answer.headers['content-security-policy'], url).toContain("default-src 'self'");
+      expect(answer.headers['x-frame-options'], url).toBe('DENY');
+      expect(answer.headers['permissions-policy'], url).toMatch(/camera=\(\)/);
+    }
+  });
 });
