@@ -143,13 +143,13 @@ async function visit(
  * half a second to each step.
  */
 const JOURNEY_CLOCK = () => {
+  // No inner functions: tsx names them with a helper the browser does not have.
   const marks = window as unknown as { formShownAt?: number; codeShownAt?: number };
-  const now = () => performance.timeOrigin + performance.now();
   const observer = new MutationObserver(() => {
     if (marks.formShownAt === undefined && document.querySelector('input[type="password"]'))
-      marks.formShownAt = now();
+      marks.formShownAt = performance.timeOrigin + performance.now();
     if (document.querySelector('[data-testid="emergency-code"]')?.textContent) {
-      marks.codeShownAt = now();
+      marks.codeShownAt = performance.timeOrigin + performance.now();
       observer.disconnect();
     }
   });
