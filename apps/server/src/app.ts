@@ -23,6 +23,7 @@ import { administrationRoutes } from './routes/console/administration-routes.js'
 import { auditRoutes } from './routes/console/audit-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
+import { loginHtmlRoute } from './routes/login-html-route.js';
 import { pageHtmlRoute } from './routes/page-html-route.js';
 import { staticRoutes } from './routes/static-routes.js';
 
@@ -188,7 +189,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   await app.register(validateCheckRoute);
   // The demo outbox only while demo mode is on (domain/demo-mode.ts); the page asks again each time.
   if ((await demoModeOf(config, services.store)).on) await app.register(outboxPage);
-  await app.register(pageHtmlRoute, { webDir: config.webDir });
+  await app.register(pageHtmlRoute, { webDir: config.webDir, loginPath: config.loginPath });
+  await app.register(loginHtmlRoute, { webDir: config.webDir, loginPath: config.loginPath });
   await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
   return app;
 }

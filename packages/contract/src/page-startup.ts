@@ -15,6 +15,12 @@ import type { Language } from './api.js';
 /** The id of the HTML data block (`<script type="application/json">`) holding the startup answers. */
 export const PAGE_STARTUP_ELEMENT_ID = 'dea-startup';
 
+/**
+ * The id of the login application's data block (a JSON list of addresses) naming the page's files
+ * it does not load itself; it asks the browser to prefetch them once idle (issue 37).
+ */
+export const PAGE_PREFETCH_ELEMENT_ID = 'dea-page-prefetch';
+
 /** One call under the API base path, as the page sends it. */
 export interface PageCall {
   method: 'GET' | 'POST';

@@ -66,3 +66,33 @@ export async function pageStartupAnswers(
   }
   return Object.fromEntries(answers.map(([call, answer]) => [pageCallKey(call), answer]));
 }
+
+/**
+ * What the login application's startup calls answer (issue 37): the language list, branding and
+ * the texts of the language it will choose with nobody signed in (no user locale) unless a choice
+ * is stored in the browser. None of it depends on who asks.
+ */
+export async function loginStartupAnswers(
+  services: { catalogs: Catalogs; store: PolicyServices['store'] },
+  acceptLanguage: string | undefined,
+): Promise<PageStartupAnswers> {
+  const [languages, branding] = await Promise.all([
+    services.catalogs.languages(),
+    currentBranding(services.store),
+  ]);
+  const messageFile = messageFileName(
+    choosePageLanguage(
+      { stored: undefined, userLocale: undefined, browserLanguage: acceptedLanguages(acceptLanguage)[0] },
+      languages,
+    ),
+  );
+  const messages = await services.catalogs.dictionary(
+    await services.catalogs.choose([langParamOfMessageFile(messageFile)]),
+  );
+  const answers: [PageCall, unknown][] = [
+    [PAGE_CALLS.languageList(), ok(languages)],
+    [PAGE_CALLS.messages(messageFile), messages],
+    [PAGE_CALLS.branding(), ok(branding)],
+  ];
+  return Object.fromEntries(answers.map(([call, answer]) => [pageCallKey(call), answer]));
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { API } from '../testing/api-bodies.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
 import { jsonForHtml } from './page-html-route.js';
+import { PAGE_FILES_ELEMENT_ID, PAGE_WITHOUT_SESSION_SCRIPT } from './page-without-session.js';
 
 const TEMPLATE = `<!doctype html>
 <html lang="en">
@@ -229,5 +231,85 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     expect(response.statusCode).toBe(200);
     expect(answersIn(response.body)).toBeUndefined();
     expect(response.body).toContain('<div id="root"></div>');
+  });
+});
+
+describe.each(STORE_KINDS)("the page's HTML with no session on %s", (kind) => {
+  let t: TestApp;
+  let webDir: string;
+  const template = `<!doctype html>
+<html lang="en">
+  <head>
+    <link rel="icon" href="/dea/assets/logo.svg" />
+    <script type="module" crossorigin src="/dea/assets/dea.js"></script>
+    <link rel="modulepreload" crossorigin href="/dea/assets/shared.js">
+    <link rel="stylesheet" crossorigin href="/dea/assets/dea.css">
+  </head>
+  <body>
+    <div id="root"></div>
+  </body>
+</html>
+`;
+  beforeAll(async () => {
+    webDir = mkdtempSync(join(tmpdir(), 'dea-web-'));
+    mkdirSync(join(webDir, 'dea'));
+    writeFileSync(join(webDir, 'dea', 'index.html'), template);
+    t = await createTestApp(kind, { DEA_WEB_DIR: webDir, DEA_LOGIN_PATH: '/sso/login/' });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(webDir, { recursive: true, force: true });
+  });
+
+  const open = (headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: '/dea/', headers });
+  const filesBlock = new RegExp(
+    `<script type="application/json" id="${PAGE_FILES_ELEMENT_ID}">([^<]*)</script>`,
+  );
+
+  it("names none of the page's files for the browser to fetch, only for its script to load", async () => {
+    for (const cookie of [undefined, 'dea_session=not-a-session']) {
+      const response = await open(cookie === undefined ? {} : { cookie });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['cache-control']).toBe('no-store');
+      const html = response.body;
+      expect(html).not.toMatch(/(src|href)="\/dea\/assets\/(dea|shared)\./);
+      expect(html).toContain('<link rel="icon" href="/dea/assets/logo.svg" />');
+      expect(html).toContain('<div id="root"></div>');
+      expect(answersIn(html)).toBeUndefined();
+      expect(JSON.parse(filesBlock.exec(html)?.[1] ?? 'null')).toEqual({
+        loginPath: '/sso/login/',
+        files: [
+          { tag: 'script', attributes: { type: 'module', crossorigin: '', src: '/dea/assets/dea.js' } },
+          {
+            tag: 'link',
+            attributes: { rel: 'modulepreload', crossorigin: '', href: '/dea/assets/shared.js' },
+          },
+          { tag: 'link', attributes: { rel: 'stylesheet', crossorigin: '', href: '/dea/assets/dea.css' } },
+        ],
+      });
+      // Its one inline script runs: the policy allows exactly that script by its hash.
+      expect(html).toContain(`<script>${PAGE_WITHOUT_SESSION_SCRIPT}</script>`);
+      const digest = createHash('sha256').update(PAGE_WITHOUT_SESSION_SCRIPT).digest('base64');
+      expect(response.headers['content-security-policy']).toContain(`script-src 'self' 'sha256-${digest}'`);
+    }
+  });
+
+  it('is the page as built for a signed-in user (with its answers) and for an expired session (401, logout)', async () => {
+    const signedIn = await t.signIn(await t.createUser());
+    const active = await open({ cookie: String(signedIn.headers.cookie) });
+    expect(active.body).toContain('<script type="module" crossorigin src="/dea/assets/dea.js"></script>');
+    expect(active.body).not.toContain(PAGE_FILES_ELEMENT_ID);
+    expect(answersIn(active.body)).toBeDefined();
+    t.clock.advance(t.services.config.sessionAbsoluteMs + 1);
+    const expired = await open({ cookie: String(signedIn.headers.cookie) });
+    expect(expired.body).toBe(template);
+    const userInfo = await t.app.inject({
+      method: 'POST',
+      url: `${API}/userinfo`,
+      headers: signedIn.headers,
+      payload: {},
+    });
+    expect(userInfo.statusCode).toBe(401);
   });
 });

@@ -8,6 +8,7 @@ import { PAGE_BASE_PATH, PAGE_STARTUP_ELEMENT_ID, type PageStartupAnswers } from
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { pageStartupAnswers } from '../domain/page-startup-answers.js';
 import { sessionIdOf } from '../http/cookies.js';
+import { pageWithoutSessionHtml } from './page-without-session.js';
 
 const compressBrotli = promisify(brotliCompress);
 const compressGzip = promisify(gzip);
@@ -33,38 +34,48 @@ export function pageHtmlWith(template: string, answers: PageStartupAnswers | und
 }
 
 /**
- * The startup answers for the signed-in user of this request; none without an active session (the
- * page's own calls then meet the session rules of spec section 8) or when they cannot be read now
- * (the page's calls then answer the failure themselves).
+ * The page's HTML for this request: with the startup answers for the signed-in user; with no
+ * session at all (spec section 8's 403), the page that goes straight to the login application
+ * (page-without-session.ts); as built for an expired session (the page's calls then meet the 401)
+ * or when the session or the answers cannot be read now (the page's calls then answer the failure
+ * themselves).
  */
-async function answersFor(request: FastifyRequest): Promise<PageStartupAnswers | undefined> {
+async function htmlFor(request: FastifyRequest, template: string, withoutSession: string): Promise<string> {
   const { services } = request.server;
   try {
     const session = await services.sessions.resolve(sessionIdOf(request), services.now());
-    if (session.state !== 'active') return undefined;
-    return await pageStartupAnswers(services, {
-      user: session.user,
-      acceptLanguage: request.headers['accept-language'],
-      clientAddress: request.ip,
-    });
+    if (session.state === 'none') return withoutSession;
+    if (session.state !== 'active') return template;
+    return pageHtmlWith(
+      template,
+      await pageStartupAnswers(services, {
+        user: session.user,
+        acceptLanguage: request.headers['accept-language'],
+        clientAddress: request.ip,
+      }),
+    );
   } catch (error) {
     request.log.warn(
       { cause: (error as Error).message },
       'page sent without its startup answers: they could not be read; the page asks for them itself',
     );
-    return undefined;
+    return template;
   }
 }
 
 /** Sends `html` brotli or gzip compressed when the browser accepts it. */
-async function sendHtml(request: FastifyRequest, reply: FastifyReply, html: string): Promise<FastifyReply> {
+export async function sendHtml(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  html: string,
+): Promise<FastifyReply> {
   const header = request.headers['accept-encoding'];
   const encoding = typeof header === 'string' ? negotiate(header, ['br', 'gzip']) : undefined;
   void reply
     .type('text/html; charset=utf-8')
     // It holds the signed-in user's details: never kept by the browser or a cache.
     .header('cache-control', 'no-store')
-    .header('vary', 'Accept-Encoding, Cookie');
+    .header('vary', 'Accept-Encoding, Accept-Language, Cookie');
   if (encoding === 'br' || encoding === 'gzip') {
     const body = encoding === 'br' ? await compressBrotli(html, BROTLI_OPTIONS) : await compressGzip(html);
     return reply.header('content-encoding', encoding).send(body);
@@ -75,16 +86,22 @@ async function sendHtml(request: FastifyRequest, reply: FastifyReply, html: stri
 /**
  * The emergency-access page's HTML at /dea/ (and /dea/index.html): the built page with the answers
  * of its startup calls for the signed-in user (issue 15), so a phone waits for one round trip fewer
- * per call. Registered before the static files, which serve everything else under /dea/.
+ * per call; with no session, HTML that sends the browser to the login application before it
+ * fetches any of the page's files (issue 37). Registered before the static files, which serve
+ * everything else under /dea/.
  */
-export const pageHtmlRoute: FastifyPluginAsync<{ webDir: string }> = async (app, options) => {
+export const pageHtmlRoute: FastifyPluginAsync<{ webDir: string; loginPath: string }> = async (
+  app,
+  options,
+) => {
   const file = join(options.webDir, 'dea', 'index.html');
   if (!existsSync(file)) return; // static-routes.ts warns that the build is missing
   const template = await readFile(file, 'utf8');
   if (!template.includes('</body>'))
     throw new Error(`${file} has no </body>: rebuild the page (npm run build)`);
+  const withoutSession = pageWithoutSessionHtml(template, options.loginPath);
   const handler = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendHtml(request, reply, pageHtmlWith(template, await answersFor(request)));
+    sendHtml(request, reply, await htmlFor(request, template, withoutSession));
   app.get(PAGE_BASE_PATH, { schema: { hide: true } }, handler);
   app.get(`${PAGE_BASE_PATH}index.html`, { schema: { hide: true } }, handler);
 };

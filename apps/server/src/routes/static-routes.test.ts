@@ -13,14 +13,23 @@ describe('the built page and login application', () => {
   });
   afterAll(() => t.close());
 
+  /** The page as a signed-in user gets it (without a session its files are not in its tags). */
+  const pageAsSignedIn = async () =>
+    t.app.inject({
+      method: 'GET',
+      url: '/dea/',
+      headers: { cookie: String((await t.signIn(await t.createUser())).headers.cookie) },
+    });
+
   const assetsOf = (html: string) =>
     [...html.matchAll(/(?:src|href)="(\/dea\/assets\/[^"]+)"/g)].map((m) => m[1] ?? '');
 
   it('serves the login application at any DEA_LOGIN_PATH with the same shared chunk as the page, cached for a year', async () => {
     const login = await t.app.inject({ method: 'GET', url: '/sso/auth/' });
-    const page = await t.app.inject({ method: 'GET', url: '/dea/' });
+    const page = await pageAsSignedIn();
     expect(login.statusCode).toBe(200);
-    expect(login.headers['cache-control']).toBe('no-cache');
+    // Its HTML carries its startup answers (login-html-route.ts): sent anew each time.
+    expect(login.headers['cache-control']).toBe('no-store');
     const loginAssets = assetsOf(login.body);
     const pageAssets = assetsOf(page.body);
     const shared = loginAssets.filter((asset) => pageAssets.includes(asset));
@@ -33,7 +42,7 @@ describe('the built page and login application', () => {
   });
 
   it('sends each script brotli or gzip compressed as the browser accepts, from the build, and a favicon', async () => {
-    const page = await t.app.inject({ method: 'GET', url: '/dea/' });
+    const page = await pageAsSignedIn();
     // The page's HTML may carry the signed-in user's startup answers (page-html-route.ts).
     expect(page.headers['cache-control']).toBe('no-store');
     const script = assetsOf(page.body).find((asset) => /\/shared-[\w-]+\.js$/.test(asset)) ?? '';
@@ -67,6 +76,38 @@ describe('the built page and login application', () => {
       expect(answer.statusCode, url).toBe(200);
       expect(answer.headers['content-type']).toMatch(/image\/svg\+xml/);
       expect(answer.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    }
+  });
+
+  it("sends the page's scripts and style sheets without the headers only a document heeds; the rest with all", async () => {
+    const page = await pageAsSignedIn();
+    const files = assetsOf(page.body).filter((asset) => /\.(js|css)$/.test(asset));
+    expect(files.length).toBeGreaterThan(2);
+    for (const file of files) {
+      const answer = await t.app.inject({ method: 'GET', url: file, headers: { 'accept-encoding': 'br' } });
+      expect(answer.statusCode, file).toBe(200);
+      expect(answer.headers['x-content-type-options'], file).toBe('nosniff');
+      expect(answer.headers['referrer-policy'], file).toBe('same-origin');
+      for (const header of [
+        'content-security-policy',
+        'permissions-policy',
+        'x-frame-options',
+        'cross-origin-opener-policy',
+      ])
+        expect(answer.headers[header], `${file} ${header}`).toBeUndefined();
+    }
+    const icon = /<link rel="icon"[^>]* href="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    for (const url of [
+      '/dea/',
+      '/sso/auth/',
+      icon,
+      '/dea/api/resourceFile/getLanguageList',
+      '/dea/assets/x.js.map',
+    ]) {
+      const answer = await t.app.inject({ method: 'GET', url });
+      expect(answer.headers['content-security-policy'], url).toContain("default-src 'self'");
+      expect(answer.headers['x-frame-options'], url).toBe('DENY');
+      expect(answer.headers['permissions-policy'], url).toMatch(/camera=\(\)/);
     }
   });
 });

@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../styles/login.scss';
 import { LoginApp } from './login-app';
+import { prefetchPageOnceIdle } from './prefetch-page';
 
 /** Mounts the login application; like the page, a failure to start is only logged. */
 export function startLogin(container: HTMLElement | null): void {
@@ -14,6 +15,7 @@ export function startLogin(container: HTMLElement | null): void {
         <LoginApp />
       </StrictMode>,
     );
+    prefetchPageOnceIdle();
   } catch (error) {
     console.error('The login application could not start', error);
   }

@@ -1,0 +1,111 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  PAGE_CALLS,
+  PAGE_PREFETCH_ELEMENT_ID,
+  PAGE_STARTUP_ELEMENT_ID,
+  pageCallKey,
+  type PageCall,
+  type PageStartupAnswers,
+} from '@dea/contract';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { API } from '../testing/api-bodies.js';
+import { STORE_KINDS } from '../testing/stores.js';
+import { createTestApp, type TestApp } from '../testing/test-app.js';
+
+const LOGIN = `<!doctype html>
+<html lang="en">
+  <head>
+    <script type="module" crossorigin src="/dea/assets/login.js"></script>
+    <link rel="modulepreload" crossorigin href="/dea/assets/shared.js">
+    <link rel="stylesheet" crossorigin href="/dea/assets/login.css">
+  </head>
+  <body>
+    <div id="root"></div>
+  </body>
+</html>
+`;
+const PAGE = LOGIN.replace('login.js', 'dea.js')
+  .replace('login.css', 'dea.css')
+  .replace('</head>', '<link rel="modulepreload" crossorigin href="/dea/assets/page-only.js">\n</head>');
+
+const blockOf = (html: string, id: string): unknown => {
+  const json = new RegExp(`<script type="application/json" id="${id}">([^<]*)</script>`).exec(html)?.[1];
+  return json === undefined ? undefined : JSON.parse(json);
+};
+
+describe.each(STORE_KINDS)("the login application's HTML on %s", (kind) => {
+  let t: TestApp;
+  let webDir: string;
+  beforeAll(async () => {
+    webDir = mkdtempSync(join(tmpdir(), 'dea-web-'));
+    mkdirSync(join(webDir, 'dea'));
+    mkdirSync(join(webDir, 'login'));
+    writeFileSync(join(webDir, 'dea', 'index.html'), PAGE);
+    writeFileSync(join(webDir, 'login', 'index.html'), LOGIN);
+    t = await createTestApp(kind, { DEA_WEB_DIR: webDir, DEA_LOGIN_PATH: '/sso/login/' });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(webDir, { recursive: true, force: true });
+  });
+
+  const open = (url = '/sso/login/?ep=x', headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url, headers });
+
+  it("carries exactly what its startup calls answer with nobody signed in, in the browser's language", async () => {
+    for (const [acceptLanguage, messageFile] of [
+      ['de-DE,de;q=0.9', 'messages_de'],
+      ['xx', 'messages'],
+    ] as const) {
+      const response = await open('/sso/login/?ep=x', { 'accept-language': acceptLanguage });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.headers.vary).toMatch(/accept-language/i);
+      const answers = blockOf(response.body, PAGE_STARTUP_ELEMENT_ID) as PageStartupAnswers;
+      const calls: PageCall[] = [
+        PAGE_CALLS.languageList(),
+        PAGE_CALLS.messages(messageFile),
+        PAGE_CALLS.branding(),
+      ];
+      expect(Object.keys(answers).sort()).toEqual(calls.map(pageCallKey).sort());
+      for (const call of calls) {
+        const answer = await t.app.inject({
+          method: call.method,
+          url: `${API}/${call.path}`,
+          query: Object.fromEntries(
+            Object.entries(call.query ?? {}).filter(([, value]) => value !== undefined),
+          ) as Record<string, string>,
+          headers: { 'accept-language': acceptLanguage },
+          ...(call.method === 'POST' && { payload: call.body as object }),
+        });
+        expect(answer.statusCode, pageCallKey(call)).toBe(200);
+        expect(answers[pageCallKey(call)], pageCallKey(call)).toEqual(answer.json());
+      }
+    }
+    expect((await open('/sso/login/index.html')).statusCode).toBe(200);
+  });
+
+  it("names the page's files it does not load itself, for the browser to prefetch once idle", async () => {
+    const html = (await open()).body;
+    expect(blockOf(html, PAGE_PREFETCH_ELEMENT_ID)).toEqual([
+      '/dea/assets/dea.js',
+      '/dea/assets/dea.css',
+      '/dea/assets/page-only.js',
+    ]);
+    // As hints in the head the browser would fetch them at once, beside the form's own files.
+    expect(html).not.toMatch(/rel="prefetch"/);
+  });
+
+  it('is still sent, without answers, when they cannot be read now; it then asks itself', async () => {
+    const failing = vi
+      .spyOn(t.services.store.branding, 'list')
+      .mockRejectedValueOnce(new Error('connection terminated'));
+    const response = await open();
+    failing.mockRestore();
+    expect(response.statusCode).toBe(200);
+    expect(blockOf(response.body, PAGE_STARTUP_ELEMENT_ID)).toBeUndefined();
+    expect(response.body).toContain('<div id="root"></div>');
+  });
+});
