@@ -35,7 +35,7 @@ export class ScimGroups {
     return group;
   }
 
-  async list(query: ScimListQuery): Promise<Group[]> {
+  async list(query: Pick<ScimListQuery, 'filter'>): Promise<Group[]> {
     let groups = (await this.store.groups.list()).filter((group) => group.source === 'scim');
     if (query.filter !== undefined) {
       for (const { attribute, value } of parseFilter(query.filter, ['displayname', 'id'])) {
@@ -49,11 +49,15 @@ export class ScimGroups {
     const input = this.checked(body);
     const members = await this.memberIds(input.members);
     return this.groups
-      .create({ name: input.displayName, priority: 0, members: [...members] }, changerOf(actor))
+      .create(
+        { name: input.displayName, priority: 0, members: [...members], externalId: input.externalId ?? null },
+        changerOf(actor),
+      )
       .catch(asScimError);
   }
 
-  async replace(id: string, body: unknown, actor: string): Promise<Group> {
+  /** PUT, and the result of a PATCH: with `omittedClears`, an externalId left out is cleared. */
+  async replace(id: string, body: unknown, actor: string, omittedClears = false): Promise<Group> {
     const group = await this.get(id);
     const input = this.checked(body);
     const wanted = await this.memberIds(input.members);
@@ -66,21 +70,32 @@ export class ScimGroups {
         changerOf(actor),
       )
       .catch(asScimError);
-    return replaced.group;
+    const sent = input.externalId;
+    const externalId = sent !== undefined ? sent : omittedClears ? null : (group.externalId ?? null);
+    return this.groups.setExternalId(replaced.group, externalId, changerOf(actor)).catch(asScimError);
   }
 
   async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<Group> {
     const group = await this.get(id);
-    return this.replace(id, applyPatch(await this.resource(group, location, true), patch), actor);
+    return this.replace(id, applyPatch(await this.resource(group, location, true), patch), actor, true);
   }
 
-  /** The group stays (with its policy and other members); its SCIM users leave it. */
+  /**
+   * A group SCIM created is removed (with its memberships and any policy an operator gave it). A
+   * group an administrator handed to SCIM is released: its SCIM users leave it and it is the
+   * operators' again (no longer listed to SCIM), its policy and other members kept.
+   */
   async remove(id: string, actor: string): Promise<void> {
     const group = await this.get(id);
+    if (group.createdBy === 'scim') {
+      await this.groups.remove(group, changerOf(actor)).catch(asScimError);
+      return;
+    }
     const scimUsers = await this.scimUserIds();
     await this.groups
       .setMembers(group, new Set(), (userId) => scimUsers.has(userId), changerOf(actor))
       .catch(asScimError);
+    await this.groups.release(group, changerOf(actor)).catch(asScimError);
   }
 
   /** The Group resource of RFC 7643 section 4.2, its members the SCIM users in it. */
@@ -88,10 +103,12 @@ export class ScimGroups {
     return {
       schemas: [SCIM.group],
       id: group.id,
+      ...(group.externalId !== null && group.externalId !== undefined && { externalId: group.externalId }),
       displayName: group.name,
       ...(withMembers && {
         members: (await this.scimMembers(group)).map((user) => ({
           value: user.id,
+          $ref: `${location.slice(0, location.lastIndexOf('/Groups/'))}/Users/${user.id}`,
           display: user.username,
           type: 'User',
         })),

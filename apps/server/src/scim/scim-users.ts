@@ -79,8 +79,16 @@ interface MultiValue {
   primary?: boolean | undefined;
 }
 
-/** The channels of a SCIM user: every managed key, with its address or null. */
-function channelsOf(input: ScimUserInput): Partial<Record<ChannelKey, string | null>> {
+/**
+ * The channels of a SCIM user: every managed key, with its address or null; and the key of the
+ * e-mail address and of the phone number marked primary (RFC 7643 section 2.4: at most one of
+ * each; of several marked, the first kept).
+ */
+function channelsOf(input: ScimUserInput): {
+  channels: Partial<Record<ChannelKey, string | null>>;
+  primaryEmail: ChannelKey | null;
+  primaryPhone: ChannelKey | null;
+} {
   const channels: Partial<Record<ChannelKey, string | null>> = Object.fromEntries(
     MANAGED_KEYS.map((key) => [key, null]),
   );
@@ -88,7 +96,8 @@ function channelsOf(input: ScimUserInput): Partial<Record<ChannelKey, string | n
     values: readonly MultiValue[] | undefined,
     byType: Record<string, ChannelKey>,
     untyped: ChannelKey,
-  ) => {
+  ): ChannelKey | null => {
+    let primary: ChannelKey | null = null;
     // The primary value first, so it wins a type both have.
     for (const entry of [...(values ?? [])].sort(
       (a, b) => Number(b.primary === true) - Number(a.primary === true),
@@ -99,12 +108,17 @@ function channelsOf(input: ScimUserInput): Partial<Record<ChannelKey, string | n
       const key = type === undefined ? untyped : byType[type];
       if (key === undefined || channels[key] !== null) continue;
       channels[key] = field(() => validAddress(key, value));
+      if (entry.primary === true && primary === null) primary = key;
     }
+    return primary;
   };
-  take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile');
-  take(input.emails, SCIM_CHANNELS.emails, 'email');
-  return channels;
+  const primaryPhone = take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile');
+  const primaryEmail = take(input.emails, SCIM_CHANNELS.emails, 'email');
+  return { channels, primaryEmail, primaryPhone };
 }
+
+const isOwnExternalId = (externalId: string | null): boolean =>
+  externalId === null || externalId.startsWith(OWN_EXTERNAL_ID);
 
 /**
  * SCIM's Users and the product's users of source `scim`: each write goes through the one
@@ -137,7 +151,7 @@ export class ScimUsers {
     return user;
   }
 
-  async list(query: ScimListQuery): Promise<User[]> {
+  async list(query: Pick<ScimListQuery, 'filter'>): Promise<User[]> {
     let users = await this.store.users.listOfSource('scim');
     if (query.filter !== undefined) {
       for (const { attribute, value } of parseFilter(query.filter, ['username', 'externalid', 'id'])) {
@@ -165,15 +179,26 @@ export class ScimUsers {
     return user;
   }
 
-  async replace(id: string, body: unknown, actor: string): Promise<User> {
+  /**
+   * PUT, and the result of a PATCH. With `omittedClears` (a PATCH, whose result is the whole
+   * resource) an attribute the resource no longer has is cleared: externalId, displayName, name,
+   * preferredLanguage (back to en), timezone; `active` left out never changes the user's state.
+   */
+  async replace(id: string, body: unknown, actor: string, omittedClears = false): Promise<User> {
     const current = await this.writable(id, 'username');
     const input = this.checked(body);
-    const externalId = input.externalId ?? current.externalId;
+    const sent = input.externalId;
+    const externalId =
+      typeof sent === 'string'
+        ? sent
+        : (sent === null || omittedClears) && !isOwnExternalId(current.externalId)
+          ? `${OWN_EXTERNAL_ID}${newId(this.now())}`
+          : current.externalId;
     const newExternalId = externalId !== null && externalId !== current.externalId ? externalId : undefined;
     if (newExternalId !== undefined && (await this.store.users.findByExternalId('scim', newExternalId)))
       throw new ScimError(409, `the externalId ${newExternalId} is another user's`, 'uniqueness');
     const passwordHash = await this.passwordHashOf(input, current);
-    const user = await this.provision(input, current.externalId ?? '', actor, {});
+    const user = await this.provision(input, current.externalId ?? '', actor, { omittedClears });
     if (newExternalId !== undefined)
       await scimChange(id, () =>
         this.provisioning.people.update(byScim(actor), user.id, { externalId: newExternalId }),
@@ -185,7 +210,7 @@ export class ScimUsers {
   /** The operations applied to the user as SCIM shows it, stored as a replacement. */
   async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<User> {
     const resource = await this.resource(await this.writable(id, 'username'), location);
-    return this.replace(id, applyPatch(resource, patch), actor);
+    return this.replace(id, applyPatch(resource, patch), actor, true);
   }
 
   async remove(id: string, actor: string): Promise<void> {
@@ -198,11 +223,12 @@ export class ScimUsers {
     const channels = new Map(
       (await this.store.channels.listOfUser(user.id)).map((channel) => [channel.key, channel.address]),
     );
-    const typed = (byType: Record<string, ChannelKey>) =>
+    const typed = (byType: Record<string, ChannelKey>, primary: string | null) =>
       Object.entries(byType).flatMap(([type, key]) => {
         const value = channels.get(key);
-        return value === undefined ? [] : [{ value, type, primary: type === 'work' || type === 'mobile' }];
+        return value === undefined ? [] : [{ value, type, primary: key === primary }];
       });
+    const given = [user.givenName, user.familyName].filter((part) => part !== null).join(' ');
     const groups = await this.store.groups.listOfUser(user.id);
     return {
       schemas: [SCIM.user],
@@ -211,12 +237,18 @@ export class ScimUsers {
         !user.externalId.startsWith(OWN_EXTERNAL_ID) && { externalId: user.externalId }),
       userName: user.username,
       displayName: user.fullName,
-      name: { formatted: user.fullName },
+      ...(given !== '' && {
+        name: {
+          formatted: given,
+          ...(user.givenName !== null && { givenName: user.givenName }),
+          ...(user.familyName !== null && { familyName: user.familyName }),
+        },
+      }),
       active: !user.disabled,
       preferredLanguage: user.locale.replace('_', '-'),
       ...(user.timeZone !== null && { timezone: user.timeZone }),
-      emails: typed(SCIM_CHANNELS.emails),
-      phoneNumbers: typed(SCIM_CHANNELS.phoneNumbers),
+      emails: typed(SCIM_CHANNELS.emails, user.primaryEmail),
+      phoneNumbers: typed(SCIM_CHANNELS.phoneNumbers, user.primaryPhone),
       // Only SCIM's own groups: an operator's group is not a resource SCIM can read.
       groups: groups
         .filter((group) => group.source === 'scim')
@@ -242,14 +274,17 @@ export class ScimUsers {
     input: ScimUserInput,
     externalId: string,
     actor: string,
-    options: { mustCreate?: boolean },
+    options: { mustCreate?: boolean; omittedClears?: boolean },
   ): Promise<User> {
     const name = input.name;
-    const given = [name?.givenName, name?.familyName]
-      .filter((part) => part !== undefined && part !== '')
-      .join(' ');
+    const part = (value: string | undefined) => (value === undefined || value.trim() === '' ? null : value);
+    const givenName = part(name?.givenName);
+    const familyName = part(name?.familyName);
+    const given = [givenName, familyName].filter((each) => each !== null).join(' ');
     const fullName = input.displayName ?? name?.formatted ?? (given === '' ? input.userName : given);
-    const language = input.preferredLanguage ?? input.locale ?? undefined;
+    const clears = options.omittedClears === true;
+    const language = input.preferredLanguage ?? input.locale ?? (clears ? 'en' : undefined);
+    const { channels, primaryEmail, primaryPhone } = channelsOf(input);
     const sourced: SourcedUser = {
       source: 'scim',
       externalId,
@@ -261,10 +296,14 @@ export class ScimUsers {
           : field(() => validLocale(language.replace('-', '_'), 'preferredLanguage')),
       timeZone:
         input.timezone === undefined || input.timezone === null
-          ? undefined
+          ? input.timezone === null || clears
+            ? null
+            : undefined
           : field(() => validTimeZone(input.timezone as string, 'timezone')),
-      disabled: input.active === false,
-      channels: channelsOf(input),
+      // RFC 7643 `active` left out (or removed by a PATCH) leaves the user's state as it is.
+      disabled: input.active === undefined ? undefined : !input.active,
+      profile: { givenName, familyName, primaryEmail, primaryPhone },
+      channels,
       groups: { managed: [], memberOf: [] },
     };
     try {

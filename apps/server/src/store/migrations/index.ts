@@ -17,6 +17,7 @@ import * as groupSource from './0015-group-source.js';
 import * as consoleEnrolmentLinks from './0016-console-enrolment-links.js';
 import * as auditChain from './0017-audit-chain.js';
 import * as verifyAnswers from './0018-verify-answers.js';
+import * as scimAttributes from './0019-scim-attributes.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0016-console-enrolment-links': consoleEnrolmentLinks,
   '0017-audit-chain': auditChain,
   '0018-verify-answers': verifyAnswers,
+  '0019-scim-attributes': scimAttributes,
 };
 
 export const migrationProvider: MigrationProvider = {

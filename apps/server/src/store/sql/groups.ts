@@ -11,6 +11,10 @@ export interface Group {
   priority: number;
   /** Who owns it: 'local' (an operator), or the source that made it or was handed it. */
   source: UserSource;
+  /** The SCIM client's own id of the group; absent or null: none. */
+  externalId?: string | null;
+  /** The source that created it; absent or null: an operator, or made before this was kept. */
+  createdBy?: UserSource | null;
 }
 
 export interface GroupRepository {
@@ -49,6 +53,7 @@ export type GroupWrite =
   | { kind: 'create'; group: Group }
   | { kind: 'rename'; groupId: string; name: string; ifSource: UserSource }
   | { kind: 'setSource'; groupId: string; source: UserSource; ifSource: UserSource }
+  | { kind: 'setExternalId'; groupId: string; externalId: string | null; ifSource: UserSource }
   | { kind: 'remove'; groupId: string; ifSource: UserSource }
   | { kind: 'addMember' | 'removeMember'; groupId: string; userId: string }
   | { kind: 'setPolicy'; groupId: string; category: string; options: Record<string, unknown> };
@@ -58,17 +63,45 @@ export interface AuditedGroupWrite {
   audit: NewAuditEntry;
 }
 
-const GROUP_COLUMNS = ['groups.id', 'groups.name', 'groups.priority', 'groups.source'] as const;
-const asGroup = (row: { id: string; name: string; priority: number; source: string }): Group => ({
-  ...row,
+const GROUP_COLUMNS = [
+  'groups.id',
+  'groups.name',
+  'groups.priority',
+  'groups.source',
+  'groups.external_id',
+  'groups.created_by',
+] as const;
+const asGroup = (row: {
+  id: string;
+  name: string;
+  priority: number;
+  source: string;
+  external_id: string | null;
+  created_by: string | null;
+}): Group => ({
+  id: row.id,
+  name: row.name,
+  priority: row.priority,
   source: row.source as UserSource,
+  // Absent when none, so that a group reads as it was written.
+  ...(row.external_id !== null && { externalId: row.external_id }),
+  ...(row.created_by !== null && { createdBy: row.created_by as UserSource }),
+});
+
+const groupRow = (group: Group) => ({
+  id: group.id,
+  name: group.name,
+  priority: group.priority,
+  source: group.source,
+  external_id: group.externalId ?? null,
+  created_by: group.createdBy ?? null,
 });
 
 /** The statement of one change of a group; the rows it touched say whether it changed something. */
 function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
   switch (change.kind) {
     case 'create':
-      return db.insertInto('groups').values(change.group).compile();
+      return db.insertInto('groups').values(groupRow(change.group)).compile();
     case 'remove':
       return db
         .deleteFrom('groups')
@@ -77,9 +110,16 @@ function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
         .compile();
     case 'rename':
     case 'setSource':
+    case 'setExternalId':
       return db
         .updateTable('groups')
-        .set(change.kind === 'rename' ? { name: change.name } : { source: change.source })
+        .set(
+          change.kind === 'rename'
+            ? { name: change.name }
+            : change.kind === 'setSource'
+              ? { source: change.source }
+              : { external_id: change.externalId },
+        )
         .where('id', '=', change.groupId)
         .where('source', '=', change.ifSource)
         .compile();
@@ -192,7 +232,7 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
     async create(group) {
       await db
         .insertInto('groups')
-        .values({ ...group, source: group.source ?? 'local' })
+        .values(groupRow({ ...group, source: group.source ?? 'local' }))
         .execute();
     },
     async findByName(name) {

@@ -20,6 +20,12 @@ export interface User {
   source: UserSource;
   /** The source's own id of the user (directory entryUUID/objectGUID, SCIM id); null for local users. */
   externalId: string | null;
+  /** SCIM's name.givenName and name.familyName; null: none given. */
+  givenName: string | null;
+  familyName: string | null;
+  /** The channel key of the e-mail address and of the phone number marked primary; null: none. */
+  primaryEmail: string | null;
+  primaryPhone: string | null;
 }
 
 export const USER_SOURCES = ['local', 'ldap', 'scim', 'import'] as const;
@@ -36,6 +42,10 @@ export interface NewUser {
   timeZone?: string | null;
   source?: UserSource;
   externalId?: string | null;
+  givenName?: string | null;
+  familyName?: string | null;
+  primaryEmail?: string | null;
+  primaryPhone?: string | null;
 }
 
 export interface UserRepository {
@@ -64,6 +74,10 @@ export interface UserRepository {
         | 'timeZone'
         | 'source'
         | 'externalId'
+        | 'givenName'
+        | 'familyName'
+        | 'primaryEmail'
+        | 'primaryPhone'
       >
     >,
   ): Promise<boolean>;
@@ -94,6 +108,10 @@ export const USER_COLUMNS = [
   'time_zone',
   'source',
   'external_id',
+  'given_name',
+  'family_name',
+  'primary_email',
+  'primary_phone',
 ] as const satisfies readonly (keyof UsersTable)[];
 // A column of UsersTable missing from USER_COLUMNS fails to compile here.
 const everyUserColumn: Record<Exclude<keyof UsersTable, (typeof USER_COLUMNS)[number]>, never> = {};
@@ -113,6 +131,10 @@ export function toUser(row: Selectable<UsersTable>): User {
     timeZone: row.time_zone,
     source: row.source as UserSource,
     externalId: row.external_id,
+    givenName: row.given_name,
+    familyName: row.family_name,
+    primaryEmail: row.primary_email,
+    primaryPhone: row.primary_phone,
   };
 }
 
@@ -134,6 +156,11 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
           time_zone: user.timeZone ?? null,
           source: user.source ?? 'local',
           external_id: user.externalId ?? null,
+          // Named only when given: the columns default to null (and a store not yet migrated to 0019 takes the rest).
+          ...(typeof user.givenName === 'string' && { given_name: user.givenName }),
+          ...(typeof user.familyName === 'string' && { family_name: user.familyName }),
+          ...(typeof user.primaryEmail === 'string' && { primary_email: user.primaryEmail }),
+          ...(typeof user.primaryPhone === 'string' && { primary_phone: user.primaryPhone }),
         })
         .execute();
     },
@@ -186,6 +213,10 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         ...(changes.disabled !== undefined && { disabled: flag(changes.disabled) }),
         ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
         ...(changes.timeZone !== undefined && { time_zone: changes.timeZone }),
+        ...(changes.givenName !== undefined && { given_name: changes.givenName }),
+        ...(changes.familyName !== undefined && { family_name: changes.familyName }),
+        ...(changes.primaryEmail !== undefined && { primary_email: changes.primaryEmail }),
+        ...(changes.primaryPhone !== undefined && { primary_phone: changes.primaryPhone }),
       };
       if (Object.keys(values).length === 0) return (await this.findById(id)) !== undefined;
       const result = await db.updateTable('users').set(values).where('id', '=', id).executeTakeFirst();
