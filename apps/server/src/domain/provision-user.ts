@@ -204,6 +204,7 @@ export class UserProvisioning {
       familyName: input.profile?.familyName ?? null,
       primaryEmail: input.profile?.primaryEmail ?? null,
       primaryPhone: input.profile?.primaryPhone ?? null,
+      updatedAt: null,
     };
   }
 
@@ -306,12 +307,16 @@ class Writes {
   async channelSet(userId: string, key: ChannelKey, address: string): Promise<void> {
     if (this.dryRun) return;
     await this.store.channels.set({ id: newChannelReference(), userId, key, address, createdAt: this.at });
+    await this.store.users.update(userId, { updatedAt: this.at });
     await this.audit('channel.set', userId, { key });
   }
 
   async channelRemoved(userId: string, key: ChannelKey): Promise<void> {
     if (this.dryRun) return;
-    if (await this.store.channels.remove(userId, key)) await this.audit('channel.removed', userId, { key });
+    if (await this.store.channels.remove(userId, key)) {
+      await this.store.users.update(userId, { updatedAt: this.at });
+      await this.audit('channel.removed', userId, { key });
+    }
   }
 
   async membership(userId: string, groupName: string, member: boolean): Promise<void> {

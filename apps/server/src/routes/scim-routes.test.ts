@@ -1035,3 +1035,132 @@ describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) =>
     },
   );
 });
+
+describe.each(STORE_KINDS)('SCIM versions and conditional requests (RFC 7644 3.14) on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  /** A call with extra headers (If-Match, If-None-Match) over real HTTP. */
+  async function conditional(
+    t: TestApp,
+    scim: Scim,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ status: number; body: Json; etag: string | null }> {
+    const { key } = await createServiceKey(
+      t.services.store,
+      t.services.keys.serviceKey,
+      `conditional-${newId()}`,
+      ['scim'],
+      t.clock.now(),
+    );
+    const response = await fetch(`${scim.base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined && { 'content-type': 'application/scim+json' }),
+        ...headers,
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: text === '' ? undefined : JSON.parse(text),
+      etag: response.headers.get('etag'),
+    };
+  }
+
+  appTest('users: meta times and version, If-None-Match and If-Match', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    expect((await scim.call('GET', '/ServiceProviderConfig')).body.etag).toEqual({ supported: true });
+    const created = await scim.call('POST', '/Users', oktaUser);
+    const id = created.body.id as string;
+    const first = created.body.meta.version as string;
+    expect(first).toMatch(/^W\/".+"$/);
+    expect(created.headers.get('etag')).toBe(first);
+    expect(created.body.meta).toMatchObject({
+      created: new Date(t.clock.now()).toISOString(),
+      lastModified: new Date(t.clock.now()).toISOString(),
+    });
+    expect(await conditional(t, scim, 'GET', `/Users/${id}`, { 'if-none-match': first })).toMatchObject({
+      status: 304,
+      etag: first,
+    });
+
+    t.clock.advance(60_000);
+    const patched = await conditional(
+      t,
+      scim,
+      'PATCH',
+      `/Users/${id}`,
+      { 'if-match': first },
+      { schemas: [PATCH], Operations: [{ op: 'replace', path: 'displayName', value: 'Tess User' }] },
+    );
+    expect(patched.status).toBe(200);
+    const second = patched.body.meta.version as string;
+    expect(second).not.toBe(first);
+    expect(patched.etag).toBe(second);
+    expect(patched.body.meta.lastModified).toBe(new Date(t.clock.now()).toISOString());
+    expect(patched.body.meta.created).toBe(created.body.meta.created);
+
+    const stale = await conditional(
+      t,
+      scim,
+      'PUT',
+      `/Users/${id}`,
+      { 'if-match': first },
+      { ...oktaUser, displayName: 'Stale' },
+    );
+    expect(stale).toMatchObject({ status: 412, body: { status: '412' } });
+    expect((await t.services.store.users.findById(id))?.fullName).toBe('Tess User');
+    expect((await conditional(t, scim, 'GET', `/Users/${id}`, { 'if-none-match': first })).status).toBe(200);
+    expect((await conditional(t, scim, 'DELETE', `/Users/${id}`, { 'if-match': first })).status).toBe(412);
+    expect(await t.services.store.users.findById(id)).toBeDefined();
+    expect((await conditional(t, scim, 'DELETE', `/Users/${id}`, { 'if-match': second })).status).toBe(204);
+  });
+
+  appTest('groups: meta times and a version that follows the members', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    const member = (await scim.call('POST', '/Users', oktaUser)).body.id as string;
+    const created = await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: 'Versioned' });
+    const id = created.body.id as string;
+    const first = created.body.meta.version as string;
+    expect(created.headers.get('etag')).toBe(first);
+    expect(created.body.meta).toMatchObject({
+      created: new Date(t.clock.now()).toISOString(),
+      lastModified: new Date(t.clock.now()).toISOString(),
+    });
+    t.clock.advance(60_000);
+    const added = await conditional(
+      t,
+      scim,
+      'PATCH',
+      `/Groups/${id}`,
+      { 'if-match': first },
+      { schemas: [PATCH], Operations: [{ op: 'add', path: 'members', value: [{ value: member }] }] },
+    );
+    expect(added.status).toBe(204);
+    const read = await scim.call('GET', `/Groups/${id}?excludedAttributes=members`);
+    expect(read.body.meta.version).not.toBe(first);
+    expect(read.body.meta.version).toBe(added.etag);
+    expect(read.body.meta.lastModified).toBe(new Date(t.clock.now()).toISOString());
+    expect(
+      await conditional(t, scim, 'GET', `/Groups/${id}`, { 'if-none-match': read.body.meta.version }),
+    ).toMatchObject({ status: 304 });
+    const stale = await conditional(
+      t,
+      scim,
+      'PUT',
+      `/Groups/${id}`,
+      { 'if-match': first },
+      { schemas: [GROUP], displayName: 'Renamed' },
+    );
+    expect(stale.status).toBe(412);
+    expect(await t.services.store.groups.findByName('Versioned')).toBeDefined();
+    expect((await conditional(t, scim, 'DELETE', `/Groups/${id}`, { 'if-match': '*' })).status).toBe(204);
+  });
+});

@@ -6,6 +6,7 @@ import { codeOf, unavailableReason } from '../store/store-error.js';
 import { MAX_PAGE, resourceTypes, schemas, serviceProviderConfig } from '../scim/scim-discovery.js';
 import { notFound, ScimError } from '../scim/scim-error.js';
 import { type Projection, projected, wants } from '../scim/scim-attributes.js';
+import { namesVersion, requireVersion } from '../scim/scim-versions.js';
 import { SCIM, SCIM_MEDIA_TYPE, ScimListQuery, ScimPatch, ScimSearch } from '../scim/scim-schemas.js';
 import type { Resource } from '../scim/scim-users.js';
 import type { Group, User } from '../store/store.js';
@@ -164,8 +165,22 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   documents('/ResourceTypes', 'ResourceType', resourceTypes);
   documents('/Schemas', 'Schema', schemas);
 
-  // Users
+  // Users and Groups. Each answer of one resource carries its version as the ETag; a GET whose
+  // If-None-Match names it is 304, a PUT, PATCH or DELETE whose If-Match names another is 412
+  // (RFC 7644 section 3.14).
   type Listed = { Querystring: ScimListQuery };
+  type One = WithId & Listed;
+  const listed = { schema: { ...hidden, querystring: ScimListQuery } };
+  const versionOfResource = (resource: Resource): string =>
+    String((resource.meta as { version: string }).version);
+  /** The resource answered, with only the attributes asked for and its version as the ETag. */
+  const answer = (request: FastifyRequest<Listed>, reply: FastifyReply, resource: Resource, urn: string) => {
+    void reply.header('etag', versionOfResource(resource));
+    return projected(resource, request.query, urn);
+  };
+  const ifMatch = (request: FastifyRequest): string | undefined => request.headers['if-match'];
+  const ifNoneMatch = (request: FastifyRequest): string | undefined => request.headers['if-none-match'];
+
   const usersPage = async (request: FastifyRequest, query: ListQuery) => {
     const found = await users.list(query);
     const { startIndex, slice } = page(found, query);
@@ -176,9 +191,15 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     );
     return listResponse(found.length, startIndex, resources);
   };
-  const userAnswer = async (request: FastifyRequest<{ Querystring: ScimListQuery }>, user: User) =>
-    projected(await users.resource(user, userLocation(request, user.id)), request.query, SCIM.user);
-  const listed = { schema: { ...hidden, querystring: ScimListQuery } };
+  const userResource = async (request: FastifyRequest, user: User) =>
+    users.resource(user, userLocation(request, user.id));
+  /** The user's version is the one If-Match names (only asked when there is one). */
+  const userAsExpected = async (request: FastifyRequest<WithId>) => {
+    const expected = ifMatch(request);
+    if (expected === undefined) return;
+    const current = await userResource(request, await users.get(request.params.id));
+    requireVersion(expected, versionOfResource(current));
+  };
   app.get<Listed>('/Users', listed, async (request) => usersPage(request, request.query));
   app.post<{ Body: ScimSearch }>(
     '/Users/.search',
@@ -188,34 +209,39 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
       return usersPage(request, searchQuery(request.body));
     },
   );
-  app.get<WithId & Listed>('/Users/:id', listed, async (request) =>
-    userAnswer(request, await users.get(request.params.id)),
-  );
+  app.get<One>('/Users/:id', listed, async (request, reply) => {
+    const resource = await userResource(request, await users.get(request.params.id));
+    const cached = ifNoneMatch(request);
+    if (cached !== undefined && namesVersion(cached, versionOfResource(resource)))
+      return reply.code(304).header('etag', versionOfResource(resource)).send();
+    return answer(request, reply, resource, SCIM.user);
+  });
   app.post<Listed>('/Users', listed, async (request, reply) => {
     const user = await users.create(request.body, actorOf(request));
     void reply.code(201).header('location', userLocation(request, user.id));
-    return userAnswer(request, user);
+    return answer(request, reply, await userResource(request, user), SCIM.user);
   });
-  app.put<WithId & Listed>('/Users/:id', listed, async (request) =>
-    userAnswer(request, await users.replace(request.params.id, request.body, actorOf(request))),
-  );
-  app.patch<WithId & Listed & { Body: ScimPatch }>(
+  app.put<One>('/Users/:id', listed, async (request, reply) => {
+    await userAsExpected(request);
+    const user = await users.replace(request.params.id, request.body, actorOf(request));
+    return answer(request, reply, await userResource(request, user), SCIM.user);
+  });
+  app.patch<One & { Body: ScimPatch }>(
     '/Users/:id',
     { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
-    async (request) => {
+    async (request, reply) => {
+      await userAsExpected(request);
       const location = userLocation(request, request.params.id);
-      return userAnswer(
-        request,
-        await users.patch(request.params.id, request.body, actorOf(request), location),
-      );
+      const user = await users.patch(request.params.id, request.body, actorOf(request), location);
+      return answer(request, reply, await userResource(request, user), SCIM.user);
     },
   );
   app.delete<WithId>('/Users/:id', { schema: hidden }, async (request, reply) => {
+    await userAsExpected(request);
     await users.remove(request.params.id, actorOf(request));
     return reply.code(204).send();
   });
 
-  // Groups
   const groupsPage = async (request: FastifyRequest, query: ListQuery) => {
     const found = await groups.list(query);
     const { startIndex, slice } = page(found, query);
@@ -231,16 +257,14 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     );
     return listResponse(found.length, startIndex, resources);
   };
-  const groupAnswer = async (request: FastifyRequest<{ Querystring: ScimListQuery }>, group: Group) =>
-    projected(
-      await groups.resource(
-        group,
-        groupLocation(request, group.id),
-        wants(request.query, 'members', SCIM.group),
-      ),
-      request.query,
-      SCIM.group,
-    );
+  const groupResource = async (request: FastifyRequest<Listed>, group: Group) =>
+    groups.resource(group, groupLocation(request, group.id), wants(request.query, 'members', SCIM.group));
+  const groupAsExpected = async (request: FastifyRequest<One>) => {
+    const expected = ifMatch(request);
+    if (expected === undefined) return;
+    const current = await groupResource(request, await groups.get(request.params.id));
+    requireVersion(expected, versionOfResource(current));
+  };
   app.get<Listed>('/Groups', listed, async (request) => groupsPage(request, request.query));
   app.post<{ Body: ScimSearch }>(
     '/Groups/.search',
@@ -250,30 +274,39 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
       return groupsPage(request, searchQuery(request.body));
     },
   );
-  app.get<WithId & Listed>('/Groups/:id', listed, async (request) =>
-    groupAnswer(request, await groups.get(request.params.id)),
-  );
+  app.get<One>('/Groups/:id', listed, async (request, reply) => {
+    const resource = await groupResource(request, await groups.get(request.params.id));
+    const cached = ifNoneMatch(request);
+    if (cached !== undefined && namesVersion(cached, versionOfResource(resource)))
+      return reply.code(304).header('etag', versionOfResource(resource)).send();
+    return answer(request, reply, resource, SCIM.group);
+  });
   app.post<Listed>('/Groups', listed, async (request, reply) => {
     const group = await groups.create(request.body, actorOf(request));
     void reply.code(201).header('location', groupLocation(request, group.id));
-    return groupAnswer(request, group);
+    return answer(request, reply, await groupResource(request, group), SCIM.group);
   });
-  app.put<WithId & Listed>('/Groups/:id', listed, async (request) =>
-    groupAnswer(request, await groups.replace(request.params.id, request.body, actorOf(request))),
-  );
-  app.patch<WithId & Listed & { Body: ScimPatch }>(
+  app.put<One>('/Groups/:id', listed, async (request, reply) => {
+    await groupAsExpected(request);
+    const group = await groups.replace(request.params.id, request.body, actorOf(request));
+    return answer(request, reply, await groupResource(request, group), SCIM.group);
+  });
+  app.patch<One & { Body: ScimPatch }>(
     '/Groups/:id',
     { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
     async (request, reply) => {
+      await groupAsExpected(request);
       const location = groupLocation(request, request.params.id);
       const group = await groups.patch(request.params.id, request.body, actorOf(request), location);
+      const resource = await groupResource(request, group);
       // RFC 7644 section 3.5.2: 204 when the client did not ask for attributes back.
       if (request.query.attributes === undefined && request.query.excludedAttributes === undefined)
-        return reply.code(204).send();
-      return groupAnswer(request, group);
+        return reply.code(204).header('etag', versionOfResource(resource)).send();
+      return answer(request, reply, resource, SCIM.group);
     },
   );
-  app.delete<WithId>('/Groups/:id', { schema: hidden }, async (request, reply) => {
+  app.delete<One>('/Groups/:id', listed, async (request, reply) => {
+    await groupAsExpected(request);
     await groups.remove(request.params.id, actorOf(request));
     return reply.code(204).send();
   });

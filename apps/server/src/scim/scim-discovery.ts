@@ -12,7 +12,7 @@ export function serviceProviderConfig(base: string): Record<string, unknown> {
     filter: { supported: true, maxResults: MAX_PAGE },
     changePassword: { supported: true },
     sort: { supported: false },
-    etag: { supported: false },
+    etag: { supported: true },
     authenticationSchemes: [
       {
         type: 'oauthbearertoken',

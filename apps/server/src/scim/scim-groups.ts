@@ -5,6 +5,7 @@ import type { Group, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
 import { parseFilter } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
+import { versionOf } from './scim-versions.js';
 import { SCIM, ScimGroupInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
 import type { Resource } from './scim-users.js';
 
@@ -72,7 +73,9 @@ export class ScimGroups {
       .catch(asScimError);
     const sent = input.externalId;
     const externalId = sent !== undefined ? sent : omittedClears ? null : (group.externalId ?? null);
-    return this.groups.setExternalId(replaced.group, externalId, changerOf(actor)).catch(asScimError);
+    await this.groups.setExternalId(replaced.group, externalId, changerOf(actor)).catch(asScimError);
+    // As stored now: its times and externalId as the writes left them.
+    return this.get(id);
   }
 
   async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<Group> {
@@ -100,25 +103,39 @@ export class ScimGroups {
 
   /** The Group resource of RFC 7643 section 4.2, its members the SCIM users in it. */
   async resource(group: Group, location: string, withMembers: boolean): Promise<Resource> {
-    return {
+    const memberIds = await this.store.groups.listMembers(group.id);
+    const resource: Resource = {
       schemas: [SCIM.group],
       id: group.id,
       ...(group.externalId !== null && group.externalId !== undefined && { externalId: group.externalId }),
       displayName: group.name,
       ...(withMembers && {
-        members: (await this.scimMembers(group)).map((user) => ({
+        members: (await this.scimMembers(group, memberIds)).map((user) => ({
           value: user.id,
           $ref: `${location.slice(0, location.lastIndexOf('/Groups/'))}/Users/${user.id}`,
           display: user.username,
           type: 'User',
         })),
       }),
-      meta: { resourceType: 'Group', location },
+    };
+    // The version is of the group and all its members, whether or not the answer lists them.
+    const { members: _members, ...withoutMembers } = resource;
+    return {
+      ...resource,
+      meta: {
+        resourceType: 'Group',
+        ...(group.createdAt !== undefined && {
+          created: iso(group.createdAt),
+          lastModified: iso(group.updatedAt ?? group.createdAt),
+        }),
+        location,
+        version: versionOf(withoutMembers, memberIds),
+      },
     };
   }
 
-  private async scimMembers(group: Group) {
-    const ids = new Set(await this.store.groups.listMembers(group.id));
+  private async scimMembers(group: Group, memberIds: readonly string[]) {
+    const ids = new Set(memberIds);
     return (await this.store.users.listOfSource('scim')).filter((user) => ids.has(user.id));
   }
 
@@ -149,6 +166,8 @@ export class ScimGroups {
     return new Set((await this.store.users.listOfSource('scim')).map((user) => user.id));
   }
 }
+
+const iso = (at: number): string => new Date(at).toISOString();
 
 const changerOf = (actor: string): GroupChanger => ({ by: 'scim', actor, details: { source: 'scim' } });
 

@@ -16,6 +16,7 @@ import type { Store, User } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
 import { parseFilter } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
+import { versionOf } from './scim-versions.js';
 import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
 
 export type Resource = Record<string, unknown>;
@@ -230,7 +231,7 @@ export class ScimUsers {
       });
     const given = [user.givenName, user.familyName].filter((part) => part !== null).join(' ');
     const groups = await this.store.groups.listOfUser(user.id);
-    return {
+    const resource: Resource = {
       schemas: [SCIM.user],
       id: user.id,
       ...(user.externalId !== null &&
@@ -253,7 +254,16 @@ export class ScimUsers {
       groups: groups
         .filter((group) => group.source === 'scim')
         .map((group) => ({ value: group.id, display: group.name, type: 'direct' })),
-      meta: { resourceType: 'User', created: iso(user.createdAt), location },
+    };
+    return {
+      ...resource,
+      meta: {
+        resourceType: 'User',
+        created: iso(user.createdAt),
+        lastModified: iso(user.updatedAt ?? user.createdAt),
+        location,
+        version: versionOf(resource),
+      },
     };
   }
 

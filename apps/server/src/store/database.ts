@@ -55,6 +55,8 @@ export interface UsersTable {
   /** The channel key of the primary e-mail address and phone number SCIM marked (migration 0019). */
   primary_email: ColumnType<string | null, string | null | undefined, string | null>;
   primary_phone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the user last changed (migration 0020); null: not since it was created. */
+  updated_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface GroupsTable {
@@ -68,6 +70,9 @@ export interface GroupsTable {
   external_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The source that created the group; null: made before migration 0019, or by an operator. */
   created_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the group was created and last changed (migration 0020); null: before it. */
+  created_at: ColumnType<number | null, number | null | undefined, number | null>;
+  updated_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface UserGroupsTable {

@@ -297,6 +297,7 @@ export function storeSuite(kind: StoreKind): void {
         familyName: null,
         primaryEmail: null,
         primaryPhone: null,
+        updatedAt: null,
       };
       const byId = await store.users.findById(user.id);
       expect(byId).toEqual(expected);

@@ -143,11 +143,11 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
       for (const [table, rows] of Object.entries(before)) {
         if (table === 'kysely_migration') continue;
         // Audit entries gain columns for their place and chain value (0017-audit-chain); users
-        // and groups the attributes SCIM keeps (0019-scim-attributes), all null.
+        // and groups the attributes SCIM keeps (0019-scim-attributes, 0020-scim-modified), all null.
         const added: Record<string, string[]> = {
           audit_log: ['seq', 'chain', 'chain_key'],
-          users: ['given_name', 'family_name', 'primary_email', 'primary_phone'],
-          groups: ['external_id', 'created_by'],
+          users: ['given_name', 'family_name', 'primary_email', 'primary_phone', 'updated_at'],
+          groups: ['external_id', 'created_by', 'created_at', 'updated_at'],
         };
         const kept = (after[table] ?? []).map((row) =>
           Object.fromEntries(

@@ -88,6 +88,8 @@ export class Groups {
       source: changer.by,
       externalId: input.externalId ?? null,
       createdBy: changer.by,
+      createdAt: at,
+      updatedAt: at,
     };
     const members = [...new Set(input.members ?? [])];
     await this.written(

@@ -236,7 +236,7 @@ export class People {
       // The source's own id goes with the user's identity: whoever owns the name owns it.
       for (const part of named) if (part !== 'source') requireOwnership(owned, ownerPartOf(part), by.door);
       if (named.length === 0) return { user, changed: [], sessionsEnded: 0 };
-      await store.users.update(user.id, changes);
+      await store.users.update(user.id, { ...changes, updatedAt: at });
       await this.audit(store, by, 'user.updated', user.id, at, details?.(named) ?? { fields: named });
       return { user: await this.read(store, user.id), changed: named, sessionsEnded: 0 };
     });
@@ -248,7 +248,7 @@ export class People {
     return this.store.transaction(async (store) => {
       const user = await this.forChange(store, userId);
       requireOwnership(user, 'password', by.door);
-      await store.users.update(user.id, { passwordHash });
+      await store.users.update(user.id, { passwordHash, updatedAt: at });
       const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
       await this.audit(store, by, 'user.password_set', user.id, at, { sessionsEnded });
       return { user: await this.read(store, user.id), changed: ['password'], sessionsEnded };
@@ -265,11 +265,11 @@ export class People {
       const user = await this.forChange(store, userId);
       requireOwnership(user, 'disabled', by.door);
       if (user.disabled) return { user, changed: [], sessionsEnded: 0 };
-      await store.users.update(user.id, { disabled: true });
+      await store.users.update(user.id, { disabled: true, updatedAt: at });
       const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
       await this.audit(store, by, 'user.disabled', user.id, at, { sessionsEnded });
       await revokeCodesIfSwitchedOff(store, [user.id], { actor: by.actor, at, cause: 'user disabled' });
-      return { user: { ...user, disabled: true }, changed: ['disabled'], sessionsEnded };
+      return { user: { ...user, disabled: true, updatedAt: at }, changed: ['disabled'], sessionsEnded };
     });
   }
 
@@ -280,9 +280,9 @@ export class People {
       const user = await this.forChange(store, userId);
       requireOwnership(user, 'disabled', by.door);
       if (!user.disabled) return { user, changed: [], sessionsEnded: 0 };
-      await store.users.update(user.id, { disabled: false });
+      await store.users.update(user.id, { disabled: false, updatedAt: at });
       await this.audit(store, by, 'user.enabled', user.id, at);
-      return { user: { ...user, disabled: false }, changed: ['disabled'], sessionsEnded: 0 };
+      return { user: { ...user, disabled: false, updatedAt: at }, changed: ['disabled'], sessionsEnded: 0 };
     });
   }
 

@@ -18,6 +18,7 @@ import * as consoleEnrolmentLinks from './0016-console-enrolment-links.js';
 import * as auditChain from './0017-audit-chain.js';
 import * as verifyAnswers from './0018-verify-answers.js';
 import * as scimAttributes from './0019-scim-attributes.js';
+import * as scimModified from './0020-scim-modified.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0017-audit-chain': auditChain,
   '0018-verify-answers': verifyAnswers,
   '0019-scim-attributes': scimAttributes,
+  '0020-scim-modified': scimModified,
 };
 
 export const migrationProvider: MigrationProvider = {

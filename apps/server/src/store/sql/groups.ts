@@ -15,6 +15,9 @@ export interface Group {
   externalId?: string | null;
   /** The source that created it; absent or null: an operator, or made before this was kept. */
   createdBy?: UserSource | null;
+  /** When it was created and last changed (its name, owner, externalId, members); absent: before this was kept. */
+  createdAt?: number;
+  updatedAt?: number;
 }
 
 export interface GroupRepository {
@@ -70,6 +73,8 @@ const GROUP_COLUMNS = [
   'groups.source',
   'groups.external_id',
   'groups.created_by',
+  'groups.created_at',
+  'groups.updated_at',
 ] as const;
 const asGroup = (row: {
   id: string;
@@ -78,6 +83,8 @@ const asGroup = (row: {
   source: string;
   external_id: string | null;
   created_by: string | null;
+  created_at: number | string | null;
+  updated_at: number | string | null;
 }): Group => ({
   id: row.id,
   name: row.name,
@@ -86,6 +93,8 @@ const asGroup = (row: {
   // Absent when none, so that a group reads as it was written.
   ...(row.external_id !== null && { externalId: row.external_id }),
   ...(row.created_by !== null && { createdBy: row.created_by as UserSource }),
+  ...(row.created_at !== null && { createdAt: Number(row.created_at) }),
+  ...(row.updated_at !== null && { updatedAt: Number(row.updated_at) }),
 });
 
 const groupRow = (group: Group) => ({
@@ -95,13 +104,18 @@ const groupRow = (group: Group) => ({
   source: group.source,
   external_id: group.externalId ?? null,
   created_by: group.createdBy ?? null,
+  created_at: group.createdAt ?? null,
+  updated_at: group.createdAt ?? null,
 });
 
 /** The statement of one change of a group; the rows it touched say whether it changed something. */
-function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
+function changeStatement(db: Db, change: GroupWrite, at: number): CompiledQuery {
   switch (change.kind) {
     case 'create':
-      return db.insertInto('groups').values(groupRow(change.group)).compile();
+      return db
+        .insertInto('groups')
+        .values(groupRow({ ...change.group, createdAt: change.group.createdAt ?? at }))
+        .compile();
     case 'remove':
       return db
         .deleteFrom('groups')
@@ -113,13 +127,14 @@ function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
     case 'setExternalId':
       return db
         .updateTable('groups')
-        .set(
-          change.kind === 'rename'
+        .set({
+          ...(change.kind === 'rename'
             ? { name: change.name }
             : change.kind === 'setSource'
               ? { source: change.source }
-              : { external_id: change.externalId },
-        )
+              : { external_id: change.externalId }),
+          updated_at: at,
+        })
         .where('id', '=', change.groupId)
         .where('source', '=', change.ifSource)
         .compile();
@@ -148,6 +163,16 @@ function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
 
 const touched = (result: QueryResult<unknown>): boolean => (result.numAffectedRows ?? 0n) > 0n;
 
+/** A change of members changes the group as SCIM shows it: its updated_at follows. */
+const isMembership = (change: GroupWrite): change is Extract<GroupWrite, { userId: string }> =>
+  change.kind === 'addMember' || change.kind === 'removeMember';
+
+function groupTouched(db: Db, groupId: string, at: number, onlyIfChanged: boolean): CompiledQuery {
+  const update = db.updateTable('groups').set({ updated_at: at }).where('id', '=', groupId);
+  // SQLite's changes(): the rows the statement before changed (the membership's).
+  return (onlyIfChanged ? update.where(sql<boolean>`changes() > 0`) : update).compile();
+}
+
 /**
  * The embedded store's transaction of group writes, run without giving the thread back between its
  * statements: SQLite waits for another connection's lock without yielding, so a transaction held
@@ -157,7 +182,8 @@ const touched = (result: QueryResult<unknown>): boolean => (result.numAffectedRo
  */
 async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]> {
   const statements = writes.map(({ change, audit }) => ({
-    change: changeStatement(db, change),
+    change: changeStatement(db, change, at),
+    touch: isMembership(change) ? groupTouched(db, change.groupId, at, true) : undefined,
     audit: auditInsertIfChanged(db, audit, at),
   }));
   return db.getExecutor().provideConnection(async (connection) => {
@@ -167,6 +193,8 @@ async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: num
     try {
       for (const statement of statements) {
         answers.push(connection.executeQuery(statement.change));
+        // The group is there (its membership row refers to it): touched exactly when the change was.
+        if (statement.touch !== undefined) void connection.executeQuery(statement.touch);
         void connection.executeQuery(statement.audit);
       }
       void connection.executeQuery(CompiledQuery.raw('commit'));
@@ -325,7 +353,9 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
       const writeAll = async (trx: Db): Promise<boolean[]> => {
         const changed: boolean[] = [];
         for (const { change, audit } of writes) {
-          const done = touched(await trx.executeQuery(changeStatement(trx, change)));
+          const done = touched(await trx.executeQuery(changeStatement(trx, change, at)));
+          if (done && isMembership(change))
+            await trx.executeQuery(groupTouched(trx, change.groupId, at, false));
           if (done) await insertAudit(trx, audit, at);
           changed.push(done);
         }

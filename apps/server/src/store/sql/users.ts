@@ -26,6 +26,8 @@ export interface User {
   /** The channel key of the e-mail address and of the phone number marked primary; null: none. */
   primaryEmail: string | null;
   primaryPhone: string | null;
+  /** When the user last changed (SCIM's meta.lastModified); null: not since created. */
+  updatedAt: number | null;
 }
 
 export const USER_SOURCES = ['local', 'ldap', 'scim', 'import'] as const;
@@ -78,6 +80,7 @@ export interface UserRepository {
         | 'familyName'
         | 'primaryEmail'
         | 'primaryPhone'
+        | 'updatedAt'
       >
     >,
   ): Promise<boolean>;
@@ -112,6 +115,7 @@ export const USER_COLUMNS = [
   'family_name',
   'primary_email',
   'primary_phone',
+  'updated_at',
 ] as const satisfies readonly (keyof UsersTable)[];
 // A column of UsersTable missing from USER_COLUMNS fails to compile here.
 const everyUserColumn: Record<Exclude<keyof UsersTable, (typeof USER_COLUMNS)[number]>, never> = {};
@@ -135,6 +139,7 @@ export function toUser(row: Selectable<UsersTable>): User {
     familyName: row.family_name,
     primaryEmail: row.primary_email,
     primaryPhone: row.primary_phone,
+    updatedAt: row.updated_at === null ? null : Number(row.updated_at),
   };
 }
 
@@ -217,6 +222,7 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         ...(changes.familyName !== undefined && { family_name: changes.familyName }),
         ...(changes.primaryEmail !== undefined && { primary_email: changes.primaryEmail }),
         ...(changes.primaryPhone !== undefined && { primary_phone: changes.primaryPhone }),
+        ...(changes.updatedAt !== undefined && { updated_at: changes.updatedAt }),
       };
       if (Object.keys(values).length === 0) return (await this.findById(id)) !== undefined;
       const result = await db.updateTable('users').set(values).where('id', '=', id).executeTakeFirst();
