@@ -560,11 +560,11 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
       ['POST', '/Users', '{"userName": ', 400, 'invalidSyntax', 'the body is not valid JSON'],
       [
         'GET',
-        `/Users?filter=${encodeURIComponent('userName sw "a"')}`,
+        `/Users?filter=${encodeURIComponent('userName zz "a"')}`,
         undefined,
         400,
         'invalidFilter',
-        'only <attribute> eq "<value>"',
+        'an operator (eq ne co sw ew gt ge lt le pr) is missing',
       ],
       [
         'GET',
@@ -572,7 +572,7 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         undefined,
         400,
         'invalidFilter',
-        'on username, externalid, id',
+        'emails.value is no attribute a filter may name here (offered: id, username, externalid',
       ],
       ['GET', '/Users/00000000-0000-7000-8000-000000000000', undefined, 404, undefined, 'not found'],
       ['GET', `/Users/${taken.id}`, undefined, 404, undefined, 'not found'],
@@ -1163,4 +1163,74 @@ describe.each(STORE_KINDS)('SCIM versions and conditional requests (RFC 7644 3.1
     expect(await t.services.store.groups.findByName('Versioned')).toBeDefined();
     expect((await conditional(t, scim, 'DELETE', `/Groups/${id}`, { 'if-match': '*' })).status).toBe(204);
   });
+});
+
+describe.each(STORE_KINDS)('SCIM filters evaluated by the store on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest(
+    'every operator, and, or, not and grouping on the attributes kept',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const make = async (userName: string, extra: Record<string, unknown>) =>
+        (await scim.call('POST', '/Users', { schemas: [USER], userName, ...extra })).body.id as string;
+      const ann = await make('ann.lee', {
+        externalId: 'x-1',
+        name: { givenName: 'Ann', familyName: 'Lee' },
+        timezone: 'Europe/Berlin',
+        preferredLanguage: 'de-AT',
+      });
+      t.clock.advance(60_000);
+      const bo = await make('bo.kim', { externalId: 'x-2', displayName: 'Bo Kim', active: false });
+      t.clock.advance(60_000);
+      const cy = await make('cy%_ley', { displayName: 'Cy' });
+      const ids = async (filter: string) => {
+        const answer = await scim.call('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+        expect(answer.status, filter).toBe(200);
+        return (answer.body.Resources as { id: string }[]).map((user) => user.id).sort();
+      };
+      const sorted = (...list: string[]) => list.sort();
+      expect(await ids('userName eq "ANN.LEE"')).toEqual([ann]);
+      expect(await ids('userName ne "ann.lee"')).toEqual(sorted(bo, cy));
+      expect(await ids('userName co "."')).toEqual(sorted(ann, bo));
+      // No pattern characters: % and _ are themselves.
+      expect(await ids('userName co "%_"')).toEqual([cy]);
+      expect(await ids('userName sw "B"')).toEqual([bo]);
+      expect(await ids('userName ew "KIM"')).toEqual([bo]);
+      expect(await ids('externalId pr')).toEqual(sorted(ann, bo));
+      expect(await ids('not (externalId pr)')).toEqual([cy]);
+      expect(await ids('externalId eq "X-1"')).toEqual([]);
+      expect(await ids('name.givenName eq "ann" and name.familyName sw "l"')).toEqual([ann]);
+      expect(await ids('displayName eq "bo kim" or timezone eq "Europe/Berlin"')).toEqual(sorted(ann, bo));
+      expect(await ids('preferredLanguage eq "de-at"')).toEqual([ann]);
+      expect(await ids('active eq false')).toEqual([bo]);
+      expect(await ids('active ne false')).toEqual(sorted(ann, cy));
+      expect(await ids('timezone eq null')).toEqual(sorted(bo, cy));
+      const second = new Date(t.clock.now() - 60_000).toISOString();
+      expect(await ids(`meta.created gt "${second}"`)).toEqual([cy]);
+      expect(await ids(`meta.created ge "${second}"`)).toEqual(sorted(bo, cy));
+      expect(await ids(`meta.created lt "${second}"`)).toEqual([ann]);
+      expect(await ids(`meta.lastModified le "${second}"`)).toEqual(sorted(ann, bo));
+      expect(
+        await ids('(userName sw "a" or userName sw "c") and not (displayName eq "Cy" or active eq false)'),
+      ).toEqual([ann]);
+      expect(await scim.call('GET', `/Users?filter=${encodeURIComponent('active gt true')}`)).toMatchObject({
+        status: 400,
+        body: { scimType: 'invalidFilter' },
+      });
+
+      await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: 'Alpha', externalId: 'g-a' });
+      await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: 'Beta' });
+      const groups = async (filter: string) =>
+        (
+          (await scim.call('GET', `/Groups?filter=${encodeURIComponent(filter)}`)).body.Resources as {
+            displayName: string;
+          }[]
+        ).map((group) => group.displayName);
+      expect(await groups('displayName eq "alpha"')).toEqual(['Alpha']);
+      expect(await groups('displayName co "ET" or externalId eq "g-a"')).toEqual(['Alpha', 'Beta']);
+      expect(await groups('not (externalId pr)')).toEqual(['Beta']);
+    },
+  );
 });

@@ -1,9 +1,9 @@
 import Value from 'typebox/value';
 import { type GroupChanger, Groups } from '../domain/identity/groups.js';
 import { RuleError } from '../domain/rule-error.js';
-import type { Group, Store } from '../store/store.js';
+import type { Group, GroupFilterColumn, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
-import { parseFilter } from './scim-filter.js';
+import { type AttributeMap, rowFilterOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
 import { versionOf } from './scim-versions.js';
 import { SCIM, ScimGroupInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
@@ -36,14 +36,12 @@ export class ScimGroups {
     return group;
   }
 
+  /** The groups SCIM owns, or those the filter selects: evaluated by the store. */
   async list(query: Pick<ScimListQuery, 'filter'>): Promise<Group[]> {
-    let groups = (await this.store.groups.list()).filter((group) => group.source === 'scim');
-    if (query.filter !== undefined) {
-      for (const { attribute, value } of parseFilter(query.filter, ['displayname', 'id'])) {
-        groups = groups.filter((group) => (attribute === 'id' ? group.id === value : group.name === value));
-      }
-    }
-    return groups;
+    return this.store.groups.listOfSourceWhere(
+      'scim',
+      query.filter === undefined ? { kind: 'and', filters: [] } : rowFilterOf(query.filter, GROUP_FILTER),
+    );
   }
 
   async create(body: unknown, actor: string): Promise<Group> {
@@ -166,6 +164,15 @@ export class ScimGroups {
     return new Set((await this.store.users.listOfSource('scim')).map((user) => user.id));
   }
 }
+
+/** The attributes a filter of Groups may name, and what the store compares for each. */
+const GROUP_FILTER: Readonly<Record<string, AttributeMap<GroupFilterColumn>>> = {
+  id: { type: 'string', column: 'id', caseExact: true },
+  displayname: { type: 'string', column: 'name', caseExact: false },
+  externalid: { type: 'string', column: 'external_id', caseExact: true },
+  'meta.created': { type: 'dateTime', column: 'created_at' },
+  'meta.lastmodified': { type: 'dateTime', column: 'last_modified' },
+};
 
 const iso = (at: number): string => new Date(at).toISOString();
 

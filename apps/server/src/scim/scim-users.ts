@@ -12,9 +12,9 @@ import {
   validAddress,
   validUsername,
 } from '../domain/user-fields.js';
-import type { Store, User } from '../store/store.js';
+import type { Store, User, UserFilterColumn } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
-import { parseFilter } from './scim-filter.js';
+import { type AttributeMap, rowFilterOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
 import { versionOf } from './scim-versions.js';
 import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
@@ -45,6 +45,58 @@ const MANAGED_KEYS: ChannelKey[] = [
 const OWN_EXTERNAL_ID = 'dea:';
 
 const PASSWORD_MIN = 8;
+
+/** A user name compared as stored: in its canonical form (RFC 8265) when it is one. */
+function asUsername(value: string): string {
+  return canonicalUsername(value) ?? value.toLowerCase();
+}
+
+const text = (column: UserFilterColumn, caseExact = false): AttributeMap<UserFilterColumn> => ({
+  type: 'string',
+  column,
+  caseExact,
+});
+
+/** The attributes a filter of Users may name, and what the store compares for each. */
+const USER_FILTER: Readonly<Record<string, AttributeMap<UserFilterColumn>>> = {
+  id: text('id', true),
+  username: {
+    type: 'string',
+    column: 'username',
+    caseExact: false,
+    normalise: (value, op) => (op === 'eq' || op === 'ne' ? asUsername(value) : value),
+  },
+  externalid: {
+    type: 'string',
+    column: 'external_id',
+    caseExact: true,
+    // The id made here for a user whose client sent none is not the client's.
+    also: {
+      kind: 'not',
+      filter: { kind: 'compare', column: 'external_id', op: 'sw', value: OWN_EXTERNAL_ID },
+    },
+  },
+  displayname: text('full_name'),
+  'name.formatted': text('full_name'),
+  'name.givenname': text('given_name'),
+  'name.familyname': text('family_name'),
+  preferredlanguage: {
+    type: 'string',
+    column: 'locale',
+    caseExact: false,
+    normalise: (value) => value.replace('-', '_'),
+  },
+  locale: {
+    type: 'string',
+    column: 'locale',
+    caseExact: false,
+    normalise: (value) => value.replace('-', '_'),
+  },
+  timezone: text('time_zone', true),
+  active: { type: 'negatedBoolean', column: 'disabled' },
+  'meta.created': { type: 'dateTime', column: 'created_at' },
+  'meta.lastmodified': { type: 'dateTime', column: 'last_modified' },
+};
 
 const iso = (at: number): string => new Date(at).toISOString();
 
@@ -152,20 +204,10 @@ export class ScimUsers {
     return user;
   }
 
+  /** The SCIM users, or those the filter selects: evaluated by the store. */
   async list(query: Pick<ScimListQuery, 'filter'>): Promise<User[]> {
-    let users = await this.store.users.listOfSource('scim');
-    if (query.filter !== undefined) {
-      for (const { attribute, value } of parseFilter(query.filter, ['username', 'externalid', 'id'])) {
-        users = users.filter((user) =>
-          attribute === 'username'
-            ? user.username === canonicalUsername(value)
-            : attribute === 'id'
-              ? user.id === value
-              : user.externalId === value,
-        );
-      }
-    }
-    return users;
+    if (query.filter === undefined) return this.store.users.listOfSource('scim');
+    return this.store.users.listOfSourceWhere('scim', rowFilterOf(query.filter, USER_FILTER));
   }
 
   async create(body: unknown, actor: string): Promise<User> {

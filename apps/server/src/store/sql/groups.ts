@@ -4,6 +4,7 @@ import { auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
+import { type RowFilter, whereOf } from './row-filter.js';
 
 export interface Group {
   id: string;
@@ -27,6 +28,8 @@ export interface GroupRepository {
   /** Answers whether the group exists; a name another group has is refused. */
   rename(id: string, name: string): Promise<boolean>;
   list(): Promise<Group[]>;
+  /** The groups of this owner the filter selects (evaluated by the store), by priority and name. */
+  listOfSourceWhere(source: UserSource, filter: RowFilter<GroupFilterColumn>): Promise<Group[]>;
   /** Gives the group to another owner; answers whether the group exists. */
   setSource(id: string, source: UserSource): Promise<boolean>;
   /** Answers whether the user joined now (false: a member already). */
@@ -50,6 +53,12 @@ export interface GroupRepository {
    */
   write(writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]>;
 }
+
+/** What a filter of groups compares: their columns, and `last_modified` (updated, else created). */
+export type GroupFilterColumn = 'id' | 'name' | 'external_id' | 'created_at' | 'last_modified';
+
+const groupFilterColumn = (column: GroupFilterColumn) =>
+  column === 'last_modified' ? sql`coalesce(updated_at, created_at)` : sql.ref(`groups.${column}`);
 
 /** One change of a group or a membership; `ifSource`: only while the group has this owner. */
 export type GroupWrite =
@@ -279,6 +288,17 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
       const rows = await db
         .selectFrom('groups')
         .select(GROUP_COLUMNS)
+        .orderBy('priority', 'desc')
+        .orderBy('name')
+        .execute();
+      return rows.map(asGroup);
+    },
+    async listOfSourceWhere(source, filter) {
+      const rows = await db
+        .selectFrom('groups')
+        .select(GROUP_COLUMNS)
+        .where('source', '=', source)
+        .where(whereOf(filter, groupFilterColumn, dialect))
         .orderBy('priority', 'desc')
         .orderBy('name')
         .execute();

@@ -2,6 +2,7 @@ import { type Username } from '@dea/contract';
 import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
 import { flag, type Db, type Dialect } from './db.js';
+import { type RowFilter, whereOf } from './row-filter.js';
 
 export interface User {
   id: string;
@@ -29,6 +30,23 @@ export interface User {
   /** When the user last changed (SCIM's meta.lastModified); null: not since created. */
   updatedAt: number | null;
 }
+
+/** What a filter of users compares: their columns, and `last_modified` (updated, else created). */
+export type UserFilterColumn =
+  | 'id'
+  | 'username'
+  | 'external_id'
+  | 'full_name'
+  | 'given_name'
+  | 'family_name'
+  | 'locale'
+  | 'time_zone'
+  | 'disabled'
+  | 'created_at'
+  | 'last_modified';
+
+const userFilterColumn = (column: UserFilterColumn) =>
+  column === 'last_modified' ? sql`coalesce(updated_at, created_at)` : sql.ref(`users.${column}`);
 
 export const USER_SOURCES = ['local', 'ldap', 'scim', 'import'] as const;
 
@@ -63,6 +81,8 @@ export interface UserRepository {
   findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;
   listOfSource(source: UserSource): Promise<User[]>;
+  /** The source's users the filter selects (evaluated by the store), by user name. */
+  listOfSourceWhere(source: UserSource, filter: RowFilter<UserFilterColumn>): Promise<User[]>;
   update(
     id: string,
     changes: Partial<
@@ -200,6 +220,16 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         .selectFrom('users')
         .selectAll()
         .where('source', '=', source)
+        .orderBy('username')
+        .execute();
+      return rows.map(toUser);
+    },
+    async listOfSourceWhere(source, filter) {
+      const rows = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('source', '=', source)
+        .where(whereOf(filter, userFilterColumn, dialect))
         .orderBy('username')
         .execute();
       return rows.map(toUser);
