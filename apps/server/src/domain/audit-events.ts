@@ -50,7 +50,9 @@ export const AUDIT_EVENTS = {
   'group.renamed': 'a group was renamed (details: from, group)',
   'group.removed': 'a group was removed with its policies and memberships (details: group, source, members)',
   'group.owner_set':
-    'a group was handed to SCIM or taken back by an operator (details: group, from, owner: local or scim)',
+    'a group was handed to SCIM or taken back by an operator, or released by SCIM (details: group, from, owner: local or scim, released)',
+  'group.external_id_set':
+    "a group's externalId (the SCIM client's own id of it) changed (details: group, from, externalId)",
   'group.member_added': 'a user joined a group',
   'group.member_removed': 'a user left a group',
   'policy.set': "a group's policy changed",

@@ -12,6 +12,7 @@ import {
   NO_LOCAL_PASSWORD,
   People,
   type PersonFields,
+  type PersonProfile,
   ProvisionError,
   provisionedName,
 } from './identity/people.js';
@@ -29,8 +30,15 @@ export interface SourcedUser {
   username: string;
   fullName: string;
   locale?: string | undefined;
-  timeZone?: string | undefined;
-  disabled: boolean;
+  /** null: none (DEA_TIME_ZONE); absent: left as it is. */
+  timeZone?: string | null | undefined;
+  /** Absent: the user's state is left as it is (a new user is enabled). */
+  disabled: boolean | undefined;
+  /**
+   * SCIM's parts of a user: given and family name, and the channel keys of the primary e-mail
+   * address and phone number (null: none). Absent: left as they are.
+   */
+  profile?: PersonProfile | undefined;
   /** The channel keys this source manages: each one's address, or null to remove it. */
   channels: Partial<Record<ChannelKey, string | null>>;
   /** The product groups this source manages, and which of them the user is in. */
@@ -102,7 +110,10 @@ export class UserProvisioning {
     }
     if (options.mustCreate === true && (user !== undefined || byName !== undefined))
       throw new ProvisionError(`the user ${username} exists already`);
-    const timeZone = input.timeZone === undefined || isTimeZone(input.timeZone) ? input.timeZone : undefined;
+    const timeZone =
+      input.timeZone === undefined || input.timeZone === null || isTimeZone(input.timeZone)
+        ? input.timeZone
+        : undefined;
     if (timeZone !== input.timeZone) warnings.push(`timeZone: "${input.timeZone}" is not a time zone`);
     const write = new Writes(store, this.people, actor, input.source, at, dryRun);
 
@@ -128,6 +139,7 @@ export class UserProvisioning {
           locale: input.locale,
           timeZone: timeZone ?? null,
           externalId: input.externalId,
+          ...input.profile,
         }));
       } catch (error) {
         if (error instanceof ProvisionError && error.kind !== 'conflict') throw error;
@@ -142,7 +154,7 @@ export class UserProvisioning {
       }
       user = await store.users.findById(id);
       if (user === undefined) throw new ProvisionError(`the new user ${username} could not be read back`);
-      if (input.disabled) await write.disabled(id, true);
+      if (input.disabled === true) await write.disabled(id, true);
       await this.syncChannels(id, input, warnings, write);
       await this.syncGroups(id, input, write);
       return { outcome: 'created', user: (await store.users.findById(user.id)) ?? user, warnings };
@@ -152,13 +164,18 @@ export class UserProvisioning {
       ...(user.fullName !== input.fullName && { fullName: input.fullName }),
       ...(input.locale !== undefined && user.locale !== input.locale && { locale: input.locale }),
       ...(timeZone !== undefined && user.timeZone !== timeZone && { timeZone }),
+      ...Object.fromEntries(
+        Object.entries(input.profile ?? {}).filter(
+          ([key, value]) => user[key as keyof PersonProfile] !== value,
+        ),
+      ),
     };
     let changed = adopt;
     if (Object.keys(changes).length > 0) {
       await write.userChange(user.id, changes);
       changed = true;
     }
-    if (user.disabled !== input.disabled) {
+    if (input.disabled !== undefined && user.disabled !== input.disabled) {
       await write.disabled(user.id, input.disabled);
       changed = true;
     }
@@ -176,13 +193,18 @@ export class UserProvisioning {
       passwordHash: NO_LOCAL_PASSWORD,
       fullName: input.fullName,
       locale: input.locale ?? 'en',
-      disabled: input.disabled,
+      disabled: input.disabled === true,
       createdAt: at,
       lastLoginAt: null,
       currentLoginAt: null,
       timeZone: input.timeZone ?? null,
       source: input.source,
       externalId: input.externalId,
+      givenName: input.profile?.givenName ?? null,
+      familyName: input.profile?.familyName ?? null,
+      primaryEmail: input.profile?.primaryEmail ?? null,
+      primaryPhone: input.profile?.primaryPhone ?? null,
+      updatedAt: null,
     };
   }
 
@@ -285,12 +307,16 @@ class Writes {
   async channelSet(userId: string, key: ChannelKey, address: string): Promise<void> {
     if (this.dryRun) return;
     await this.store.channels.set({ id: newChannelReference(), userId, key, address, createdAt: this.at });
+    await this.store.users.update(userId, { updatedAt: this.at });
     await this.audit('channel.set', userId, { key });
   }
 
   async channelRemoved(userId: string, key: ChannelKey): Promise<void> {
     if (this.dryRun) return;
-    if (await this.store.channels.remove(userId, key)) await this.audit('channel.removed', userId, { key });
+    if (await this.store.channels.remove(userId, key)) {
+      await this.store.users.update(userId, { updatedAt: this.at });
+      await this.audit('channel.removed', userId, { key });
+    }
   }
 
   async membership(userId: string, groupName: string, member: boolean): Promise<void> {

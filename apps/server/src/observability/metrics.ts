@@ -233,6 +233,7 @@ export class Metrics {
       'group.renamed': none,
       'group.removed': none,
       'group.owner_set': none,
+      'group.external_id_set': none,
       'policy.set': none,
       'branding.set': none,
       'branding.reset': none,

@@ -122,9 +122,10 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
             primary: true,
           },
         ],
+        // Entra marks none of them primary (RFC 7643 2.4: at most one is).
         phoneNumbers: [
-          { value: '+14255550100', type: 'mobile', primary: true },
-          { value: '+14255550199', type: 'work', primary: true },
+          { value: '+14255550100', type: 'mobile', primary: false },
+          { value: '+14255550199', type: 'work', primary: false },
         ],
         meta: { resourceType: 'User', location: `${scim.base}/Users/${id}` },
       });
@@ -174,7 +175,7 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         { value: 'updatedEmail@microsoft.com', type: 'work', primary: true },
       ]);
       expect(patched.body.phoneNumbers).toEqual([
-        { value: '+14255550100', type: 'mobile', primary: true },
+        { value: '+14255550100', type: 'mobile', primary: false },
         { value: '+49305550100', type: 'home', primary: false },
       ]);
       const renamed = await scim.call('PATCH', `/Users/${id}`, {
@@ -372,7 +373,7 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
       };
       expect((await scim.call('PATCH', `/Groups/${groupId}`, add)).status).toBe(204);
       expect((await scim.call('GET', `/Groups/${groupId}`)).body.members).toEqual([
-        { value: member, display: 'member@testuser.com', type: 'User' },
+        { value: member, $ref: `${scim.base}/Users/${member}`, display: 'member@testuser.com', type: 'User' },
       ]);
       const remove = {
         schemas: [PATCH],
@@ -381,9 +382,6 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
       expect((await scim.call('PATCH', `/Groups/${groupId}`, remove)).status).toBe(204);
       expect(await t.services.store.groups.listMembers(joined?.id ?? '')).toEqual([local.id]);
 
-      expect((await scim.call('PATCH', `/Groups/${groupId}`, add)).status).toBe(204);
-      expect((await scim.call('DELETE', `/Groups/${groupId}`)).status).toBe(204);
-      expect(await t.services.store.groups.listMembers(joined?.id ?? '')).toEqual([local.id]);
       // Local users are not SCIM's: neither listed nor a member it may name.
       expect(
         ((await scim.call('GET', '/Users')).body.Resources as { id: string }[]).map((user) => user.id),
@@ -562,11 +560,11 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
       ['POST', '/Users', '{"userName": ', 400, 'invalidSyntax', 'the body is not valid JSON'],
       [
         'GET',
-        `/Users?filter=${encodeURIComponent('userName sw "a"')}`,
+        `/Users?filter=${encodeURIComponent('userName zz "a"')}`,
         undefined,
         400,
         'invalidFilter',
-        'only <attribute> eq "<value>"',
+        'an operator (eq ne co sw ew gt ge lt le pr) is missing',
       ],
       [
         'GET',
@@ -574,7 +572,7 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         undefined,
         400,
         'invalidFilter',
-        'on username, externalid, id',
+        'emails.value is no attribute a filter may name here (offered: id, username, externalid',
       ],
       ['GET', '/Users/00000000-0000-7000-8000-000000000000', undefined, 404, undefined, 'not found'],
       ['GET', `/Users/${taken.id}`, undefined, 404, undefined, 'not found'],
@@ -794,4 +792,445 @@ describe('SCIM on two instances of one PostgreSQL store', () => {
       await instances.close();
     }
   });
+});
+
+describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest('DELETE with the SCIM content type and no body answers 204', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    const id = (await scim.call('POST', '/Users', oktaUser)).body.id as string;
+    const key = (
+      await createServiceKey(t.services.store, t.services.keys.serviceKey, 'okta', ['scim'], t.clock.now())
+    ).key;
+    for (const type of ['application/scim+json', 'application/json']) {
+      const response = await fetch(`${scim.base}/Users/${type === 'application/json' ? 'gone' : id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${key}`, 'content-type': type },
+      });
+      expect(response.status, type).toBe(type === 'application/json' ? 404 : 204);
+    }
+    expect(await t.services.store.users.findById(id)).toBeUndefined();
+  });
+
+  appTest(
+    'DELETE of a group SCIM created removes it; of one handed to SCIM releases it, its policy kept',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const created = (await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: 'Made' })).body
+        .id as string;
+      expect((await scim.call('DELETE', `/Groups/${created}`)).status).toBe(204);
+      expect(await t.services.store.groups.findByName('Made')).toBeUndefined();
+      expect((await scim.call('GET', `/Groups/${created}`)).status).toBe(404);
+
+      const boss = await t.createUser();
+      expect((await t.dea(['group', 'add', '--name', 'Staff', '--priority', '10'])).code).toBe(0);
+      expect((await t.dea(['group', 'add-member', 'Staff', boss.username])).code).toBe(0);
+      const staff = await t.services.store.groups.findByName('Staff');
+      await t.services.store.groups.setPolicy(staff?.id ?? '', 'Help Desk', { issuers: ['admin'] });
+      expect((await t.dea(['group', 'owner', 'Staff', 'scim'])).code).toBe(0);
+      const member = (await scim.call('POST', '/Users', oktaUser)).body.id as string;
+      await scim.call('PATCH', `/Groups/${staff?.id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'add', path: 'members', value: [{ value: member }] }],
+      });
+      expect((await scim.call('DELETE', `/Groups/${staff?.id}`)).status).toBe(204);
+      expect(await t.services.store.groups.findByName('Staff')).toMatchObject({ source: 'local' });
+      expect(await t.services.store.groups.listMembers(staff?.id ?? '')).toEqual([boss.id]);
+      expect(await t.services.store.groups.listPolicies(staff?.id ?? '')).toEqual([
+        { category: 'Help Desk', options: { issuers: ['admin'] } },
+      ]);
+      expect((await scim.call('GET', '/Groups')).body.totalResults).toBe(0);
+      expect(
+        await t.services.store.audit.list({ event: 'group.owner_set', actor: 'scim:entra' }),
+      ).toMatchObject([{ details: { group: 'Staff', from: 'scim', owner: 'local', released: true } }]);
+    },
+  );
+
+  appTest('PATCH remove clears what it names and never enables a user', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    const id = (
+      await scim.call('POST', '/Users', {
+        ...oktaUser,
+        preferredLanguage: 'de',
+        timezone: 'Europe/Berlin',
+        active: false,
+      })
+    ).body.id as string;
+    const removed = await scim.call('PATCH', `/Users/${id}`, {
+      schemas: [PATCH],
+      Operations: ['externalId', 'displayName', 'preferredLanguage', 'timezone', 'active'].map((path) => ({
+        op: 'remove',
+        path,
+      })),
+    });
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({ displayName: 'Test User', preferredLanguage: 'en', active: false });
+    expect(removed.body.externalId).toBeUndefined();
+    expect(removed.body.timezone).toBeUndefined();
+    expect(await t.services.store.users.findById(id)).toMatchObject({
+      disabled: true,
+      locale: 'en',
+      timeZone: null,
+    });
+    expect(
+      (
+        await scim.call(
+          'GET',
+          `/Users?filter=${encodeURIComponent(`externalId eq "${oktaUser.externalId}"`)}`,
+        )
+      ).body.totalResults,
+    ).toBe(0);
+    // Without displayName the full name comes from name; without both, it is the user name.
+    const unnamed = await scim.call('PATCH', `/Users/${id}`, {
+      schemas: [PATCH],
+      Operations: [
+        { op: 'remove', path: 'name' },
+        { op: 'remove', path: 'displayName' },
+      ],
+    });
+    expect(unnamed.body.displayName).toBe('test.user@okta.local');
+    expect(unnamed.body.name).toBeUndefined();
+    expect(unnamed.body.active).toBe(false);
+    const required = await scim.call('PATCH', `/Users/${id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'remove', path: 'userName' }],
+    });
+    expect(required).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+  });
+
+  appTest(
+    'keeps name.givenName and familyName, primary, and a group externalId',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const created = await scim.call('POST', '/Users', {
+        ...oktaUser,
+        phoneNumbers: [
+          { value: '+49 170 5550100', type: 'mobile' },
+          { value: '+49 30 5550100', type: 'work', primary: true },
+          { value: '+49 30 5550111', type: 'home', primary: true },
+        ],
+        emails: [
+          { value: 'work@example.com', type: 'work' },
+          { value: 'home@example.com', type: 'home', primary: true },
+        ],
+      });
+      const id = created.body.id as string;
+      const read = (await scim.call('GET', `/Users/${id}`)).body;
+      expect(read.name).toEqual({ formatted: 'Test User', givenName: 'Test', familyName: 'User' });
+      expect(read.displayName).toBe('Test User');
+      expect((read.phoneNumbers as { primary: boolean }[]).filter((phone) => phone.primary)).toHaveLength(1);
+      expect(read.phoneNumbers).toContainEqual({ value: '+49305550100', type: 'work', primary: true });
+      expect(read.emails).toEqual([
+        { value: 'work@example.com', type: 'work', primary: false },
+        { value: 'home@example.com', type: 'home', primary: true },
+      ]);
+      // A PATCH of the name is applied with displayName set.
+      const patched = await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [
+          { op: 'replace', path: 'name.givenName', value: 'Tess' },
+          { op: 'replace', path: 'emails[type eq "work"].primary', value: true },
+          { op: 'replace', path: 'emails[type eq "home"].primary', value: false },
+        ],
+      });
+      expect(patched.body.name).toEqual({ formatted: 'Tess User', givenName: 'Tess', familyName: 'User' });
+      expect(patched.body.displayName).toBe('Test User');
+      expect(patched.body.emails).toEqual([
+        { value: 'work@example.com', type: 'work', primary: true },
+        { value: 'home@example.com', type: 'home', primary: false },
+      ]);
+      expect(await t.services.store.users.findById(id)).toMatchObject({
+        givenName: 'Tess',
+        familyName: 'User',
+        primaryEmail: 'email',
+        primaryPhone: 'telephone',
+      });
+
+      const group = await scim.call('POST', '/Groups', {
+        schemas: [GROUP],
+        displayName: 'G',
+        externalId: 'g-1',
+      });
+      expect(group.body.externalId).toBe('g-1');
+      const groupId = group.body.id as string;
+      expect((await scim.call('GET', `/Groups/${groupId}`)).body.externalId).toBe('g-1');
+      await scim.call('PUT', `/Groups/${groupId}`, { schemas: [GROUP], displayName: 'G', externalId: 'g-2' });
+      expect((await scim.call('GET', `/Groups/${groupId}`)).body.externalId).toBe('g-2');
+      await scim.call('PATCH', `/Groups/${groupId}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'remove', path: 'externalId' }],
+      });
+      expect((await scim.call('GET', `/Groups/${groupId}`)).body.externalId).toBeUndefined();
+    },
+  );
+
+  appTest(
+    'answers only the attributes asked for, on GET, lists and POST /.search',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const id = (await scim.call('POST', '/Users', oktaUser)).body.id as string;
+      expect((await scim.call('GET', `/Users/${id}?attributes=userName,name.familyName`)).body).toEqual({
+        schemas: [USER],
+        id,
+        userName: 'test.user@okta.local',
+        name: { familyName: 'User' },
+      });
+      const excluded = (await scim.call('GET', `/Users/${id}?excludedAttributes=emails,name.givenName,id`))
+        .body;
+      expect(excluded.id).toBe(id);
+      expect(excluded.emails).toBeUndefined();
+      expect(excluded.name).toEqual({ formatted: 'Test User', familyName: 'User' });
+      expect(excluded.userName).toBe('test.user@okta.local');
+      const listed = await scim.call('GET', `/Users?attributes=${encodeURIComponent(`${USER}:userName`)}`);
+      expect(listed.body.Resources).toEqual([{ schemas: [USER], id, userName: 'test.user@okta.local' }]);
+
+      const searched = await scim.call('POST', '/Users/.search', {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+        attributes: ['displayName'],
+        filter: 'userName eq "test.user@okta.local"',
+        startIndex: 1,
+        count: 10,
+      });
+      expect(searched).toMatchObject({
+        status: 200,
+        body: {
+          totalResults: 1,
+          startIndex: 1,
+          Resources: [{ schemas: [USER], id, displayName: 'Test User' }],
+        },
+      });
+      expect(searched.body.Resources[0].userName).toBeUndefined();
+      await scim.call('POST', '/Groups', {
+        schemas: [GROUP],
+        displayName: 'Searched',
+        members: [{ value: id }],
+      });
+      const groups = await scim.call('POST', '/Groups/.search', {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+        excludedAttributes: ['members'],
+        filter: 'displayName eq "Searched"',
+      });
+      expect(groups.body).toMatchObject({ totalResults: 1, Resources: [{ displayName: 'Searched' }] });
+      expect(groups.body.Resources[0].members).toBeUndefined();
+    },
+  );
+
+  appTest(
+    'publishes the members of a Group with $ref and the canonical types',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const schema = (await scim.call('GET', `/Schemas/${GROUP}`)).body;
+      type Attribute = { name: string; subAttributes?: Attribute[] };
+      const members = (schema.attributes as Attribute[]).find((attribute) => attribute.name === 'members');
+      const sub = (name: string) => members?.subAttributes?.find((attribute) => attribute.name === name);
+      expect(sub('$ref')).toMatchObject({ type: 'reference', referenceTypes: ['User', 'Group'] });
+      expect(sub('type')).toMatchObject({ canonicalValues: ['User', 'Group'] });
+    },
+  );
+});
+
+describe.each(STORE_KINDS)('SCIM versions and conditional requests (RFC 7644 3.14) on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  /** A call with extra headers (If-Match, If-None-Match) over real HTTP. */
+  async function conditional(
+    t: TestApp,
+    scim: Scim,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ status: number; body: Json; etag: string | null }> {
+    const { key } = await createServiceKey(
+      t.services.store,
+      t.services.keys.serviceKey,
+      `conditional-${newId()}`,
+      ['scim'],
+      t.clock.now(),
+    );
+    const response = await fetch(`${scim.base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body !== undefined && { 'content-type': 'application/scim+json' }),
+        ...headers,
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: text === '' ? undefined : JSON.parse(text),
+      etag: response.headers.get('etag'),
+    };
+  }
+
+  appTest('users: meta times and version, If-None-Match and If-Match', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    expect((await scim.call('GET', '/ServiceProviderConfig')).body.etag).toEqual({ supported: true });
+    const created = await scim.call('POST', '/Users', oktaUser);
+    const id = created.body.id as string;
+    const first = created.body.meta.version as string;
+    expect(first).toMatch(/^W\/".+"$/);
+    expect(created.headers.get('etag')).toBe(first);
+    expect(created.body.meta).toMatchObject({
+      created: new Date(t.clock.now()).toISOString(),
+      lastModified: new Date(t.clock.now()).toISOString(),
+    });
+    expect(await conditional(t, scim, 'GET', `/Users/${id}`, { 'if-none-match': first })).toMatchObject({
+      status: 304,
+      etag: first,
+    });
+
+    t.clock.advance(60_000);
+    const patched = await conditional(
+      t,
+      scim,
+      'PATCH',
+      `/Users/${id}`,
+      { 'if-match': first },
+      { schemas: [PATCH], Operations: [{ op: 'replace', path: 'displayName', value: 'Tess User' }] },
+    );
+    expect(patched.status).toBe(200);
+    const second = patched.body.meta.version as string;
+    expect(second).not.toBe(first);
+    expect(patched.etag).toBe(second);
+    expect(patched.body.meta.lastModified).toBe(new Date(t.clock.now()).toISOString());
+    expect(patched.body.meta.created).toBe(created.body.meta.created);
+
+    const stale = await conditional(
+      t,
+      scim,
+      'PUT',
+      `/Users/${id}`,
+      { 'if-match': first },
+      { ...oktaUser, displayName: 'Stale' },
+    );
+    expect(stale).toMatchObject({ status: 412, body: { status: '412' } });
+    expect((await t.services.store.users.findById(id))?.fullName).toBe('Tess User');
+    expect((await conditional(t, scim, 'GET', `/Users/${id}`, { 'if-none-match': first })).status).toBe(200);
+    expect((await conditional(t, scim, 'DELETE', `/Users/${id}`, { 'if-match': first })).status).toBe(412);
+    expect(await t.services.store.users.findById(id)).toBeDefined();
+    expect((await conditional(t, scim, 'DELETE', `/Users/${id}`, { 'if-match': second })).status).toBe(204);
+  });
+
+  appTest('groups: meta times and a version that follows the members', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimClient(t);
+    const member = (await scim.call('POST', '/Users', oktaUser)).body.id as string;
+    const created = await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: 'Versioned' });
+    const id = created.body.id as string;
+    const first = created.body.meta.version as string;
+    expect(created.headers.get('etag')).toBe(first);
+    expect(created.body.meta).toMatchObject({
+      created: new Date(t.clock.now()).toISOString(),
+      lastModified: new Date(t.clock.now()).toISOString(),
+    });
+    t.clock.advance(60_000);
+    const added = await conditional(
+      t,
+      scim,
+      'PATCH',
+      `/Groups/${id}`,
+      { 'if-match': first },
+      { schemas: [PATCH], Operations: [{ op: 'add', path: 'members', value: [{ value: member }] }] },
+    );
+    expect(added.status).toBe(204);
+    const read = await scim.call('GET', `/Groups/${id}?excludedAttributes=members`);
+    expect(read.body.meta.version).not.toBe(first);
+    expect(read.body.meta.version).toBe(added.etag);
+    expect(read.body.meta.lastModified).toBe(new Date(t.clock.now()).toISOString());
+    expect(
+      await conditional(t, scim, 'GET', `/Groups/${id}`, { 'if-none-match': read.body.meta.version }),
+    ).toMatchObject({ status: 304 });
+    const stale = await conditional(
+      t,
+      scim,
+      'PUT',
+      `/Groups/${id}`,
+      { 'if-match': first },
+      { schemas: [GROUP], displayName: 'Renamed' },
+    );
+    expect(stale.status).toBe(412);
+    expect(await t.services.store.groups.findByName('Versioned')).toBeDefined();
+    expect((await conditional(t, scim, 'DELETE', `/Groups/${id}`, { 'if-match': '*' })).status).toBe(204);
+  });
+});
+
+describe.each(STORE_KINDS)('SCIM filters evaluated by the store on %s', (kind) => {
+  appTest.override('storeKind', kind);
+
+  appTest(
+    'every operator, and, or, not and grouping on the attributes kept',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimClient(t);
+      const make = async (userName: string, extra: Record<string, unknown>) =>
+        (await scim.call('POST', '/Users', { schemas: [USER], userName, ...extra })).body.id as string;
+      const ann = await make('ann.lee', {
+        externalId: 'x-1',
+        name: { givenName: 'Ann', familyName: 'Lee' },
+        timezone: 'Europe/Berlin',
+        preferredLanguage: 'de-AT',
+      });
+      t.clock.advance(60_000);
+      const bo = await make('bo.kim', { externalId: 'x-2', displayName: 'Bo Kim', active: false });
+      t.clock.advance(60_000);
+      const cy = await make('cy%_ley', { displayName: 'Cy' });
+      const ids = async (filter: string) => {
+        const answer = await scim.call('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+        expect(answer.status, filter).toBe(200);
+        return (answer.body.Resources as { id: string }[]).map((user) => user.id).sort();
+      };
+      const sorted = (...list: string[]) => list.sort();
+      expect(await ids('userName eq "ANN.LEE"')).toEqual([ann]);
+      expect(await ids('userName ne "ann.lee"')).toEqual(sorted(bo, cy));
+      expect(await ids('userName co "."')).toEqual(sorted(ann, bo));
+      // No pattern characters: % and _ are themselves.
+      expect(await ids('userName co "%_"')).toEqual([cy]);
+      expect(await ids('userName sw "B"')).toEqual([bo]);
+      expect(await ids('userName ew "KIM"')).toEqual([bo]);
+      expect(await ids('externalId pr')).toEqual(sorted(ann, bo));
+      expect(await ids('not (externalId pr)')).toEqual([cy]);
+      expect(await ids('externalId eq "X-1"')).toEqual([]);
+      expect(await ids('name.givenName eq "ann" and name.familyName sw "l"')).toEqual([ann]);
+      expect(await ids('displayName eq "bo kim" or timezone eq "Europe/Berlin"')).toEqual(sorted(ann, bo));
+      expect(await ids('preferredLanguage eq "de-at"')).toEqual([ann]);
+      expect(await ids('active eq false')).toEqual([bo]);
+      expect(await ids('active ne false')).toEqual(sorted(ann, cy));
+      expect(await ids('timezone eq null')).toEqual(sorted(bo, cy));
+      const second = new Date(t.clock.now() - 60_000).toISOString();
+      expect(await ids(`meta.created gt "${second}"`)).toEqual([cy]);
+      expect(await ids(`meta.created ge "${second}"`)).toEqual(sorted(bo, cy));
+      expect(await ids(`meta.created lt "${second}"`)).toEqual([ann]);
+      expect(await ids(`meta.lastModified le "${second}"`)).toEqual(sorted(ann, bo));
+      expect(
+        await ids('(userName sw "a" or userName sw "c") and not (displayName eq "Cy" or active eq false)'),
+      ).toEqual([ann]);
+      expect(await scim.call('GET', `/Users?filter=${encodeURIComponent('active gt true')}`)).toMatchObject({
+        status: 400,
+        body: { scimType: 'invalidFilter' },
+      });
+
+      await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: 'Alpha', externalId: 'g-a' });
+      await scim.call('POST', '/Groups', { schemas: [GROUP], displayName: 'Beta' });
+      const groups = async (filter: string) =>
+        (
+          (await scim.call('GET', `/Groups?filter=${encodeURIComponent(filter)}`)).body.Resources as {
+            displayName: string;
+          }[]
+        ).map((group) => group.displayName);
+      expect(await groups('displayName eq "alpha"')).toEqual(['Alpha']);
+      expect(await groups('displayName co "ET" or externalId eq "g-a"')).toEqual(['Alpha', 'Beta']);
+      expect(await groups('not (externalId pr)')).toEqual(['Beta']);
+    },
+  );
 });

@@ -5,8 +5,11 @@ import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf, unavailableReason } from '../store/store-error.js';
 import { MAX_PAGE, resourceTypes, schemas, serviceProviderConfig } from '../scim/scim-discovery.js';
 import { notFound, ScimError } from '../scim/scim-error.js';
-import { SCIM, SCIM_MEDIA_TYPE, ScimListQuery, ScimPatch } from '../scim/scim-schemas.js';
+import { type Projection, projected, wants } from '../scim/scim-attributes.js';
+import { namesVersion, requireVersion } from '../scim/scim-versions.js';
+import { SCIM, SCIM_MEDIA_TYPE, ScimListQuery, ScimPatch, ScimSearch } from '../scim/scim-schemas.js';
 import type { Resource } from '../scim/scim-users.js';
+import type { Group, User } from '../store/store.js';
 
 /** Where SCIM is served (RFC 7644 section 3.13: the version in the path). */
 export const SCIM_BASE_PATH = '/scim/v2';
@@ -19,7 +22,10 @@ const actorOf = (request: FastifyRequest): string => actors.get(request) ?? 'sci
 const baseOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}${SCIM_BASE_PATH}`;
 
 /** RFC 7644 section 3.4.2.4: 1-based startIndex, count capped at MAX_PAGE. */
-function page<T>(items: readonly T[], query: ScimListQuery): { startIndex: number; slice: readonly T[] } {
+function page<T>(
+  items: readonly T[],
+  query: { startIndex?: string | number | undefined; count?: string | number | undefined },
+): { startIndex: number; slice: readonly T[] } {
   const startIndex = Math.max(1, Number(query.startIndex ?? 1));
   const count = Math.min(MAX_PAGE, Math.max(0, Number(query.count ?? 100)));
   return { startIndex, slice: items.slice(startIndex - 1, startIndex - 1 + count) };
@@ -35,10 +41,21 @@ function listResponse(total: number, startIndex: number, resources: Resource[]):
   };
 }
 
-const excludes = (query: ScimListQuery, name: string): boolean =>
-  (query.excludedAttributes ?? '')
-    .split(',')
-    .some((attribute) => attribute.trim().toLowerCase() === name.toLowerCase());
+/** A list's query: from the URL (GET) or a search request's body (POST /.search). */
+type ListQuery = Omit<ScimListQuery, 'attributes' | 'excludedAttributes'> & Projection;
+
+/** A search request's body as the query of a GET: the same list, filter and page. */
+function searchQuery(search: ScimSearch): ListQuery {
+  if (!search.schemas.includes(SCIM.searchRequest))
+    throw new ScimError(400, `a search request names the schema ${SCIM.searchRequest}`, 'invalidSyntax');
+  return {
+    ...(search.filter !== undefined && { filter: search.filter }),
+    ...(search.startIndex !== undefined && { startIndex: String(search.startIndex) }),
+    ...(search.count !== undefined && { count: String(search.count) }),
+    ...(search.attributes !== undefined && { attributes: search.attributes }),
+    ...(search.excludedAttributes !== undefined && { excludedAttributes: search.excludedAttributes }),
+  };
+}
 
 async function sendError(request: FastifyRequest, reply: FastifyReply, error: ScimError): Promise<void> {
   request.log.info(
@@ -76,11 +93,20 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   const { services } = app;
   const { users, groups } = services.scim;
 
-  app.addContentTypeParser(
-    SCIM_MEDIA_TYPE,
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  // RFC 7644 section 8.1: clients may send the SCIM type on every request, a DELETE without a
+  // body too; an empty body is no body (a POST or PUT without one is refused as no resource).
+  const json = app.getDefaultJsonParser('error', 'error');
+  const jsonOrNothing = (
+    request: FastifyRequest,
+    body: string | Buffer,
+    done: (error: Error | null, body?: unknown) => void,
+  ) => {
+    const text = body.toString();
+    if (text.length === 0) done(null, undefined);
+    else void json(request, text, done);
+  };
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(['application/json', SCIM_MEDIA_TYPE], { parseAs: 'string' }, jsonOrNothing);
   app.setErrorHandler(async (error: FastifyError | ScimError, request, reply) => {
     const known = scimErrorOf(error);
     if (known !== undefined) return sendError(request, reply, known);
@@ -139,90 +165,148 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   documents('/ResourceTypes', 'ResourceType', resourceTypes);
   documents('/Schemas', 'Schema', schemas);
 
-  // Users
-  app.get<{ Querystring: ScimListQuery }>(
-    '/Users',
-    { schema: { ...hidden, querystring: ScimListQuery } },
-    async (request) => {
-      const found = await users.list(request.query);
-      const { startIndex, slice } = page(found, request.query);
-      const resources = await Promise.all(
-        slice.map((user) => users.resource(user, userLocation(request, user.id))),
-      );
-      return listResponse(found.length, startIndex, resources);
+  // Users and Groups. Each answer of one resource carries its version as the ETag; a GET whose
+  // If-None-Match names it is 304, a PUT, PATCH or DELETE whose If-Match names another is 412
+  // (RFC 7644 section 3.14).
+  type Listed = { Querystring: ScimListQuery };
+  type One = WithId & Listed;
+  const listed = { schema: { ...hidden, querystring: ScimListQuery } };
+  const versionOfResource = (resource: Resource): string =>
+    String((resource.meta as { version: string }).version);
+  /** The resource answered, with only the attributes asked for and its version as the ETag. */
+  const answer = (request: FastifyRequest<Listed>, reply: FastifyReply, resource: Resource, urn: string) => {
+    void reply.header('etag', versionOfResource(resource));
+    return projected(resource, request.query, urn);
+  };
+  const ifMatch = (request: FastifyRequest): string | undefined => request.headers['if-match'];
+  const ifNoneMatch = (request: FastifyRequest): string | undefined => request.headers['if-none-match'];
+
+  const usersPage = async (request: FastifyRequest, query: ListQuery) => {
+    const found = await users.list(query);
+    const { startIndex, slice } = page(found, query);
+    const resources = await Promise.all(
+      slice.map(async (user) =>
+        projected(await users.resource(user, userLocation(request, user.id)), query, SCIM.user),
+      ),
+    );
+    return listResponse(found.length, startIndex, resources);
+  };
+  const userResource = async (request: FastifyRequest, user: User) =>
+    users.resource(user, userLocation(request, user.id));
+  /** The user's version is the one If-Match names (only asked when there is one). */
+  const userAsExpected = async (request: FastifyRequest<WithId>) => {
+    const expected = ifMatch(request);
+    if (expected === undefined) return;
+    const current = await userResource(request, await users.get(request.params.id));
+    requireVersion(expected, versionOfResource(current));
+  };
+  app.get<Listed>('/Users', listed, async (request) => usersPage(request, request.query));
+  app.post<{ Body: ScimSearch }>(
+    '/Users/.search',
+    { schema: { ...hidden, body: ScimSearch } },
+    async (request, reply) => {
+      void reply.code(200);
+      return usersPage(request, searchQuery(request.body));
     },
   );
-  app.get<WithId>('/Users/:id', { schema: hidden }, async (request) => {
-    const user = await users.get(request.params.id);
-    return users.resource(user, userLocation(request, user.id));
+  app.get<One>('/Users/:id', listed, async (request, reply) => {
+    const resource = await userResource(request, await users.get(request.params.id));
+    const cached = ifNoneMatch(request);
+    if (cached !== undefined && namesVersion(cached, versionOfResource(resource)))
+      return reply.code(304).header('etag', versionOfResource(resource)).send();
+    return answer(request, reply, resource, SCIM.user);
   });
-  app.post('/Users', { schema: hidden }, async (request, reply) => {
+  app.post<Listed>('/Users', listed, async (request, reply) => {
     const user = await users.create(request.body, actorOf(request));
-    const location = userLocation(request, user.id);
-    void reply.code(201).header('location', location);
-    return users.resource(user, location);
+    void reply.code(201).header('location', userLocation(request, user.id));
+    return answer(request, reply, await userResource(request, user), SCIM.user);
   });
-  app.put<WithId>('/Users/:id', { schema: hidden }, async (request) => {
+  app.put<One>('/Users/:id', listed, async (request, reply) => {
+    await userAsExpected(request);
     const user = await users.replace(request.params.id, request.body, actorOf(request));
-    return users.resource(user, userLocation(request, user.id));
+    return answer(request, reply, await userResource(request, user), SCIM.user);
   });
-  app.patch<WithId & { Body: ScimPatch }>(
+  app.patch<One & { Body: ScimPatch }>(
     '/Users/:id',
-    { schema: { ...hidden, body: ScimPatch } },
-    async (request) => {
+    { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
+    async (request, reply) => {
+      await userAsExpected(request);
       const location = userLocation(request, request.params.id);
       const user = await users.patch(request.params.id, request.body, actorOf(request), location);
-      return users.resource(user, location);
+      return answer(request, reply, await userResource(request, user), SCIM.user);
     },
   );
   app.delete<WithId>('/Users/:id', { schema: hidden }, async (request, reply) => {
+    await userAsExpected(request);
     await users.remove(request.params.id, actorOf(request));
     return reply.code(204).send();
   });
 
-  // Groups
-  app.get<{ Querystring: ScimListQuery }>(
-    '/Groups',
-    { schema: { ...hidden, querystring: ScimListQuery } },
-    async (request) => {
-      const found = await groups.list(request.query);
-      const { startIndex, slice } = page(found, request.query);
-      const withMembers = !excludes(request.query, 'members');
-      const resources = await Promise.all(
-        slice.map((group) => groups.resource(group, groupLocation(request, group.id), withMembers)),
-      );
-      return listResponse(found.length, startIndex, resources);
-    },
-  );
-  app.get<WithId & { Querystring: ScimListQuery }>(
-    '/Groups/:id',
-    { schema: { ...hidden, querystring: ScimListQuery } },
-    async (request) => {
-      const group = await groups.get(request.params.id);
-      return groups.resource(group, groupLocation(request, group.id), !excludes(request.query, 'members'));
-    },
-  );
-  app.post('/Groups', { schema: hidden }, async (request, reply) => {
-    const group = await groups.create(request.body, actorOf(request));
-    const location = groupLocation(request, group.id);
-    void reply.code(201).header('location', location);
-    return groups.resource(group, location, true);
-  });
-  app.put<WithId>('/Groups/:id', { schema: hidden }, async (request) => {
-    const group = await groups.replace(request.params.id, request.body, actorOf(request));
-    return groups.resource(group, groupLocation(request, group.id), true);
-  });
-  app.patch<WithId & { Body: ScimPatch }>(
-    '/Groups/:id',
-    { schema: { ...hidden, body: ScimPatch } },
+  const groupsPage = async (request: FastifyRequest, query: ListQuery) => {
+    const found = await groups.list(query);
+    const { startIndex, slice } = page(found, query);
+    const withMembers = wants(query, 'members', SCIM.group);
+    const resources = await Promise.all(
+      slice.map(async (group) =>
+        projected(
+          await groups.resource(group, groupLocation(request, group.id), withMembers),
+          query,
+          SCIM.group,
+        ),
+      ),
+    );
+    return listResponse(found.length, startIndex, resources);
+  };
+  const groupResource = async (request: FastifyRequest<Listed>, group: Group) =>
+    groups.resource(group, groupLocation(request, group.id), wants(request.query, 'members', SCIM.group));
+  const groupAsExpected = async (request: FastifyRequest<One>) => {
+    const expected = ifMatch(request);
+    if (expected === undefined) return;
+    const current = await groupResource(request, await groups.get(request.params.id));
+    requireVersion(expected, versionOfResource(current));
+  };
+  app.get<Listed>('/Groups', listed, async (request) => groupsPage(request, request.query));
+  app.post<{ Body: ScimSearch }>(
+    '/Groups/.search',
+    { schema: { ...hidden, body: ScimSearch } },
     async (request, reply) => {
-      const location = groupLocation(request, request.params.id);
-      await groups.patch(request.params.id, request.body, actorOf(request), location);
-      // RFC 7644 section 3.5.2: 204 when the client did not ask for attributes back.
-      return reply.code(204).send();
+      void reply.code(200);
+      return groupsPage(request, searchQuery(request.body));
     },
   );
-  app.delete<WithId>('/Groups/:id', { schema: hidden }, async (request, reply) => {
+  app.get<One>('/Groups/:id', listed, async (request, reply) => {
+    const resource = await groupResource(request, await groups.get(request.params.id));
+    const cached = ifNoneMatch(request);
+    if (cached !== undefined && namesVersion(cached, versionOfResource(resource)))
+      return reply.code(304).header('etag', versionOfResource(resource)).send();
+    return answer(request, reply, resource, SCIM.group);
+  });
+  app.post<Listed>('/Groups', listed, async (request, reply) => {
+    const group = await groups.create(request.body, actorOf(request));
+    void reply.code(201).header('location', groupLocation(request, group.id));
+    return answer(request, reply, await groupResource(request, group), SCIM.group);
+  });
+  app.put<One>('/Groups/:id', listed, async (request, reply) => {
+    await groupAsExpected(request);
+    const group = await groups.replace(request.params.id, request.body, actorOf(request));
+    return answer(request, reply, await groupResource(request, group), SCIM.group);
+  });
+  app.patch<One & { Body: ScimPatch }>(
+    '/Groups/:id',
+    { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
+    async (request, reply) => {
+      await groupAsExpected(request);
+      const location = groupLocation(request, request.params.id);
+      const group = await groups.patch(request.params.id, request.body, actorOf(request), location);
+      const resource = await groupResource(request, group);
+      // RFC 7644 section 3.5.2: 204 when the client did not ask for attributes back.
+      if (request.query.attributes === undefined && request.query.excludedAttributes === undefined)
+        return reply.code(204).header('etag', versionOfResource(resource)).send();
+      return answer(request, reply, resource, SCIM.group);
+    },
+  );
+  app.delete<One>('/Groups/:id', listed, async (request, reply) => {
+    await groupAsExpected(request);
     await groups.remove(request.params.id, actorOf(request));
     return reply.code(204).send();
   });

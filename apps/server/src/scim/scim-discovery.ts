@@ -12,7 +12,7 @@ export function serviceProviderConfig(base: string): Record<string, unknown> {
     filter: { supported: true, maxResults: MAX_PAGE },
     changePassword: { supported: true },
     sort: { supported: false },
-    etag: { supported: false },
+    etag: { supported: true },
     authenticationSchemes: [
       {
         type: 'oauthbearertoken',
@@ -135,9 +135,19 @@ export function schemas(base: string): Record<string, unknown>[] {
           type: 'complex',
           multiValued: true,
           subAttributes: [
-            attribute('value', { mutability: 'immutable' }),
-            attribute('display'),
-            attribute('type'),
+            attribute('value', { mutability: 'immutable', description: 'The id of the member' }),
+            attribute('$ref', {
+              type: 'reference',
+              referenceTypes: ['User', 'Group'],
+              mutability: 'immutable',
+              description: 'The URI of the member',
+            }),
+            attribute('display', { mutability: 'readOnly' }),
+            attribute('type', {
+              canonicalValues: ['User', 'Group'],
+              mutability: 'immutable',
+              description: 'User (groups are not members here)',
+            }),
           ],
         }),
       ],

@@ -1,10 +1,11 @@
 import Value from 'typebox/value';
 import { type GroupChanger, Groups } from '../domain/identity/groups.js';
 import { RuleError } from '../domain/rule-error.js';
-import type { Group, Store } from '../store/store.js';
+import type { Group, GroupFilterColumn, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
-import { parseFilter } from './scim-filter.js';
+import { type AttributeMap, rowFilterOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
+import { versionOf } from './scim-versions.js';
 import { SCIM, ScimGroupInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
 import type { Resource } from './scim-users.js';
 
@@ -35,25 +36,27 @@ export class ScimGroups {
     return group;
   }
 
-  async list(query: ScimListQuery): Promise<Group[]> {
-    let groups = (await this.store.groups.list()).filter((group) => group.source === 'scim');
-    if (query.filter !== undefined) {
-      for (const { attribute, value } of parseFilter(query.filter, ['displayname', 'id'])) {
-        groups = groups.filter((group) => (attribute === 'id' ? group.id === value : group.name === value));
-      }
-    }
-    return groups;
+  /** The groups SCIM owns, or those the filter selects: evaluated by the store. */
+  async list(query: Pick<ScimListQuery, 'filter'>): Promise<Group[]> {
+    return this.store.groups.listOfSourceWhere(
+      'scim',
+      query.filter === undefined ? { kind: 'and', filters: [] } : rowFilterOf(query.filter, GROUP_FILTER),
+    );
   }
 
   async create(body: unknown, actor: string): Promise<Group> {
     const input = this.checked(body);
     const members = await this.memberIds(input.members);
     return this.groups
-      .create({ name: input.displayName, priority: 0, members: [...members] }, changerOf(actor))
+      .create(
+        { name: input.displayName, priority: 0, members: [...members], externalId: input.externalId ?? null },
+        changerOf(actor),
+      )
       .catch(asScimError);
   }
 
-  async replace(id: string, body: unknown, actor: string): Promise<Group> {
+  /** PUT, and the result of a PATCH: with `omittedClears`, an externalId left out is cleared. */
+  async replace(id: string, body: unknown, actor: string, omittedClears = false): Promise<Group> {
     const group = await this.get(id);
     const input = this.checked(body);
     const wanted = await this.memberIds(input.members);
@@ -66,42 +69,71 @@ export class ScimGroups {
         changerOf(actor),
       )
       .catch(asScimError);
-    return replaced.group;
+    const sent = input.externalId;
+    const externalId = sent !== undefined ? sent : omittedClears ? null : (group.externalId ?? null);
+    await this.groups.setExternalId(replaced.group, externalId, changerOf(actor)).catch(asScimError);
+    // As stored now: its times and externalId as the writes left them.
+    return this.get(id);
   }
 
   async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<Group> {
     const group = await this.get(id);
-    return this.replace(id, applyPatch(await this.resource(group, location, true), patch), actor);
+    return this.replace(id, applyPatch(await this.resource(group, location, true), patch), actor, true);
   }
 
-  /** The group stays (with its policy and other members); its SCIM users leave it. */
+  /**
+   * A group SCIM created is removed (with its memberships and any policy an operator gave it). A
+   * group an administrator handed to SCIM is released: its SCIM users leave it and it is the
+   * operators' again (no longer listed to SCIM), its policy and other members kept.
+   */
   async remove(id: string, actor: string): Promise<void> {
     const group = await this.get(id);
+    if (group.createdBy === 'scim') {
+      await this.groups.remove(group, changerOf(actor)).catch(asScimError);
+      return;
+    }
     const scimUsers = await this.scimUserIds();
     await this.groups
       .setMembers(group, new Set(), (userId) => scimUsers.has(userId), changerOf(actor))
       .catch(asScimError);
+    await this.groups.release(group, changerOf(actor)).catch(asScimError);
   }
 
   /** The Group resource of RFC 7643 section 4.2, its members the SCIM users in it. */
   async resource(group: Group, location: string, withMembers: boolean): Promise<Resource> {
-    return {
+    const memberIds = await this.store.groups.listMembers(group.id);
+    const resource: Resource = {
       schemas: [SCIM.group],
       id: group.id,
+      ...(group.externalId !== null && group.externalId !== undefined && { externalId: group.externalId }),
       displayName: group.name,
       ...(withMembers && {
-        members: (await this.scimMembers(group)).map((user) => ({
+        members: (await this.scimMembers(group, memberIds)).map((user) => ({
           value: user.id,
+          $ref: `${location.slice(0, location.lastIndexOf('/Groups/'))}/Users/${user.id}`,
           display: user.username,
           type: 'User',
         })),
       }),
-      meta: { resourceType: 'Group', location },
+    };
+    // The version is of the group and all its members, whether or not the answer lists them.
+    const { members: _members, ...withoutMembers } = resource;
+    return {
+      ...resource,
+      meta: {
+        resourceType: 'Group',
+        ...(group.createdAt !== undefined && {
+          created: iso(group.createdAt),
+          lastModified: iso(group.updatedAt ?? group.createdAt),
+        }),
+        location,
+        version: versionOf(withoutMembers, memberIds),
+      },
     };
   }
 
-  private async scimMembers(group: Group) {
-    const ids = new Set(await this.store.groups.listMembers(group.id));
+  private async scimMembers(group: Group, memberIds: readonly string[]) {
+    const ids = new Set(memberIds);
     return (await this.store.users.listOfSource('scim')).filter((user) => ids.has(user.id));
   }
 
@@ -132,6 +164,17 @@ export class ScimGroups {
     return new Set((await this.store.users.listOfSource('scim')).map((user) => user.id));
   }
 }
+
+/** The attributes a filter of Groups may name, and what the store compares for each. */
+const GROUP_FILTER: Readonly<Record<string, AttributeMap<GroupFilterColumn>>> = {
+  id: { type: 'string', column: 'id', caseExact: true },
+  displayname: { type: 'string', column: 'name', caseExact: false },
+  externalid: { type: 'string', column: 'external_id', caseExact: true },
+  'meta.created': { type: 'dateTime', column: 'created_at' },
+  'meta.lastmodified': { type: 'dateTime', column: 'last_modified' },
+};
+
+const iso = (at: number): string => new Date(at).toISOString();
 
 const changerOf = (actor: string): GroupChanger => ({ by: 'scim', actor, details: { source: 'scim' } });
 

@@ -114,26 +114,46 @@ describe('applyPatch', () => {
 });
 
 describe('parseFilter', () => {
-  it('reads equalities joined by and, names in lower case', () => {
-    expect(parseFilter('userName eq "a \\"b\\""', ['username'])).toEqual([
-      { attribute: 'username', value: 'a "b"' },
-    ]);
-    expect(parseFilter('externalId eq "x" AND id eq "y"', ['externalid', 'id'])).toEqual([
-      { attribute: 'externalid', value: 'x' },
-      { attribute: 'id', value: 'y' },
-    ]);
+  it('reads comparisons, pr, and binding closer than or, not and grouping; names in lower case', () => {
+    expect(parseFilter('userName eq "a \\"b\\""')).toEqual({
+      kind: 'compare',
+      attribute: 'username',
+      op: 'eq',
+      value: 'a "b"',
+    });
+    expect(parseFilter('a eq 1 or b pr AND not (c ne true)')).toEqual({
+      kind: 'or',
+      left: { kind: 'compare', attribute: 'a', op: 'eq', value: 1 },
+      right: {
+        kind: 'and',
+        left: { kind: 'pr', attribute: 'b' },
+        right: { kind: 'not', filter: { kind: 'compare', attribute: 'c', op: 'ne', value: true } },
+      },
+    });
+    expect(parseFilter(`(${SCIM.user}:userName sw "a" or id ew "b") and x eq null`)).toEqual({
+      kind: 'and',
+      left: {
+        kind: 'or',
+        left: { kind: 'compare', attribute: 'username', op: 'sw', value: 'a' },
+        right: { kind: 'compare', attribute: 'id', op: 'ew', value: 'b' },
+      },
+      right: { kind: 'compare', attribute: 'x', op: 'eq', value: null },
+    });
   });
 
-  it('refuses every other filter as invalidFilter', () => {
+  it('refuses what is no filter as invalidFilter', () => {
     for (const filter of [
-      'userName sw "a"',
-      'userName eq "a" or id eq "b"',
-      'title eq "x"',
+      'userName xx "a"',
+      'userName eq',
+      '(userName eq "a"',
+      'userName eq "a")',
+      'not userName eq "a"',
+      'emails[type eq "work"]',
       'userName eq "\\q"',
       '',
     ]) {
       expect(
-        refusal(() => parseFilter(filter, ['username', 'id'])),
+        refusal(() => parseFilter(filter)),
         filter,
       ).toEqual({ status: 400, scimType: 'invalidFilter' });
     }

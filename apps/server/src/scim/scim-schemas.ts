@@ -7,6 +7,7 @@ export const SCIM = {
   enterpriseUser: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
   listResponse: 'urn:ietf:params:scim:api:messages:2.0:ListResponse',
   patchOp: 'urn:ietf:params:scim:api:messages:2.0:PatchOp',
+  searchRequest: 'urn:ietf:params:scim:api:messages:2.0:SearchRequest',
   error: 'urn:ietf:params:scim:api:messages:2.0:Error',
   serviceProviderConfig: 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig',
   resourceType: 'urn:ietf:params:scim:schemas:core:2.0:ResourceType',
@@ -82,3 +83,14 @@ export const ScimListQuery = Type.Object({
   excludedAttributes: Type.Optional(Type.String({ maxLength: 1024 })),
 });
 export type ScimListQuery = Static<typeof ScimListQuery>;
+
+/** RFC 7644 section 3.4.3: a query sent as the body of POST /Users/.search or /Groups/.search. */
+export const ScimSearch = Type.Object({
+  schemas: Type.Array(Text, { minItems: 1 }),
+  attributes: Type.Optional(Type.Array(Text, { maxItems: 100 })),
+  excludedAttributes: Type.Optional(Type.Array(Text, { maxItems: 100 })),
+  filter: Type.Optional(Type.String({ maxLength: 1024 })),
+  startIndex: Type.Optional(Type.Integer({ minimum: -999_999_999, maximum: 999_999_999 })),
+  count: Type.Optional(Type.Integer({ minimum: -999_999_999, maximum: 999_999_999 })),
+});
+export type ScimSearch = Static<typeof ScimSearch>;

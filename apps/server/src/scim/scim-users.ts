@@ -12,10 +12,11 @@ import {
   validAddress,
   validUsername,
 } from '../domain/user-fields.js';
-import type { Store, User } from '../store/store.js';
+import type { Store, User, UserFilterColumn } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
-import { parseFilter } from './scim-filter.js';
+import { type AttributeMap, rowFilterOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
+import { versionOf } from './scim-versions.js';
 import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
 
 export type Resource = Record<string, unknown>;
@@ -44,6 +45,58 @@ const MANAGED_KEYS: ChannelKey[] = [
 const OWN_EXTERNAL_ID = 'dea:';
 
 const PASSWORD_MIN = 8;
+
+/** A user name compared as stored: in its canonical form (RFC 8265) when it is one. */
+function asUsername(value: string): string {
+  return canonicalUsername(value) ?? value.toLowerCase();
+}
+
+const text = (column: UserFilterColumn, caseExact = false): AttributeMap<UserFilterColumn> => ({
+  type: 'string',
+  column,
+  caseExact,
+});
+
+/** The attributes a filter of Users may name, and what the store compares for each. */
+const USER_FILTER: Readonly<Record<string, AttributeMap<UserFilterColumn>>> = {
+  id: text('id', true),
+  username: {
+    type: 'string',
+    column: 'username',
+    caseExact: false,
+    normalise: (value, op) => (op === 'eq' || op === 'ne' ? asUsername(value) : value),
+  },
+  externalid: {
+    type: 'string',
+    column: 'external_id',
+    caseExact: true,
+    // The id made here for a user whose client sent none is not the client's.
+    also: {
+      kind: 'not',
+      filter: { kind: 'compare', column: 'external_id', op: 'sw', value: OWN_EXTERNAL_ID },
+    },
+  },
+  displayname: text('full_name'),
+  'name.formatted': text('full_name'),
+  'name.givenname': text('given_name'),
+  'name.familyname': text('family_name'),
+  preferredlanguage: {
+    type: 'string',
+    column: 'locale',
+    caseExact: false,
+    normalise: (value) => value.replace('-', '_'),
+  },
+  locale: {
+    type: 'string',
+    column: 'locale',
+    caseExact: false,
+    normalise: (value) => value.replace('-', '_'),
+  },
+  timezone: text('time_zone', true),
+  active: { type: 'negatedBoolean', column: 'disabled' },
+  'meta.created': { type: 'dateTime', column: 'created_at' },
+  'meta.lastmodified': { type: 'dateTime', column: 'last_modified' },
+};
 
 const iso = (at: number): string => new Date(at).toISOString();
 
@@ -79,8 +132,16 @@ interface MultiValue {
   primary?: boolean | undefined;
 }
 
-/** The channels of a SCIM user: every managed key, with its address or null. */
-function channelsOf(input: ScimUserInput): Partial<Record<ChannelKey, string | null>> {
+/**
+ * The channels of a SCIM user: every managed key, with its address or null; and the key of the
+ * e-mail address and of the phone number marked primary (RFC 7643 section 2.4: at most one of
+ * each; of several marked, the first kept).
+ */
+function channelsOf(input: ScimUserInput): {
+  channels: Partial<Record<ChannelKey, string | null>>;
+  primaryEmail: ChannelKey | null;
+  primaryPhone: ChannelKey | null;
+} {
   const channels: Partial<Record<ChannelKey, string | null>> = Object.fromEntries(
     MANAGED_KEYS.map((key) => [key, null]),
   );
@@ -88,7 +149,8 @@ function channelsOf(input: ScimUserInput): Partial<Record<ChannelKey, string | n
     values: readonly MultiValue[] | undefined,
     byType: Record<string, ChannelKey>,
     untyped: ChannelKey,
-  ) => {
+  ): ChannelKey | null => {
+    let primary: ChannelKey | null = null;
     // The primary value first, so it wins a type both have.
     for (const entry of [...(values ?? [])].sort(
       (a, b) => Number(b.primary === true) - Number(a.primary === true),
@@ -99,12 +161,17 @@ function channelsOf(input: ScimUserInput): Partial<Record<ChannelKey, string | n
       const key = type === undefined ? untyped : byType[type];
       if (key === undefined || channels[key] !== null) continue;
       channels[key] = field(() => validAddress(key, value));
+      if (entry.primary === true && primary === null) primary = key;
     }
+    return primary;
   };
-  take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile');
-  take(input.emails, SCIM_CHANNELS.emails, 'email');
-  return channels;
+  const primaryPhone = take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile');
+  const primaryEmail = take(input.emails, SCIM_CHANNELS.emails, 'email');
+  return { channels, primaryEmail, primaryPhone };
 }
+
+const isOwnExternalId = (externalId: string | null): boolean =>
+  externalId === null || externalId.startsWith(OWN_EXTERNAL_ID);
 
 /**
  * SCIM's Users and the product's users of source `scim`: each write goes through the one
@@ -137,20 +204,10 @@ export class ScimUsers {
     return user;
   }
 
-  async list(query: ScimListQuery): Promise<User[]> {
-    let users = await this.store.users.listOfSource('scim');
-    if (query.filter !== undefined) {
-      for (const { attribute, value } of parseFilter(query.filter, ['username', 'externalid', 'id'])) {
-        users = users.filter((user) =>
-          attribute === 'username'
-            ? user.username === canonicalUsername(value)
-            : attribute === 'id'
-              ? user.id === value
-              : user.externalId === value,
-        );
-      }
-    }
-    return users;
+  /** The SCIM users, or those the filter selects: evaluated by the store. */
+  async list(query: Pick<ScimListQuery, 'filter'>): Promise<User[]> {
+    if (query.filter === undefined) return this.store.users.listOfSource('scim');
+    return this.store.users.listOfSourceWhere('scim', rowFilterOf(query.filter, USER_FILTER));
   }
 
   async create(body: unknown, actor: string): Promise<User> {
@@ -165,15 +222,26 @@ export class ScimUsers {
     return user;
   }
 
-  async replace(id: string, body: unknown, actor: string): Promise<User> {
+  /**
+   * PUT, and the result of a PATCH. With `omittedClears` (a PATCH, whose result is the whole
+   * resource) an attribute the resource no longer has is cleared: externalId, displayName, name,
+   * preferredLanguage (back to en), timezone; `active` left out never changes the user's state.
+   */
+  async replace(id: string, body: unknown, actor: string, omittedClears = false): Promise<User> {
     const current = await this.writable(id, 'username');
     const input = this.checked(body);
-    const externalId = input.externalId ?? current.externalId;
+    const sent = input.externalId;
+    const externalId =
+      typeof sent === 'string'
+        ? sent
+        : (sent === null || omittedClears) && !isOwnExternalId(current.externalId)
+          ? `${OWN_EXTERNAL_ID}${newId(this.now())}`
+          : current.externalId;
     const newExternalId = externalId !== null && externalId !== current.externalId ? externalId : undefined;
     if (newExternalId !== undefined && (await this.store.users.findByExternalId('scim', newExternalId)))
       throw new ScimError(409, `the externalId ${newExternalId} is another user's`, 'uniqueness');
     const passwordHash = await this.passwordHashOf(input, current);
-    const user = await this.provision(input, current.externalId ?? '', actor, {});
+    const user = await this.provision(input, current.externalId ?? '', actor, { omittedClears });
     if (newExternalId !== undefined)
       await scimChange(id, () =>
         this.provisioning.people.update(byScim(actor), user.id, { externalId: newExternalId }),
@@ -185,7 +253,7 @@ export class ScimUsers {
   /** The operations applied to the user as SCIM shows it, stored as a replacement. */
   async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<User> {
     const resource = await this.resource(await this.writable(id, 'username'), location);
-    return this.replace(id, applyPatch(resource, patch), actor);
+    return this.replace(id, applyPatch(resource, patch), actor, true);
   }
 
   async remove(id: string, actor: string): Promise<void> {
@@ -198,30 +266,46 @@ export class ScimUsers {
     const channels = new Map(
       (await this.store.channels.listOfUser(user.id)).map((channel) => [channel.key, channel.address]),
     );
-    const typed = (byType: Record<string, ChannelKey>) =>
+    const typed = (byType: Record<string, ChannelKey>, primary: string | null) =>
       Object.entries(byType).flatMap(([type, key]) => {
         const value = channels.get(key);
-        return value === undefined ? [] : [{ value, type, primary: type === 'work' || type === 'mobile' }];
+        return value === undefined ? [] : [{ value, type, primary: key === primary }];
       });
+    const given = [user.givenName, user.familyName].filter((part) => part !== null).join(' ');
     const groups = await this.store.groups.listOfUser(user.id);
-    return {
+    const resource: Resource = {
       schemas: [SCIM.user],
       id: user.id,
       ...(user.externalId !== null &&
         !user.externalId.startsWith(OWN_EXTERNAL_ID) && { externalId: user.externalId }),
       userName: user.username,
       displayName: user.fullName,
-      name: { formatted: user.fullName },
+      ...(given !== '' && {
+        name: {
+          formatted: given,
+          ...(user.givenName !== null && { givenName: user.givenName }),
+          ...(user.familyName !== null && { familyName: user.familyName }),
+        },
+      }),
       active: !user.disabled,
       preferredLanguage: user.locale.replace('_', '-'),
       ...(user.timeZone !== null && { timezone: user.timeZone }),
-      emails: typed(SCIM_CHANNELS.emails),
-      phoneNumbers: typed(SCIM_CHANNELS.phoneNumbers),
+      emails: typed(SCIM_CHANNELS.emails, user.primaryEmail),
+      phoneNumbers: typed(SCIM_CHANNELS.phoneNumbers, user.primaryPhone),
       // Only SCIM's own groups: an operator's group is not a resource SCIM can read.
       groups: groups
         .filter((group) => group.source === 'scim')
         .map((group) => ({ value: group.id, display: group.name, type: 'direct' })),
-      meta: { resourceType: 'User', created: iso(user.createdAt), location },
+    };
+    return {
+      ...resource,
+      meta: {
+        resourceType: 'User',
+        created: iso(user.createdAt),
+        lastModified: iso(user.updatedAt ?? user.createdAt),
+        location,
+        version: versionOf(resource),
+      },
     };
   }
 
@@ -242,14 +326,17 @@ export class ScimUsers {
     input: ScimUserInput,
     externalId: string,
     actor: string,
-    options: { mustCreate?: boolean },
+    options: { mustCreate?: boolean; omittedClears?: boolean },
   ): Promise<User> {
     const name = input.name;
-    const given = [name?.givenName, name?.familyName]
-      .filter((part) => part !== undefined && part !== '')
-      .join(' ');
+    const part = (value: string | undefined) => (value === undefined || value.trim() === '' ? null : value);
+    const givenName = part(name?.givenName);
+    const familyName = part(name?.familyName);
+    const given = [givenName, familyName].filter((each) => each !== null).join(' ');
     const fullName = input.displayName ?? name?.formatted ?? (given === '' ? input.userName : given);
-    const language = input.preferredLanguage ?? input.locale ?? undefined;
+    const clears = options.omittedClears === true;
+    const language = input.preferredLanguage ?? input.locale ?? (clears ? 'en' : undefined);
+    const { channels, primaryEmail, primaryPhone } = channelsOf(input);
     const sourced: SourcedUser = {
       source: 'scim',
       externalId,
@@ -261,10 +348,14 @@ export class ScimUsers {
           : field(() => validLocale(language.replace('-', '_'), 'preferredLanguage')),
       timeZone:
         input.timezone === undefined || input.timezone === null
-          ? undefined
+          ? input.timezone === null || clears
+            ? null
+            : undefined
           : field(() => validTimeZone(input.timezone as string, 'timezone')),
-      disabled: input.active === false,
-      channels: channelsOf(input),
+      // RFC 7643 `active` left out (or removed by a PATCH) leaves the user's state as it is.
+      disabled: input.active === undefined ? undefined : !input.active,
+      profile: { givenName, familyName, primaryEmail, primaryPhone },
+      channels,
       groups: { managed: [], memberOf: [] },
     };
     try {

@@ -49,6 +49,14 @@ export interface UsersTable {
   time_zone: ColumnType<string | null, string | null | undefined, string | null>;
   source: Generated<string>;
   external_id: string | null;
+  /** SCIM's name.givenName and name.familyName (migration 0020); null: none given. */
+  given_name: ColumnType<string | null, string | null | undefined, string | null>;
+  family_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The channel key of the primary e-mail address and phone number SCIM marked (migration 0020). */
+  primary_email: ColumnType<string | null, string | null | undefined, string | null>;
+  primary_phone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the user last changed (migration 0021); null: not since it was created. */
+  updated_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface GroupsTable {
@@ -58,6 +66,13 @@ export interface GroupsTable {
   priority: number;
   /** Who owns the group (migration 0015): 'local', 'scim', 'ldap' or 'import'. */
   source: Generated<string>;
+  /** The SCIM client's own id of the group (migration 0020). */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The source that created the group; null: made before migration 0020, or by an operator. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the group was created and last changed (migration 0021); null: before it. */
+  created_at: ColumnType<number | null, number | null | undefined, number | null>;
+  updated_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface UserGroupsTable {

@@ -293,6 +293,11 @@ export function storeSuite(kind: StoreKind): void {
         currentLoginAt: null,
         source: 'local',
         externalId: null,
+        givenName: null,
+        familyName: null,
+        primaryEmail: null,
+        primaryPhone: null,
+        updatedAt: null,
       };
       const byId = await store.users.findById(user.id);
       expect(byId).toEqual(expected);

@@ -42,7 +42,14 @@ export type {
   ConsoleEnrolmentLink,
 } from './sql/console.js';
 export { CONSOLE_ROLES } from './sql/console.js';
-export type { AuditedGroupWrite, Group, GroupRepository, GroupWrite } from './sql/groups.js';
+export type {
+  AuditedGroupWrite,
+  Group,
+  GroupFilterColumn,
+  GroupRepository,
+  GroupWrite,
+} from './sql/groups.js';
+export type { CompareOp, RowFilter } from './sql/row-filter.js';
 export type { MetaRepository } from './sql/meta.js';
 export type { OutboxMessage, OutboxRepository } from './sql/outbox.js';
 export type { RateLimit, RateTake, RateCounterRepository } from './sql/rate-counters.js';
@@ -63,7 +70,7 @@ export type {
   SigninReservation,
   SigninFailureRepository,
 } from './sql/signin-failures.js';
-export type { User, UserSource, NewUser, UserRepository } from './sql/users.js';
+export type { User, UserFilterColumn, UserSource, NewUser, UserRepository } from './sql/users.js';
 export { USER_SOURCES } from './sql/users.js';
 export type { VerifyFailures, VerifyFailureRule, VerifyFailureRepository } from './sql/verify-failures.js';
 export type { KeyClaim, VerifyAnswerRepository } from './sql/verify-answers.js';

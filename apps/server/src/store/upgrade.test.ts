@@ -142,14 +142,20 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
       const after = await dumpStore({ ...target });
       for (const [table, rows] of Object.entries(before)) {
         if (table === 'kysely_migration') continue;
-        // Audit entries gain columns for their place and chain value (0017-audit-chain).
+        // Audit entries gain columns for their place and chain value (0017-audit-chain); users
+        // and groups the attributes SCIM keeps (0020-scim-attributes, 0021-scim-modified), all null.
+        const added: Record<string, string[]> = {
+          audit_log: ['seq', 'chain', 'chain_key'],
+          users: ['given_name', 'family_name', 'primary_email', 'primary_phone', 'updated_at'],
+          groups: ['external_id', 'created_by', 'created_at', 'updated_at'],
+        };
         const kept = (after[table] ?? []).map((row) =>
-          table === 'audit_log'
-            ? Object.fromEntries(
-                Object.entries(row).filter(([column]) => !['seq', 'chain', 'chain_key'].includes(column)),
-              )
-            : row,
+          Object.fromEntries(
+            Object.entries(row).filter(([column]) => !(added[table] ?? []).includes(column)),
+          ),
         );
+        for (const row of table === 'users' || table === 'groups' ? (after[table] ?? []) : [])
+          for (const column of added[table] ?? []) expect(row[column], column).toBeNull();
         expect(kept, table).toEqual(rows);
       }
       expect(after.users).toHaveLength(5);

@@ -2,7 +2,13 @@ import { newId } from '../../crypto/ids.js';
 import type { AuditedGroupWrite, Group, Store, UserSource } from '../../store/store.js';
 import { revokeCodesIfSwitchedOff } from '../codes-switched-off.js';
 import { RuleError } from '../rule-error.js';
-import { checkGroupOwnership, GROUP_OWNERS, type GroupPart, isGroupOwner } from './group-ownership.js';
+import {
+  checkGroupOwnership,
+  GROUP_OWNERS,
+  GroupOwnershipError,
+  type GroupPart,
+  isGroupOwner,
+} from './group-ownership.js';
 
 export const MAX_GROUP_NAME = 100;
 export const MAX_GROUP_PRIORITY = 9_999_999;
@@ -68,14 +74,23 @@ export class Groups {
    * transaction (SCIM's POST with members).
    */
   async create(
-    input: { name: string; priority: number; members?: readonly string[] },
+    input: { name: string; priority: number; members?: readonly string[]; externalId?: string | null },
     changer: GroupChanger,
   ): Promise<Group> {
     const name = checkedGroupName(input.name);
     const priority = checkedPriority(input.priority);
     if (await this.store.groups.findByName(name)) throw nameTaken(name);
     const at = this.now();
-    const group: Group = { id: newId(at), name, priority, source: changer.by };
+    const group: Group = {
+      id: newId(at),
+      name,
+      priority,
+      source: changer.by,
+      externalId: input.externalId ?? null,
+      createdBy: changer.by,
+      createdAt: at,
+      updatedAt: at,
+    };
     const members = [...new Set(input.members ?? [])];
     await this.written(
       [
@@ -182,6 +197,53 @@ export class Groups {
     );
     if (changed !== true) await this.changedMeanwhile(group, 'owner', changer);
     return { ...group, source: owner };
+  }
+
+  /**
+   * The source that owns the group gives it back to the operators ('local'): it is no longer
+   * listed to that source, and keeps its policies and members. SCIM's DELETE of a group an
+   * administrator handed to it. Answers the group as it is now.
+   */
+  async release(group: Group, changer: GroupChanger): Promise<Group> {
+    if (group.source !== changer.by || group.source === 'local')
+      throw new GroupOwnershipError(group, 'owner', changer.by);
+    const [changed] = await this.written(
+      [
+        {
+          change: { kind: 'setSource', groupId: group.id, source: 'local', ifSource: group.source },
+          audit: this.entry(changer, 'group.owner_set', {
+            group: group.name,
+            from: group.source,
+            owner: 'local',
+            released: true,
+          }),
+        },
+      ],
+      this.now(),
+    );
+    if (changed !== true) await this.changedMeanwhile(group, 'owner', changer);
+    return { ...group, source: 'local' };
+  }
+
+  /** The source's own id of the group (SCIM's externalId), changed by whoever owns its name. */
+  async setExternalId(group: Group, externalId: string | null, changer: GroupChanger): Promise<Group> {
+    this.owned(group, 'name', changer);
+    if ((group.externalId ?? null) === externalId) return group;
+    const [changed] = await this.written(
+      [
+        {
+          change: { kind: 'setExternalId', groupId: group.id, externalId, ifSource: group.source },
+          audit: this.entry(changer, 'group.external_id_set', {
+            group: group.name,
+            from: group.externalId ?? null,
+            externalId,
+          }),
+        },
+      ],
+      this.now(),
+    );
+    if (changed !== true) await this.changedMeanwhile(group, 'name', changer);
+    return { ...group, externalId };
   }
 
   /**

@@ -90,10 +90,28 @@ export interface NewPerson {
   /** A hash of the user's own password; absent: none (NO_LOCAL_PASSWORD). */
   passwordHash?: string | undefined;
   externalId?: string | null | undefined;
+  givenName?: string | null | undefined;
+  familyName?: string | null | undefined;
+  primaryEmail?: string | null | undefined;
+  primaryPhone?: string | null | undefined;
 }
 
+/**
+ * The parts of a user SCIM round-trips (RFC 7643): the name's given and family parts, and the
+ * channel keys of the e-mail address and phone number marked primary. They go with the full name:
+ * whoever owns it owns them.
+ */
+export interface PersonProfile {
+  givenName?: string | null;
+  familyName?: string | null;
+  primaryEmail?: string | null;
+  primaryPhone?: string | null;
+}
+
+const PROFILE_PARTS = ['givenName', 'familyName', 'primaryEmail', 'primaryPhone'] as const;
+
 /** The fields of a user that `update` changes; each checked against its rule and its owner. */
-export interface PersonFields {
+export interface PersonFields extends PersonProfile {
   username?: string;
   fullName?: string;
   locale?: string;
@@ -104,13 +122,19 @@ export interface PersonFields {
 }
 
 /** A part of the user, or the source's own id of them (which goes with their name). */
-export type ChangedPart = UserPart | 'externalId';
+export type ChangedPart = UserPart | 'externalId' | (typeof PROFILE_PARTS)[number];
 
 /** What an operation changed: the parts written (none: nothing was) and the sessions it ended. */
 export interface PersonChange {
   user: User;
   changed: ChangedPart[];
   sessionsEnded: number;
+}
+
+/** The part whose owner owns this one: the source's id goes with the name, the profile with the full name. */
+function ownerPartOf(part: Exclude<ChangedPart, 'source'>): UserPart {
+  if (part === 'externalId') return 'username';
+  return (PROFILE_PARTS as readonly string[]).includes(part) ? 'fullName' : (part as UserPart);
 }
 
 /** The roles of the console that work the help desk. */
@@ -158,6 +182,10 @@ export class People {
         createdAt: at,
         source: SOURCE_OF_DOOR[by.door],
         externalId: input.externalId ?? null,
+        givenName: input.givenName ?? null,
+        familyName: input.familyName ?? null,
+        primaryEmail: input.primaryEmail ?? null,
+        primaryPhone: input.primaryPhone ?? null,
       });
       await this.audit(store, by, 'user.created', id, at, { username });
       return this.read(store, id);
@@ -186,6 +214,9 @@ export class People {
       }),
       ...(fields.externalId !== undefined && { externalId: fields.externalId }),
       ...(fields.source !== undefined && { source: fields.source }),
+      ...Object.fromEntries(
+        PROFILE_PARTS.filter((part) => fields[part] !== undefined).map((part) => [part, fields[part]]),
+      ),
     };
     if (wanted.username !== undefined) {
       const current = await this.store.users.findById(userId);
@@ -203,10 +234,9 @@ export class People {
       if (changes.source !== undefined) requireOwnership(user, 'source', by.door);
       const owned = { ...user, source: changes.source ?? user.source };
       // The source's own id goes with the user's identity: whoever owns the name owns it.
-      for (const part of named)
-        if (part !== 'source') requireOwnership(owned, part === 'externalId' ? 'username' : part, by.door);
+      for (const part of named) if (part !== 'source') requireOwnership(owned, ownerPartOf(part), by.door);
       if (named.length === 0) return { user, changed: [], sessionsEnded: 0 };
-      await store.users.update(user.id, changes);
+      await store.users.update(user.id, { ...changes, updatedAt: at });
       await this.audit(store, by, 'user.updated', user.id, at, details?.(named) ?? { fields: named });
       return { user: await this.read(store, user.id), changed: named, sessionsEnded: 0 };
     });
@@ -218,7 +248,7 @@ export class People {
     return this.store.transaction(async (store) => {
       const user = await this.forChange(store, userId);
       requireOwnership(user, 'password', by.door);
-      await store.users.update(user.id, { passwordHash });
+      await store.users.update(user.id, { passwordHash, updatedAt: at });
       const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
       await this.audit(store, by, 'user.password_set', user.id, at, { sessionsEnded });
       return { user: await this.read(store, user.id), changed: ['password'], sessionsEnded };
@@ -235,11 +265,11 @@ export class People {
       const user = await this.forChange(store, userId);
       requireOwnership(user, 'disabled', by.door);
       if (user.disabled) return { user, changed: [], sessionsEnded: 0 };
-      await store.users.update(user.id, { disabled: true });
+      await store.users.update(user.id, { disabled: true, updatedAt: at });
       const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
       await this.audit(store, by, 'user.disabled', user.id, at, { sessionsEnded });
       await revokeCodesIfSwitchedOff(store, [user.id], { actor: by.actor, at, cause: 'user disabled' });
-      return { user: { ...user, disabled: true }, changed: ['disabled'], sessionsEnded };
+      return { user: { ...user, disabled: true, updatedAt: at }, changed: ['disabled'], sessionsEnded };
     });
   }
 
@@ -250,9 +280,9 @@ export class People {
       const user = await this.forChange(store, userId);
       requireOwnership(user, 'disabled', by.door);
       if (!user.disabled) return { user, changed: [], sessionsEnded: 0 };
-      await store.users.update(user.id, { disabled: false });
+      await store.users.update(user.id, { disabled: false, updatedAt: at });
       await this.audit(store, by, 'user.enabled', user.id, at);
-      return { user: { ...user, disabled: false }, changed: ['disabled'], sessionsEnded: 0 };
+      return { user: { ...user, disabled: false, updatedAt: at }, changed: ['disabled'], sessionsEnded: 0 };
     });
   }
 

@@ -18,6 +18,8 @@ import * as consoleEnrolmentLinks from './0016-console-enrolment-links.js';
 import * as auditChain from './0017-audit-chain.js';
 import * as verifyAnswers from './0018-verify-answers.js';
 import * as verifyCodeFunction from './0019-verify-code-function.js';
+import * as scimAttributes from './0020-scim-attributes.js';
+import * as scimModified from './0021-scim-modified.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -46,6 +48,8 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0017-audit-chain': auditChain,
   '0018-verify-answers': verifyAnswers,
   '0019-verify-code-function': verifyCodeFunction,
+  '0020-scim-attributes': scimAttributes,
+  '0021-scim-modified': scimModified,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,6 +4,7 @@ import { auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
+import { type RowFilter, whereOf } from './row-filter.js';
 
 export interface Group {
   id: string;
@@ -11,6 +12,13 @@ export interface Group {
   priority: number;
   /** Who owns it: 'local' (an operator), or the source that made it or was handed it. */
   source: UserSource;
+  /** The SCIM client's own id of the group; absent or null: none. */
+  externalId?: string | null;
+  /** The source that created it; absent or null: an operator, or made before this was kept. */
+  createdBy?: UserSource | null;
+  /** When it was created and last changed (its name, owner, externalId, members); absent: before this was kept. */
+  createdAt?: number;
+  updatedAt?: number;
 }
 
 export interface GroupRepository {
@@ -20,6 +28,8 @@ export interface GroupRepository {
   /** Answers whether the group exists; a name another group has is refused. */
   rename(id: string, name: string): Promise<boolean>;
   list(): Promise<Group[]>;
+  /** The groups of this owner the filter selects (evaluated by the store), by priority and name. */
+  listOfSourceWhere(source: UserSource, filter: RowFilter<GroupFilterColumn>): Promise<Group[]>;
   /** Gives the group to another owner; answers whether the group exists. */
   setSource(id: string, source: UserSource): Promise<boolean>;
   /** Answers whether the user joined now (false: a member already). */
@@ -44,11 +54,18 @@ export interface GroupRepository {
   write(writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]>;
 }
 
+/** What a filter of groups compares: their columns, and `last_modified` (updated, else created). */
+export type GroupFilterColumn = 'id' | 'name' | 'external_id' | 'created_at' | 'last_modified';
+
+const groupFilterColumn = (column: GroupFilterColumn) =>
+  column === 'last_modified' ? sql`coalesce(updated_at, created_at)` : sql.ref(`groups.${column}`);
+
 /** One change of a group or a membership; `ifSource`: only while the group has this owner. */
 export type GroupWrite =
   | { kind: 'create'; group: Group }
   | { kind: 'rename'; groupId: string; name: string; ifSource: UserSource }
   | { kind: 'setSource'; groupId: string; source: UserSource; ifSource: UserSource }
+  | { kind: 'setExternalId'; groupId: string; externalId: string | null; ifSource: UserSource }
   | { kind: 'remove'; groupId: string; ifSource: UserSource }
   | { kind: 'addMember' | 'removeMember'; groupId: string; userId: string }
   | { kind: 'setPolicy'; groupId: string; category: string; options: Record<string, unknown> };
@@ -58,17 +75,56 @@ export interface AuditedGroupWrite {
   audit: NewAuditEntry;
 }
 
-const GROUP_COLUMNS = ['groups.id', 'groups.name', 'groups.priority', 'groups.source'] as const;
-const asGroup = (row: { id: string; name: string; priority: number; source: string }): Group => ({
-  ...row,
+const GROUP_COLUMNS = [
+  'groups.id',
+  'groups.name',
+  'groups.priority',
+  'groups.source',
+  'groups.external_id',
+  'groups.created_by',
+  'groups.created_at',
+  'groups.updated_at',
+] as const;
+const asGroup = (row: {
+  id: string;
+  name: string;
+  priority: number;
+  source: string;
+  external_id: string | null;
+  created_by: string | null;
+  created_at: number | string | null;
+  updated_at: number | string | null;
+}): Group => ({
+  id: row.id,
+  name: row.name,
+  priority: row.priority,
   source: row.source as UserSource,
+  // Absent when none, so that a group reads as it was written.
+  ...(row.external_id !== null && { externalId: row.external_id }),
+  ...(row.created_by !== null && { createdBy: row.created_by as UserSource }),
+  ...(row.created_at !== null && { createdAt: Number(row.created_at) }),
+  ...(row.updated_at !== null && { updatedAt: Number(row.updated_at) }),
+});
+
+const groupRow = (group: Group) => ({
+  id: group.id,
+  name: group.name,
+  priority: group.priority,
+  source: group.source,
+  external_id: group.externalId ?? null,
+  created_by: group.createdBy ?? null,
+  created_at: group.createdAt ?? null,
+  updated_at: group.createdAt ?? null,
 });
 
 /** The statement of one change of a group; the rows it touched say whether it changed something. */
-function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
+function changeStatement(db: Db, change: GroupWrite, at: number): CompiledQuery {
   switch (change.kind) {
     case 'create':
-      return db.insertInto('groups').values(change.group).compile();
+      return db
+        .insertInto('groups')
+        .values(groupRow({ ...change.group, createdAt: change.group.createdAt ?? at }))
+        .compile();
     case 'remove':
       return db
         .deleteFrom('groups')
@@ -77,9 +133,17 @@ function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
         .compile();
     case 'rename':
     case 'setSource':
+    case 'setExternalId':
       return db
         .updateTable('groups')
-        .set(change.kind === 'rename' ? { name: change.name } : { source: change.source })
+        .set({
+          ...(change.kind === 'rename'
+            ? { name: change.name }
+            : change.kind === 'setSource'
+              ? { source: change.source }
+              : { external_id: change.externalId }),
+          updated_at: at,
+        })
         .where('id', '=', change.groupId)
         .where('source', '=', change.ifSource)
         .compile();
@@ -108,6 +172,16 @@ function changeStatement(db: Db, change: GroupWrite): CompiledQuery {
 
 const touched = (result: QueryResult<unknown>): boolean => (result.numAffectedRows ?? 0n) > 0n;
 
+/** A change of members changes the group as SCIM shows it: its updated_at follows. */
+const isMembership = (change: GroupWrite): change is Extract<GroupWrite, { userId: string }> =>
+  change.kind === 'addMember' || change.kind === 'removeMember';
+
+function groupTouched(db: Db, groupId: string, at: number, onlyIfChanged: boolean): CompiledQuery {
+  const update = db.updateTable('groups').set({ updated_at: at }).where('id', '=', groupId);
+  // SQLite's changes(): the rows the statement before changed (the membership's).
+  return (onlyIfChanged ? update.where(sql<boolean>`changes() > 0`) : update).compile();
+}
+
 /**
  * The embedded store's transaction of group writes, run without giving the thread back between its
  * statements: SQLite waits for another connection's lock without yielding, so a transaction held
@@ -117,7 +191,8 @@ const touched = (result: QueryResult<unknown>): boolean => (result.numAffectedRo
  */
 async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]> {
   const statements = writes.map(({ change, audit }) => ({
-    change: changeStatement(db, change),
+    change: changeStatement(db, change, at),
+    touch: isMembership(change) ? groupTouched(db, change.groupId, at, true) : undefined,
     audit: auditInsertIfChanged(db, audit, at),
   }));
   return db.getExecutor().provideConnection(async (connection) => {
@@ -127,6 +202,8 @@ async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: num
     try {
       for (const statement of statements) {
         answers.push(connection.executeQuery(statement.change));
+        // The group is there (its membership row refers to it): touched exactly when the change was.
+        if (statement.touch !== undefined) void connection.executeQuery(statement.touch);
         void connection.executeQuery(statement.audit);
       }
       void connection.executeQuery(CompiledQuery.raw('commit'));
@@ -192,7 +269,7 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
     async create(group) {
       await db
         .insertInto('groups')
-        .values({ ...group, source: group.source ?? 'local' })
+        .values(groupRow({ ...group, source: group.source ?? 'local' }))
         .execute();
     },
     async findByName(name) {
@@ -211,6 +288,17 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
       const rows = await db
         .selectFrom('groups')
         .select(GROUP_COLUMNS)
+        .orderBy('priority', 'desc')
+        .orderBy('name')
+        .execute();
+      return rows.map(asGroup);
+    },
+    async listOfSourceWhere(source, filter) {
+      const rows = await db
+        .selectFrom('groups')
+        .select(GROUP_COLUMNS)
+        .where('source', '=', source)
+        .where(whereOf(filter, groupFilterColumn, dialect))
         .orderBy('priority', 'desc')
         .orderBy('name')
         .execute();
@@ -283,9 +371,25 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
     async write(writes, at) {
       // Each change and its audit entry commit together with the others, or nothing does.
       const writeAll = async (trx: Db): Promise<boolean[]> => {
+        // A change of members also touches its group's row (updated_at). Writers that take the
+        // rows of their groups first, in one order, wait for each other instead of deadlocking
+        // on a membership row one holds and a group row the other does.
+        const membershipGroups = [
+          ...new Set(writes.flatMap(({ change }) => (isMembership(change) ? [change.groupId] : []))),
+        ];
+        if (dialect === 'postgres' && membershipGroups.length > 0)
+          await trx
+            .selectFrom('groups')
+            .select('id')
+            .where('id', 'in', membershipGroups)
+            .orderBy('id')
+            .forNoKeyUpdate()
+            .execute();
         const changed: boolean[] = [];
         for (const { change, audit } of writes) {
-          const done = touched(await trx.executeQuery(changeStatement(trx, change)));
+          const done = touched(await trx.executeQuery(changeStatement(trx, change, at)));
+          if (done && isMembership(change))
+            await trx.executeQuery(groupTouched(trx, change.groupId, at, false));
           if (done) await insertAudit(trx, audit, at);
           changed.push(done);
         }
