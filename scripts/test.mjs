@@ -35,10 +35,13 @@ async function runTogether(steps) {
   const started = performance.now();
   const results = await Promise.all(
     steps.map(
-      ([title, command, args, env = {}]) =>
+      ([title, command, args, env = {}, niceness = 0]) =>
         new Promise((resolve) => {
           const stepBegan = performance.now();
-          const child = spawn(command, args, {
+          // A step of lower priority (nice) takes what the others leave of the cores.
+          const [file, argv] =
+            niceness > 0 ? ['nice', ['-n', String(niceness), command, ...args]] : [command, args];
+          const child = spawn(file, argv, {
             stdio: ['ignore', 'pipe', 'pipe'],
             env: { ...process.env, ...env },
           });
@@ -97,14 +100,20 @@ const playwrightReport = join(reports, 'playwright.json');
 // What needs a core at times but mostly waits (the end-to-end scenarios keep one core busy on
 // average) runs side by side: the checks of types and lint, the browser's and the contract's unit
 // tests with V8 coverage and its floor (vitest.config.ts), and the scenarios in Chromium against
-// the built server. The server's suite, which keeps both cores busy by itself, runs after them.
+// the built server. The checks and the unit tests only need CPU time, not at any moment: they run
+// with a lower priority (nice 10), so the scenarios, whose steps wait on a browser with deadlines,
+// are not slowed by them, and they take the rest. The server's suite, which keeps both cores busy
+// by itself, runs after them.
+const CHECKS_NICENESS = 10;
 await runTogether([
-  ['typecheck', 'npm', ['run', 'typecheck']],
-  ['lint', 'npm', ['run', 'lint']],
+  ['typecheck', 'npm', ['run', 'typecheck'], {}, CHECKS_NICENESS],
+  ['lint', 'npm', ['run', 'lint'], {}, CHECKS_NICENESS],
   [
     'unit (browser and contract, with coverage)',
     'npx',
     vitest(['--project', 'web', '--project', 'contract', '--coverage'], browserReport),
+    {},
+    CHECKS_NICENESS,
   ],
   ...(built && existsSync('e2e/playwright.config.ts')
     ? [

@@ -11,6 +11,7 @@ import { PREPARED_MARK } from '../prepared-statements.js';
 import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
 import { gatheredByTurn } from './by-turn.js';
+import { policyOfUserStatement } from './groups.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 
 export interface NewCode {
@@ -328,18 +329,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
 
   // Verification on the embedded store (and on PostgreSQL for an alphabet dea_verify_code leaves to
   // the caller): a transaction of statements compiled once, the comparisons in constant time.
-  const policyOfUser = compiledOnce(db, (values: { userId: string; category: string }) =>
-    db
-      .selectFrom('policies')
-      .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-      .innerJoin('groups', 'groups.id', 'policies.group_id')
-      .select('policies.options')
-      .where('user_groups.user_id', '=', values.userId)
-      .where('policies.category', '=', values.category)
-      .orderBy('groups.priority', 'desc')
-      .orderBy('groups.name')
-      .limit(sql.lit(1)),
-  );
+  const policyOfUser = policyOfUserStatement(db);
   const usableOf = compiledOnce(db, (values: { userId: string; now: number }) =>
     db
       .selectFrom('codes')

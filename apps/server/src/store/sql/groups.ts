@@ -219,10 +219,12 @@ async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: num
   });
 }
 
-export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
-  const insertAudit = auditInserter(db);
-  // Every code issued asks for its user's policy.
-  const policyOfUser = compiledOnce(db, (values: { userId: string; category: string }) =>
+/**
+ * A user's policy of a category: the one of their groups of the highest priority, by name among
+ * equals; compiled once. The one statement of that rule, for the policy read and for verification.
+ */
+export function policyOfUserStatement(db: Db) {
+  return compiledOnce(db, (values: { userId: string; category: string }) =>
     db
       .selectFrom('policies')
       .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
@@ -235,6 +237,12 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
       // A literal: SQLite prepares a statement anew at every run when its LIMIT is a bound value.
       .limit(sql.lit(1)),
   );
+}
+
+export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
+  const insertAudit = auditInserter(db);
+  // Every code issued asks for its user's policy.
+  const policyOfUser = policyOfUserStatement(db);
   // On PostgreSQL the policies read in one turn of the event loop are read in one round trip: each
   // user's first policy of the category, by the same order.
   const policiesOfUsers = compiledOnce(
