@@ -133,6 +133,9 @@ test('an administrator sets a group policy with the defaults in view, makes a se
   page,
   context,
 }) => {
+  // The longest journey of the console (three screens, three axe scans): 8 s alone, past the
+  // usual 20 s beside the type check and lint in two runs of npm test. The deadline is a safety net.
+  test.slow();
   await addVirtualAuthenticator(context, page);
   await signInToConsole(page, origin, 'ada');
   const nav = page.getByRole('navigation', { name: 'Console' });
