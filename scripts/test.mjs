@@ -35,13 +35,10 @@ async function runTogether(steps) {
   const started = performance.now();
   const results = await Promise.all(
     steps.map(
-      ([title, command, args, env = {}, niceness = 0]) =>
+      ([title, command, args, env = {}]) =>
         new Promise((resolve) => {
           const stepBegan = performance.now();
-          // A step of lower priority (nice) takes what the others leave of the cores.
-          const [file, argv] =
-            niceness > 0 ? ['nice', ['-n', String(niceness), command, ...args]] : [command, args];
-          const child = spawn(file, argv, {
+          const child = spawn(command, args, {
             stdio: ['ignore', 'pipe', 'pipe'],
             env: { ...process.env, ...env },
           });
@@ -101,18 +98,15 @@ const playwrightReport = join(reports, 'playwright.json');
 // average) runs side by side: the checks of types and lint, the browser's and the contract's unit
 // tests with V8 coverage and its floor (vitest.config.ts), and the scenarios in Chromium against
 // the built server. The server's suite, which keeps both cores busy by itself, runs after them.
-// (A lower priority for the checks, `niceness`, was measured and not kept: lint then ended last,
+// (The checks at a lower priority, nice 10, were measured and not kept: lint then ended last,
 // 551 s against 503 s for the whole run; docs/benchmarks.md.)
-const CHECKS_NICENESS = 0;
 await runTogether([
-  ['typecheck', 'npm', ['run', 'typecheck'], {}, CHECKS_NICENESS],
-  ['lint', 'npm', ['run', 'lint'], {}, CHECKS_NICENESS],
+  ['typecheck', 'npm', ['run', 'typecheck']],
+  ['lint', 'npm', ['run', 'lint']],
   [
     'unit (browser and contract, with coverage)',
     'npx',
     vitest(['--project', 'web', '--project', 'contract', '--coverage'], browserReport),
-    {},
-    CHECKS_NICENESS,
   ],
   ...(built && existsSync('e2e/playwright.config.ts')
     ? [

@@ -246,36 +246,27 @@ async function seed(dataDir: string, databaseUrl: string | undefined): Promise<S
     codeValidityMinutes: CODE_VALIDITY_MINUTES,
   });
   const passwordHash = await hashPassword('load password', 10);
-  const names: string[] = [];
-  for (let index = 0; index < USERS; index += 1) {
-    const id = newId(now);
-    const username = `load-${index}`;
-    await store.users.create({
-      id,
-      username: usernameOrThrow(username),
-      passwordHash,
-      fullName: username,
-      locale: 'en',
-      createdAt: now,
-    });
-    await store.groups.addMember(groupId, id);
-    names.push(username);
-  }
-  const verifyNames: string[] = [];
-  for (let index = 0; index < (CALLS.includes('verify') ? VERIFY_USERS : 0); index += 1) {
-    const id = newId(now);
-    const username = `verify-${index}`;
-    await store.users.create({
-      id,
-      username: usernameOrThrow(username),
-      passwordHash,
-      fullName: username,
-      locale: 'en',
-      createdAt: now,
-    });
-    await store.groups.addMember(verifyGroupId, id);
-    verifyNames.push(username);
-  }
+  /** `count` users named `<prefix>-<n>`, members of the group. */
+  const usersIn = async (group: string, prefix: string, count: number): Promise<string[]> => {
+    const created: string[] = [];
+    for (let index = 0; index < count; index += 1) {
+      const id = newId(now);
+      const username = `${prefix}-${index}`;
+      await store.users.create({
+        id,
+        username: usernameOrThrow(username),
+        passwordHash,
+        fullName: username,
+        locale: 'en',
+        createdAt: now,
+      });
+      await store.groups.addMember(group, id);
+      created.push(username);
+    }
+    return created;
+  };
+  const names = await usersIn(groupId, 'load', USERS);
+  const verifyNames = await usersIn(verifyGroupId, 'verify', CALLS.includes('verify') ? VERIFY_USERS : 0);
   await store.close();
   return { names, verifyNames, serviceKey };
 }
