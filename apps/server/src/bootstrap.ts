@@ -21,7 +21,7 @@ import { Verification } from './domain/verification.js';
 import { RetriedVerifications } from './domain/retried-requests.js';
 import { UserProvisioning } from './domain/provision-user.js';
 import { DirectoryUsers } from './directory/directory-users.js';
-import { LdapDirectory } from './directory/ldap-directory.js';
+import { LdapDirectory, type DirectoryLog } from './directory/ldap-directory.js';
 import { codeDelivery } from './delivery/code-delivery.js';
 import { Notices } from './delivery/notices.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
@@ -137,7 +137,7 @@ export async function startServices(
       enabled: (type: Parameters<typeof delivery>[0]) => services.delivery(type) !== undefined,
       allowedPhonePrefixes: config.delivery.allowedPhonePrefixes,
     };
-    const directoryUsers = directoryUsersOf(config, store, now);
+    const directoryUsers = directoryUsersOf(config, store, now, log);
     // Sign-in's store work holds at most its share of the connections; the rest stay for
     // verification, the page and everything else (domain/bulkheads.ts).
     const signInBulkheads = new SignInBulkheads(
@@ -265,10 +265,11 @@ export function directoryUsersOf(
   config: Config,
   store: Store,
   now: () => number,
+  log?: DirectoryLog,
 ): DirectoryUsers | undefined {
   if (config.directory === undefined) return undefined;
   return new DirectoryUsers(
-    new LdapDirectory(config.directory, now),
+    new LdapDirectory(config.directory, now, log),
     config.directory,
     store,
     new UserProvisioning(store, now),

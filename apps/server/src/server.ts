@@ -5,6 +5,7 @@ import { readTlsFiles, TlsFilesError } from './http/listener-settings.js';
 import { purgeAsScheduled, startServices } from './bootstrap.js';
 import { PurgeSchedule } from './domain/retention.js';
 import { runScheduledSync } from './directory/scheduled-sync.js';
+import { warnOfProtectedAdmins } from './directory/protected-admins.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
 import { startRadius } from './radius/start-radius.js';
@@ -92,11 +93,7 @@ async function main(): Promise<void> {
       'codes of these channel types go to the outbox, not to users: configure a provider or switch the type off',
     );
   }
-  if (config.directory?.protectedAdminsAllowed === true) {
-    logger.warn(
-      'DEA_LDAP_AD_PROTECTED_ADMINS is true: accounts Active Directory protects as administrators (adminCount=1) can sign in here with their domain password; set it to false unless they must',
-    );
-  }
+  if (config.directory?.protectedAdminsAllowed === true) warnOfProtectedAdmins(config.directory, logger);
   const app = await buildApp({ services, logger, tls });
   const management = config.listeners.management === undefined ? undefined : await buildManagementApp(app);
   // SIGHUP reloads what can change without a restart: the TLS certificate and key. New connections

@@ -73,6 +73,7 @@ export const TEXT_KEYS = [
   'login.submit',
   'login.signingIn',
   'login.failed',
+  'login.directoryAccount',
   'login.locked',
   'login.required',
   'login.signedIn',

@@ -68,7 +68,7 @@ describe.each(STORE_KINDS)('a name belongs to one source, on %s', (kind) => {
         }),
       ]);
       await admin.unbind();
-      const binds = vi.spyOn(LdapDirectory.prototype, 'checkPassword');
+      const binds = vi.spyOn(LdapDirectory.prototype, 'passwordCheck');
       const searches = vi.spyOn(LdapDirectory.prototype, 'findUser');
       try {
         for (let attempt = 0; attempt < 3; attempt += 1)
@@ -97,7 +97,7 @@ describe.each(STORE_KINDS)('a name belongs to one source, on %s', (kind) => {
     '60 parallel spellings of a directory name from one address get at most DEA_SIGNIN_MAX_FAILURES binds',
     async ({ startApp, tree, expect }) => {
       const t = await startApp({ ...tree.settings, DEA_SIGNIN_MAX_FAILURES: '3' });
-      const binds = vi.spyOn(LdapDirectory.prototype, 'checkPassword');
+      const binds = vi.spyOn(LdapDirectory.prototype, 'passwordCheck');
       try {
         const answers = await Promise.all(spellingsOf('alice', 60).map((name) => signIn(t, name, 'wrong')));
         expect(answers.every((answer) => answer.json<{ error: number }>().error !== 0)).toBe(true);

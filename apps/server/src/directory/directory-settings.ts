@@ -40,7 +40,11 @@ export const directorySettings = {
   },
   DEA_LDAP_AD_PROTECTED_ADMINS: {
     schema: Type.Boolean({ default: false }),
-    doc: 'Active Directory: let accounts AD protects as administrators (adminCount=1: Domain Admins, Enterprise Admins, Administrators and the like) be users of the product. false: they are left out of every search whatever DEA_LDAP_USER_FILTER says, so their passwords are never sent here; the start warns when true.',
+    doc: 'Active Directory: let accounts AD protects as administrators (adminCount=1: Domain Admins, Enterprise Admins, Administrators and the like) be users of the product. false: they are left out of every search whatever DEA_LDAP_USER_FILTER says, so their passwords are never sent here. When true, the start asks the directory which accounts the filter then takes in and warns, naming them.',
+  },
+  DEA_LDAP_AD_DOMAIN: {
+    schema: Type.String({ default: '' }),
+    doc: 'Active Directory: the NetBIOS name of the domain, taken before a backslash at sign-in (DEA\\alice). Users sign in by sAMAccountName, userPrincipalName (or name@ the domain of DEA_LDAP_BASE_DN) or DOMAIN\\name, all the same person; empty: the first DC= of DEA_LDAP_BASE_DN.',
   },
   DEA_LDAP_USER_FILTER: {
     schema: Type.String({ default: '' }),
@@ -73,6 +77,10 @@ export const directorySettings = {
   DEA_LDAP_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 120, default: 5 }),
     doc: 'Longest wait for the directory to connect or answer one operation before the next URL is tried.',
+  },
+  DEA_LDAP_POOL_SIZE: {
+    schema: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
+    doc: "Connections bound as the service account (DEA_LDAP_BIND_DN) that each instance keeps open and reuses for its searches; a search beyond them waits for one. A connection that fails is dropped and a new one opened. Users' own binds (password checks) use connections of their own.",
   },
   DEA_LDAP_DEAD_SERVER_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
@@ -121,6 +129,14 @@ export interface DirectoryConfig {
   bindPassword: string;
   baseDn: string;
   userFilter: string;
+  /** DEA_LDAP_ACTIVE_DIRECTORY. */
+  activeDirectory: boolean;
+  /** Active Directory: the domain's NetBIOS name (DEA_LDAP_AD_DOMAIN), lower case. */
+  netbiosDomain: string;
+  /** The DNS name of the base DN's domain, lower case (name@realm is an implicit principal name). */
+  realm: string;
+  /** Service-account connections kept open (DEA_LDAP_POOL_SIZE). */
+  poolSize: number;
   /** Active Directory with DEA_LDAP_AD_PROTECTED_ADMINS: protected administrators may sign in (the start warns). */
   protectedAdminsAllowed: boolean;
   attributes: AttributeMap;
@@ -201,6 +217,13 @@ function groupMapOf(text: string, problems: string[]): Map<string, string> {
   return groups;
 }
 
+/** The DNS name of a base DN's domain: DC=corp,DC=example,DC=com -> corp.example.com. */
+export function realmOf(baseDn: string): string {
+  return [...baseDn.matchAll(/(?:^|,)\s*dc\s*=\s*([^,]+)/gi)]
+    .map((match) => (match[1] ?? '').trim().toLowerCase())
+    .join('.');
+}
+
 /** One spelling per DN for comparisons: no blanks around separators, lower case. */
 export function normalizeDn(dn: string): string {
   return dn
@@ -278,6 +301,14 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
     bindPassword,
     baseDn: values.DEA_LDAP_BASE_DN.trim(),
     userFilter,
+    activeDirectory,
+    netbiosDomain: (
+      values.DEA_LDAP_AD_DOMAIN.trim() ||
+      realmOf(values.DEA_LDAP_BASE_DN).split('.')[0] ||
+      ''
+    ).toLowerCase(),
+    realm: realmOf(values.DEA_LDAP_BASE_DN),
+    poolSize: values.DEA_LDAP_POOL_SIZE,
     protectedAdminsAllowed: activeDirectory && values.DEA_LDAP_AD_PROTECTED_ADMINS,
     attributes: attributeMapOf(values, problems),
     groups: groupMapOf(values.DEA_LDAP_GROUPS, problems),

@@ -191,7 +191,7 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
     'costs one bind per attempt, known name or not, and searches groups only once the password is right',
     async ({ startApp, tree }) => {
       const t = await startApp(tree.settings);
-      const binds = vi.spyOn(LdapDirectory.prototype, 'checkPassword');
+      const binds = vi.spyOn(LdapDirectory.prototype, 'passwordCheck');
       const groupSearches = vi.spyOn(LdapDirectory.prototype, 'groupsOf');
       const hashes = vi.spyOn(HashQueue.prototype, 'tryRun');
       try {

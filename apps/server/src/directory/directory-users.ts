@@ -1,5 +1,5 @@
 import type { Username } from '@dea/contract';
-import type { Store } from '../store/store.js';
+import type { Store, User } from '../store/store.js';
 import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
 import type { DirectorySignInResult, UserDirectory } from '../domain/user-directory.js';
 import type { DirectoryConfig } from './directory-settings.js';
@@ -80,11 +80,24 @@ export class DirectoryUsers implements UserDirectory {
     }
     await admitEntry(found.externalId);
     const known = await this.store.users.findByExternalId('ldap', found.externalId);
-    if (!(await this.directory.checkPassword(found.dn, password)))
-      return { kind: 'wrong-password', user: known };
+    const check = await this.directory.passwordCheck(found.dn, password);
+    if (check.kind === 'wrong') return { kind: 'wrong-password', user: known };
+    if (check.kind === 'account-problem') {
+      // The directory refuses the account itself (Active Directory's sub-reasons): the person is
+      // brought up to date, so that the help desk finds them and the reason in their activity.
+      const user = await this.provisioned(found).catch((error: unknown) => {
+        if (error instanceof ProvisionError) return known;
+        throw error;
+      });
+      return { kind: 'account-problem', user, problem: check.problem };
+    }
+    return { kind: 'signed-in', user: await this.provisioned(found) };
+  }
+
+  private async provisioned(found: DirectoryUser): Promise<User> {
     const groups = await this.directory.groupsOf(found.dn);
     const { user } = await this.provisioning.provision(this.sourced({ ...found, groups }), DIRECTORY_ACTOR);
-    return { kind: 'signed-in', user };
+    return user;
   }
 
   /**

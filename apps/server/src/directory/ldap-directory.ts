@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
 import { Client, InvalidCredentialsError, ResultCodeError, type Entry } from 'ldapts';
@@ -9,7 +9,41 @@ import {
   type DirectoryConfig,
   type DirectoryField,
 } from './directory-settings.js';
-import { DirectoryUnavailableError, type SourceUser, type UserSource } from '../domain/user-directory.js';
+import {
+  DirectoryUnavailableError,
+  type PasswordCheck,
+  type SourceUser,
+  type UserSource,
+} from '../domain/user-directory.js';
+import { accountProblemOf } from './active-directory-reasons.js';
+import { ConnectionPool } from './ldap-pool.js';
+import { loginNameFilter, type LoginNameRules } from './login-names.js';
+
+/** Where the directory's state changes are told (the server's log; pino's logger fits). */
+export interface DirectoryLog {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
+
+const SILENT: DirectoryLog = { warn: () => undefined, info: () => undefined };
+
+/** The settings an operator checks for a URL that failed this way. */
+function settingsToCheck(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (
+    /CERT|SIGNATURE|ALTNAME|SELF_SIGNED|TLS|SSL/i.test(code) ||
+    /certificate|TLS/i.test((error as Error).message)
+  )
+    return 'DEA_LDAP_CA_FILE and DEA_LDAP_TLS_SERVER_NAME';
+  if (error instanceof ResultCodeError) return 'DEA_LDAP_URL and DEA_LDAP_STARTTLS';
+  if (/timeout|timed out/i.test((error as Error).message)) return 'DEA_LDAP_URL and DEA_LDAP_TIMEOUT_SECONDS';
+  return 'DEA_LDAP_URL';
+}
+
+/** The socket of an ldapts client (not in its types): an idle kept connection must not hold the process open. */
+function socketOf(client: Client): Socket | undefined {
+  return (client as unknown as { socket?: Socket }).socket;
+}
 
 /** A user as the directory has it, in the product's terms (the domain's SourceUser). */
 export type DirectoryUser = SourceUser;
@@ -72,11 +106,61 @@ export class LdapDirectory implements UserSource {
   /** URL -> until when it is passed over (this instance's view). */
   private readonly passedOver = new Map<string, number>();
   private readonly probing = new Set<string>();
+  /** URL -> what is wrong with it, as last logged (absent: it answered). */
+  private readonly problems = new Map<string, string>();
+  /** Connections bound as the service account, reused by searches (DEA_LDAP_POOL_SIZE). */
+  private readonly pool: ConnectionPool<Client>;
+  private readonly loginNames: LoginNameRules;
+  /** The URL each connection goes to. */
+  private readonly urlOf = new WeakMap<Client, string>();
 
   constructor(
     private readonly config: DirectoryConfig,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly log: DirectoryLog = SILENT,
+  ) {
+    this.pool = new ConnectionPool<Client>(
+      {
+        open: () => this.open(),
+        close: (client) => client.unbind(),
+        // Kept while its URL is still the one to use: a URL passed over comes back once probed.
+        usable: (client) => client.isConnected && this.urlOf.get(client) === this.urlsToTry()[0],
+        // An LDAP result is an answer on a working connection; anything else may have broken it.
+        broken: (error) => !(error instanceof ResultCodeError),
+        idle: (client, idle) => {
+          if (idle) socketOf(client)?.unref();
+          else socketOf(client)?.ref();
+        },
+      },
+      config.poolSize,
+    );
+    this.loginNames = {
+      activeDirectory: config.activeDirectory,
+      usernameAttribute: config.attributes.username ?? 'uid',
+      netbiosDomain: config.netbiosDomain,
+      realm: config.realm,
+    };
+  }
+
+  /** Closes the kept connections (the server's and the CLI's end). */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  /** A URL failed: logged at warn once, when its state changes (not per request). */
+  private serverFailed(url: string, problem: string, check: string): void {
+    if (this.problems.get(url) === problem) return;
+    this.problems.set(url, problem);
+    this.log.warn(
+      { url, cause: problem, check },
+      `directory ${url} cannot be used: ${problem}: check ${check}`,
+    );
+  }
+
+  private serverAnswered(url: string): void {
+    if (!this.problems.delete(url)) return;
+    this.log.info({ url }, `directory ${url} answers again`);
+  }
 
   private get attributeNames(): string[] {
     return [...new Set(Object.values(this.config.attributes))];
@@ -106,6 +190,7 @@ export class LdapDirectory implements UserSource {
       connectTimeout: config.timeoutMs,
       ...(secure && { tlsOptions: tlsOptions() }),
     });
+    this.urlOf.set(client, url);
     try {
       if (!secure && config.startTls) await client.startTLS(tlsOptions());
       return client;
@@ -143,8 +228,12 @@ export class LdapDirectory implements UserSource {
         async (client) => {
           await client.unbind().catch(() => undefined);
           this.passedOver.delete(url);
+          this.serverAnswered(url);
         },
-        () => this.passOver(url),
+        (error: unknown) => {
+          this.passOver(url);
+          this.serverFailed(url, (error as Error).message, settingsToCheck(error));
+        },
       )
       .finally(() => this.probing.delete(url));
   }
@@ -161,12 +250,23 @@ export class LdapDirectory implements UserSource {
         client = await this.connect(url);
         if (dn !== '') await client.bind(dn, password);
         this.passedOver.delete(url);
+        this.serverAnswered(url);
         return client;
       } catch (error) {
         await client?.unbind().catch(() => undefined);
-        if (error instanceof InvalidCredentialsError) throw error;
+        if (error instanceof InvalidCredentialsError) {
+          if (dn === this.config.bindDn)
+            this.serverFailed(
+              url,
+              `the directory refused the service account ${dn}`,
+              'DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE',
+            );
+          else this.serverAnswered(url);
+          throw error;
+        }
         // A server that answered with an LDAP result is alive; one that did not answer is passed over.
         if (!(error instanceof ResultCodeError)) this.passOver(url);
+        this.serverFailed(url, (error as Error).message, settingsToCheck(error));
         failures.push(`${url}: ${(error as Error).message}`);
       }
     }
@@ -217,14 +317,12 @@ export class LdapDirectory implements UserSource {
     }
   }
 
+  /** Work on a kept connection bound as the service account (the pool opens one when none is free). */
   private async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    const client = await this.open();
     try {
-      return await work(client);
+      return await this.pool.use(work);
     } catch (error) {
       throw unavailable(error);
-    } finally {
-      await client.unbind().catch(() => undefined);
     }
   }
 
@@ -261,9 +359,12 @@ export class LdapDirectory implements UserSource {
    */
   async findUser(username: string, options: { groups?: boolean } = {}): Promise<DirectoryUser | undefined> {
     if (username.trim() === '') return undefined;
+    // Every form of the name the directory knows the person by (login-names.ts).
+    const byName = loginNameFilter(this.loginNames, username);
+    if (byName === undefined) return undefined;
     return this.withClient(async (client) => {
       const { searchEntries } = await client.search(this.config.baseDn, {
-        ...this.searchOptions(this.userFilter(username)),
+        ...this.searchOptions(`(&${this.config.userFilter}${byName})`),
         sizeLimit: 2,
       });
       const [entry] = searchEntries;
@@ -277,16 +378,26 @@ export class LdapDirectory implements UserSource {
    * password is refused before anything is sent (LDAP would take it as an anonymous bind).
    */
   async checkPassword(dn: string, password: string): Promise<boolean> {
-    if (password === '') return false;
+    return (await this.passwordCheck(dn, password)).kind === 'right';
+  }
+
+  /**
+   * The same bind, saying why Active Directory refused it when the account is what it refuses
+   * (must change its password, locked, expired, disabled, not now or not here:
+   * active-directory-reasons.ts).
+   */
+  async passwordCheck(dn: string, password: string): Promise<PasswordCheck> {
+    if (password === '') return { kind: 'wrong' };
     let client: Client;
     try {
       client = await this.bound(dn, password);
     } catch (error) {
-      if (error instanceof InvalidCredentialsError) return false;
-      throw error;
+      if (!(error instanceof InvalidCredentialsError)) throw error;
+      const problem = this.config.activeDirectory ? accountProblemOf(error.message) : undefined;
+      return problem === undefined ? { kind: 'wrong' } : { kind: 'account-problem', problem };
     }
     await client.unbind().catch(() => undefined);
-    return true;
+    return { kind: 'right' };
   }
 
   /**
@@ -296,6 +407,24 @@ export class LdapDirectory implements UserSource {
    */
   async decoyCheck(): Promise<void> {
     await this.checkPassword(`cn=no-such-user-${randomUUID()},${this.config.baseDn}`, randomUUID());
+  }
+
+  /**
+   * User names of the accounts Active Directory protects as administrators (adminCount=1) that the
+   * user filter takes in (with DEA_LDAP_AD_PROTECTED_ADMINS; without it, none), at most `limit`.
+   */
+  async protectedAdmins(limit = 20): Promise<string[]> {
+    return this.withClient(async (client) => {
+      const { searchEntries } = await client.search(this.config.baseDn, {
+        ...this.searchOptions(`(&${this.config.userFilter}(adminCount=1))`),
+      });
+      return searchEntries
+        .filter(
+          (entry) => this.config.bindDn === '' || normalizeDn(entry.dn) !== normalizeDn(this.config.bindDn),
+        )
+        .flatMap((entry) => firstText(entry, this.config.attributes.username) ?? [])
+        .slice(0, limit);
+    });
   }
 
   /**

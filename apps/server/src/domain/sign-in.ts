@@ -9,6 +9,7 @@ import { ApiError, invalidRequest, serviceUnavailable, tooManyRequests } from '.
 import type { Sessions } from './sessions.js';
 import {
   DirectoryUnavailableError,
+  type DirectoryAccountProblem,
   type DirectorySignInResult,
   type UserDirectory,
 } from './user-directory.js';
@@ -51,6 +52,8 @@ interface CheckedPassword {
   local: boolean;
   /** Why a right password would not do either (audited). */
   refusal?: 'name-owned-by-directory';
+  /** The directory refused the account itself: the person is told to have it seen to. */
+  accountProblem?: DirectoryAccountProblem;
 }
 
 /** The answer to a client that has gone: nobody reads it; the log and the audit say what happened. */
@@ -207,6 +210,12 @@ export class SignIn {
     }
     const checked = await this.checkPassword(attempt);
     user = checked.user;
+    if (checked.accountProblem !== undefined) {
+      // Never "wrong password": the directory says what is wrong with the account, the audit (and
+      // so the help desk) says which, and the person is told their directory account needs attention.
+      await audit('signin.failed', { reason: 'directory-account', directoryProblem: checked.accountProblem });
+      throw new ApiError(ErrorNumber.notPermitted, 'login.directoryAccount');
+    }
     if (user === undefined || user.disabled || !checked.passwordOk) {
       await audit('signin.failed', {
         reason:
@@ -248,6 +257,8 @@ export class SignIn {
       }
       if (result.kind === 'signed-in') return { user: result.user, passwordOk: true, local: false };
       if (result.kind === 'wrong-password') return { user: result.user, passwordOk: false, local: false };
+      if (result.kind === 'account-problem')
+        return { user: result.user, passwordOk: false, local: false, accountProblem: result.problem };
       // Not in the directory: an unknown name, or a directory user just disabled for it. The
       // directory's decoy bind stood in for the check, so no hash is spent here.
       const user = local && (await this.deps.store.users.findById(local.id));

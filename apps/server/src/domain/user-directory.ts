@@ -19,9 +19,29 @@ export class DirectoryUnavailableError extends Error {
   }
 }
 
+/**
+ * Why the directory refused an account whatever the password (Active Directory's sub-reasons of
+ * a refused bind): the person's directory account needs attention, not their typing.
+ */
+export const DIRECTORY_ACCOUNT_PROBLEMS = [
+  'must-change-password',
+  'locked',
+  'password-expired',
+  'disabled',
+  'account-expired',
+  'not-allowed-now',
+  'not-allowed-here',
+] as const;
+export type DirectoryAccountProblem = (typeof DIRECTORY_ACCOUNT_PROBLEMS)[number];
+
+/** What a bind as the user said of a password. */
+export type PasswordCheck =
+  { kind: 'right' } | { kind: 'wrong' } | { kind: 'account-problem'; problem: DirectoryAccountProblem };
+
 export type DirectorySignInResult =
   | { kind: 'signed-in'; user: User }
   | { kind: 'wrong-password'; user: User | undefined }
+  | { kind: 'account-problem'; user: User | undefined; problem: DirectoryAccountProblem }
   | { kind: 'not-in-directory' };
 
 /** The directory as the owner of user names (DESIGN section 8: a name belongs to exactly one source). */
@@ -71,6 +91,8 @@ export interface UserSource {
   findUser(name: string, options?: { groups?: boolean }): Promise<SourceUser | undefined>;
   /** Whether the password is that entry's. */
   checkPassword(dn: string, password: string): Promise<boolean>;
+  /** The same check, with the reason when the directory refuses the account itself. */
+  passwordCheck(dn: string, password: string): Promise<PasswordCheck>;
   /** Costs what checking a real user's password costs, for a name the source does not have. */
   decoyCheck(): Promise<void>;
   /** The product groups of an entry. */

@@ -42,7 +42,21 @@ const DANA: HelpDeskUser = {
     { createdAt: '2026-11-24T09:00:00Z', lastSeenAt: '2026-11-24T09:30:00Z' },
     { createdAt: '2026-11-24T09:10:00Z', lastSeenAt: '2026-11-24T09:50:00Z' },
   ],
-  audit: [{ at: '2026-11-24T09:00:00Z', event: 'signin.success', actor: 'dana' }],
+  audit: [
+    { at: '2026-11-24T09:00:00Z', event: 'signin.success', actor: 'dana' },
+    {
+      at: '2026-11-24T08:00:00Z',
+      event: 'signin.failed',
+      actor: 'dana',
+      details: { reason: 'directory-account', directoryProblem: 'must-change-password' },
+    },
+    {
+      at: '2026-11-24T07:00:00Z',
+      event: 'signin.failed',
+      actor: 'dana',
+      details: { reason: 'wrong-password' },
+    },
+  ],
 } as HelpDeskUser;
 
 describe('the help desk search', () => {
@@ -127,6 +141,15 @@ describe("a user's view for the help desk", () => {
       'Open sessions: 2 (last active 2026-11-24T09:50:00Z).',
     );
     expect(screen.getByTestId('helpdesk-audit')).toHaveTextContent('signin.success · dana');
+    // Active Directory's reason for refusing the account, as the server audited it.
+    const [, refusedAccount, wrongPassword] = within(screen.getByTestId('helpdesk-audit')).getAllByRole(
+      'listitem',
+    );
+    expect(refusedAccount).toHaveTextContent(
+      'signin.failed · dana · Directory account: must change its password',
+    );
+    expect(wrongPassword).toHaveTextContent('signin.failed · dana');
+    expect(wrongPassword).not.toHaveTextContent('Directory account');
     expect(screen.getByRole('link', { name: 'Back to the search' })).toHaveAttribute('href', '#/helpdesk');
   });
 

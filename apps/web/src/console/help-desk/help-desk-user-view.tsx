@@ -13,6 +13,27 @@ import { hrefOf } from '../shell/console-route';
 import { channelLabel } from './channel-label';
 import { IssueCodeForm } from './issue-code-form';
 
+const DIRECTORY_PROBLEMS = [
+  'must-change-password',
+  'locked',
+  'password-expired',
+  'disabled',
+  'account-expired',
+  'not-allowed-now',
+  'not-allowed-here',
+] as const;
+
+/**
+ * Why the directory refused a sign-in of this person when it refused the account itself (Active
+ * Directory's reasons, audited by the server): the help desk sees what to have seen to.
+ */
+function directoryProblemOf(
+  details: Readonly<Record<string, unknown>> | undefined,
+): (typeof DIRECTORY_PROBLEMS)[number] | undefined {
+  const problem = details?.reason === 'directory-account' ? details.directoryProblem : undefined;
+  return DIRECTORY_PROBLEMS.find((known) => known === problem);
+}
+
 /**
  * One user as the help desk sees them: group policy, masked channels, unused codes (never their
  * text), lock, sessions and recent audit, with what an agent may do about each.
@@ -231,6 +252,9 @@ function UserDetails({
               <li key={`${entry.at}-${index}`}>
                 <time dateTime={entry.at}>{formatTime(entry.at)}</time> <code>{entry.event}</code>
                 {entry.actor && <span className="muted"> · {entry.actor}</span>}
+                {directoryProblemOf(entry.details) && (
+                  <strong> · {t(`helpdesk.directoryProblem.${directoryProblemOf(entry.details)}`)}</strong>
+                )}
               </li>
             ))}
           </ul>

@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { usernameOrThrow } from '@dea/contract';
+import { Client, InvalidCredentialsError } from 'ldapts';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import type { DirectoryConfig } from './directory-settings.js';
+import { LdapDirectory } from './ldap-directory.js';
+import { protectedAdminsWarning } from './protected-admins.js';
+import { appTest } from '../testing/fixtures.js';
+import { startSambaDc, type SambaDc } from '../testing/samba-dc.js';
+import { signInAttempt } from '../testing/sign-in-attempts.js';
+import { STORE_KINDS } from '../testing/stores.js';
+import { testConfig } from '../testing/test-app.js';
+
+// One domain controller for the file: provisioned and started once (about 10 s), stopped at the end.
+let dc: SambaDc;
+let settings: Record<string, string>;
+let secretDir: string;
+const READER = 'dea-reader';
+const READER_PASSWORD = `Rdr-${randomBytes(6).toString('hex')}!`;
+/** Active Directory's lockout after this many bad passwords (samba-tool domain passwordsettings). */
+const AD_LOCKOUT_THRESHOLD = 4;
+
+const passwordOf = (name: string) => `Pw-${name}-7x!`;
+const dnOf = (name: string) => `CN=${name},CN=Users,${dc.baseDn}`;
+
+/** A person of the domain, with a name of their own for this test (and an explicit principal name). */
+async function addPerson(prefix: string): Promise<string> {
+  const name = `${prefix}${randomBytes(3).toString('hex')}`;
+  await dc.tool(
+    'user',
+    'add',
+    name,
+    passwordOf(name),
+    '--use-username-as-cn',
+    `--mail-address=${name}@dea.test`,
+  );
+  await dc.modify(
+    `dn: ${dnOf(name)}\nchangetype: modify\nreplace: userPrincipalName\nuserPrincipalName: ${name}.p@corp.example\n`,
+  );
+  return name;
+}
+
+function directoryOf(
+  extra: Record<string, string> = {},
+  log?: ConstructorParameters<typeof LdapDirectory>[2],
+) {
+  return new LdapDirectory(testConfig({ ...settings, ...extra }).directory as DirectoryConfig, Date.now, log);
+}
+
+beforeAll(async () => {
+  dc = await startSambaDc();
+  await dc.tool('user', 'add', READER, READER_PASSWORD, '--use-username-as-cn');
+  // The DNS service account Samba makes for BIND (dns-<dc>): a user with a service principal name.
+  await dc.tool('user', 'add', 'dns-dc1', `Dns-${randomBytes(6).toString('hex')}!`, '--use-username-as-cn');
+  await dc.tool('spn', 'add', 'DNS/dc1.dea.test', 'dns-dc1');
+  await dc.tool('domain', 'passwordsettings', 'set', `--account-lockout-threshold=${AD_LOCKOUT_THRESHOLD}`);
+  secretDir = mkdtempSync(join(tmpdir(), 'dea-ad-bind-'));
+  writeFileSync(join(secretDir, 'bind-password'), READER_PASSWORD, { mode: 0o600 });
+  settings = {
+    DEA_LDAP_URL: dc.ldapsUrl,
+    DEA_LDAP_CA_FILE: dc.caFile,
+    DEA_LDAP_BASE_DN: dc.baseDn,
+    DEA_LDAP_BIND_DN: dnOf(READER),
+    DEA_LDAP_BIND_PASSWORD_FILE: join(secretDir, 'bind-password'),
+    DEA_LDAP_ACTIVE_DIRECTORY: 'true',
+    DEA_LDAP_SYNC_MINUTES: '0',
+  };
+}, 180_000);
+
+afterAll(async () => {
+  await dc?.stop();
+  if (secretDir !== undefined) rmSync(secretDir, { recursive: true, force: true });
+});
+
+describe('Active Directory (Samba 4 as a domain controller)', () => {
+  appTest(
+    'the default filter takes people only: no system accounts, computers or the service account',
+    async () => {
+      const alice = await addPerson('alice');
+      const directory = directoryOf();
+      const names: string[] = [];
+      for await (const page of directory.allUsers()) names.push(...page.map((user) => user.username));
+      await directory.close();
+      expect(names).toContain(alice);
+      for (const system of ['Administrator', 'krbtgt', 'Guest', 'dns-dc1', 'DC1$', READER])
+        expect(names).not.toContain(system);
+    },
+  );
+
+  appTest('the start warns of the protected administrators the filter would take, naming them', async () => {
+    const admin = await addPerson('opadmin');
+    await dc.tool('group', 'addmembers', 'Domain Admins', admin);
+    // What AD's SDProp sets on members of protected groups.
+    await dc.modify(`dn: ${dnOf(admin)}\nchangetype: modify\nreplace: adminCount\nadminCount: 1\n`);
+    const allowed = directoryOf({ DEA_LDAP_AD_PROTECTED_ADMINS: 'true' });
+    const warning = await protectedAdminsWarning(allowed);
+    await allowed.close();
+    expect(warning).toContain(admin);
+    expect(warning).toContain('DEA_LDAP_AD_PROTECTED_ADMINS');
+    const left = directoryOf();
+    expect(await protectedAdminsWarning(left)).toBeUndefined();
+    await left.close();
+  });
+
+  describe.each(STORE_KINDS)('sign-in on %s', (kind) => {
+    appTest.override('storeKind', kind);
+
+    appTest("refuses Administrator, with the domain administrator's password", async ({ startApp }) => {
+      const t = await startApp(settings);
+      expect((await signInAttempt(t, 'Administrator', dc.adminPassword)).json()).toMatchObject({ error: 3 });
+      expect(await t.services.store.users.findByUsername(usernameOrThrow('administrator'))).toBeUndefined();
+    });
+
+    appTest(
+      'an account AD protects as an administrator signs in only when the setting allows it',
+      async ({ startApp }) => {
+        const admin = await addPerson('prot');
+        await dc.modify(`dn: ${dnOf(admin)}\nchangetype: modify\nreplace: adminCount\nadminCount: 1\n`);
+        const refused = await startApp(settings);
+        expect((await signInAttempt(refused, admin, passwordOf(admin))).json()).toMatchObject({ error: 3 });
+        const allowed = await startApp({ ...settings, DEA_LDAP_AD_PROTECTED_ADMINS: 'true' });
+        expect((await signInAttempt(allowed, admin, passwordOf(admin))).json()).toMatchObject({ error: 0 });
+      },
+    );
+
+    appTest(
+      'signs in by sAMAccountName, userPrincipalName and DOMAIN\\name as one person',
+      async ({ startApp }) => {
+        const t = await startApp(settings);
+        const name = await addPerson('ann');
+        const ids = new Set<string>();
+        for (const typed of [
+          name,
+          `${name}.p@corp.example`,
+          `DEA\\${name}`,
+          `dea\\${name.toUpperCase()}`,
+          `${name}@dea.test`,
+        ]) {
+          const answer = await signInAttempt(t, typed, passwordOf(name));
+          expect(answer.json(), typed).toMatchObject({ error: 0 });
+          ids.add((await t.services.store.users.findByUsername(usernameOrThrow(name)))?.id ?? 'none');
+        }
+        expect([...ids]).toHaveLength(1);
+        expect(ids.has('none')).toBe(false);
+        // Another domain before the backslash is nobody.
+        expect((await signInAttempt(t, `OTHER\\${name}`, passwordOf(name))).json()).toMatchObject({
+          error: 3,
+        });
+      },
+    );
+
+    appTest(
+      'three failed sign-ins in three forms count three times against the one person',
+      async ({ startApp }) => {
+        const t = await startApp({ ...settings, DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_SLOWDOWN_MS: '0' });
+        const name = await addPerson('bea');
+        for (const typed of [name, `${name}.p@corp.example`, `DEA\\${name}`])
+          expect((await signInAttempt(t, typed, 'Wrong-password-1')).json(), typed).toMatchObject({
+            error: 3,
+          });
+        // Each form was typed once; the entry they all found has three failures: locked.
+        const answer = (await signInAttempt(t, name, passwordOf(name))).json();
+        expect(answer).toMatchObject({ error: 140 });
+        const locked = (await t.services.store.audit.list({ limit: 100 })).filter(
+          (entry) => entry.event === 'signin.locked',
+        );
+        expect(locked.map((entry) => entry.details.limit)).toEqual(['entry-address']);
+      },
+    );
+
+    appTest(
+      "tells the person their directory account needs attention and audits AD's reason, never wrong password",
+      async ({ startApp }) => {
+        const t = await startApp(settings);
+        const mustChange = await addPerson('chg');
+        await dc.modify(`dn: ${dnOf(mustChange)}\nchangetype: modify\nreplace: pwdLastSet\npwdLastSet: 0\n`);
+        const disabled = await addPerson('dis');
+        await dc.tool('user', 'disable', disabled);
+        const expired = await addPerson('exp');
+        await dc.tool('user', 'setexpiry', expired, '--days=0');
+        const passwordExpired = await addPerson('old');
+        // A password set in 1970, past the domain's maximum password age (42 days).
+        await dc.modify(
+          `dn: ${dnOf(passwordExpired)}\nchangetype: modify\nreplace: pwdLastSet\npwdLastSet: 116444736000000000\n`,
+          { raw: true },
+        );
+        const locked = await addPerson('lck');
+        for (let attempt = 0; attempt < AD_LOCKOUT_THRESHOLD; attempt += 1) {
+          const client = new Client({ url: dc.ldapsUrl, tlsOptions: { ca: readFileSync(dc.caFile) } });
+          await expect(client.bind(dnOf(locked), 'Wrong-password-1')).rejects.toThrow(
+            InvalidCredentialsError,
+          );
+          await client.unbind().catch(() => undefined);
+        }
+
+        const cases = [
+          [mustChange, 'must-change-password'],
+          [disabled, 'disabled'],
+          [expired, 'account-expired'],
+          [passwordExpired, 'password-expired'],
+          [locked, 'locked'],
+        ] as const;
+        for (const [name, problem] of cases) {
+          for (const language of ['en', 'ar']) {
+            const answer = await t.app.inject({
+              method: 'POST',
+              url: '/login/api/session',
+              payload: { username: `DEA\\${name}`, password: passwordOf(name) },
+              headers: { 'accept-language': language },
+              remoteAddress: '198.51.100.9',
+            });
+            const body = answer.json<{ error: number; message: string }>();
+            expect(body.error, `${name} ${language}`).toBe(3);
+            expect(body.message).toBe(await t.services.catalogs.text(language, 'login.directoryAccount'));
+            expect(body.message).not.toBe(await t.services.catalogs.text(language, 'login.failed'));
+          }
+          const user = await t.services.store.users.findByUsername(usernameOrThrow(name));
+          expect(user, name).toBeDefined();
+          const failures = (await t.services.store.audit.list({ userId: user?.id ?? '', limit: 10 })).filter(
+            (entry) => entry.event === 'signin.failed',
+          );
+          expect(failures.map((entry) => entry.details)).toEqual([
+            { reason: 'directory-account', directoryProblem: problem },
+            { reason: 'directory-account', directoryProblem: problem },
+          ]);
+        }
+        // A wrong password of a healthy account is still just that.
+        const healthy = await addPerson('ok');
+        const wrong = (await signInAttempt(t, healthy, 'Wrong-password-1')).json<{ message: string }>();
+        expect(wrong.message).toBe(await t.services.catalogs.text('en', 'login.failed'));
+      },
+    );
+  });
+});

@@ -1,0 +1,189 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'ldapts';
+import { createPrivateCa } from './private-ca.js';
+
+const run = promisify(execFile);
+
+/**
+ * A real Active Directory for the tests: Debian's Samba 4 as a domain controller of the domain
+ * DEA (dea.test), provisioned in a folder of its own and serving LDAP (389, StartTLS) and LDAPS
+ * (636) on an address of the loopback network that nothing else uses.
+ */
+export interface SambaDc {
+  /** ldap://<address> (StartTLS) and ldaps://<address>. */
+  url: string;
+  ldapsUrl: string;
+  address: string;
+  baseDn: string;
+  /** The NetBIOS name of the domain (DOMAIN\name) and its DNS name (name@realm). */
+  domain: string;
+  realm: string;
+  /** The domain administrator (who protects nothing here: a test account). */
+  adminDn: string;
+  adminPassword: string;
+  /** PEM file of the authority that signed the DC's certificate (for its address). */
+  caFile: string;
+  /** samba-tool against this DC's own database (user add, setexpiry, disable, ...). */
+  tool(...args: string[]): Promise<string>;
+  /**
+   * ldbmodify of this DC's database with an LDIF text; `raw`: of the domain partition's file itself,
+   * past Samba's checks (a pwdLastSet in the past, which AD lets no one write).
+   */
+  modify(ldif: string, options?: { raw?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const SAMBA = '/usr/sbin/samba';
+const SAMBA_TOOL = '/usr/bin/samba-tool';
+const LDBMODIFY = '/usr/bin/ldbmodify';
+
+/**
+ * Samba's LDAP server listens on 389 and 636 whatever smb.conf says; a DC of its own per test run
+ * takes an address of 127.0.0.0/8 that no one listens on (Linux answers every address of it on lo).
+ */
+async function freeLoopbackAddress(): Promise<string> {
+  for (let tries = 0; tries < 50; tries += 1) {
+    const address = `127.${100 + Math.floor(Math.random() * 150)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(389, address, () => server.close(() => resolve(true)));
+    });
+    if (free) return address;
+  }
+  throw new Error('no free address of 127.0.0.0/8 with port 389 free for the Samba DC');
+}
+
+/** Ready once its rootDSE answers (what every LDAP client asks first). */
+async function waitUntilReady(url: string, exited: () => boolean, log: () => string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const client = new Client({ url, connectTimeout: 1000, timeout: 5000 });
+    try {
+      const { searchEntries } = await client.search('', {
+        scope: 'base',
+        attributes: ['defaultNamingContext'],
+      });
+      if (searchEntries.length === 1) return;
+    } catch (error) {
+      if (exited() || Date.now() > deadline)
+        throw new Error(`samba did not start:\n${log()}`, { cause: error });
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * Provisions a domain controller (`samba-tool domain provision --use-rfc2307
+ * --server-role=dc --dns-backend=SAMBA_INTERNAL`, about 5 s) and starts `samba -i` with only its
+ * LDAP service. Needs root (Samba binds port 389) and Debian's samba and ldb-tools (.ci/run).
+ */
+export async function startSambaDc(): Promise<SambaDc> {
+  for (const program of [SAMBA, SAMBA_TOOL, LDBMODIFY]) {
+    if (!existsSync(program))
+      throw new Error(`${program} not found: apt-get install samba ldb-tools (CI installs them in .ci/run)`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'dea-samba-'));
+  const target = join(dir, 'dc');
+  const address = await freeLoopbackAddress();
+  const adminPassword = 'Adm1n-Passw0rd!';
+  const domain = 'DEA';
+  const realm = 'dea.test';
+  await run(SAMBA_TOOL, [
+    'domain',
+    'provision',
+    '--use-rfc2307',
+    '--server-role=dc',
+    '--dns-backend=SAMBA_INTERNAL',
+    `--realm=${realm.toUpperCase()}`,
+    `--domain=${domain}`,
+    '--host-name=dc1',
+    `--adminpass=${adminPassword}`,
+    `--targetdir=${target}`,
+    `--option=interfaces=${address}/8`,
+    '--option=bind interfaces only=yes',
+  ]);
+  const ca = createPrivateCa(`IP:${address}`);
+  const tls = join(dir, 'tls');
+  mkdirSync(tls);
+  writeFileSync(join(tls, 'cert.pem'), ca.cert);
+  writeFileSync(join(tls, 'key.pem'), ca.key, { mode: 0o600 });
+  mkdirSync(join(dir, 'run'));
+  const conf = join(dir, 'smb.conf');
+  writeFileSync(
+    conf,
+    [
+      `include = ${join(target, 'etc', 'smb.conf')}`,
+      '[global]',
+      `interfaces = ${address}/8`,
+      'bind interfaces only = yes',
+      // Nothing but LDAP: no SMB, Kerberos, DNS or winbind to start or to clash with the host's.
+      'server services = ldap',
+      `pid directory = ${join(dir, 'run')}`,
+      `log file = ${join(dir, 'log.%m')}`,
+      `tls certfile = ${join(tls, 'cert.pem')}`,
+      `tls keyfile = ${join(tls, 'key.pem')}`,
+      `tls cafile = ${ca.caFile}`,
+      '',
+    ].join('\n'),
+  );
+  let output = '';
+  const server = spawn(SAMBA, ['-i', '-M', 'single', '-s', conf, '-d', '1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `ldap://${address}`;
+  const stop = async () => {
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    ca.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitUntilReady(
+      url,
+      () => server.exitCode !== null,
+      () => output,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const baseDn = 'DC=dea,DC=test';
+  return {
+    url,
+    ldapsUrl: `ldaps://${address}`,
+    address,
+    baseDn,
+    domain,
+    realm,
+    adminDn: `CN=Administrator,CN=Users,${baseDn}`,
+    adminPassword,
+    caFile: ca.caFile,
+    async tool(...args: string[]) {
+      const { stdout } = await run(SAMBA_TOOL, [...args, '-s', conf]);
+      return stdout;
+    },
+    async modify(ldif: string, options: { raw?: boolean } = {}) {
+      const file = join(dir, `change-${Date.now()}-${Math.random()}.ldif`);
+      writeFileSync(file, ldif);
+      const database =
+        options.raw === true
+          ? `tdb://${join(target, 'private', 'sam.ldb.d', `${baseDn.toUpperCase()}.ldb`)}`
+          : join(target, 'private', 'sam.ldb');
+      await run(LDBMODIFY, ['-H', database, file]);
+    },
+    stop,
+  };
+}
