@@ -106,7 +106,7 @@ export class LdapDirectory implements UserSource {
   /** URL -> until when it is passed over (this instance's view). */
   private readonly passedOver = new Map<string, number>();
   private readonly probing = new Set<string>();
-  /** URL -> what is wrong with it, as last logged (absent: it answered). */
+  /** URL -> the settings its last logged failure pointed to (absent: it answered). */
   private readonly problems = new Map<string, string>();
   /** Connections bound as the service account, reused by searches (DEA_LDAP_POOL_SIZE). */
   private readonly pool: ConnectionPool<Client>;
@@ -122,9 +122,16 @@ export class LdapDirectory implements UserSource {
     this.pool = new ConnectionPool<Client>(
       {
         open: () => this.open(),
-        close: (client) => client.unbind(),
+        // A connection already gone is only forgotten: an unbind on it would wait out the timeout.
+        close: async (client) => {
+          if (socketOf(client)?.destroyed === false) await client.unbind();
+        },
         // Kept while its URL is still the one to use: a URL passed over comes back once probed.
-        usable: (client) => client.isConnected && this.urlOf.get(client) === this.urlsToTry()[0],
+        // (ldapts does not see a connection upgraded by StartTLS close: its socket is asked too.)
+        usable: (client) =>
+          client.isConnected &&
+          socketOf(client)?.destroyed === false &&
+          this.urlOf.get(client) === this.urlsToTry()[0],
         // An LDAP result is an answer on a working connection; anything else may have broken it.
         broken: (error) => !(error instanceof ResultCodeError),
         idle: (client, idle) => {
@@ -147,10 +154,13 @@ export class LdapDirectory implements UserSource {
     await this.pool.close();
   }
 
-  /** A URL failed: logged at warn once, when its state changes (not per request). */
+  /**
+   * A URL failed: logged at warn once, when its state changes (not per request). The state is the
+   * kind of failure, told by the settings to check: a dead server fails with several messages.
+   */
   private serverFailed(url: string, problem: string, check: string): void {
-    if (this.problems.get(url) === problem) return;
-    this.problems.set(url, problem);
+    if (this.problems.get(url) === check) return;
+    this.problems.set(url, check);
     this.log.warn(
       { url, cause: problem, check },
       `directory ${url} cannot be used: ${problem}: check ${check}`,
