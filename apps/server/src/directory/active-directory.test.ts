@@ -75,7 +75,8 @@ afterAll(async () => {
   if (secretDir !== undefined) rmSync(secretDir, { recursive: true, force: true });
 });
 
-describe('Active Directory (Samba 4 as a domain controller)', () => {
+// samba-tool takes about half a second a call, more on a busy machine: generous deadlines.
+describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000 }, () => {
   appTest(
     'the default filter takes people only: no system accounts, computers or the service account',
     async () => {
@@ -187,6 +188,11 @@ describe('Active Directory (Samba 4 as a domain controller)', () => {
           `dn: ${dnOf(passwordExpired)}\nchangetype: modify\nreplace: pwdLastSet\npwdLastSet: 116444736000000000\n`,
           { raw: true },
         );
+        const night = await addPerson('hrs');
+        // No hour of the week at which this account may sign in.
+        await dc.modify(
+          `dn: ${dnOf(night)}\nchangetype: modify\nreplace: logonHours\nlogonHours:: ${Buffer.alloc(21).toString('base64')}\n`,
+        );
         const locked = await addPerson('lck');
         for (let attempt = 0; attempt < AD_LOCKOUT_THRESHOLD; attempt += 1) {
           const client = new Client({ url: dc.ldapsUrl, tlsOptions: { ca: readFileSync(dc.caFile) } });
@@ -202,6 +208,7 @@ describe('Active Directory (Samba 4 as a domain controller)', () => {
           [expired, 'account-expired'],
           [passwordExpired, 'password-expired'],
           [locked, 'locked'],
+          [night, 'not-allowed-now'],
         ] as const;
         for (const [name, problem] of cases) {
           for (const language of ['en', 'ar']) {
