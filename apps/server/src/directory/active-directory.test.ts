@@ -43,6 +43,18 @@ async function addPerson(prefix: string): Promise<string> {
   return name;
 }
 
+/** The bad passwords the domain controller has counted for a person (badPwdCount). */
+async function badPasswordCount(name: string): Promise<number> {
+  const client = new Client({ url: dc.ldapsUrl, tlsOptions: { ca: readFileSync(dc.caFile) } });
+  try {
+    await client.bind(dc.adminDn, dc.adminPassword);
+    const { searchEntries } = await client.search(dnOf(name), { scope: 'base', attributes: ['badPwdCount'] });
+    return Number(searchEntries[0]?.badPwdCount ?? 0);
+  } finally {
+    await client.unbind().catch(() => undefined);
+  }
+}
+
 function directoryOf(
   extra: Record<string, string> = {},
   log?: ConstructorParameters<typeof LdapDirectory>[2],
@@ -169,6 +181,26 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
           (entry) => entry.event === 'signin.locked',
         );
         expect(locked.map((entry) => entry.details.limit)).toEqual(['entry-address']);
+      },
+    );
+
+    appTest(
+      '30 parallel wrong passwords in three forms reach the domain controller DEA_SIGNIN_MAX_FAILURES times, as its badPwdCount shows',
+      async ({ startApp }) => {
+        const t = await startApp({ ...settings, DEA_SIGNIN_MAX_FAILURES: '3' });
+        const name = await addPerson('par');
+        const forms = [name, `${name}.p@corp.example`, `DEA\\${name}`];
+        const answers = await Promise.all(
+          Array.from({ length: 30 }, (_, index) =>
+            signInAttempt(t, forms[index % 3] ?? name, 'Wrong-password-1'),
+          ),
+        );
+        expect(answers.every((answer) => answer.json<{ error: number }>().error !== 0)).toBe(true);
+        // What Active Directory itself counted: the bad passwords it was sent for this person.
+        expect(await badPasswordCount(name)).toBe(3);
+        expect((await signInAttempt(t, `DEA\\${name}`, passwordOf(name))).json()).toMatchObject({
+          error: 140,
+        });
       },
     );
 
