@@ -56,7 +56,9 @@ async function freeLoopbackAddress(): Promise<string> {
     });
     if (free) return address;
   }
-  throw new Error('no free address of 127.0.0.0/8 with port 389 free for the Samba DC');
+  throw new Error(
+    'port 389 is taken on every address of 127.0.0.0/8 tried for the Samba DC: a directory of the host listening on all addresses (samba or slapd on 0.0.0.0:389)? The tests need it to listen on 127.0.0.1 only, or not at all',
+  );
 }
 
 /** Ready once its rootDSE answers (what every LDAP client asks first). */
@@ -127,6 +129,7 @@ export async function startSambaDc(): Promise<SambaDc> {
       // Nothing but LDAP: no SMB, Kerberos, DNS or winbind to start or to clash with the host's.
       'server services = ldap',
       `pid directory = ${join(dir, 'run')}`,
+      `ncalrpc dir = ${join(dir, 'run', 'ncalrpc')}`,
       `log file = ${join(dir, 'log.%m')}`,
       `tls certfile = ${join(tls, 'cert.pem')}`,
       `tls keyfile = ${join(tls, 'key.pem')}`,
