@@ -6,9 +6,10 @@ import { codeOf, unavailableReason } from '../store/store-error.js';
 import { MAX_PAGE, resourceTypes, schemas, serviceProviderConfig } from '../scim/scim-discovery.js';
 import { notFound, ScimError } from '../scim/scim-error.js';
 import { type Projection, projected, wants } from '../scim/scim-attributes.js';
-import { namesVersion, requireVersion } from '../scim/scim-versions.js';
+import { namesVersion } from '../scim/scim-versions.js';
 import { SCIM, SCIM_MEDIA_TYPE, ScimListQuery, ScimPatch, ScimSearch } from '../scim/scim-schemas.js';
-import type { Resource } from '../scim/scim-users.js';
+import type { ScimGroups } from '../scim/scim-groups.js';
+import type { Resource, ScimUsers } from '../scim/scim-users.js';
 import type { Group, User } from '../store/store.js';
 
 /** Where SCIM is served (RFC 7644 section 3.13: the version in the path). */
@@ -193,13 +194,12 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   };
   const userResource = async (request: FastifyRequest, user: User) =>
     users.resource(user, userLocation(request, user.id));
-  /** The user's version is the one If-Match names (only asked when there is one). */
-  const userAsExpected = async (request: FastifyRequest<WithId>) => {
-    const expected = ifMatch(request);
-    if (expected === undefined) return;
-    const current = await userResource(request, await users.get(request.params.id));
-    requireVersion(expected, versionOfResource(current));
-  };
+  /**
+   * A change of the user in one transaction, its version checked there against If-Match when the
+   * request has one (scim-users.ts `change`): of writers holding one version, one wins.
+   */
+  const userChange = <T>(request: FastifyRequest<WithId>, work: (scoped: ScimUsers) => Promise<T>) =>
+    users.change(request.params.id, ifMatch(request), userLocation(request, request.params.id), work);
   app.get<Listed>('/Users', listed, async (request) => usersPage(request, request.query));
   app.post<{ Body: ScimSearch }>(
     '/Users/.search',
@@ -222,23 +222,29 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     return answer(request, reply, await userResource(request, user), SCIM.user);
   });
   app.put<One>('/Users/:id', listed, async (request, reply) => {
-    await userAsExpected(request);
-    const user = await users.replace(request.params.id, request.body, actorOf(request));
-    return answer(request, reply, await userResource(request, user), SCIM.user);
+    const password = await users.preparePassword(request.params.id, request.body);
+    const resource = await userChange(request, async (scoped) => {
+      const user = await scoped.replace(request.params.id, request.body, actorOf(request), false, password);
+      return scoped.resource(user, userLocation(request, user.id));
+    });
+    return answer(request, reply, resource, SCIM.user);
   });
   app.patch<One & { Body: ScimPatch }>(
     '/Users/:id',
     { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
     async (request, reply) => {
-      await userAsExpected(request);
       const location = userLocation(request, request.params.id);
-      const user = await users.patch(request.params.id, request.body, actorOf(request), location);
-      return answer(request, reply, await userResource(request, user), SCIM.user);
+      const resource = await userChange(request, async (scoped) =>
+        scoped.resource(
+          await scoped.patch(request.params.id, request.body, actorOf(request), location),
+          location,
+        ),
+      );
+      return answer(request, reply, resource, SCIM.user);
     },
   );
   app.delete<WithId>('/Users/:id', { schema: hidden }, async (request, reply) => {
-    await userAsExpected(request);
-    await users.remove(request.params.id, actorOf(request));
+    await userChange(request, (scoped) => scoped.remove(request.params.id, actorOf(request)));
     return reply.code(204).send();
   });
 
@@ -259,12 +265,11 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   };
   const groupResource = async (request: FastifyRequest<Listed>, group: Group) =>
     groups.resource(group, groupLocation(request, group.id), wants(request.query, 'members', SCIM.group));
-  const groupAsExpected = async (request: FastifyRequest<One>) => {
-    const expected = ifMatch(request);
-    if (expected === undefined) return;
-    const current = await groupResource(request, await groups.get(request.params.id));
-    requireVersion(expected, versionOfResource(current));
-  };
+  /** A change of the group in one transaction, its version checked there (scim-groups.ts `change`). */
+  const groupChange = <T>(request: FastifyRequest<One>, work: (scoped: ScimGroups) => Promise<T>) =>
+    groups.change(request.params.id, ifMatch(request), groupLocation(request, request.params.id), work);
+  const scopedGroupResource = (scoped: ScimGroups, request: FastifyRequest<One>, group: Group) =>
+    scoped.resource(group, groupLocation(request, group.id), wants(request.query, 'members', SCIM.group));
   app.get<Listed>('/Groups', listed, async (request) => groupsPage(request, request.query));
   app.post<{ Body: ScimSearch }>(
     '/Groups/.search',
@@ -287,18 +292,27 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     return answer(request, reply, await groupResource(request, group), SCIM.group);
   });
   app.put<One>('/Groups/:id', listed, async (request, reply) => {
-    await groupAsExpected(request);
-    const group = await groups.replace(request.params.id, request.body, actorOf(request));
-    return answer(request, reply, await groupResource(request, group), SCIM.group);
+    const resource = await groupChange(request, async (scoped) =>
+      scopedGroupResource(
+        scoped,
+        request,
+        await scoped.replace(request.params.id, request.body, actorOf(request)),
+      ),
+    );
+    return answer(request, reply, resource, SCIM.group);
   });
   app.patch<One & { Body: ScimPatch }>(
     '/Groups/:id',
     { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
     async (request, reply) => {
-      await groupAsExpected(request);
       const location = groupLocation(request, request.params.id);
-      const group = await groups.patch(request.params.id, request.body, actorOf(request), location);
-      const resource = await groupResource(request, group);
+      const resource = await groupChange(request, async (scoped) =>
+        scopedGroupResource(
+          scoped,
+          request,
+          await scoped.patch(request.params.id, request.body, actorOf(request), location),
+        ),
+      );
       // RFC 7644 section 3.5.2: 204 when the client did not ask for attributes back.
       if (request.query.attributes === undefined && request.query.excludedAttributes === undefined)
         return reply.code(204).header('etag', versionOfResource(resource)).send();
@@ -306,8 +320,7 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     },
   );
   app.delete<One>('/Groups/:id', listed, async (request, reply) => {
-    await groupAsExpected(request);
-    await groups.remove(request.params.id, actorOf(request));
+    await groupChange(request, (scoped) => scoped.remove(request.params.id, actorOf(request)));
     return reply.code(204).send();
   });
 };

@@ -16,10 +16,21 @@ import type { Store, User, UserFilterColumn } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
 import { type AttributeMap, rowFilterOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
-import { versionOf } from './scim-versions.js';
+import { requireVersion, versionOf } from './scim-versions.js';
 import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
 
 export type Resource = Record<string, unknown>;
+
+/** The version a resource's meta carries. */
+export const versionOfResource = (resource: Resource): string =>
+  String((resource.meta as { version: string }).version);
+
+/** A password a change sends: its new hash, or the hash it was found to match. */
+export interface PreparedPassword {
+  password: string;
+  hash?: string;
+  kept?: string;
+}
 
 export interface PasswordHashing {
   hash(password: string): Promise<string> | undefined;
@@ -179,13 +190,57 @@ const isOwnExternalId = (externalId: string | null): boolean =>
  * shown nor changed here.
  */
 export class ScimUsers {
+  private readonly provisioning: UserProvisioning;
+
   constructor(
     private readonly store: Store,
-    private readonly provisioning: UserProvisioning,
+    /** The one provisioning rule over a store (the server's, or one transaction of it). */
+    private readonly provisioningOver: (store: Store) => UserProvisioning,
     /** Password hashing in its turn among all hashes; undefined when too many wait already. */
     private readonly passwords: PasswordHashing,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.provisioning = provisioningOver(store);
+  }
+
+  /**
+   * One request's change of the user in one transaction of the store: its row is taken first
+   * (another change of the user waits for this one, on any instance) and, with `ifMatch`, its
+   * version checked there (RFC 7644 section 3.14), so that of two writers holding the same
+   * version only the first changes it; the other is answered 412. `work` is given these users
+   * over that transaction: what it writes and reads is part of it.
+   */
+  async change<T>(
+    id: string,
+    ifMatch: string | undefined,
+    location: string,
+    work: (users: ScimUsers) => Promise<T>,
+  ): Promise<T> {
+    return this.store.transaction(async (store) => {
+      const users = new ScimUsers(store, this.provisioningOver, this.passwords, this.now);
+      const current = await store.users.findForChange(id);
+      if (ifMatch !== undefined) {
+        // As a read: another source's user is no SCIM resource to have a version.
+        if (current?.source !== 'scim') throw notFound(`User ${id}`);
+        requireVersion(ifMatch, versionOfResource(await users.resource(current, location)));
+      }
+      return work(users);
+    });
+  }
+
+  /**
+   * A password a PUT or PATCH sends, hashed (or found to be the user's) before the transaction
+   * of the change: hashing takes a while, and the transaction holds the user's row (on the
+   * embedded store, the store) meanwhile.
+   */
+  async preparePassword(id: string, body: unknown): Promise<PreparedPassword | undefined> {
+    const password = (body as { password?: unknown } | null | undefined)?.password;
+    if (typeof password !== 'string') return undefined;
+    const current = await this.store.users.findById(id);
+    if (current?.source !== 'scim') return undefined;
+    const hash = await this.passwordHashOf({ password } as ScimUserInput, current);
+    return hash === undefined ? { password, kept: current.passwordHash } : { password, hash };
+  }
 
   async get(id: string): Promise<User> {
     const user = await this.store.users.findById(id);
@@ -227,7 +282,13 @@ export class ScimUsers {
    * resource) an attribute the resource no longer has is cleared: externalId, displayName, name,
    * preferredLanguage (back to en), timezone; `active` left out never changes the user's state.
    */
-  async replace(id: string, body: unknown, actor: string, omittedClears = false): Promise<User> {
+  async replace(
+    id: string,
+    body: unknown,
+    actor: string,
+    omittedClears = false,
+    prepared?: PreparedPassword,
+  ): Promise<User> {
     const current = await this.writable(id, 'username');
     const input = this.checked(body);
     const sent = input.externalId;
@@ -240,7 +301,7 @@ export class ScimUsers {
     const newExternalId = externalId !== null && externalId !== current.externalId ? externalId : undefined;
     if (newExternalId !== undefined && (await this.store.users.findByExternalId('scim', newExternalId)))
       throw new ScimError(409, `the externalId ${newExternalId} is another user's`, 'uniqueness');
-    const passwordHash = await this.passwordHashOf(input, current);
+    const passwordHash = await this.passwordHashOf(input, current, prepared);
     const user = await this.provision(input, current.externalId ?? '', actor, { omittedClears });
     if (newExternalId !== undefined)
       await scimChange(id, () =>
@@ -376,9 +437,17 @@ export class ScimUsers {
    * Undefined when there is none, or it is the one the user has (Okta sends it with every
    * update; signing the user out for it would be wrong).
    */
-  private async passwordHashOf(input: ScimUserInput, current?: User): Promise<string | undefined> {
+  private async passwordHashOf(
+    input: ScimUserInput,
+    current?: User,
+    prepared?: PreparedPassword,
+  ): Promise<string | undefined> {
     const { password } = input;
     if (password === undefined) return undefined;
+    if (prepared?.password === password) {
+      if (prepared.hash !== undefined) return prepared.hash;
+      if (prepared.kept === current?.passwordHash) return undefined;
+    }
     if ([...password].length < PASSWORD_MIN)
       throw invalidValue(`the password must have at least ${PASSWORD_MIN} characters`);
     const busy = () => new ScimError(503, 'too many passwords are being hashed; try again shortly');

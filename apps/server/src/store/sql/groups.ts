@@ -25,6 +25,12 @@ export interface GroupRepository {
   /** Without a source, the group is an operator's ('local'). */
   create(group: Omit<Group, 'source'> & { source?: UserSource }): Promise<void>;
   findByName(name: string): Promise<Group | undefined>;
+  /**
+   * The group, its row held until the transaction ends (PostgreSQL: FOR NO KEY UPDATE; the
+   * embedded store's transactions take the write lock as they begin): another change of the group
+   * waits for this one. For a change that checks what it read before it writes (SCIM's If-Match).
+   */
+  findForChange(id: string): Promise<Group | undefined>;
   /** Answers whether the group exists; a name another group has is refused. */
   rename(id: string, name: string): Promise<boolean>;
   list(): Promise<Group[]>;
@@ -286,6 +292,11 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
         .select(GROUP_COLUMNS)
         .where('name', '=', name)
         .executeTakeFirst();
+      return row && asGroup(row);
+    },
+    async findForChange(id) {
+      const query = db.selectFrom('groups').select(GROUP_COLUMNS).where('id', '=', id);
+      const row = await (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
       return row && asGroup(row);
     },
     async rename(id, name) {
