@@ -117,6 +117,12 @@ export class ScimGroups {
    * operators' again (no longer listed to SCIM), its policy and other members kept.
    */
   async remove(id: string, actor: string): Promise<void> {
+    // A release is two changes (the SCIM members leave, the owner is set): one transaction, so
+    // that a failure between them leaves the group as it was.
+    await this.inOneTransaction((scoped) => scoped.removed(id, actor));
+  }
+
+  private async removed(id: string, actor: string): Promise<void> {
     const group = await this.get(id);
     if (group.createdBy === 'scim') {
       await this.groups.remove(group, changerOf(actor)).catch(asScimError);
