@@ -58,6 +58,31 @@ function searchQuery(search: ScimSearch): ListQuery {
   };
 }
 
+/**
+ * The users and the groups a filter of the server root selects: a type whose attributes the
+ * filter does not name (invalidFilter for it) has none; when neither takes it, the refusal stands.
+ */
+async function selectedByEither<U, G>(
+  ofUsers: () => Promise<U[]>,
+  ofGroups: () => Promise<G[]>,
+): Promise<[U[], G[]]> {
+  const orNone = async <T>(list: () => Promise<T[]>): Promise<T[] | ScimError> => {
+    try {
+      return await list();
+    } catch (error) {
+      if (error instanceof ScimError && error.scimType === 'invalidFilter') return error;
+      throw error;
+    }
+  };
+  const found = await Promise.all([orNone(ofUsers), orNone(ofGroups)]);
+  const [foundUsers, foundGroups] = found;
+  if (foundUsers instanceof ScimError && foundGroups instanceof ScimError) throw foundUsers;
+  return [
+    foundUsers instanceof ScimError ? [] : foundUsers,
+    foundGroups instanceof ScimError ? [] : foundGroups,
+  ];
+}
+
 async function sendError(request: FastifyRequest, reply: FastifyReply, error: ScimError): Promise<void> {
   request.log.info(
     { status: error.status, scimType: error.scimType, detail: error.message },
@@ -271,6 +296,42 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   const scopedGroupResource = (scoped: ScimGroups, request: FastifyRequest<One>, group: Group) =>
     scoped.resource(group, groupLocation(request, group.id), wants(request.query, 'members', SCIM.group));
   app.get<Listed>('/Groups', listed, async (request) => groupsPage(request, request.query));
+
+  /**
+   * RFC 7644 section 3.4.2.1 and 3.4.3: a query of the server root, Users then Groups, each
+   * selected by the filter when it names attributes that type keeps (a filter neither keeps is
+   * refused as invalidFilter); attributes and excludedAttributes apply to each by its schema.
+   */
+  const rootPage = async (request: FastifyRequest, query: ListQuery) => {
+    const [foundUsers, foundGroups] = await selectedByEither(
+      () => users.list(query),
+      () => groups.list(query),
+    );
+    const found = [...foundUsers.map((user) => ({ user })), ...foundGroups.map((group) => ({ group }))];
+    const { startIndex, slice } = page(found, query);
+    const withMembers = wants(query, 'members', SCIM.group);
+    const resources = await Promise.all(
+      slice.map(async (each) =>
+        'user' in each
+          ? projected(await users.resource(each.user, userLocation(request, each.user.id)), query, SCIM.user)
+          : projected(
+              await groups.resource(each.group, groupLocation(request, each.group.id), withMembers),
+              query,
+              SCIM.group,
+            ),
+      ),
+    );
+    return listResponse(found.length, startIndex, resources);
+  };
+  app.get<Listed>('/', listed, async (request) => rootPage(request, request.query));
+  app.post<{ Body: ScimSearch }>(
+    '/.search',
+    { schema: { ...hidden, body: ScimSearch } },
+    async (request, reply) => {
+      void reply.code(200);
+      return rootPage(request, searchQuery(request.body));
+    },
+  );
   app.post<{ Body: ScimSearch }>(
     '/Groups/.search',
     { schema: { ...hidden, body: ScimSearch } },

@@ -137,6 +137,21 @@ function field<T>(check: () => T): T {
   }
 }
 
+/**
+ * RFC 7643 section 4.1.2: a phone number SHOULD be a tel URI (RFC 3966), `tel:+1-201-555-0123`;
+ * its global number is the number, checked as any other. A parameter (`;ext=`, `;isub=`,
+ * `;phone-context=`) is no part of a number a code can be sent to: refused, naming it.
+ */
+function numberOfTelUri(value: string): string {
+  const uri = /^tel:([^;]*)(;.*)?$/i.exec(value);
+  if (uri === null) return value;
+  if (uri[2] !== undefined)
+    throw invalidValue(
+      `the phone number "${value}" has parameters (${uri[2]}): send the number alone, such as tel:+49-170-5550112`,
+    );
+  return uri[1] ?? '';
+}
+
 interface MultiValue {
   value?: string | undefined;
   type?: string | undefined;
@@ -160,14 +175,16 @@ function channelsOf(input: ScimUserInput): {
     values: readonly MultiValue[] | undefined,
     byType: Record<string, ChannelKey>,
     untyped: ChannelKey,
+    numberOf: (value: string) => string = (value) => value,
   ): ChannelKey | null => {
     let primary: ChannelKey | null = null;
     // The primary value first, so it wins a type both have.
     for (const entry of [...(values ?? [])].sort(
       (a, b) => Number(b.primary === true) - Number(a.primary === true),
     )) {
-      const value = entry.value?.trim();
-      if (value === undefined || value === '') continue;
+      const sent = entry.value?.trim();
+      if (sent === undefined || sent === '') continue;
+      const value = numberOf(sent);
       const type = entry.type?.toLowerCase();
       const key = type === undefined ? untyped : byType[type];
       if (key === undefined || channels[key] !== null) continue;
@@ -176,7 +193,7 @@ function channelsOf(input: ScimUserInput): {
     }
     return primary;
   };
-  const primaryPhone = take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile');
+  const primaryPhone = take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile', numberOfTelUri);
   const primaryEmail = take(input.emails, SCIM_CHANNELS.emails, 'email');
   return { channels, primaryEmail, primaryPhone };
 }
@@ -356,7 +373,12 @@ export class ScimUsers {
       // Only SCIM's own groups: an operator's group is not a resource SCIM can read.
       groups: groups
         .filter((group) => group.source === 'scim')
-        .map((group) => ({ value: group.id, display: group.name, type: 'direct' })),
+        .map((group) => ({
+          value: group.id,
+          $ref: `${location.slice(0, location.lastIndexOf('/Users/'))}/Groups/${group.id}`,
+          display: group.name,
+          type: 'direct',
+        })),
     };
     return {
       ...resource,
