@@ -182,4 +182,112 @@ describe.each(STORE_KINDS)('SCIM conformance findings on %s', (kind) => {
       }
     },
   );
+
+  appTest(
+    'sortBy and sortOrder on the attributes kept, by the store (RFC 7644 3.4.2.3); /Me and /Bulk are 501',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const scim = await scimOf(t);
+      expect((await scim('GET', '/ServiceProviderConfig')).body.sort).toEqual({ supported: true });
+      const ids = new Map<string, string>();
+      for (const [userName, familyName, active] of [
+        ['carol@example.org', 'Bravo', true],
+        ['alice@example.org', 'charlie', false],
+        ['bob@example.org', undefined, true],
+        ['dave@example.org', 'alpha', true],
+      ] as const) {
+        const created = await scim('POST', '/Users', {
+          schemas: [USER],
+          userName,
+          active,
+          ...(familyName !== undefined && { name: { familyName } }),
+        });
+        ids.set(created.body.id as string, userName);
+        t.clock.advance(1_000);
+      }
+      const names = async (query: string) =>
+        idsOf((await scim('GET', `/Users?${query}`)).body).map((id) => ids.get(id));
+
+      expect(await names('sortBy=userName')).toEqual([
+        'alice@example.org',
+        'bob@example.org',
+        'carol@example.org',
+        'dave@example.org',
+      ]);
+      expect(await names('sortBy=userName&sortOrder=descending')).toEqual([
+        'dave@example.org',
+        'carol@example.org',
+        'bob@example.org',
+        'alice@example.org',
+      ]);
+      // Case-insensitive strings sort without case; a user without the value comes last ascending.
+      expect(await names('sortBy=name.familyName')).toEqual([
+        'dave@example.org',
+        'carol@example.org',
+        'alice@example.org',
+        'bob@example.org',
+      ]);
+      expect(await names('sortBy=name.familyName&sortOrder=descending')).toEqual([
+        'bob@example.org',
+        'alice@example.org',
+        'carol@example.org',
+        'dave@example.org',
+      ]);
+      // The full URN of an attribute names it too; times sort as times; false before true.
+      expect(
+        await names(`sortBy=${encodeURIComponent(`${USER}:meta.created`)}&sortOrder=descending`),
+      ).toEqual(['dave@example.org', 'bob@example.org', 'alice@example.org', 'carol@example.org']);
+      expect((await names('sortBy=active&sortOrder=ascending'))[0]).toBe('alice@example.org');
+      // Sorted, then paged; with a filter; in a search's body.
+      expect(await names('sortBy=userName&startIndex=2&count=2')).toEqual([
+        'bob@example.org',
+        'carol@example.org',
+      ]);
+      expect(
+        await names(`sortBy=userName&sortOrder=descending&filter=${encodeURIComponent('active eq true')}`),
+      ).toEqual(['dave@example.org', 'carol@example.org', 'bob@example.org']);
+      const searched = await scim('POST', '/Users/.search', {
+        schemas: [SEARCH],
+        sortBy: 'userName',
+        sortOrder: 'descending',
+        count: 1,
+      });
+      expect(idsOf(searched.body).map((id) => ids.get(id))).toEqual(['dave@example.org']);
+      for (const name of ['Zulu', 'alpha', 'Mike'])
+        await scim('POST', '/Groups', { schemas: [GROUP], displayName: name });
+      const groups = await scim('GET', '/Groups?sortBy=displayName');
+      expect((groups.body.Resources as { displayName: string }[]).map((group) => group.displayName)).toEqual([
+        'alpha',
+        'Mike',
+        'Zulu',
+      ]);
+
+      // What cannot be sorted is refused, naming what can.
+      for (const query of ['sortBy=emails', 'sortBy=nickName', 'sortBy=userName&sortOrder=sideways']) {
+        const refused = await scim('GET', `/Users?${query}`);
+        expect(refused, query).toMatchObject({ status: 400, body: { schemas: [ERROR] } });
+      }
+      expect((await scim('GET', '/Users?sortBy=emails')).body.detail).toContain('username, ');
+      expect(await scim('POST', '/.search', { schemas: [SEARCH], sortBy: 'displayName' })).toMatchObject({
+        status: 400,
+        body: { scimType: 'invalidValue' },
+      });
+
+      // RFC 7644 3.11: a service provider without /Me answers 501; the same for /Bulk (3.7).
+      for (const [method, path] of [
+        ['GET', '/Me'],
+        ['PUT', '/Me'],
+        ['PATCH', '/Me'],
+        ['DELETE', '/Me'],
+        ['POST', '/Me'],
+        ['POST', '/Bulk'],
+      ] as const) {
+        const answer = await scim(method, path, method === 'GET' || method === 'DELETE' ? undefined : {});
+        expect(answer, `${method} ${path}`).toMatchObject({
+          status: 501,
+          body: { schemas: [ERROR], status: '501' },
+        });
+      }
+    },
+  );
 });

@@ -53,6 +53,8 @@ function searchQuery(search: ScimSearch): ListQuery {
     ...(search.filter !== undefined && { filter: search.filter }),
     ...(search.startIndex !== undefined && { startIndex: String(search.startIndex) }),
     ...(search.count !== undefined && { count: String(search.count) }),
+    ...(search.sortBy !== undefined && { sortBy: search.sortBy }),
+    ...(search.sortOrder !== undefined && { sortOrder: search.sortOrder }),
     ...(search.attributes !== undefined && { attributes: search.attributes }),
     ...(search.excludedAttributes !== undefined && { excludedAttributes: search.excludedAttributes }),
   };
@@ -303,6 +305,12 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
    * refused as invalidFilter); attributes and excludedAttributes apply to each by its schema.
    */
   const rootPage = async (request: FastifyRequest, query: ListQuery) => {
+    if (query.sortBy !== undefined || query.sortOrder !== undefined)
+      throw new ScimError(
+        400,
+        'sortBy is offered on /Users and /Groups, not across both at the root: search each',
+        'invalidValue',
+      );
     const [foundUsers, foundGroups] = await selectedByEither(
       () => users.list(query),
       () => groups.list(query),
@@ -380,6 +388,14 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
       return answer(request, reply, resource, SCIM.group);
     },
   );
+  // RFC 7644 section 3.11: a service provider without /Me answers 501; bulk (section 3.7) likewise.
+  const notImplemented = (what: string) => async () => {
+    throw new ScimError(501, `${what} is not offered here (ServiceProviderConfig says which features are)`);
+  };
+  app.all('/Me', { schema: hidden }, notImplemented('/Me'));
+  app.all('/Me/*', { schema: hidden }, notImplemented('/Me'));
+  app.all('/Bulk', { schema: hidden }, notImplemented('Bulk'));
+
   app.delete<One>('/Groups/:id', listed, async (request, reply) => {
     await groupChange(request, (scoped) => scoped.remove(request.params.id, actorOf(request)));
     return reply.code(204).send();

@@ -11,7 +11,7 @@ export function serviceProviderConfig(base: string): Record<string, unknown> {
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_PAGE },
     changePassword: { supported: true },
-    sort: { supported: false },
+    sort: { supported: true },
     etag: { supported: true },
     authenticationSchemes: [
       {

@@ -3,7 +3,7 @@ import { type GroupChanger, Groups } from '../domain/identity/groups.js';
 import { RuleError } from '../domain/rule-error.js';
 import type { Group, GroupFilterColumn, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
-import { type AttributeMap, rowFilterOf } from './scim-filter.js';
+import { type AttributeMap, rowFilterOf, rowOrderOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
 import { requireVersion, versionOf } from './scim-versions.js';
 import { SCIM, ScimGroupInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
@@ -61,11 +61,12 @@ export class ScimGroups {
     return group;
   }
 
-  /** The groups SCIM owns, or those the filter selects: evaluated by the store. */
-  async list(query: Pick<ScimListQuery, 'filter'>): Promise<Group[]> {
+  /** The groups SCIM owns, or those the filter selects, in the order asked for: evaluated by the store. */
+  async list(query: Pick<ScimListQuery, 'filter' | 'sortBy' | 'sortOrder'>): Promise<Group[]> {
     return this.store.groups.listOfSourceWhere(
       'scim',
       query.filter === undefined ? { kind: 'and', filters: [] } : rowFilterOf(query.filter, GROUP_FILTER),
+      rowOrderOf(query.sortBy, query.sortOrder, GROUP_FILTER),
     );
   }
 

@@ -14,7 +14,7 @@ import {
 } from '../domain/user-fields.js';
 import type { Store, User, UserFilterColumn } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
-import { type AttributeMap, rowFilterOf } from './scim-filter.js';
+import { type AttributeMap, rowFilterOf, rowOrderOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
 import { requireVersion, versionOf } from './scim-versions.js';
 import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
@@ -276,10 +276,15 @@ export class ScimUsers {
     return user;
   }
 
-  /** The SCIM users, or those the filter selects: evaluated by the store. */
-  async list(query: Pick<ScimListQuery, 'filter'>): Promise<User[]> {
-    if (query.filter === undefined) return this.store.users.listOfSource('scim');
-    return this.store.users.listOfSourceWhere('scim', rowFilterOf(query.filter, USER_FILTER));
+  /** The SCIM users, or those the filter selects, in the order asked for: evaluated by the store. */
+  async list(query: Pick<ScimListQuery, 'filter' | 'sortBy' | 'sortOrder'>): Promise<User[]> {
+    const order = rowOrderOf(query.sortBy, query.sortOrder, USER_FILTER);
+    if (query.filter === undefined && order === undefined) return this.store.users.listOfSource('scim');
+    return this.store.users.listOfSourceWhere(
+      'scim',
+      query.filter === undefined ? { kind: 'and', filters: [] } : rowFilterOf(query.filter, USER_FILTER),
+      order,
+    );
   }
 
   async create(body: unknown, actor: string): Promise<User> {

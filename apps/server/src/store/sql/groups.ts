@@ -4,7 +4,7 @@ import { auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
-import { type RowFilter, whereOf } from './row-filter.js';
+import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
 
 export interface Group {
   id: string;
@@ -34,8 +34,12 @@ export interface GroupRepository {
   /** Answers whether the group exists; a name another group has is refused. */
   rename(id: string, name: string): Promise<boolean>;
   list(): Promise<Group[]>;
-  /** The groups of this owner the filter selects (evaluated by the store), by priority and name. */
-  listOfSourceWhere(source: UserSource, filter: RowFilter<GroupFilterColumn>): Promise<Group[]>;
+  /** The groups of this owner the filter selects (evaluated by the store), in that order, else by priority and name. */
+  listOfSourceWhere(
+    source: UserSource,
+    filter: RowFilter<GroupFilterColumn>,
+    order?: RowOrder<GroupFilterColumn>,
+  ): Promise<Group[]>;
   /** Gives the group to another owner; answers whether the group exists. */
   setSource(id: string, source: UserSource): Promise<boolean>;
   /** Answers whether the user joined now (false: a member already). */
@@ -312,15 +316,19 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
         .execute();
       return rows.map(asGroup);
     },
-    async listOfSourceWhere(source, filter) {
-      const rows = await db
+    async listOfSourceWhere(source, filter, order) {
+      const selected = db
         .selectFrom('groups')
         .select(GROUP_COLUMNS)
         .where('source', '=', source)
-        .where(whereOf(filter, groupFilterColumn, dialect))
-        .orderBy('priority', 'desc')
-        .orderBy('name')
-        .execute();
+        .where(whereOf(filter, groupFilterColumn, dialect));
+      const rows = await (
+        order === undefined
+          ? selected.orderBy('priority', 'desc').orderBy('name')
+          : orderTermsOf(order, groupFilterColumn, dialect)
+              .reduce((query, term) => query.orderBy(term), selected)
+              .orderBy('groups.id')
+      ).execute();
       return rows.map(asGroup);
     },
     async setSource(id, source) {
