@@ -414,6 +414,30 @@ describe.each(STORE_KINDS)('the provisioning services of Entra ID and Okta on %s
       ).body.active,
     ).toBe(true);
 
+    // A new password pushed by a PATCH (hashed before the change's transaction): it signs in; the
+    // same one pushed again changes nothing.
+    const signIn = async (password: string) =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/login/api/session',
+          payload: { username: 'test.user@okta.local', password },
+        })
+      ).json<{ error: number }>().error;
+    const passwordsSet = async () =>
+      (await t.services.store.audit.list({ event: 'user.password_set', userId: id })).length;
+    const before = await passwordsSet();
+    for (let push = 0; push < 2; push += 1)
+      expect(
+        await send('PATCH', `/Users/${id}`, {
+          schemas: [PATCH],
+          Operations: [{ op: 'replace', value: { password: 'a pushed password' } }],
+        }),
+      ).toMatchObject({ status: 200, body: { id } });
+    expect(await signIn('a pushed password')).toBe(0);
+    expect(await signIn('1mz050nq')).not.toBe(0);
+    expect((await passwordsSet()) - before).toBe(1);
+
     // Group Push: is there a group of that name; create it; read it; rename it; its members.
     const groupQuery = `filter=${encodeURIComponent('displayName eq "Test SCIMv2"')}&startIndex=1&count=100`;
     expect(await send('GET', `/Groups?${groupQuery}`)).toMatchObject({

@@ -261,9 +261,10 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
     async (request, reply) => {
       const location = userLocation(request, request.params.id);
+      const password = await users.preparePassword(request.params.id, request.body);
       const resource = await userChange(request, async (scoped) =>
         scoped.resource(
-          await scoped.patch(request.params.id, request.body, actorOf(request), location),
+          await scoped.patch(request.params.id, request.body, actorOf(request), location, password),
           location,
         ),
       );

@@ -21,6 +21,27 @@ import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-
 
 export type Resource = Record<string, unknown>;
 
+/**
+ * The password a PUT (its `password`) or a PATCH sends (an operation on the path `password`, or
+ * one without a path whose value has it, as Okta sends it), to be hashed before the change.
+ */
+function passwordSent(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { password, Operations } = body as { password?: unknown; Operations?: unknown };
+  if (typeof password === 'string') return password;
+  if (!Array.isArray(Operations)) return undefined;
+  for (const operation of Operations as { path?: unknown; value?: unknown }[]) {
+    const value =
+      typeof operation.path === 'string'
+        ? operation.path.toLowerCase() === 'password'
+          ? operation.value
+          : undefined
+        : (operation.value as { password?: unknown } | undefined)?.password;
+    if (typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
 /** The version a resource's meta carries. */
 export const versionOfResource = (resource: Resource): string =>
   String((resource.meta as { version: string }).version);
@@ -251,8 +272,8 @@ export class ScimUsers {
    * embedded store, the store) meanwhile.
    */
   async preparePassword(id: string, body: unknown): Promise<PreparedPassword | undefined> {
-    const password = (body as { password?: unknown } | null | undefined)?.password;
-    if (typeof password !== 'string') return undefined;
+    const password = passwordSent(body);
+    if (password === undefined) return undefined;
     const current = await this.store.users.findById(id);
     if (current?.source !== 'scim') return undefined;
     const hash = await this.passwordHashOf({ password } as ScimUserInput, current);
@@ -334,9 +355,15 @@ export class ScimUsers {
   }
 
   /** The operations applied to the user as SCIM shows it, stored as a replacement. */
-  async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<User> {
+  async patch(
+    id: string,
+    patch: ScimPatch,
+    actor: string,
+    location: string,
+    prepared?: PreparedPassword,
+  ): Promise<User> {
     const resource = await this.resource(await this.writable(id, 'username'), location);
-    return this.replace(id, applyPatch(resource, patch), actor, true);
+    return this.replace(id, applyPatch(resource, patch), actor, true, prepared);
   }
 
   async remove(id: string, actor: string): Promise<void> {
