@@ -98,6 +98,20 @@ describe.each(STORE_KINDS)('SCIM conformance findings on %s', (kind) => {
     },
   );
 
+  appTest('a language that is none is refused quoting the tag as sent', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const scim = await scimOf(t);
+    const refused = await scim('POST', '/Users', {
+      schemas: [USER],
+      userName: 'lang@example.org',
+      preferredLanguage: '64725bd3-7fe8-497a',
+    });
+    expect(refused).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
+    expect(refused.body.detail).toBe(
+      'preferredLanguage "64725bd3-7fe8-497a" is not a language code such as en or pt-BR',
+    );
+  });
+
   appTest(
     'a phone number as a tel URI (RFC 7643 4.1.2, RFC 3966) is taken as the number it names',
     async ({ startApp, expect }) => {

@@ -148,6 +148,20 @@ async function scimChange<T>(id: string, change: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A preferredLanguage (RFC 7643: a language tag, `pt-BR`) as the product keeps it (`pt_BR`); a
+ * refusal quotes the tag as the client sent it.
+ */
+function languageTag(tag: string): string {
+  try {
+    return validLocale(tag.replace('-', '_'), 'preferredLanguage');
+  } catch (error) {
+    if (error instanceof InvalidField)
+      throw invalidValue(`preferredLanguage "${tag}" is not a language code such as en or pt-BR`);
+    throw error;
+  }
+}
+
 /** What a check of the user's fields refused becomes SCIM's invalidValue. */
 function field<T>(check: () => T): T {
   try {
@@ -457,10 +471,7 @@ export class ScimUsers {
       externalId,
       username: field(() => validUsername(input.userName)),
       fullName: field(() => validFullName(fullName, 'displayName')),
-      locale:
-        language === undefined
-          ? undefined
-          : field(() => validLocale(language.replace('-', '_'), 'preferredLanguage')),
+      locale: language === undefined ? undefined : languageTag(language),
       timeZone:
         input.timezone === undefined || input.timezone === null
           ? input.timezone === null || clears
