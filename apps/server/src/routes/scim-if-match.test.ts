@@ -124,6 +124,8 @@ async function oneWriterWins(call: Call, audited: () => Promise<number>): Promis
   // Deletes holding the user's version (now with the group the winning PUT gave them): the
   // first one wins; those after it find no user.
   const current = (await call(0, 'GET', `/Users/${id}`)).body?.meta.version as string;
+  // One version whichever instance (host, port) answers, though its group's $ref names that one.
+  expect((await call(1, 'GET', `/Users/${id}`)).body?.meta.version).toBe(current);
   const deletes = await Promise.all(
     Array.from({ length: WRITERS }, (_, index) =>
       call(index, 'DELETE', `/Users/${id}`, undefined, { 'if-match': current }),
