@@ -113,3 +113,68 @@ describe.each(STORE_KINDS)('Releasing a group over SCIM on %s', (kind) => {
     120_000,
   );
 });
+
+describe.runIf(STORE_KINDS.includes('postgres'))('A SCIM change that lost a race on PostgreSQL', () => {
+  appTest.override('storeKind', 'postgres');
+
+  appTest(
+    'is tried once more from the start: answered as the second try went, changed once',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = t.app.server.address();
+      const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/scim/v2`;
+      const { key } = await createServiceKey(
+        t.services.store,
+        t.services.keys.serviceKey,
+        'entra',
+        ['scim'],
+        t.clock.now(),
+      );
+      const call = async (method: string, path: string, body: unknown) =>
+        fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/scim+json' },
+          body: JSON.stringify(body),
+        });
+      const created = (await (
+        await call('POST', '/Groups', {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+          displayName: 'Racing',
+        })
+      ).json()) as { id: string };
+
+      // The first rename finds its name taken meanwhile, as another writer's commit would make it
+      // (unique_violation), once: a sequence is not rolled back with the transaction.
+      const client = new pg.Client({ connectionString: t.testStore.databaseUrl });
+      await client.connect();
+      try {
+        await client.query('create sequence lost_once');
+        await client.query(`create function lose_once() returns trigger language plpgsql as $$
+          begin
+            if nextval('lost_once') = 1 then
+              raise exception 'taken meanwhile (test)' using errcode = 'unique_violation';
+            end if;
+            return new;
+          end $$`);
+        await client.query(`create trigger lose_once before update of name on groups
+          for each row execute function lose_once()`);
+        const renamed = await call('PATCH', `/Groups/${created.id}`, {
+          schemas: [PATCH],
+          Operations: [{ op: 'replace', path: 'displayName', value: 'Raced' }],
+        });
+        expect(renamed.status).toBe(204);
+        expect(
+          (await client.query<{ last_value: string }>('select last_value from lost_once')).rows[0],
+        ).toEqual({
+          last_value: '2',
+        });
+      } finally {
+        await client.end();
+      }
+      expect((await t.services.store.groups.findByName('Raced'))?.id).toBe(created.id);
+      expect(await t.services.store.audit.list({ event: 'group.renamed' })).toHaveLength(1);
+    },
+    120_000,
+  );
+});

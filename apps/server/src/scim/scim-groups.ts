@@ -5,6 +5,7 @@ import type { Group, GroupFilterColumn, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
 import { type AttributeMap, rowFilterOf, rowOrderOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
+import { inOneTransaction } from './scim-transaction.js';
 import { requireVersion, versionOf } from './scim-versions.js';
 import { SCIM, ScimGroupInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
 import { type Resource, versionOfResource } from './scim-users.js';
@@ -41,7 +42,7 @@ export class ScimGroups {
     location: string,
     work: (groups: ScimGroups) => Promise<T>,
   ): Promise<T> {
-    return this.store.transaction(async (store) => {
+    return inOneTransaction(this.store, async (store) => {
       const groups = new ScimGroups(store, this.now);
       const current = await store.groups.findForChange(id);
       if (ifMatch !== undefined) {
@@ -84,7 +85,7 @@ export class ScimGroups {
   /** PUT, and the result of a PATCH: with `omittedClears`, an externalId left out is cleared. */
   async replace(id: string, body: unknown, actor: string, omittedClears = false): Promise<Group> {
     // The members and the name, then the externalId: one transaction.
-    return this.inOneTransaction((groups) => groups.replaced(id, body, actor, omittedClears));
+    return this.scopedToOneTransaction((groups) => groups.replaced(id, body, actor, omittedClears));
   }
 
   private async replaced(id: string, body: unknown, actor: string, omittedClears: boolean): Promise<Group> {
@@ -120,7 +121,7 @@ export class ScimGroups {
   async remove(id: string, actor: string): Promise<void> {
     // A release is two changes (the SCIM members leave, the owner is set): one transaction, so
     // that a failure between them leaves the group as it was.
-    await this.inOneTransaction((scoped) => scoped.removed(id, actor));
+    await this.scopedToOneTransaction((scoped) => scoped.removed(id, actor));
   }
 
   private async removed(id: string, actor: string): Promise<void> {
@@ -137,7 +138,7 @@ export class ScimGroups {
   }
 
   /** `work` on these groups over one transaction of the store (the one open, when there is one). */
-  private inOneTransaction<T>(work: (groups: ScimGroups) => Promise<T>): Promise<T> {
+  private scopedToOneTransaction<T>(work: (groups: ScimGroups) => Promise<T>): Promise<T> {
     return this.store.transaction((store) => work(new ScimGroups(store, this.now)));
   }
 

@@ -16,6 +16,7 @@ import type { Store, User, UserFilterColumn } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
 import { type AttributeMap, rowFilterOf, rowOrderOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
+import { inOneTransaction } from './scim-transaction.js';
 import { requireVersion, versionOf } from './scim-versions.js';
 import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
 
@@ -268,7 +269,7 @@ export class ScimUsers {
     location: string,
     work: (users: ScimUsers) => Promise<T>,
   ): Promise<T> {
-    return this.store.transaction(async (store) => {
+    return inOneTransaction(this.store, async (store) => {
       const users = new ScimUsers(store, this.provisioningOver, this.passwords, this.now);
       const current = await store.users.findForChange(id);
       if (ifMatch !== undefined) {
