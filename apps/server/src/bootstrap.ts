@@ -207,7 +207,7 @@ export async function startServices(
       scim: {
         users: new ScimUsers(
           store,
-          new UserProvisioning(store, now, directoryUsers),
+          (over) => new UserProvisioning(over, now, directoryUsers),
           {
             hash: (password) =>
               hashQueue.tryRun((derive) => hashPassword(password, config.passwordHashCost, derive)),

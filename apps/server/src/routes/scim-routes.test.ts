@@ -317,7 +317,7 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         'Test SCIMv1',
       ]);
       expect((await scim.call('GET', `/Users/${id}`)).body.groups).toEqual([
-        { value: groupId, display: 'Test SCIMv1', type: 'direct' },
+        { value: groupId, $ref: `${scim.base}/Groups/${groupId}`, display: 'Test SCIMv1', type: 'direct' },
       ]);
       await scim.call('PATCH', `/Groups/${groupId}`, {
         schemas: [PATCH],

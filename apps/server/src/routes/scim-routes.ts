@@ -6,9 +6,10 @@ import { codeOf, unavailableReason } from '../store/store-error.js';
 import { MAX_PAGE, resourceTypes, schemas, serviceProviderConfig } from '../scim/scim-discovery.js';
 import { notFound, ScimError } from '../scim/scim-error.js';
 import { type Projection, projected, wants } from '../scim/scim-attributes.js';
-import { namesVersion, requireVersion } from '../scim/scim-versions.js';
+import { namesVersion } from '../scim/scim-versions.js';
 import { SCIM, SCIM_MEDIA_TYPE, ScimListQuery, ScimPatch, ScimSearch } from '../scim/scim-schemas.js';
-import type { Resource } from '../scim/scim-users.js';
+import type { ScimGroups } from '../scim/scim-groups.js';
+import type { Resource, ScimUsers } from '../scim/scim-users.js';
 import type { Group, User } from '../store/store.js';
 
 /** Where SCIM is served (RFC 7644 section 3.13: the version in the path). */
@@ -52,9 +53,36 @@ function searchQuery(search: ScimSearch): ListQuery {
     ...(search.filter !== undefined && { filter: search.filter }),
     ...(search.startIndex !== undefined && { startIndex: String(search.startIndex) }),
     ...(search.count !== undefined && { count: String(search.count) }),
+    ...(search.sortBy !== undefined && { sortBy: search.sortBy }),
+    ...(search.sortOrder !== undefined && { sortOrder: search.sortOrder }),
     ...(search.attributes !== undefined && { attributes: search.attributes }),
     ...(search.excludedAttributes !== undefined && { excludedAttributes: search.excludedAttributes }),
   };
+}
+
+/**
+ * The users and the groups a filter of the server root selects: a type whose attributes the
+ * filter does not name (invalidFilter for it) has none; when neither takes it, the refusal stands.
+ */
+async function selectedByEither<U, G>(
+  ofUsers: () => Promise<U[]>,
+  ofGroups: () => Promise<G[]>,
+): Promise<[U[], G[]]> {
+  const orNone = async <T>(list: () => Promise<T[]>): Promise<T[] | ScimError> => {
+    try {
+      return await list();
+    } catch (error) {
+      if (error instanceof ScimError && error.scimType === 'invalidFilter') return error;
+      throw error;
+    }
+  };
+  const found = await Promise.all([orNone(ofUsers), orNone(ofGroups)]);
+  const [foundUsers, foundGroups] = found;
+  if (foundUsers instanceof ScimError && foundGroups instanceof ScimError) throw foundUsers;
+  return [
+    foundUsers instanceof ScimError ? [] : foundUsers,
+    foundGroups instanceof ScimError ? [] : foundGroups,
+  ];
 }
 
 async function sendError(request: FastifyRequest, reply: FastifyReply, error: ScimError): Promise<void> {
@@ -193,13 +221,12 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   };
   const userResource = async (request: FastifyRequest, user: User) =>
     users.resource(user, userLocation(request, user.id));
-  /** The user's version is the one If-Match names (only asked when there is one). */
-  const userAsExpected = async (request: FastifyRequest<WithId>) => {
-    const expected = ifMatch(request);
-    if (expected === undefined) return;
-    const current = await userResource(request, await users.get(request.params.id));
-    requireVersion(expected, versionOfResource(current));
-  };
+  /**
+   * A change of the user in one transaction, its version checked there against If-Match when the
+   * request has one (scim-users.ts `change`): of writers holding one version, one wins.
+   */
+  const userChange = <T>(request: FastifyRequest<WithId>, work: (scoped: ScimUsers) => Promise<T>) =>
+    users.change(request.params.id, ifMatch(request), userLocation(request, request.params.id), work);
   app.get<Listed>('/Users', listed, async (request) => usersPage(request, request.query));
   app.post<{ Body: ScimSearch }>(
     '/Users/.search',
@@ -222,23 +249,30 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     return answer(request, reply, await userResource(request, user), SCIM.user);
   });
   app.put<One>('/Users/:id', listed, async (request, reply) => {
-    await userAsExpected(request);
-    const user = await users.replace(request.params.id, request.body, actorOf(request));
-    return answer(request, reply, await userResource(request, user), SCIM.user);
+    const password = await users.preparePassword(request.params.id, request.body);
+    const resource = await userChange(request, async (scoped) => {
+      const user = await scoped.replace(request.params.id, request.body, actorOf(request), false, password);
+      return scoped.resource(user, userLocation(request, user.id));
+    });
+    return answer(request, reply, resource, SCIM.user);
   });
   app.patch<One & { Body: ScimPatch }>(
     '/Users/:id',
     { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
     async (request, reply) => {
-      await userAsExpected(request);
       const location = userLocation(request, request.params.id);
-      const user = await users.patch(request.params.id, request.body, actorOf(request), location);
-      return answer(request, reply, await userResource(request, user), SCIM.user);
+      const password = await users.preparePassword(request.params.id, request.body);
+      const resource = await userChange(request, async (scoped) =>
+        scoped.resource(
+          await scoped.patch(request.params.id, request.body, actorOf(request), location, password),
+          location,
+        ),
+      );
+      return answer(request, reply, resource, SCIM.user);
     },
   );
   app.delete<WithId>('/Users/:id', { schema: hidden }, async (request, reply) => {
-    await userAsExpected(request);
-    await users.remove(request.params.id, actorOf(request));
+    await userChange(request, (scoped) => scoped.remove(request.params.id, actorOf(request)));
     return reply.code(204).send();
   });
 
@@ -259,13 +293,54 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
   };
   const groupResource = async (request: FastifyRequest<Listed>, group: Group) =>
     groups.resource(group, groupLocation(request, group.id), wants(request.query, 'members', SCIM.group));
-  const groupAsExpected = async (request: FastifyRequest<One>) => {
-    const expected = ifMatch(request);
-    if (expected === undefined) return;
-    const current = await groupResource(request, await groups.get(request.params.id));
-    requireVersion(expected, versionOfResource(current));
-  };
+  /** A change of the group in one transaction, its version checked there (scim-groups.ts `change`). */
+  const groupChange = <T>(request: FastifyRequest<One>, work: (scoped: ScimGroups) => Promise<T>) =>
+    groups.change(request.params.id, ifMatch(request), groupLocation(request, request.params.id), work);
+  const scopedGroupResource = (scoped: ScimGroups, request: FastifyRequest<One>, group: Group) =>
+    scoped.resource(group, groupLocation(request, group.id), wants(request.query, 'members', SCIM.group));
   app.get<Listed>('/Groups', listed, async (request) => groupsPage(request, request.query));
+
+  /**
+   * RFC 7644 section 3.4.2.1 and 3.4.3: a query of the server root, Users then Groups, each
+   * selected by the filter when it names attributes that type keeps (a filter neither keeps is
+   * refused as invalidFilter); attributes and excludedAttributes apply to each by its schema.
+   */
+  const rootPage = async (request: FastifyRequest, query: ListQuery) => {
+    if (query.sortBy !== undefined || query.sortOrder !== undefined)
+      throw new ScimError(
+        400,
+        'sortBy is offered on /Users and /Groups, not across both at the root: search each',
+        'invalidValue',
+      );
+    const [foundUsers, foundGroups] = await selectedByEither(
+      () => users.list(query),
+      () => groups.list(query),
+    );
+    const found = [...foundUsers.map((user) => ({ user })), ...foundGroups.map((group) => ({ group }))];
+    const { startIndex, slice } = page(found, query);
+    const withMembers = wants(query, 'members', SCIM.group);
+    const resources = await Promise.all(
+      slice.map(async (each) =>
+        'user' in each
+          ? projected(await users.resource(each.user, userLocation(request, each.user.id)), query, SCIM.user)
+          : projected(
+              await groups.resource(each.group, groupLocation(request, each.group.id), withMembers),
+              query,
+              SCIM.group,
+            ),
+      ),
+    );
+    return listResponse(found.length, startIndex, resources);
+  };
+  app.get<Listed>('/', listed, async (request) => rootPage(request, request.query));
+  app.post<{ Body: ScimSearch }>(
+    '/.search',
+    { schema: { ...hidden, body: ScimSearch } },
+    async (request, reply) => {
+      void reply.code(200);
+      return rootPage(request, searchQuery(request.body));
+    },
+  );
   app.post<{ Body: ScimSearch }>(
     '/Groups/.search',
     { schema: { ...hidden, body: ScimSearch } },
@@ -287,27 +362,43 @@ export const scimRoutes: FastifyPluginAsync = async (app) => {
     return answer(request, reply, await groupResource(request, group), SCIM.group);
   });
   app.put<One>('/Groups/:id', listed, async (request, reply) => {
-    await groupAsExpected(request);
-    const group = await groups.replace(request.params.id, request.body, actorOf(request));
-    return answer(request, reply, await groupResource(request, group), SCIM.group);
+    const resource = await groupChange(request, async (scoped) =>
+      scopedGroupResource(
+        scoped,
+        request,
+        await scoped.replace(request.params.id, request.body, actorOf(request)),
+      ),
+    );
+    return answer(request, reply, resource, SCIM.group);
   });
   app.patch<One & { Body: ScimPatch }>(
     '/Groups/:id',
     { schema: { ...hidden, querystring: ScimListQuery, body: ScimPatch } },
     async (request, reply) => {
-      await groupAsExpected(request);
       const location = groupLocation(request, request.params.id);
-      const group = await groups.patch(request.params.id, request.body, actorOf(request), location);
-      const resource = await groupResource(request, group);
+      const resource = await groupChange(request, async (scoped) =>
+        scopedGroupResource(
+          scoped,
+          request,
+          await scoped.patch(request.params.id, request.body, actorOf(request), location),
+        ),
+      );
       // RFC 7644 section 3.5.2: 204 when the client did not ask for attributes back.
       if (request.query.attributes === undefined && request.query.excludedAttributes === undefined)
         return reply.code(204).header('etag', versionOfResource(resource)).send();
       return answer(request, reply, resource, SCIM.group);
     },
   );
+  // RFC 7644 section 3.11: a service provider without /Me answers 501; bulk (section 3.7) likewise.
+  const notImplemented = (what: string) => async () => {
+    throw new ScimError(501, `${what} is not offered here (ServiceProviderConfig says which features are)`);
+  };
+  app.all('/Me', { schema: hidden }, notImplemented('/Me'));
+  app.all('/Me/*', { schema: hidden }, notImplemented('/Me'));
+  app.all('/Bulk', { schema: hidden }, notImplemented('Bulk'));
+
   app.delete<One>('/Groups/:id', listed, async (request, reply) => {
-    await groupAsExpected(request);
-    await groups.remove(request.params.id, actorOf(request));
+    await groupChange(request, (scoped) => scoped.remove(request.params.id, actorOf(request)));
     return reply.code(204).send();
   });
 };

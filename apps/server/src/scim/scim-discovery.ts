@@ -11,7 +11,7 @@ export function serviceProviderConfig(base: string): Record<string, unknown> {
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_PAGE },
     changePassword: { supported: true },
-    sort: { supported: false },
+    sort: { supported: true },
     etag: { supported: true },
     authenticationSchemes: [
       {
@@ -119,7 +119,22 @@ export function schemas(base: string): Record<string, unknown>[] {
           type: 'complex',
           multiValued: true,
           mutability: 'readOnly',
-          subAttributes: [attribute('value'), attribute('display')],
+          description: "The groups SCIM owns that the user is in (an operator's groups are not listed)",
+          subAttributes: [
+            attribute('value', { mutability: 'readOnly', description: 'The id of the group' }),
+            attribute('$ref', {
+              type: 'reference',
+              referenceTypes: ['Group'],
+              mutability: 'readOnly',
+              description: 'The URI of the group',
+            }),
+            attribute('display', { mutability: 'readOnly' }),
+            attribute('type', {
+              canonicalValues: ['direct', 'indirect'],
+              mutability: 'readOnly',
+              description: 'direct (groups are not members of groups here)',
+            }),
+          ],
         }),
       ],
       meta: { resourceType: 'Schema', location: `${base}/Schemas/${SCIM.user}` },

@@ -1,4 +1,4 @@
-import type { CompareOp, RowFilter } from '../store/store.js';
+import type { CompareOp, RowFilter, RowOrder } from '../store/store.js';
 import { ScimError } from './scim-error.js';
 
 /** A filter as RFC 7644 section 3.4.2.2 writes it; attribute names in lower case, URN left out. */
@@ -210,4 +210,46 @@ export function rowFilterOf<Column extends string>(
     }
   };
   return map(parseFilter(text));
+}
+
+/**
+ * RFC 7644 section 3.4.2.3: the order sortBy and sortOrder ask for, as the store evaluates it;
+ * undefined when no sortBy. Strings that are not case-exact sort without case; a boolean kept as
+ * its opposite sorts false first; a resource without a value comes last ascending. An attribute
+ * not kept, a multi-valued one, or one with a condition of its own (a user's externalId) is
+ * refused as invalidValue, naming those that sort.
+ */
+export function rowOrderOf<Column extends string>(
+  sortBy: string | undefined,
+  sortOrder: string | undefined,
+  attributes: Readonly<Record<string, AttributeMap<Column>>>,
+): RowOrder<Column> | undefined {
+  if (sortBy === undefined) {
+    if (sortOrder === undefined) return undefined;
+    throw new ScimError(400, 'sortOrder is given without sortBy', 'invalidValue');
+  }
+  const order = (sortOrder ?? 'ascending').toLowerCase();
+  if (order !== 'ascending' && order !== 'descending')
+    throw new ScimError(400, `sortOrder is ascending or descending, not "${sortOrder}"`, 'invalidValue');
+  let name = sortBy.trim().toLowerCase();
+  for (const urn of CORE_URNS) if (name.startsWith(urn)) name = name.slice(urn.length);
+  const sortable = Object.entries(attributes).filter(
+    ([, attribute]) => attribute.type !== 'string' || attribute.also === undefined,
+  );
+  const found = sortable.find(([each]) => each === name)?.[1];
+  if (found === undefined)
+    throw new ScimError(
+      400,
+      `sortBy ${JSON.stringify(sortBy)} is no attribute the results can be sorted by (offered: ${sortable.map(([each]) => each).join(', ')})`,
+      'invalidValue',
+    );
+  const descending = order === 'descending';
+  switch (found.type) {
+    case 'string':
+      return { column: found.column, descending, text: true, caseInsensitive: !found.caseExact };
+    case 'negatedBoolean':
+      return { column: found.column, descending: !descending };
+    case 'dateTime':
+      return { column: found.column, descending };
+  }
 }

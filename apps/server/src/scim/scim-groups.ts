@@ -3,11 +3,12 @@ import { type GroupChanger, Groups } from '../domain/identity/groups.js';
 import { RuleError } from '../domain/rule-error.js';
 import type { Group, GroupFilterColumn, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
-import { type AttributeMap, rowFilterOf } from './scim-filter.js';
+import { type AttributeMap, rowFilterOf, rowOrderOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
-import { versionOf } from './scim-versions.js';
+import { inOneTransaction } from './scim-transaction.js';
+import { requireVersion, versionOf } from './scim-versions.js';
 import { SCIM, ScimGroupInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
-import type { Resource } from './scim-users.js';
+import { type Resource, versionOfResource } from './scim-users.js';
 
 /**
  * SCIM's Groups are the product's groups that SCIM owns (source 'scim'): the ones it created and
@@ -23,9 +24,34 @@ export class ScimGroups {
 
   constructor(
     private readonly store: Store,
-    now: () => number,
+    private readonly now: () => number,
   ) {
     this.groups = new Groups(store, now);
+  }
+
+  /**
+   * One request's change of the group in one transaction of the store: its row is taken first
+   * (another change of the group waits for this one, on any instance) and, with `ifMatch`, its
+   * version checked there (RFC 7644 section 3.14), so that of two writers holding the same
+   * version only the first changes it; the other is answered 412. `work` is given these groups
+   * over that transaction: what it writes and reads is part of it.
+   */
+  async change<T>(
+    id: string,
+    ifMatch: string | undefined,
+    location: string,
+    work: (groups: ScimGroups) => Promise<T>,
+  ): Promise<T> {
+    return inOneTransaction(this.store, async (store) => {
+      const groups = new ScimGroups(store, this.now);
+      const current = await store.groups.findForChange(id);
+      if (ifMatch !== undefined) {
+        if (current?.source !== 'scim') throw notFound(`Group ${id}`);
+        // The version is of the group and its members, whether or not the answer lists them.
+        requireVersion(ifMatch, versionOfResource(await groups.resource(current, location, false)));
+      }
+      return work(groups);
+    });
   }
 
   async get(id: string): Promise<Group> {
@@ -36,11 +62,12 @@ export class ScimGroups {
     return group;
   }
 
-  /** The groups SCIM owns, or those the filter selects: evaluated by the store. */
-  async list(query: Pick<ScimListQuery, 'filter'>): Promise<Group[]> {
+  /** The groups SCIM owns, or those the filter selects, in the order asked for: evaluated by the store. */
+  async list(query: Pick<ScimListQuery, 'filter' | 'sortBy' | 'sortOrder'>): Promise<Group[]> {
     return this.store.groups.listOfSourceWhere(
       'scim',
       query.filter === undefined ? { kind: 'and', filters: [] } : rowFilterOf(query.filter, GROUP_FILTER),
+      rowOrderOf(query.sortBy, query.sortOrder, GROUP_FILTER),
     );
   }
 
@@ -57,6 +84,11 @@ export class ScimGroups {
 
   /** PUT, and the result of a PATCH: with `omittedClears`, an externalId left out is cleared. */
   async replace(id: string, body: unknown, actor: string, omittedClears = false): Promise<Group> {
+    // The members and the name, then the externalId: one transaction.
+    return this.scopedToOneTransaction((groups) => groups.replaced(id, body, actor, omittedClears));
+  }
+
+  private async replaced(id: string, body: unknown, actor: string, omittedClears: boolean): Promise<Group> {
     const group = await this.get(id);
     const input = this.checked(body);
     const wanted = await this.memberIds(input.members);
@@ -87,6 +119,12 @@ export class ScimGroups {
    * operators' again (no longer listed to SCIM), its policy and other members kept.
    */
   async remove(id: string, actor: string): Promise<void> {
+    // A release is two changes (the SCIM members leave, the owner is set): one transaction, so
+    // that a failure between them leaves the group as it was.
+    await this.scopedToOneTransaction((scoped) => scoped.removed(id, actor));
+  }
+
+  private async removed(id: string, actor: string): Promise<void> {
     const group = await this.get(id);
     if (group.createdBy === 'scim') {
       await this.groups.remove(group, changerOf(actor)).catch(asScimError);
@@ -97,6 +135,11 @@ export class ScimGroups {
       .setMembers(group, new Set(), (userId) => scimUsers.has(userId), changerOf(actor))
       .catch(asScimError);
     await this.groups.release(group, changerOf(actor)).catch(asScimError);
+  }
+
+  /** `work` on these groups over one transaction of the store (the one open, when there is one). */
+  private scopedToOneTransaction<T>(work: (groups: ScimGroups) => Promise<T>): Promise<T> {
+    return this.store.transaction((store) => work(new ScimGroups(store, this.now)));
   }
 
   /** The Group resource of RFC 7643 section 4.2, its members the SCIM users in it. */

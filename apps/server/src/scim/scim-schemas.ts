@@ -81,6 +81,8 @@ export const ScimListQuery = Type.Object({
   count: Type.Optional(Type.String({ pattern: '^-?\\d{1,9}$' })),
   attributes: Type.Optional(Type.String({ maxLength: 1024 })),
   excludedAttributes: Type.Optional(Type.String({ maxLength: 1024 })),
+  sortBy: Type.Optional(Type.String({ maxLength: 200 })),
+  sortOrder: Type.Optional(Type.String({ maxLength: 20 })),
 });
 export type ScimListQuery = Static<typeof ScimListQuery>;
 
@@ -92,5 +94,7 @@ export const ScimSearch = Type.Object({
   filter: Type.Optional(Type.String({ maxLength: 1024 })),
   startIndex: Type.Optional(Type.Integer({ minimum: -999_999_999, maximum: 999_999_999 })),
   count: Type.Optional(Type.Integer({ minimum: -999_999_999, maximum: 999_999_999 })),
+  sortBy: Type.Optional(Type.String({ maxLength: 200 })),
+  sortOrder: Type.Optional(Type.String({ maxLength: 20 })),
 });
 export type ScimSearch = Static<typeof ScimSearch>;

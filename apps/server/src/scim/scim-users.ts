@@ -14,12 +14,45 @@ import {
 } from '../domain/user-fields.js';
 import type { Store, User, UserFilterColumn } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
-import { type AttributeMap, rowFilterOf } from './scim-filter.js';
+import { type AttributeMap, rowFilterOf, rowOrderOf } from './scim-filter.js';
 import { applyPatch } from './scim-patch.js';
-import { versionOf } from './scim-versions.js';
+import { inOneTransaction } from './scim-transaction.js';
+import { requireVersion, versionOf } from './scim-versions.js';
 import { SCIM, ScimUserInput, type ScimListQuery, type ScimPatch } from './scim-schemas.js';
 
 export type Resource = Record<string, unknown>;
+
+/**
+ * The password a PUT (its `password`) or a PATCH sends (an operation on the path `password`, or
+ * one without a path whose value has it, as Okta sends it), to be hashed before the change.
+ */
+function passwordSent(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { password, Operations } = body as { password?: unknown; Operations?: unknown };
+  if (typeof password === 'string') return password;
+  if (!Array.isArray(Operations)) return undefined;
+  for (const operation of Operations as { path?: unknown; value?: unknown }[]) {
+    const value =
+      typeof operation.path === 'string'
+        ? operation.path.toLowerCase() === 'password'
+          ? operation.value
+          : undefined
+        : (operation.value as { password?: unknown } | undefined)?.password;
+    if (typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
+/** The version a resource's meta carries. */
+export const versionOfResource = (resource: Resource): string =>
+  String((resource.meta as { version: string }).version);
+
+/** A password a change sends: its new hash, or the hash it was found to match. */
+export interface PreparedPassword {
+  password: string;
+  hash?: string;
+  kept?: string;
+}
 
 export interface PasswordHashing {
   hash(password: string): Promise<string> | undefined;
@@ -116,6 +149,20 @@ async function scimChange<T>(id: string, change: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A preferredLanguage (RFC 7643: a language tag, `pt-BR`) as the product keeps it (`pt_BR`); a
+ * refusal quotes the tag as the client sent it.
+ */
+function languageTag(tag: string): string {
+  try {
+    return validLocale(tag.replace('-', '_'), 'preferredLanguage');
+  } catch (error) {
+    if (error instanceof InvalidField)
+      throw invalidValue(`preferredLanguage "${tag}" is not a language code such as en or pt-BR`);
+    throw error;
+  }
+}
+
 /** What a check of the user's fields refused becomes SCIM's invalidValue. */
 function field<T>(check: () => T): T {
   try {
@@ -124,6 +171,21 @@ function field<T>(check: () => T): T {
     if (error instanceof InvalidField) throw invalidValue(error.message);
     throw error;
   }
+}
+
+/**
+ * RFC 7643 section 4.1.2: a phone number SHOULD be a tel URI (RFC 3966), `tel:+1-201-555-0123`;
+ * its global number is the number, checked as any other. A parameter (`;ext=`, `;isub=`,
+ * `;phone-context=`) is no part of a number a code can be sent to: refused, naming it.
+ */
+function numberOfTelUri(value: string): string {
+  const uri = /^tel:([^;]*)(;.*)?$/i.exec(value);
+  if (uri === null) return value;
+  if (uri[2] !== undefined)
+    throw invalidValue(
+      `the phone number "${value}" has parameters (${uri[2]}): send the number alone, such as tel:+49-170-5550112`,
+    );
+  return uri[1] ?? '';
 }
 
 interface MultiValue {
@@ -149,14 +211,16 @@ function channelsOf(input: ScimUserInput): {
     values: readonly MultiValue[] | undefined,
     byType: Record<string, ChannelKey>,
     untyped: ChannelKey,
+    numberOf: (value: string) => string = (value) => value,
   ): ChannelKey | null => {
     let primary: ChannelKey | null = null;
     // The primary value first, so it wins a type both have.
     for (const entry of [...(values ?? [])].sort(
       (a, b) => Number(b.primary === true) - Number(a.primary === true),
     )) {
-      const value = entry.value?.trim();
-      if (value === undefined || value === '') continue;
+      const sent = entry.value?.trim();
+      if (sent === undefined || sent === '') continue;
+      const value = numberOf(sent);
       const type = entry.type?.toLowerCase();
       const key = type === undefined ? untyped : byType[type];
       if (key === undefined || channels[key] !== null) continue;
@@ -165,7 +229,7 @@ function channelsOf(input: ScimUserInput): {
     }
     return primary;
   };
-  const primaryPhone = take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile');
+  const primaryPhone = take(input.phoneNumbers, SCIM_CHANNELS.phoneNumbers, 'mobile', numberOfTelUri);
   const primaryEmail = take(input.emails, SCIM_CHANNELS.emails, 'email');
   return { channels, primaryEmail, primaryPhone };
 }
@@ -179,13 +243,57 @@ const isOwnExternalId = (externalId: string | null): boolean =>
  * shown nor changed here.
  */
 export class ScimUsers {
+  private readonly provisioning: UserProvisioning;
+
   constructor(
     private readonly store: Store,
-    private readonly provisioning: UserProvisioning,
+    /** The one provisioning rule over a store (the server's, or one transaction of it). */
+    private readonly provisioningOver: (store: Store) => UserProvisioning,
     /** Password hashing in its turn among all hashes; undefined when too many wait already. */
     private readonly passwords: PasswordHashing,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.provisioning = provisioningOver(store);
+  }
+
+  /**
+   * One request's change of the user in one transaction of the store: its row is taken first
+   * (another change of the user waits for this one, on any instance) and, with `ifMatch`, its
+   * version checked there (RFC 7644 section 3.14), so that of two writers holding the same
+   * version only the first changes it; the other is answered 412. `work` is given these users
+   * over that transaction: what it writes and reads is part of it.
+   */
+  async change<T>(
+    id: string,
+    ifMatch: string | undefined,
+    location: string,
+    work: (users: ScimUsers) => Promise<T>,
+  ): Promise<T> {
+    return inOneTransaction(this.store, async (store) => {
+      const users = new ScimUsers(store, this.provisioningOver, this.passwords, this.now);
+      const current = await store.users.findForChange(id);
+      if (ifMatch !== undefined) {
+        // As a read: another source's user is no SCIM resource to have a version.
+        if (current?.source !== 'scim') throw notFound(`User ${id}`);
+        requireVersion(ifMatch, versionOfResource(await users.resource(current, location)));
+      }
+      return work(users);
+    });
+  }
+
+  /**
+   * A password a PUT or PATCH sends, hashed (or found to be the user's) before the transaction
+   * of the change: hashing takes a while, and the transaction holds the user's row (on the
+   * embedded store, the store) meanwhile.
+   */
+  async preparePassword(id: string, body: unknown): Promise<PreparedPassword | undefined> {
+    const password = passwordSent(body);
+    if (password === undefined) return undefined;
+    const current = await this.store.users.findById(id);
+    if (current?.source !== 'scim') return undefined;
+    const hash = await this.passwordHashOf({ password } as ScimUserInput, current);
+    return hash === undefined ? { password, kept: current.passwordHash } : { password, hash };
+  }
 
   async get(id: string): Promise<User> {
     const user = await this.store.users.findById(id);
@@ -204,10 +312,15 @@ export class ScimUsers {
     return user;
   }
 
-  /** The SCIM users, or those the filter selects: evaluated by the store. */
-  async list(query: Pick<ScimListQuery, 'filter'>): Promise<User[]> {
-    if (query.filter === undefined) return this.store.users.listOfSource('scim');
-    return this.store.users.listOfSourceWhere('scim', rowFilterOf(query.filter, USER_FILTER));
+  /** The SCIM users, or those the filter selects, in the order asked for: evaluated by the store. */
+  async list(query: Pick<ScimListQuery, 'filter' | 'sortBy' | 'sortOrder'>): Promise<User[]> {
+    const order = rowOrderOf(query.sortBy, query.sortOrder, USER_FILTER);
+    if (query.filter === undefined && order === undefined) return this.store.users.listOfSource('scim');
+    return this.store.users.listOfSourceWhere(
+      'scim',
+      query.filter === undefined ? { kind: 'and', filters: [] } : rowFilterOf(query.filter, USER_FILTER),
+      order,
+    );
   }
 
   async create(body: unknown, actor: string): Promise<User> {
@@ -227,7 +340,13 @@ export class ScimUsers {
    * resource) an attribute the resource no longer has is cleared: externalId, displayName, name,
    * preferredLanguage (back to en), timezone; `active` left out never changes the user's state.
    */
-  async replace(id: string, body: unknown, actor: string, omittedClears = false): Promise<User> {
+  async replace(
+    id: string,
+    body: unknown,
+    actor: string,
+    omittedClears = false,
+    prepared?: PreparedPassword,
+  ): Promise<User> {
     const current = await this.writable(id, 'username');
     const input = this.checked(body);
     const sent = input.externalId;
@@ -240,7 +359,7 @@ export class ScimUsers {
     const newExternalId = externalId !== null && externalId !== current.externalId ? externalId : undefined;
     if (newExternalId !== undefined && (await this.store.users.findByExternalId('scim', newExternalId)))
       throw new ScimError(409, `the externalId ${newExternalId} is another user's`, 'uniqueness');
-    const passwordHash = await this.passwordHashOf(input, current);
+    const passwordHash = await this.passwordHashOf(input, current, prepared);
     const user = await this.provision(input, current.externalId ?? '', actor, { omittedClears });
     if (newExternalId !== undefined)
       await scimChange(id, () =>
@@ -251,9 +370,15 @@ export class ScimUsers {
   }
 
   /** The operations applied to the user as SCIM shows it, stored as a replacement. */
-  async patch(id: string, patch: ScimPatch, actor: string, location: string): Promise<User> {
+  async patch(
+    id: string,
+    patch: ScimPatch,
+    actor: string,
+    location: string,
+    prepared?: PreparedPassword,
+  ): Promise<User> {
     const resource = await this.resource(await this.writable(id, 'username'), location);
-    return this.replace(id, applyPatch(resource, patch), actor, true);
+    return this.replace(id, applyPatch(resource, patch), actor, true, prepared);
   }
 
   async remove(id: string, actor: string): Promise<void> {
@@ -295,7 +420,12 @@ export class ScimUsers {
       // Only SCIM's own groups: an operator's group is not a resource SCIM can read.
       groups: groups
         .filter((group) => group.source === 'scim')
-        .map((group) => ({ value: group.id, display: group.name, type: 'direct' })),
+        .map((group) => ({
+          value: group.id,
+          $ref: `${location.slice(0, location.lastIndexOf('/Users/'))}/Groups/${group.id}`,
+          display: group.name,
+          type: 'direct',
+        })),
     };
     return {
       ...resource,
@@ -342,10 +472,7 @@ export class ScimUsers {
       externalId,
       username: field(() => validUsername(input.userName)),
       fullName: field(() => validFullName(fullName, 'displayName')),
-      locale:
-        language === undefined
-          ? undefined
-          : field(() => validLocale(language.replace('-', '_'), 'preferredLanguage')),
+      locale: language === undefined ? undefined : languageTag(language),
       timeZone:
         input.timezone === undefined || input.timezone === null
           ? input.timezone === null || clears
@@ -376,9 +503,17 @@ export class ScimUsers {
    * Undefined when there is none, or it is the one the user has (Okta sends it with every
    * update; signing the user out for it would be wrong).
    */
-  private async passwordHashOf(input: ScimUserInput, current?: User): Promise<string | undefined> {
+  private async passwordHashOf(
+    input: ScimUserInput,
+    current?: User,
+    prepared?: PreparedPassword,
+  ): Promise<string | undefined> {
     const { password } = input;
     if (password === undefined) return undefined;
+    if (prepared?.password === password) {
+      if (prepared.hash !== undefined) return prepared.hash;
+      if (prepared.kept === current?.passwordHash) return undefined;
+    }
     if ([...password].length < PASSWORD_MIN)
       throw invalidValue(`the password must have at least ${PASSWORD_MIN} characters`);
     const busy = () => new ScimError(503, 'too many passwords are being hashed; try again shortly');

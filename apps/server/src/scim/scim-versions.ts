@@ -4,12 +4,17 @@ import type { Resource } from './scim-users.js';
 
 /**
  * A resource's version (RFC 7644 section 3.14, meta.version and the ETag header): a weak entity
- * tag of what the resource shows (its meta aside) and of `more` (a group's members, say), so that
- * any change a client can see gives a new version.
+ * tag of what the resource shows (its meta and references aside) and of `more` (a group's
+ * members, say), so that any change a client can see gives a new version.
  */
 export function versionOf(resource: Resource, more: readonly string[] = []): string {
   const { meta: _meta, ...shown } = resource;
-  const hash = createHash('sha256').update(JSON.stringify(shown)).update(JSON.stringify(more));
+  // A reference ($ref) is an absolute URL of the base the client reached: the same resource has
+  // one version whatever host, scheme or instance answers.
+  const withoutReferences = (key: string, value: unknown) => (key === '$ref' ? undefined : value);
+  const hash = createHash('sha256')
+    .update(JSON.stringify(shown, withoutReferences))
+    .update(JSON.stringify(more));
   return `W/"${hash.digest('base64url').slice(0, 27)}"`;
 }
 

@@ -49,7 +49,7 @@ export type {
   GroupRepository,
   GroupWrite,
 } from './sql/groups.js';
-export type { CompareOp, RowFilter } from './sql/row-filter.js';
+export type { CompareOp, RowFilter, RowOrder } from './sql/row-filter.js';
 export type { MetaRepository } from './sql/meta.js';
 export type { OutboxMessage, OutboxRepository } from './sql/outbox.js';
 export type { RateLimit, RateTake, RateCounterRepository } from './sql/rate-counters.js';

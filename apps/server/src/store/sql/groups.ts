@@ -4,7 +4,7 @@ import { auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
-import { type RowFilter, whereOf } from './row-filter.js';
+import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
 
 export interface Group {
   id: string;
@@ -25,11 +25,21 @@ export interface GroupRepository {
   /** Without a source, the group is an operator's ('local'). */
   create(group: Omit<Group, 'source'> & { source?: UserSource }): Promise<void>;
   findByName(name: string): Promise<Group | undefined>;
+  /**
+   * The group, its row held until the transaction ends (PostgreSQL: FOR NO KEY UPDATE; the
+   * embedded store's transactions take the write lock as they begin): another change of the group
+   * waits for this one. For a change that checks what it read before it writes (SCIM's If-Match).
+   */
+  findForChange(id: string): Promise<Group | undefined>;
   /** Answers whether the group exists; a name another group has is refused. */
   rename(id: string, name: string): Promise<boolean>;
   list(): Promise<Group[]>;
-  /** The groups of this owner the filter selects (evaluated by the store), by priority and name. */
-  listOfSourceWhere(source: UserSource, filter: RowFilter<GroupFilterColumn>): Promise<Group[]>;
+  /** The groups of this owner the filter selects (evaluated by the store), in that order, else by priority and name. */
+  listOfSourceWhere(
+    source: UserSource,
+    filter: RowFilter<GroupFilterColumn>,
+    order?: RowOrder<GroupFilterColumn>,
+  ): Promise<Group[]>;
   /** Gives the group to another owner; answers whether the group exists. */
   setSource(id: string, source: UserSource): Promise<boolean>;
   /** Answers whether the user joined now (false: a member already). */
@@ -288,6 +298,11 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
         .executeTakeFirst();
       return row && asGroup(row);
     },
+    async findForChange(id) {
+      const query = db.selectFrom('groups').select(GROUP_COLUMNS).where('id', '=', id);
+      const row = await (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
+      return row && asGroup(row);
+    },
     async rename(id, name) {
       const result = await db.updateTable('groups').set({ name }).where('id', '=', id).executeTakeFirst();
       return result.numUpdatedRows > 0n;
@@ -301,15 +316,19 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
         .execute();
       return rows.map(asGroup);
     },
-    async listOfSourceWhere(source, filter) {
-      const rows = await db
+    async listOfSourceWhere(source, filter, order) {
+      const selected = db
         .selectFrom('groups')
         .select(GROUP_COLUMNS)
         .where('source', '=', source)
-        .where(whereOf(filter, groupFilterColumn, dialect))
-        .orderBy('priority', 'desc')
-        .orderBy('name')
-        .execute();
+        .where(whereOf(filter, groupFilterColumn, dialect));
+      const rows = await (
+        order === undefined
+          ? selected.orderBy('priority', 'desc').orderBy('name')
+          : orderTermsOf(order, groupFilterColumn, dialect)
+              .reduce((query, term) => query.orderBy(term), selected)
+              .orderBy('groups.id')
+      ).execute();
       return rows.map(asGroup);
     },
     async setSource(id, source) {

@@ -82,3 +82,30 @@ function compared<Column extends string>(
       return sql`(length(${column}) >= ${String(value).length} and substr(${column}, length(${column}) - ${String(value).length - 1}) = ${String(value)})`;
   }
 }
+
+/**
+ * An order of rows, evaluated by the store (SCIM's sortBy and sortOrder, RFC 7644 section
+ * 3.4.2.3): by a named column, text in Unicode code point order (no locale; in lower case when
+ * `caseInsensitive`), a row without a value after every row with one ascending, before them
+ * descending, on both stores alike.
+ */
+export interface RowOrder<Column extends string = string> {
+  column: Column;
+  descending: boolean;
+  text?: boolean;
+  caseInsensitive?: boolean;
+}
+
+/** The order-by terms of an order (the caller adds a last one that tells every row apart). */
+export function orderTermsOf<Column extends string>(
+  order: RowOrder<Column>,
+  columnSql: ColumnSql<Column>,
+  dialect: Dialect,
+): RawBuilder<unknown>[] {
+  const column = columnSql(order.column);
+  const direction = order.descending ? sql`desc` : sql`asc`;
+  const value =
+    order.text !== true ? column : order.caseInsensitive === true ? sql`lower(${column})` : sql`${column}`;
+  const inCodePoints = order.text === true && dialect === 'postgres' ? sql`${value} collate "C"` : value;
+  return [sql`(${column} is null) ${direction}`, sql`${inCodePoints} ${direction}`];
+}

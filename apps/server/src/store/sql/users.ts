@@ -4,7 +4,7 @@ import type { UsersTable } from '../database.js';
 import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { flag, type Db, type Dialect } from './db.js';
-import { type RowFilter, whereOf } from './row-filter.js';
+import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
 
 export interface User {
   id: string;
@@ -83,8 +83,12 @@ export interface UserRepository {
   findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;
   listOfSource(source: UserSource): Promise<User[]>;
-  /** The source's users the filter selects (evaluated by the store), by user name. */
-  listOfSourceWhere(source: UserSource, filter: RowFilter<UserFilterColumn>): Promise<User[]>;
+  /** The source's users the filter selects (evaluated by the store), in that order, else by user name. */
+  listOfSourceWhere(
+    source: UserSource,
+    filter: RowFilter<UserFilterColumn>,
+    order?: RowOrder<UserFilterColumn>,
+  ): Promise<User[]>;
   update(
     id: string,
     changes: Partial<
@@ -261,14 +265,19 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         .execute();
       return rows.map(toUser);
     },
-    async listOfSourceWhere(source, filter) {
-      const rows = await db
+    async listOfSourceWhere(source, filter, order) {
+      const selected = db
         .selectFrom('users')
         .selectAll()
         .where('source', '=', source)
-        .where(whereOf(filter, userFilterColumn, dialect))
-        .orderBy('username')
-        .execute();
+        .where(whereOf(filter, userFilterColumn, dialect));
+      const rows = await (
+        order === undefined
+          ? selected.orderBy('username')
+          : orderTermsOf(order, userFilterColumn, dialect)
+              .reduce((query, term) => query.orderBy(term), selected)
+              .orderBy('id')
+      ).execute();
       return rows.map(toUser);
     },
     async list() {
