@@ -52,6 +52,33 @@ export const ConsoleSignInResult = Type.Object({
 });
 export type ConsoleSignInResult = Type.Static<typeof ConsoleSignInResult>;
 
+// GET oidc: how the console's sign-in screen may sign in besides local accounts
+export const ConsoleSignInOptions = Type.Object({
+  provider: Type.Union([Type.Object({ name: Type.String() }), Type.Null()], {
+    description:
+      'The OpenID provider to sign in with ("Sign in with <name>"), null without DEA_CONSOLE_OIDC_ISSUER',
+  }),
+});
+export type ConsoleSignInOptions = Type.Static<typeof ConsoleSignInOptions>;
+
+/** Where the OpenID sign-in begins and where the provider sends the browser back (under the console API). */
+export const CONSOLE_OIDC_START_PATH = `${CONSOLE_API_BASE_PATH}oidc/start`;
+/** The console page's fragment naming why a sign-in through the provider was refused: #oidc-refused=<reason>. */
+export const CONSOLE_OIDC_REFUSED_FRAGMENT = 'oidc-refused';
+export const CONSOLE_OIDC_REFUSALS = [
+  'provider-unavailable',
+  'provider-error',
+  'state-unknown',
+  'wrong-issuer',
+  'token-refused',
+  'mfa-missing',
+  'unmapped',
+  'disabled',
+  'username-taken',
+  'refresh-failed',
+] as const;
+export type ConsoleOidcRefusal = (typeof CONSOLE_OIDC_REFUSALS)[number];
+
 // GET me
 export const ConsoleMe = Type.Object({
   username: Type.String(),
