@@ -63,7 +63,12 @@ export interface ConsoleAuthDependencies {
    * Sessions signed in through the OpenID provider (console-oidc.ts): their account as it stands
    * after the role's refresh, undefined once the session was ended for it.
    */
-  oidc?: { current(session: ConsoleSession, account: ConsoleAccount): Promise<ConsoleAccount | undefined> };
+  oidc?: {
+    current(
+      session: ConsoleSession,
+      account: ConsoleAccount,
+    ): Promise<{ account: ConsoleAccount; provider: boolean } | undefined>;
+  };
   now: () => number;
 }
 
@@ -74,6 +79,8 @@ export interface ConsoleCaller {
   sessionId: string;
   /** The passkey was verified in this session (the password alone only opens the passkey steps). */
   passkeyVerified: boolean;
+  /** How the session signed in: its second factor is a passkey, or the OpenID provider's. */
+  signedInWith: 'passkey' | 'provider';
 }
 
 const notSignedIn = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
@@ -175,10 +182,20 @@ export class ConsoleAuth {
       throw notSignedIn();
     }
     // A session of the OpenID provider takes its role again when due; it may end for it.
-    const account = this.deps.oidc === undefined ? found : await this.deps.oidc.current(session, found);
-    if (account === undefined) throw notSignedIn();
+    const current =
+      this.deps.oidc === undefined
+        ? { account: found, provider: false }
+        : await this.deps.oidc.current(session, found);
+    if (current === undefined) throw notSignedIn();
+    const { account } = current;
     await store.console.touchSession(session.idHash, at);
-    return { account, session, sessionId, passkeyVerified: session.passkeyAt !== null };
+    return {
+      account,
+      session,
+      sessionId,
+      passkeyVerified: session.passkeyAt !== null,
+      signedInWith: current.provider ? 'provider' : 'passkey',
+    };
   }
 
   /** Whether the passkey was checked recently enough for a sensitive action (issuing a code). */

@@ -12,6 +12,9 @@ import type { ConsoleOidcConfig } from './console-oidc-settings.js';
 let openIdModule: Promise<typeof OpenIdClient> | undefined;
 const openId = () => (openIdModule ??= import('openid-client'));
 
+/** A sign-in again (before a code) must have authenticated the person at most this long before. */
+const AGAIN_MAX_AGE_SECONDS = 120;
+
 /** How long a sign-in may take at the provider before its callback is refused (state-unknown). */
 export const OIDC_FLOW_MS = 10 * 60_000;
 
@@ -111,7 +114,7 @@ export class ConsoleOidc {
   }
 
   /** Begins a sign-in: the provider's address to send the browser to, and the browser's flow token. */
-  async start(clientAddress: string): Promise<{ url: string; browserToken: string }> {
+  async start(clientAddress: string, again = false): Promise<{ url: string; browserToken: string }> {
     const { store, now, config } = this.deps;
     const at = now();
     const client = await openId();
@@ -127,7 +130,7 @@ export class ConsoleOidc {
     const nonce = client.randomNonce();
     const browserToken = randomToken(32);
     await store.consoleOidc.addFlow(
-      { browserHash: sha256(browserToken), state, nonce, codeVerifier, createdAt: at },
+      { browserHash: sha256(browserToken), state, nonce, codeVerifier, again, createdAt: at },
       at - OIDC_FLOW_MS,
     );
     const url = client.buildAuthorizationUrl(configuration, {
@@ -137,6 +140,8 @@ export class ConsoleOidc {
       code_challenge_method: 'S256',
       state,
       nonce,
+      // Before a sensitive action (a code for a caller), the provider authenticates the person anew.
+      ...(again && { prompt: 'login', max_age: '0' }),
     });
     return { url: url.href, browserToken };
   }
@@ -194,6 +199,8 @@ export class ConsoleOidc {
         expectedState: flow.state,
         expectedNonce: flow.nonce,
         idTokenExpected: true,
+        // A sign-in again must be new at the provider (auth_time), not its session's earlier one.
+        ...(flow.again && { maxAge: AGAIN_MAX_AGE_SECONDS }),
       });
     } catch (error) {
       throw await refuse('token-refused', (error as Error).message, { error: (error as Error).message });
@@ -262,13 +269,18 @@ export class ConsoleOidc {
    * person whose claim no longer maps, or whose refresh the provider refuses, has their session
    * ended (undefined). A local session is answered as it is.
    */
-  async current(session: ConsoleSession, account: ConsoleAccount): Promise<ConsoleAccount | undefined> {
+  async current(
+    session: ConsoleSession,
+    account: ConsoleAccount,
+  ): Promise<{ account: ConsoleAccount; provider: boolean } | undefined> {
+    const viaProvider = (current: ConsoleAccount | undefined) =>
+      current === undefined ? undefined : { account: current, provider: true };
     const running = this.refreshing.get(session.idHash);
-    if (running !== undefined) return running;
+    if (running !== undefined) return viaProvider(await running);
     const oidcSession = await this.deps.store.consoleOidc.findSession(session.idHash);
-    if (oidcSession === undefined) return account;
+    if (oidcSession === undefined) return { account, provider: false };
     if (this.deps.now() - oidcSession.rolesAt < this.deps.config.roleRefreshMs)
-      return { ...account, role: oidcSession.role };
+      return viaProvider({ ...account, role: oidcSession.role });
     let refresh = this.refreshing.get(session.idHash);
     if (refresh === undefined) {
       refresh = this.refresh(session, account, oidcSession).finally(() =>
@@ -276,7 +288,7 @@ export class ConsoleOidc {
       );
       this.refreshing.set(session.idHash, refresh);
     }
-    return refresh;
+    return viaProvider(await refresh);
   }
 
   private async refresh(

@@ -157,8 +157,7 @@ export class HelpDesk {
     clientAddress: string,
   ): Promise<HelpDeskIssueResult> {
     this.allowed(caller);
-    if (!passkeyFresh)
-      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
+    if (!passkeyFresh) throw passkeyAgain(caller);
     const user = await this.helpable(caller, userId, 'give');
     const policy = resolvePolicy(
       await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
@@ -190,8 +189,7 @@ export class HelpDesk {
     log: SendRequest['log'],
   ): Promise<{ to: string }> {
     this.allowed(caller);
-    if (!passkeyFresh)
-      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
+    if (!passkeyFresh) throw passkeyAgain(caller);
     const user = await this.helpable(caller, userId, 'give');
     const channel = await this.store.channels.findOfUser(user.id, request.recipient);
     if (channel === undefined) throw new ApiError(ErrorNumber.unknownChannel);
@@ -269,3 +267,12 @@ export class HelpDesk {
     return this.store.audit.append({ event, userId, actor: this.actorOf(caller), details }, this.now());
   }
 }
+
+/**
+ * A sensitive action whose second factor is no longer fresh: the passkey again, or for a session
+ * of the OpenID provider a sign-in there again (console-oidc.ts, prompt=login).
+ */
+const passkeyAgain = (caller: ConsoleCaller): ApiError =>
+  new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, {
+    passkey: caller.signedInWith === 'provider' ? 'provider' : 'again',
+  });

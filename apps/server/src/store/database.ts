@@ -310,6 +310,8 @@ export interface ConsoleOidcFlowsTable {
   state: string;
   nonce: string;
   code_verifier: string;
+  /** 1: a sign-in again (prompt=login) before a sensitive action; the ID token's auth_time must be new. */
+  again: Generated<number>;
   created_at: number;
 }
 

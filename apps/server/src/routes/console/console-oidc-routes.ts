@@ -52,7 +52,8 @@ export const consoleOidcRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       if (consoleOidc === undefined) return reply.redirect(CONSOLE_PAGE_PATH, 303);
       try {
-        const started = await consoleOidc.start(request.ip);
+        const { again } = request.query as { again?: string };
+        const started = await consoleOidc.start(request.ip, again === '1');
         setConsoleOidcFlowCookie(request, reply, started.browserToken, OIDC_FLOW_MS / 1000);
         return await reply.redirect(started.url, 303);
       } catch (error) {

@@ -258,4 +258,44 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
       ]);
     },
   );
+
+  appTest(
+    'a code for a caller after the second factor went stale asks for a sign-in at the provider again, which must be new',
+    async ({ startApp, expect }) => {
+      const { t, provider } = await withProvider(startApp);
+      provider.people.set('hana', { groups: ['it-helpdesk'], amr: ['mfa'] });
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 3 },
+      });
+      const issue = (headers: { cookie: string; 'x-console-token': string }) =>
+        t.app.inject({
+          method: 'POST',
+          url: `${BASE}/helpdesk/users/${user.id}/codes`,
+          headers,
+          payload: { reason: 'Ticket 4711, called back on the desk phone' },
+        });
+      const first = await signIn(t, provider, 'hana');
+      expect((await issue(first.headers)).json()).toMatchObject({ error: 0 });
+
+      t.clock.advance(5 * 60_000);
+      const stale = await issue(first.headers);
+      expect(stale.statusCode).toBe(403);
+      expect(stale.json()).toMatchObject({ result: { passkey: 'provider' } });
+
+      const again = await t.app.inject({ method: 'GET', url: `${BASE}/oidc/start?again=1` });
+      const asked = new URL(again.headers.location ?? '');
+      expect(asked.searchParams.get('prompt')).toBe('login');
+      expect(asked.searchParams.get('max_age')).toBe('0');
+      const back = await provider.signIn(asked.href, 'hana');
+      const flow = again.cookies.find((cookie) => cookie.name === 'dea_console_oidc')?.value;
+      const answer = await callback(t, back, flow);
+      expect(answer.headers.location).toBe('/admin/');
+      const cookies = Object.fromEntries(answer.cookies.map((cookie) => [cookie.name, cookie.value]));
+      const fresh = {
+        cookie: `dea_console=${cookies.dea_console ?? ''}; dea_console_token=${cookies.dea_console_token ?? ''}`,
+        'x-console-token': cookies.dea_console_token ?? '',
+      };
+      expect((await issue(fresh)).json()).toMatchObject({ error: 0 });
+    },
+  );
 });

@@ -8,6 +8,8 @@ export interface ConsoleOidcFlow {
   state: string;
   nonce: string;
   codeVerifier: string;
+  /** A sign-in again before a sensitive action: the provider must authenticate the person anew. */
+  again: boolean;
   createdAt: number;
 }
 
@@ -74,6 +76,7 @@ export function consoleOidcRepository(db: Db): ConsoleOidcRepository {
           state: flow.state,
           nonce: flow.nonce,
           code_verifier: flow.codeVerifier,
+          again: flow.again ? 1 : 0,
           created_at: flow.createdAt,
         })
         .execute();
@@ -96,6 +99,7 @@ export function consoleOidcRepository(db: Db): ConsoleOidcRepository {
         state: row.state,
         nonce: row.nonce,
         codeVerifier: row.code_verifier,
+        again: Number(row.again) === 1,
         createdAt: Number(row.created_at),
       };
     },

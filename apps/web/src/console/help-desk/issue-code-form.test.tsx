@@ -67,4 +67,22 @@ describe('giving a caller a code', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('Too many unused codes.');
     expect(calls[0]?.body).toEqual({ reason: 'Ticket 4712, called back', recipient: 'ref-1' });
   });
+
+  it('for a session of the identity provider, offers to sign in there again instead of a passkey', async () => {
+    const calls = fakeConsoleApi({
+      'POST helpdesk/users/u1/codes': () => ({
+        status: 403,
+        body: { error: 3, message: 'You are not allowed to do this.', result: { passkey: 'provider' } },
+      }),
+    });
+    renderConsole(<IssueCodeForm user={USER} onIssued={vi.fn()} />);
+    await userEvent.type(screen.getByLabelText('Reason'), 'Ticket 4713, called back');
+    await userEvent.click(screen.getByRole('button', { name: 'Issue a code' }));
+    expect(await screen.findByTestId('issue-provider-again')).toHaveTextContent('too old to give a code');
+    expect(screen.getByRole('link', { name: 'Sign in again' })).toHaveAttribute(
+      'href',
+      '/dea/admin-api/oidc/start?again=1',
+    );
+    expect(calls.map((call) => call.path)).toEqual(['helpdesk/users/u1/codes']);
+  });
 });

@@ -1,9 +1,10 @@
-import type {
-  HelpDeskIssueRequest,
-  HelpDeskIssueResult,
-  HelpDeskSendRequest,
-  HelpDeskSendResult,
-  HelpDeskUser,
+import {
+  CONSOLE_OIDC_START_PATH,
+  type HelpDeskIssueRequest,
+  type HelpDeskIssueResult,
+  type HelpDeskSendRequest,
+  type HelpDeskSendResult,
+  type HelpDeskUser,
 } from '@dea/contract';
 import { useId, useState, type FormEvent } from 'react';
 import { Alert } from '../../shared/components/alert';
@@ -34,6 +35,8 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
   const [reasonInvalid, setReasonInvalid] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
   const [askingPasskey, setAskingPasskey] = useState(false);
+  // A session of the identity provider whose sign-in is too old for a code: it signs in there again.
+  const [providerAgain, setProviderAgain] = useState(false);
   const issuing = useConsoleAction();
   const path = `helpdesk/users/${encodeURIComponent(user.user.id)}/codes`;
 
@@ -55,10 +58,15 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
     setReasonInvalid(invalid);
     if (invalid) return;
     setOutcome(undefined);
+    setProviderAgain(false);
     const result = await issuing.run(async () => {
       try {
         return await once();
       } catch (error) {
+        if (error instanceof ConsoleCallError && error.providerAgain) {
+          setProviderAgain(true);
+          return undefined;
+        }
         if (!(error instanceof ConsoleCallError && error.passkeyAgain)) throw error;
         setAskingPasskey(true);
         try {
@@ -94,6 +102,12 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
       {outcome?.kind === 'sent' && (
         <Alert variant="success" announce testId="issued-sent">
           {t('issue.sent', { to: outcome.to })}
+        </Alert>
+      )}
+      {providerAgain && (
+        <Alert variant="info" announce testId="issue-provider-again">
+          {t('issue.providerAgain')}{' '}
+          <a href={`${CONSOLE_OIDC_START_PATH}?again=1`}>{t('issue.providerAgainLink')}</a>
         </Alert>
       )}
       <form onSubmit={(event) => void submit(event)} noValidate>
