@@ -188,6 +188,16 @@ export const HelpDeskUser = Type.Object({
     description:
       'false when the user is disabled (the help desk gives them nothing); a user whose "Help Desk" group policy leaves this role out is not shown at all',
   }),
+  offers: Type.Object(
+    {
+      onScreen: Type.Boolean({ description: 'A code may be shown to the agent' }),
+      channels: Type.Array(Type.String(), {
+        description:
+          "References of the channels a code may be sent to: none when the user's policy shows codes on screen",
+      }),
+    },
+    { description: "What the help desk may give this user, by the user's policy and channels" },
+  ),
   policy: Type.Object({
     enableECode: Type.Boolean(),
     emergencyCodeDelivery: Type.String(),

@@ -1,3 +1,4 @@
+import { helpDeskOffers } from './help-desk-offers.js';
 import {
   canonicalUsername,
   ErrorNumber,
@@ -103,19 +104,21 @@ export class HelpDesk {
       await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
       this.codeDefaults,
     );
+    const channels = await this.store.channels.listOfUser(user.id);
     const lock = await this.store.verifyFailures.find(user.id);
     const locked =
       lock !== undefined && lock.lockedAt !== null && (lock.lockedUntil === null || lock.lockedUntil > at);
     return {
       user: await this.summary(user),
       mayIssue: !user.disabled,
+      offers: helpDeskOffers(user, policy, channels),
       policy: {
         enableECode: policy.enableECode,
         emergencyCodeDelivery: policy.emergencyCodeDelivery,
         codeValidityMinutes: policy.codeValidityMinutes,
         maxUnusedCodes: policy.maxUnusedCodes,
       },
-      channels: (await this.store.channels.listOfUser(user.id)).map((channel) => ({
+      channels: channels.map((channel) => ({
         key: channel.key,
         masked: maskAddress(channel.key, channel.address),
         reference: channel.id,

@@ -19,6 +19,7 @@ const DANA: HelpDeskUser = {
     groups: ['staff'],
   },
   mayIssue: true,
+  offers: { onScreen: true, channels: [] },
   policy: { enableECode: true, emergencyCodeDelivery: 'Display', codeValidityMinutes: 15, maxUnusedCodes: 3 },
   channels: [{ key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1' }],
   codes: [
@@ -42,7 +43,7 @@ const DANA: HelpDeskUser = {
     { createdAt: '2026-11-24T09:00:00Z', lastSeenAt: '2026-11-24T09:30:00Z' },
     { createdAt: '2026-11-24T09:10:00Z', lastSeenAt: '2026-11-24T09:50:00Z' },
   ],
-  audit: [{ at: '2026-11-24T09:00:00Z', event: 'signin.success', actor: 'dana' }],
+  audit: [{ at: '2026-11-24T09:00:00Z', event: 'signin.success', actor: 'dana', details: {} }],
 } as HelpDeskUser;
 
 describe('the help desk search', () => {

@@ -12,6 +12,7 @@ beforeEach(resetBrowserPasskeys);
 const USER: HelpDeskUser = {
   user: { id: 'u1', username: 'dana', fullName: 'Dana Demo', source: 'local', disabled: false, groups: [] },
   mayIssue: true,
+  offers: { onScreen: true, channels: [] },
   policy: { enableECode: true, emergencyCodeDelivery: 'Display', codeValidityMinutes: 15, maxUnusedCodes: 3 },
   channels: [{ key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1' }],
   codes: [],
@@ -60,7 +61,12 @@ describe('giving a caller a code', () => {
         body: { error: 148, message: 'Too many unused codes.', result: null },
       }),
     });
-    renderConsole(<IssueCodeForm user={USER} onIssued={vi.fn()} />);
+    const sending: HelpDeskUser = {
+      ...USER,
+      policy: { ...USER.policy, emergencyCodeDelivery: 'Channel' },
+      offers: { onScreen: true, channels: ['ref-1'] },
+    };
+    renderConsole(<IssueCodeForm user={sending} onIssued={vi.fn()} />);
     await userEvent.type(screen.getByLabelText('Reason'), 'Ticket 4712, called back');
     await userEvent.click(screen.getByLabelText('Send it to Work mobile +49 170 ****77'));
     await userEvent.click(screen.getByRole('button', { name: 'Send a code' }));
@@ -84,5 +90,13 @@ describe('giving a caller a code', () => {
       '/dea/admin-api/oidc/start?again=1',
     );
     expect(calls.map((call) => call.path)).toEqual(['helpdesk/users/u1/codes']);
+  });
+
+  it('offers no "Send it to …" for a policy that shows codes on screen', async () => {
+    fakeConsoleApi({});
+    renderConsole(<IssueCodeForm user={USER} onIssued={vi.fn()} />);
+    expect(screen.getByLabelText('Show it to me, I read it out')).toBeChecked();
+    expect(screen.queryByLabelText(/Send it to/)).toBeNull();
+    expect(screen.getAllByRole('radio')).toHaveLength(1);
   });
 });

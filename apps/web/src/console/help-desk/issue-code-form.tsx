@@ -31,7 +31,12 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
   const { t, formatTime } = useConsoleI18n();
   const id = useId();
   const [reason, setReason] = useState('');
-  const [destination, setDestination] = useState(ON_SCREEN);
+  // Only what the user's policy and channels allow (the server's offers): no "Send it to …" for a
+  // policy that shows codes on screen.
+  const channels = user.channels.filter((channel) => user.offers.channels.includes(channel.reference));
+  const [destination, setDestination] = useState(
+    user.offers.onScreen ? ON_SCREEN : (channels[0]?.reference ?? ON_SCREEN),
+  );
   const [reasonInvalid, setReasonInvalid] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
   const [askingPasskey, setAskingPasskey] = useState(false);
@@ -129,17 +134,19 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
         </div>
         <fieldset className="form-field">
           <legend>{t('issue.destination')}</legend>
-          <label className="choice">
-            <input
-              type="radio"
-              name={`${id}-destination`}
-              value={ON_SCREEN}
-              checked={destination === ON_SCREEN}
-              onChange={() => setDestination(ON_SCREEN)}
-            />
-            {t('issue.onScreen')}
-          </label>
-          {user.channels.map((channel) => (
+          {user.offers.onScreen && (
+            <label className="choice">
+              <input
+                type="radio"
+                name={`${id}-destination`}
+                value={ON_SCREEN}
+                checked={destination === ON_SCREEN}
+                onChange={() => setDestination(ON_SCREEN)}
+              />
+              {t('issue.onScreen')}
+            </label>
+          )}
+          {channels.map((channel) => (
             <label className="choice" key={channel.reference}>
               <input
                 type="radio"
