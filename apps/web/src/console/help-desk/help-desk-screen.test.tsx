@@ -44,7 +44,7 @@ const DANA: HelpDeskUser = {
     { createdAt: '2026-11-24T09:10:00Z', lastSeenAt: '2026-11-24T09:50:00Z' },
   ],
   audit: [{ at: '2026-11-24T09:00:00Z', event: 'signin.success', actor: 'dana', details: {} }],
-} as HelpDeskUser;
+};
 
 describe('the help desk search', () => {
   it('asks for two characters before it searches', async () => {
