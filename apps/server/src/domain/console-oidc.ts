@@ -416,18 +416,26 @@ export class ConsoleOidc {
       disabled: false,
       createdAt: at,
     };
-    await store.transaction(async (tx) => {
-      await tx.console.createAccount(account);
-      await tx.consoleOidc.linkIdentity(identity.issuer, identity.subject, account.id);
-      await tx.audit.append(
-        {
-          event: 'console.account_created',
-          actor: `console:${account.username}`,
-          details: { username: account.username, role, issuer: identity.issuer },
-        },
-        at,
-      );
-    });
+    try {
+      await store.transaction(async (tx) => {
+        await tx.console.createAccount(account);
+        await tx.consoleOidc.linkIdentity(identity.issuer, identity.subject, account.id);
+        await tx.audit.append(
+          {
+            event: 'console.account_created',
+            actor: `console:${account.username}`,
+            details: { username: account.username, role, issuer: identity.issuer },
+          },
+          at,
+        );
+      });
+    } catch (error) {
+      // The same person's first sign-in in two browsers at once: the other made the account.
+      const made = await store.consoleOidc.findAccountIdOf(identity.issuer, identity.subject);
+      const other = made === undefined ? undefined : await store.console.findAccountById(made);
+      if (other === undefined) throw error;
+      return { account: { ...other, role }, created: false };
+    }
     return { account, created: true };
   }
 

@@ -127,6 +127,26 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
       // A second sign-in finds the same account.
       expect((await signIn(t, provider, 'ada')).answer.headers.location).toBe('/admin/');
       expect(await t.services.store.console.listAccounts()).toHaveLength(1);
+
+      // A first sign-in of one person in three browsers at once makes one account, and all sign in.
+      provider.people.set('bo', { groups: ['auditors'], amr: ['mfa'] });
+      const answered = await Promise.all(
+        await Promise.all(
+          Array.from({ length: 3 }, async () => {
+            const { location, flowCookie } = await begin(t);
+            return { back: await provider.signIn(location, 'bo'), flowCookie };
+          }),
+        ).then((backs) => backs.map(({ back, flowCookie }) => callback(t, back, flowCookie))),
+      );
+      expect(answered.map((each) => each.headers.location)).toEqual(['/admin/', '/admin/', '/admin/']);
+      expect(
+        (await t.services.store.console.listAccounts()).filter((account) => account.username === 'bo'),
+      ).toHaveLength(1);
+      expect(
+        (await t.services.store.audit.list({ event: 'console.account_created' })).filter(
+          (entry) => entry.details.username === 'bo',
+        ),
+      ).toHaveLength(1);
     },
   );
 
