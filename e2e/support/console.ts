@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type BrowserContext, type Page } from '@playwright/test';
+import { expectNoAxeViolations } from './scenarios';
 import type { RunningServer } from './start-server';
 
 /** Steps of the console's scenarios: accounts made with the CLI, sign-in through the console's own form. */
@@ -119,4 +121,31 @@ export async function consoleFetch(
     },
     { path, body },
   );
+}
+
+/**
+ * The console's accessibility check: the WCAG rules every spec holds, and axe's landmark-unique
+ * (each region, navigation and form named apart), which the console's labelled tables need.
+ */
+export async function expectConsoleAccessible(page: Page): Promise<void> {
+  await expectNoAxeViolations(page);
+  const results = await new AxeBuilder({ page }).withRules(['landmark-unique']).analyze();
+  expect(
+    results.violations.map((violation) => ({
+      id: violation.id,
+      nodes: violation.nodes.map((node) => node.target.join(' ')),
+    })),
+  ).toEqual([]);
+}
+
+/** At a 390 px wide phone the console fits: the page and each of its tables, nothing sideways. */
+export async function expectConsoleFitsPhone(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth - window.innerWidth,
+    tables: Array.from(document.querySelectorAll<HTMLElement>('.table-scroll')).map(
+      (region) => `${region.getAttribute('aria-label') ?? '?'}: ${region.scrollWidth - region.clientWidth}`,
+    ),
+  }));
+  expect(overflow.page).toBeLessThanOrEqual(0);
+  expect(overflow.tables.filter((entry) => !entry.endsWith(': 0'))).toEqual([]);
 }

@@ -16,7 +16,7 @@ export interface RunningServer {
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 const serverEntry = join(repositoryRoot, 'apps/server/dist/server.js');
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
@@ -46,7 +46,8 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: () =
 
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'dea-e2e-'));
-  const port = await freePort();
+  // A caller that must know the address first (a redirect URI to register) chooses the port.
+  const port = extraEnv.PORT === undefined ? await freePort() : Number(extraEnv.PORT);
   let output = '';
   const child = spawn(process.execPath, [serverEntry], {
     cwd: repositoryRoot,

@@ -18,6 +18,7 @@ import { loginRoutes } from './routes/login-routes.js';
 import { operationsRoutes, registerApiDocument } from './routes/operations-routes.js';
 import { SCIM_BASE_PATH, scimRoutes } from './routes/scim-routes.js';
 import { consoleAuthRoutes } from './routes/console/console-auth-routes.js';
+import { consoleOidcRoutes } from './routes/console/console-oidc-routes.js';
 import { helpDeskRoutes } from './routes/console/help-desk-routes.js';
 import { administrationRoutes } from './routes/console/administration-routes.js';
 import { auditRoutes } from './routes/console/audit-routes.js';
@@ -179,6 +180,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
         void reply.header('cache-control', 'no-store');
       });
       await consoleApi.register(consoleAuthRoutes);
+      await consoleApi.register(consoleOidcRoutes);
       await consoleApi.register(helpDeskRoutes);
       await consoleApi.register(auditRoutes);
       await consoleApi.register(administrationRoutes);

@@ -1,5 +1,5 @@
 import { Administration } from './domain/administration.js';
-import { BUILT_IN_LANGUAGES } from '@dea/contract';
+import { BUILT_IN_LANGUAGES, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
 import { hostname } from 'node:os';
 import { newId } from './crypto/ids.js';
@@ -36,6 +36,7 @@ import { type AuditListener, observedStore } from './observability/observed-stor
 import { AuditExport } from './audit-export/audit-export.js';
 import { exportDestinationsOf } from './audit-export/audit-export-settings.js';
 import { ConsoleAuth } from './domain/console-auth.js';
+import { ConsoleOidc } from './domain/console-oidc.js';
 import { ConsoleEnrolment } from './domain/console-enrolment.js';
 import { HelpDesk } from './domain/help-desk.js';
 import { sendCode } from './domain/send-code.js';
@@ -166,6 +167,18 @@ export async function startServices(
       config.passwordHashing.queue,
       hashWorkers.derive,
     );
+    // The console's sign-in with the organisation's OpenID provider, when DEA_CONSOLE_OIDC_ISSUER is set.
+    const consoleOidc =
+      config.consoleOidc === undefined
+        ? undefined
+        : new ConsoleOidc({
+            store,
+            config: config.consoleOidc,
+            redirectUri: new URL(`${CONSOLE_API_BASE_PATH}oidc/callback`, config.console.consoleUrl).href,
+            sealKeys: acceptedKeys(keys, 'seal'),
+            now,
+            warn: (message) => log.warn(message),
+          });
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
@@ -190,12 +203,14 @@ export async function startServices(
       }),
       directoryUsers,
       auditExport,
+      consoleOidc,
       consoleAuth: new ConsoleAuth({
         store,
         throttle,
         hashQueue,
         decoyPasswordHash: decoy,
         settings: config.console,
+        ...(consoleOidc !== undefined && { oidc: consoleOidc }),
         enrolment: new ConsoleEnrolment({
           store,
           keys: acceptedKeys(keys, 'consoleEnrolment'),

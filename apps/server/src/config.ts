@@ -13,6 +13,11 @@ import type { VerificationSettings } from './domain/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
 import type { ConsoleAuthSettings } from './domain/console-auth.js';
 import { consoleEnrolmentConfigOf, consoleEnrolmentSettings } from './domain/console-settings.js';
+import {
+  type ConsoleOidcConfig,
+  consoleOidcConfigOf,
+  consoleOidcSettings,
+} from './domain/console-oidc-settings.js';
 import { isAddressOrRange, tooWideForProxies } from './http/address-ranges.js';
 import { isOpenMode, OpenPrivateFileError } from './files/private-files.js';
 import { SECRET_SETTINGS } from './domain/effective-settings.js';
@@ -116,6 +121,7 @@ export const SETTINGS = {
     doc: 'How long a passkey check in the console counts before issuing a code for a caller asks for it again.',
   },
   ...consoleEnrolmentSettings,
+  ...consoleOidcSettings,
   DEA_SESSION_ABSOLUTE_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
     doc: 'A session ends this long after sign-in, used or not (AAL2: at most 12).',
@@ -243,6 +249,8 @@ export interface Config {
   radius: RadiusConfig;
   /** The console's session limits, enrolment links and allowed authenticators. */
   console: ConsoleAuthSettings;
+  /** The console's sign-in with an OpenID provider; undefined: local console accounts only. */
+  consoleOidc: ConsoleOidcConfig | undefined;
   /** Every setting's value as it took effect (defaults included), for the console's read-only view. */
   settingValues: Readonly<Record<string, unknown>>;
   /** Who may call POST /validate/check without a service key. */
@@ -486,6 +494,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const listeners = listenerConfigOf(s, problems);
   const auditExport = auditExportConfigOf(s, problems);
   const consoleEnrolment = consoleEnrolmentConfigOf(s, s.PORT, problems);
+  const consoleOidc = consoleOidcConfigOf(s, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -507,6 +516,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       passkeyFreshMs: s.DEA_CONSOLE_PASSKEY_FRESH_MINUTES * MINUTE,
       ...consoleEnrolment,
     },
+    consoleOidc,
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
     timeZone: s.DEA_TIME_ZONE,

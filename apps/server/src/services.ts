@@ -22,6 +22,7 @@ import type { ScimGroups } from './scim/scim-groups.js';
 import type { ScimUsers } from './scim/scim-users.js';
 import type { AuditExport } from './audit-export/audit-export.js';
 import type { ConsoleAuth } from './domain/console-auth.js';
+import type { ConsoleOidc } from './domain/console-oidc.js';
 import type { HelpDesk } from './domain/help-desk.js';
 import type { AuditView } from './domain/audit-view.js';
 
@@ -51,6 +52,8 @@ export interface Services {
   auditExport: AuditExport | undefined;
   /** The console's sign-in: password, then passkey (WebAuthn). */
   consoleAuth: ConsoleAuth;
+  /** The console's sign-in with the OpenID provider; undefined without DEA_CONSOLE_OIDC_ISSUER. */
+  consoleOidc: ConsoleOidc | undefined;
   /** What the help desk does for a user who calls. */
   helpDesk: HelpDesk;
   /** The audit log for administrators and auditors. */

@@ -52,8 +52,9 @@ export const ErrorEnvelope = Type.Object(
       ),
       Type.Object(
         {
-          passkey: Type.Literal('again', {
-            description: 'With HTTP 403 from the console: verify the passkey again, then repeat the call',
+          passkey: Type.Union([Type.Literal('again'), Type.Literal('provider')], {
+            description:
+              'With HTTP 403 from the console: verify the passkey again, then repeat the call; provider: a session of the identity provider signs in there again (oidc/start?again=1)',
           }),
         },
         strict,

@@ -52,6 +52,33 @@ export const ConsoleSignInResult = Type.Object({
 });
 export type ConsoleSignInResult = Type.Static<typeof ConsoleSignInResult>;
 
+// GET oidc: how the console's sign-in screen may sign in besides local accounts
+export const ConsoleSignInOptions = Type.Object({
+  provider: Type.Union([Type.Object({ name: Type.String() }), Type.Null()], {
+    description:
+      'The OpenID provider to sign in with ("Sign in with <name>"), null without DEA_CONSOLE_OIDC_ISSUER',
+  }),
+});
+export type ConsoleSignInOptions = Type.Static<typeof ConsoleSignInOptions>;
+
+/** Where the OpenID sign-in begins and where the provider sends the browser back (under the console API). */
+export const CONSOLE_OIDC_START_PATH = `${CONSOLE_API_BASE_PATH}oidc/start`;
+/** The console page's fragment naming why a sign-in through the provider was refused: #oidc-refused=<reason>. */
+export const CONSOLE_OIDC_REFUSED_FRAGMENT = 'oidc-refused';
+export const CONSOLE_OIDC_REFUSALS = [
+  'provider-unavailable',
+  'provider-error',
+  'state-unknown',
+  'wrong-issuer',
+  'token-refused',
+  'mfa-missing',
+  'unmapped',
+  'disabled',
+  'username-taken',
+  'refresh-failed',
+] as const;
+export type ConsoleOidcRefusal = (typeof CONSOLE_OIDC_REFUSALS)[number];
+
 // GET me
 export const ConsoleMe = Type.Object({
   username: Type.String(),
@@ -161,6 +188,16 @@ export const HelpDeskUser = Type.Object({
     description:
       'false when the user is disabled (the help desk gives them nothing); a user whose "Help Desk" group policy leaves this role out is not shown at all',
   }),
+  offers: Type.Object(
+    {
+      onScreen: Type.Boolean({ description: 'A code may be shown to the agent' }),
+      channels: Type.Array(Type.String(), {
+        description:
+          "References of the channels a code may be sent to: none when the user's policy shows codes on screen",
+      }),
+    },
+    { description: "What the help desk may give this user, by the user's policy and channels" },
+  ),
   policy: Type.Object({
     enableECode: Type.Boolean(),
     emergencyCodeDelivery: Type.String(),

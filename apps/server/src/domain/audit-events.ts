@@ -86,6 +86,12 @@ export const AUDIT_EVENTS = {
   'console.enrolment_link_refused':
     'a first passkey was refused for want of a valid enrolment link (details.reason: missing, unknown, used, expired, other-account)',
   'console.codes_revoked': 'a help-desk agent took back unused codes of a user (details.codeIds)',
+  'console.oidc_signin':
+    'a person signed in to the console through the OpenID provider (details: issuer, subject, role, claimValues, created: the account made at this first sign-in)',
+  'console.oidc_refused':
+    'a sign-in or role refresh through the OpenID provider was refused (details.stage signin or refresh; details.reason: provider-unavailable, provider-error, state-unknown, wrong-issuer, token-refused, mfa-missing, unmapped, disabled, username-taken, refresh-failed)',
+  'console.oidc_role_changed':
+    "a console session's role changed when it was taken again from the OpenID provider (details: from, to)",
 } as const;
 
 export type AuditEventName = keyof typeof AUDIT_EVENTS;

@@ -59,6 +59,16 @@ export interface ConsoleAuthDependencies {
   settings: ConsoleAuthSettings;
   /** The one-time links without which an account cannot register its first passkey. */
   enrolment: ConsoleEnrolment;
+  /**
+   * Sessions signed in through the OpenID provider (console-oidc.ts): their account as it stands
+   * after the role's refresh, undefined once the session was ended for it.
+   */
+  oidc?: {
+    current(
+      session: ConsoleSession,
+      account: ConsoleAccount,
+    ): Promise<{ account: ConsoleAccount; provider: boolean } | undefined>;
+  };
   now: () => number;
 }
 
@@ -69,6 +79,8 @@ export interface ConsoleCaller {
   sessionId: string;
   /** The passkey was verified in this session (the password alone only opens the passkey steps). */
   passkeyVerified: boolean;
+  /** How the session signed in: its second factor is a passkey, or the OpenID provider's. */
+  signedInWith: 'passkey' | 'provider';
 }
 
 const notSignedIn = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
@@ -104,16 +116,24 @@ export class ConsoleAuth {
       await audit('console.signin_failed', { reason: 'locked', limit: admission.reason });
       throw tooManyRequests(Math.max(1, Math.ceil(admission.retryAfterMs / 1000)));
     }
-    const stored = account?.passwordHash ?? (await this.deps.decoyPasswordHash);
+    // An account of the OpenID provider has no password: checked against the decoy, then refused.
+    const stored = account?.passwordHash || (await this.deps.decoyPasswordHash);
     const hashed = this.deps.hashQueue.tryRun((derive) => verifyPassword(password, stored, derive));
     if (hashed === undefined) {
       await throttle.notChecked(subject, clientAddress);
       throw tooManyRequests(1);
     }
     const right = await hashed;
-    if (account === undefined || account.disabled || !right) {
+    if (account === undefined || account.disabled || account.passwordHash === '' || !right) {
       await audit('console.signin_failed', {
-        reason: account === undefined ? 'unknown-account' : account.disabled ? 'disabled' : 'wrong-password',
+        reason:
+          account === undefined
+            ? 'unknown-account'
+            : account.disabled
+              ? 'disabled'
+              : account.passwordHash === ''
+                ? 'identity-provider-account'
+                : 'wrong-password',
       });
       throw refused();
     }
@@ -156,13 +176,26 @@ export class ConsoleAuth {
     }
     if (needsToken && (xsrfToken === undefined || !constantTimeEqual(sha256(xsrfToken), session.xsrfHash)))
       throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
-    const account = await store.console.findAccountById(session.accountId);
-    if (account === undefined || account.disabled) {
+    const found = await store.console.findAccountById(session.accountId);
+    if (found === undefined || found.disabled) {
       await store.console.endSession(session.idHash, at);
       throw notSignedIn();
     }
+    // A session of the OpenID provider takes its role again when due; it may end for it.
+    const current =
+      this.deps.oidc === undefined
+        ? { account: found, provider: false }
+        : await this.deps.oidc.current(session, found);
+    if (current === undefined) throw notSignedIn();
+    const { account } = current;
     await store.console.touchSession(session.idHash, at);
-    return { account, session, sessionId, passkeyVerified: session.passkeyAt !== null };
+    return {
+      account,
+      session,
+      sessionId,
+      passkeyVerified: session.passkeyAt !== null,
+      signedInWith: current.provider ? 'provider' : 'passkey',
+    };
   }
 
   /** Whether the passkey was checked recently enough for a sensitive action (issuing a code). */

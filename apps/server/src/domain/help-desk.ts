@@ -1,3 +1,4 @@
+import { helpDeskOffers } from './help-desk-offers.js';
 import {
   canonicalUsername,
   ErrorNumber,
@@ -103,19 +104,21 @@ export class HelpDesk {
       await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
       this.codeDefaults,
     );
+    const channels = await this.store.channels.listOfUser(user.id);
     const lock = await this.store.verifyFailures.find(user.id);
     const locked =
       lock !== undefined && lock.lockedAt !== null && (lock.lockedUntil === null || lock.lockedUntil > at);
     return {
       user: await this.summary(user),
       mayIssue: !user.disabled,
+      offers: helpDeskOffers(user, policy, channels),
       policy: {
         enableECode: policy.enableECode,
         emergencyCodeDelivery: policy.emergencyCodeDelivery,
         codeValidityMinutes: policy.codeValidityMinutes,
         maxUnusedCodes: policy.maxUnusedCodes,
       },
-      channels: (await this.store.channels.listOfUser(user.id)).map((channel) => ({
+      channels: channels.map((channel) => ({
         key: channel.key,
         masked: maskAddress(channel.key, channel.address),
         reference: channel.id,
@@ -157,8 +160,7 @@ export class HelpDesk {
     clientAddress: string,
   ): Promise<HelpDeskIssueResult> {
     this.allowed(caller);
-    if (!passkeyFresh)
-      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
+    if (!passkeyFresh) throw passkeyAgain(caller);
     const user = await this.helpable(caller, userId, 'give');
     const policy = resolvePolicy(
       await this.store.groups.findPolicyOfUser(user.id, POLICY_CATEGORY_SELF_SERVICE),
@@ -190,8 +192,7 @@ export class HelpDesk {
     log: SendRequest['log'],
   ): Promise<{ to: string }> {
     this.allowed(caller);
-    if (!passkeyFresh)
-      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, { passkey: 'again' });
+    if (!passkeyFresh) throw passkeyAgain(caller);
     const user = await this.helpable(caller, userId, 'give');
     const channel = await this.store.channels.findOfUser(user.id, request.recipient);
     if (channel === undefined) throw new ApiError(ErrorNumber.unknownChannel);
@@ -269,3 +270,12 @@ export class HelpDesk {
     return this.store.audit.append({ event, userId, actor: this.actorOf(caller), details }, this.now());
   }
 }
+
+/**
+ * A sensitive action whose second factor is no longer fresh: the passkey again, or for a session
+ * of the OpenID provider a sign-in there again (console-oidc.ts, prompt=login).
+ */
+const passkeyAgain = (caller: ConsoleCaller): ApiError =>
+  new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, {
+    passkey: caller.signedInWith === 'provider' ? 'provider' : 'again',
+  });

@@ -83,3 +83,39 @@ export function clearConsoleCookies(request: FastifyRequest, reply: FastifyReply
 export function consoleSessionOf(request: FastifyRequest): string | undefined {
   return request.cookies[consoleNamesOf(request).session];
 }
+
+/**
+ * The console's OpenID sign-in under way: binds the provider's answer to the browser that began
+ * it. Lax, unlike the console's own cookies: the provider sends the browser back by a top-level
+ * navigation from its own site, which a Strict cookie would not follow. Ten minutes, then gone.
+ */
+const consoleOidcFlowName = (request: FastifyRequest) =>
+  secure(request) ? `__Host-${CONSOLE_COOKIE}_oidc` : `${CONSOLE_COOKIE}_oidc`;
+
+export function setConsoleOidcFlowCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  maxAgeSeconds: number,
+): void {
+  void reply.setCookie(consoleOidcFlowName(request), token, {
+    path: '/',
+    sameSite: 'lax',
+    secure: secure(request),
+    httpOnly: true,
+    maxAge: maxAgeSeconds,
+  });
+}
+
+export function clearConsoleOidcFlowCookie(request: FastifyRequest, reply: FastifyReply): void {
+  void reply.clearCookie(consoleOidcFlowName(request), {
+    path: '/',
+    sameSite: 'lax',
+    secure: secure(request),
+    httpOnly: true,
+  });
+}
+
+export function consoleOidcFlowOf(request: FastifyRequest): string | undefined {
+  return request.cookies[consoleOidcFlowName(request)];
+}

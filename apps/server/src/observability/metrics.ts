@@ -52,6 +52,12 @@ export class Metrics {
     labelNames: ['outcome', 'reason'],
     registers: [this.registry],
   });
+  private readonly consoleOidc = new Counter({
+    name: 'dea_console_oidc_total',
+    help: "The console's sign-ins through the OpenID provider, by outcome (signed_in, refused, role_changed) and, for refused, the reason (provider-unavailable, provider-error, state-unknown, wrong-issuer, token-refused, mfa-missing, unmapped, disabled, username-taken, refresh-failed).",
+    labelNames: ['outcome', 'reason'],
+    registers: [this.registry],
+  });
   /** Webhook messages, by event and outcome (delivered; failed: refused by the endpoint DEA_WEBHOOK_ATTEMPTS times). */
   readonly webhookMessages = new Counter({
     name: 'dea_webhook_messages_total',
@@ -257,6 +263,9 @@ export class Metrics {
       'console.enrolment_link_issued': () => this.consoleEnrolments.inc({ outcome: 'issued', reason: '' }),
       'console.enrolment_link_used': () => this.consoleEnrolments.inc({ outcome: 'used', reason: '' }),
       'console.enrolment_link_refused': () => this.consoleEnrolments.inc({ outcome: 'refused', reason }),
+      'console.oidc_signin': () => this.consoleOidc.inc({ outcome: 'signed_in', reason: '' }),
+      'console.oidc_refused': () => this.consoleOidc.inc({ outcome: 'refused', reason }),
+      'console.oidc_role_changed': () => this.consoleOidc.inc({ outcome: 'role_changed', reason: '' }),
     };
     count[entry.event]();
   }

@@ -31,6 +31,9 @@ export interface Database {
   console_passkeys: ConsolePasskeysTable;
   console_sessions: ConsoleSessionsTable;
   console_enrolment_links: ConsoleEnrolmentLinksTable;
+  console_oidc_identities: ConsoleOidcIdentitiesTable;
+  console_oidc_flows: ConsoleOidcFlowsTable;
+  console_oidc_sessions: ConsoleOidcSessionsTable;
 }
 
 export interface UsersTable {
@@ -292,4 +295,33 @@ export interface ConsoleEnrolmentLinksTable {
   expires_at: number;
   /** When the link was used to register the account's first passkey; null: not yet. */
   used_at: number | null;
+}
+
+/** Which console account a subject of the OpenID provider is (migration 0022). */
+export interface ConsoleOidcIdentitiesTable {
+  issuer: string;
+  subject: string;
+  account_id: string;
+}
+
+/** A sign-in with the OpenID provider under way, keyed by SHA-256 of the browser's flow cookie. */
+export interface ConsoleOidcFlowsTable {
+  browser_hash: string;
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  /** 1: a sign-in again (prompt=login) before a sensitive action; the ID token's auth_time must be new. */
+  again: Generated<number>;
+  created_at: number;
+}
+
+/** A console session signed in with the OpenID provider. */
+export interface ConsoleOidcSessionsTable {
+  id_hash: string;
+  /** The provider's refresh token, sealed; null: none was given. */
+  refresh_token: string | null;
+  /** admin, helpdesk or auditor: the session's role as the provider's claim last mapped. */
+  role: string;
+  /** When the session's role was last taken from the provider. */
+  roles_at: number;
 }

@@ -23,6 +23,7 @@ import { metaRepository } from './sql/meta.js';
 import { outboxRepository } from './sql/outbox.js';
 import { rateCounterRepository } from './sql/rate-counters.js';
 import { consoleRepository } from './sql/console.js';
+import { consoleOidcRepository } from './sql/console-oidc.js';
 import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
@@ -140,6 +141,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     outbox: outboxRepository(db),
     serviceKeys: serviceKeyRepository(db, dialect),
     console: consoleRepository(db),
+    consoleOidc: consoleOidcRepository(db),
     meta: metaRepository(db),
     retention: retentionRepository(db),
     leases: leaseRepository(db),

@@ -6,6 +6,7 @@ import type { CatalogRepository } from './sql/catalogs.js';
 import type { ChannelRepository } from './sql/channels.js';
 import type { CodeRepository } from './sql/codes.js';
 import type { ConsoleRepository } from './sql/console.js';
+import type { ConsoleOidcRepository } from './sql/console-oidc.js';
 import type { GroupRepository } from './sql/groups.js';
 import type { MetaRepository } from './sql/meta.js';
 import type { OutboxRepository } from './sql/outbox.js';
@@ -107,6 +108,8 @@ export interface Store {
   readonly verifyAnswers: VerifyAnswerRepository;
   /** The console's accounts, passkeys and sessions. */
   readonly console: ConsoleRepository;
+  /** The console's sign-in with an OpenID provider: identities, flows under way, sessions. */
+  readonly consoleOidc: ConsoleOidcRepository;
   /** The store's schema: which migrations it has had, and bringing it up to date. */
   readonly schema: {
     state(): Promise<SchemaState>;

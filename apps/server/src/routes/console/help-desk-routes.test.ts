@@ -110,9 +110,10 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
         channels: { email: 'ines@example.com' },
       });
       const shown = (await helper.get(`/users/${user.id}`)).json<{
-        result: { channels: { reference: string }[] };
+        result: { channels: { reference: string }[]; offers: { onScreen: boolean; channels: string[] } };
       }>();
       const reference = shown.result.channels[0]?.reference ?? '';
+      expect(shown.result.offers).toEqual({ onScreen: true, channels: [reference] });
       const sent = await helper.post(`/users/${user.id}/codes/send`, {
         reason: 'Ticket 77, lost phone',
         recipient: reference,
@@ -136,6 +137,10 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
       // A user whose policy shows codes on screen gets none by channel, from the help desk either.
       const onScreen = await t.createUser({ channels: { email: 'jo@example.com' } });
       const [channel] = await t.services.store.channels.listOfUser(onScreen.id);
+      // The console does not offer it: the user's view says only the screen.
+      expect((await helper.get(`/users/${onScreen.id}`)).json()).toMatchObject({
+        result: { offers: { onScreen: true, channels: [] }, channels: [{ reference: channel?.id }] },
+      });
       const refused = await helper.post(`/users/${onScreen.id}/codes/send`, {
         reason: 'Ticket 79, by mail',
         recipient: channel?.id ?? '',

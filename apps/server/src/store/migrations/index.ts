@@ -20,6 +20,7 @@ import * as verifyAnswers from './0018-verify-answers.js';
 import * as verifyCodeFunction from './0019-verify-code-function.js';
 import * as scimAttributes from './0020-scim-attributes.js';
 import * as scimModified from './0021-scim-modified.js';
+import * as consoleOidc from './0022-console-oidc.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0019-verify-code-function': verifyCodeFunction,
   '0020-scim-attributes': scimAttributes,
   '0021-scim-modified': scimModified,
+  '0022-console-oidc': consoleOidc,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -21,6 +21,8 @@ export class ConsoleCallError extends Error {
     readonly errorNumber: number | undefined,
     readonly serverMessage: string | undefined,
     readonly passkeyAgain = false,
+    /** A session of the identity provider: sign in there again (oidc/start?again=1), then repeat. */
+    readonly providerAgain = false,
   ) {
     super(serverMessage ?? (status === 0 ? 'The server could not be reached' : `HTTP ${status}`));
     this.name = 'ConsoleCallError';
@@ -61,7 +63,13 @@ function failureOf(status: number, body: unknown): ConsoleCallError {
   const message = envelope?.message === '' ? undefined : envelope?.message;
   const errorNumber = envelope !== undefined && isFailedEnvelope(envelope) ? envelope.error : undefined;
   const result = envelope?.result as { passkey?: unknown } | null | undefined;
-  return new ConsoleCallError(status, errorNumber, message, result?.passkey === 'again');
+  return new ConsoleCallError(
+    status,
+    errorNumber,
+    message,
+    result?.passkey === 'again',
+    result?.passkey === 'provider',
+  );
 }
 
 /** One call to the console's API: the envelope's result, or a ConsoleCallError. */

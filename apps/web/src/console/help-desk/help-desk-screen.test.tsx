@@ -19,6 +19,7 @@ const DANA: HelpDeskUser = {
     groups: ['staff'],
   },
   mayIssue: true,
+  offers: { onScreen: true, channels: [] },
   policy: { enableECode: true, emergencyCodeDelivery: 'Display', codeValidityMinutes: 15, maxUnusedCodes: 3 },
   channels: [{ key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1' }],
   codes: [
@@ -43,7 +44,7 @@ const DANA: HelpDeskUser = {
     { createdAt: '2026-11-24T09:10:00Z', lastSeenAt: '2026-11-24T09:50:00Z' },
   ],
   audit: [
-    { at: '2026-11-24T09:00:00Z', event: 'signin.success', actor: 'dana' },
+    { at: '2026-11-24T09:00:00Z', event: 'signin.success', actor: 'dana', details: {} },
     {
       at: '2026-11-24T08:00:00Z',
       event: 'signin.failed',
@@ -57,7 +58,7 @@ const DANA: HelpDeskUser = {
       details: { reason: 'wrong-password' },
     },
   ],
-} as HelpDeskUser;
+};
 
 describe('the help desk search', () => {
   it('asks for two characters before it searches', async () => {

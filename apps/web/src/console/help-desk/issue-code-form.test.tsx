@@ -12,6 +12,7 @@ beforeEach(resetBrowserPasskeys);
 const USER: HelpDeskUser = {
   user: { id: 'u1', username: 'dana', fullName: 'Dana Demo', source: 'local', disabled: false, groups: [] },
   mayIssue: true,
+  offers: { onScreen: true, channels: [] },
   policy: { enableECode: true, emergencyCodeDelivery: 'Display', codeValidityMinutes: 15, maxUnusedCodes: 3 },
   channels: [{ key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1' }],
   codes: [],
@@ -60,11 +61,42 @@ describe('giving a caller a code', () => {
         body: { error: 148, message: 'Too many unused codes.', result: null },
       }),
     });
-    renderConsole(<IssueCodeForm user={USER} onIssued={vi.fn()} />);
+    const sending: HelpDeskUser = {
+      ...USER,
+      policy: { ...USER.policy, emergencyCodeDelivery: 'Channel' },
+      offers: { onScreen: true, channels: ['ref-1'] },
+    };
+    renderConsole(<IssueCodeForm user={sending} onIssued={vi.fn()} />);
     await userEvent.type(screen.getByLabelText('Reason'), 'Ticket 4712, called back');
     await userEvent.click(screen.getByLabelText('Send it to Work mobile +49 170 ****77'));
     await userEvent.click(screen.getByRole('button', { name: 'Send a code' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Too many unused codes.');
     expect(calls[0]?.body).toEqual({ reason: 'Ticket 4712, called back', recipient: 'ref-1' });
+  });
+
+  it('for a session of the identity provider, offers to sign in there again instead of a passkey', async () => {
+    const calls = fakeConsoleApi({
+      'POST helpdesk/users/u1/codes': () => ({
+        status: 403,
+        body: { error: 3, message: 'You are not allowed to do this.', result: { passkey: 'provider' } },
+      }),
+    });
+    renderConsole(<IssueCodeForm user={USER} onIssued={vi.fn()} />);
+    await userEvent.type(screen.getByLabelText('Reason'), 'Ticket 4713, called back');
+    await userEvent.click(screen.getByRole('button', { name: 'Issue a code' }));
+    expect(await screen.findByTestId('issue-provider-again')).toHaveTextContent('too old to give a code');
+    expect(screen.getByRole('link', { name: 'Sign in again' })).toHaveAttribute(
+      'href',
+      '/dea/admin-api/oidc/start?again=1',
+    );
+    expect(calls.map((call) => call.path)).toEqual(['helpdesk/users/u1/codes']);
+  });
+
+  it('offers no "Send it to …" for a policy that shows codes on screen', async () => {
+    fakeConsoleApi({});
+    renderConsole(<IssueCodeForm user={USER} onIssued={vi.fn()} />);
+    expect(screen.getByLabelText('Show it to me, I read it out')).toBeChecked();
+    expect(screen.queryByLabelText(/Send it to/)).toBeNull();
+    expect(screen.getAllByRole('radio')).toHaveLength(1);
   });
 });

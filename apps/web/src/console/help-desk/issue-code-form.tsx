@@ -1,9 +1,10 @@
-import type {
-  HelpDeskIssueRequest,
-  HelpDeskIssueResult,
-  HelpDeskSendRequest,
-  HelpDeskSendResult,
-  HelpDeskUser,
+import {
+  CONSOLE_OIDC_START_PATH,
+  type HelpDeskIssueRequest,
+  type HelpDeskIssueResult,
+  type HelpDeskSendRequest,
+  type HelpDeskSendResult,
+  type HelpDeskUser,
 } from '@dea/contract';
 import { useId, useState, type FormEvent } from 'react';
 import { Alert } from '../../shared/components/alert';
@@ -30,10 +31,17 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
   const { t, formatTime } = useConsoleI18n();
   const id = useId();
   const [reason, setReason] = useState('');
-  const [destination, setDestination] = useState(ON_SCREEN);
+  // Only what the user's policy and channels allow (the server's offers): no "Send it to …" for a
+  // policy that shows codes on screen.
+  const channels = user.channels.filter((channel) => user.offers.channels.includes(channel.reference));
+  const [destination, setDestination] = useState(
+    user.offers.onScreen ? ON_SCREEN : (channels[0]?.reference ?? ON_SCREEN),
+  );
   const [reasonInvalid, setReasonInvalid] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
   const [askingPasskey, setAskingPasskey] = useState(false);
+  // A session of the identity provider whose sign-in is too old for a code: it signs in there again.
+  const [providerAgain, setProviderAgain] = useState(false);
   const issuing = useConsoleAction();
   const path = `helpdesk/users/${encodeURIComponent(user.user.id)}/codes`;
 
@@ -55,10 +63,15 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
     setReasonInvalid(invalid);
     if (invalid) return;
     setOutcome(undefined);
+    setProviderAgain(false);
     const result = await issuing.run(async () => {
       try {
         return await once();
       } catch (error) {
+        if (error instanceof ConsoleCallError && error.providerAgain) {
+          setProviderAgain(true);
+          return undefined;
+        }
         if (!(error instanceof ConsoleCallError && error.passkeyAgain)) throw error;
         setAskingPasskey(true);
         try {
@@ -96,6 +109,12 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
           {t('issue.sent', { to: outcome.to })}
         </Alert>
       )}
+      {providerAgain && (
+        <Alert variant="info" announce testId="issue-provider-again">
+          {t('issue.providerAgain')}{' '}
+          <a href={`${CONSOLE_OIDC_START_PATH}?again=1`}>{t('issue.providerAgainLink')}</a>
+        </Alert>
+      )}
       <form onSubmit={(event) => void submit(event)} noValidate>
         <div className="form-field">
           <label htmlFor={`${id}-reason`}>{t('issue.reason')}</label>
@@ -115,17 +134,19 @@ export function IssueCodeForm({ user, onIssued }: { user: HelpDeskUser; onIssued
         </div>
         <fieldset className="form-field">
           <legend>{t('issue.destination')}</legend>
-          <label className="choice">
-            <input
-              type="radio"
-              name={`${id}-destination`}
-              value={ON_SCREEN}
-              checked={destination === ON_SCREEN}
-              onChange={() => setDestination(ON_SCREEN)}
-            />
-            {t('issue.onScreen')}
-          </label>
-          {user.channels.map((channel) => (
+          {user.offers.onScreen && (
+            <label className="choice">
+              <input
+                type="radio"
+                name={`${id}-destination`}
+                value={ON_SCREEN}
+                checked={destination === ON_SCREEN}
+                onChange={() => setDestination(ON_SCREEN)}
+              />
+              {t('issue.onScreen')}
+            </label>
+          )}
+          {channels.map((channel) => (
             <label className="choice" key={channel.reference}>
               <input
                 type="radio"

@@ -9,6 +9,7 @@ import { ConsoleShell } from '../shell/console-shell';
 import { PasskeyStep } from '../sign-in/passkey-step';
 import { PasswordStep } from '../sign-in/password-step';
 import { keepEnrolmentLinkOfAddress } from './enrolment-link';
+import { oidcRefusalOfAddress } from './oidc-refusal';
 import { SignedOutContext } from './signed-out-context';
 
 type State =
@@ -29,6 +30,8 @@ export function ConsoleSession() {
   // The enrolment link of the first passkey is read off the address before anything else, and
   // again when it is pasted into a console already open.
   const [enrolmentLinkOpened, setEnrolmentLinkOpened] = useState(keepEnrolmentLinkOfAddress);
+  // Why the identity provider's sign-in was just refused (the server's #oidc-refused=<reason>).
+  const [oidcRefusal] = useState(oidcRefusalOfAddress);
   useEffect(() => {
     const onHashChange = () => setEnrolmentLinkOpened(keepEnrolmentLinkOfAddress());
     window.addEventListener('hashchange', onHashChange);
@@ -68,7 +71,13 @@ export function ConsoleSession() {
       );
       break;
     case 'signedOut':
-      content = <PasswordStep notice={state.notice} onSignedIn={() => void load()} />;
+      content = (
+        <PasswordStep
+          notice={state.notice}
+          refusal={oidcRefusal && t(`signIn.oidcRefused.${oidcRefusal}`)}
+          onSignedIn={() => void load()}
+        />
+      );
       break;
     case 'passkey':
       content = (

@@ -1,0 +1,84 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { showsSecondFactor, roleOfValues } from './console-oidc.js';
+import { consoleOidcConfigOf } from './console-oidc-settings.js';
+
+const base = {
+  DEA_CONSOLE_OIDC_ISSUER: 'https://login.example.com/realms/staff',
+  DEA_CONSOLE_OIDC_CLIENT_ID: 'dea-console',
+  DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: '',
+  DEA_CONSOLE_OIDC_PROVIDER_NAME: '',
+  DEA_CONSOLE_OIDC_SCOPES: 'openid profile email offline_access',
+  DEA_CONSOLE_OIDC_ROLE_CLAIM: 'groups',
+  DEA_CONSOLE_OIDC_ROLES: '{"dea-admins": "admin", "helpdesk": {"role": "helpdesk"}}',
+  DEA_CONSOLE_OIDC_REQUIRE_MFA: true,
+  DEA_CONSOLE_OIDC_MFA_ACR_VALUES: '',
+  DEA_CONSOLE_OIDC_ROLE_REFRESH_SECONDS: 300,
+};
+
+function configOf(changes: Partial<typeof base>) {
+  const problems: string[] = [];
+  return { config: consoleOidcConfigOf({ ...base, ...changes }, problems), problems };
+}
+
+describe('the console OpenID settings', () => {
+  test('off without an issuer; the name defaults to the host; roles map', () => {
+    expect(configOf({ DEA_CONSOLE_OIDC_ISSUER: '' })).toEqual({ config: undefined, problems: [] });
+    const { config, problems } = configOf({});
+    expect(problems).toEqual([]);
+    expect(config).toMatchObject({
+      providerName: 'login.example.com',
+      insecureLoopback: false,
+      clientSecret: undefined,
+    });
+    expect(config && roleOfValues(['staff', 'helpdesk', 'dea-admins'], config)).toBe('admin');
+    expect(config && roleOfValues(['helpdesk'], config)).toBe('helpdesk');
+    expect(config && roleOfValues(['staff'], config)).toBeUndefined();
+  });
+
+  test('each bad value names its setting', () => {
+    expect(configOf({ DEA_CONSOLE_OIDC_ISSUER: 'http://login.example.com/' }).problems).toEqual([
+      expect.stringContaining('DEA_CONSOLE_OIDC_ISSUER="http://login.example.com/": must be'),
+    ]);
+    expect(configOf({ DEA_CONSOLE_OIDC_ISSUER: 'http://localhost:8080/realms/x' }).config).toMatchObject({
+      insecureLoopback: true,
+    });
+    expect(configOf({ DEA_CONSOLE_OIDC_CLIENT_ID: '' }).problems).toEqual([
+      expect.stringContaining('DEA_CONSOLE_OIDC_CLIENT_ID: required'),
+    ]);
+    expect(configOf({ DEA_CONSOLE_OIDC_ROLES: '{"a": "root"}' }).problems).toEqual([
+      'DEA_CONSOLE_OIDC_ROLES: "a" maps to "root", not one of admin, helpdesk, auditor',
+    ]);
+    expect(configOf({ DEA_CONSOLE_OIDC_ROLES: '[1]' }).problems).toEqual([
+      expect.stringContaining('DEA_CONSOLE_OIDC_ROLES: must be a JSON object'),
+    ]);
+    expect(
+      configOf({ DEA_CONSOLE_OIDC_ROLES: '{"eu": {"role": "helpdesk", "scope": ["Staff EU"]}}' }).problems,
+    ).toEqual([expect.stringContaining('has a scope, which this version does not enforce yet')]);
+    const folder = mkdtempSync(join(tmpdir(), 'dea-oidc-secret-'));
+    const open = join(folder, 'secret');
+    writeFileSync(open, 'a secret\n');
+    chmodSync(open, 0o644);
+    expect(configOf({ DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: open }).problems).toEqual([
+      expect.stringContaining(`DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: ${open} may be read by others`),
+    ]);
+    chmodSync(open, 0o600);
+    expect(configOf({ DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: open }).config?.clientSecret).toBe('a secret');
+  });
+
+  test('a second factor is mfa or mca in amr, two methods, or a named acr', () => {
+    expect(showsSecondFactor({ amr: ['mfa'] }, [])).toBe(true);
+    expect(showsSecondFactor({ amr: ['pwd', 'otp'] }, [])).toBe(true);
+    expect(showsSecondFactor({ amr: ['hwk', 'pin'] }, [])).toBe(true);
+    expect(showsSecondFactor({ amr: ['pwd'] }, [])).toBe(false);
+    expect(showsSecondFactor({ amr: ['pwd', 'pwd'] }, [])).toBe(false);
+    expect(showsSecondFactor({}, [])).toBe(false);
+    expect(showsSecondFactor({ acr: '2' }, [])).toBe(false);
+    expect(showsSecondFactor({ acr: '2' }, ['2'])).toBe(true);
+    expect(
+      showsSecondFactor({ acr: 'http://schemas.openid.net/pape/policies/2007/06/multi-factor' }, []),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,173 @@
+import Type from 'typebox';
+import { OpenPrivateFileError, readPrivateFileSync } from '../files/private-files.js';
+import type { SettingValues } from '../setting-values.js';
+import { CONSOLE_ROLES, type ConsoleRole } from '../store/store.js';
+
+/** The console's sign-in with the organisation's OpenID provider (ADR 0020). */
+export const consoleOidcSettings = {
+  DEA_CONSOLE_OIDC_ISSUER: {
+    schema: Type.String({ default: '' }),
+    doc: "The OpenID provider the console's people sign in with (its issuer, https://login.example.com/realms/staff); its configuration is discovered from there. Empty: local console accounts only. http only for a provider on this host (localhost, 127.0.0.1, ::1).",
+  },
+  DEA_CONSOLE_OIDC_CLIENT_ID: {
+    schema: Type.String({ default: '' }),
+    doc: 'The client id the console is registered under at DEA_CONSOLE_OIDC_ISSUER.',
+  },
+  DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: {
+    schema: Type.String({ default: '' }),
+    doc: "A file (mode 600) holding the client's secret at DEA_CONSOLE_OIDC_ISSUER. Empty: a public client (PKCE only).",
+  },
+  DEA_CONSOLE_OIDC_PROVIDER_NAME: {
+    schema: Type.String({ default: '' }),
+    doc: 'The provider\'s name on the console\'s "Sign in with …" button. Empty: the host name of DEA_CONSOLE_OIDC_ISSUER.',
+  },
+  DEA_CONSOLE_OIDC_SCOPES: {
+    schema: Type.String({ default: 'openid profile email offline_access' }),
+    doc: 'The scopes the console asks for (space-separated; openid is always asked). offline_access gives the refresh token with which roles are checked again without a new sign-in.',
+  },
+  DEA_CONSOLE_OIDC_ROLE_CLAIM: {
+    schema: Type.String({ minLength: 1, default: 'groups' }),
+    doc: 'The claim of the ID token (or, when the ID token lacks it, of the userinfo answer) whose values DEA_CONSOLE_OIDC_ROLES maps to console roles.',
+  },
+  DEA_CONSOLE_OIDC_ROLES: {
+    schema: Type.String({ default: '{}' }),
+    doc: 'A JSON object from a value of DEA_CONSOLE_OIDC_ROLE_CLAIM to a console role: {"dea-admins": "admin", "it-helpdesk": "helpdesk", "auditors": "auditor"}. A person with several mapped values gets the first of admin, helpdesk, auditor; with none, no access.',
+  },
+  DEA_CONSOLE_OIDC_REQUIRE_MFA: {
+    schema: Type.Boolean({ default: true }),
+    doc: 'The ID token must show a second factor: amr holding mfa (or mca, or two methods such as pwd and otp), or an acr of DEA_CONSOLE_OIDC_MFA_ACR_VALUES; else the sign-in is refused with that reason.',
+  },
+  DEA_CONSOLE_OIDC_MFA_ACR_VALUES: {
+    schema: Type.String({ default: '' }),
+    doc: 'acr values (comma-separated) that show a second factor at this provider (Keycloak: the level of your step-up flow, such as 2); the PAPE multi-factor policy URI always counts.',
+  },
+  DEA_CONSOLE_OIDC_ROLE_REFRESH_SECONDS: {
+    schema: Type.Integer({ minimum: 30, maximum: 3600, default: 300 }),
+    doc: "How often a signed-in person's roles are taken again from the provider (refresh token); a person whose claim no longer maps has no access from their next request after it. Without a refresh token the session ends then.",
+  },
+} as const;
+
+/** A mapped claim value: the role it gives. */
+export interface OidcRoleMapping {
+  role: ConsoleRole;
+}
+
+export interface ConsoleOidcConfig {
+  issuer: URL;
+  clientId: string;
+  /** Undefined: a public client. */
+  clientSecret: string | undefined;
+  providerName: string;
+  scopes: string;
+  roleClaim: string;
+  roles: ReadonlyMap<string, OidcRoleMapping>;
+  requireMfa: boolean;
+  mfaAcrValues: readonly string[];
+  roleRefreshMs: number;
+  /** http allowed: the issuer is on this host (tests, a provider beside the server). */
+  insecureLoopback: boolean;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The OpenID Connect part of the console's configuration, or undefined when no issuer is set; a
+ * bad value is a problem naming its setting.
+ */
+export function consoleOidcConfigOf(
+  values: SettingValues<typeof consoleOidcSettings>,
+  problems: string[],
+): ConsoleOidcConfig | undefined {
+  const issuerText = values.DEA_CONSOLE_OIDC_ISSUER.trim();
+  if (issuerText === '') return undefined;
+  let issuer: URL | undefined;
+  try {
+    issuer = new URL(issuerText);
+  } catch {
+    issuer = undefined;
+  }
+  const loopback = issuer !== undefined && LOOPBACK.has(issuer.hostname);
+  if (
+    issuer === undefined ||
+    !(issuer.protocol === 'https:' || (issuer.protocol === 'http:' && loopback)) ||
+    issuer.search !== '' ||
+    issuer.hash !== ''
+  ) {
+    problems.push(
+      `DEA_CONSOLE_OIDC_ISSUER=${JSON.stringify(issuerText)}: must be the provider's issuer, such as https://login.example.com/realms/staff (https; http only on localhost; no query or fragment)`,
+    );
+    return undefined;
+  }
+  const clientId = values.DEA_CONSOLE_OIDC_CLIENT_ID.trim();
+  if (clientId === '')
+    problems.push(
+      'DEA_CONSOLE_OIDC_CLIENT_ID: required with DEA_CONSOLE_OIDC_ISSUER (the client id registered there)',
+    );
+  let clientSecret: string | undefined;
+  const secretPath = values.DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE.trim();
+  if (secretPath !== '') {
+    try {
+      clientSecret = readPrivateFileSync(secretPath)
+        .toString('utf8')
+        .replace(/\r?\n$/, '');
+    } catch (error) {
+      problems.push(
+        error instanceof OpenPrivateFileError
+          ? `DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: ${error.message}`
+          : `DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: cannot read ${secretPath} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+    if (clientSecret === '') problems.push(`DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: ${secretPath} is empty`);
+  }
+  const scopes = new Set(['openid', ...values.DEA_CONSOLE_OIDC_SCOPES.split(/\s+/).filter((s) => s !== '')]);
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    providerName: values.DEA_CONSOLE_OIDC_PROVIDER_NAME.trim() || issuer.hostname,
+    scopes: [...scopes].join(' '),
+    roleClaim: values.DEA_CONSOLE_OIDC_ROLE_CLAIM.trim(),
+    roles: rolesOf(values.DEA_CONSOLE_OIDC_ROLES, problems),
+    requireMfa: values.DEA_CONSOLE_OIDC_REQUIRE_MFA,
+    mfaAcrValues: values.DEA_CONSOLE_OIDC_MFA_ACR_VALUES.split(',')
+      .map((value) => value.trim())
+      .filter((value) => value !== ''),
+    roleRefreshMs: values.DEA_CONSOLE_OIDC_ROLE_REFRESH_SECONDS * 1000,
+    insecureLoopback: issuer.protocol === 'http:',
+  };
+}
+
+function rolesOf(text: string, problems: string[]): Map<string, OidcRoleMapping> {
+  const roles = new Map<string, OidcRoleMapping>();
+  const example = '{"dea-admins": "admin", "it-helpdesk": "helpdesk"}';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    problems.push(`DEA_CONSOLE_OIDC_ROLES: not JSON (${(error as Error).message}); expected ${example}`);
+    return roles;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push(`DEA_CONSOLE_OIDC_ROLES: must be a JSON object such as ${example}`);
+    return roles;
+  }
+  for (const [value, mapping] of Object.entries(parsed)) {
+    const role: unknown =
+      typeof mapping === 'object' && mapping !== null ? (mapping as Record<string, unknown>).role : mapping;
+    if (typeof role !== 'string' || !(CONSOLE_ROLES as readonly string[]).includes(role)) {
+      problems.push(
+        `DEA_CONSOLE_OIDC_ROLES: ${JSON.stringify(value)} maps to ${JSON.stringify(role)}, not one of ${CONSOLE_ROLES.join(', ')}`,
+      );
+      continue;
+    }
+    if (typeof mapping === 'object' && mapping !== null && 'scope' in mapping) {
+      // Scoped roles (issue 31, part 3) are not enforced yet: a scope that would not hold is refused.
+      problems.push(
+        `DEA_CONSOLE_OIDC_ROLES: ${JSON.stringify(value)} has a scope, which this version does not enforce yet; map it to a role without one`,
+      );
+      continue;
+    }
+    roles.set(value, { role: role as ConsoleRole });
+  }
+  return roles;
+}

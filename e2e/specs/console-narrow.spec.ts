@@ -1,0 +1,68 @@
+import { expect, test } from '@playwright/test';
+import {
+  addConsoleAccount,
+  addVirtualAuthenticator,
+  consoleOrigin,
+  expectConsoleAccessible,
+  expectConsoleFitsPhone,
+  signInToConsole,
+} from '../support/console';
+import { type RunningServer, startServer } from '../support/start-server';
+
+// Every table of the console on a 390 px phone: each row a block of labelled cells, nothing
+// scrolls sideways; axe without violations, landmark-unique included.
+let server: RunningServer;
+let origin: string;
+
+test.beforeAll(async () => {
+  server = await startServer();
+  origin = consoleOrigin(server);
+  addConsoleAccount(server, 'nina', 'admin', 'Nina Narrow');
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+test('every console table reads at 390 px without sideways scrolling', async ({ page, context }) => {
+  test.setTimeout(60_000);
+  await addVirtualAuthenticator(context, page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signInToConsole(page, origin, 'nina');
+
+  // The help desk: the people found, then one of them with a code, their sessions and audit.
+  await page.getByLabel('Find the user').fill('demo');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page.getByText('Users found: 3')).toBeVisible();
+  await expectConsoleFitsPhone(page);
+  await expectConsoleAccessible(page);
+  await page
+    .getByTestId('helpdesk-results')
+    .getByRole('link')
+    .filter({ hasText: /^Dana Demo/ })
+    .click();
+  await expect(page.getByTestId('helpdesk-policy')).toContainText('Codes allowed');
+  await page.getByLabel('Reason').fill('Ticket 390, identified by call-back');
+  await page.getByRole('button', { name: 'Issue a code' }).click();
+  await expect(page.getByTestId('issued-code')).toBeVisible();
+  await expect(page.getByTestId('helpdesk-codes').getByRole('row')).toHaveCount(2);
+  await expectConsoleFitsPhone(page);
+  await expectConsoleAccessible(page);
+
+  // The audit log, then each part of the administration that holds a table.
+  await page.goto(`${origin}/admin/#/audit`);
+  await expect(page.getByTestId('audit-table').getByRole('row').nth(1)).toBeVisible();
+  await expectConsoleFitsPhone(page);
+  await expectConsoleAccessible(page);
+  await page.goto(`${origin}/admin/#/administration/service-keys`);
+  await expect(page.getByRole('heading', { name: 'Service keys' })).toBeVisible();
+  await page.getByLabel('Name').fill('a gateway with a long name');
+  await page.getByRole('button', { name: 'Create the key' }).click();
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  for (const section of ['groups', 'service-keys', 'settings', 'texts']) {
+    await page.goto(`${origin}/admin/#/administration/${section}`);
+    await expect(page.locator('.console-table').first(), section).toBeVisible();
+    await expectConsoleFitsPhone(page);
+    await expectConsoleAccessible(page);
+  }
+});
