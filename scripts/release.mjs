@@ -111,7 +111,9 @@ function resolveIn(from, name) {
     if (prefix === '') return undefined;
   }
 }
-const needed = new Set();
+// The server imports the contract as @dea/contract, the workspace's link, which its package.json
+// does not list (a TypeScript project reference): it is needed as the server's own dependency.
+const needed = new Set(['node_modules/@dea/contract', 'packages/contract']);
 const pending = ['apps/server', 'packages/contract'];
 while (pending.length > 0) {
   const at = pending.pop();
