@@ -202,8 +202,8 @@ function isProgram(path) {
   return head.subarray(0, 4).toString('latin1') === '\x7fELF' && head.readUInt16LE(16) === 2; // ET_EXEC
 }
 
-/** Every file and folder under root (sorted), with modes 0755/0644 and the release's time. */
-function normalize(root) {
+/** Every path under root, sorted, a folder before what it holds; symbolic links not followed. */
+function treePaths(root) {
   const paths = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir).sort()) {
@@ -213,6 +213,12 @@ function normalize(root) {
     }
   };
   walk(root);
+  return paths;
+}
+
+/** Every file and folder under root (sorted), with modes 0755/0644 and the release's time. */
+function normalize(root) {
+  const paths = treePaths(root);
   for (const path of paths) {
     const stat = lstatSync(path);
     if (stat.isSymbolicLink()) continue;
@@ -329,10 +335,10 @@ function buildDeb() {
   );
   normalize(deb);
   const debFiles = (dir) =>
-    readdirSync(dir, { recursive: true })
-      .map(String)
-      .filter((path) => !path.startsWith('DEBIAN') && lstatSync(join(dir, path)).isFile())
-      .sort();
+    treePaths(dir)
+      .filter((path) => lstatSync(path).isFile())
+      .map((path) => relative(dir, path))
+      .filter((path) => !path.startsWith('DEBIAN/'));
   writeFileSync(
     join(deb, 'DEBIAN/md5sums'),
     debFiles(deb)
@@ -348,9 +354,7 @@ function buildDeb() {
   chmodSync(join(deb, 'etc/dea/dea.env'), 0o640);
   normalizeTimes(deb);
   function normalizeTimes(root) {
-    for (const path of readdirSync(root, { recursive: true }).map(String).sort().reverse()) {
-      lutimesSync(join(root, path), epoch, epoch);
-    }
+    for (const path of treePaths(root).reverse()) lutimesSync(path, epoch, epoch);
     utimesSync(root, epoch, epoch);
   }
   mkdirSync(out, { recursive: true });
