@@ -59,7 +59,7 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
   let second = '';
   let server: ChildProcess | undefined;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     builtEntry('server');
     if (installedVersion() !== '') {
       throw new Error(
@@ -67,26 +67,25 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
       );
     }
     // gzip: the same package, made faster than with xz, the release's compression.
-    first = runRelease([
-      '--only',
-      'deb',
-      '--compression',
-      'gzip',
-      '--version',
-      version,
-      '--out',
-      join(folder, 'one'),
-    ]).deb;
-    second = runRelease([
-      '--only',
-      'deb',
-      '--compression',
-      'gzip',
-      '--version',
-      newer,
-      '--out',
-      join(folder, 'two'),
-    ]).deb;
+    [first, second] = (
+      await Promise.all(
+        [
+          [version, 'one'],
+          [newer, 'two'],
+        ].map(([each = '', out = '']) =>
+          runRelease([
+            '--only',
+            'deb',
+            '--compression',
+            'gzip',
+            '--version',
+            each,
+            '--out',
+            join(folder, out),
+          ]),
+        ),
+      )
+    ).map((release) => release.deb) as [string, string];
   }, 600_000);
 
   afterAll(() => {
@@ -105,7 +104,14 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
     expect(mode('/var/lib/dea')).toBe('700');
     expect(mode('/etc/dea/dea.env')).toBe('640');
     expect(mode('/etc/dea/secret')).toBe('400');
-    expect(existsSync('/lib/systemd/system/dea.service')).toBe(true);
+    // The installed unit (made from deploy/systemd/dea.service) is one systemd accepts as it is.
+    const verify = spawnSync('systemd-analyze', ['verify', '/lib/systemd/system/dea.service'], {
+      encoding: 'utf8',
+    });
+    expect(
+      `${verify.stdout}${verify.stderr}`.split('\n').filter((line) => line.includes('dea.service')),
+    ).toEqual([]);
+    expect(verify.status).toBe(0);
 
     // dea from another folder, with a path relative to it: the store made, then users imported.
     const work = mkdtempSync(join(tmpdir(), 'dea-operator-'));

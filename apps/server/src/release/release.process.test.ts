@@ -19,10 +19,12 @@ describe('the release artifacts', () => {
   let first: Release;
   let second: Release;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     builtEntry('server');
-    first = runRelease(['--out', join(folder, 'first')]);
-    second = runRelease(['--out', join(folder, 'second')]);
+    [first, second] = await Promise.all([
+      runRelease(['--out', join(folder, 'first')]),
+      runRelease(['--out', join(folder, 'second')]),
+    ]);
   }, 900_000);
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 

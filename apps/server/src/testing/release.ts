@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,13 +14,22 @@ export interface Release {
   sums: string;
 }
 
-/** Runs `node scripts/release.mjs --no-build <args>` (--out among them) and names what it made. */
-export function runRelease(args: string[]): Release {
-  const run = spawnSync(process.execPath, ['scripts/release.mjs', '--no-build', ...args], {
+/**
+ * Runs `node scripts/release.mjs --no-build <args>` (--out among them) and names what it made.
+ * Asynchronous, so that a test can make two releases side by side.
+ */
+export async function runRelease(args: string[]): Promise<Release> {
+  const child = spawn(process.execPath, ['scripts/release.mjs', '--no-build', ...args], {
     cwd: REPOSITORY,
-    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  if (run.status !== 0) throw new Error(`scripts/release.mjs ${args.join(' ')} failed:\n${run.stderr}`);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`scripts/release.mjs ${args.join(' ')} exited ${code}:\n${stderr}`);
   const out = args[args.indexOf('--out') + 1] ?? '';
   const sums = readFileSync(join(out, 'SHA256SUMS'), 'utf8');
   const name = (pattern: RegExp) => pattern.exec(sums)?.[1] ?? '';
