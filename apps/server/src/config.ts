@@ -21,6 +21,7 @@ import {
 import { isAddressOrRange, tooWideForProxies } from './http/address-ranges.js';
 import { isOpenMode, OpenPrivateFileError } from './files/private-files.js';
 import { SECRET_SETTINGS } from './domain/effective-settings.js';
+import { SECRET_FILE_SETTINGS, withSecretFiles } from './secret-setting-files.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
   type ValidateCheckConfig,
@@ -63,6 +64,7 @@ export const SETTINGS = {
     schema: Type.String({ pattern: '^($|postgres(ql)?://)', default: '' }),
     doc: 'PostgreSQL connection URL; empty for the embedded SQLite store.',
   },
+  ...SECRET_FILE_SETTINGS,
   DEA_MIGRATE: {
     schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
     doc: "on: the server brings the store's schema up to date at start (safe from several instances at once). off: it refuses to start on a schema that is not its own; run dea migrate yourself.",
@@ -436,8 +438,9 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     file !== undefined && !isSet(environment[name]) && Object.hasOwn(fromFile, name)
       ? ` (in ${file.path})`
       : '';
-  const env: Record<string, string | undefined> = { ...fromFile };
-  for (const [name, value] of Object.entries(environment)) if (isSet(value)) env[name] = value;
+  const merged: Record<string, string | undefined> = { ...fromFile };
+  for (const [name, value] of Object.entries(environment)) if (isSet(value)) merged[name] = value;
+  const env = withSecretFiles(merged, problems);
   const raw: Record<string, unknown> = {};
   for (const name of Object.keys(SETTINGS)) {
     const value = env[name];

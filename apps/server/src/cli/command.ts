@@ -21,7 +21,11 @@ export interface CliContext {
    * command). The schema must be this version's and is never changed, unless `schema: 'as-is'`
    * (only `dea migrate` asks for that).
    */
-  open(options?: { schema?: 'require-current' | 'as-is' }): Promise<{ store: Store; keys: SecretKeys }>;
+  open(options?: {
+    schema?: 'require-current' | 'as-is';
+    /** Makes a new embedded store (and its secret key file, when DEA_SECRET is empty) where none is. */
+    create?: boolean;
+  }): Promise<{ store: Store; keys: SecretKeys }>;
   /** Everything on standard input (passwords are read from there, never from the arguments). */
   readStdin(): Promise<string>;
   /** Aborted when the operator interrupts (Ctrl-C); for commands that run until then. */

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { EMBEDDED_STORE_FILE } from '../store/open-store.js';
 import type { CommandGroup } from './command.js';
 
 /**
@@ -9,11 +12,17 @@ export const migrateCommand: CommandGroup = {
   summary: "bring the store's schema up to this version (the server does it at start unless DEA_MIGRATE=off)",
   commands: {},
   alone: {
-    summary: "bring the store's schema up to this version; --dry-run only says what would be applied",
+    summary:
+      "bring the store's schema up to this version, making a new embedded store where DEA_DATA_DIR has none; --dry-run only says what would be applied",
     usage: '[--dry-run]',
     options: { 'dry-run': { type: 'boolean' } },
     async run(values, _positionals, context) {
-      const { store } = await context.open({ schema: 'as-is' });
+      const dryRun = values['dry-run'] === true;
+      const { config } = context;
+      const isNew =
+        !dryRun && config.databaseUrl === undefined && !existsSync(join(config.dataDir, EMBEDDED_STORE_FILE));
+      const { store } = await context.open({ schema: 'as-is', create: !dryRun });
+      if (isNew) context.out(`Made a new embedded store in ${config.dataDir}.`);
       const state = await store.schema.state();
       const at = state.applied.at(-1) ?? 'empty';
       if (state.unknown.length > 0) {
@@ -26,7 +35,7 @@ export const migrateCommand: CommandGroup = {
         context.out(`The schema is up to date (${at}).`);
         return 0;
       }
-      if (values['dry-run'] === true) {
+      if (dryRun) {
         const problems = await store.schema.problems(state.pending);
         context.out(`The schema is at ${at}; dea migrate would apply: ${state.pending.join(', ')}.`);
         if (problems.length === 0) return 0;

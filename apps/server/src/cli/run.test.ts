@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKeys } from '../crypto/secret-keys.js';
 import { outboxProvider } from '../delivery/outbox-provider.js';
@@ -93,5 +96,44 @@ describe.each(STORE_KINDS)('dea outbox list on %s', (kind) => {
         err: expect.stringContaining('no embedded store'),
       });
     }
+  });
+});
+
+describe('dea migrate on a folder without a store', () => {
+  const folders: string[] = [];
+  afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+
+  it('makes a new embedded store (folder 0700, generated secret 0600) that the other commands then open', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'dea-new-store-'));
+    folders.push(parent);
+    const dataDir = join(parent, 'data');
+    const env = { DEA_DATA_DIR: dataDir };
+    expect(await run(['migrate', '--dry-run'], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('no embedded store'),
+    });
+    expect(existsSync(dataDir)).toBe(false);
+
+    const made = await run(['migrate'], env);
+    expect(made).toMatchObject({ code: 0, err: '' });
+    expect(made.out).toContain(`Made a new embedded store in ${dataDir}.`);
+    expect(made.out).toMatch(/Applied .*; the schema is at /);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
+
+    expect(await run(['migrate'], env)).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('up to date'),
+    });
+    expect(await run(['user', 'list'], env)).toMatchObject({ code: 0 });
+  });
+
+  it('takes DEA_SECRET when it is set, and writes no secret key file then', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dea-new-store-'));
+    folders.push(dataDir);
+    const env = { DEA_DATA_DIR: dataDir, DEA_SECRET: SECRET };
+    expect(await run(['migrate'], env)).toMatchObject({ code: 0 });
+    expect(existsSync(join(dataDir, 'secret.key'))).toBe(false);
+    expect(await run(['user', 'list'], env)).toMatchObject({ code: 0 });
   });
 });

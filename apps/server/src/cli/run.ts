@@ -5,7 +5,7 @@ import { ConfigError, loadConfigWithFile } from '../config.js';
 import { deriveKeys, loadSecret, SECRET_KEY_FILE, secretBytesOf } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import { sealAuditTrail } from '../domain/audit-trail.js';
-import { OpenPrivateFileError } from '../files/private-files.js';
+import { ensurePrivateFolder, OpenPrivateFileError } from '../files/private-files.js';
 import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
 import type { Store } from '../store/store.js';
@@ -158,7 +158,14 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     async open(options = {}) {
       if (opened) return opened;
       schemaAsIs = options.schema === 'as-is';
-      if (config.databaseUrl === undefined && !existsSync(join(config.dataDir, EMBEDDED_STORE_FILE))) {
+      const noEmbeddedStore =
+        config.databaseUrl === undefined && !existsSync(join(config.dataDir, EMBEDDED_STORE_FILE));
+      if (noEmbeddedStore && options.create === true) {
+        // dea migrate makes a new store: the folder (mode 0700) and, as the server's first start
+        // would, the secret key file when no DEA_SECRET is set.
+        ensurePrivateFolder(config.dataDir);
+        if (config.secret === '') loadSecret('', config.dataDir);
+      } else if (noEmbeddedStore) {
         throw new UsageError(
           `no embedded store in ${config.dataDir} (set DEA_DATA_DIR or DATABASE_URL)`,
           false,

@@ -5,6 +5,8 @@ import { addressWithoutSecrets, LOOKS_SECRET, SECRET_SETTINGS } from './effectiv
 /** Settings whose names look secret but hold none, each with why. */
 const NOT_SECRET: Readonly<Record<string, string>> = {
   DEA_LDAP_BIND_PASSWORD_FILE: 'the path of the file, not the password',
+  DEA_SECRET_FILE: 'the path of the file, not the secret',
+  DATABASE_URL_FILE: 'the path of the file, not the address',
   DEA_VALIDATE_CHECK_CLIENTS: 'address ranges only',
   DEA_SMS_HTTP_SUCCESS_BODY: "a pattern of the gateway's answer",
   DEA_VOICE_HTTP_SUCCESS_BODY: "a pattern of the gateway's answer",

@@ -1,0 +1,120 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtEntry } from '../testing/processes.js';
+import { REPOSITORY, runRelease, type Release } from '../testing/release.js';
+
+/**
+ * `npm run release` (scripts/release.mjs): the same commit built twice gives the same bytes, the
+ * package passes lintian without an error, and the tarball runs where it is unpacked.
+ */
+describe('the release artifacts', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'dea-release-'));
+  const epoch = spawnSync('git', ['log', '-1', '--format=%ct'], {
+    cwd: REPOSITORY,
+    encoding: 'utf8',
+  }).stdout.trim();
+  let first: Release;
+  let second: Release;
+
+  beforeAll(async () => {
+    builtEntry('server');
+    [first, second] = await Promise.all([
+      runRelease(['--out', join(folder, 'first')]),
+      runRelease(['--out', join(folder, 'second')]),
+    ]);
+  }, 900_000);
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('are byte-identical when built twice from one commit', () => {
+    expect(first.deb).toMatch(/^dea_\d+\.\d+\.\d+_[a-z0-9]+\.deb$/);
+    expect(first.tar).toMatch(/^dea-\d+\.\d+\.\d+-linux-[a-z0-9]+\.tar\.gz$/);
+    expect(second.sums).toBe(first.sums);
+    for (const name of [first.deb, first.tar]) {
+      expect(readFileSync(join(second.out, name)).equals(readFileSync(join(first.out, name))), name).toBe(
+        true,
+      );
+    }
+  });
+
+  it('hold files in sorted order, owned by root, with the commit time and modes 0644 or 0755', () => {
+    const listing = spawnSync(
+      'tar',
+      ['--full-time', '--numeric-owner', '-tvzf', join(first.out, first.tar)],
+      {
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      },
+    )
+      .stdout.trim()
+      .split('\n');
+    const when = new Date(Number(epoch) * 1000).toISOString().replace('T', ' ').slice(0, 19);
+    const names: string[] = [];
+    for (const line of listing) {
+      const [mode = '', owner = '', , day = '', time = '', name = ''] = line.split(/\s+/);
+      expect(owner, line).toBe('0/0');
+      expect(`${day} ${time}`, line).toBe(when);
+      expect(mode, line).toMatch(/^(-rw-r--r--|-rwxr-xr-x|drwxr-xr-x|lrwxrwxrwx)$/);
+      names.push(name);
+    }
+    // tar --sort=name: the entries of each folder in byte order, each folder's own after it.
+    const children = new Map<string, string[]>();
+    for (const name of names) {
+      const parent = name.replace(/[^/]+\/?$/, '');
+      children.set(parent, [...(children.get(parent) ?? []), name]);
+    }
+    for (const [parent, entries] of children) {
+      const key = (name: string) => Buffer.from(name.replace(/\/$/, ''));
+      const sorted = [...entries].sort((a, b) => Buffer.compare(key(a), key(b)));
+      expect(entries, parent).toEqual(sorted);
+    }
+    const control = spawnSync('dpkg-deb', ['-f', join(first.out, first.deb)], { encoding: 'utf8' }).stdout;
+    expect(control).toMatch(/^Depends: nodejs \(>= 20\.19\), nodejs \(<< \d+\)/m);
+  });
+
+  it('give a package in which lintian finds no error', () => {
+    const run = spawnSync('lintian', ['--tag-display-limit', '0', join(first.out, first.deb)], {
+      encoding: 'utf8',
+    });
+    expect(run.error, 'lintian is installed (.ci/run)').toBeUndefined();
+    const errors = run.stdout.split('\n').filter((line) => line.startsWith('E:'));
+    expect(errors).toEqual([]);
+  }, 600_000);
+
+  it('give a tarball whose dea and server run where it is unpacked, from any folder', async () => {
+    const unpacked = join(folder, 'unpacked');
+    spawnSync('mkdir', ['-p', unpacked]);
+    expect(spawnSync('tar', ['-xzf', join(first.out, first.tar), '-C', unpacked]).status).toBe(0);
+    const top = join(unpacked, first.tar.replace(/-linux-.*$/, ''));
+    const work = mkdtempSync(join(folder, 'work-'));
+    const env = { PATH: process.env.PATH ?? '', DEA_DATA_DIR: 'data' };
+    const migrate = spawnSync(join(top, 'bin/dea'), ['migrate'], { cwd: work, env, encoding: 'utf8' });
+    expect(migrate.stdout, migrate.stderr).toContain(`Made a new embedded store in ${join(work, 'data')}.`);
+    const server = spawn(process.execPath, [join(top, 'apps/server/dist/server.js')], {
+      cwd: work,
+      env: { ...env, PORT: '0', HOST: '127.0.0.1', DEA_SHUTDOWN_DRAIN_SECONDS: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const base = await new Promise<string>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        const url = /running: (http:\/\/[^\s"]+)\/dea\//.exec(output)?.[1];
+        if (url !== undefined) resolve(url);
+      };
+      server.stdout.on('data', onData);
+      server.stderr.on('data', onData);
+      server.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)));
+    });
+    try {
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      expect((await fetch(`${base}/dea/`)).status).toBe(200);
+    } finally {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,423 @@
+#!/usr/bin/env node
+// npm run release: the release artifacts of this checkout, reproducibly (docs/decisions/0021).
+//   dist/release/dea_<version>_<arch>.deb          the Debian package (dpkg-deb, no debhelper)
+//   dist/release/dea-<version>-linux-<arch>.tar.gz  the same product for other systems
+//   dist/release/SHA256SUMS
+// Every file gets the commit's time (SOURCE_DATE_EPOCH, else `git log -1 --format=%ct`), owner
+// root and a mode of 0644 or 0755, and every list is sorted: building the same commit twice gives
+// byte-identical files (release.test.ts). The product is the built server, web assets and contract
+// with the production dependencies of the server only, as the lock resolves them, the native
+// better-sqlite3 built by `npm ci` included: the target needs Node.js, no compiler.
+// Options: --version V (default: the root package.json's), --out DIR, --no-build, --only deb|tar,
+// --compression xz|gzip|none (of the package; xz unless a test wants speed).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  openSync,
+  readSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  lutimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+
+const ROOT = join(dirname(new URL(import.meta.url).pathname), '..');
+const { values } = parseArgs({
+  options: {
+    version: { type: 'string' },
+    out: { type: 'string' },
+    'no-build': { type: 'boolean' },
+    // For tests that need a package quickly: the package's compression, and one artifact only.
+    compression: { type: 'string', default: 'xz' },
+    only: { type: 'string' },
+  },
+});
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const version = values.version ?? manifest.version;
+if (!/^[0-9][A-Za-z0-9.+~]*$/.test(version)) throw new Error(`--version ${version}: not a Debian version`);
+const out = values.out ?? join(ROOT, 'dist/release');
+const epoch = Number(
+  process.env.SOURCE_DATE_EPOCH ??
+    execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: ROOT, encoding: 'utf8' }).trim(),
+);
+const arch = execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim();
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+// The maintainer: DEA_MAINTAINER, else the commit's author (reproducible from the commit).
+const maintainer =
+  process.env.DEA_MAINTAINER ??
+  execFileSync('git', ['log', '-1', '--format=%an <%ae>'], { cwd: ROOT, encoding: 'utf8' }).trim();
+const run = (command, args, options = {}) =>
+  execFileSync(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], ...options });
+
+if (!values['no-build']) run('npm', ['run', 'build'], { stdio: 'inherit' });
+
+// --- the product tree -------------------------------------------------------------------------
+
+const work = join(out, 'work');
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+const product = join(work, 'product');
+
+/** Copies a folder, leaving out what `skip` names (its path relative to `from`). */
+function copyTree(from, to, skip = () => false, base = from) {
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from).sort()) {
+    const source = join(from, name);
+    const path = relative(base, source);
+    if (skip(path, name)) continue;
+    const stat = lstatSync(source);
+    if (stat.isDirectory()) copyTree(source, join(to, name), skip, base);
+    else if (stat.isSymbolicLink()) symlinkSync(readlinkSync(source), join(to, name));
+    else if (stat.isFile()) copyFileSync(source, join(to, name));
+  }
+}
+
+const builtOnly = (path, name) =>
+  name.endsWith('.d.ts') || name.endsWith('.map') || name.endsWith('.tsbuildinfo');
+for (const part of ['packages/contract', 'apps/server', 'apps/web']) {
+  if (!existsSync(join(ROOT, part, 'dist'))) throw new Error(`${part}/dist is missing: run npm run build`);
+}
+copyTree(join(ROOT, 'packages/contract/dist'), join(product, 'packages/contract/dist'), builtOnly);
+copyFileSync(join(ROOT, 'packages/contract/package.json'), join(product, 'packages/contract/package.json'));
+copyTree(join(ROOT, 'apps/server/dist'), join(product, 'apps/server/dist'), builtOnly);
+copyTree(join(ROOT, 'apps/server/bin'), join(product, 'apps/server/bin'));
+copyFileSync(join(ROOT, 'apps/server/package.json'), join(product, 'apps/server/package.json'));
+copyTree(join(ROOT, 'apps/web/dist'), join(product, 'apps/web/dist'));
+writeFileSync(
+  join(product, 'package.json'),
+  `${JSON.stringify({ name: manifest.name, version, private: true, type: 'module' }, null, 2)}\n`,
+);
+
+// The server's production dependencies, resolved as Node resolves them through the lock's layout.
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).packages;
+function resolveIn(from, name) {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const prefix = dir === '.' || dir === '' ? '' : `${dir}/`;
+    const candidate = `${prefix}node_modules/${name}`;
+    if (lock[candidate] !== undefined) return candidate;
+    if (prefix === '') return undefined;
+  }
+}
+// The server imports the contract as @dea/contract, the workspace's link, which its package.json
+// does not list (a TypeScript project reference): it is needed as the server's own dependency.
+const needed = new Set(['node_modules/@dea/contract', 'packages/contract']);
+const pending = ['apps/server', 'packages/contract'];
+while (pending.length > 0) {
+  const at = pending.pop();
+  const entry = lock[at];
+  const optional = new Set([
+    ...Object.keys(entry.optionalDependencies ?? {}),
+    ...Object.entries(entry.peerDependenciesMeta ?? {})
+      .filter(([, meta]) => meta.optional)
+      .map(([name]) => name),
+  ]);
+  const names = [
+    ...Object.keys(entry.dependencies ?? {}),
+    ...Object.keys(entry.optionalDependencies ?? {}),
+    ...Object.keys(entry.peerDependencies ?? {}),
+  ];
+  for (const name of names) {
+    const found = resolveIn(at, name);
+    if (found === undefined || !existsSync(join(ROOT, found))) {
+      if (optional.has(name)) continue;
+      throw new Error(`${at} needs ${name}, which is not installed: run npm ci`);
+    }
+    if (needed.has(found)) continue;
+    needed.add(found);
+    const target = lock[found].link ? lock[found].resolved : found;
+    if (lock[found].link) needed.add(target);
+    pending.push(target);
+  }
+}
+/**
+ * What a package needs at run time: not its sources of native code, its tests, benchmarks and
+ * examples (top-level folders of those names), dot files (lint and VCS settings) or nested modules
+ * (each its own entry of the lock).
+ */
+const NOT_RUN = new Set([
+  'test',
+  'tests',
+  '__tests__',
+  'benchmark',
+  'benchmarks',
+  'example',
+  'examples',
+  'integration',
+]);
+const NATIVE_BUILD = /^(deps|src|build\/(?!Release(\/better_sqlite3\.node)?$).*)$/;
+for (const path of [...needed].sort()) {
+  if (!path.includes('node_modules/')) continue; // a workspace: copied above
+  const entry = lock[path];
+  if (entry.link) {
+    mkdirSync(dirname(join(product, path)), { recursive: true });
+    symlinkSync(relative(dirname(join(product, path)), join(product, entry.resolved)), join(product, path));
+    continue;
+  }
+  copyTree(
+    join(ROOT, path),
+    join(product, path),
+    (rel, name) =>
+      name === 'node_modules' ||
+      name.startsWith('.') ||
+      (!rel.includes('/') && NOT_RUN.has(name)) ||
+      (path.endsWith('/better-sqlite3') && (NATIVE_BUILD.test(rel) || rel === 'binding.gyp')),
+  );
+}
+// better-sqlite3's library, stripped as dh_strip strips a shared library (and not executable).
+run('strip', [
+  '--remove-section=.comment',
+  '--remove-section=.note',
+  '--strip-unneeded',
+  join(product, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+]);
+if (!existsSync(join(product, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'))) {
+  throw new Error('better-sqlite3 is not built in node_modules: run npm ci (it builds it)');
+}
+
+// --- file lists, modes and times --------------------------------------------------------------
+
+/** A script (#!) or an ELF executable; a shared object (.node) is not one. */
+function isProgram(path) {
+  const head = Buffer.alloc(18);
+  const descriptor = openSync(path, 'r');
+  try {
+    readSync(descriptor, head, 0, 18, 0);
+  } finally {
+    closeSync(descriptor);
+  }
+  if (head.subarray(0, 2).toString() === '#!') return true;
+  return head.subarray(0, 4).toString('latin1') === '\x7fELF' && head.readUInt16LE(16) === 2; // ET_EXEC
+}
+
+/** Every path under root, sorted, a folder before what it holds; symbolic links not followed. */
+function treePaths(root) {
+  const paths = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      paths.push(path);
+      if (lstatSync(path).isDirectory()) walk(path);
+    }
+  };
+  walk(root);
+  return paths;
+}
+
+/** Every file and folder under root (sorted), with modes 0755/0644 and the release's time. */
+function normalize(root) {
+  const paths = treePaths(root);
+  for (const path of paths) {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) continue;
+    chmodSync(path, stat.isDirectory() || isProgram(path) ? 0o755 : 0o644);
+  }
+  for (const path of [...paths].reverse()) lutimesSync(path, epoch, epoch);
+  utimesSync(root, epoch, epoch);
+  return paths;
+}
+
+// --- the configuration file: every setting, commented ------------------------------------------
+
+const { SETTINGS } = await import(join(ROOT, 'apps/server/dist/config.js'));
+/** What the package sets: loopback only, the management port, the secret from a file. */
+const PACKAGED = {
+  HOST: '127.0.0.1',
+  DEA_MANAGEMENT_PORT: '9000',
+  DEA_MANAGEMENT_HOST: '127.0.0.1',
+  DEA_SECRET_FILE: '/etc/dea/secret',
+};
+function wrap(text, prefix, width = 98) {
+  const lines = [];
+  let line = prefix;
+  for (const word of text.split(/\s+/)) {
+    if (line.length + word.length + 1 > width && line !== prefix) {
+      lines.push(line);
+      line = prefix;
+    }
+    line += (line === prefix ? '' : ' ') + word;
+  }
+  lines.push(line);
+  return lines.join('\n');
+}
+const envFile = [
+  '# Emergency Access: the settings of the service (systemd EnvironmentFile: NAME=value, one a line).',
+  '# Every setting is here with its default, commented out; remove the # to set one, then',
+  '# systemctl restart dea. The dea command reads this file too. DEA_DATA_DIR is /var/lib/dea (the unit).',
+  '# A value with spaces or a JSON object goes in single quotes.',
+  '',
+  ...Object.entries(SETTINGS).flatMap(([name, { schema, doc }]) => {
+    const fallback = schema.default === undefined ? '' : String(schema.default);
+    const set = Object.hasOwn(PACKAGED, name);
+    return [
+      wrap(`${name}: ${doc}`, '# '),
+      ...(set
+        ? [`# Packaged: ${name}=${PACKAGED[name]} (default ${fallback === '' ? 'empty' : fallback})`]
+        : []),
+      set
+        ? `${name}=${PACKAGED[name]}`
+        : `#${name}=${/[\s{}"'$`\\]/.test(fallback) ? `'${fallback}'` : fallback}`,
+      '',
+    ];
+  }),
+].join('\n');
+
+// --- the Debian package -------------------------------------------------------------------------
+
+const debName = `dea_${version}_${arch}.deb`;
+function buildDeb() {
+  const deb = join(work, 'deb');
+  copyTree(product, join(deb, 'usr/lib/dea'));
+  mkdirSync(join(deb, 'usr/bin'), { recursive: true });
+  copyFileSync(join(ROOT, 'packaging/debian/dea'), join(deb, 'usr/bin/dea'));
+  chmodSync(join(deb, 'usr/bin/dea'), 0o755);
+  const unit = readFileSync(join(ROOT, 'deploy/systemd/dea.service'), 'utf8')
+    .replace(/^# Install: .*\n/m, '')
+    .replace('Documentation=file:/opt/dea/README.md', 'Documentation=file:/usr/share/doc/dea/README.md')
+    .replace('ExecStart=/usr/bin/env node /opt/dea/', 'ExecStart=/usr/bin/node /usr/lib/dea/')
+    .replaceAll('/opt/dea', '/usr/lib/dea');
+  mkdirSync(join(deb, 'lib/systemd/system'), { recursive: true });
+  writeFileSync(join(deb, 'lib/systemd/system/dea.service'), unit);
+  mkdirSync(join(deb, 'etc/dea'), { recursive: true });
+  writeFileSync(join(deb, 'etc/dea/dea.env'), envFile);
+  const doc = join(deb, 'usr/share/doc/dea');
+  mkdirSync(doc, { recursive: true });
+  copyFileSync(join(ROOT, 'README.md'), join(doc, 'README.md'));
+  writeFileSync(join(doc, 'copyright'), readFileSync(join(ROOT, 'packaging/debian/copyright'), 'utf8'));
+  const date = new Date(epoch * 1000).toUTCString().replace('GMT', '+0000');
+  const changelog = `dea (${version}) unstable; urgency=medium\n\n  * Release ${version} of Emergency Access.\n\n -- ${maintainer}  ${date}\n`;
+  writeFileSync(join(doc, 'changelog.gz'), gzipSync(changelog, { level: 9 }));
+  mkdirSync(join(deb, 'DEBIAN'));
+  for (const script of ['postinst', 'prerm', 'postrm']) {
+    copyFileSync(join(ROOT, 'packaging/debian', script), join(deb, 'DEBIAN', script));
+    chmodSync(join(deb, 'DEBIAN', script), 0o755);
+  }
+  writeFileSync(join(deb, 'DEBIAN/conffiles'), '/etc/dea/dea.env\n');
+  mkdirSync(join(deb, 'usr/share/lintian/overrides'), { recursive: true });
+  copyFileSync(
+    join(ROOT, 'packaging/debian/lintian-overrides'),
+    join(deb, 'usr/share/lintian/overrides/dea'),
+  );
+  const installedKb = Math.ceil(
+    Number(execFileSync('du', ['-sk', '--apparent-size', deb], { encoding: 'utf8' }).split('\t')[0]),
+  );
+  writeFileSync(
+    join(deb, 'DEBIAN/control'),
+    [
+      'Package: dea',
+      `Version: ${version}`,
+      `Architecture: ${arch}`,
+      `Maintainer: ${maintainer}`,
+      `Installed-Size: ${installedKb}`,
+      // The native better-sqlite3 is built for this Node.js major's ABI.
+      `Depends: nodejs (>= 20.19), nodejs (<< ${nodeMajor + 1}), adduser, passwd, util-linux (>= 2.32), libc6 (>= 2.34), libgcc-s1, libstdc++6 (>= 12)`,
+      'Section: admin',
+      'Priority: optional',
+      'Description: self-service emergency codes for two-factor authentication',
+      ' Emergency Access lets a signed-in user who has lost their second factor get a',
+      ' one-time emergency code, shown on screen or sent to a registered channel. The',
+      ' package holds the server, its page, login application and console, the dea',
+      ' command, a systemd unit and the settings file /etc/dea/dea.env.',
+      '',
+    ].join('\n'),
+  );
+  normalize(deb);
+  const debFiles = (dir) =>
+    treePaths(dir)
+      .filter((path) => lstatSync(path).isFile())
+      .map((path) => relative(dir, path))
+      .filter((path) => !path.startsWith('DEBIAN/'));
+  writeFileSync(
+    join(deb, 'DEBIAN/md5sums'),
+    debFiles(deb)
+      .map(
+        (path) =>
+          `${createHash('md5')
+            .update(readFileSync(join(deb, path)))
+            .digest('hex')}  ${path}`,
+      )
+      .join('\n') + '\n',
+  );
+  chmodSync(join(deb, 'DEBIAN/md5sums'), 0o644);
+  chmodSync(join(deb, 'etc/dea/dea.env'), 0o640);
+  normalizeTimes(deb);
+  function normalizeTimes(root) {
+    for (const path of treePaths(root).reverse()) lutimesSync(path, epoch, epoch);
+    utimesSync(root, epoch, epoch);
+  }
+  mkdirSync(out, { recursive: true });
+  run(
+    'dpkg-deb',
+    ['--root-owner-group', '--threads-max=1', `-Z${values.compression}`, '--build', deb, join(out, debName)],
+    { env: { ...process.env, SOURCE_DATE_EPOCH: String(epoch) } },
+  );
+}
+
+// --- the tarball for other systems ------------------------------------------------------------
+
+const tarName = `dea-${version}-linux-${arch}.tar.gz`;
+function buildTar() {
+  const tarTop = `dea-${version}`;
+  const tarRoot = join(work, 'tar', tarTop);
+  copyTree(product, tarRoot);
+  mkdirSync(join(tarRoot, 'bin'));
+  symlinkSync('../apps/server/bin/dea.js', join(tarRoot, 'bin/dea'));
+  copyTree(join(ROOT, 'deploy'), join(tarRoot, 'deploy'), (path) => path.endsWith('.test.yml'));
+  copyFileSync(join(ROOT, 'README.md'), join(tarRoot, 'README.md'));
+  writeFileSync(join(tarRoot, 'dea.env.example'), envFile);
+  normalize(join(work, 'tar'));
+  const tar = run(
+    'tar',
+    [
+      '--sort=name',
+      '--format=gnu',
+      `--mtime=@${epoch}`,
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      '-C',
+      join(work, 'tar'),
+      '-cf',
+      '-',
+      tarTop,
+    ],
+    { maxBuffer: 1 << 30 },
+  );
+  writeFileSync(join(out, tarName), gzipSync(tar, { level: 9 }));
+}
+
+// --- checksums ------------------------------------------------------------------------------------
+
+mkdirSync(out, { recursive: true });
+const built = [];
+if (values.only !== 'tar') {
+  buildDeb();
+  built.push(debName);
+}
+if (values.only !== 'deb') {
+  buildTar();
+  built.push(tarName);
+}
+const sums = built
+  .map(
+    (name) =>
+      `${createHash('sha256')
+        .update(readFileSync(join(out, name)))
+        .digest('hex')}  ${name}`,
+  )
+  .join('\n');
+writeFileSync(join(out, 'SHA256SUMS'), `${sums}\n`);
+rmSync(work, { recursive: true, force: true });
+process.stdout.write(`${sums}\n(in ${out}; SOURCE_DATE_EPOCH=${epoch}, Node.js ${nodeMajor})\n`);
