@@ -377,15 +377,20 @@ export class ConsoleOidc {
         rolesAt: at,
         ...(rotated !== undefined && { refreshToken: this.sealed(rotated, idHash) }),
       });
-      // The scope, like the role, is the token's as it stands now.
-      if (first && !sameScope(scope, account.scope)) await tx.console.updateAccount(account.id, { scope });
-      if (first && role !== read.role) {
-        await tx.console.updateAccount(account.id, { role });
+      // The scope (console-scope.ts), like the role, is the token's as it stands now.
+      const scopeChanged = !sameScope(scope, account.scope);
+      if (first && (role !== read.role || scopeChanged)) {
+        await tx.console.updateAccount(account.id, { role, scope });
         await tx.audit.append(
           {
             event: 'console.oidc_role_changed',
             actor: `console:${account.username}`,
-            details: { from: read.role, to: role, claimValues: values },
+            details: {
+              from: read.role,
+              to: role,
+              ...(scopeChanged && { fromScope: account.scope, toScope: scope }),
+              claimValues: values,
+            },
           },
           at,
         );
