@@ -20,6 +20,30 @@ import {
 } from './command.js';
 import { passwordOptions, readPassword, setPasswordCommand } from './user-commands.js';
 import { consoleAccountNamed } from '../domain/user-names.js';
+import { checkedScope } from '../domain/console-scope.js';
+
+/** The groups of `--scope` (repeated), checked against the role; null when none is given. */
+function scopeOption(values: Record<string, unknown>, accountRole: ConsoleRole): readonly string[] | null {
+  const names = (values.scope ?? []) as string[];
+  if (names.length === 0) return null;
+  const checked = checkedScope(accountRole, names, '--scope');
+  if ('problem' in checked) throw new UsageError(checked.problem);
+  return checked.scope;
+}
+
+/** A line naming the scope's groups that do not exist (yet): their members would be none. */
+async function unknownGroups(store: Store, scope: readonly string[] | null): Promise<string[]> {
+  const missing: string[] = [];
+  for (const name of scope ?? []) if ((await store.groups.findByName(name)) === undefined) missing.push(name);
+  return missing.length === 0
+    ? []
+    : [
+        `No group is named ${missing.map((name) => `"${name}"`).join(', ')} yet: no user is in scope through it.`,
+      ];
+}
+
+const scopeText = (scope: readonly string[] | null): string =>
+  scope === null ? '' : `, limited to the members of ${scope.join(', ')}`;
 
 function role(text: string): ConsoleRole {
   if (!(CONSOLE_ROLES as readonly string[]).includes(text))
@@ -88,10 +112,11 @@ export const adminCommands: CommandGroup = {
       summary:
         'add a console account; the password comes from standard input or a file; prints the one-time link where it registers its first passkey',
       usage:
-        '--username NAME --role admin|helpdesk|auditor [--display-name "FULL NAME"] (--password-stdin | --password-file FILE)',
+        '--username NAME --role admin|helpdesk|auditor [--scope GROUP]... [--display-name "FULL NAME"] (--password-stdin | --password-file FILE)',
       options: {
         username: { type: 'string' },
         role: { type: 'string' },
+        scope: { type: 'string', multiple: true },
         'display-name': { type: 'string' },
         ...passwordOptions,
       },
@@ -99,6 +124,7 @@ export const adminCommands: CommandGroup = {
         noMoreArguments(positionals, 0);
         const username = asUsage(() => validUsername(requiredOption(values, 'username')));
         const accountRole = role(requiredOption(values, 'role'));
+        const scope = scopeOption(values, accountRole);
         const displayName = asUsage(() =>
           validFullName(optionText(values, 'display-name') ?? username, '--display-name'),
         );
@@ -113,10 +139,16 @@ export const adminCommands: CommandGroup = {
           role: accountRole,
           passwordHash: await hashPassword(password, context.config.passwordHashCost),
           createdAt: context.now(),
+          scope,
         };
         await store.console.createAccount(account);
-        await audit(store, context, 'console.account_created', { username, role: accountRole });
-        context.out(`Added console account ${username} (${accountRole}).`);
+        await audit(store, context, 'console.account_created', {
+          username,
+          role: accountRole,
+          ...(scope !== null && { scope }),
+        });
+        context.out(`Added console account ${username} (${accountRole}${scopeText(scope)}).`);
+        for (const line of await unknownGroups(store, scope)) context.out(line);
         context.out(await enrolmentLink({ ...account, disabled: false }, store, keys, context));
         return 0;
       },
@@ -133,6 +165,7 @@ export const adminCommands: CommandGroup = {
             username: account.username,
             displayName: account.displayName,
             role: account.role,
+            scope: account.scope,
             disabled: account.disabled,
             passkeys: (await store.console.listPasskeys(account.id)).length,
             createdAt: isoTime(account.createdAt),
@@ -142,8 +175,38 @@ export const adminCommands: CommandGroup = {
         else if (accounts.length === 0) context.out('No console accounts: add the first with dea admin add.');
         for (const account of values.json === true ? [] : accounts)
           context.out(
-            `${account.username}  "${account.displayName}"  ${account.role}  passkeys ${account.passkeys}${account.disabled ? '  DISABLED' : ''}`,
+            `${account.username}  "${account.displayName}"  ${account.role}${account.scope === null ? '' : ` (scope: ${account.scope.join(', ')})`}  passkeys ${account.passkeys}${account.disabled ? '  DISABLED' : ''}`,
           );
+        return 0;
+      },
+    },
+    scope: {
+      summary:
+        'limit a help-desk or auditor account to the members of these groups (--group, repeated), or no longer (--none); it sees and acts on no one else from its next request',
+      usage: '<username> (--group GROUP... | --none)',
+      options: { group: { type: 'string', multiple: true }, none: { type: 'boolean' } },
+      async run(values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        noMoreArguments(positionals, 1);
+        const groups = (values.group ?? []) as string[];
+        if ((groups.length === 0) === (values.none !== true))
+          throw new UsageError("give the scope's groups with --group, or --none for no scope");
+        const { store } = await context.open();
+        const account = await findAccount(store, username);
+        let scope: readonly string[] | null = null;
+        if (groups.length > 0) {
+          const checked = checkedScope(account.role, groups, '--group');
+          if ('problem' in checked) throw new CliFailure(checked.problem);
+          scope = checked.scope;
+        }
+        await store.console.updateAccount(account.id, { scope });
+        await audit(store, context, 'console.account_changed', { username, change: 'scope', scope });
+        for (const line of await unknownGroups(store, scope)) context.out(line);
+        context.out(
+          scope === null
+            ? `Console account ${account.username} is no longer limited to groups.`
+            : `Console account ${account.username} is limited to the members of ${scope.join(', ')}.`,
+        );
         return 0;
       },
     },

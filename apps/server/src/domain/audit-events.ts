@@ -91,7 +91,7 @@ export const AUDIT_EVENTS = {
   'console.oidc_refused':
     'a sign-in or role refresh through the OpenID provider was refused (details.stage signin or refresh; details.reason: provider-unavailable, provider-error, state-unknown, wrong-issuer, token-refused, mfa-missing, unmapped, disabled, username-taken, refresh-failed)',
   'console.oidc_role_changed':
-    "a console session's role changed when it was taken again from the OpenID provider (details: from, to)",
+    "a console session's role or scope changed when it was taken again from the OpenID provider (details: from, to; fromScope, toScope when the scope changed)",
 } as const;
 
 export type AuditEventName = keyof typeof AUDIT_EVENTS;

@@ -8,6 +8,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { AuditEntry, AuditFilter, ConsoleRole, Store } from '../store/store.js';
 import { ApiError, invalidRequest } from './api-error.js';
 import type { ConsoleCaller } from './console-auth.js';
+import { auditScopeOf } from './console-scope.js';
 import { userNamed } from './user-names.js';
 
 const AUDIT_ROLES: readonly ConsoleRole[] = ['admin', 'auditor'];
@@ -96,6 +97,8 @@ export class AuditView {
       userId = user.id;
     }
     return {
+      // A scoped auditor sees entries about the members of their groups alone (console-scope.ts).
+      ...auditScopeOf(caller.account),
       ...(userId !== undefined && { userId }),
       ...(query.event !== undefined && { event: query.event }),
       ...(query.actor !== undefined && { actor: query.actor }),

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { showsSecondFactor, roleOfValues } from './console-oidc.js';
+import { grantOfValues, showsSecondFactor, roleOfValues } from './console-oidc.js';
 import { consoleOidcConfigOf } from './console-oidc-settings.js';
 
 const base = {
@@ -38,6 +38,24 @@ describe('the console OpenID settings', () => {
     expect(config && roleOfValues(['staff'], config)).toBeUndefined();
   });
 
+  test("a person's scope is the groups of every value mapping to their role; one without a scope lifts it", () => {
+    const { config } = configOf({
+      DEA_CONSOLE_OIDC_ROLES: JSON.stringify({
+        eu: { role: 'helpdesk', scope: ['Staff EU'] },
+        us: { role: 'helpdesk', scope: 'Staff US' },
+        all: 'helpdesk',
+        audit: { role: 'auditor', scope: ['Finance'] },
+      }),
+    });
+    expect(config && grantOfValues(['eu', 'us', 'audit'], config)).toEqual({
+      role: 'helpdesk',
+      scope: ['Staff EU', 'Staff US'],
+    });
+    expect(config && grantOfValues(['eu', 'all'], config)).toEqual({ role: 'helpdesk', scope: null });
+    expect(config && grantOfValues(['audit'], config)).toEqual({ role: 'auditor', scope: ['Finance'] });
+    expect(config && grantOfValues(['none'], config)).toBeUndefined();
+  });
+
   test('each bad value names its setting', () => {
     expect(configOf({ DEA_CONSOLE_OIDC_ISSUER: 'http://login.example.com/' }).problems).toEqual([
       expect.stringContaining('DEA_CONSOLE_OIDC_ISSUER="http://login.example.com/": must be'),
@@ -54,9 +72,23 @@ describe('the console OpenID settings', () => {
     expect(configOf({ DEA_CONSOLE_OIDC_ROLES: '[1]' }).problems).toEqual([
       expect.stringContaining('DEA_CONSOLE_OIDC_ROLES: must be a JSON object'),
     ]);
+    // A scoped role: a help-desk or auditor role limited to the members of named groups.
     expect(
-      configOf({ DEA_CONSOLE_OIDC_ROLES: '{"eu": {"role": "helpdesk", "scope": ["Staff EU"]}}' }).problems,
-    ).toEqual([expect.stringContaining('has a scope, which this version does not enforce yet')]);
+      configOf({ DEA_CONSOLE_OIDC_ROLES: '{"eu": {"role": "helpdesk", "scope": ["Staff EU", " Staff EU"]}}' })
+        .config?.roles,
+    ).toEqual(new Map([['eu', { role: 'helpdesk', scope: ['Staff EU'] }]]));
+    expect(
+      configOf({ DEA_CONSOLE_OIDC_ROLES: '{"eu": {"role": "auditor", "scope": "Staff EU"}}' }).config?.roles,
+    ).toEqual(new Map([['eu', { role: 'auditor', scope: ['Staff EU'] }]]));
+    expect(
+      configOf({ DEA_CONSOLE_OIDC_ROLES: '{"eu": {"role": "admin", "scope": ["Staff EU"]}}' }).problems,
+    ).toEqual(['DEA_CONSOLE_OIDC_ROLES: "eu": a scope limits only helpdesk or auditor, not admin']);
+    expect(
+      configOf({ DEA_CONSOLE_OIDC_ROLES: '{"eu": {"role": "helpdesk", "scope": []}}' }).problems,
+    ).toEqual(['DEA_CONSOLE_OIDC_ROLES: "eu": a scope names at least one group']);
+    expect(configOf({ DEA_CONSOLE_OIDC_ROLES: '{"eu": {"role": "helpdesk", "scope": 7}}' }).problems).toEqual(
+      ['DEA_CONSOLE_OIDC_ROLES: "eu" has a scope that is not a group\'s name or a list of them'],
+    );
     const folder = mkdtempSync(join(tmpdir(), 'dea-oidc-secret-'));
     const open = join(folder, 'secret');
     writeFileSync(open, 'a secret\n');

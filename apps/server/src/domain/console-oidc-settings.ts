@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { OpenPrivateFileError, readPrivateFileSync } from '../files/private-files.js';
 import type { SettingValues } from '../setting-values.js';
 import { CONSOLE_ROLES, type ConsoleRole } from '../store/store.js';
+import { checkedScope } from './console-scope.js';
 
 /** The console's sign-in with the organisation's OpenID provider (ADR 0020). */
 export const consoleOidcSettings = {
@@ -31,7 +32,7 @@ export const consoleOidcSettings = {
   },
   DEA_CONSOLE_OIDC_ROLES: {
     schema: Type.String({ default: '{}' }),
-    doc: 'A JSON object from a value of DEA_CONSOLE_OIDC_ROLE_CLAIM to a console role: {"dea-admins": "admin", "it-helpdesk": "helpdesk", "auditors": "auditor"}. A person with several mapped values gets the first of admin, helpdesk, auditor; with none, no access.',
+    doc: 'A JSON object from a value of DEA_CONSOLE_OIDC_ROLE_CLAIM to a console role: {"dea-admins": "admin", "it-helpdesk": "helpdesk", "auditors": "auditor"}. A person with several mapped values gets the first of admin, helpdesk, auditor; with none, no access. A help-desk or auditor role may be limited to the members of named groups: {"it-helpdesk-eu": {"role": "helpdesk", "scope": ["Staff EU"]}}; someone outside is answered as a user that does not exist.',
   },
   DEA_CONSOLE_OIDC_REQUIRE_MFA: {
     schema: Type.Boolean({ default: true }),
@@ -50,6 +51,8 @@ export const consoleOidcSettings = {
 /** A mapped claim value: the role it gives. */
 export interface OidcRoleMapping {
   role: ConsoleRole;
+  /** The groups whose members alone the role sees (console-scope.ts); absent: everyone. */
+  scope?: readonly string[];
 }
 
 export interface ConsoleOidcConfig {
@@ -161,10 +164,20 @@ function rolesOf(text: string, problems: string[]): Map<string, OidcRoleMapping>
       continue;
     }
     if (typeof mapping === 'object' && mapping !== null && 'scope' in mapping) {
-      // Scoped roles (issue 31, part 3) are not enforced yet: a scope that would not hold is refused.
-      problems.push(
-        `DEA_CONSOLE_OIDC_ROLES: ${JSON.stringify(value)} has a scope, which this version does not enforce yet; map it to a role without one`,
-      );
+      // A scoped role (console-scope.ts): a group's name, or a list of them.
+      const given: unknown = (mapping as Record<string, unknown>).scope;
+      const names = typeof given === 'string' ? [given] : given;
+      const where = `DEA_CONSOLE_OIDC_ROLES: ${JSON.stringify(value)}`;
+      if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
+        problems.push(`${where} has a scope that is not a group's name or a list of them`);
+        continue;
+      }
+      const checked = checkedScope(role as ConsoleRole, names, where);
+      if ('problem' in checked) {
+        problems.push(checked.problem);
+        continue;
+      }
+      roles.set(value, { role: role as ConsoleRole, scope: checked.scope });
       continue;
     }
     roles.set(value, { role: role as ConsoleRole });

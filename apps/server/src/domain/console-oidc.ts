@@ -58,9 +58,28 @@ export function claimValuesOf(claims: Record<string, unknown>, claim: string): s
 
 /** The role a person's claim values map to, or undefined (no access). */
 export function roleOfValues(values: readonly string[], config: Pick<ConsoleOidcConfig, 'roles'>) {
-  const mapped = new Set(values.flatMap((value) => config.roles.get(value)?.role ?? []));
-  return ROLE_ORDER.find((role) => mapped.has(role));
+  return grantOfValues(values, config)?.role;
 }
+
+/**
+ * The role a person's claim values map to with its scope (console-scope.ts), or undefined (no
+ * access): the groups of every value mapping to that role, and no scope when one of those values
+ * maps to it without a scope.
+ */
+export function grantOfValues(
+  values: readonly string[],
+  config: Pick<ConsoleOidcConfig, 'roles'>,
+): { role: ConsoleRole; scope: readonly string[] | null } | undefined {
+  const mappings = values.flatMap((value) => config.roles.get(value) ?? []);
+  const role = ROLE_ORDER.find((candidate) => mappings.some((mapping) => mapping.role === candidate));
+  if (role === undefined) return undefined;
+  const ofRole = mappings.filter((mapping) => mapping.role === role);
+  if (ofRole.some((mapping) => mapping.scope === undefined)) return { role, scope: null };
+  return { role, scope: [...new Set(ofRole.flatMap((mapping) => mapping.scope ?? []))] };
+}
+
+const sameScope = (a: readonly string[] | null, b: readonly string[] | null): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
 
 export interface ConsoleOidcDependencies {
   store: Store;
@@ -215,8 +234,8 @@ export class ConsoleOidc {
         acr: claims.acr ?? null,
       });
     const values = await this.claimValues(client, configuration, claims, tokens.access_token, claims.sub);
-    const role = roleOfValues(values, config);
-    if (role === undefined)
+    const grant = grantOfValues(values, config);
+    if (grant === undefined)
       throw await refuse(
         'unmapped',
         `no value of ${config.roleClaim} maps to a role (DEA_CONSOLE_OIDC_ROLES)`,
@@ -225,7 +244,8 @@ export class ConsoleOidc {
           claimValues: values,
         },
       );
-    const found = await this.accountOf(identity, claims, role, at);
+    const { role, scope } = grant;
+    const found = await this.accountOf(identity, claims, grant, at);
     if (found === 'username-taken')
       throw await refuse('username-taken', 'the name belongs to another console account', identity);
     const { account, created } = found;
@@ -254,7 +274,7 @@ export class ConsoleOidc {
           event: 'console.oidc_signin',
           actor: `console:${account.username}`,
           clientAddress,
-          details: { ...identity, role, claimValues: values, created },
+          details: { ...identity, role, ...(scope !== null && { scope }), claimValues: values, created },
         },
         at,
       );
@@ -305,7 +325,11 @@ export class ConsoleOidc {
       const ended = (await store.console.findSession(idHash))?.endedAt !== null;
       return again === undefined || again.rolesAt === read.rolesAt || ended
         ? undefined
-        : { ...account, role: again.role };
+        : {
+            ...account,
+            role: again.role,
+            scope: (await store.console.findAccountById(account.id))?.scope ?? null,
+          };
     };
     const end = async (reason: OidcRefusal, detail: string, details: Record<string, unknown> = {}) => {
       const other = await kept();
@@ -343,29 +367,37 @@ export class ConsoleOidc {
     } catch (error) {
       return end('refresh-failed', (error as Error).message, { error: (error as Error).message });
     }
-    const role = roleOfValues(values, config);
-    if (role === undefined)
+    const grant = grantOfValues(values, config);
+    if (grant === undefined)
       return end('unmapped', `no value of ${config.roleClaim} maps to a role`, { claimValues: values });
+    const { role, scope } = grant;
     const saved = await store.transaction(async (tx) => {
       const first = await tx.consoleOidc.saveRefresh(idHash, read.rolesAt, {
         role,
         rolesAt: at,
         ...(rotated !== undefined && { refreshToken: this.sealed(rotated, idHash) }),
       });
-      if (first && role !== read.role) {
-        await tx.console.updateAccount(account.id, { role });
+      // The scope (console-scope.ts), like the role, is the token's as it stands now.
+      const scopeChanged = !sameScope(scope, account.scope);
+      if (first && (role !== read.role || scopeChanged)) {
+        await tx.console.updateAccount(account.id, { role, scope });
         await tx.audit.append(
           {
             event: 'console.oidc_role_changed',
             actor: `console:${account.username}`,
-            details: { from: read.role, to: role, claimValues: values },
+            details: {
+              from: read.role,
+              to: role,
+              ...(scopeChanged && { fromScope: account.scope, toScope: scope }),
+              claimValues: values,
+            },
           },
           at,
         );
       }
       return first;
     });
-    return saved ? { ...account, role } : kept();
+    return saved ? { ...account, role, scope } : kept();
   }
 
   /** The role claim's values: from the ID token, else from the userinfo answer. */
@@ -391,15 +423,17 @@ export class ConsoleOidc {
   private async accountOf(
     identity: { issuer: string; subject: string },
     claims: Record<string, unknown>,
-    role: ConsoleRole,
+    grant: { role: ConsoleRole; scope: readonly string[] | null },
     at: number,
   ): Promise<{ account: ConsoleAccount; created: boolean } | 'username-taken'> {
     const { store } = this.deps;
+    const { role, scope } = grant;
     const linked = await store.consoleOidc.findAccountIdOf(identity.issuer, identity.subject);
     const existing = linked === undefined ? undefined : await store.console.findAccountById(linked);
     if (existing !== undefined) {
-      if (existing.role !== role) await store.console.updateAccount(existing.id, { role });
-      return { account: { ...existing, role }, created: false };
+      if (existing.role !== role || !sameScope(existing.scope, scope))
+        await store.console.updateAccount(existing.id, { role, scope });
+      return { account: { ...existing, role, scope }, created: false };
     }
     const named = [claims.preferred_username, claims.email, identity.subject]
       .filter((value): value is string => typeof value === 'string')
@@ -415,6 +449,7 @@ export class ConsoleOidc {
       passwordHash: '',
       disabled: false,
       createdAt: at,
+      scope,
     };
     try {
       await store.transaction(async (tx) => {
@@ -434,7 +469,7 @@ export class ConsoleOidc {
       const made = await store.consoleOidc.findAccountIdOf(identity.issuer, identity.subject);
       const other = made === undefined ? undefined : await store.console.findAccountById(made);
       if (other === undefined) throw error;
-      return { account: { ...other, role }, created: false };
+      return { account: { ...other, role, scope }, created: false };
     }
     return { account, created: true };
   }

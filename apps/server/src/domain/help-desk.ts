@@ -12,6 +12,7 @@ import { ApiError } from './api-error.js';
 import type { CodeDefaults } from './code-settings.js';
 import { issueCode } from './codes.js';
 import type { ConsoleCaller } from './console-auth.js';
+import { inScope } from './console-scope.js';
 import { NoSuchUser, People } from './identity/people.js';
 import { OwnershipRefused } from './identity/user-ownership.js';
 import { maskAddress } from './masking.js';
@@ -59,7 +60,8 @@ export class HelpDesk {
 
   /**
    * The one check of every help-desk action on a user: the agent may act at all, the user
-   * exists, and the user's "Help Desk" policy names the agent's role: it governs seeing the user,
+   * exists and is in the agent's scope (console-scope.ts: one outside is answered as one that does
+   * not exist), and the user's "Help Desk" policy names the agent's role: it governs seeing the user,
    * taking things back and giving them anything. A disabled user is given nothing (no code, sent
    * or shown, and no end of their lock); what is taken back (codes, sessions) still may be.
    */
@@ -70,6 +72,7 @@ export class HelpDesk {
   ): Promise<User> {
     this.allowed(caller);
     const user = await this.find(userId);
+    if (!(await inScope(this.store, caller.account, user.id))) throw notFound();
     if (!(await this.issuersAllow(caller, user.id))) throw forbidden();
     if (action === 'give' && user.disabled) throw forbidden();
     return user;
@@ -88,11 +91,13 @@ export class HelpDesk {
         user.username.includes(canonicalUsername(query) ?? needle) ||
         user.fullName.toLowerCase().includes(needle),
     );
-    // Members of a group whose "Help Desk" policy leaves this role out are not the agent's to see.
+    // Users outside the agent's scope, and members of a group whose "Help Desk" policy leaves this
+    // role out, are not the agent's to see.
     const found: User[] = [];
     for (const user of matching) {
       if (found.length === SEARCH_LIMIT) break;
-      if (await this.issuersAllow(caller, user.id)) found.push(user);
+      if ((await inScope(this.store, caller.account, user.id)) && (await this.issuersAllow(caller, user.id)))
+        found.push(user);
     }
     return Promise.all(found.map((user) => this.summary(user)));
   }

@@ -257,6 +257,8 @@ export interface ConsoleAccountsTable {
   password_hash: string;
   disabled: Generated<number>;
   created_at: number;
+  /** A JSON array of group names the account is limited to; null: not limited (migration 0023). */
+  scope: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ConsolePasskeysTable {

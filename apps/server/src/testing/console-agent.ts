@@ -7,10 +7,17 @@ const PASSWORD = 'a console password';
  * A console session of a new account with that role. The passkey step itself runs in Chromium
  * (e2e/specs/console-passkey.spec.ts); here the session is marked as past it in the store.
  */
-export async function consoleAgent(t: TestApp, base: string, role: string, passkey = true) {
+export async function consoleAgent(
+  t: TestApp,
+  base: string,
+  role: string,
+  passkey = true,
+  /** `dea admin add`'s further options, such as `['--scope', 'Staff EU']`. */
+  options: readonly string[] = [],
+) {
   const username = `${role}-${Math.random().toString(36).slice(2, 8)}`;
   const added = await t.dea(
-    ['admin', 'add', '--username', username, '--role', role, '--password-stdin'],
+    ['admin', 'add', '--username', username, '--role', role, ...options, '--password-stdin'],
     {},
     `${PASSWORD}\n`,
   );

@@ -1,4 +1,5 @@
 import { describe, onTestFinished } from 'vitest';
+import { newId } from '../../crypto/ids.js';
 import { appTest } from '../../testing/fixtures.js';
 import { startOidcProvider, type TestOidcProvider } from '../../testing/oidc-provider.js';
 import { STORE_KINDS } from '../../testing/stores.js';
@@ -244,6 +245,56 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
             message: expect.stringContaining('check DEA_CONSOLE_OIDC_ISSUER'),
           },
         },
+      ]);
+    },
+  );
+
+  appTest(
+    "a role map's scope limits the person to the members of its groups from the sign-in, and each refresh takes it again",
+    async ({ startApp, expect }) => {
+      const { t, provider } = await withProvider(startApp, {
+        DEA_CONSOLE_OIDC_ROLE_REFRESH_SECONDS: '300',
+        DEA_CONSOLE_OIDC_ROLES: JSON.stringify({
+          ...ROLES,
+          'helpdesk-eu': { role: 'helpdesk', scope: ['Staff EU'] },
+        }),
+      });
+      const { store } = t.services;
+      const inside = await t.createUser();
+      const outside = await t.createUser();
+      const staffEu = newId(t.clock.now());
+      await store.groups.create({ id: staffEu, name: 'Staff EU', priority: 5 });
+      await store.groups.addMember(staffEu, inside.id);
+      const hal = { groups: ['staff', 'helpdesk-eu'], amr: ['mfa'] };
+      provider.people.set('hal', hal);
+      const { headers } = await signIn(t, provider, 'hal');
+      const view = (userId: string) =>
+        t.app.inject({ method: 'GET', url: `${BASE}/helpdesk/users/${userId}`, headers });
+      const search = async (q: string) =>
+        (await t.app.inject({ method: 'GET', url: `${BASE}/helpdesk/users?q=${q}`, headers }))
+          .json<{ result: { users: { id: string }[] } }>()
+          .result.users.map((user) => user.id);
+
+      expect((await me(t, headers)).json()).toMatchObject({ result: { role: 'helpdesk' } });
+      expect((await view(inside.id)).statusCode).toBe(200);
+      expect((await view(outside.id)).statusCode).toBe(404);
+      expect(await search('user-')).toEqual([inside.id]);
+      expect(await store.audit.list({ event: 'console.oidc_signin' })).toMatchObject([
+        { actor: 'console:hal', details: { role: 'helpdesk', scope: ['Staff EU'] } },
+      ]);
+
+      // A group mapping to the role without a scope lifts it at the next refresh...
+      hal.groups = ['helpdesk-eu', 'it-helpdesk'];
+      t.clock.advance(300_000);
+      expect((await view(outside.id)).statusCode).toBe(200);
+      expect((await search('user-')).sort()).toEqual([inside.id, outside.id].sort());
+      // ...and its loss brings the scope back at the one after.
+      hal.groups = ['helpdesk-eu'];
+      t.clock.advance(300_000);
+      expect((await view(outside.id)).statusCode).toBe(404);
+      expect(await store.audit.list({ event: 'console.oidc_role_changed' })).toMatchObject([
+        { details: { from: 'helpdesk', to: 'helpdesk', fromScope: null, toScope: ['Staff EU'] } },
+        { details: { from: 'helpdesk', to: 'helpdesk', fromScope: ['Staff EU'], toScope: null } },
       ]);
     },
   );

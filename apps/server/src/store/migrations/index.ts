@@ -21,6 +21,7 @@ import * as verifyCodeFunction from './0019-verify-code-function.js';
 import * as scimAttributes from './0020-scim-attributes.js';
 import * as scimModified from './0021-scim-modified.js';
 import * as consoleOidc from './0022-console-oidc.js';
+import * as consoleScope from './0023-console-scope.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0020-scim-attributes': scimAttributes,
   '0021-scim-modified': scimModified,
   '0022-console-oidc': consoleOidc,
+  '0023-console-scope': consoleScope,
 };
 
 export const migrationProvider: MigrationProvider = {

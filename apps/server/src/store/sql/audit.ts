@@ -36,6 +36,8 @@ export interface AuditFilter {
   /** Only entries older than this one (a page's last entry): the next page. */
   after?: { at: number; id: string };
   limit?: number;
+  /** Only entries about a member of one of these groups (by name): a scoped console account's. */
+  userInGroups?: readonly string[];
 }
 
 export interface AuditRepository {
@@ -127,7 +129,17 @@ export function auditRepository(db: Db): AuditRepository {
       if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
       if (filter.actor !== undefined) query = query.where('actor', '=', filter.actor);
       if (filter.until !== undefined) query = query.where('at', '<', filter.until);
-      const { after } = filter;
+      const { after, userInGroups } = filter;
+      if (userInGroups !== undefined) {
+        if (userInGroups.length === 0) return [];
+        query = query.where('user_id', 'in', (eb) =>
+          eb
+            .selectFrom('user_groups')
+            .innerJoin('groups', 'groups.id', 'user_groups.group_id')
+            .select('user_groups.user_id')
+            .where('groups.name', 'in', [...userInGroups]),
+        );
+      }
       if (after !== undefined)
         query = query.where((eb) =>
           eb.or([eb('at', '<', after.at), eb.and([eb('at', '=', after.at), eb('id', '<', after.id)])]),

@@ -16,6 +16,11 @@ export interface ConsoleAccount {
   passwordHash: string;
   disabled: boolean;
   createdAt: number;
+  /**
+   * The groups whose members alone a help-desk or auditor account sees and acts on (their names);
+   * null: not limited. Checked by domain/console-scope.ts.
+   */
+  scope: readonly string[] | null;
 }
 
 export interface ConsolePasskey {
@@ -43,13 +48,15 @@ export interface ConsoleSession {
 }
 
 export interface ConsoleRepository {
-  createAccount(account: Omit<ConsoleAccount, 'disabled'>): Promise<void>;
+  createAccount(
+    account: Omit<ConsoleAccount, 'disabled' | 'scope'> & { scope?: readonly string[] | null },
+  ): Promise<void>;
   findAccountById(id: string): Promise<ConsoleAccount | undefined>;
   findAccountByUsername(username: Username): Promise<ConsoleAccount | undefined>;
   listAccounts(): Promise<ConsoleAccount[]>;
   updateAccount(
     id: string,
-    changes: Partial<Pick<ConsoleAccount, 'disabled' | 'passwordHash' | 'role'>>,
+    changes: Partial<Pick<ConsoleAccount, 'disabled' | 'passwordHash' | 'role' | 'scope'>>,
   ): Promise<boolean>;
   /** With its passkeys and sessions. */
   removeAccount(id: string): Promise<boolean>;
@@ -98,7 +105,11 @@ const toAccount = (row: Selectable<ConsoleAccountsTable>): ConsoleAccount => ({
   passwordHash: row.password_hash,
   disabled: Number(row.disabled) === 1,
   createdAt: Number(row.created_at),
+  scope: row.scope === null ? null : (JSON.parse(row.scope) as string[]),
 });
+
+const scopeColumn = (scope: readonly string[] | null): string | null =>
+  scope === null ? null : JSON.stringify(scope);
 
 const toPasskey = (row: Selectable<ConsolePasskeysTable>): ConsolePasskey => ({
   credentialId: row.credential_id,
@@ -133,6 +144,7 @@ export function consoleRepository(db: Db): ConsoleRepository {
           role: account.role,
           password_hash: account.passwordHash,
           created_at: account.createdAt,
+          scope: scopeColumn(account.scope ?? null),
         })
         .execute();
     },
@@ -158,6 +170,7 @@ export function consoleRepository(db: Db): ConsoleRepository {
         ...(changes.disabled !== undefined && { disabled: flag(changes.disabled) }),
         ...(changes.passwordHash !== undefined && { password_hash: changes.passwordHash }),
         ...(changes.role !== undefined && { role: changes.role }),
+        ...(changes.scope !== undefined && { scope: scopeColumn(changes.scope) }),
       };
       if (Object.keys(values).length === 0) return (await this.findAccountById(id)) !== undefined;
       const result = await db
