@@ -7,6 +7,7 @@ const NOT_SECRET: Readonly<Record<string, string>> = {
   DEA_LDAP_BIND_PASSWORD_FILE: 'the path of the file, not the password',
   DEA_SECRET_FILE: 'the path of the file, not the secret',
   DATABASE_URL_FILE: 'the path of the file, not the address',
+  DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: 'the path of the file, not the secret',
   DEA_VALIDATE_CHECK_CLIENTS: 'address ranges only',
   DEA_SMS_HTTP_SUCCESS_BODY: "a pattern of the gateway's answer",
   DEA_VOICE_HTTP_SUCCESS_BODY: "a pattern of the gateway's answer",

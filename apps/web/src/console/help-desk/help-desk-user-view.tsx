@@ -248,15 +248,16 @@ function UserDetails({
           <p>{t('audit.empty')}</p>
         ) : (
           <ul className="audit-list" data-testid="helpdesk-audit">
-            {user.audit.map((entry, index) => (
-              <li key={`${entry.at}-${index}`}>
-                <time dateTime={entry.at}>{formatTime(entry.at)}</time> <code>{entry.event}</code>
-                {entry.actor && <span className="muted"> · {entry.actor}</span>}
-                {directoryProblemOf(entry.details) && (
-                  <strong> · {t(`helpdesk.directoryProblem.${directoryProblemOf(entry.details)}`)}</strong>
-                )}
-              </li>
-            ))}
+            {user.audit.map((entry, index) => {
+              const problem = directoryProblemOf(entry.details);
+              return (
+                <li key={`${entry.at}-${index}`}>
+                  <time dateTime={entry.at}>{formatTime(entry.at)}</time> <code>{entry.event}</code>
+                  {entry.actor && <span className="muted"> · {entry.actor}</span>}
+                  {problem && <strong> · {t(`helpdesk.directoryProblem.${problem}`)}</strong>}
+                </li>
+              );
+            })}
           </ul>
         )}
       </section>
