@@ -54,6 +54,9 @@ export interface Provisioned {
   warnings: string[];
 }
 
+/** One user of a batch: provisioned, or refused (nothing written for them). */
+export type BatchResult = { provisioned: Provisioned } | { refused: ProvisionError };
+
 export {
   NO_LOCAL_PASSWORD,
   ProvisionError,
@@ -74,9 +77,46 @@ export class UserProvisioning {
     private readonly store: Store,
     private readonly now: () => number,
     /** The configured directory, which owns the names it has (none for the directory's own provisioning). */
-    directoryNames?: DirectoryNames,
+    private readonly directoryNames?: DirectoryNames,
   ) {
     this.people = new People(store, now, directoryNames);
+  }
+
+  /**
+   * Many users of one source provisioned in one transaction of the store (the sync's and the
+   * import's batches: one commit, not a dozen, per user), each with the same rule and audit
+   * entries as `provision`. When one of them is refused (or the store refuses the batch), the
+   * batch is rolled back and its users are provisioned one transaction each, so that only the
+   * refused one fails. Answers one result per input, in order.
+   */
+  async provisionBatch(
+    inputs: readonly SourcedUser[],
+    actor: string,
+    options: { dryRun?: boolean; adoptLocal?: boolean } = {},
+  ): Promise<BatchResult[]> {
+    if (inputs.length > 1 && options.dryRun !== true) {
+      try {
+        return await this.store.transaction(async (store) => {
+          const inBatch = new UserProvisioning(store, this.now, this.directoryNames);
+          const results: BatchResult[] = [];
+          for (const input of inputs)
+            results.push({ provisioned: await inBatch.provision(input, actor, options) });
+          return results;
+        });
+      } catch {
+        // One at a time below: a refusal is then that user's alone, and any other error is thrown there.
+      }
+    }
+    const results: BatchResult[] = [];
+    for (const input of inputs) {
+      try {
+        results.push({ provisioned: await this.provision(input, actor, options) });
+      } catch (error) {
+        if (!(error instanceof ProvisionError)) throw error;
+        results.push({ refused: error });
+      }
+    }
+    return results;
   }
 
   /**
