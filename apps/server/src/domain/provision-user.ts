@@ -17,6 +17,7 @@ import {
   provisionedName,
 } from './identity/people.js';
 import { DOOR_OF_SOURCE } from './identity/user-ownership.js';
+import { type CreatedPerson, createPeople } from './identity/people-batch.js';
 
 /**
  * A user as a source outside the product has it (the directory, an identity provider over SCIM,
@@ -83,6 +84,59 @@ export class UserProvisioning {
   }
 
   /**
+   * A batch inside the caller's transaction: the users that are new (neither their id nor their
+   * name is anyone's, and the batch names them once) are created together (identity/people-batch.ts:
+   * the same rules and audit entries, a few statements for all of them); the others one by one.
+   */
+  private async provisionInTransaction(
+    inputs: readonly SourcedUser[],
+    actor: string,
+    options: { adoptLocal?: boolean },
+  ): Promise<BatchResult[]> {
+    const results: (BatchResult | undefined)[] = inputs.map(() => undefined);
+    const [first] = inputs;
+    const fresh: number[] = [];
+    if (first !== undefined && inputs.every((input) => input.source === first.source)) {
+      const names = inputs.map((input) => provisionedName(input.username));
+      const taken = await this.store.bulkUsers.taken(
+        first.source,
+        inputs.map((input) => input.externalId),
+        names,
+      );
+      const seenNames = new Set<string>();
+      const seenIds = new Set<string>();
+      for (const [index, input] of inputs.entries()) {
+        const name = names[index] as string;
+        const isNew =
+          !taken.externalIds.has(input.externalId) &&
+          !taken.usernames.has(name) &&
+          !seenNames.has(name) &&
+          !seenIds.has(input.externalId);
+        seenNames.add(name);
+        seenIds.add(input.externalId);
+        if (isNew) fresh.push(index);
+      }
+      if (fresh.length > 0) {
+        const by = { door: DOOR_OF_SOURCE[first.source], actor, details: { source: first.source } };
+        const created = await createPeople(
+          this.store,
+          this.people,
+          by,
+          fresh.map((index) => inputs[index] as SourcedUser),
+          this.now(),
+        );
+        for (const [at, index] of fresh.entries()) {
+          const { user, warnings } = created[at] as CreatedPerson;
+          results[index] = { provisioned: { outcome: 'created', user, warnings } };
+        }
+      }
+    }
+    for (const [index, input] of inputs.entries())
+      results[index] ??= { provisioned: await this.provision(input, actor, options) };
+    return results as BatchResult[];
+  }
+
+  /**
    * Many users of one source provisioned in one transaction of the store (the sync's and the
    * import's batches: one commit, not a dozen, per user), each with the same rule and audit
    * entries as `provision`. When one of them is refused (or the store refuses the batch), the
@@ -98,10 +152,7 @@ export class UserProvisioning {
       try {
         return await this.store.transaction(async (store) => {
           const inBatch = new UserProvisioning(store, this.now, this.directoryNames);
-          const results: BatchResult[] = [];
-          for (const input of inputs)
-            results.push({ provisioned: await inBatch.provision(input, actor, options) });
-          return results;
+          return inBatch.provisionInTransaction(inputs, actor, options);
         });
       } catch {
         // One at a time below: a refusal is then that user's alone, and any other error is thrown there.
