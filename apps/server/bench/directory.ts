@@ -56,7 +56,9 @@ function dea(env: NodeJS.ProcessEnv, ...args: string[]): void {
 /** A measured step: its time, its peak RSS and the last line it printed (exit code 1 included: a user failed). */
 function measured(env: NodeJS.ProcessEnv, ...args: string[]): Step {
   const started = performance.now();
-  const run = spawnSync(process.execPath, ['-r', rssProbe, cli, ...args], {
+  // BENCH_PROF=<dir>: each measured step writes its CPU profile there.
+  const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
+  const run = spawnSync(process.execPath, [...profile, '-r', rssProbe, cli, ...args], {
     env,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
