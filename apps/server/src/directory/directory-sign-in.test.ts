@@ -158,6 +158,26 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
   );
 
   directoryTest(
+    'dea directory sync names an entry without a user name and why, and leaves it out without failing',
+    async ({ startApp, tree }) => {
+      const t = await startApp(tree.settings);
+      const admin = await tree.admin();
+      const nameless = `cn=Nameless Person,ou=people,${tree.baseDn}`;
+      try {
+        await admin.add(nameless, { objectClass: ['inetOrgPerson'], cn: 'Nameless Person', sn: 'Person' });
+      } finally {
+        await admin.unbind();
+      }
+      const synced = await t.dea(['directory', 'sync'], tree.settings);
+      expect(synced.out).toContain(
+        `skipped ${nameless}: no value for the user-name attribute uid (DEA_LDAP_ATTRIBUTES): left as it was, not disabled`,
+      );
+      expect(synced.out).toMatch(/4 created, .* 1 skipped, 0 failed/);
+      expect(synced.code).toBe(0);
+    },
+  );
+
+  directoryTest(
     'dea directory sync names the setting when no directory is set or it cannot be reached',
     async ({ startApp, tree }) => {
       const t = await startApp();
