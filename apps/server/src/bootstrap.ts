@@ -288,6 +288,7 @@ export function directoryUsersOf(
     config.directory,
     store,
     new UserProvisioning(store, now),
+    { now, batchSize: config.provisioning.batchSize },
   );
 }
 

@@ -31,6 +31,11 @@ import {
 import { type DeliveryConfig, deliveryConfigOf } from './delivery/delivery-config.js';
 import { deliverySettings } from './delivery/delivery-settings.js';
 import { type RetentionConfig, retentionConfigOf, retentionSettings } from './domain/retention-settings.js';
+import {
+  type ProvisioningConfig,
+  provisioningConfigOf,
+  provisioningSettings,
+} from './domain/provisioning-settings.js';
 import { type ListenerConfig, listenerConfigOf, listenerSettings } from './http/listener-settings.js';
 import {
   type AuditExportConfig,
@@ -192,6 +197,7 @@ export const SETTINGS = {
   ...validateCheckSettings,
   ...webhookSettings,
   ...directorySettings,
+  ...provisioningSettings,
   ...retentionSettings,
   ...auditExportSettings,
 } as const;
@@ -261,6 +267,8 @@ export interface Config {
   webhooks: WebhookConfig | undefined;
   /** The organisation's directory as a source of users; undefined: local users only. */
   directory: DirectoryConfig | undefined;
+  /** How the sync and the import write users (batches). */
+  provisioning: ProvisioningConfig;
   /** What the purge removes and when (domain/retention.ts). */
   retention: RetentionConfig;
   /** Native TLS and the management port. */
@@ -555,6 +563,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     validateCheck,
     webhooks,
     directory,
+    provisioning: provisioningConfigOf(s),
     retention: retentionConfigOf(s),
     listeners,
     auditExport,

@@ -146,11 +146,16 @@ async function main(): Promise<void> {
   const directorySync =
     config.directory !== undefined && config.directory.syncMs > 0
       ? setInterval(() => {
-          runScheduledSync(services).then(
+          runScheduledSync(services, logger).then(
             (summary) =>
               summary &&
               logger.info(
-                { ...summary, failed: summary.failed.length, warnings: summary.warnings.length },
+                {
+                  ...summary,
+                  failed: summary.failed.length,
+                  warnings: summary.warnings.length,
+                  skipped: summary.skipped.length,
+                },
                 'directory sync finished',
               ),
             (error: unknown) =>

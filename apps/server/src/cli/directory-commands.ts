@@ -68,10 +68,10 @@ export const directoryCommands: CommandGroup = {
     },
     sync: {
       summary:
-        'bring every directory user up to date now: create, update, and disable those the directory no longer lists or has disabled (their sessions end)',
-      usage: '',
-      options: {},
-      async run(_values, positionals, context) {
+        'bring the directory users up to date now: what changed since the last sync (create, update, disable those the directory has disabled), or with --full (and when DEA_LDAP_FULL_SYNC_HOURS passed) everyone, disabling those the directory no longer lists (their sessions end)',
+      usage: '[--full]',
+      options: { full: { type: 'boolean' } },
+      async run(values, positionals, context) {
         noMoreArguments(positionals, 0);
         const { store } = await context.open();
         const directoryUsers = directoryUsersOf(context.config, store, () => context.now());
@@ -79,24 +79,36 @@ export const directoryCommands: CommandGroup = {
         const started = context.now();
         let summary;
         try {
-          summary = await directoryUsers.syncAll((seen) => context.err(`… ${seen} directory users read`));
+          summary = await directoryUsers.syncAll((seen) => context.err(`… ${seen} directory users read`), {
+            full: values.full === true,
+          });
         } catch (error) {
           if (error instanceof DirectoryUnavailableError) throw new CliFailure(error.message);
           throw error;
         }
-        const { created, updated, disabled, unchanged, failed, warnings } = summary;
+        const { created, updated, disabled, unchanged, failed, warnings, skipped } = summary;
         await store.audit.append(
           {
             event: 'directory.synced',
             actor: 'cli',
-            details: { created, updated, disabled, unchanged, failed: failed.length },
+            details: {
+              created,
+              updated,
+              disabled,
+              unchanged,
+              failed: failed.length,
+              skipped: skipped.length,
+              full: summary.full,
+            },
           },
           context.now(),
         );
         for (const { username, reason } of failed) context.out(`failed  ${username}: ${reason}`);
+        for (const { dn, reason } of skipped) context.out(`skipped ${dn}: ${reason}`);
         for (const { username, warning } of warnings) context.out(`warning ${username}: ${warning}`);
+        const pass = summary.full ? `full pass (${summary.fullReason ?? 'asked for'})` : 'changes only';
         context.out(
-          `Directory sync: ${created} created, ${updated} updated, ${disabled} disabled, ${unchanged} unchanged, ${failed.length} failed (${((context.now() - started) / 1000).toFixed(1)} s).`,
+          `Directory sync, ${pass}: ${created} created, ${updated} updated, ${disabled} disabled, ${unchanged} unchanged, ${skipped.length} skipped, ${failed.length} failed (${((context.now() - started) / 1000).toFixed(1)} s).`,
         );
         return failed.length > 0 ? 1 : 0;
       },

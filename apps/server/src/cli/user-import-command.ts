@@ -53,6 +53,7 @@ export const userImportCommand: Command = {
         () => context.now(),
         directoryUsersOf(context.config, store, () => context.now()),
       ),
+      context.config.provisioning.batchSize,
     );
     let report;
     try {

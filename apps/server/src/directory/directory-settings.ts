@@ -68,7 +68,15 @@ export const directorySettings = {
   },
   DEA_LDAP_SYNC_MINUTES: {
     schema: Type.Integer({ minimum: 0, maximum: 10_080, default: 60 }),
-    doc: 'How often every instance brings all directory users up to date in the background (one at a time across instances); 0: only at sign-in and with dea directory sync.',
+    doc: 'How often every instance brings directory users up to date in the background (one at a time across instances): it reads only what changed since the last sync (entryCSN or modifyTimestamp; on Active Directory uSNChanged on the same domain controller), and everyone at DEA_LDAP_FULL_SYNC_HOURS; 0: only at sign-in and with dea directory sync.',
+  },
+  DEA_LDAP_FULL_SYNC_HOURS: {
+    schema: Type.Integer({ minimum: 1, maximum: 8760, default: 24 }),
+    doc: 'A sync reads every user (and disables those the directory no longer lists) when the last such full pass is this old; in between it reads only what changed, which cannot see a removed entry. Also a full pass: the first sync, another domain controller answering on Active Directory, changed directory settings, and dea directory sync --full.',
+  },
+  DEA_LDAP_SYNC_LOG_USERS: {
+    schema: Type.Integer({ minimum: 0, maximum: 100_000, default: 100 }),
+    doc: 'A sync logs one line at warn for each user it could not write or left out, and why, up to this many; then one line with how many more there were. dea directory sync prints every one of them.',
   },
   DEA_LDAP_PAGE_SIZE: {
     schema: Type.Integer({ minimum: 10, maximum: 5000, default: 500 }),
@@ -145,6 +153,10 @@ export interface DirectoryConfig {
   groupFilter: string;
   nestedGroups: boolean;
   syncMs: number;
+  /** How old the last full pass may be before a sync reads everyone again. */
+  fullSyncMs: number;
+  /** Users a sync names in the log, each on its own line, before it only counts them. */
+  syncLogUsers: number;
   pageSize: number;
   timeoutMs: number;
   deadServerMs: number;
@@ -315,6 +327,8 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
     groupFilter: values.DEA_LDAP_GROUP_FILTER,
     nestedGroups: values.DEA_LDAP_NESTED_GROUPS,
     syncMs: values.DEA_LDAP_SYNC_MINUTES * 60_000,
+    fullSyncMs: values.DEA_LDAP_FULL_SYNC_HOURS * 3_600_000,
+    syncLogUsers: values.DEA_LDAP_SYNC_LOG_USERS,
     pageSize: values.DEA_LDAP_PAGE_SIZE,
     timeoutMs: values.DEA_LDAP_TIMEOUT_SECONDS * 1000,
     deadServerMs: values.DEA_LDAP_DEAD_SERVER_SECONDS * 1000,

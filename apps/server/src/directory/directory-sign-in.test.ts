@@ -141,8 +141,11 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
         }),
       ]);
       await admin.unbind();
-      const second = await t.dea(['directory', 'sync'], tree.settings);
-      expect(second.out).toMatch(/0 created, 1 updated, 1 disabled, 2 unchanged, 0 failed/);
+      // A removed entry is seen by a full pass only (a sync by change reads what changed).
+      const second = await t.dea(['directory', 'sync', '--full'], tree.settings);
+      expect(second.out).toMatch(
+        /full pass \(asked for\): 0 created, 1 updated, 1 disabled, 2 unchanged, 0 skipped, 0 failed/,
+      );
       expect(await t.services.store.users.findByUsername(usernameOrThrow('bob'))).toMatchObject({
         fullName: 'Robert Baker',
       });
@@ -151,6 +154,26 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
       });
       expect((await t.call('/dea/api/userinfo', {}, session)).statusCode).toBe(401);
       expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({ error: 3 });
+    },
+  );
+
+  directoryTest(
+    'dea directory sync names an entry without a user name and why, and leaves it out without failing',
+    async ({ startApp, tree }) => {
+      const t = await startApp(tree.settings);
+      const admin = await tree.admin();
+      const nameless = `cn=Nameless Person,ou=people,${tree.baseDn}`;
+      try {
+        await admin.add(nameless, { objectClass: ['inetOrgPerson'], cn: 'Nameless Person', sn: 'Person' });
+      } finally {
+        await admin.unbind();
+      }
+      const synced = await t.dea(['directory', 'sync'], tree.settings);
+      expect(synced.out).toContain(
+        `skipped ${nameless}: no value for the user-name attribute uid (DEA_LDAP_ATTRIBUTES): left as it was, not disabled`,
+      );
+      expect(synced.out).toMatch(/4 created, .* 1 skipped, 0 failed/);
+      expect(synced.code).toBe(0);
     },
   );
 
@@ -179,7 +202,13 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
       expect(runs.filter((run) => run !== undefined)).toHaveLength(1);
       expect(runs.find((run) => run !== undefined)).toMatchObject({ created: 4, failed: [] });
       t.clock.advance(60 * 60_000);
-      expect(await runScheduledSync(t.services)).toMatchObject({ created: 0, unchanged: 4 });
+      // The next interval's sync reads only what changed: nothing was written.
+      expect(await runScheduledSync(t.services)).toMatchObject({
+        full: false,
+        created: 0,
+        updated: 0,
+        disabled: 0,
+      });
       const synced = (await t.services.store.audit.list({ limit: 100 })).filter(
         (entry) => entry.event === 'directory.synced',
       );

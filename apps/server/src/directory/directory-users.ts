@@ -1,9 +1,21 @@
-import type { Username } from '@dea/contract';
+import { BUILT_IN_LANGUAGES, type Username } from '@dea/contract';
 import type { Store, User } from '../store/store.js';
+import { isKnownLocale } from '../domain/known-locale.js';
 import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
 import type { DirectorySignInResult, UserDirectory } from '../domain/user-directory.js';
+import {
+  changedSinceTerm,
+  fullPassReason,
+  type ChangePoint,
+  laterPoint,
+  loadMark,
+  saveMark,
+  settingsDigestOf,
+  type SyncMark,
+} from './change-tracking.js';
 import type { DirectoryConfig } from './directory-settings.js';
-import type { DirectoryUser, LdapDirectory } from './ldap-directory.js';
+import type { GroupMemberships } from './group-memberships.js';
+import type { DirectoryUser, LdapDirectory, SyncPage } from './ldap-directory.js';
 
 /** Who the audit log names for changes the directory made. */
 export const DIRECTORY_ACTOR = 'directory';
@@ -15,7 +27,17 @@ export interface SyncSummary {
   unchanged: number;
   failed: { username: string; reason: string }[];
   warnings: { username: string; warning: string }[];
+  /** Entries of the user filter that are no user (no user name, no id): left as they were, not disabled. */
+  skipped: { dn: string; reason: string }[];
+  /** Whether everyone was read (and those no longer listed disabled), and why; else only what changed. */
+  full: boolean;
+  fullReason: string | undefined;
+  /** Directory users read and provisioned (a sync by change reads only the changed ones). */
+  read: number;
 }
+
+/** How long the languages the product knows are kept for the locale check of sign-ins. */
+const LANGUAGES_CACHE_MS = 60_000;
 
 /**
  * The organisation's directory as the source of users: a password is checked by the directory,
@@ -26,22 +48,51 @@ export class DirectoryUsers implements UserDirectory {
   /** The product groups the directory decides membership of. */
   private readonly managedGroups: readonly string[];
 
+  private languageList: { codes: string[]; until: number } | undefined;
+
   constructor(
     private readonly directory: LdapDirectory,
-    config: DirectoryConfig,
+    private readonly config: DirectoryConfig,
     private readonly store: Store,
     private readonly provisioning: UserProvisioning,
+    private readonly options: { now: () => number; batchSize: number } = { now: Date.now, batchSize: 200 },
   ) {
     this.managedGroups = [...new Set(config.groups.values())];
   }
 
-  private sourced(user: DirectoryUser): SourcedUser {
+  /** The languages the product knows (its catalogs), for the directory's locales. */
+  private async languages(): Promise<string[]> {
+    const now = this.options.now();
+    if (this.languageList === undefined || this.languageList.until <= now) {
+      // The languages shipped and those an operator added.
+      const codes = [
+        ...new Set([
+          ...BUILT_IN_LANGUAGES.map((language) => language.languageCode),
+          ...(await this.store.catalogs.listLanguages()).map((language) => language.code),
+        ]),
+      ];
+      this.languageList = { codes, until: now + LANGUAGES_CACHE_MS };
+    }
+    return this.languageList.codes;
+  }
+
+  /**
+   * The user as provisioning takes them. A locale the product does not know is left out (the
+   * user keeps the page's language rule) with a warning.
+   */
+  private sourced(user: DirectoryUser, languages: readonly string[], warnings: string[]): SourcedUser {
+    const locale =
+      user.locale === undefined || isKnownLocale(user.locale, languages) ? user.locale : undefined;
+    if (locale !== user.locale)
+      warnings.push(
+        `locale: "${user.locale}" is no language the product knows (${languages.join(', ')}); not stored, the page's language rule applies`,
+      );
     return {
       source: 'ldap',
       externalId: user.externalId,
       username: user.username,
       fullName: user.fullName,
-      locale: user.locale,
+      locale,
       timeZone: user.timeZone,
       disabled: user.disabled,
       channels: user.channels,
@@ -96,15 +147,37 @@ export class DirectoryUsers implements UserDirectory {
 
   private async provisioned(found: DirectoryUser): Promise<User> {
     const groups = await this.directory.groupsOf(found.dn);
-    const { user } = await this.provisioning.provision(this.sourced({ ...found, groups }), DIRECTORY_ACTOR);
+    const { user } = await this.provisioning.provision(
+      this.sourced({ ...found, groups }, await this.languages(), []),
+      DIRECTORY_ACTOR,
+    );
     return user;
   }
 
   /**
-   * Brings every directory user up to date, page by page: creates, updates, and disables those the
-   * directory no longer lists. `progress` hears the count after each page.
+   * Brings the directory's users up to date: by change (only the entries changed since the last
+   * sync's mark, and those whose mapped groups changed) or, at DEA_LDAP_FULL_SYNC_HOURS and when
+   * the mark cannot be trusted, a full pass over everyone that also disables the users the
+   * directory no longer lists. Group membership is read once per sync (every group and its
+   * members) and nested in memory. Users are written in batches of DEA_PROVISION_BATCH_SIZE, one
+   * transaction each. `progress` hears the count after each page.
    */
-  async syncAll(progress: (seen: number) => void = () => undefined): Promise<SyncSummary> {
+  async syncAll(
+    progress: (seen: number) => void = () => undefined,
+    options: { full?: boolean } = {},
+  ): Promise<SyncSummary> {
+    const started = this.options.now();
+    const mark = await loadMark(this.store);
+    const server = await this.directory.serverPoint();
+    const settingsDigest = settingsDigestOf(this.config);
+    const fullReason = fullPassReason(mark, {
+      now: started,
+      fullIntervalMs: this.config.fullSyncMs,
+      settingsDigest,
+      server,
+      forced: options.full === true,
+    });
+    const previous = fullReason === undefined ? mark : undefined;
     const summary: SyncSummary = {
       created: 0,
       updated: 0,
@@ -112,31 +185,129 @@ export class DirectoryUsers implements UserDirectory {
       unchanged: 0,
       failed: [],
       warnings: [],
+      skipped: [],
+      full: previous === undefined,
+      fullReason,
+      read: 0,
     };
+    const languages = await this.languages();
+    const memberships = await this.directory.groupMemberships();
+    const usn = server.highestUsn !== undefined;
+    // The mark is the latest change of a user read (groups are read whole each time: their digest tells).
+    let latest: ChangePoint = {
+      csn: previous?.kind === 'csn' ? previous.mark : undefined,
+      stamp: previous?.kind === 'timestamp' ? previous.mark : undefined,
+    };
+    /** Ids of the entries read (users and entries left out), so that none of them is disabled. */
     const seen = new Set<string>();
-    let count = 0;
-    for await (const page of this.directory.allUsers()) {
-      for (const entry of page) {
-        seen.add(entry.externalId);
-        try {
-          const { outcome, warnings } = await this.provisioning.provision(
-            this.sourced(entry),
-            DIRECTORY_ACTOR,
-          );
-          summary[outcome] += 1;
-          for (const warning of warnings) summary.warnings.push({ username: entry.username, warning });
-        } catch (error) {
-          if (!(error instanceof ProvisionError)) throw error;
-          summary.failed.push({ username: entry.username, reason: error.message });
-        }
+    const take = async (page: SyncPage) => {
+      latest = laterPoint(latest, page.latest);
+      await this.write(page, memberships, languages, summary, seen);
+      progress(summary.read + summary.skipped.length);
+    };
+
+    if (previous === undefined) {
+      for await (const page of this.directory.syncPages()) await take(page);
+      for (const user of await this.store.users.listOfSource('ldap')) {
+        if (user.externalId !== null && seen.has(user.externalId)) continue;
+        if (await this.provisioning.disableMissing(user, DIRECTORY_ACTOR)) summary.disabled += 1;
       }
-      count += page.length;
-      progress(count);
+    } else {
+      for await (const page of this.directory.syncPages({ term: changedSinceTerm(previous) }))
+        await take(page);
+      if (this.groupsChanged(previous, memberships)) {
+        const moved = await this.membershipsMoved(memberships, seen);
+        for (let at = 0; at < moved.length; at += this.config.pageSize)
+          await take(await this.directory.usersAt(moved.slice(at, at + this.config.pageSize)));
+      }
     }
-    for (const user of await this.store.users.listOfSource('ldap')) {
-      if (user.externalId !== null && seen.has(user.externalId)) continue;
-      if (await this.provisioning.disableMissing(user, DIRECTORY_ACTOR)) summary.disabled += 1;
-    }
+    const kind = usn ? 'usn' : latest.csn !== undefined ? 'csn' : 'timestamp';
+    const next: SyncMark = {
+      kind,
+      mark:
+        (usn ? server.highestUsn : (latest.csn ?? latest.stamp)) ??
+        (previous?.kind === kind ? previous.mark : '19700101000000Z'),
+      invocationId: server.invocationId,
+      groupsDigest: memberships.digest(),
+      settingsDigest,
+      fullAt: previous?.fullAt ?? started,
+    };
+    await saveMark(this.store, next);
     return summary;
+  }
+
+  /** Whether a group's entry changed since the mark, or a group came or went. */
+  private groupsChanged(mark: SyncMark, memberships: GroupMemberships): boolean {
+    return memberships.digest() !== mark.groupsDigest;
+  }
+
+  /**
+   * The DNs of the users (not read already) whose mapped groups in the directory differ from
+   * their groups in the store: one search of every user's DN and id, and the store's members of
+   * each mapped group.
+   */
+  private async membershipsMoved(
+    memberships: GroupMemberships,
+    seen: ReadonlySet<string>,
+  ): Promise<string[]> {
+    const externalIdOf = new Map(
+      (await this.store.users.listOfSource('ldap')).map((user) => [user.id, user.externalId]),
+    );
+    const stored = new Map<string, string[]>();
+    for (const name of [...this.managedGroups].sort()) {
+      const group = await this.store.groups.findByName(name);
+      if (group === undefined) continue;
+      for (const userId of await this.store.groups.listMembers(group.id)) {
+        const externalId = externalIdOf.get(userId);
+        if (externalId === undefined || externalId === null) continue;
+        stored.set(externalId, [...(stored.get(externalId) ?? []), name]);
+      }
+    }
+    const moved: string[] = [];
+    for await (const page of this.directory.userIds()) {
+      for (const { dn, externalId } of page) {
+        if (seen.has(externalId)) continue;
+        const wanted = memberships.of(dn).join('\n');
+        const have = (stored.get(externalId) ?? []).sort().join('\n');
+        if (wanted !== have) moved.push(dn);
+      }
+    }
+    return moved;
+  }
+
+  /** A page's users written in batches (one transaction each), its left-out entries reported. */
+  private async write(
+    page: SyncPage,
+    memberships: GroupMemberships,
+    languages: readonly string[],
+    summary: SyncSummary,
+    seen: Set<string>,
+  ): Promise<void> {
+    for (const entry of page.skipped) {
+      if (entry.externalId !== undefined) seen.add(entry.externalId);
+      summary.skipped.push({ dn: entry.dn, reason: entry.reason });
+    }
+    for (let at = 0; at < page.users.length; at += this.options.batchSize) {
+      const users = page.users.slice(at, at + this.options.batchSize);
+      const warnings = users.map(() => [] as string[]);
+      const inputs = users.map((user, index) =>
+        this.sourced({ ...user, groups: memberships.of(user.dn) }, languages, warnings[index] as string[]),
+      );
+      const results = await this.provisioning.provisionBatch(inputs, DIRECTORY_ACTOR);
+      for (const [index, result] of results.entries()) {
+        const user = users[index] as DirectoryUser;
+        seen.add(user.externalId);
+        summary.read += 1;
+        for (const warning of warnings[index] ?? [])
+          summary.warnings.push({ username: user.username, warning });
+        if ('refused' in result) {
+          summary.failed.push({ username: user.username, reason: result.refused.message });
+          continue;
+        }
+        summary[result.provisioned.outcome] += 1;
+        for (const warning of result.provisioned.warnings)
+          summary.warnings.push({ username: user.username, warning });
+      }
+    }
   }
 }

@@ -19,6 +19,16 @@ import { accountProblemOf } from './active-directory-reasons.js';
 import { ConnectionPool } from './ldap-pool.js';
 import { loginNameFilter, type LoginNameRules } from './login-names.js';
 
+import {
+  changeAttributesOf,
+  type ChangePoint,
+  isActiveDirectory,
+  laterPoint,
+  readServerPoint,
+  type ServerPoint,
+} from './change-tracking.js';
+import { GroupMemberships, MAX_GROUP_DEPTH, readGroups, syncNests } from './group-memberships.js';
+
 /** Where the directory's state changes are told (the server's log; pino's logger fits). */
 export interface DirectoryLog {
   warn(details: object, message: string): void;
@@ -48,6 +58,21 @@ function socketOf(client: Client): Socket | undefined {
 /** A user as the directory has it, in the product's terms (the domain's SourceUser). */
 export type DirectoryUser = SourceUser;
 
+/** An entry of the user filter that is no user of the product, and why. */
+export interface SkippedEntry {
+  dn: string;
+  externalId: string | undefined;
+  reason: string;
+}
+
+/** A page of a sync's reading: its users (without groups), the entries left out, the latest change seen. */
+export interface SyncPage {
+  users: DirectoryUser[];
+  skipped: SkippedEntry[];
+  /** The latest entryCSN and modifyTimestamp of the page (none on Active Directory: uSNChanged is asked of the rootDSE). */
+  latest: ChangePoint;
+}
+
 /** A failure in the middle of a directory operation, as the unavailability it means. */
 function unavailable(error: unknown): DirectoryUnavailableError {
   if (error instanceof DirectoryUnavailableError) return error;
@@ -58,7 +83,6 @@ export { escapeFilterValue };
 
 /** Bit 2 (ACCOUNTDISABLE) of Active Directory's userAccountControl. */
 const ACCOUNT_DISABLE = 2;
-const MAX_GROUP_DEPTH = 10;
 
 function firstText(entry: Entry, attribute: string | undefined): string | undefined {
   if (attribute === undefined) return undefined;
@@ -439,23 +463,111 @@ export class LdapDirectory implements UserSource {
 
   /**
    * Every user of the filter, a page at a time (RFC 2696); with `changedSince`, those changed at or
-   * after it.
+   * after it. Their groups come from one read of every group (`groupMemberships`), not a search
+   * per user.
    */
   async *allUsers(changedSince?: Date): AsyncGenerator<DirectoryUser[]> {
+    const memberships = await this.groupMemberships();
+    const term = changedSince === undefined ? undefined : this.changedFilter(changedSince);
+    for await (const page of this.syncPages(term === undefined ? undefined : { filter: term }))
+      yield page.users.map((user) => ({ ...user, groups: memberships.of(user.dn) }));
+  }
+
+  /** Searches the sync's side of this class has made (tests count them: none per user). */
+  searches = 0;
+
+  /** Every group with its members, read once (paged), and each DN's mapped groups in memory. */
+  async groupMemberships(): Promise<GroupMemberships> {
+    const { config } = this;
+    const groups = await this.withClient((client) =>
+      readGroups(client, {
+        baseDn: config.baseDn,
+        groupFilter: config.groupFilter,
+        pageSize: config.pageSize,
+        changeAttributes: changeAttributesOf(config),
+        count: () => (this.searches += 1),
+      }),
+    );
+    return new GroupMemberships(groups, config.groups, syncNests(config.groupFilter, config.nestedGroups));
+  }
+
+  /** Active Directory's highest update number and the invocation id of the controller answering. */
+  async serverPoint(): Promise<ServerPoint> {
+    const activeDirectory = isActiveDirectory(this.config);
+    if (!activeDirectory) return { invocationId: undefined, highestUsn: undefined };
+    return this.withClient((client) => {
+      this.searches += 2;
+      return readServerPoint(client, activeDirectory);
+    });
+  }
+
+  /**
+   * The users of the filter (with `changed`, only those its term selects), a page at a time,
+   * without groups; each page also names the entries that are no user and why, and the latest
+   * change it saw (modifyTimestamp or uSNChanged).
+   */
+  async *syncPages(changed?: { filter?: string; term?: string }): AsyncGenerator<SyncPage> {
     const client = await this.open();
+    const changeAttributes = changeAttributesOf(this.config);
     try {
-      const filter = changedSince === undefined ? this.userFilter() : this.changedFilter(changedSince);
+      const filter =
+        changed?.filter ??
+        (changed?.term === undefined ? this.userFilter() : `(&${this.userFilter()}${changed.term})`);
+      this.searches += 1;
       const pages = client.searchPaginated(this.config.baseDn, {
         ...this.searchOptions(filter),
+        attributes: [...this.attributeNames, ...changeAttributes],
+        paged: { pageSize: this.config.pageSize },
+      });
+      for await (const page of pages) yield this.pageOf(page.searchEntries);
+    } catch (error) {
+      throw unavailable(error);
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+
+  /** The entries at these DNs (one base search each), as a page of the sync. */
+  async usersAt(dns: readonly string[]): Promise<SyncPage> {
+    const changeAttributes = changeAttributesOf(this.config);
+    return this.withClient(async (client) => {
+      const entries: Entry[] = [];
+      for (const dn of dns) {
+        this.searches += 1;
+        try {
+          const { searchEntries } = await client.search(dn, {
+            ...this.searchOptions(this.userFilter()),
+            scope: 'base',
+            attributes: [...this.attributeNames, ...changeAttributes],
+          });
+          entries.push(...searchEntries);
+        } catch (error) {
+          // Gone since the groups were read: the next full pass disables them.
+          if (error instanceof ResultCodeError && error.code === 32) continue;
+          throw error;
+        }
+      }
+      return this.pageOf(entries);
+    });
+  }
+
+  /** Every user's DN and id, a page at a time: only these two attributes are read. */
+  async *userIds(): AsyncGenerator<{ dn: string; externalId: string }[]> {
+    const client = await this.open();
+    try {
+      this.searches += 1;
+      const pages = client.searchPaginated(this.config.baseDn, {
+        ...this.searchOptions(this.userFilter()),
+        attributes: [this.config.attributes.id as string],
         paged: { pageSize: this.config.pageSize },
       });
       for await (const page of pages) {
-        const users: DirectoryUser[] = [];
+        const ids: { dn: string; externalId: string }[] = [];
         for (const entry of page.searchEntries) {
-          const user = await this.toUser(client, entry);
-          if (user !== undefined) users.push(user);
+          const externalId = firstText(entry, this.config.attributes.id);
+          if (externalId !== undefined) ids.push({ dn: entry.dn, externalId });
         }
-        yield users;
+        yield ids;
       }
     } catch (error) {
       throw unavailable(error);
@@ -464,33 +576,77 @@ export class LdapDirectory implements UserSource {
     }
   }
 
-  /** The product groups of a DN's mapped directory groups. */
+  private pageOf(entries: readonly Entry[]): SyncPage {
+    const page: SyncPage = { users: [], skipped: [], latest: { csn: undefined, stamp: undefined } };
+    for (const entry of entries) {
+      page.latest = laterPoint(page.latest, {
+        csn: firstText(entry, 'entryCSN'),
+        stamp: firstText(entry, 'modifyTimestamp'),
+      });
+      const read = this.entryToUser(entry);
+      if ('user' in read) {
+        if (read.user !== undefined) page.users.push(read.user);
+      } else {
+        page.skipped.push(read.skipped);
+      }
+    }
+    return page;
+  }
+
+  /** The mapped groups of a DN's entry, searched for it alone (sign-in: one user). */
   async groupsOf(dn: string): Promise<string[]> {
     return this.withClient((client) => this.productGroupsOf(client, dn));
   }
 
   private async toUser(client: Client, entry: Entry, withGroups = true): Promise<DirectoryUser | undefined> {
+    const read = this.entryToUser(entry);
+    if (!('user' in read) || read.user === undefined) return undefined;
+    return { ...read.user, groups: withGroups ? await this.productGroupsOf(client, entry.dn) : [] };
+  }
+
+  /**
+   * An entry as a user without groups; the service account as none (undefined); an entry that
+   * cannot be one (no id, no user name) as skipped, saying why.
+   */
+  private entryToUser(entry: Entry): { user: DirectoryUser | undefined } | { skipped: SkippedEntry } {
     const { attributes } = this.config;
     const text = (field: DirectoryField) => firstText(entry, attributes[field]);
     const externalId = text('id');
     const username = text('username');
-    if (externalId === undefined || username === undefined) return undefined;
+    if (externalId === undefined)
+      return {
+        skipped: {
+          dn: entry.dn,
+          externalId,
+          reason: `no value for the id attribute ${attributes.id ?? 'id'} (DEA_LDAP_ATTRIBUTES): left out`,
+        },
+      };
+    if (username === undefined)
+      return {
+        skipped: {
+          dn: entry.dn,
+          externalId,
+          reason: `no value for the user-name attribute ${attributes.username ?? 'username'} (DEA_LDAP_ATTRIBUTES): left as it was, not disabled`,
+        },
+      };
     // The service account searches the directory; it is never a user of the product, whatever
     // the filter takes in.
     if (this.config.bindDn !== '' && normalizeDn(entry.dn) === normalizeDn(this.config.bindDn))
-      return undefined;
+      return { user: undefined };
     const channels: Partial<Record<ChannelKey, string | null>> = {};
     for (const key of CHANNEL_KEYS) if (attributes[key] !== undefined) channels[key] = text(key) ?? null;
     return {
-      dn: entry.dn,
-      externalId,
-      username,
-      fullName: text('fullName') ?? username,
-      locale: text('locale'),
-      timeZone: text('timeZone'),
-      disabled: isDisabled(entry, attributes.disabled),
-      channels,
-      groups: withGroups ? await this.productGroupsOf(client, entry.dn) : [],
+      user: {
+        dn: entry.dn,
+        externalId,
+        username,
+        fullName: text('fullName') ?? username,
+        locale: text('locale'),
+        timeZone: text('timeZone'),
+        disabled: isDisabled(entry, attributes.disabled),
+        channels,
+        groups: [],
+      },
     };
   }
 

@@ -1,6 +1,7 @@
 import type { Services } from '../services.js';
 import type { SyncSummary } from './directory-users.js';
 import { DIRECTORY_ACTOR } from './directory-users.js';
+import { logSyncProblems, type SyncLog } from './sync-report.js';
 
 /** The counter that lets one instance of all sharing the store sync per interval. */
 const SYNC_TURN = 'directory:sync';
@@ -10,7 +11,7 @@ const SYNC_TURN = 'directory:sync';
  * that takes the interval's turn (an atomic counter in the store) syncs; the others skip.
  * Answers the summary, or undefined when there is no directory or another instance has the turn.
  */
-export async function runScheduledSync(services: Services): Promise<SyncSummary | undefined> {
+export async function runScheduledSync(services: Services, log?: SyncLog): Promise<SyncSummary | undefined> {
   const { directoryUsers, config, store } = services;
   const directory = config.directory;
   if (directoryUsers === undefined || directory === undefined || directory.syncMs === 0) return undefined;
@@ -19,12 +20,21 @@ export async function runScheduledSync(services: Services): Promise<SyncSummary 
   const turn = await store.rateCounters.take([{ subject: SYNC_TURN, max: 1, windowMs }], services.now());
   if (!turn.allowed) return undefined;
   const summary = await directoryUsers.syncAll();
-  const { created, updated, disabled, unchanged, failed } = summary;
+  if (log !== undefined) logSyncProblems(log, summary, directory.syncLogUsers);
+  const { created, updated, disabled, unchanged, failed, skipped, full } = summary;
   await store.audit.append(
     {
       event: 'directory.synced',
       actor: DIRECTORY_ACTOR,
-      details: { created, updated, disabled, unchanged, failed: failed.length },
+      details: {
+        created,
+        updated,
+        disabled,
+        unchanged,
+        failed: failed.length,
+        skipped: skipped.length,
+        full,
+      },
     },
     services.now(),
   );

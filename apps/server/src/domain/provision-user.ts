@@ -17,6 +17,7 @@ import {
   provisionedName,
 } from './identity/people.js';
 import { DOOR_OF_SOURCE } from './identity/user-ownership.js';
+import { type CreatedPerson, createPeople } from './identity/people-batch.js';
 
 /**
  * A user as a source outside the product has it (the directory, an identity provider over SCIM,
@@ -54,6 +55,9 @@ export interface Provisioned {
   warnings: string[];
 }
 
+/** One user of a batch: provisioned, or refused (nothing written for them). */
+export type BatchResult = { provisioned: Provisioned } | { refused: ProvisionError };
+
 export {
   NO_LOCAL_PASSWORD,
   ProvisionError,
@@ -74,9 +78,96 @@ export class UserProvisioning {
     private readonly store: Store,
     private readonly now: () => number,
     /** The configured directory, which owns the names it has (none for the directory's own provisioning). */
-    directoryNames?: DirectoryNames,
+    private readonly directoryNames?: DirectoryNames,
   ) {
     this.people = new People(store, now, directoryNames);
+  }
+
+  /**
+   * A batch inside the caller's transaction: the users that are new (neither their id nor their
+   * name is anyone's, and the batch names them once) are created together (identity/people-batch.ts:
+   * the same rules and audit entries, a few statements for all of them); the others one by one.
+   */
+  private async provisionInTransaction(
+    inputs: readonly SourcedUser[],
+    actor: string,
+    options: { adoptLocal?: boolean },
+  ): Promise<BatchResult[]> {
+    const results: (BatchResult | undefined)[] = inputs.map(() => undefined);
+    const [first] = inputs;
+    const fresh: number[] = [];
+    if (first !== undefined && inputs.every((input) => input.source === first.source)) {
+      const names = inputs.map((input) => provisionedName(input.username));
+      const taken = await this.store.bulkUsers.taken(
+        first.source,
+        inputs.map((input) => input.externalId),
+        names,
+      );
+      const seenNames = new Set<string>();
+      const seenIds = new Set<string>();
+      for (const [index, input] of inputs.entries()) {
+        const name = names[index] as string;
+        const isNew =
+          !taken.externalIds.has(input.externalId) &&
+          !taken.usernames.has(name) &&
+          !seenNames.has(name) &&
+          !seenIds.has(input.externalId);
+        seenNames.add(name);
+        seenIds.add(input.externalId);
+        if (isNew) fresh.push(index);
+      }
+      if (fresh.length > 0) {
+        const by = { door: DOOR_OF_SOURCE[first.source], actor, details: { source: first.source } };
+        const created = await createPeople(
+          this.store,
+          this.people,
+          by,
+          fresh.map((index) => inputs[index] as SourcedUser),
+          this.now(),
+        );
+        for (const [at, index] of fresh.entries()) {
+          const { user, warnings } = created[at] as CreatedPerson;
+          results[index] = { provisioned: { outcome: 'created', user, warnings } };
+        }
+      }
+    }
+    for (const [index, input] of inputs.entries())
+      results[index] ??= { provisioned: await this.provision(input, actor, options) };
+    return results as BatchResult[];
+  }
+
+  /**
+   * Many users of one source provisioned in one transaction of the store (the sync's and the
+   * import's batches: one commit, not a dozen, per user), each with the same rule and audit
+   * entries as `provision`. When one of them is refused (or the store refuses the batch), the
+   * batch is rolled back and its users are provisioned one transaction each, so that only the
+   * refused one fails. Answers one result per input, in order.
+   */
+  async provisionBatch(
+    inputs: readonly SourcedUser[],
+    actor: string,
+    options: { dryRun?: boolean; adoptLocal?: boolean } = {},
+  ): Promise<BatchResult[]> {
+    if (inputs.length > 1 && options.dryRun !== true) {
+      try {
+        return await this.store.transaction(async (store) => {
+          const inBatch = new UserProvisioning(store, this.now, this.directoryNames);
+          return inBatch.provisionInTransaction(inputs, actor, options);
+        });
+      } catch {
+        // One at a time below: a refusal is then that user's alone, and any other error is thrown there.
+      }
+    }
+    const results: BatchResult[] = [];
+    for (const input of inputs) {
+      try {
+        results.push({ provisioned: await this.provision(input, actor, options) });
+      } catch (error) {
+        if (!(error instanceof ProvisionError)) throw error;
+        results.push({ refused: error });
+      }
+    }
+    return results;
   }
 
   /**

@@ -28,6 +28,7 @@ import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
 import { userRepository } from './sql/users.js';
+import { bulkUserRepository } from './sql/bulk-users.js';
 import { verifyAnswerRepository } from './sql/verify-answers.js';
 import { verifyFailureRepository } from './sql/verify-failures.js';
 import type { Store } from './store.js';
@@ -130,6 +131,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
   return {
     kind: dialect,
     users: userRepository(db, dialect),
+    bulkUsers: bulkUserRepository(db, dialect),
     groups: groupRepository(db, dialect),
     channels: channelRepository(db, dialect),
     codes: codeRepository(db, dialect),

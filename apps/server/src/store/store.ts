@@ -2,6 +2,7 @@ import type { SchemaState } from './schema.js';
 import type { AuditRepository } from './sql/audit.js';
 import type { AuditTrailRepository } from './sql/audit-trail.js';
 import type { BrandingRepository } from './sql/branding.js';
+import type { BulkUserRepository } from './sql/bulk-users.js';
 import type { CatalogRepository } from './sql/catalogs.js';
 import type { ChannelRepository } from './sql/channels.js';
 import type { CodeRepository } from './sql/codes.js';
@@ -31,6 +32,7 @@ export type {
   AuditTrailRepository,
 } from './sql/audit-trail.js';
 export type { BrandingRepository } from './sql/branding.js';
+export type { BulkUserRepository, NewBatchUser, NewUsersBatch } from './sql/bulk-users.js';
 export type { CatalogRepository } from './sql/catalogs.js';
 export type { Channel, ChannelRepository } from './sql/channels.js';
 export type { NewCode, ActiveCode, IssueOutcome, CodeRepository, VerifyPolicy } from './sql/codes.js';
@@ -84,6 +86,8 @@ export type { KeyClaim, VerifyAnswerRepository } from './sql/verify-answers.js';
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly users: UserRepository;
+  /** Many new users at once (the batches of the sync and the import), inside a transaction. */
+  readonly bulkUsers: BulkUserRepository;
   readonly groups: GroupRepository;
   readonly channels: ChannelRepository;
   readonly codes: CodeRepository;

@@ -1,5 +1,5 @@
 import { canonicalUsername, CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
-import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
+import type { SourcedUser, UserProvisioning } from '../domain/provision-user.js';
 import {
   InvalidField,
   validAddress,
@@ -50,6 +50,8 @@ export class UserImport {
   constructor(
     private readonly store: Store,
     private readonly provisioning: UserProvisioning,
+    /** Users written per store transaction (DEA_PROVISION_BATCH_SIZE). */
+    private readonly batchSize = 200,
   ) {}
 
   async run(
@@ -71,20 +73,26 @@ export class UserImport {
     report.invalid = invalid;
     if (invalid.length > 0 && !options.skipInvalid) return report;
 
-    for (const [index, { line, user }] of valid.entries()) {
-      try {
-        const { outcome, warnings } = await this.provisioning.provision(user, IMPORT_ACTOR, {
-          dryRun: options.dryRun,
-          adoptLocal: true,
-        });
-        report[outcome] += 1;
-        for (const warning of warnings)
+    // One transaction per batch (provisionBatch), each user audited as before.
+    for (let at = 0; at < valid.length; at += this.batchSize) {
+      const batch = valid.slice(at, at + this.batchSize);
+      const results = await this.provisioning.provisionBatch(
+        batch.map(({ user }) => user),
+        IMPORT_ACTOR,
+        { dryRun: options.dryRun, adoptLocal: true },
+      );
+      for (const [index, result] of results.entries()) {
+        const { line, user } = batch[index] as (typeof batch)[number];
+        if ('refused' in result) {
+          report.failed.push({ line, username: user.username, problem: result.refused.message });
+          continue;
+        }
+        report[result.provisioned.outcome] += 1;
+        for (const warning of result.provisioned.warnings)
           report.warnings.push({ line, username: user.username, problem: warning });
-      } catch (error) {
-        if (!(error instanceof ProvisionError)) throw error;
-        report.failed.push({ line, username: user.username, problem: error.message });
       }
-      if ((index + 1) % 500 === 0) progress(index + 1, valid.length);
+      const done = Math.min(at + this.batchSize, valid.length);
+      if (Math.floor(done / 500) > Math.floor(at / 500)) progress(done, valid.length);
     }
     if (options.disableMissing) {
       // A user on a bad row is listed, not missing.

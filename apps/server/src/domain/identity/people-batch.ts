@@ -1,0 +1,126 @@
+import { SEND_TYPE_OF_CHANNEL, type ChannelKey } from '@dea/contract';
+import { newChannelReference, newId } from '../../crypto/ids.js';
+import type { NewAuditEntry, NewUsersBatch, Store, User } from '../../store/store.js';
+import { canonicalAddress } from '../recipients.js';
+import { RuleError } from '../rule-error.js';
+import { isTimeZone } from '../time-zone.js';
+import { InvalidField, validFullName, validLocale, validTimeZone } from '../user-fields.js';
+import type { SourcedUser } from '../provision-user.js';
+import { checkGroupOwnership } from './group-ownership.js';
+import { Groups } from './groups.js';
+import type { People } from './people.js';
+import { type ChangeBy, NO_LOCAL_PASSWORD, ProvisionError, provisionedName } from './people.js';
+import { SOURCE_OF_DOOR } from './user-ownership.js';
+
+/** A new user of a batch as written: the user, and what was left out of them. */
+export interface CreatedPerson {
+  user: User;
+  warnings: string[];
+}
+
+function checked<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof InvalidField) throw new ProvisionError(error.message, 'invalid');
+    throw error;
+  }
+}
+
+/**
+ * New users of one source created together, inside the caller's store transaction: each checked
+ * by the rules `People.create`, the channel rules and the groups' ownership apply to one user (a
+ * refusal throws, and the caller's batch goes back to one user at a time), then written with a
+ * few multi-row statements (store/sql/bulk-users.ts). The audit entries are those one user at a
+ * time gets: `user.created`, `user.disabled` for a user the source has disabled, `channel.set` for
+ * each address, `group.member_added` for each group. A new user has no codes or sessions, so
+ * nothing is revoked or ended.
+ */
+export async function createPeople(
+  store: Store,
+  people: People,
+  by: ChangeBy,
+  inputs: readonly SourcedUser[],
+  at: number,
+): Promise<CreatedPerson[]> {
+  const source = SOURCE_OF_DOOR[by.door];
+  const batch: NewUsersBatch = { users: [], channels: [], memberships: [], audit: [] };
+  const groups = new Groups(store, () => at);
+  const changer = { by: source, actor: by.actor, details: { source } };
+  const groupNamed = new Map<string, Awaited<ReturnType<Groups['named']>>>();
+  const audit = (event: NewAuditEntry['event'], userId: string, details: Record<string, unknown>) =>
+    batch.audit.push({ event, userId, actor: by.actor, details: { ...by.details, ...details } });
+  const created: CreatedPerson[] = [];
+  for (const input of inputs) {
+    const username = provisionedName(input.username);
+    const fullName = checked(() => validFullName(input.fullName));
+    const locale = checked(() => validLocale(input.locale ?? 'en'));
+    const warnings: string[] = [];
+    const zone =
+      input.timeZone === undefined || input.timeZone === null || isTimeZone(input.timeZone)
+        ? input.timeZone
+        : null;
+    if (zone !== input.timeZone) warnings.push(`timeZone: "${input.timeZone}" is not a time zone`);
+    const timeZone = zone === undefined || zone === null ? null : checked(() => validTimeZone(zone));
+    await people.mayTakeName(by.door, username);
+    const id = newId(at);
+    audit('user.created', id, { username });
+    if (input.disabled === true) audit('user.disabled', id, { sessionsEnded: 0 });
+    let channels = 0;
+    for (const [key, text] of Object.entries(input.channels) as [ChannelKey, string | null][]) {
+      if (text === null) continue;
+      const address = canonicalAddress(SEND_TYPE_OF_CHANNEL[key], text);
+      if (address === undefined) {
+        warnings.push(`${key}: "${text}" is not a usable address; left out`);
+        continue;
+      }
+      batch.channels.push({ id: newChannelReference(), userId: id, key, address, createdAt: at });
+      audit('channel.set', id, { key });
+      channels += 1;
+    }
+    const wanted = new Set(input.groups.memberOf);
+    for (const name of new Set(input.groups.managed)) {
+      if (!wanted.has(name)) continue;
+      let group = groupNamed.get(name);
+      try {
+        group ??= await groups.named(name, changer);
+        checkGroupOwnership(group, 'members', source);
+      } catch (error) {
+        if (error instanceof RuleError)
+          throw new ProvisionError(`group "${name}": ${error.message}`, 'invalid');
+        throw error;
+      }
+      groupNamed.set(name, group);
+      batch.memberships.push({ groupId: group.id, userId: id });
+      batch.audit.push({
+        event: 'group.member_added',
+        userId: id,
+        actor: by.actor,
+        details: { ...changer.details, group: group.name },
+      });
+    }
+    const user: User = {
+      id,
+      username,
+      passwordHash: NO_LOCAL_PASSWORD,
+      fullName,
+      locale,
+      disabled: input.disabled === true,
+      createdAt: at,
+      lastLoginAt: null,
+      currentLoginAt: null,
+      timeZone,
+      source,
+      externalId: input.externalId,
+      givenName: input.profile?.givenName ?? null,
+      familyName: input.profile?.familyName ?? null,
+      primaryEmail: input.profile?.primaryEmail ?? null,
+      primaryPhone: input.profile?.primaryPhone ?? null,
+      updatedAt: channels > 0 || input.disabled === true ? at : null,
+    };
+    batch.users.push(user);
+    created.push({ user, warnings });
+  }
+  await store.bulkUsers.createMany(batch, at);
+  return created;
+}
