@@ -80,6 +80,9 @@ export default defineConfig({
           environment: 'happy-dom',
           environmentOptions: { happyDOM: { url: 'http://host.test/dea/' } },
           setupFiles: ['apps/web/src/testing/setup.ts'],
+          // A deadline as a safety net only: beside the type check, lint and the browser scenarios
+          // a test of a few user steps took over the default 5 s on this 2-core machine.
+          testTimeout: 20_000,
         },
       },
     ],

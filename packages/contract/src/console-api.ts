@@ -501,3 +501,19 @@ export const AdminLanguageAdd = Type.Object(
   strict,
 );
 export type AdminLanguageAdd = Type.Static<typeof AdminLanguageAdd>;
+
+/**
+ * Why the directory refused an account whatever the password (Active Directory's sub-reasons of
+ * a refused bind): the person's directory account needs attention, not their typing.
+ * Audited by the server with `signin.failed`; the help desk's view names them.
+ */
+export const DIRECTORY_ACCOUNT_PROBLEMS = [
+  'must-change-password',
+  'locked',
+  'password-expired',
+  'disabled',
+  'account-expired',
+  'not-allowed-now',
+  'not-allowed-here',
+] as const;
+export type DirectoryAccountProblem = (typeof DIRECTORY_ACCOUNT_PROBLEMS)[number];

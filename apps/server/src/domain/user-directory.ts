@@ -1,3 +1,4 @@
+import type { DirectoryAccountProblem } from '@dea/contract';
 import type { ChannelKey, Username } from '@dea/contract';
 import type { User } from '../store/store.js';
 
@@ -19,20 +20,7 @@ export class DirectoryUnavailableError extends Error {
   }
 }
 
-/**
- * Why the directory refused an account whatever the password (Active Directory's sub-reasons of
- * a refused bind): the person's directory account needs attention, not their typing.
- */
-export const DIRECTORY_ACCOUNT_PROBLEMS = [
-  'must-change-password',
-  'locked',
-  'password-expired',
-  'disabled',
-  'account-expired',
-  'not-allowed-now',
-  'not-allowed-here',
-] as const;
-export type DirectoryAccountProblem = (typeof DIRECTORY_ACCOUNT_PROBLEMS)[number];
+export { DIRECTORY_ACCOUNT_PROBLEMS, type DirectoryAccountProblem } from '@dea/contract';
 
 /** What a bind as the user said of a password. */
 export type PasswordCheck =

@@ -177,7 +177,12 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.console.findAccountByUsername(usernameOrThrow('ada'))).toEqual({
         ...account,
         disabled: false,
+        scope: null,
       });
+      expect(await store.console.updateAccount(account.id, { scope: ['Finance', 'Sales'] })).toBe(true);
+      expect((await store.console.findAccountById(account.id))?.scope).toEqual(['Finance', 'Sales']);
+      expect(await store.console.updateAccount(account.id, { scope: null })).toBe(true);
+      expect((await store.console.findAccountById(account.id))?.scope).toBeNull();
       expect(await store.console.updateAccount(account.id, { disabled: true, role: 'auditor' })).toBe(true);
       expect(await store.console.findAccountById(account.id)).toMatchObject({
         disabled: true,

@@ -4,27 +4,18 @@ import type { NewAuditEntry, NewUsersBatch, Store, User } from '../../store/stor
 import { canonicalAddress } from '../recipients.js';
 import { RuleError } from '../rule-error.js';
 import { isTimeZone } from '../time-zone.js';
-import { InvalidField, validFullName, validLocale, validTimeZone } from '../user-fields.js';
+import { validFullName, validLocale, validTimeZone } from '../user-fields.js';
 import type { SourcedUser } from '../provision-user.js';
 import { checkGroupOwnership } from './group-ownership.js';
 import { Groups } from './groups.js';
 import type { People } from './people.js';
-import { type ChangeBy, NO_LOCAL_PASSWORD, ProvisionError, provisionedName } from './people.js';
+import { type ChangeBy, checked, NO_LOCAL_PASSWORD, ProvisionError, provisionedName } from './people.js';
 import { SOURCE_OF_DOOR } from './user-ownership.js';
 
 /** A new user of a batch as written: the user, and what was left out of them. */
 export interface CreatedPerson {
   user: User;
   warnings: string[];
-}
-
-function checked<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    if (error instanceof InvalidField) throw new ProvisionError(error.message, 'invalid');
-    throw error;
-  }
 }
 
 /**

@@ -35,7 +35,8 @@ export function provisionedName(username: string): Username {
   return checked(() => validUsername(username));
 }
 
-function checked<T>(check: () => T): T {
+/** Runs a field check, a refused field becoming the ProvisionError every source answers with. */
+export function checked<T>(check: () => T): T {
   try {
     return check();
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { HelpDeskUser } from '@dea/contract';
+import { DIRECTORY_ACCOUNT_PROBLEMS, type HelpDeskUser } from '@dea/contract';
 import { useId, useState } from 'react';
 import { Alert } from '../../shared/components/alert';
 import { Spinner } from '../../shared/components/spinner';
@@ -13,25 +13,15 @@ import { hrefOf } from '../shell/console-route';
 import { channelLabel } from './channel-label';
 import { IssueCodeForm } from './issue-code-form';
 
-const DIRECTORY_PROBLEMS = [
-  'must-change-password',
-  'locked',
-  'password-expired',
-  'disabled',
-  'account-expired',
-  'not-allowed-now',
-  'not-allowed-here',
-] as const;
-
 /**
  * Why the directory refused a sign-in of this person when it refused the account itself (Active
  * Directory's reasons, audited by the server): the help desk sees what to have seen to.
  */
 function directoryProblemOf(
   details: Readonly<Record<string, unknown>> | undefined,
-): (typeof DIRECTORY_PROBLEMS)[number] | undefined {
+): (typeof DIRECTORY_ACCOUNT_PROBLEMS)[number] | undefined {
   const problem = details?.reason === 'directory-account' ? details.directoryProblem : undefined;
-  return DIRECTORY_PROBLEMS.find((known) => known === problem);
+  return DIRECTORY_ACCOUNT_PROBLEMS.find((known) => known === problem);
 }
 
 /**
