@@ -188,9 +188,20 @@ export class UserImport {
     managedGroups: string[],
     earlierLineOf: (username: string, line: number) => number | undefined,
   ): Promise<CheckedRow[]> {
-    const users = await this.usersNamed(rows);
+    // Each row's name checked once: the batch's valid names are looked up together.
+    const names = rows.map(({ fields }) => {
+      const typed = fields.username ?? undefined;
+      if (typed === undefined) return undefined;
+      try {
+        return validUsername(typed);
+      } catch (error) {
+        if (!(error instanceof InvalidField)) throw error;
+        return error;
+      }
+    });
+    const users = await this.usersNamed(names);
     const checked: CheckedRow[] = [];
-    for (const row of rows) {
+    for (const [index, row] of rows.entries()) {
       const { fields, line } = row;
       const typed = fields.username ?? undefined;
       const problems = [...row.problems];
@@ -204,7 +215,9 @@ export class UserImport {
         }
       };
       // Every spelling of a name is the one name (RFC 8265): `Alice` and `alice` are one user.
-      const username = typed === undefined ? undefined : check(() => validUsername(typed));
+      const named = names[index];
+      if (named instanceof InvalidField) problems.push(named.message);
+      const username = named instanceof InvalidField ? undefined : named;
       if (typed === undefined) {
         problems.push('username is empty');
       } else if (username !== undefined) {
@@ -257,19 +270,12 @@ export class UserImport {
     return checked;
   }
 
-  /** The store's users of the batch's valid names (one statement on PostgreSQL, gathered). */
-  private async usersNamed(rows: readonly ImportRow[]): Promise<Map<string, User>> {
-    const names = new Set<Username>();
-    for (const row of rows) {
-      const typed = row.fields.username;
-      if (typeof typed !== 'string') continue;
-      try {
-        names.add(validUsername(typed));
-      } catch (error) {
-        if (!(error instanceof InvalidField)) throw error;
-      }
-    }
-    const found = await Promise.all([...names].map((name) => this.store.users.findByUsername(name)));
+  /** The store's users of these names (one statement on PostgreSQL, gathered). */
+  private async usersNamed(
+    names: readonly (Username | InvalidField | undefined)[],
+  ): Promise<Map<string, User>> {
+    const wanted = new Set(names.filter((name) => typeof name === 'string'));
+    const found = await Promise.all([...wanted].map((name) => this.store.users.findByUsername(name)));
     return new Map(found.filter((user) => user !== undefined).map((user) => [user.username, user]));
   }
 }
