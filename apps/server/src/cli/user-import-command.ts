@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { directoryUsersOf } from '../bootstrap.js';
 import { UserProvisioning } from '../domain/provision-user.js';
 import { InvalidField } from '../domain/user-fields.js';
-import { IMPORT_FIELDS, ImportFileError, readImportFile } from '../user-import/import-file.js';
+import { IMPORT_FIELDS, ImportFileError, importBatches } from '../user-import/import-file.js';
 import { IMPORT_ACTOR, type RowProblem, UserImport } from '../user-import/import-users.js';
 import {
   argument,
@@ -33,7 +33,7 @@ export const userImportCommand: Command = {
     const text = (await readOperatorFile(file)).toString('utf8');
     let rows;
     try {
-      rows = readImportFile(file, text);
+      rows = importBatches(file, text);
     } catch (error) {
       if (error instanceof ImportFileError) throw new CliFailure(`${file}: ${error.message}`);
       throw error;
@@ -62,6 +62,8 @@ export const userImportCommand: Command = {
       );
     } catch (error) {
       if (error instanceof InvalidField) throw new UsageError(error.message);
+      // The CSV is read as it is imported: nothing is written before all of it was read.
+      if (error instanceof ImportFileError) throw new CliFailure(`${file}: ${error.message}`);
       throw error;
     }
     const { created, updated, unchanged, disabled, invalid, failed, warnings } = report;
@@ -71,7 +73,7 @@ export const userImportCommand: Command = {
     for (const problem of warnings) context.out(`warning ${rowLine(problem)}`);
     if (invalid.length > 0 && !options.skipInvalid) {
       context.out(
-        `Nothing imported: ${invalid.length} of ${rows.length} rows are invalid. Correct them, or import the others with --skip-invalid.`,
+        `Nothing imported: ${invalid.length} of ${report.rows} rows are invalid. Correct them, or import the others with --skip-invalid.`,
       );
       return 1;
     }

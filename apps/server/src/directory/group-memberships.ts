@@ -53,6 +53,14 @@ function valuesOf(entry: Entry, attribute: string): string[] {
 }
 
 /**
+ * How many values of a member attribute the sync asks Active Directory for at once: its default
+ * MaxValRange. AD answers at most that many of a large group's `member` anyway (as
+ * `member;range=0-1499`); Samba's domain controller answers every value unless a range is asked
+ * for, so asking for one reads both alike, and the ranged reads are what the tests run.
+ */
+export const MEMBER_RANGE = 1_500;
+
+/**
  * The values of a member attribute, all of them: Active Directory answers at most 1,500 values of
  * a large group's `member` at once, as `member;range=0-1499`, and the rest on request by range.
  */
@@ -91,6 +99,8 @@ export async function readGroups(
     groupFilter: string;
     pageSize: number;
     changeAttributes: readonly string[];
+    /** Active Directory: member values asked for by range (MEMBER_RANGE at a time). */
+    ranged: boolean;
     count: () => void;
   },
 ): Promise<Map<string, GroupEntry>> {
@@ -100,7 +110,10 @@ export async function readGroups(
   const pages = client.searchPaginated(options.baseDn, {
     scope: 'sub',
     filter: allGroupsFilter(options.groupFilter),
-    attributes: [...attributes, ...options.changeAttributes],
+    attributes: [
+      ...(options.ranged ? attributes.map((name) => `${name};range=0-${MEMBER_RANGE - 1}`) : attributes),
+      ...options.changeAttributes,
+    ],
     paged: { pageSize: options.pageSize },
   });
   for await (const page of pages) {

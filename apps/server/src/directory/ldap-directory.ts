@@ -485,6 +485,7 @@ export class LdapDirectory implements UserSource {
         groupFilter: config.groupFilter,
         pageSize: config.pageSize,
         changeAttributes: changeAttributesOf(config),
+        ranged: isActiveDirectory(config),
         count: () => (this.searches += 1),
       }),
     );

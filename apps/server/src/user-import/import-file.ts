@@ -1,4 +1,6 @@
+import { Readable } from 'node:stream';
 import { CHANNEL_KEYS } from '@dea/contract';
+import { type Options as CsvOptions, parse as parseCsvStream } from 'csv-parse';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { getNodeValue, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 
@@ -40,21 +42,88 @@ export function readImportFile(fileName: string, text: string): ImportRow[] {
   throw new ImportFileError(`${fileName}: the file name must end in .csv or .json`);
 }
 
+/**
+ * The rows of a file, read again at each call in batches of `size` (an import checks every row
+ * before it writes any, then writes batch by batch): a CSV file is parsed as it is read, so only
+ * one batch of rows is held at a time; a JSON file is parsed whole. A file that cannot be read
+ * throws ImportFileError while its batches are read.
+ */
+export type ImportBatches = (size: number) => AsyncIterable<ImportRow[]>;
+
+/** As readImportFile, in batches (ImportBatches). */
+export function importBatches(fileName: string, text: string): ImportBatches {
+  if (/\.json$/i.test(fileName)) {
+    const rows = readJson(text.replace(/^\uFEFF/, ''));
+    return async function* (size) {
+      for (let at = 0; at < rows.length; at += size) yield rows.slice(at, at + size);
+    };
+  }
+  if (/\.csv$/i.test(fileName)) return (size) => csvBatches(text, size);
+  throw new ImportFileError(`${fileName}: the file name must end in .csv or .json`);
+}
+
+interface CsvRecord {
+  record: string[];
+  info: { lines: number; empty_lines: number };
+}
+
+const csvOptions = (text: string): CsvOptions => ({
+  bom: true,
+  delimiter: delimiterOf(text),
+  info: true,
+  trim: true,
+  skip_empty_lines: true,
+  relax_column_count: true,
+});
+
+const csvUnreadable = (error: unknown) =>
+  new ImportFileError(`the CSV cannot be read: ${(error as Error).message}`);
+
 function readCsv(text: string): ImportRow[] {
-  let records: { record: string[]; info: { lines: number; empty_lines: number } }[];
+  let records: CsvRecord[];
   try {
-    records = parseCsv(text, {
-      bom: true,
-      delimiter: delimiterOf(text),
-      info: true,
-      trim: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-    }) as unknown as typeof records;
+    records = parseCsv(text, csvOptions(text)) as unknown as CsvRecord[];
   } catch (error) {
-    throw new ImportFileError(`the CSV cannot be read: ${(error as Error).message}`);
+    throw csvUnreadable(error);
   }
   const [header, ...rows] = records;
+  const toRow = csvRows(header);
+  return rows.map(toRow);
+}
+
+/** Pieces of the text the parser is given at a time, so that it holds only what is read. */
+const CSV_PIECE = 64 * 1024;
+
+async function* csvBatches(text: string, size: number): AsyncGenerator<ImportRow[]> {
+  const pieces = function* () {
+    for (let at = 0; at < text.length; at += CSV_PIECE) yield text.slice(at, at + CSV_PIECE);
+  };
+  const parser = Readable.from(pieces()).pipe(parseCsvStream(csvOptions(text)));
+  let toRow: ((record: CsvRecord) => ImportRow) | undefined;
+  let batch: ImportRow[] = [];
+  try {
+    for await (const record of parser as AsyncIterable<CsvRecord>) {
+      if (toRow === undefined) {
+        toRow = csvRows(record);
+        continue;
+      }
+      batch.push(toRow(record));
+      if (batch.length >= size) {
+        yield batch;
+        batch = [];
+      }
+    }
+  } catch (error) {
+    throw error instanceof ImportFileError ? error : csvUnreadable(error);
+  } finally {
+    parser.destroy();
+  }
+  if (toRow === undefined) csvRows(undefined);
+  if (batch.length > 0) yield batch;
+}
+
+/** Checks the header; answers how each record after it becomes a row, in the file's order. */
+function csvRows(header: CsvRecord | undefined): (record: CsvRecord) => ImportRow {
   if (header === undefined) throw new ImportFileError('the file is empty: the first line names the columns');
   const columns = header.record;
   const unknown = columns.filter((name) => !isImportField(name));
@@ -68,7 +137,7 @@ function readCsv(text: string): ImportRow[] {
 
   let lastLine = header.info.lines;
   let lastEmpty = header.info.empty_lines;
-  return rows.map(({ record, info }) => {
+  return ({ record, info }) => {
     // csv-parse counts the line a record ends on; the row starts after the previous one and any blank lines.
     const line = lastLine + 1 + (info.empty_lines - lastEmpty);
     lastLine = info.lines;
@@ -83,7 +152,7 @@ function readCsv(text: string): ImportRow[] {
       fields[name as ImportField] = value === '' ? null : value;
     });
     return { line, fields, problems };
-  });
+  };
 }
 
 /**

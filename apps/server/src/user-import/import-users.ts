@@ -1,4 +1,4 @@
-import { canonicalUsername, CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
+import { canonicalUsername, CHANNEL_KEYS, type ChannelKey, type Username } from '@dea/contract';
 import type { SourcedUser, UserProvisioning } from '../domain/provision-user.js';
 import {
   InvalidField,
@@ -9,7 +9,7 @@ import {
   validUsername,
 } from '../domain/user-fields.js';
 import type { Store, User } from '../store/store.js';
-import type { ImportRow } from './import-file.js';
+import type { ImportBatches, ImportRow } from './import-file.js';
 
 export interface ImportOptions {
   /** Say what would happen; write nothing. */
@@ -40,42 +40,81 @@ export interface ImportReport {
   /** Good rows the store refused while writing (a name taken meanwhile). */
   failed: RowProblem[];
   warnings: RowProblem[];
+  /** The rows of the file. */
+  rows: number;
 }
 
 /** The actor of every change an import makes, in the audit log. */
 export const IMPORT_ACTOR = 'cli:import';
 
-/** One user per row of an import file: created, updated or left alone, through the one provisioning rule. */
+/** What the first reading of the file found, before anything is written. */
+interface Survey {
+  /** The line of each name's first row: a later row of the same name is invalid. */
+  firstLineOf: Map<string, number>;
+  /** Every name on a row, valid or not (a user on a bad row is listed, not missing). */
+  listed: Set<string | undefined>;
+  /** The groups the file names (its rows and the default group). */
+  named: Set<string>;
+  fileHasGroups: boolean;
+  invalid: RowProblem[];
+  valid: number;
+  rows: number;
+}
+
+/** A row as checked: the user it makes, or what is wrong with it. */
+type CheckedRow = { line: number; user: SourcedUser } | { line: number; invalid: RowProblem };
+
+/**
+ * One user per row of an import file: created, updated or left alone, through the one provisioning
+ * rule. The file is read twice in batches (`DEA_PROVISION_BATCH_SIZE` rows): first every row is
+ * checked and nothing is written when one is bad (unless skipInvalid), then each batch is checked
+ * again against the store as it is and written in one transaction. Only a batch's rows and users
+ * are held at a time.
+ */
 export class UserImport {
   constructor(
     private readonly store: Store,
     private readonly provisioning: UserProvisioning,
-    /** Users written per store transaction (DEA_PROVISION_BATCH_SIZE). */
+    /** Users written per store transaction (DEA_PROVISION_BATCH_SIZE), and rows read at a time. */
     private readonly batchSize = 200,
   ) {}
 
   async run(
-    rows: readonly ImportRow[],
+    file: ImportBatches,
     options: ImportOptions,
     progress: (done: number, total: number) => void = () => {},
   ): Promise<ImportReport> {
+    const groups = new Set((await this.store.groups.list()).map((group) => group.name));
+    const survey = await this.survey(file, options, groups);
+    if (options.defaultGroup !== undefined && !groups.has(options.defaultGroup))
+      throw new InvalidField(`--group: no group named "${options.defaultGroup}" (dea group add)`);
     const report: ImportReport = {
       written: false,
       created: 0,
       updated: 0,
       unchanged: 0,
       disabled: 0,
-      invalid: [],
+      invalid: survey.invalid,
       failed: [],
       warnings: [],
+      rows: survey.rows,
     };
-    const { valid, invalid } = await this.validate(rows, options);
-    report.invalid = invalid;
-    if (invalid.length > 0 && !options.skipInvalid) return report;
+    if (survey.invalid.length > 0 && !options.skipInvalid) return report;
 
-    // One transaction per batch (provisionBatch), each user audited as before.
-    for (let at = 0; at < valid.length; at += this.batchSize) {
-      const batch = valid.slice(at, at + this.batchSize);
+    const managedGroups = survey.fileHasGroups ? [...survey.named].filter((name) => groups.has(name)) : [];
+    const firstOnly = (username: string, line: number) =>
+      survey.firstLineOf.get(username) === line ? undefined : survey.firstLineOf.get(username);
+    const invalidLines = new Set(survey.invalid.map((problem) => problem.line));
+    let done = 0;
+    for await (const rows of file(this.batchSize)) {
+      const batch: { line: number; user: SourcedUser }[] = [];
+      for (const checked of await this.check(rows, options, groups, managedGroups, firstOnly)) {
+        if ('user' in checked) batch.push(checked);
+        // Valid at the first reading: the store changed meanwhile (another writer).
+        else if (!invalidLines.has(checked.line)) report.failed.push(checked.invalid);
+      }
+      if (batch.length === 0) continue;
+      // One transaction per batch (provisionBatch), each user audited as before.
       const results = await this.provisioning.provisionBatch(
         batch.map(({ user }) => user),
         IMPORT_ACTOR,
@@ -91,14 +130,13 @@ export class UserImport {
         for (const warning of result.provisioned.warnings)
           report.warnings.push({ line, username: user.username, problem: warning });
       }
-      const done = Math.min(at + this.batchSize, valid.length);
-      if (Math.floor(done / 500) > Math.floor(at / 500)) progress(done, valid.length);
+      const before = done;
+      done += batch.length;
+      if (Math.floor(done / 500) > Math.floor(before / 500)) progress(done, survey.valid);
     }
     if (options.disableMissing) {
-      // A user on a bad row is listed, not missing.
-      const listed = new Set(rows.map((row) => canonicalUsername(row.fields.username ?? '')));
       for (const user of await this.store.users.listOfSource('import')) {
-        if (listed.has(user.username)) continue;
+        if (survey.listed.has(user.username)) continue;
         if (await this.provisioning.disableMissing(user, IMPORT_ACTOR, { dryRun: options.dryRun }))
           report.disabled += 1;
       }
@@ -107,30 +145,63 @@ export class UserImport {
     return report;
   }
 
-  /** Every row checked before anything is written: the same rules as the CLI's. */
-  private async validate(
+  /** The first reading: every row checked, in the file's order, before anything is written. */
+  private async survey(file: ImportBatches, options: ImportOptions, groups: Set<string>): Promise<Survey> {
+    const survey: Survey = {
+      firstLineOf: new Map(),
+      listed: new Set(),
+      named: new Set(options.defaultGroup === undefined ? [] : [options.defaultGroup]),
+      fileHasGroups: options.defaultGroup !== undefined,
+      invalid: [],
+      valid: 0,
+      rows: 0,
+    };
+    const firstSeen = (username: string, line: number) => {
+      const earlier = survey.firstLineOf.get(username);
+      if (earlier === undefined) survey.firstLineOf.set(username, line);
+      return earlier;
+    };
+    for await (const rows of file(this.batchSize)) {
+      survey.rows += rows.length;
+      for (const row of rows) {
+        survey.listed.add(canonicalUsername(row.fields.username ?? ''));
+        if ('group' in row.fields) survey.fileHasGroups = true;
+        const group = row.fields.group;
+        if (typeof group === 'string') survey.named.add(group);
+      }
+      for (const checked of await this.check(rows, options, groups, [], firstSeen)) {
+        if ('user' in checked) survey.valid += 1;
+        else survey.invalid.push(checked.invalid);
+      }
+    }
+    return survey;
+  }
+
+  /**
+   * A batch of rows checked by the same rules as the CLI's, against the store's users of the
+   * batch's names. `earlierLineOf` answers the line of an earlier row of the same name.
+   */
+  private async check(
     rows: readonly ImportRow[],
     options: ImportOptions,
-  ): Promise<{ valid: { line: number; user: SourcedUser }[]; invalid: RowProblem[] }> {
-    const users = new Map<string, User>((await this.store.users.list()).map((user) => [user.username, user]));
-    const groups = new Set((await this.store.groups.list()).map((group) => group.name));
-    const fileHasGroups = options.defaultGroup !== undefined || rows.some((row) => 'group' in row.fields);
-    const managedGroups = fileHasGroups
-      ? [
-          ...new Set(
-            [options.defaultGroup, ...rows.map((row) => row.fields.group)].filter(
-              (name): name is string => typeof name === 'string' && groups.has(name),
-            ),
-          ),
-        ]
-      : [];
-    if (options.defaultGroup !== undefined && !groups.has(options.defaultGroup))
-      throw new InvalidField(`--group: no group named "${options.defaultGroup}" (dea group add)`);
-
-    const firstLineOf = new Map<string, number>();
-    const valid: { line: number; user: SourcedUser }[] = [];
-    const invalid: RowProblem[] = [];
-    for (const row of rows) {
+    groups: Set<string>,
+    managedGroups: string[],
+    earlierLineOf: (username: string, line: number) => number | undefined,
+  ): Promise<CheckedRow[]> {
+    // Each row's name checked once: the batch's valid names are looked up together.
+    const names = rows.map(({ fields }) => {
+      const typed = fields.username ?? undefined;
+      if (typed === undefined) return undefined;
+      try {
+        return validUsername(typed);
+      } catch (error) {
+        if (!(error instanceof InvalidField)) throw error;
+        return error;
+      }
+    });
+    const users = await this.usersNamed(names);
+    const checked: CheckedRow[] = [];
+    for (const [index, row] of rows.entries()) {
       const { fields, line } = row;
       const typed = fields.username ?? undefined;
       const problems = [...row.problems];
@@ -144,13 +215,14 @@ export class UserImport {
         }
       };
       // Every spelling of a name is the one name (RFC 8265): `Alice` and `alice` are one user.
-      const username = typed === undefined ? undefined : check(() => validUsername(typed));
+      const named = names[index];
+      if (named instanceof InvalidField) problems.push(named.message);
+      const username = named instanceof InvalidField ? undefined : named;
       if (typed === undefined) {
         problems.push('username is empty');
       } else if (username !== undefined) {
-        const earlier = firstLineOf.get(username);
+        const earlier = earlierLineOf(username, line);
         if (earlier !== undefined) problems.push(`the user name ${username} is also on line ${earlier}`);
-        else firstLineOf.set(username, line);
       }
       const existing = username === undefined ? undefined : users.get(username);
       if (existing !== undefined && existing.source !== 'import' && existing.source !== 'local')
@@ -177,10 +249,10 @@ export class UserImport {
         channels[key] = text === null ? null : (check(() => validAddress(key, text)) ?? null);
       }
       if (problems.length > 0 || username === undefined || fullName === undefined) {
-        invalid.push({ line, username: typed, problem: problems.join('; ') });
+        checked.push({ line, invalid: { line, username: typed, problem: problems.join('; ') } });
         continue;
       }
-      valid.push({
+      checked.push({
         line,
         user: {
           source: 'import',
@@ -195,6 +267,15 @@ export class UserImport {
         },
       });
     }
-    return { valid, invalid };
+    return checked;
+  }
+
+  /** The store's users of these names (one statement on PostgreSQL, gathered). */
+  private async usersNamed(
+    names: readonly (Username | InvalidField | undefined)[],
+  ): Promise<Map<string, User>> {
+    const wanted = new Set(names.filter((name) => typeof name === 'string'));
+    const found = await Promise.all([...wanted].map((name) => this.store.users.findByUsername(name)));
+    return new Map(found.filter((user) => user !== undefined).map((user) => [user.username, user]));
   }
 }

@@ -7,7 +7,13 @@ import { verifyPassword } from '../crypto/password-hash.js';
 import { cliTest } from '../testing/fixtures.js';
 import { type CliFixture, storeSnapshot } from '../testing/cli.js';
 import { STORE_KINDS } from '../testing/stores.js';
-import { IMPORT_FIELDS, ImportFileError, readImportFile } from './import-file.js';
+import {
+  IMPORT_FIELDS,
+  ImportFileError,
+  importBatches,
+  type ImportRow,
+  readImportFile,
+} from './import-file.js';
 
 /** Writes the file into a fresh folder and answers its path. */
 function file(name: string, text: string): string {
@@ -101,6 +107,34 @@ describe('reading an import file', () => {
       { line: 6, fields: {}, problems: ['is not an object'] },
     ]);
   });
+
+  cliTest(
+    'reads a CSV in batches as it goes, with the same rows and lines as the whole file',
+    async ({ expect }) => {
+      // Over 64 KB, so that the parser is given the text in several pieces.
+      const lines = ['\uFEFFusername,fullName,email'];
+      for (let index = 0; index < 10_000; index += 1)
+        lines.push(
+          index % 97 === 0
+            ? `p${index},"Person\n${index}",p${index}@example.com\n`
+            : `p${index},Person ${index}`,
+        );
+      const text = lines.join('\n');
+      expect(text.length).toBeGreaterThan(2 * 64 * 1024);
+      const batches: ImportRow[][] = [];
+      for await (const batch of importBatches('people.csv', text)(7)) batches.push(batch);
+      expect(batches.every((batch) => batch.length === 7 || batch === batches.at(-1))).toBe(true);
+      expect(batches.flat()).toEqual(readImportFile('people.csv', text));
+
+      const broken = `${text}\nlate,"never closed\n`;
+      const read = async () => {
+        for await (const batch of importBatches('people.csv', broken)(7))
+          expect(batch.length).toBeGreaterThan(0);
+      };
+      await expect(read()).rejects.toThrow(ImportFileError);
+      await expect(read()).rejects.toThrow('the CSV cannot be read: Quote Not Closed');
+    },
+  );
 });
 
 describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
@@ -329,6 +363,36 @@ describe.each(STORE_KINDS)('dea user import on %s', (kind) => {
         code: 2,
         err: expect.stringContaining('--group: no group named "Nope"'),
       });
+    },
+  );
+
+  cliTest(
+    'checks every batch of the file before writing any: a repeated name or a bad row in a later batch stops it all',
+    async ({ cli, expect }) => {
+      const env = { DEA_PROVISION_BATCH_SIZE: '2' };
+      const lines = ['username,fullName'];
+      for (let index = 0; index < 7; index += 1) lines.push(`p${index},Person ${index}`);
+      const repeated = file('repeated.csv', [...lines, 'p1,Again', 'q,Q'].join('\n'));
+      const before = await storeSnapshot(cli.store);
+      const refused = await cli.run(['user', 'import', repeated], { env });
+      expect(refused.out.split('\n')).toEqual([
+        'invalid line 9 (p1): the user name p1 is also on line 3',
+        'Nothing imported: 1 of 9 rows are invalid. Correct them, or import the others with --skip-invalid.',
+      ]);
+      const badLast = file('bad-last.csv', [...lines, 'nofull,'].join('\n'));
+      expect((await cli.run(['user', 'import', badLast], { env })).out.split('\n')).toEqual([
+        'invalid line 9 (nofull): fullName is needed for a new user',
+        'Nothing imported: 1 of 8 rows are invalid. Correct them, or import the others with --skip-invalid.',
+      ]);
+      expect(await storeSnapshot(cli.store)).toEqual(before);
+
+      const skipped = await cli.run(['user', 'import', repeated, '--skip-invalid'], { env });
+      expect(skipped.out).toContain('skipped line 9 (p1): the user name p1 is also on line 3');
+      expect(skipped.out).toContain('8 created, 0 updated, 0 disabled, 0 unchanged, 1 skipped, 0 failed');
+      expect((await cli.store.users.findByUsername(usernameOrThrow('p1')))?.fullName).toBe('Person 1');
+      expect((await cli.run(['user', 'import', repeated, '--skip-invalid'], { env })).out).toContain(
+        '0 created, 0 updated, 0 disabled, 8 unchanged, 1 skipped, 0 failed',
+      );
     },
   );
 

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { deriveKeys } from '../../crypto/secret-keys.js';
+import { auditSealer, SEAL_BATCH } from '../../domain/audit-trail.js';
+import { recordSqlitePrepares } from '../../testing/recorded-sql.js';
+import { openStore } from '../open-store.js';
+import type { Store } from '../store.js';
+
+/**
+ * Sealing the audit trail on the embedded store was quadratic in the entries waiting: SQLite took
+ * the unique index on `seq` for `seq is null` (every unsealed entry) and, for each of them,
+ * scanned the batch's values. The seal's UPDATE must lead with the batch's values and find each
+ * entry by its id, never by that index (`store/sql/audit-trail.ts`).
+ */
+let dataDir: string;
+let store: Store;
+
+beforeEach(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'dea-seal-plan-'));
+  store = await openStore({ dataDir });
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** SQLite's plan of a statement, one line per step. */
+function planOf(source: string): string[] {
+  const database = new SqliteDatabase(join(dataDir, 'dea.sqlite'), { readonly: true });
+  try {
+    const parameters = new Array<number>(source.split('?').length - 1).fill(0);
+    const rows = database.prepare(`explain query plan ${source}`).all(...parameters) as { detail: string }[];
+    return rows.map((row) => row.detail);
+  } finally {
+    database.close();
+  }
+}
+
+describe('sealing the audit trail on the embedded store', () => {
+  it('places a batch by the entries’ ids, not by the unique index on seq for the unsealed ones', async () => {
+    const count = SEAL_BATCH + 20;
+    for (let index = 0; index < count; index += 1)
+      await store.audit.append({ event: 'user.created', actor: 'cli', details: { index } }, 1_000 + index);
+    const prepared = recordSqlitePrepares();
+    const sealer = auditSealer(deriveKeys(randomBytes(32)));
+    expect(await store.auditTrail.seal(sealer, SEAL_BATCH, 5_000)).toBe(count);
+    const updates = prepared.filter((source) => /update audit_log set seq/.test(source));
+    // One text for a full batch and one for the rest.
+    expect(updates).toHaveLength(2);
+    for (const source of updates) {
+      const plan = planOf(source);
+      // "audit_log_seq (seq=?)" is the index searched for "seq is null", once per value of the batch.
+      expect(plan.filter((step) => /audit_log_seq \(seq/.test(step))).toEqual([]);
+      const values = plan.indexOf('SCAN v');
+      const byId = plan.findIndex((step) => /^SEARCH audit_log USING .*\(id=\?\)$/.test(step));
+      expect(values).toBeGreaterThanOrEqual(0);
+      expect(byId).toBeGreaterThan(values);
+    }
+    expect(await store.auditTrail.unsealedCount()).toBe(0);
+  });
+});
