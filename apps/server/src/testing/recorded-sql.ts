@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { vi } from 'vitest';
@@ -78,4 +79,16 @@ export function recordSqliteRuns(): { runs: string[]; stop(): void } {
     });
   });
   return { runs, stop: () => spies.forEach((spy) => spy.mockRestore()) };
+}
+
+/** SQLite's plan of a statement on the embedded store in `dataDir`, one line per step. */
+export function sqlitePlanOf(dataDir: string, source: string): string[] {
+  const database = new SqliteDatabase(join(dataDir, 'dea.sqlite'), { readonly: true });
+  try {
+    const parameters = new Array<number>(source.split('?').length - 1).fill(0);
+    const rows = database.prepare(`explain query plan ${source}`).all(...parameters) as { detail: string }[];
+    return rows.map((row) => row.detail);
+  } finally {
+    database.close();
+  }
 }

@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deriveKeys } from '../../crypto/secret-keys.js';
 import { auditSealer, SEAL_BATCH } from '../../domain/audit-trail.js';
-import { recordSqlitePrepares } from '../../testing/recorded-sql.js';
+import { recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';
 
@@ -30,18 +29,6 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** SQLite's plan of a statement, one line per step. */
-function planOf(source: string): string[] {
-  const database = new SqliteDatabase(join(dataDir, 'dea.sqlite'), { readonly: true });
-  try {
-    const parameters = new Array<number>(source.split('?').length - 1).fill(0);
-    const rows = database.prepare(`explain query plan ${source}`).all(...parameters) as { detail: string }[];
-    return rows.map((row) => row.detail);
-  } finally {
-    database.close();
-  }
-}
-
 describe('sealing the audit trail on the embedded store', () => {
   it('places a batch by the entries’ ids, not by the unique index on seq for the unsealed ones', async () => {
     const count = SEAL_BATCH + 20;
@@ -54,7 +41,7 @@ describe('sealing the audit trail on the embedded store', () => {
     // One text for a full batch and one for the rest.
     expect(updates).toHaveLength(2);
     for (const source of updates) {
-      const plan = planOf(source);
+      const plan = sqlitePlanOf(dataDir, source);
       // "audit_log_seq (seq=?)" is the index searched for "seq is null", once per value of the batch.
       expect(plan.filter((step) => /audit_log_seq \(seq/.test(step))).toEqual([]);
       const values = plan.indexOf('SCAN v');

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cutoffsAt } from '../../testing/purge-cutoffs.js';
-import { recordSqlitePrepares } from '../../testing/recorded-sql.js';
+import { recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';
 
@@ -30,18 +29,6 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** SQLite's plan of a statement, one line per step. */
-function planOf(source: string): string[] {
-  const database = new SqliteDatabase(join(dataDir, 'dea.sqlite'), { readonly: true });
-  try {
-    const parameters = new Array<number>(source.split('?').length - 1).fill(0);
-    const rows = database.prepare(`explain query plan ${source}`).all(...parameters) as { detail: string }[];
-    return rows.map((row) => row.detail);
-  } finally {
-    database.close();
-  }
-}
-
 describe('the purge on the embedded store', () => {
   it.each(['codes', 'audit', 'outbox', 'verifyAnswers'] as const)(
     'finds the %s it removes by an index',
@@ -50,7 +37,7 @@ describe('the purge on the embedded store', () => {
       const deletes = prepared.filter((source) => source.startsWith('delete'));
       expect(deletes.length).toBeGreaterThan(0);
       for (const source of deletes) {
-        const plan = planOf(source);
+        const plan = sqlitePlanOf(dataDir, source);
         expect(plan.some((step) => step.includes(' USING '))).toBe(true);
         // "SCAN t" alone reads the whole table; "SCAN t USING INDEX i" reads a partial index only.
         expect(plan.filter((step) => /^SCAN \w+$/.test(step))).toEqual([]);
