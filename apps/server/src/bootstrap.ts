@@ -37,6 +37,7 @@ import { AuditExport } from './audit-export/audit-export.js';
 import { exportDestinationsOf } from './audit-export/audit-export-settings.js';
 import { ConsoleAuth } from './domain/console-auth.js';
 import { ConsoleOidc } from './domain/console-oidc.js';
+import { ConsoleDirectory } from './domain/console-directory.js';
 import { ConsoleEnrolment } from './domain/console-enrolment.js';
 import { HelpDesk } from './domain/help-desk.js';
 import { sendCode } from './domain/send-code.js';
@@ -211,6 +212,16 @@ export async function startServices(
         decoyPasswordHash: decoy,
         settings: config.console,
         ...(consoleOidc !== undefined && { oidc: consoleOidc }),
+        // Console roles from directory groups, when DEA_CONSOLE_LDAP_ROLES maps some.
+        ...(config.consoleDirectory !== undefined &&
+          directoryUsers !== undefined && {
+            directory: new ConsoleDirectory({
+              store,
+              source: directoryUsers.directory,
+              settings: config.consoleDirectory,
+              now,
+            }),
+          }),
         enrolment: new ConsoleEnrolment({
           store,
           keys: acceptedKeys(keys, 'consoleEnrolment'),

@@ -81,6 +81,8 @@ export const TEXT_KEYS = [
   'console.enrolmentLinkNeeded',
   'console.enrolmentLinkInvalid',
   'console.authenticatorNotAllowed',
+  // the console's sign-in of directory people (DEA_CONSOLE_LDAP_ROLES)
+  'console.noDirectoryRole',
   // delivered messages
   'delivery.subject',
   'delivery.text',

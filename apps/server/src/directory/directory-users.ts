@@ -51,7 +51,8 @@ export class DirectoryUsers implements UserDirectory {
   private languageList: { codes: string[]; until: number } | undefined;
 
   constructor(
-    private readonly directory: LdapDirectory,
+    /** The directory itself, which the console's sign-in of directory people also asks. */
+    readonly directory: LdapDirectory,
     private readonly config: DirectoryConfig,
     private readonly store: Store,
     private readonly provisioning: UserProvisioning,

@@ -651,10 +651,25 @@ export class LdapDirectory implements UserSource {
     };
   }
 
+  /**
+   * Every directory group a DN's entry is in (nested ones as DEA_LDAP_NESTED_GROUPS says), each
+   * DN in normalizeDn's spelling: what DEA_CONSOLE_LDAP_ROLES maps to console roles.
+   */
+  async groupDnsOf(dn: string): Promise<string[]> {
+    return this.withClient(async (client) => [...(await this.groupKeysOf(client, dn))].sort());
+  }
+
   /** The mapped groups a DN belongs to, following nested groups up to ten levels. */
   private async productGroupsOf(client: Client, dn: string): Promise<string[]> {
-    const { groups, groupFilter, nestedGroups, baseDn } = this.config;
+    const { groups } = this.config;
     if (groups.size === 0) return [];
+    const seen = await this.groupKeysOf(client, dn);
+    return [...new Set([...seen].flatMap((key) => groups.get(key) ?? []))].sort();
+  }
+
+  /** The normalized DNs of the groups a DN belongs to, following nested groups up to ten levels. */
+  private async groupKeysOf(client: Client, dn: string): Promise<Set<string>> {
+    const { groupFilter, nestedGroups, baseDn } = this.config;
     const seen = new Set<string>();
     let members = [dn];
     for (let depth = 0; depth < MAX_GROUP_DEPTH && members.length > 0; depth += 1) {
@@ -672,6 +687,6 @@ export class LdapDirectory implements UserSource {
       if (!nestedGroups) break;
       members = next;
     }
-    return [...new Set([...seen].flatMap((key) => groups.get(key) ?? []))].sort();
+    return seen;
   }
 }

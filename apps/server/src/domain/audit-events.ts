@@ -92,6 +92,8 @@ export const AUDIT_EVENTS = {
     'a sign-in or role refresh through the OpenID provider was refused (details.stage signin or refresh; details.reason: provider-unavailable, provider-error, state-unknown, wrong-issuer, token-refused, mfa-missing, unmapped, disabled, username-taken, refresh-failed)',
   'console.oidc_role_changed':
     "a console session's role or scope changed when it was taken again from the OpenID provider (details: from, to; fromScope, toScope when the scope changed)",
+  'console.directory_role_changed':
+    "a directory person's console role or scope changed as it was read from their groups (DEA_CONSOLE_LDAP_ROLES) at a sign-in or a session's refresh (details: from, to, groups; fromScope, toScope when the scope changed); to null: no mapped group, disabled or gone from the directory, the session ended (details.reason)",
 } as const;
 
 export type AuditEventName = keyof typeof AUDIT_EVENTS;

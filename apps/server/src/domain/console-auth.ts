@@ -15,6 +15,7 @@ import { verifyPassword } from '../crypto/password-hash.js';
 import type { ConsoleAccount, ConsoleSession, Store } from '../store/store.js';
 import { ApiError, tooManyRequests } from './api-error.js';
 import type { AuditEventName } from './audit-events.js';
+import { type ConsoleDirectory, noDirectoryRole } from './console-directory.js';
 import { type ConsoleEnrolment, enrolmentRefused } from './console-enrolment.js';
 import type { ConsoleEnrolmentConfig } from './console-settings.js';
 import { limitKeyOf, type SigninThrottle } from './signin-throttle.js';
@@ -69,6 +70,11 @@ export interface ConsoleAuthDependencies {
       account: ConsoleAccount,
     ): Promise<{ account: ConsoleAccount; provider: boolean } | undefined>;
   };
+  /**
+   * Console roles from directory groups (DEA_CONSOLE_LDAP_ROLES): the directory password of a
+   * name no local account has, and the role read again as a session goes on.
+   */
+  directory?: ConsoleDirectory;
   now: () => number;
 }
 
@@ -116,6 +122,31 @@ export class ConsoleAuth {
       await audit('console.signin_failed', { reason: 'locked', limit: admission.reason });
       throw tooManyRequests(Math.max(1, Math.ceil(admission.retryAfterMs / 1000)));
     }
+    const { directory } = this.deps;
+    if (directory !== undefined && (await directory.owns(account))) {
+      // A directory person: the directory checks the password and their groups give the role.
+      const answer = await directory.signIn(username, password).catch(async (error: unknown) => {
+        await throttle.notChecked(subject, clientAddress);
+        await audit('console.signin_failed', { reason: 'directory-unavailable' });
+        throw error;
+      });
+      if (answer.kind === 'refused') {
+        await store.audit.append(
+          {
+            event: 'console.signin_failed',
+            actor: `console:${account?.username ?? '?'}`,
+            clientAddress,
+            details: { reason: answer.reason, source: 'directory', ...answer.details },
+          },
+          at,
+        );
+        throw answer.reason === 'unmapped' ? noDirectoryRole() : refused();
+      }
+      await throttle.succeeded(subject, clientAddress);
+      const started = await this.startSession(answer.account, at);
+      await directory.sessionStarted(sha256(started.sessionId), at);
+      return { ...started, account: answer.account, next: await this.passkeyStep(answer.account.id) };
+    }
     // An account of the OpenID provider has no password: checked against the decoy, then refused.
     const stored = account?.passwordHash || (await this.deps.decoyPasswordHash);
     const hashed = this.deps.hashQueue.tryRun((derive) => verifyPassword(password, stored, derive));
@@ -138,16 +169,22 @@ export class ConsoleAuth {
       throw refused();
     }
     await throttle.succeeded(subject, clientAddress);
+    const { sessionId, xsrfToken } = await this.startSession(account, at);
+    return { sessionId, xsrfToken, account, next: await this.passkeyStep(account.id) };
+  }
+
+  /** A new session of the account, past its first factor. */
+  private async startSession(account: ConsoleAccount, at: number) {
     const sessionId = randomToken(32);
     const xsrfToken = randomToken(32);
-    await store.console.createSession({
+    await this.deps.store.console.createSession({
       idHash: sha256(sessionId),
       accountId: account.id,
       xsrfHash: sha256(xsrfToken),
       createdAt: at,
       lastSeenAt: at,
     });
-    return { sessionId, xsrfToken, account, next: await this.passkeyStep(account.id) };
+    return { sessionId, xsrfToken };
   }
 
   /** The second step after the password: register the first passkey, or use one. */
@@ -187,6 +224,12 @@ export class ConsoleAuth {
         ? { account: found, provider: false }
         : await this.deps.oidc.current(session, found);
     if (current === undefined) throw notSignedIn();
+    // A directory person's session takes its role again from their groups when due.
+    if (!current.provider && this.deps.directory !== undefined) {
+      const read = await this.deps.directory.current(session, current.account);
+      if (read === undefined) throw notSignedIn();
+      if (read !== 'not-directory') current.account = read;
+    }
     const { account } = current;
     await store.console.touchSession(session.idHash, at);
     return {

@@ -140,18 +140,27 @@ export function consoleOidcConfigOf(
   };
 }
 
-function rolesOf(text: string, problems: string[]): Map<string, OidcRoleMapping> {
+/**
+ * A JSON map from a value (a claim's, a directory group's DN) to a console role, optionally
+ * scoped; each bad entry is a problem naming `setting`. `keyOf` gives a value's one spelling.
+ */
+export function rolesOf(
+  text: string,
+  problems: string[],
+  setting = 'DEA_CONSOLE_OIDC_ROLES',
+  example = '{"dea-admins": "admin", "it-helpdesk": "helpdesk"}',
+  keyOf: (value: string) => string = (value) => value,
+): Map<string, OidcRoleMapping> {
   const roles = new Map<string, OidcRoleMapping>();
-  const example = '{"dea-admins": "admin", "it-helpdesk": "helpdesk"}';
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    problems.push(`DEA_CONSOLE_OIDC_ROLES: not JSON (${(error as Error).message}); expected ${example}`);
+    problems.push(`${setting}: not JSON (${(error as Error).message}); expected ${example}`);
     return roles;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    problems.push(`DEA_CONSOLE_OIDC_ROLES: must be a JSON object such as ${example}`);
+    problems.push(`${setting}: must be a JSON object such as ${example}`);
     return roles;
   }
   for (const [value, mapping] of Object.entries(parsed)) {
@@ -159,7 +168,7 @@ function rolesOf(text: string, problems: string[]): Map<string, OidcRoleMapping>
       typeof mapping === 'object' && mapping !== null ? (mapping as Record<string, unknown>).role : mapping;
     if (typeof role !== 'string' || !(CONSOLE_ROLES as readonly string[]).includes(role)) {
       problems.push(
-        `DEA_CONSOLE_OIDC_ROLES: ${JSON.stringify(value)} maps to ${JSON.stringify(role)}, not one of ${CONSOLE_ROLES.join(', ')}`,
+        `${setting}: ${JSON.stringify(value)} maps to ${JSON.stringify(role)}, not one of ${CONSOLE_ROLES.join(', ')}`,
       );
       continue;
     }
@@ -167,7 +176,7 @@ function rolesOf(text: string, problems: string[]): Map<string, OidcRoleMapping>
       // A scoped role (console-scope.ts): a group's name, or a list of them.
       const given: unknown = (mapping as Record<string, unknown>).scope;
       const names = typeof given === 'string' ? [given] : given;
-      const where = `DEA_CONSOLE_OIDC_ROLES: ${JSON.stringify(value)}`;
+      const where = `${setting}: ${JSON.stringify(value)}`;
       if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
         problems.push(`${where} has a scope that is not a group's name or a list of them`);
         continue;
@@ -177,10 +186,10 @@ function rolesOf(text: string, problems: string[]): Map<string, OidcRoleMapping>
         problems.push(checked.problem);
         continue;
       }
-      roles.set(value, { role: role as ConsoleRole, scope: checked.scope });
+      roles.set(keyOf(value), { role: role as ConsoleRole, scope: checked.scope });
       continue;
     }
-    roles.set(value, { role: role as ConsoleRole });
+    roles.set(keyOf(value), { role: role as ConsoleRole });
   }
   return roles;
 }

@@ -58,6 +58,12 @@ export class Metrics {
     labelNames: ['outcome', 'reason'],
     registers: [this.registry],
   });
+  private readonly consoleDirectoryRoles = new Counter({
+    name: 'dea_console_directory_roles_total',
+    help: 'Console roles of directory people read from their groups (DEA_CONSOLE_LDAP_ROLES) that changed, by outcome (changed; ended: no mapped group, disabled or gone, the session ended).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   /** Webhook messages, by event and outcome (delivered; failed: refused by the endpoint DEA_WEBHOOK_ATTEMPTS times). */
   readonly webhookMessages = new Counter({
     name: 'dea_webhook_messages_total',
@@ -266,6 +272,8 @@ export class Metrics {
       'console.oidc_signin': () => this.consoleOidc.inc({ outcome: 'signed_in', reason: '' }),
       'console.oidc_refused': () => this.consoleOidc.inc({ outcome: 'refused', reason }),
       'console.oidc_role_changed': () => this.consoleOidc.inc({ outcome: 'role_changed', reason: '' }),
+      'console.directory_role_changed': () =>
+        this.consoleDirectoryRoles.inc({ outcome: details.to === null ? 'ended' : 'changed' }),
     };
     count[entry.event]();
   }

@@ -34,6 +34,8 @@ export interface Database {
   console_oidc_identities: ConsoleOidcIdentitiesTable;
   console_oidc_flows: ConsoleOidcFlowsTable;
   console_oidc_sessions: ConsoleOidcSessionsTable;
+  console_directory_accounts: ConsoleDirectoryAccountsTable;
+  console_directory_sessions: ConsoleDirectorySessionsTable;
 }
 
 export interface UsersTable {
@@ -325,5 +327,17 @@ export interface ConsoleOidcSessionsTable {
   /** admin, helpdesk or auditor: the session's role as the provider's claim last mapped. */
   role: string;
   /** When the session's role was last taken from the provider. */
+  roles_at: number;
+}
+
+/** Which directory entry (entryUUID, objectGUID) a console account is (migration 0024). */
+export interface ConsoleDirectoryAccountsTable {
+  account_id: string;
+  external_id: string;
+}
+
+/** A console session of a directory person: when its role was last read from the directory's groups. */
+export interface ConsoleDirectorySessionsTable {
+  id_hash: string;
   roles_at: number;
 }

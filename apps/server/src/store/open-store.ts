@@ -23,6 +23,7 @@ import { metaRepository } from './sql/meta.js';
 import { outboxRepository } from './sql/outbox.js';
 import { rateCounterRepository } from './sql/rate-counters.js';
 import { consoleRepository } from './sql/console.js';
+import { consoleDirectoryRepository } from './sql/console-directory.js';
 import { consoleOidcRepository } from './sql/console-oidc.js';
 import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
@@ -144,6 +145,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     serviceKeys: serviceKeyRepository(db, dialect),
     console: consoleRepository(db),
     consoleOidc: consoleOidcRepository(db),
+    consoleDirectory: consoleDirectoryRepository(db),
     meta: metaRepository(db),
     retention: retentionRepository(db),
     leases: leaseRepository(db),

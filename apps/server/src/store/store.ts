@@ -7,6 +7,7 @@ import type { CatalogRepository } from './sql/catalogs.js';
 import type { ChannelRepository } from './sql/channels.js';
 import type { CodeRepository } from './sql/codes.js';
 import type { ConsoleRepository } from './sql/console.js';
+import type { ConsoleDirectoryRepository } from './sql/console-directory.js';
 import type { ConsoleOidcRepository } from './sql/console-oidc.js';
 import type { GroupRepository } from './sql/groups.js';
 import type { MetaRepository } from './sql/meta.js';
@@ -114,6 +115,8 @@ export interface Store {
   readonly console: ConsoleRepository;
   /** The console's sign-in with an OpenID provider: identities, flows under way, sessions. */
   readonly consoleOidc: ConsoleOidcRepository;
+  /** Console accounts of directory people (DEA_CONSOLE_LDAP_ROLES) and their sessions. */
+  readonly consoleDirectory: ConsoleDirectoryRepository;
   /** The store's schema: which migrations it has had, and bringing it up to date. */
   readonly schema: {
     state(): Promise<SchemaState>;

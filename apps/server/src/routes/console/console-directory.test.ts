@@ -1,0 +1,219 @@
+import { Change, Attribute } from 'ldapts';
+import { describe, expect, inject } from 'vitest';
+import { sha256 } from '../../crypto/keyed-hash.js';
+import { appTest } from '../../testing/fixtures.js';
+import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../../testing/ldap-tree.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+import type { TestApp } from '../../testing/test-app.js';
+
+const BASE = '/dea/admin-api';
+
+// Vitest reads a fixture's dependencies from its first parameter's destructuring: none here.
+// eslint-disable-next-line no-empty-pattern
+const directoryTest = appTest.extend('tree', async ({}, { onCleanup }) => {
+  const tree = await createLdapTree(inject('ldap'));
+  onCleanup(() => tree.dispose());
+  return tree;
+});
+
+/** The tree's settings with staff (alice, carol) as help desk and contractors (bob) unmapped. */
+const settingsOf = (
+  tree: LdapTree,
+  roles: Record<string, unknown> = { [tree.groupDn('staff')]: 'helpdesk' },
+) => ({
+  ...tree.settings,
+  DEA_CONSOLE_LDAP_ROLES: JSON.stringify(roles),
+});
+
+/** The console's password step; the session's headers when it opened one. */
+async function signIn(t: TestApp, username: string, password: string) {
+  const answer = await t.app.inject({
+    method: 'POST',
+    url: `${BASE}/session`,
+    payload: { username, password },
+    remoteAddress: '198.51.100.9',
+  });
+  const cookies = Object.fromEntries(answer.cookies.map((cookie) => [cookie.name, cookie.value]));
+  const sessionId = cookies.dea_console ?? '';
+  const headers = {
+    cookie: `dea_console=${sessionId}; dea_console_token=${cookies.dea_console_token ?? ''}`,
+    'x-console-token': cookies.dea_console_token ?? '',
+  };
+  return {
+    answer,
+    /** The passkey step, as the browser would do it (console-passkey.spec.ts): marked in the store. */
+    passkey: () => t.services.store.console.markPasskey(sha256(sessionId), t.clock.now()),
+    get: (url: string) => t.app.inject({ method: 'GET', url: `${BASE}${url}`, headers }),
+    post: (url: string, payload: Record<string, unknown> = {}) =>
+      t.app.inject({ method: 'POST', url: `${BASE}${url}`, headers, payload }),
+  };
+}
+
+/** Changes a group's members in the directory, as its administrator would. */
+async function changeMembers(
+  tree: LdapTree,
+  group: 'staff' | 'contractors',
+  operation: 'add' | 'delete',
+  dn: string,
+) {
+  const admin = await tree.admin();
+  try {
+    await admin.modify(
+      tree.groupDn(group),
+      new Change({ operation, modification: new Attribute({ type: 'member', values: [dn] }) }),
+    );
+  } finally {
+    await admin.unbind();
+  }
+}
+
+describe.each(STORE_KINDS)('console roles from directory groups on %s', (kind) => {
+  directoryTest.override('storeKind', kind);
+
+  directoryTest(
+    'a member of a mapped group signs in with the directory password, then a passkey, with the role of the group',
+    async ({ startApp, tree }) => {
+      const t = await startApp(
+        settingsOf(tree, {
+          [tree.groupDn('staff')]: 'helpdesk',
+          // Nested: alice is in staff, staff in vpn.
+          [tree.groupDn('vpn')]: { role: 'auditor', scope: ['VPN'] },
+        }),
+      );
+      const wrong = await signIn(t, 'alice', 'not her password');
+      expect(wrong.answer.json()).toMatchObject({ error: 3 });
+      expect(wrong.answer.json<{ message: string }>().message).not.toContain('directory groups');
+      const alice = await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password);
+      expect(alice.answer.json()).toMatchObject({ error: 0, result: { next: 'register-passkey' } });
+      // Past the password only: nothing but the passkey steps.
+      expect((await alice.get('/helpdesk/users?q=al')).json<{ error: number }>().error).not.toBe(0);
+      const me = await alice.get('/me');
+      expect(me.json()).toMatchObject({
+        result: { username: 'alice', role: 'helpdesk', passkeyVerified: false },
+      });
+      const account = await t.services.store.console.findAccountByUsername('alice' as never);
+      expect(account).toMatchObject({
+        role: 'helpdesk',
+        scope: null,
+        passwordHash: '',
+        displayName: 'Alice Archer',
+      });
+      // The first passkey needs an enrolment link (dea admin reset-passkeys), as a local account's:
+      // the directory password alone binds none.
+      expect((await alice.post('/passkey/registration/options')).json()).toMatchObject({
+        error: 3,
+        message: expect.stringMatching(/enrolment link/i),
+      });
+      const reset = await t.dea(['admin', 'reset-passkeys', 'alice']);
+      expect(reset.code, reset.err).toBe(0);
+      expect(reset.out).toMatch(/#enrol=/);
+      // Its sessions ended with the passkeys reset: signed in again, then past the passkey.
+      const signedIn = await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password);
+      await signedIn.passkey();
+      expect((await signedIn.get('/helpdesk/users?q=al')).json()).toMatchObject({ error: 0 });
+      const created = await t.services.store.audit.list({ event: 'console.account_created' });
+      expect(created).toMatchObject([
+        { details: { username: 'alice', role: 'helpdesk', source: 'directory' } },
+      ]);
+      expect(JSON.stringify(await t.services.store.audit.list({ limit: 100 }))).not.toContain(
+        DIRECTORY_PEOPLE.alice.password,
+      );
+    },
+  );
+
+  directoryTest(
+    'someone in no mapped group is refused with the reason, and no account is made',
+    async ({ startApp, tree }) => {
+      const t = await startApp(settingsOf(tree));
+      const bob = await signIn(t, 'bob', DIRECTORY_PEOPLE.bob.password);
+      expect(bob.answer.json()).toMatchObject({
+        error: 3,
+        message: expect.stringContaining('none of your directory groups gives a role in the console'),
+      });
+      expect(bob.answer.cookies.find((cookie) => cookie.name === 'dea_console')).toBeUndefined();
+      expect(await t.services.store.console.listAccounts()).toEqual([]);
+      expect(await t.services.store.audit.list({ event: 'console.signin_failed' })).toMatchObject([
+        {
+          details: {
+            reason: 'unmapped',
+            source: 'directory',
+            groups: [tree.groupDn('contractors').toLowerCase()],
+          },
+        },
+      ]);
+    },
+  );
+
+  directoryTest(
+    'someone removed from the group loses access at their next request after the refresh; a group changed changes the role',
+    async ({ startApp, tree }) => {
+      const t = await startApp({
+        ...settingsOf(tree, {
+          [tree.groupDn('staff')]: 'helpdesk',
+          [tree.groupDn('contractors')]: 'auditor',
+        }),
+        DEA_CONSOLE_LDAP_ROLE_REFRESH_SECONDS: '60',
+      });
+      // Two first sign-ins at once: one account, both signed in.
+      const [alice, again] = await Promise.all([
+        signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password),
+        signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password),
+      ]);
+      expect([alice.answer.json(), again.answer.json()]).toMatchObject([{ error: 0 }, { error: 0 }]);
+      expect(await t.services.store.console.listAccounts()).toHaveLength(1);
+      await alice.passkey();
+      expect((await alice.get('/helpdesk/users?q=al')).json()).toMatchObject({ error: 0 });
+
+      // Moved from staff to contractors: auditor at the next request after the refresh.
+      await changeMembers(tree, 'contractors', 'add', tree.dnOf('alice'));
+      await changeMembers(tree, 'staff', 'delete', tree.dnOf('alice'));
+      t.clock.advance(59_000);
+      expect((await alice.get('/me')).json()).toMatchObject({ result: { role: 'helpdesk' } });
+      t.clock.advance(1_000);
+      // Requests at once after the refresh is due share one reading of the groups.
+      const answers = await Promise.all(Array.from({ length: 5 }, () => alice.get('/me')));
+      for (const answer of answers) expect(answer.json()).toMatchObject({ result: { role: 'auditor' } });
+      expect((await alice.get('/helpdesk/users?q=al')).json<{ error: number }>().error).not.toBe(0);
+      expect(await t.services.store.console.findAccountByUsername('alice' as never)).toMatchObject({
+        role: 'auditor',
+      });
+
+      // Removed from every mapped group: the session ends at the next request after the refresh.
+      await changeMembers(tree, 'contractors', 'delete', tree.dnOf('alice'));
+      t.clock.advance(60_000);
+      expect((await alice.get('/me')).statusCode).toBe(401);
+      expect((await alice.get('/me')).statusCode).toBe(401);
+      expect(await t.services.store.audit.list({ event: 'console.directory_role_changed' })).toMatchObject([
+        { details: { from: 'auditor', to: null, reason: 'unmapped' } },
+        { details: { from: 'helpdesk', to: 'auditor' } },
+      ]);
+      // And a new sign-in is refused for it.
+      expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).answer.json()).toMatchObject({
+        message: expect.stringContaining('none of your directory groups'),
+      });
+    },
+  );
+
+  directoryTest(
+    'a local console account keeps its own password; a directory person cannot take its name',
+    async ({ startApp, tree }) => {
+      const t = await startApp(settingsOf(tree));
+      const added = await t.dea(
+        ['admin', 'add', '--username', 'carol', '--role', 'admin', '--password-stdin'],
+        {},
+        'a local console password\n',
+      );
+      expect(added.code).toBe(0);
+      // carol of the directory (a member of staff): her directory password opens nothing here.
+      expect((await signIn(t, 'carol', DIRECTORY_PEOPLE.carol.password)).answer.json()).toMatchObject({
+        error: 3,
+      });
+      expect((await signIn(t, 'carol', 'a local console password')).answer.json()).toMatchObject({
+        error: 0,
+      });
+      expect(await t.services.store.console.findAccountByUsername('carol' as never)).toMatchObject({
+        role: 'admin',
+      });
+    },
+  );
+});
