@@ -21,6 +21,8 @@ import { consoleAuthRoutes } from './routes/console/console-auth-routes.js';
 import { consoleOidcRoutes } from './routes/console/console-oidc-routes.js';
 import { helpDeskRoutes } from './routes/console/help-desk-routes.js';
 import { administrationRoutes } from './routes/console/administration-routes.js';
+import { peopleRoutes } from './routes/console/people-routes.js';
+import { passwordLinkRoute } from './routes/password-link-route.js';
 import { auditRoutes } from './routes/console/audit-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
@@ -161,6 +163,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
     metrics: config.listeners.publicMetrics,
   });
   await app.register(loginRoutes);
+  await app.register(passwordLinkRoute);
   await app.register(
     async (api) => {
       api.addHook('onSend', (_request, reply, payload, done) => {
@@ -184,6 +187,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
       await consoleApi.register(helpDeskRoutes);
       await consoleApi.register(auditRoutes);
       await consoleApi.register(administrationRoutes);
+      await consoleApi.register(peopleRoutes);
     },
     { prefix: CONSOLE_API_BASE_PATH.replace(/\/$/, '') },
   );

@@ -38,6 +38,9 @@ import { exportDestinationsOf } from './audit-export/audit-export-settings.js';
 import { ConsoleAuth } from './domain/console-auth.js';
 import { ConsoleOidc } from './domain/console-oidc.js';
 import { ConsoleDirectory } from './domain/console-directory.js';
+import { People } from './domain/identity/people.js';
+import { PasswordLinks } from './domain/identity/password-links.js';
+import { PeopleAdministration } from './domain/people-administration.js';
 import { ConsoleEnrolment } from './domain/console-enrolment.js';
 import { HelpDesk } from './domain/help-desk.js';
 import { sendCode } from './domain/send-code.js';
@@ -180,6 +183,18 @@ export async function startServices(
             now,
             warn: (message) => log.warn(message),
           });
+    // The one identity module (ADR 0019), and the one-time links to set a password through it.
+    const people = new People(store, now, directoryUsers);
+    const passwordLinks = new PasswordLinks({
+      store,
+      people,
+      keys: acceptedKeys(keys, 'consoleEnrolment'),
+      linkMs: config.passwordLinkMs,
+      loginUrl: new URL(config.loginPath, config.console.consoleUrl).href,
+      hashPassword: (password) =>
+        hashQueue.tryRun((derive) => hashPassword(password, config.passwordHashCost, derive)),
+      now,
+    });
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
@@ -255,6 +270,8 @@ export async function startServices(
         settings: { table: SETTINGS, values: config.settingValues },
         now,
       }),
+      peopleAdministration: new PeopleAdministration({ store, people, passwordLinks, now }),
+      passwordLinks,
       // The services are complete by the time an agent sends a code.
       helpDesk: new HelpDesk(store, verification, config.codeDefaults, keys.codeHash, now, (request) =>
         sendCode(services, request),

@@ -18,6 +18,7 @@ import {
   consoleDirectoryConfigOf,
   consoleDirectorySettings,
 } from './directory/console-directory-settings.js';
+import { passwordLinkMsOf, passwordLinkSettings } from './domain/identity/password-link-settings.js';
 import {
   type ConsoleOidcConfig,
   consoleOidcConfigOf,
@@ -135,6 +136,7 @@ export const SETTINGS = {
   ...consoleEnrolmentSettings,
   ...consoleOidcSettings,
   ...consoleDirectorySettings,
+  ...passwordLinkSettings,
   DEA_SESSION_ABSOLUTE_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
     doc: 'A session ends this long after sign-in, used or not (AAL2: at most 12).',
@@ -267,6 +269,8 @@ export interface Config {
   consoleOidc: ConsoleOidcConfig | undefined;
   /** Console roles from directory groups (DEA_CONSOLE_LDAP_ROLES); undefined: none mapped. */
   consoleDirectory: ConsoleDirectoryConfig | undefined;
+  /** How long a one-time link to set a user's password stays valid (DEA_PASSWORD_LINK_HOURS). */
+  passwordLinkMs: number;
   /** Every setting's value as it took effect (defaults included), for the console's read-only view. */
   settingValues: Readonly<Record<string, unknown>>;
   /** Who may call POST /validate/check without a service key. */
@@ -538,6 +542,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     },
     consoleOidc,
     consoleDirectory,
+    passwordLinkMs: passwordLinkMsOf(s),
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
     timeZone: s.DEA_TIME_ZONE,

@@ -1,4 +1,6 @@
 import type { Administration } from './domain/administration.js';
+import type { PasswordLinks } from './domain/identity/password-links.js';
+import type { PeopleAdministration } from './domain/people-administration.js';
 import type { SendType } from '@dea/contract';
 import type { Config } from './config.js';
 import type { SecretKeys } from './crypto/secret-keys.js';
@@ -60,6 +62,10 @@ export interface Services {
   auditView: AuditView;
   /** Groups, policies, service keys and settings for administrators. */
   administration: Administration;
+  /** People in the console: users administered by an administrator. */
+  peopleAdministration: PeopleAdministration;
+  /** One-time links with which a user sets a new password. */
+  passwordLinks: PasswordLinks;
   /** Users and groups pushed by an identity provider over SCIM 2.0. */
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */

@@ -83,6 +83,8 @@ export const TEXT_KEYS = [
   'console.authenticatorNotAllowed',
   // the console's sign-in of directory people (DEA_CONSOLE_LDAP_ROLES)
   'console.noDirectoryRole',
+  // a one-time link to set a user's password
+  'error.passwordLinkInvalid',
   // delivered messages
   'delivery.subject',
   'delivery.text',

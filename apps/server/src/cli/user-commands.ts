@@ -2,6 +2,7 @@ import type { Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
 import { changeMembership } from '../domain/group-membership.js';
 import { type ChangeBy, NoSuchUser, People, ProvisionError } from '../domain/identity/people.js';
+import { PasswordLinks } from '../domain/identity/password-links.js';
 import { OwnershipRefused } from '../domain/identity/user-ownership.js';
 import { acceptedKeys } from '../crypto/secret-keys.js';
 import { hashPassword } from '../crypto/password-hash.js';
@@ -261,6 +262,36 @@ export const userCommands: CommandGroup = {
         return `Set the password of ${username}; ${signedOut(sessionsEnded)}.`;
       },
     ),
+    'password-link': {
+      summary: 'a one-time link with which a user sets a new password in the login application',
+      usage: '<username>',
+      options: {},
+      async run(_values, positionals, context) {
+        const username = argument(positionals, 0, 'username');
+        noMoreArguments(positionals, 1);
+        const { store, keys } = await context.open();
+        const user = await findUser(store, username);
+        const { config } = context;
+        // The console's People screen makes the same link through the same module.
+        const links = new PasswordLinks({
+          store,
+          people: peopleOf(context, store),
+          keys: acceptedKeys(keys, 'consoleEnrolment'),
+          linkMs: config.passwordLinkMs,
+          loginUrl: new URL(config.loginPath, config.console.consoleUrl).href,
+          hashPassword: (password) => hashPassword(password, config.passwordHashCost),
+          now: () => context.now(),
+        });
+        const { url, expiresAt } = await changed(() => links.issue(BY_CLI, user.id));
+        context.out(
+          [
+            `A link for ${user.username} alone to set a new password, once, until ${isoTime(expiresAt)} (DEA_PASSWORD_LINK_HOURS):`,
+            url,
+          ].join('\n'),
+        );
+        return 0;
+      },
+    },
     disable: oneUserCommand(
       'disable a user: no sign-in, no codes, every verification fails',
       async (user, context, store) => {

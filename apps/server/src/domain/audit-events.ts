@@ -41,6 +41,10 @@ export const AUDIT_EVENTS = {
   'user.created': 'a user was added',
   'user.updated': "a user's name, locale or time zone changed",
   'user.password_set': "a user's password was set; their sessions ended",
+  'user.password_link_issued':
+    "a one-time link to set a user's password was made (the console's People screen or dea user password-link; details.expiresAt)",
+  'user.password_link_refused':
+    'a one-time password link was refused (details.reason: unknown, used, expired)',
   'user.signed_out': "an operator ended a user's sessions",
   'user.disabled': 'a user was disabled; their sessions ended',
   'user.enabled': 'a user was enabled',

@@ -233,6 +233,8 @@ export class Metrics {
       'user.created': none,
       'user.updated': none,
       'user.password_set': none,
+      'user.password_link_issued': none,
+      'user.password_link_refused': none,
       'user.signed_out': none,
       'user.disabled': none,
       'user.enabled': none,

@@ -36,6 +36,7 @@ export interface Database {
   console_oidc_sessions: ConsoleOidcSessionsTable;
   console_directory_accounts: ConsoleDirectoryAccountsTable;
   console_directory_sessions: ConsoleDirectorySessionsTable;
+  password_links: PasswordLinksTable;
 }
 
 export interface UsersTable {
@@ -340,4 +341,13 @@ export interface ConsoleDirectoryAccountsTable {
 export interface ConsoleDirectorySessionsTable {
   id_hash: string;
   roles_at: number;
+}
+
+/** A one-time link to set a user's password, kept as a keyed hash of its token (migration 0025). */
+export interface PasswordLinksTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }

@@ -25,6 +25,7 @@ import { rateCounterRepository } from './sql/rate-counters.js';
 import { consoleRepository } from './sql/console.js';
 import { consoleDirectoryRepository } from './sql/console-directory.js';
 import { consoleOidcRepository } from './sql/console-oidc.js';
+import { passwordLinkRepository } from './sql/password-links.js';
 import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
@@ -146,6 +147,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     console: consoleRepository(db),
     consoleOidc: consoleOidcRepository(db),
     consoleDirectory: consoleDirectoryRepository(db),
+    passwordLinks: passwordLinkRepository(db),
     meta: metaRepository(db),
     retention: retentionRepository(db),
     leases: leaseRepository(db),

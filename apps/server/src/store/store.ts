@@ -9,6 +9,7 @@ import type { CodeRepository } from './sql/codes.js';
 import type { ConsoleRepository } from './sql/console.js';
 import type { ConsoleDirectoryRepository } from './sql/console-directory.js';
 import type { ConsoleOidcRepository } from './sql/console-oidc.js';
+import type { PasswordLinkRepository } from './sql/password-links.js';
 import type { GroupRepository } from './sql/groups.js';
 import type { MetaRepository } from './sql/meta.js';
 import type { OutboxRepository } from './sql/outbox.js';
@@ -117,6 +118,8 @@ export interface Store {
   readonly consoleOidc: ConsoleOidcRepository;
   /** Console accounts of directory people (DEA_CONSOLE_LDAP_ROLES) and their sessions. */
   readonly consoleDirectory: ConsoleDirectoryRepository;
+  /** One-time links with which a local user sets a new password. */
+  readonly passwordLinks: PasswordLinkRepository;
   /** The store's schema: which migrations it has had, and bringing it up to date. */
   readonly schema: {
     state(): Promise<SchemaState>;

@@ -1,0 +1,141 @@
+import {
+  AdminPasswordLink,
+  AdminPeople,
+  AdminPeopleQuery,
+  AdminPerson,
+  AdminPersonChanged,
+  AdminPersonCreate,
+  AdminPersonMembership,
+  AdminPersonParams,
+  AdminPersonUpdate,
+  EmptyRequest,
+} from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { emptyBodyAsObject, ok } from '../../http/envelope.js';
+import { consoleCallerOf } from '../../http/console-guard.js';
+import { documented } from '../../http/route-docs.js';
+
+/** People in the console (issue 31, part 4): users administered by an administrator. */
+export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { peopleAdministration: people } = app.services;
+  const action = { preValidation: emptyBodyAsObject };
+
+  app.get(
+    '/admin/people',
+    {
+      schema: {
+        querystring: AdminPeopleQuery,
+        ...documented({
+          summary: 'Users, found by a part of their name',
+          security: 'console',
+          result: AdminPeople,
+        }),
+      },
+    },
+    async (request) => ok(await people.list(await consoleCallerOf(request, false), request.query.q)),
+  );
+  app.post(
+    '/admin/people',
+    {
+      schema: {
+        body: AdminPersonCreate,
+        ...documented({
+          summary: 'Add a local user',
+          security: 'console',
+          result: Type.Object({ id: Type.String() }),
+        }),
+      },
+    },
+    async (request) => ok(await people.create(await consoleCallerOf(request, true), request.body)),
+  );
+  app.get(
+    '/admin/people/:userId',
+    {
+      schema: {
+        params: AdminPersonParams,
+        ...documented({
+          summary: 'A user: fields, who owns each, groups, channels (read-only)',
+          security: 'console',
+          result: AdminPerson,
+        }),
+      },
+    },
+    async (request) => ok(await people.person(await consoleCallerOf(request, false), request.params.userId)),
+  );
+  app.post(
+    '/admin/people/:userId',
+    {
+      schema: {
+        params: AdminPersonParams,
+        body: AdminPersonUpdate,
+        ...documented({
+          summary: "Change a user's full name, locale or time zone (409 when another source owns it)",
+          security: 'console',
+          result: AdminPersonChanged,
+        }),
+      },
+    },
+    async (request) =>
+      ok(await people.update(await consoleCallerOf(request, true), request.params.userId, request.body)),
+  );
+  for (const [path, summary, run] of [
+    ['disable', 'Disable a user: sessions end, unused codes are revoked', people.disable.bind(people)],
+    ['enable', 'Enable a disabled user', people.enable.bind(people)],
+    ['remove', 'Remove a user with their channels, codes and sessions', people.remove.bind(people)],
+    ['sessions/end', 'End every session of the user', people.endSessions.bind(people)],
+  ] as const) {
+    app.post(
+      `/admin/people/:userId/${path}`,
+      {
+        ...action,
+        schema: {
+          params: AdminPersonParams,
+          body: EmptyRequest,
+          ...documented({ summary, security: 'console', result: AdminPersonChanged }),
+        },
+      },
+      async (request) => ok(await run(await consoleCallerOf(request, true), request.params.userId)),
+    );
+  }
+  app.post(
+    '/admin/people/:userId/groups',
+    {
+      schema: {
+        params: AdminPersonParams,
+        body: AdminPersonMembership,
+        ...documented({
+          summary: 'Add the user to a group or take them out (409 for a group another source owns)',
+          security: 'console',
+          result: AdminPersonChanged,
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await people.membership(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          request.body.groupId,
+          request.body.member,
+        ),
+      ),
+  );
+  app.post(
+    '/admin/people/:userId/password-link',
+    {
+      ...action,
+      schema: {
+        params: AdminPersonParams,
+        body: EmptyRequest,
+        ...documented({
+          summary: 'A one-time link with which the user sets a new password (409 for a directory user)',
+          security: 'console',
+          result: AdminPasswordLink,
+        }),
+      },
+    },
+    async (request) =>
+      ok(await people.passwordLink(await consoleCallerOf(request, true), request.params.userId)),
+  );
+};

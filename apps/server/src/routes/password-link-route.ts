@@ -1,0 +1,36 @@
+import { PasswordLinkUse } from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { notPermitted } from '../domain/api-error.js';
+import { ok } from '../http/envelope.js';
+import { origin } from './login-routes.js';
+import { documented } from '../http/route-docs.js';
+
+/** Where the login application's form sends the new password of a one-time link. */
+export const PASSWORD_LINK_API_PATH = '/login/api/password-link';
+
+/** The login application's form behind a one-time password link (domain/identity/password-links.ts). */
+export const passwordLinkRoute: FastifyPluginAsyncTypebox = async (app) => {
+  const { services } = app;
+  app.post(
+    PASSWORD_LINK_API_PATH,
+    {
+      schema: {
+        body: PasswordLinkUse,
+        ...documented({
+          summary: "Set a user's password with a one-time link (used once, expiring)",
+          security: 'none',
+          result: Type.Object({}),
+        }),
+      },
+    },
+    async (request, reply) => {
+      // Posted from another site: refused, as the sign-in is.
+      const from = request.headers.origin;
+      if (from !== undefined && from !== origin(request)) throw notPermitted();
+      await services.passwordLinks.use(request.body.token, request.body.password, request.ip);
+      void reply.header('cache-control', 'no-store');
+      return ok({});
+    },
+  );
+};
