@@ -4,6 +4,8 @@ export const API_BASE_PATH = '/dea/api/';
 export const PAGE_BASE_PATH = '/dea/';
 export const LOGOUT_PATH = '/dea/logout';
 export const LOGIN_API_SESSION_PATH = '/login/api/session';
+/** Where the login application's form sends the new password of a one-time password link. */
+export const LOGIN_API_PASSWORD_LINK_PATH = '/login/api/password-link';
 export const CODE_COUNT_PER_REQUEST = 1;
 export const POLICY_CATEGORY_SELF_SERVICE = 'Self Service';
 /** The policy category that says which console roles may give the group's members a code. */

@@ -77,6 +77,13 @@ export const TEXT_KEYS = [
   'login.locked',
   'login.required',
   'login.signedIn',
+  // the login application's form behind a one-time password link
+  'passwordLink.heading',
+  'passwordLink.newPassword',
+  'passwordLink.hint',
+  'passwordLink.submit',
+  'passwordLink.tooShort',
+  'passwordLink.saved',
   // the console's passkey enrolment
   'console.enrolmentLinkNeeded',
   'console.enrolmentLinkInvalid',

@@ -1,4 +1,4 @@
-import { PasswordLinkUse } from '@dea/contract';
+import { LOGIN_API_PASSWORD_LINK_PATH, PasswordLinkUse } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { notPermitted } from '../domain/api-error.js';
@@ -6,14 +6,11 @@ import { ok } from '../http/envelope.js';
 import { origin } from './login-routes.js';
 import { documented } from '../http/route-docs.js';
 
-/** Where the login application's form sends the new password of a one-time link. */
-export const PASSWORD_LINK_API_PATH = '/login/api/password-link';
-
 /** The login application's form behind a one-time password link (domain/identity/password-links.ts). */
 export const passwordLinkRoute: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;
   app.post(
-    PASSWORD_LINK_API_PATH,
+    LOGIN_API_PASSWORD_LINK_PATH,
     {
       schema: {
         body: PasswordLinkUse,

@@ -1,6 +1,8 @@
 import {
   CODE_COUNT_PER_REQUEST,
+  LOGIN_API_PASSWORD_LINK_PATH,
   LOGIN_API_SESSION_PATH,
+  type PasswordLinkUse,
   PAGE_CALLS,
   type BrandingEntry,
   type ChannelMap,
@@ -130,6 +132,16 @@ export async function createAndSendCode(
 export function signIn(username: string, password: string): Promise<SignInResult> {
   const body: SignInRequest = { username, password };
   return requestResult<SignInResult>(LOGIN_API_SESSION_PATH, {
+    method: 'POST',
+    body,
+    redirectOnSessionEnd: false,
+  });
+}
+
+/** Sets a user's password with the token of a one-time password link (the login application's form). */
+export function setPasswordByLink(token: string, password: string): Promise<unknown> {
+  const body: PasswordLinkUse = { token, password };
+  return requestResult<unknown>(LOGIN_API_PASSWORD_LINK_PATH, {
     method: 'POST',
     body,
     redirectOnSessionEnd: false,

@@ -106,6 +106,21 @@ export class FakeServer {
     });
   }
 
+  /**
+   * The login application's password link: the token `good-token` sets a password once, as the
+   * real server does; any other, or a second use, is refused in the request's language.
+   */
+  passwordLink(): this {
+    let used = false;
+    return this.on('POST /login/api/password-link', (call) => {
+      const { token } = call.body as { token: string };
+      if (token !== 'good-token' || used)
+        return envelopeError(3, text(languageOf(call), 'error.passwordLinkInvalid'));
+      used = true;
+      return ok({});
+    });
+  }
+
   /** The sign-in answers as for a locked user name or address (error 140). */
   lockSignIn(minutes: number): this {
     return this.on('POST /login/api/session', (call) => ({
