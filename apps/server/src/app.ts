@@ -22,6 +22,7 @@ import { consoleOidcRoutes } from './routes/console/console-oidc-routes.js';
 import { helpDeskRoutes } from './routes/console/help-desk-routes.js';
 import { administrationRoutes } from './routes/console/administration-routes.js';
 import { peopleRoutes } from './routes/console/people-routes.js';
+import { consoleAccountRoutes } from './routes/console/console-account-routes.js';
 import { passwordLinkRoute } from './routes/password-link-route.js';
 import { auditRoutes } from './routes/console/audit-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
@@ -188,6 +189,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
       await consoleApi.register(auditRoutes);
       await consoleApi.register(administrationRoutes);
       await consoleApi.register(peopleRoutes);
+      await consoleApi.register(consoleAccountRoutes);
     },
     { prefix: CONSOLE_API_BASE_PATH.replace(/\/$/, '') },
   );

@@ -38,6 +38,7 @@ import { exportDestinationsOf } from './audit-export/audit-export-settings.js';
 import { ConsoleAuth } from './domain/console-auth.js';
 import { ConsoleOidc } from './domain/console-oidc.js';
 import { ConsoleDirectory } from './domain/console-directory.js';
+import { ConsoleAccounts } from './domain/console-accounts.js';
 import { People } from './domain/identity/people.js';
 import { PasswordLinks } from './domain/identity/password-links.js';
 import { PeopleAdministration } from './domain/people-administration.js';
@@ -195,6 +196,13 @@ export async function startServices(
         hashQueue.tryRun((derive) => hashPassword(password, config.passwordHashCost, derive)),
       now,
     });
+    // The console accounts' one-time enrolment links, for their sign-in and their administrators.
+    const consoleEnrolment = new ConsoleEnrolment({
+      store,
+      keys: acceptedKeys(keys, 'consoleEnrolment'),
+      settings: config.console,
+      now,
+    });
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
@@ -237,12 +245,7 @@ export async function startServices(
               now,
             }),
           }),
-        enrolment: new ConsoleEnrolment({
-          store,
-          keys: acceptedKeys(keys, 'consoleEnrolment'),
-          settings: config.console,
-          now,
-        }),
+        enrolment: consoleEnrolment,
         now,
       }),
       scim: {
@@ -272,6 +275,7 @@ export async function startServices(
       }),
       peopleAdministration: new PeopleAdministration({ store, people, passwordLinks, now }),
       passwordLinks,
+      consoleAccounts: new ConsoleAccounts({ store, enrolment: consoleEnrolment, now }),
       // The services are complete by the time an agent sends a code.
       helpDesk: new HelpDesk(store, verification, config.codeDefaults, keys.codeHash, now, (request) =>
         sendCode(services, request),

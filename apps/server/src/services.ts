@@ -1,5 +1,6 @@
 import type { Administration } from './domain/administration.js';
 import type { PasswordLinks } from './domain/identity/password-links.js';
+import type { ConsoleAccounts } from './domain/console-accounts.js';
 import type { PeopleAdministration } from './domain/people-administration.js';
 import type { SendType } from '@dea/contract';
 import type { Config } from './config.js';
@@ -66,6 +67,8 @@ export interface Services {
   peopleAdministration: PeopleAdministration;
   /** One-time links with which a user sets a new password. */
   passwordLinks: PasswordLinks;
+  /** Console accounts as administrators change them (the console and dea admin). */
+  consoleAccounts: ConsoleAccounts;
   /** Users and groups pushed by an identity provider over SCIM 2.0. */
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */

@@ -101,3 +101,75 @@ export type PasswordLinkUse = Type.Static<typeof PasswordLinkUse>;
 
 /** Where the login application's password link puts its token: after '#'. */
 export const PASSWORD_LINK_FRAGMENT = 'reset=';
+
+/** Console accounts as administrators see them (issue 31, part 4). */
+export const AdminConsoleAccount = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  displayName: Type.String(),
+  role: Type.String(),
+  scope: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  disabled: Type.Boolean(),
+  /** local (password and passkey), provider (OpenID) or directory (DEA_CONSOLE_LDAP_ROLES): the last two take their role from groups. */
+  source: Type.String(),
+  lastSignInAt: Type.Union([Type.String(), Type.Null()]),
+  passkeys: Type.Array(
+    Type.Object({
+      credentialId: Type.String(),
+      name: Type.Union([Type.String(), Type.Null()]),
+      createdAt: Type.String(),
+      lastUsedAt: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});
+export type AdminConsoleAccount = Type.Static<typeof AdminConsoleAccount>;
+
+export const AdminConsoleAccounts = Type.Object({ accounts: Type.Array(AdminConsoleAccount) });
+export type AdminConsoleAccounts = Type.Static<typeof AdminConsoleAccounts>;
+
+export const AdminConsoleAccountParams = Type.Object({
+  accountId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export type AdminConsoleAccountParams = Type.Static<typeof AdminConsoleAccountParams>;
+
+export const AdminConsoleRoleChange = Type.Object({
+  role: Type.Union([Type.Literal('admin'), Type.Literal('helpdesk'), Type.Literal('auditor')]),
+  /** Group names a help-desk or auditor account is limited to; null: not limited. */
+  scope: Type.Union([
+    Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 }),
+    Type.Null(),
+  ]),
+});
+export type AdminConsoleRoleChange = Type.Static<typeof AdminConsoleRoleChange>;
+
+export const AdminPasskeyRename = Type.Object({
+  credentialId: Type.String({ minLength: 1, maxLength: 1024 }),
+  name: Type.String({ maxLength: 64 }),
+});
+export type AdminPasskeyRename = Type.Static<typeof AdminPasskeyRename>;
+
+export const AdminPasskeyRemove = Type.Object({
+  credentialId: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+export type AdminPasskeyRemove = Type.Static<typeof AdminPasskeyRemove>;
+
+/** A new enrolment link for an account whose passkeys were replaced. */
+export const AdminEnrolmentLink = Type.Object({
+  url: Type.String(),
+  expiresAt: Type.String(),
+  removed: Type.Integer(),
+});
+export type AdminEnrolmentLink = Type.Static<typeof AdminEnrolmentLink>;
+
+export const AdminConsoleAccountCreate = Type.Object({
+  username: Type.String({ minLength: 1, maxLength: 256 }),
+  displayName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  role: Type.Union([Type.Literal('admin'), Type.Literal('helpdesk'), Type.Literal('auditor')]),
+  scope: Type.Union([
+    Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 }),
+    Type.Null(),
+  ]),
+  /** The account's password, handed to its person with the enrolment link. */
+  password: Type.String({ minLength: 8, maxLength: 1024 }),
+});
+export type AdminConsoleAccountCreate = Type.Static<typeof AdminConsoleAccountCreate>;

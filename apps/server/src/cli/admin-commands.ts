@@ -1,6 +1,7 @@
 import { CONSOLE_PAGE_PATH } from '@dea/contract';
-import { newId } from '../crypto/ids.js';
 import { acceptedKeys, type SecretKeys } from '../crypto/secret-keys.js';
+import { ConsoleAccounts } from '../domain/console-accounts.js';
+import { RuleError } from '../domain/rule-error.js';
 import { ConsoleEnrolment } from '../domain/console-enrolment.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { validFullName, validUsername } from '../domain/user-fields.js';
@@ -66,19 +67,23 @@ async function audit(
   await store.audit.append({ event, actor: 'cli', details }, context.now());
 }
 
-/** The account's one-time enrolment link, in the words the operator hands on with it. */
-async function enrolmentLink(
-  account: ConsoleAccount,
-  store: Store,
-  keys: SecretKeys,
-  context: CliContext,
-): Promise<string> {
-  const { url, expiresAt } = await new ConsoleEnrolment({
+const enrolmentOf = (store: Store, keys: SecretKeys, context: CliContext) =>
+  new ConsoleEnrolment({
     store,
     keys: acceptedKeys(keys, 'consoleEnrolment'),
     settings: context.config.console,
     now: () => context.now(),
-  }).issue(account, 'cli');
+  });
+
+/** The console accounts' rules, the same the console's administrators go through. */
+const accountsOf = (store: Store, keys: SecretKeys, context: CliContext) =>
+  new ConsoleAccounts({ store, enrolment: enrolmentOf(store, keys, context), now: () => context.now() });
+
+/** The account's one-time enrolment link, in the words the operator hands on with it. */
+function enrolmentLinkText(
+  account: ConsoleAccount,
+  { url, expiresAt }: { url: string; expiresAt: number },
+): string {
   return [
     `Its enrolment link, for ${account.username} alone, once, until ${isoTime(expiresAt)} (DEA_CONSOLE_ENROLMENT_LINK_HOURS); it registers its first passkey there after its password:`,
     url,
@@ -132,24 +137,24 @@ export const adminCommands: CommandGroup = {
         const { store, keys } = await context.open();
         if (await store.console.findAccountByUsername(username))
           throw new CliFailure(`a console account named "${username}" already exists`);
-        const account = {
-          id: newId(context.now()),
-          username,
-          displayName,
-          role: accountRole,
-          passwordHash: await hashPassword(password, context.config.passwordHashCost),
-          createdAt: context.now(),
-          scope,
-        };
-        await store.console.createAccount(account);
-        await audit(store, context, 'console.account_created', {
-          username,
-          role: accountRole,
-          ...(scope !== null && { scope }),
-        });
+        // The same rule as the console's "add a console account".
+        const { account, link } = await accountsOf(store, keys, context)
+          .add(
+            {
+              username,
+              displayName,
+              role: accountRole,
+              scope,
+              passwordHash: await hashPassword(password, context.config.passwordHashCost),
+            },
+            'cli',
+          )
+          .catch((error: unknown) => {
+            throw error instanceof RuleError ? new CliFailure(error.message) : error;
+          });
         context.out(`Added console account ${username} (${accountRole}${scopeText(scope)}).`);
         for (const line of await unknownGroups(store, scope)) context.out(line);
-        context.out(await enrolmentLink({ ...account, disabled: false }, store, keys, context));
+        context.out(enrolmentLinkText(account, link));
         return 0;
       },
     },
@@ -248,15 +253,11 @@ export const adminCommands: CommandGroup = {
     'reset-passkeys': accountCommand(
       "remove a console account's passkeys (a lost device); its sessions end; prints the one-time link where it registers a new one",
       async (account, store, context, keys) => {
-        const removed = await store.console.removePasskeys(account.id);
-        const ended = await store.console.endSessionsOf(account.id, context.now());
-        await audit(store, context, 'console.account_changed', {
-          username: account.username,
-          change: 'passkeys removed',
-          removed,
-          sessionsEnded: ended,
-        });
-        return `Removed ${removed} passkeys of console account ${account.username}; ${ended} sessions ended.\n${await enrolmentLink(account, store, keys, context)}`;
+        const { removed, sessionsEnded, link } = await accountsOf(store, keys, context).resetPasskeys(
+          account,
+          'cli',
+        );
+        return `Removed ${removed} passkeys of console account ${account.username}; ${sessionsEnded} sessions ended.\n${enrolmentLinkText(account, link)}`;
       },
     ),
     remove: accountCommand(

@@ -275,6 +275,8 @@ export interface ConsolePasskeysTable {
   transports: string;
   created_at: number;
   last_used_at: number | null;
+  /** A name its account gave it (migration 0025); null: none. */
+  name: string | null;
 }
 
 export interface ConsoleSessionsTable {

@@ -26,6 +26,7 @@ import { consoleRepository } from './sql/console.js';
 import { consoleDirectoryRepository } from './sql/console-directory.js';
 import { consoleOidcRepository } from './sql/console-oidc.js';
 import { passwordLinkRepository } from './sql/password-links.js';
+import { consolePasskeyRepository } from './sql/console-passkeys.js';
 import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
@@ -148,6 +149,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     consoleOidc: consoleOidcRepository(db),
     consoleDirectory: consoleDirectoryRepository(db),
     passwordLinks: passwordLinkRepository(db),
+    consolePasskeys: consolePasskeyRepository(db),
     meta: metaRepository(db),
     retention: retentionRepository(db),
     leases: leaseRepository(db),

@@ -10,6 +10,7 @@ import type { ConsoleRepository } from './sql/console.js';
 import type { ConsoleDirectoryRepository } from './sql/console-directory.js';
 import type { ConsoleOidcRepository } from './sql/console-oidc.js';
 import type { PasswordLinkRepository } from './sql/password-links.js';
+import type { ConsolePasskeyRepository } from './sql/console-passkeys.js';
 import type { GroupRepository } from './sql/groups.js';
 import type { MetaRepository } from './sql/meta.js';
 import type { OutboxRepository } from './sql/outbox.js';
@@ -120,6 +121,8 @@ export interface Store {
   readonly consoleDirectory: ConsoleDirectoryRepository;
   /** One-time links with which a local user sets a new password. */
   readonly passwordLinks: PasswordLinkRepository;
+  /** Console passkeys one by one (names, removal keeping one) and accounts' last sign-in. */
+  readonly consolePasskeys: ConsolePasskeyRepository;
   /** The store's schema: which migrations it has had, and bringing it up to date. */
   readonly schema: {
     state(): Promise<SchemaState>;

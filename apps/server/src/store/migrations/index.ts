@@ -23,7 +23,7 @@ import * as scimModified from './0021-scim-modified.js';
 import * as consoleOidc from './0022-console-oidc.js';
 import * as consoleScope from './0023-console-scope.js';
 import * as consoleDirectory from './0024-console-directory.js';
-import * as passwordLinks from './0025-password-links.js';
+import * as peopleInTheConsole from './0025-people-in-the-console.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -57,7 +57,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0022-console-oidc': consoleOidc,
   '0023-console-scope': consoleScope,
   '0024-console-directory': consoleDirectory,
-  '0025-password-links': passwordLinks,
+  '0025-people-in-the-console': peopleInTheConsole,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 
 /**
- * One-time links with which a local user sets a new password (issue 31 part 4: an administrator
- * makes one in the console or with dea user password-link). Only a keyed hash of the link's token
- * is kept; a link is used once, and not after it expires.
+ * People in the console (issue 31 part 4): one-time links with which a user sets a new password
+ * (an administrator makes one in the console or with dea user password-link; only a keyed hash of
+ * the link's token is kept, used once, not after it expires), and a name for each console
+ * passkey, so that an account with several can tell them apart.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -15,8 +16,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('used_at', 'bigint')
     .execute();
   await db.schema.createIndex('password_links_user').on('password_links').column('user_id').execute();
+  await db.schema.alterTable('console_passkeys').addColumn('name', 'text').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('console_passkeys').dropColumn('name').execute();
   await db.schema.dropTable('password_links').execute();
 }
