@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { AdministrationScreen } from '../administration/administration-screen';
 import { AuditScreen } from '../audit/audit-screen';
 import { HelpDeskScreen } from '../help-desk/help-desk-screen';
+import { PeopleScreen } from '../people/people-screen';
 import { useConsoleI18n } from '../i18n/console-i18n';
 import { hrefOf, screensOf, useConsoleRoute, type ConsoleScreen } from './console-route';
 import { LanguageSelect } from './language-select';
@@ -11,6 +12,7 @@ const SCREEN_TITLE = {
   helpdesk: 'nav.helpdesk',
   audit: 'nav.audit',
   administration: 'nav.administration',
+  people: 'nav.people',
 } as const;
 
 /** The console's frame: its name, the screens of the account's role, the language and sign-out. */
@@ -83,6 +85,7 @@ function RoutedScreen({ me }: { me: ConsoleMe }) {
     helpdesk: <HelpDeskScreen userId={route.rest[0] === 'user' ? route.rest[1] : undefined} />,
     audit: <AuditScreen />,
     administration: <AdministrationScreen section={route.rest[0]} />,
+    people: <PeopleScreen userId={route.rest[0]} />,
   };
   return screens[route.screen];
 }

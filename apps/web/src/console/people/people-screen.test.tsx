@@ -1,0 +1,128 @@
+import type { AdminPerson } from '@dea/contract';
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { envelope, fakeConsoleApi, refusal, renderConsole } from '../testing/render-console';
+import { PeopleScreen } from './people-screen';
+
+const NINA: AdminPerson = {
+  id: 'u1',
+  username: 'nina',
+  fullName: 'Nina Novak',
+  locale: 'de',
+  timeZone: null,
+  source: 'local',
+  disabled: false,
+  createdAt: '2026-11-24T10:00:00Z',
+  lastLoginAt: null,
+  editable: {
+    fullName: true,
+    locale: true,
+    timeZone: true,
+    password: true,
+    disabled: true,
+    removal: true,
+    sessions: true,
+  },
+  groups: [
+    { id: 'g1', name: 'Staff', owner: 'local', member: false },
+    { id: 'g2', name: 'Engineering', owner: 'scim', member: true },
+  ],
+  channels: [{ key: 'mobile', address: '+49 *** ***12', source: 'local' }],
+};
+
+describe('people in the console', () => {
+  it('finds users and adds one with the keyboard, then opens it', async () => {
+    const calls = fakeConsoleApi({
+      'GET admin/people': (call) =>
+        envelope({
+          users:
+            call.query?.q === 'nin'
+              ? [{ id: 'u1', username: 'nina', fullName: 'Nina Novak', source: 'local', disabled: false }]
+              : [],
+        }),
+      'POST admin/people': () => envelope({ id: 'u2' }),
+    });
+    renderConsole(<PeopleScreen userId={undefined} />);
+    expect(await screen.findByText('No user found.')).toBeInTheDocument();
+    await userEvent.type(screen.getByRole('searchbox', { name: 'Find a user' }), 'nin{Enter}');
+    const table = await screen.findByTestId('people');
+    expect(within(table).getByRole('link', { name: 'nina' }).getAttribute('href')).toBe('#/people/u1');
+    expect(table).toHaveTextContent('this server');
+
+    await userEvent.type(screen.getByLabelText('User name'), 'omar');
+    await userEvent.type(screen.getByLabelText('Full name'), 'Omar Ortiz{Enter}');
+    await screen.findByTestId('person-add');
+    await expect.poll(() => window.location.hash).toBe('#/people/u2');
+    expect(calls.find((call) => call.method === 'POST')?.body).toEqual({
+      username: 'omar',
+      fullName: 'Omar Ortiz',
+    });
+  });
+
+  it("edits a user, disables them, makes a password link, and shows another source's group read-only", async () => {
+    let person = NINA;
+    const calls = fakeConsoleApi({
+      'GET admin/people/u1': () => envelope(person),
+      'POST admin/people/u1': () => envelope({ changed: ['fullName'], sessionsEnded: 0 }),
+      'POST admin/people/u1/disable': () => {
+        person = { ...person, disabled: true };
+        return envelope({ changed: ['disabled'], sessionsEnded: 1 });
+      },
+      'POST admin/people/u1/password-link': () =>
+        envelope({ url: 'http://dea.test/login/#reset=tok', expiresAt: '2026-11-25T10:00:00Z' }),
+      'POST admin/people/u1/groups': () => envelope({ changed: ['groups'], sessionsEnded: 0 }),
+    });
+    renderConsole(<PeopleScreen userId="u1" />);
+    const fullName = await screen.findByLabelText('Full name');
+    await userEvent.clear(fullName);
+    await userEvent.type(fullName, 'Nina Nowak');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByTestId('person-done')).toHaveTextContent('Saved.');
+    expect(calls.find((call) => call.path === 'admin/people/u1' && call.method === 'POST')?.body).toEqual({
+      fullName: 'Nina Nowak',
+      locale: 'de',
+      timeZone: null,
+    });
+
+    await userEvent.click(screen.getByRole('button', { name: 'Disable' }));
+    expect(await screen.findByRole('button', { name: 'Enable' })).toBeInTheDocument();
+    expect(screen.getByTestId('person-state')).toHaveTextContent('disabled');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Link to set a password' }));
+    expect(await screen.findByTestId('password-link-url')).toHaveTextContent(
+      'http://dea.test/login/#reset=tok',
+    );
+
+    const groups = screen.getByTestId('person-groups');
+    expect(within(groups).getByRole('checkbox', { name: /Engineering|identity provider/ })).toBeDisabled();
+    await userEvent.click(within(groups).getByRole('checkbox', { name: 'Member' }));
+    expect(calls.find((call) => call.path === 'admin/people/u1/groups')?.body).toEqual({
+      groupId: 'g1',
+      member: true,
+    });
+    expect(screen.getByTestId('person-channels')).toHaveTextContent('+49 *** ***12');
+  });
+
+  it("shows what a directory owns read-only with its source, and the server's refusal", async () => {
+    fakeConsoleApi({
+      'GET admin/people/u1': () =>
+        envelope({
+          ...NINA,
+          source: 'ldap',
+          editable: { ...NINA.editable, fullName: false, password: false },
+        }),
+      'POST admin/people/u1/sessions/end': () =>
+        refusal(409, 2, "nina's sessions come from the directory (LDAP); change it there"),
+    });
+    renderConsole(<PeopleScreen userId="u1" />);
+    const fullName = await screen.findByLabelText('Full name');
+    expect(fullName).toHaveAttribute('readonly');
+    expect(fullName).toHaveAccessibleDescription(
+      'Read-only: it comes from the directory (LDAP) and is changed there.',
+    );
+    expect(screen.queryByRole('button', { name: 'Link to set a password' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'End their sessions' }));
+    expect(await screen.findByTestId('console-error')).toHaveTextContent('directory');
+  });
+});
