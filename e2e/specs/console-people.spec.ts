@@ -12,7 +12,7 @@ import { type RunningServer, startServer } from '../support/start-server';
 
 // An administrator administers a person from the console alone (issue 31, part 4): adds a user,
 // edits them, disables and enables them, and hands them a password link the user opens in the
-// browser. (Console accounts are administered through the API only so far: no screen yet.)
+// browser; then adds a console account and a second passkey to their own account.
 let server: RunningServer;
 let origin: string;
 
@@ -20,6 +20,7 @@ test.beforeAll(async () => {
   server = await startServer();
   origin = consoleOrigin(server);
   addConsoleAccount(server, 'petra', 'admin', 'Petra People');
+  addConsoleAccount(server, 'pia', 'admin', 'Pia Passkeys');
 });
 
 test.afterAll(async () => {
@@ -71,4 +72,50 @@ test('an administrator adds, edits, disables and enables a user, and the user se
   await user.goto(`${origin}/login/`);
   await fillSignInForm(user, 'quinn', 'quinn sets this one');
   await expect(user).toHaveURL(`${origin}/dea/`);
+});
+
+test('an administrator adds a console account and a second passkey to their own account, and names it', async ({
+  page,
+  context,
+}) => {
+  // Two devices: the one pia signs in with, then another one for the second passkey (an
+  // authenticator refuses a second credential for an account it already holds).
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const device = {
+    options: {
+      protocol: 'ctap2' as const,
+      transport: 'internal' as const,
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  };
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', device);
+  await signInToConsole(page, origin, 'pia');
+  await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+  await cdp.send('WebAuthn.addVirtualAuthenticator', device);
+  await page.goto(`${origin}/admin/#/people`);
+  const accounts = page.getByTestId('console-accounts');
+  await expect(accounts).toContainText('Pia Passkeys (pia)');
+
+  const add = page.getByRole('form', { name: 'Add a console account' });
+  await add.getByLabel('Console user name').fill('hugo');
+  await add.getByLabel('Display name').fill('Hugo Helpdesk');
+  await add.getByLabel('Password').fill('a console password');
+  await add.getByRole('button', { name: 'Add the account' }).click();
+  await expect(page.getByTestId('enrolment-link-url')).toContainText('#enrol=');
+  await expect(accounts).toContainText('Hugo Helpdesk (hugo)');
+
+  // The virtual authenticator holds pia's first passkey; it makes a second one.
+  await page.getByRole('button', { name: 'Add a passkey to my account' }).click();
+  await expect(page.getByTestId('accounts-done')).toHaveText('A passkey was added to your account.');
+  const second = page.getByRole('form', { name: 'Passkey 2 of pia' });
+  await expect(second).toBeVisible();
+  await second.getByLabel('Name of passkey 2').fill('Laptop');
+  await second.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByTestId('accounts-done')).toHaveText('Saved.');
+  await expectConsoleAccessible(page);
+  await page.setViewportSize({ width: 390, height: 800 });
+  await expectConsoleFitsPhone(page);
 });

@@ -15,6 +15,7 @@ import { ConsoleTable } from '../components/console-table';
 import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
 import { hrefOf } from '../shell/console-route';
+import { ConsoleAccountsSection } from './console-accounts-section';
 
 const SOURCE_TEXT = {
   local: 'source.local',
@@ -27,7 +28,14 @@ const sourceKey = (source: string) => SOURCE_TEXT[(source in SOURCE_TEXT ? sourc
 
 /** People (issue 31, part 4): an administrator finds, adds and administers users. */
 export function PeopleScreen({ userId }: { userId: string | undefined }) {
-  return userId === undefined ? <PeopleList /> : <PersonView userId={userId} />;
+  return userId === undefined ? (
+    <>
+      <PeopleList />
+      <ConsoleAccountsSection />
+    </>
+  ) : (
+    <PersonView userId={userId} />
+  );
 }
 
 function PeopleList() {
