@@ -14,6 +14,11 @@ import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radi
 import type { ConsoleAuthSettings } from './domain/console-auth.js';
 import { consoleEnrolmentConfigOf, consoleEnrolmentSettings } from './domain/console-settings.js';
 import {
+  channelRegistrationConfigOf,
+  channelRegistrationSettings,
+  type ChannelRegistrationConfig,
+} from './domain/channel-registration-settings.js';
+import {
   type ConsoleOidcConfig,
   consoleOidcConfigOf,
   consoleOidcSettings,
@@ -129,6 +134,7 @@ export const SETTINGS = {
   },
   ...consoleEnrolmentSettings,
   ...consoleOidcSettings,
+  ...channelRegistrationSettings,
   DEA_SESSION_ABSOLUTE_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
     doc: 'A session ends this long after sign-in, used or not (AAL2: at most 12).',
@@ -259,6 +265,8 @@ export interface Config {
   console: ConsoleAuthSettings;
   /** The console's sign-in with an OpenID provider; undefined: local console accounts only. */
   consoleOidc: ConsoleOidcConfig | undefined;
+  /** People proving the addresses they register (domain/channel-proof.ts). */
+  channelRegistration: ChannelRegistrationConfig;
   /** Every setting's value as it took effect (defaults included), for the console's read-only view. */
   settingValues: Readonly<Record<string, unknown>>;
   /** Who may call POST /validate/check without a service key. */
@@ -506,6 +514,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const auditExport = auditExportConfigOf(s, problems);
   const consoleEnrolment = consoleEnrolmentConfigOf(s, s.PORT, problems);
   const consoleOidc = consoleOidcConfigOf(s, problems);
+  const channelRegistration = channelRegistrationConfigOf(s, s.PORT, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -528,6 +537,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
       ...consoleEnrolment,
     },
     consoleOidc,
+    channelRegistration,
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
     timeZone: s.DEA_TIME_ZONE,

@@ -13,6 +13,7 @@ import type { SignIn } from './domain/sign-in.js';
 import type { Verification } from './domain/verification.js';
 import type { RetriedVerifications } from './domain/retried-requests.js';
 import type { DeliveryProvider } from './delivery/delivery.js';
+import type { ChannelProofs } from './domain/channel-proof.js';
 import type { Notices } from './delivery/notices.js';
 import type { CodeDelivery } from './domain/ports/code-delivery.js';
 import type { Metrics } from './observability/metrics.js';
@@ -75,6 +76,8 @@ export interface Services {
   channelRules: ChannelRules;
   sendLimits: SendLimits;
   notices: Notices;
+  /** People registering and proving their own channels (domain/channel-proof.ts, issue 32). */
+  channelProofs: ChannelProofs;
   /** Delivery of codes as the domain asks for it (domain/ports/code-delivery.ts), on `delivery`. */
   codeDelivery: CodeDelivery;
   now: () => number;

@@ -55,6 +55,9 @@ export const TEXT_KEYS = [
   'error.invalidRequest',
   'error.notPermitted',
   'error.codesNotEnabled',
+  'error.channelProofInvalid',
+  'error.channelNotRegistrable',
+  'error.channelUndoInvalid',
   'error.wrongDeliveryMode',
   'error.notSignedIn',
   'error.sessionExpired',
@@ -88,6 +91,11 @@ export const TEXT_KEYS = [
   'delivery.notice.subject',
   'delivery.notice.text',
   'delivery.notice.screenText',
+  'delivery.proof.subject',
+  'delivery.proof.text',
+  'delivery.proof.voice',
+  'delivery.channelNotice.subject',
+  'delivery.channelNotice.text',
 ] as const;
 
 export type TextKey = (typeof TEXT_KEYS)[number];

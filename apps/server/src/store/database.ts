@@ -34,6 +34,8 @@ export interface Database {
   console_oidc_identities: ConsoleOidcIdentitiesTable;
   console_oidc_flows: ConsoleOidcFlowsTable;
   console_oidc_sessions: ConsoleOidcSessionsTable;
+  channel_proofs: ChannelProofsTable;
+  channel_undo_links: ChannelUndoLinksTable;
 }
 
 export interface UsersTable {
@@ -97,6 +99,34 @@ export interface ChannelsTable {
   key: string;
   address: string;
   created_at: number;
+  /** source (directory, SCIM, import, CLI) or owner (registered and proven by its person). */
+  origin: Generated<string>;
+  proven_at: ColumnType<number | null, number | null | undefined, number | null>;
+  registered_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** An address waiting for its proof: the code as a keyed hash, its tries left. */
+export interface ChannelProofsTable {
+  id: string;
+  user_id: string;
+  key: string;
+  address: string;
+  origin: string;
+  code_hash: string;
+  tries_left: number;
+  created_at: number;
+  expires_at: number;
+}
+
+/** The link that undoes a registration ("this was not me"), a keyed hash of its token. */
+export interface ChannelUndoLinksTable {
+  token_hash: string;
+  user_id: string;
+  channel_id: string;
+  key: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface CodesTable {

@@ -15,6 +15,7 @@ import { auditTrailRepository } from './sql/audit-trail.js';
 import { leaseRepository, retentionRepository, secretUsageRepository } from './sql/retention.js';
 import { brandingRepository } from './sql/branding.js';
 import { catalogRepository } from './sql/catalogs.js';
+import { channelProofRepository } from './sql/channel-proofs.js';
 import { channelRepository } from './sql/channels.js';
 import { codeRepository } from './sql/codes.js';
 import type { Db, Dialect } from './sql/db.js';
@@ -134,6 +135,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     bulkUsers: bulkUserRepository(db, dialect),
     groups: groupRepository(db, dialect),
     channels: channelRepository(db, dialect),
+    channelProofs: channelProofRepository(db),
     codes: codeRepository(db, dialect),
     sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),

@@ -5,6 +5,7 @@ import type { BrandingRepository } from './sql/branding.js';
 import type { BulkUserRepository } from './sql/bulk-users.js';
 import type { CatalogRepository } from './sql/catalogs.js';
 import type { ChannelRepository } from './sql/channels.js';
+import type { ChannelProofRepository } from './sql/channel-proofs.js';
 import type { CodeRepository } from './sql/codes.js';
 import type { ConsoleRepository } from './sql/console.js';
 import type { ConsoleOidcRepository } from './sql/console-oidc.js';
@@ -34,7 +35,8 @@ export type {
 export type { BrandingRepository } from './sql/branding.js';
 export type { BulkUserRepository, NewBatchUser, NewUsersBatch } from './sql/bulk-users.js';
 export type { CatalogRepository } from './sql/catalogs.js';
-export type { Channel, ChannelRepository } from './sql/channels.js';
+export type { Channel, ChannelOrigin, ChannelRepository, ProvenChannel } from './sql/channels.js';
+export type { ChannelProof, ChannelUndoLink, ChannelProofRepository } from './sql/channel-proofs.js';
 export type { NewCode, ActiveCode, IssueOutcome, CodeRepository, VerifyPolicy } from './sql/codes.js';
 export type {
   ConsoleRole,
@@ -90,6 +92,8 @@ export interface Store {
   readonly bulkUsers: BulkUserRepository;
   readonly groups: GroupRepository;
   readonly channels: ChannelRepository;
+  /** Addresses waiting for their proof, and the links that undo a registration (issue 32). */
+  readonly channelProofs: ChannelProofRepository;
   readonly codes: CodeRepository;
   readonly sessions: SessionRepository;
   readonly branding: BrandingRepository;

@@ -86,13 +86,10 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
           locale: 'de',
           createdAt: NOW,
         });
-        await old.channels.set({
-          id: newId(),
-          userId: id,
-          key: 'email',
-          address: `user${index}@example.com`,
-          createdAt: NOW,
-        });
+        // Written as the previous release's schema holds them (channels have an origin since 0027).
+        await target.insert('channels', [
+          { id: newId(), user_id: id, key: 'email', address: `user${index}@example.com`, created_at: NOW },
+        ]);
         const codeId = newId();
         codeIds.push(codeId);
         // Written as the previous release's schema holds them (this version issues codes through
@@ -143,8 +140,10 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
       for (const [table, rows] of Object.entries(before)) {
         if (table === 'kysely_migration') continue;
         // Audit entries gain columns for their place and chain value (0017-audit-chain); users
-        // and groups the attributes SCIM keeps (0020-scim-attributes, 0021-scim-modified), all null.
+        // and groups the attributes SCIM keeps (0020-scim-attributes, 0021-scim-modified), all null;
+        // channels who registered them (0027-channel-proofs: the source's, never proven by a person).
         const added: Record<string, string[]> = {
+          channels: ['origin', 'proven_at', 'registered_at'],
           audit_log: ['seq', 'chain', 'chain_key'],
           users: ['given_name', 'family_name', 'primary_email', 'primary_phone', 'updated_at'],
           groups: ['external_id', 'created_by', 'created_at', 'updated_at'],
@@ -156,6 +155,8 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
         );
         for (const row of table === 'users' || table === 'groups' ? (after[table] ?? []) : [])
           for (const column of added[table] ?? []) expect(row[column], column).toBeNull();
+        for (const row of table === 'channels' ? (after[table] ?? []) : [])
+          expect([row.origin, row.proven_at, row.registered_at]).toEqual(['source', null, null]);
         expect(kept, table).toEqual(rows);
       }
       expect(after.users).toHaveLength(5);

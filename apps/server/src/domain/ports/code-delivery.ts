@@ -18,6 +18,8 @@ export interface CodeToSend {
   language: string;
   timeZone: string;
   userId: string;
+  /** An emergency code (the default), or the code that proves a new address (channel-proof.ts). */
+  purpose?: 'emergency' | 'proof';
 }
 
 /**
