@@ -11,6 +11,7 @@ import { badUrl, installErrorHandling } from './http/envelope.js';
 import { demoModeOf } from './domain/demo-mode.js';
 import type { Services } from './http/types.js';
 import { codeRoutes } from './routes/api/code-routes.js';
+import { channelRoutes, channelUndoRoute } from './routes/api/channel-routes.js';
 import { publicRoutes } from './routes/api/public-routes.js';
 import { userRoutes } from './routes/api/user-routes.js';
 import { verifyRoute } from './routes/api/verify-route.js';
@@ -170,6 +171,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
       await api.register(publicRoutes);
       await api.register(userRoutes);
       await api.register(codeRoutes);
+      await api.register(channelRoutes);
+      await api.register(channelUndoRoute);
       await api.register(verifyRoute);
     },
     { prefix: API_BASE_PATH.replace(/\/$/, '') },

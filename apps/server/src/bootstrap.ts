@@ -26,6 +26,7 @@ import { codeDelivery } from './delivery/code-delivery.js';
 import { Notices } from './delivery/notices.js';
 import { channelNotices } from './delivery/channel-notices.js';
 import { ChannelProofs } from './domain/channel-proof.js';
+import { RegistrationSignIn } from './domain/registration-sign-in.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './services.js';
@@ -289,6 +290,22 @@ export async function startServices(
           attempt: config.delivery.attempt,
           now,
         }),
+        config,
+        now,
+      }),
+      registrationSignIn: new RegistrationSignIn({
+        store,
+        hashKeys: acceptedKeys(keys, 'codeHash'),
+        codeDelivery: codeDelivery({
+          route: (type) => services.delivery(type),
+          catalogs,
+          attempt: config.delivery.attempt,
+        }),
+        channelRules,
+        get sendLimits() {
+          return services.sendLimits;
+        },
+        catalogs,
         config,
         now,
       }),

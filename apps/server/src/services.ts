@@ -14,6 +14,7 @@ import type { Verification } from './domain/verification.js';
 import type { RetriedVerifications } from './domain/retried-requests.js';
 import type { DeliveryProvider } from './delivery/delivery.js';
 import type { ChannelProofs } from './domain/channel-proof.js';
+import type { RegistrationSignIn } from './domain/registration-sign-in.js';
 import type { Notices } from './delivery/notices.js';
 import type { CodeDelivery } from './domain/ports/code-delivery.js';
 import type { Metrics } from './observability/metrics.js';
@@ -78,6 +79,8 @@ export interface Services {
   notices: Notices;
   /** People registering and proving their own channels (domain/channel-proof.ts, issue 32). */
   channelProofs: ChannelProofs;
+  /** The strong sign-in that opens the registration of channels (domain/registration-sign-in.ts). */
+  registrationSignIn: RegistrationSignIn;
   /** Delivery of codes as the domain asks for it (domain/ports/code-delivery.ts), on `delivery`. */
   codeDelivery: CodeDelivery;
   now: () => number;

@@ -49,3 +49,79 @@ export const DEFAULT_CHANNEL_REGISTRATION_POLICY: ChannelRegistrationPolicyOptio
   registrationMaxChannels: 4,
   reproveAfterDays: 0,
 };
+
+// The channels page's calls (issue 32), under /dea/api/ beside the emergency page's.
+const strict = { additionalProperties: false } as const;
+const Token = Type.String({ minLength: 16, maxLength: 200 });
+const Code = Type.String({ minLength: 1, maxLength: 40 });
+const OptionalLocale = Type.Optional(Type.String({ maxLength: 35 }));
+
+/** The cookie of a registration session: HTTP-only, for the channels page's calls only. */
+export const REGISTRATION_COOKIE_NAME = 'dea_registration';
+
+export const RegistrationChallengeRequest = Type.Object(
+  { reference: Type.String({ minLength: 1, maxLength: 64 }), locale: OptionalLocale },
+  strict,
+);
+export type RegistrationChallengeRequest = Type.Static<typeof RegistrationChallengeRequest>;
+export const RegistrationChallengeResult = Type.Object({
+  challengeId: Type.String(),
+  to: Type.String({ description: 'The masked recipient' }),
+  expiresAt: Type.String({ description: 'ISO-8601 UTC' }),
+});
+export const RegistrationOpenRequest = Type.Union([
+  Type.Object({ challengeId: Type.String({ minLength: 1, maxLength: 64 }), code: Code }, strict),
+  Type.Object({ link: Token }, strict),
+]);
+export type RegistrationOpenRequest = Type.Static<typeof RegistrationOpenRequest>;
+export const RegistrationOpenResult = Type.Object({
+  expiresAt: Type.String({ description: 'When the registration session ends (ISO-8601 UTC)' }),
+});
+
+const ChannelKeyName = Type.Union(
+  [
+    'mobile',
+    'personalMobile',
+    'email',
+    'personalEmail',
+    'telephone',
+    'personalTelephone',
+    'twitter',
+    'personalTwitter',
+  ].map((key) => Type.Literal(key)),
+);
+export const ChannelListResult = Type.Object({
+  channels: Type.Array(
+    Type.Object({
+      state: Type.Union([Type.Literal('registered'), Type.Literal('pending')]),
+      key: Type.String(),
+      type: Type.String(),
+      to: Type.String(),
+      reference: Type.Optional(Type.String()),
+      proofId: Type.Optional(Type.String()),
+      origin: Type.Optional(Type.String({ description: 'source (read-only) or owner' })),
+      usable: Type.Optional(Type.Boolean()),
+      reason: Type.Optional(Type.String({ description: 'cooling or proof-expired' })),
+      until: Type.Optional(
+        Type.String({ description: 'ISO-8601 UTC: the end of the cooling-off time or of the proof' }),
+      ),
+    }),
+  ),
+});
+export const ChannelAddRequest = Type.Object(
+  { key: ChannelKeyName, address: Type.String({ minLength: 1, maxLength: 320 }), locale: OptionalLocale },
+  strict,
+);
+export type ChannelAddRequest = Type.Static<typeof ChannelAddRequest>;
+export const ChannelAddResult = Type.Object({
+  proofId: Type.String(),
+  to: Type.String(),
+  expiresAt: Type.String(),
+});
+export const ChannelProveRequest = Type.Object(
+  { proofId: Type.String({ minLength: 1, maxLength: 64 }), code: Code, locale: OptionalLocale },
+  strict,
+);
+export const ChannelRemoveRequest = Type.Object({ key: ChannelKeyName }, strict);
+export const ChannelUndoRequest = Type.Object({ token: Token }, strict);
+export const ChannelChangeResult = Type.Object({ done: Type.Boolean() });

@@ -58,6 +58,7 @@ export const TEXT_KEYS = [
   'error.channelProofInvalid',
   'error.channelNotRegistrable',
   'error.channelUndoInvalid',
+  'error.registrationSignInNeeded',
   'error.wrongDeliveryMode',
   'error.notSignedIn',
   'error.sessionExpired',
@@ -96,6 +97,9 @@ export const TEXT_KEYS = [
   'delivery.proof.voice',
   'delivery.channelNotice.subject',
   'delivery.channelNotice.text',
+  'delivery.registration.subject',
+  'delivery.registration.text',
+  'delivery.registration.voice',
 ] as const;
 
 export type TextKey = (typeof TEXT_KEYS)[number];

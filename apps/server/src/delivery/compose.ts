@@ -39,6 +39,16 @@ export function formatTime(at: number, language: string, timeZone: string): stri
 /** Stands in for the code while the text is escaped, so the code can then be wrapped in markup. */
 const CODE_MARK = '\u0000code\u0000';
 
+const MESSAGE_KEYS = {
+  emergency: { subject: 'delivery.subject', voice: 'delivery.voice', text: 'delivery.text' },
+  proof: { subject: 'delivery.proof.subject', voice: 'delivery.proof.voice', text: 'delivery.proof.text' },
+  registration: {
+    subject: 'delivery.registration.subject',
+    voice: 'delivery.registration.voice',
+    text: 'delivery.registration.text',
+  },
+} as const;
+
 /** The localized message that carries a code. */
 export async function composeCodeMessage(
   catalogs: Catalogs,
@@ -47,17 +57,10 @@ export async function composeCodeMessage(
   code: string,
   expiresAt: number,
   timeZone: string,
-  /** An emergency code, or the code that proves a new address (its own texts). */
-  purpose: 'emergency' | 'proof' = 'emergency',
+  /** An emergency code, the code that proves a new address or the one that opens registration (their own texts). */
+  purpose: 'emergency' | 'proof' | 'registration' = 'emergency',
 ): Promise<ComposedMessage> {
-  const keys =
-    purpose === 'proof'
-      ? ({
-          subject: 'delivery.proof.subject',
-          voice: 'delivery.proof.voice',
-          text: 'delivery.proof.text',
-        } as const)
-      : ({ subject: 'delivery.subject', voice: 'delivery.voice', text: 'delivery.text' } as const);
+  const keys = MESSAGE_KEYS[purpose];
   const subject = await catalogs.text(language, keys.subject);
   const expires = formatTime(expiresAt, language, timeZone);
   if (type === 'TELEPHONE') {

@@ -58,6 +58,14 @@ export const AUDIT_EVENTS = {
     'a person proved an address and it became their channel (details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
   'channel.registration_undone':
     "the link in a new channel's notice was used (\"this was not me\"): the channel was removed and the person's sessions ended; the help desk's alert (a webhook of this event; details: key, channelId, removed)",
+  'registration.challenge_sent':
+    "a code that opens the registration of channels was sent to one of the person's proven channels (details: channelKey, channel, to, challengeId)",
+  'registration.opened':
+    'a strong sign-in opened a registration session (details.method: channel-code or link; sessionId, expiresAt)',
+  'registration.refused':
+    'a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable)',
+  'registration.link_issued':
+    'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
   'channel.undo_refused':
     "a link to undo a channel's registration was refused (details.reason unusable: unknown, used or expired, never which)",
   'group.created': 'a group was added',

@@ -22,6 +22,14 @@ export const channelRegistrationSettings = {
     schema: Type.Integer({ minimum: 1, maximum: 720, default: 72 }),
     doc: "How long the link in a new channel's notice undoes the registration and alerts the help desk.",
   },
+  DEA_REGISTRATION_SESSION_MINUTES: {
+    schema: Type.Integer({ minimum: 1, maximum: 240, default: 15 }),
+    doc: 'How long a registration session (opened by a strong sign-in: a code to a proven channel, a registration link) lets its person add and remove channels.',
+  },
+  DEA_REGISTRATION_LINK_HOURS: {
+    schema: Type.Integer({ minimum: 1, maximum: 720, default: 72 }),
+    doc: 'How long a one-time registration link (dea user registration-link, the help desk) stays valid.',
+  },
 } as const;
 
 export interface ChannelRegistrationConfig {
@@ -29,6 +37,8 @@ export interface ChannelRegistrationConfig {
   proofMs: number;
   proofTries: number;
   undoLinkMs: number;
+  registrationSessionMs: number;
+  registrationLinkMs: number;
 }
 
 const MINUTE = 60_000;
@@ -44,6 +54,8 @@ export function channelRegistrationConfigOf(
     proofMs: values.DEA_CHANNEL_PROOF_MINUTES * MINUTE,
     proofTries: values.DEA_CHANNEL_PROOF_TRIES,
     undoLinkMs: values.DEA_CHANNEL_UNDO_LINK_HOURS * 60 * MINUTE,
+    registrationSessionMs: values.DEA_REGISTRATION_SESSION_MINUTES * MINUTE,
+    registrationLinkMs: values.DEA_REGISTRATION_LINK_HOURS * 60 * MINUTE,
   };
 }
 

@@ -36,6 +36,8 @@ export interface Database {
   console_oidc_sessions: ConsoleOidcSessionsTable;
   channel_proofs: ChannelProofsTable;
   channel_undo_links: ChannelUndoLinksTable;
+  registration_sessions: RegistrationSessionsTable;
+  registration_links: RegistrationLinksTable;
 }
 
 export interface UsersTable {
@@ -356,4 +358,28 @@ export interface ConsoleOidcSessionsTable {
   role: string;
   /** When the session's role was last taken from the provider. */
   roles_at: number;
+}
+
+/** A registration session: a challenge (code_hash) until opened, then its cookie's token_hash. */
+export interface RegistrationSessionsTable {
+  id: string;
+  user_id: string;
+  method: string;
+  channel_id: string | null;
+  code_hash: string | null;
+  tries_left: number;
+  token_hash: string | null;
+  created_at: number;
+  expires_at: number;
+  opened_at: number | null;
+}
+
+/** A one-time registration link of the help desk or an administrator. */
+export interface RegistrationLinksTable {
+  token_hash: string;
+  user_id: string;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }

@@ -16,6 +16,7 @@ import { leaseRepository, retentionRepository, secretUsageRepository } from './s
 import { brandingRepository } from './sql/branding.js';
 import { catalogRepository } from './sql/catalogs.js';
 import { channelProofRepository } from './sql/channel-proofs.js';
+import { registrationRepository } from './sql/registration.js';
 import { channelRepository } from './sql/channels.js';
 import { codeRepository } from './sql/codes.js';
 import type { Db, Dialect } from './sql/db.js';
@@ -136,6 +137,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     groups: groupRepository(db, dialect),
     channels: channelRepository(db, dialect),
     channelProofs: channelProofRepository(db),
+    registration: registrationRepository(db),
     codes: codeRepository(db, dialect),
     sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),

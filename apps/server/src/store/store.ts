@@ -6,6 +6,7 @@ import type { BulkUserRepository } from './sql/bulk-users.js';
 import type { CatalogRepository } from './sql/catalogs.js';
 import type { ChannelRepository } from './sql/channels.js';
 import type { ChannelProofRepository } from './sql/channel-proofs.js';
+import type { RegistrationRepository } from './sql/registration.js';
 import type { CodeRepository } from './sql/codes.js';
 import type { ConsoleRepository } from './sql/console.js';
 import type { ConsoleOidcRepository } from './sql/console-oidc.js';
@@ -37,6 +38,7 @@ export type { BulkUserRepository, NewBatchUser, NewUsersBatch } from './sql/bulk
 export type { CatalogRepository } from './sql/catalogs.js';
 export type { Channel, ChannelOrigin, ChannelRepository, ProvenChannel } from './sql/channels.js';
 export type { ChannelProof, ChannelUndoLink, ChannelProofRepository } from './sql/channel-proofs.js';
+export type { RegistrationSession, RegistrationRepository } from './sql/registration.js';
 export type { NewCode, ActiveCode, IssueOutcome, CodeRepository, VerifyPolicy } from './sql/codes.js';
 export type {
   ConsoleRole,
@@ -94,6 +96,8 @@ export interface Store {
   readonly channels: ChannelRepository;
   /** Addresses waiting for their proof, and the links that undo a registration (issue 32). */
   readonly channelProofs: ChannelProofRepository;
+  /** The strong sign-in that opens the registration of channels: sessions, challenges, links. */
+  readonly registration: RegistrationRepository;
   readonly codes: CodeRepository;
   readonly sessions: SessionRepository;
   readonly branding: BrandingRepository;

@@ -23,6 +23,7 @@ import * as scimModified from './0021-scim-modified.js';
 import * as consoleOidc from './0022-console-oidc.js';
 import * as consoleScope from './0023-console-scope.js';
 import * as channelProofs from './0027-channel-proofs.js';
+import * as registrationSessions from './0028-registration-sessions.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0022-console-oidc': consoleOidc,
   '0023-console-scope': consoleScope,
   '0027-channel-proofs': channelProofs,
+  '0028-registration-sessions': registrationSessions,
 };
 
 export const migrationProvider: MigrationProvider = {
