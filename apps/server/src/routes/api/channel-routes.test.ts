@@ -6,6 +6,7 @@ import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import type { SignedIn, TestApp, TestUser } from '../../testing/test-app.js';
 import { API } from '../../testing/api-bodies.js';
+import { consoleAgent } from '../../testing/console-agent.js';
 
 const HOUR = 3_600_000;
 
@@ -173,6 +174,31 @@ describe.each(STORE_KINDS)('the channels page and its strong sign-in, on %s', (k
         (await t.services.store.audit.list({ userId: person.id, event: 'registration.refused' })).length +
           (await t.services.store.audit.list({ userId: other.id, event: 'registration.refused' })).length,
       ).toBe(2);
+    },
+  );
+
+  appTest(
+    'the help desk makes the same link, with a fresh passkey, as the agent; it opens the registration once',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const person = await t.createUser();
+      const agent = await consoleAgent(t, '/dea/admin-api/helpdesk', 'helpdesk');
+      const made = (await agent.post(`/users/${person.id}/registration-link`)).json<{
+        error: number;
+        result: { url: string };
+      }>();
+      expect(made.error).toBe(0);
+      expect(made.result.url).toMatch(/^http:\/\/localhost:8080\/dea\/channels\/#link=/);
+      expect(
+        await t.services.store.audit.list({ userId: person.id, event: 'registration.link_issued' }),
+      ).toMatchObject([{ actor: `console:${agent.username}` }]);
+      const link = made.result.url.split('#link=')[1];
+      const signedIn = await t.signIn(person);
+      expect(envelope(await t.call(`${API}/registration/open`, { link }, signedIn)).error).toBe(0);
+      expect(envelope(await t.call(`${API}/registration/open`, { link }, signedIn)).error).toBe(3);
+      // Without a fresh passkey check the agent gets no link.
+      const stale = await consoleAgent(t, '/dea/admin-api/helpdesk', 'helpdesk', false);
+      expect((await stale.post(`/users/${person.id}/registration-link`)).statusCode).toBe(403);
     },
   );
 });
