@@ -27,6 +27,7 @@ import { Notices } from './delivery/notices.js';
 import { channelNotices } from './delivery/channel-notices.js';
 import { ChannelProofs } from './domain/channel-proof.js';
 import { RegistrationSignIn } from './domain/registration-sign-in.js';
+import { RegistrationOidc } from './domain/registration-oidc.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './services.js';
@@ -293,6 +294,17 @@ export async function startServices(
         config,
         now,
       }),
+      registrationOidc:
+        config.registrationOidc === undefined
+          ? undefined
+          : new RegistrationOidc({
+              store,
+              hashKeys: acceptedKeys(keys, 'codeHash'),
+              oidc: config.registrationOidc,
+              config,
+              now,
+              warn: (message) => log.warn(message),
+            }),
       registrationSignIn: new RegistrationSignIn({
         store,
         hashKeys: acceptedKeys(keys, 'codeHash'),

@@ -19,6 +19,11 @@ import {
   type ChannelRegistrationConfig,
 } from './domain/channel-registration-settings.js';
 import {
+  registrationOidcConfigOf,
+  registrationOidcSettings,
+  type RegistrationOidcConfig,
+} from './domain/registration-oidc-settings.js';
+import {
   type ConsoleOidcConfig,
   consoleOidcConfigOf,
   consoleOidcSettings,
@@ -135,6 +140,7 @@ export const SETTINGS = {
   ...consoleEnrolmentSettings,
   ...consoleOidcSettings,
   ...channelRegistrationSettings,
+  ...registrationOidcSettings,
   DEA_SESSION_ABSOLUTE_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
     doc: 'A session ends this long after sign-in, used or not (AAL2: at most 12).',
@@ -267,6 +273,8 @@ export interface Config {
   consoleOidc: ConsoleOidcConfig | undefined;
   /** People proving the addresses they register (domain/channel-proof.ts). */
   channelRegistration: ChannelRegistrationConfig;
+  /** The identity provider as a strong sign-in for registration; undefined: not offered. */
+  registrationOidc: RegistrationOidcConfig | undefined;
   /** Every setting's value as it took effect (defaults included), for the console's read-only view. */
   settingValues: Readonly<Record<string, unknown>>;
   /** Who may call POST /validate/check without a service key. */
@@ -515,6 +523,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const consoleEnrolment = consoleEnrolmentConfigOf(s, s.PORT, problems);
   const consoleOidc = consoleOidcConfigOf(s, problems);
   const channelRegistration = channelRegistrationConfigOf(s, s.PORT, problems);
+  const registrationOidc = registrationOidcConfigOf(s, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -538,6 +547,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     },
     consoleOidc,
     channelRegistration,
+    registrationOidc,
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
     timeZone: s.DEA_TIME_ZONE,

@@ -61,9 +61,9 @@ export const AUDIT_EVENTS = {
   'registration.challenge_sent':
     "a code that opens the registration of channels was sent to one of the person's proven channels (details: channelKey, channel, to, challengeId)",
   'registration.opened':
-    'a strong sign-in opened a registration session (details.method: channel-code or link; sessionId, expiresAt)',
+    'a strong sign-in opened a registration session (details.method: channel-code, link or oidc with issuer and subject; sessionId, expiresAt)',
   'registration.refused':
-    'a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable)',
+    'a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)',
   'registration.link_issued':
     'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
   'channel.undo_refused':

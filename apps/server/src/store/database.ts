@@ -38,6 +38,7 @@ export interface Database {
   channel_undo_links: ChannelUndoLinksTable;
   registration_sessions: RegistrationSessionsTable;
   registration_links: RegistrationLinksTable;
+  registration_oidc_flows: RegistrationOidcFlowsTable;
 }
 
 export interface UsersTable {
@@ -382,4 +383,13 @@ export interface RegistrationLinksTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+}
+
+/** A sign-in at the identity provider under way for the registration of channels. */
+export interface RegistrationOidcFlowsTable {
+  state: string;
+  user_id: string;
+  nonce: string;
+  code_verifier: string;
+  created_at: number;
 }

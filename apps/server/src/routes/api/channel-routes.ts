@@ -15,7 +15,8 @@ import {
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { invalidRequest } from '../../domain/api-error.js';
+import { ApiError, invalidRequest } from '../../domain/api-error.js';
+import { registrationSignInNeeded } from '../../domain/registration-sign-in.js';
 import type { ChannelView } from '../../domain/channel-proof.js';
 import { ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
@@ -129,6 +130,48 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
             });
       registrationCookie(request, reply, opened.token, opened.expiresAt);
       return ok({ expiresAt: iso(opened.expiresAt) });
+    },
+  );
+
+  // The organisation's identity provider (DEA_OIDC_ISSUER): the browser is sent there and back.
+  app.get(
+    '/registration/oidc/start',
+    {
+      schema: {
+        summary:
+          "Begins the strong sign-in at the organisation's identity provider (DEA_OIDC_ISSUER): 303 to its authorization endpoint (code, PKCE, state, nonce)",
+        security: [{ sessionCookie: [] }],
+      },
+    },
+    async (request, reply) => {
+      const oidc = services.registrationOidc;
+      if (oidc === undefined) throw registrationSignInNeeded();
+      return reply.redirect(await oidc.start(person(request)), 303);
+    },
+  );
+
+  app.get(
+    '/registration/oidc/callback',
+    {
+      schema: {
+        summary:
+          'Where the identity provider sends the browser back (the redirect URI to register): 303 to the channels page with a registration session, or with #signin=refused',
+        security: [{ sessionCookie: [] }],
+      },
+    },
+    async (request, reply) => {
+      const oidc = services.registrationOidc;
+      if (oidc === undefined) throw registrationSignInNeeded();
+      const page = services.config.channelRegistration.channelsUrl;
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+      try {
+        const opened = await oidc.finish({ ...person(request), query });
+        registrationCookie(request, reply, opened.token, opened.expiresAt);
+        return reply.redirect(page, 303);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.httpStatus !== 200) throw error;
+        return reply.redirect(`${page}#signin=refused`, 303);
+      }
     },
   );
 

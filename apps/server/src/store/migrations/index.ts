@@ -24,6 +24,7 @@ import * as consoleOidc from './0022-console-oidc.js';
 import * as consoleScope from './0023-console-scope.js';
 import * as channelProofs from './0027-channel-proofs.js';
 import * as registrationSessions from './0028-registration-sessions.js';
+import * as registrationOidcFlows from './0029-registration-oidc-flows.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0023-console-scope': consoleScope,
   '0027-channel-proofs': channelProofs,
   '0028-registration-sessions': registrationSessions,
+  '0029-registration-oidc-flows': registrationOidcFlows,
 };
 
 export const migrationProvider: MigrationProvider = {

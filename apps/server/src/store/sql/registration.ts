@@ -41,6 +41,17 @@ export interface RegistrationRepository {
   }): Promise<void>;
   /** Uses the user's unused, unexpired link: true for the one caller that did. */
   useLink(userId: string, tokenHashes: readonly string[], at: number): Promise<boolean>;
+  addOidcFlow(flow: RegistrationOidcFlow): Promise<void>;
+  /** Takes the user's flow of that state once (made after `since`); undefined for any other. */
+  takeOidcFlow(userId: string, state: string, since: number): Promise<RegistrationOidcFlow | undefined>;
+}
+
+export interface RegistrationOidcFlow {
+  state: string;
+  userId: string;
+  nonce: string;
+  codeVerifier: string;
+  createdAt: number;
 }
 
 interface Row {
@@ -158,6 +169,35 @@ export function registrationRepository(db: Db): RegistrationRepository {
           used_at: null,
         })
         .execute();
+    },
+    async addOidcFlow(flow) {
+      await db
+        .insertInto('registration_oidc_flows')
+        .values({
+          state: flow.state,
+          user_id: flow.userId,
+          nonce: flow.nonce,
+          code_verifier: flow.codeVerifier,
+          created_at: flow.createdAt,
+        })
+        .execute();
+    },
+    async takeOidcFlow(userId, state, since) {
+      const row = await db
+        .deleteFrom('registration_oidc_flows')
+        .where('state', '=', state)
+        .where('user_id', '=', userId)
+        .where('created_at', '>', since)
+        .returningAll()
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      return {
+        state: row.state,
+        userId: row.user_id,
+        nonce: row.nonce,
+        codeVerifier: row.code_verifier,
+        createdAt: Number(row.created_at),
+      };
     },
     async useLink(userId, tokenHashes, at) {
       if (tokenHashes.length === 0) return false;
