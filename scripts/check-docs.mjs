@@ -6,13 +6,14 @@
 // - in the built site (docs/.vitepress/dist): every href to the site leads to a built file, and
 //   its #anchor to an id in it (the navigation and sidebar included).
 // Addresses outside (http, https, mailto) are counted, never fetched; --list-external prints them.
-// --no-build checks the site as last built.
+// --no-build checks the site as last built; --root <folder> checks another tree (its tests).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const rootAt = process.argv.indexOf('--root');
+const ROOT = rootAt > 0 ? resolve(process.argv[rootAt + 1]) : fileURLToPath(new URL('..', import.meta.url));
 const DOCS = join(ROOT, 'docs');
 const SITE = join(DOCS, '.vitepress/dist');
 const args = new Set(process.argv.slice(2));
