@@ -118,6 +118,7 @@ export default tseslint.config(
             'scripts/*.mjs',
             'packages/contract/src/*.test.ts',
             'docs/.vitepress/*.mts',
+            'docs/.vitepress/theme/*.mts',
             'scripts/*.d.mts',
           ],
         },
