@@ -264,7 +264,9 @@ const envFile = [
   '# Emergency Access: the settings of the service (systemd EnvironmentFile: NAME=value, one a line).',
   '# Every setting is here with its default, commented out; remove the # to set one, then',
   '# systemctl restart dea. The dea command reads this file too. DEA_DATA_DIR is /var/lib/dea (the unit).',
-  '# A value with spaces or a JSON object goes in single quotes.',
+  '# A value with spaces or a JSON object goes in single quotes. The guides a setting names',
+  '# (docs/operator/...) are in /usr/share/doc/dea/docs/ (the package) or docs/ (the tarball);',
+  '# every setting: docs/reference/settings.md.',
   '',
   ...Object.entries(SETTINGS).flatMap(([name, { schema, doc }]) => {
     const fallback = schema.default === undefined ? '' : String(schema.default);
