@@ -389,7 +389,7 @@ export class ConsoleAuth {
  * DEA_CONSOLE_PASSKEY_AAGUIDS: an attestation statement with a certificate (x5c; not 'none', not
  * packed self-attestation, where the AAGUID is only the authenticator's word), verified by
  * verifyRegistrationResponse, whose AAGUID is listed. The certificate is not chained to the
- * vendor's root: there is no metadata service here (README, Console accounts).
+ * vendor's root: there is no metadata service here (docs/operator/console.md).
  */
 function attestedModel(
   { decodeAttestationObject }: typeof WebAuthnHelpers,

@@ -44,7 +44,7 @@ function purgeAll(): void {
 }
 
 /**
- * The Debian package as an operator meets it (README, "Install from the package"): installed with
+ * The Debian package as an operator meets it (docs/operator/install.md, "Install from the package"): installed with
  * apt on this machine, the store made by `dea migrate`, the server started as the unit starts it
  * (no systemd runs here: as the user dea, with the unit's environment and /etc/dea/dea.env),
  * upgraded to a newer build that keeps the data, then purged. Needs root, apt and nodejs from a

@@ -1,7 +1,7 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest (they start processes, or run a README's commands one by one), as
+ * The files that take longest (they start processes, or run the guides' commands one by one), as
  * measured in docs/benchmarks.md. On a fresh clone Vitest has no timings of its own and starts files
  * in no particular order: one of these starting last would hold the whole run up by its length.
  */
