@@ -11,16 +11,20 @@ import { DirectoryUsers } from './directory-users.js';
 import { LdapDirectory } from './ldap-directory.js';
 import { protectedAdminsWarning } from './protected-admins.js';
 import { appTest, storeTest } from '../testing/fixtures.js';
-import { startSambaDc, type SambaDc } from '../testing/samba-dc.js';
+import { sharedSambaDc, type SambaDc } from '../testing/samba-dc.js';
 import { signInAttempt } from '../testing/sign-in-attempts.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { testConfig } from '../testing/test-app.js';
 
-// One domain controller for the file: provisioned and started once (about 10 s), stopped at the end.
+// The run's domain controller (testing/samba-dc.ts), shared with active-directory.process.test.ts:
+// this file's accounts have names of their own (a random tag), the sync's people an OU of its own.
 let dc: SambaDc;
 let settings: Record<string, string>;
 let secretDir: string;
-const READER = 'dea-reader';
+const FILE_TAG = randomBytes(3).toString('hex');
+const READER = `dea-reader-${FILE_TAG}`;
+/** An account like the one Samba makes for BIND's DNS (dns-<dc>): a user with a service principal name. */
+const DNS_ACCOUNT = `dns-${FILE_TAG}`;
 const READER_PASSWORD = `Rdr-${randomBytes(6).toString('hex')}!`;
 /** Active Directory's lockout after this many bad passwords (samba-tool domain passwordsettings). */
 const AD_LOCKOUT_THRESHOLD = 4;
@@ -65,11 +69,11 @@ function directoryOf(
 }
 
 beforeAll(async () => {
-  dc = await startSambaDc();
+  dc = await sharedSambaDc();
   await dc.tool('user', 'add', READER, READER_PASSWORD, '--use-username-as-cn');
-  // The DNS service account Samba makes for BIND (dns-<dc>): a user with a service principal name.
-  await dc.tool('user', 'add', 'dns-dc1', `Dns-${randomBytes(6).toString('hex')}!`, '--use-username-as-cn');
-  await dc.tool('spn', 'add', 'DNS/dc1.dea.test', 'dns-dc1');
+  await dc.tool('user', 'add', DNS_ACCOUNT, `Dns-${randomBytes(6).toString('hex')}!`, '--use-username-as-cn');
+  await dc.tool('spn', 'add', `DNS/${DNS_ACCOUNT}.dea.test`, DNS_ACCOUNT);
+  // The domain's own setting, which no other file of the run depends on.
   await dc.tool('domain', 'passwordsettings', 'set', `--account-lockout-threshold=${AD_LOCKOUT_THRESHOLD}`);
   secretDir = mkdtempSync(join(tmpdir(), 'dea-ad-bind-'));
   writeFileSync(join(secretDir, 'bind-password'), READER_PASSWORD, { mode: 0o600 });
@@ -84,8 +88,7 @@ beforeAll(async () => {
   };
 }, 180_000);
 
-afterAll(async () => {
-  await dc?.stop();
+afterAll(() => {
   if (secretDir !== undefined) rmSync(secretDir, { recursive: true, force: true });
 });
 
@@ -100,7 +103,7 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
       for await (const page of directory.allUsers()) names.push(...page.map((user) => user.username));
       await directory.close();
       expect(names).toContain(alice);
-      for (const system of ['Administrator', 'krbtgt', 'Guest', 'dns-dc1', 'DC1$', READER])
+      for (const system of ['Administrator', 'krbtgt', 'Guest', DNS_ACCOUNT, 'DC1$', READER])
         expect(names).not.toContain(system);
     },
   );
