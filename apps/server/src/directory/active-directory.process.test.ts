@@ -48,6 +48,9 @@ describe(
         DEA_LDAP_ACTIVE_DIRECTORY: 'true',
         DEA_LDAP_AD_PROTECTED_ADMINS: 'true',
         DEA_LDAP_SYNC_MINUTES: '0',
+        // A safety net only: the controller is the run's (other files' work beside this one), and
+        // the machine may be loaded; the default of 5 s once ran out on a bind here.
+        DEA_LDAP_TIMEOUT_SECONDS: '60',
       });
       try {
         await server.running;
