@@ -44,8 +44,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       'samba-dc': async () => {
         const dc = await startSambaDc();
         cleanups.push(() => dc.stop());
-        const { stop: _stop, ...places } = dc;
-        return places;
+        return { ...dc, stop: undefined };
       },
       release: (input) => buildSharedRelease(releases, input),
     },

@@ -47,7 +47,9 @@ interface SharedReleaseInput {
 export async function buildSharedRelease(folder: string, input: unknown): Promise<Release> {
   const { name, args } = input as SharedReleaseInput;
   if (!/^[a-z0-9-]+$/.test(name) || args.includes('--out'))
-    throw new Error(`a shared release is named [a-z0-9-]+ and has no --out of its own: ${name} ${args.join(' ')}`);
+    throw new Error(
+      `a shared release is named [a-z0-9-]+ and has no --out of its own: ${name} ${args.join(' ')}`,
+    );
   return runRelease([...args, '--out', join(folder, name)]);
 }
 

@@ -84,7 +84,12 @@ export async function startSharedServices(
  * under `key`. No deadline of its own: making a release takes minutes on a loaded machine, and the
  * test's hook has its own.
  */
-export async function sharedService<T>(name: string, input: unknown = null, key = '', url?: string): Promise<T> {
+export async function sharedService<T>(
+  name: string,
+  input: unknown = null,
+  key = '',
+  url?: string,
+): Promise<T> {
   const base = url ?? inject('sharedServices');
   const body = JSON.stringify(input);
   const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
