@@ -11,6 +11,8 @@ const LONGEST: readonly RegExp[] = [
   /freeradius-front\.test\.ts$/,
   /signin-throttle\.test\.ts$/,
   /http\/timeouts\.test\.ts$/,
+  /directory\/active-directory\.test\.ts$/,
+  /webhooks\/webhooks\.test\.ts$/,
 ];
 
 /** Vitest's order (failed first, then longest by its cache), with the longest files known ahead. */
