@@ -22,6 +22,7 @@ import * as scimAttributes from './0020-scim-attributes.js';
 import * as scimModified from './0021-scim-modified.js';
 import * as consoleOidc from './0022-console-oidc.js';
 import * as consoleScope from './0023-console-scope.js';
+import * as reportIndexes from './0026-report-indexes.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0021-scim-modified': scimModified,
   '0022-console-oidc': consoleOidc,
   '0023-console-scope': consoleScope,
+  '0026-report-indexes': reportIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {

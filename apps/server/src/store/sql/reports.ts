@@ -1,0 +1,219 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Db, Dialect } from './db.js';
+
+/** What the reports count (domain/reports.ts names them to people). */
+export type ReportMetric =
+  'issued' | 'used' | 'expired' | 'revoked' | 'lockouts' | 'signinFailures' | 'delivered' | 'deliveryFailed';
+
+/** How a count is broken down; `total` has the one key `all`. */
+export type ReportDimension = 'total' | 'group' | 'channel' | 'agent' | 'source' | 'reason' | 'provider';
+
+/**
+ * A stretch of the period in which the viewer's time zone keeps one offset from UTC: a time `at`
+ * in it falls on the local day `floor((at + offsetMs) / 86,400,000)` (days since 1970-01-01).
+ */
+export interface OffsetSpan {
+  /** The first time of the span; the first span starts at the period's start. */
+  from: number;
+  offsetMs: number;
+}
+
+export interface ReportPeriod {
+  /** Inclusive; both the starts of local days. */
+  from: number;
+  /** Exclusive. */
+  to: number;
+  /** In order, the first starting at `from`. */
+  spans: readonly OffsetSpan[];
+  /** Codes expire only up to this time. */
+  now: number;
+  /** Only members of these groups (a scoped auditor's), and only these groups in the breakdown. */
+  userInGroups?: readonly string[];
+}
+
+export interface ReportCount {
+  /** The local day, as days since 1970-01-01. */
+  day: number;
+  metric: ReportMetric;
+  by: ReportDimension;
+  key: string;
+  count: number;
+}
+
+export interface ReportRepository {
+  /** Every count of the period by day, each computed by the store with GROUP BY. */
+  counts(period: ReportPeriod): Promise<ReportCount[]>;
+}
+
+const DAY_MS = 86_400_000;
+/** The events the audit trail's part of the reports counts (found by the index on (event, at)). */
+const AUDIT_EVENTS = [
+  'code.issued',
+  'code.used',
+  'code.verify_lockout',
+  'signin.failed',
+  'code.sent',
+  'code.delivery_failed',
+] as const;
+const BY_GROUP_EVENTS = ['code.issued', 'code.used', 'code.verify_lockout'] as const;
+const METRIC_OF_EVENT: Record<string, ReportMetric> = {
+  'code.issued': 'issued',
+  'code.used': 'used',
+  'code.verify_lockout': 'lockouts',
+  'signin.failed': 'signinFailures',
+  'code.sent': 'delivered',
+  'code.delivery_failed': 'deliveryFailed',
+};
+
+/** The local day of a time column, by the spans' offsets (whole numbers written in the statement). */
+function dayOf(column: RawBuilder<unknown>, spans: readonly OffsetSpan[]): RawBuilder<number> {
+  const whole = (value: number) => sql.raw(String(Math.trunc(value)));
+  const day = (span: OffsetSpan) => sql`(${column} + ${whole(span.offsetMs)}) / ${whole(DAY_MS)}`;
+  const last = spans.at(-1);
+  if (last === undefined) throw new Error('a report period has at least one span');
+  if (spans.length === 1) return sql<number>`${day(last)}`;
+  const branches = spans
+    .slice(0, -1)
+    .map((span, index) => sql`when ${column} < ${whole(spans[index + 1]?.from ?? 0)} then ${day(span)}`);
+  return sql<number>`case ${sql.join(branches, sql` `)} else ${day(last)} end`;
+}
+
+function jsonText(dialect: Dialect, field: string): RawBuilder<string | null> {
+  return dialect === 'postgres'
+    ? sql`(a.details::json ->> ${sql.lit(field)})`
+    : sql`json_extract(a.details, ${sql.lit(`$.${field}`)})`;
+}
+
+const list = (values: readonly string[]) => sql.join(values.map((value) => sql.lit(value)));
+
+/**
+ * The reports' counts, from the audit trail (codes issued, uses, lockouts, sign-in failures,
+ * deliveries) and from the codes (expired, taken out of use): four statements, each a range of an
+ * index grouped by day and by what it breaks down, so the rows read are the period's and the rows
+ * answered a few per day.
+ */
+export function reportRepository(db: Db, dialect: Dialect): ReportRepository {
+  return {
+    async counts(period) {
+      const { from, to, spans, userInGroups } = period;
+      if (userInGroups !== undefined && userInGroups.length === 0) return [];
+      const scopeNames = userInGroups === undefined ? undefined : sql.join([...userInGroups]);
+      const inScope = (column: RawBuilder<unknown>) =>
+        scopeNames === undefined
+          ? sql``
+          : sql`and ${column} in (select sg.user_id from user_groups sg join groups sn on sn.id = sg.group_id where sn.name in (${scopeNames}))`;
+      const groupInScope = scopeNames === undefined ? sql`` : sql`and g.name in (${scopeNames})`;
+      const atDay = dayOf(sql.ref('a.at'), spans);
+      const expiry = sql.ref('c.expires_at');
+      const invalidated = sql.ref('c.invalidated_at');
+      const expiredUntil = Math.min(to, period.now);
+      const channel = jsonText(dialect, 'channel');
+
+      const audit = sql<{
+        day: number | string;
+        event: string;
+        source: string | null;
+        agent: string | null;
+        channel: string | null;
+        provider: string | null;
+        reason: string | null;
+        n: number | string;
+      }>`select ${atDay} as day, a.event as event,
+  case when a.event <> 'code.issued' then null
+    when a.actor = a.user_id then 'self-service'
+    when a.actor like 'console:%' then 'help desk'
+    when a.actor = 'cli' then 'cli'
+    when a.actor like 'service-key:%' then 'api'
+    else 'other' end as source,
+  case when a.event = 'code.issued' and a.actor like 'console:%' then substr(a.actor, 9) end as agent,
+  case when a.event in ('code.issued', 'code.used', 'code.sent', 'code.delivery_failed') then ${channel} end as channel,
+  case when a.event in ('code.sent', 'code.delivery_failed') then ${jsonText(dialect, 'provider')} end as provider,
+  case when a.event = 'signin.failed' then ${jsonText(dialect, 'reason')} end as reason,
+  count(*) as n
+from audit_log a
+where a.event in (${list(AUDIT_EVENTS)}) and a.at >= ${from} and a.at < ${to} ${inScope(sql.ref('a.user_id'))}
+group by 1, 2, 3, 4, 5, 6, 7`;
+
+      const auditByGroup = sql<{ day: number | string; event: string; name: string; n: number | string }>`
+select ${atDay} as day, a.event as event, g.name as name, count(*) as n
+from audit_log a
+join user_groups ug on ug.user_id = a.user_id
+join groups g on g.id = ug.group_id
+where a.event in (${list(BY_GROUP_EVENTS)}) and a.at >= ${from} and a.at < ${to} ${groupInScope}
+group by 1, 2, 3`;
+
+      const codeChannel = sql`coalesce(c.channel_type, 'screen')`;
+      const codes = sql<{ day: number | string; metric: string; channel: string; n: number | string }>`
+select ${dayOf(expiry, spans)} as day, 'expired' as metric, ${codeChannel} as channel, count(*) as n
+from codes c
+where c.expires_at >= ${from} and c.expires_at < ${expiredUntil}
+  and c.invalidated_at is null and c.uses_left > 0 ${inScope(sql.ref('c.user_id'))}
+group by 1, 2, 3
+union all
+select ${dayOf(invalidated, spans)} as day, 'revoked' as metric, ${codeChannel} as channel, count(*) as n
+from codes c
+where c.invalidated_at >= ${from} and c.invalidated_at < ${to} ${inScope(sql.ref('c.user_id'))}
+group by 1, 2, 3`;
+
+      const codesByGroup = sql<{ day: number | string; metric: string; name: string; n: number | string }>`
+select ${dayOf(expiry, spans)} as day, 'expired' as metric, g.name as name, count(*) as n
+from codes c
+join user_groups ug on ug.user_id = c.user_id
+join groups g on g.id = ug.group_id
+where c.expires_at >= ${from} and c.expires_at < ${expiredUntil}
+  and c.invalidated_at is null and c.uses_left > 0 ${groupInScope}
+group by 1, 2, 3
+union all
+select ${dayOf(invalidated, spans)} as day, 'revoked' as metric, g.name as name, count(*) as n
+from codes c
+join user_groups ug on ug.user_id = c.user_id
+join groups g on g.id = ug.group_id
+where c.invalidated_at >= ${from} and c.invalidated_at < ${to} ${groupInScope}
+group by 1, 2, 3`;
+
+      const [auditRows, auditGroupRows, codeRows, codeGroupRows] = await Promise.all([
+        audit.execute(db),
+        auditByGroup.execute(db),
+        codes.execute(db),
+        codesByGroup.execute(db),
+      ]);
+
+      const sums = new Map<string, ReportCount>();
+      const add = (
+        day: number | string,
+        metric: ReportMetric,
+        by: ReportDimension,
+        key: string,
+        n: number,
+      ) => {
+        const id = `${day}\u0000${metric}\u0000${by}\u0000${key}`;
+        const held = sums.get(id);
+        if (held === undefined) sums.set(id, { day: Number(day), metric, by, key, count: n });
+        else held.count += n;
+      };
+      for (const row of auditRows.rows) {
+        const metric = METRIC_OF_EVENT[row.event];
+        if (metric === undefined) continue;
+        const n = Number(row.n);
+        add(row.day, metric, 'total', 'all', n);
+        if (row.channel !== null) add(row.day, metric, 'channel', row.channel, n);
+        if (row.source !== null) add(row.day, metric, 'source', row.source, n);
+        if (row.agent !== null) add(row.day, metric, 'agent', row.agent, n);
+        if (row.provider !== null) add(row.day, metric, 'provider', row.provider, n);
+        if (row.reason !== null) add(row.day, metric, 'reason', row.reason, n);
+      }
+      for (const row of auditGroupRows.rows) {
+        const metric = METRIC_OF_EVENT[row.event];
+        if (metric !== undefined) add(row.day, metric, 'group', row.name, Number(row.n));
+      }
+      for (const row of codeRows.rows) {
+        const metric = row.metric as ReportMetric;
+        add(row.day, metric, 'total', 'all', Number(row.n));
+        add(row.day, metric, 'channel', row.channel, Number(row.n));
+      }
+      for (const row of codeGroupRows.rows)
+        add(row.day, row.metric as ReportMetric, 'group', row.name, Number(row.n));
+      return [...sums.values()];
+    },
+  };
+}
