@@ -141,7 +141,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     catalogs: catalogRepository(db),
     audit: auditRepository(db),
     auditTrail: auditTrailRepository(db, dialect),
-    reports: reportRepository(db, dialect),
+    reports: reportRepository(db),
     outbox: outboxRepository(db),
     serviceKeys: serviceKeyRepository(db, dialect),
     console: consoleRepository(db),
