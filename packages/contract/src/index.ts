@@ -9,3 +9,4 @@ export * from './console-api.js';
 export * from './durations.js';
 export * from './page-startup.js';
 export * from './username.js';
+export * from './console-reports.js';

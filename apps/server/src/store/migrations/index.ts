@@ -22,6 +22,7 @@ import * as scimAttributes from './0020-scim-attributes.js';
 import * as scimModified from './0021-scim-modified.js';
 import * as consoleOidc from './0022-console-oidc.js';
 import * as consoleScope from './0023-console-scope.js';
+import * as reportIndexes from './0026-report-indexes.js';
 import * as verifyFailuresKept from './0029-verify-failures-kept.js';
 
 /**
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0021-scim-modified': scimModified,
   '0022-console-oidc': consoleOidc,
   '0023-console-scope': consoleScope,
+  '0026-report-indexes': reportIndexes,
   '0029-verify-failures-kept': verifyFailuresKept,
 };
 
