@@ -23,6 +23,7 @@ import { consoleOidcRoutes } from './routes/console/console-oidc-routes.js';
 import { helpDeskRoutes } from './routes/console/help-desk-routes.js';
 import { administrationRoutes } from './routes/console/administration-routes.js';
 import { auditRoutes } from './routes/console/audit-routes.js';
+import { reportRoutes } from './routes/console/report-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
 import { loginHtmlRoute } from './routes/login-html-route.js';
@@ -186,6 +187,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
       await consoleApi.register(consoleOidcRoutes);
       await consoleApi.register(helpDeskRoutes);
       await consoleApi.register(auditRoutes);
+      await consoleApi.register(reportRoutes);
       await consoleApi.register(administrationRoutes);
     },
     { prefix: CONSOLE_API_BASE_PATH.replace(/\/$/, '') },

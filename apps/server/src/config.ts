@@ -60,7 +60,7 @@ import {
 
 /**
  * Every setting of the product: one table, validated at start. The rest of the code receives
- * the typed `Config`; it never reads process.env. The README's settings table mirrors SETTINGS
+ * the typed `Config`; it never reads process.env. The settings reference (docs/reference/settings.md) mirrors SETTINGS
  * (a test keeps them in step).
  */
 
@@ -98,7 +98,7 @@ export const SETTINGS = {
   },
   DEA_SECRET_PREVIOUS: {
     schema: Type.String({ default: '' }),
-    doc: 'While DEA_SECRET is being replaced: the secret it replaces (or, during the first step of a rotation across instances, the one that will replace it). What was made with it (unused codes, sessions, service keys, sealed outbox messages) keeps working; nothing new is made with it. npx dea secret status tells when it can go (README, Replacing the secret).',
+    doc: 'While DEA_SECRET is being replaced: the secret it replaces (or, during the first step of a rotation across instances, the one that will replace it). What was made with it (unused codes, sessions, service keys, sealed outbox messages) keeps working; nothing new is made with it. npx dea secret status tells when it can go (docs/operator/upgrades.md, Replacing the secret).',
   },
   DEA_LOG_LEVEL: {
     schema: Type.Union(
@@ -183,7 +183,7 @@ export const SETTINGS = {
   },
   DEA_DB_SERVER_TIMEOUTS: {
     schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
-    doc: 'on: the statement, lock and idle-in-transaction timeouts go as connection parameters. off behind a pooler that refuses them (PgBouncer): set them on the role instead (README, Running on PostgreSQL); the client-side bound stays.',
+    doc: 'on: the statement, lock and idle-in-transaction timeouts go as connection parameters. off behind a pooler that refuses them (PgBouncer): set them on the role instead (docs/operator/postgresql.md, Running on PostgreSQL); the client-side bound stays.',
   },
   DEA_DB_PREPARED_STATEMENTS: {
     schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),

@@ -10,3 +10,4 @@ export * from './durations.js';
 export * from './page-startup.js';
 export * from './username.js';
 export * from './channel-registration.js';
+export * from './console-reports.js';

@@ -11,6 +11,7 @@ import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { pendingProblems } from './migrations/index.js';
 import { auditRepository } from './sql/audit.js';
+import { reportRepository } from './sql/reports.js';
 import { auditTrailRepository } from './sql/audit-trail.js';
 import { leaseRepository, retentionRepository, secretUsageRepository } from './sql/retention.js';
 import { brandingRepository } from './sql/branding.js';
@@ -144,6 +145,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     catalogs: catalogRepository(db),
     audit: auditRepository(db),
     auditTrail: auditTrailRepository(db, dialect),
+    reports: reportRepository(db),
     outbox: outboxRepository(db),
     serviceKeys: serviceKeyRepository(db, dialect),
     console: consoleRepository(db),

@@ -1,5 +1,6 @@
 import type { SchemaState } from './schema.js';
 import type { AuditRepository } from './sql/audit.js';
+import type { ReportRepository } from './sql/reports.js';
 import type { AuditTrailRepository } from './sql/audit-trail.js';
 import type { BrandingRepository } from './sql/branding.js';
 import type { BulkUserRepository } from './sql/bulk-users.js';
@@ -27,6 +28,14 @@ import type { VerifyFailureRepository } from './sql/verify-failures.js';
  * re-exported here so that everything else imports the store's types from this one module.
  */
 export type { NewAuditEntry, AuditEntry, AuditFilter, AuditRepository } from './sql/audit.js';
+export type {
+  OffsetSpan,
+  ReportCount,
+  ReportDimension,
+  ReportMetric,
+  ReportPeriod,
+  ReportRepository,
+} from './sql/reports.js';
 export type {
   SealedAuditEntry,
   AuditChainMark,
@@ -105,6 +114,8 @@ export interface Store {
   readonly audit: AuditRepository;
   /** The audit trail's order, chain and export positions (ADR 0018). */
   readonly auditTrail: AuditTrailRepository;
+  /** The reports' counts by day, grouped by the store (domain/reports.ts). */
+  readonly reports: ReportRepository;
   readonly outbox: OutboxRepository;
   readonly serviceKeys: ServiceKeyRepository;
   readonly meta: MetaRepository;
