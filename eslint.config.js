@@ -102,6 +102,7 @@ export default tseslint.config(
       'coverage/**',
       'test-results/**',
       'playwright-report/**',
+      'docs/.vitepress/cache/**',
     ],
   },
   js.configs.recommended,
@@ -111,7 +112,15 @@ export default tseslint.config(
       globals: { ...globals.node },
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', '*.ts', 'scripts/*.mjs', 'packages/contract/src/*.test.ts'],
+          allowDefaultProject: [
+            '*.js',
+            '*.ts',
+            'scripts/*.mjs',
+            'packages/contract/src/*.test.ts',
+            'docs/.vitepress/*.mts',
+            'docs/.vitepress/theme/*.mts',
+            'scripts/*.d.mts',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },

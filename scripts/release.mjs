@@ -85,6 +85,14 @@ function copyTree(from, to, skip = () => false, base = from) {
   }
 }
 
+/**
+ * The documentation's Markdown (the guides and the reference the README links to, as docs/ holds
+ * them), without the site's configuration, build and cache: the README's links and the settings'
+ * mentions of docs/operator/... lead to these beside it.
+ */
+const docsOnly = (path, name) =>
+  name.startsWith('.') || name === 'public' || !(/\.md$/.test(name) || !name.includes('.'));
+
 const builtOnly = (path, name) =>
   name.endsWith('.d.ts') || name.endsWith('.map') || name.endsWith('.tsbuildinfo');
 for (const part of ['packages/contract', 'apps/server', 'apps/web']) {
@@ -256,7 +264,9 @@ const envFile = [
   '# Emergency Access: the settings of the service (systemd EnvironmentFile: NAME=value, one a line).',
   '# Every setting is here with its default, commented out; remove the # to set one, then',
   '# systemctl restart dea. The dea command reads this file too. DEA_DATA_DIR is /var/lib/dea (the unit).',
-  '# A value with spaces or a JSON object goes in single quotes.',
+  '# A value with spaces or a JSON object goes in single quotes. The guides a setting names',
+  '# (docs/operator/...) are in /usr/share/doc/dea/docs/ (the package) or docs/ (the tarball);',
+  '# every setting: docs/reference/settings.md.',
   '',
   ...Object.entries(SETTINGS).flatMap(([name, { schema, doc }]) => {
     const fallback = schema.default === undefined ? '' : String(schema.default);
@@ -295,6 +305,7 @@ function buildDeb() {
   const doc = join(deb, 'usr/share/doc/dea');
   mkdirSync(doc, { recursive: true });
   copyFileSync(join(ROOT, 'README.md'), join(doc, 'README.md'));
+  copyTree(join(ROOT, 'docs'), join(doc, 'docs'), docsOnly);
   writeFileSync(join(doc, 'copyright'), readFileSync(join(ROOT, 'packaging/debian/copyright'), 'utf8'));
   const date = new Date(epoch * 1000).toUTCString().replace('GMT', '+0000');
   const changelog = `dea (${version}) unstable; urgency=medium\n\n  * Release ${version} of Emergency Access.\n\n -- ${maintainer}  ${date}\n`;
@@ -376,6 +387,7 @@ function buildTar() {
   symlinkSync('../apps/server/bin/dea.js', join(tarRoot, 'bin/dea'));
   copyTree(join(ROOT, 'deploy'), join(tarRoot, 'deploy'), (path) => path.endsWith('.test.yml'));
   copyFileSync(join(ROOT, 'README.md'), join(tarRoot, 'README.md'));
+  copyTree(join(ROOT, 'docs'), join(tarRoot, 'docs'), docsOnly);
   writeFileSync(join(tarRoot, 'dea.env.example'), envFile);
   normalize(join(work, 'tar'));
   const tar = run(

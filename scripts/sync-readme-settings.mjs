@@ -1,16 +1,9 @@
 #!/usr/bin/env node
-// Rewrites the README's settings table from the server's SETTINGS (after `npm run build`), so a
-// new or changed setting is documented in one step; readme-settings.test.ts keeps the two in step.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { SETTINGS } from '../apps/server/dist/config.js';
+// Writes the documentation's reference pages from the code (after `npm run build`): the settings
+// reference, docs/reference/settings.md, and the others of scripts/docs-reference.mjs, so a new or
+// changed setting is documented in one step; readme-settings.test.ts keeps the two in step. (Its
+// name is from when the settings table was in the README; npm run docs:reference does the same.)
+import { writeReference } from './docs-reference.mjs';
 
-const rows = Object.entries(SETTINGS).map(([name, { schema, doc }]) => {
-  const fallback = schema.default === '' ? '(empty)' : String(schema.default);
-  return `| \`${name}\` | \`${fallback}\` | ${doc.replaceAll('|', '\\|')} |`;
-});
-const lines = readFileSync('README.md', 'utf8').split('\n');
-const first = lines.findIndex((line) => line.startsWith('| `PORT`'));
-let end = first;
-while (end < lines.length && lines[end].startsWith('|')) end += 1;
-lines.splice(first, end - first, ...rows);
-writeFileSync('README.md', lines.join('\n'));
+await writeReference();
+process.stdout.write('wrote docs/reference/ and docs/public/openapi.json\n');

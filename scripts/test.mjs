@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: builds, checks types and lint, then runs every test — unit and integration on
-// both stores (Vitest; the browser and the contract with the coverage report of vitest.config.ts
-// and its floor), end-to-end in Chromium (Playwright) — and closes with one summary line.
+// `npm test`: builds, checks types and lint, builds the documentation site and checks its links,
+// then runs every test — unit and integration on both stores (Vitest; the browser and the
+// contract with the coverage report of vitest.config.ts and its floor), end-to-end in Chromium
+// (Playwright) — and closes with one summary line.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,14 +96,16 @@ const serverReport = join(reports, 'vitest-server.json');
 const playwrightReport = join(reports, 'playwright.json');
 
 // What needs a core at times but mostly waits (the end-to-end scenarios keep one core busy on
-// average) runs side by side: the checks of types and lint, the browser's and the contract's unit
-// tests with V8 coverage and its floor (vitest.config.ts), and the scenarios in Chromium against
-// the built server. The server's suite, which keeps both cores busy by itself, runs after them.
+// average) runs side by side: the checks of types and lint, the documentation site's build and its
+// links (scripts/check-docs.mjs: the served OpenAPI document comes from the built server), the
+// browser's and the contract's unit tests with V8 coverage and its floor (vitest.config.ts), and
+// the scenarios in Chromium against the built server. The server's suite, which keeps both cores busy by itself, runs after them.
 // (The checks at a lower priority, nice 10, were measured and not kept: lint then ended last,
 // 551 s against 503 s for the whole run; docs/benchmarks.md.)
 await runTogether([
   ['typecheck', 'npm', ['run', 'typecheck']],
   ['lint', 'npm', ['run', 'lint']],
+  ...(built ? [['documentation (site and links)', 'node', ['scripts/check-docs.mjs']]] : []),
   [
     'unit (browser and contract, with coverage)',
     'npx',

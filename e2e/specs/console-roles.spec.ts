@@ -99,7 +99,7 @@ test('an auditor reads and exports the audit log, filtered, and cannot help a us
   await addVirtualAuthenticator(context, page);
   await signInToConsole(page, origin, 'otto');
   const nav = page.getByRole('navigation', { name: 'Console' });
-  await expect(nav.getByRole('link')).toHaveText(['Audit log']);
+  await expect(nav.getByRole('link')).toHaveText(['Audit log', 'Reports']);
   await expect(page.getByTestId('audit-table')).toBeVisible();
   await expectNoAxeViolations(page);
 
@@ -123,6 +123,16 @@ test('an auditor reads and exports the audit log, filtered, and cannot help a us
   await page.getByRole('button', { name: 'Show' }).click();
   await expect(page.getByRole('alert')).toContainText('must be after');
 
+  // The reports: the codes the help desk issued today, each report's CSV.
+  await nav.getByRole('link', { name: 'Reports' }).click();
+  await expect(page.getByTestId('report-issued')).toContainText(/[1-9]\d* in all/);
+  await expectNoAxeViolations(page);
+  const reportCsv = page.waitForEvent('download');
+  await page.getByTestId('report-csv-issued').click();
+  const counts = await readFile((await (await reportCsv).path()) ?? '', 'utf8');
+  expect(counts.split('\n')[0]).toBe('metric,by,key,day,count');
+  expect(counts).toContain('issued,source,help desk,');
+
   // The help desk is not theirs.
   await page.goto(`${origin}/admin/#/helpdesk`);
   await expect(page.getByRole('heading', { name: 'Audit log' })).toBeVisible();
@@ -139,7 +149,7 @@ test('an administrator sets a group policy with the defaults in view, makes a se
   await addVirtualAuthenticator(context, page);
   await signInToConsole(page, origin, 'ada');
   const nav = page.getByRole('navigation', { name: 'Console' });
-  await expect(nav.getByRole('link')).toHaveText(['Help desk', 'Audit log', 'Administration', 'People']);
+  await expect(nav.getByRole('link')).toHaveText(['Help desk', 'Audit log', 'Reports', 'Administration', 'People']);
   await nav.getByRole('link', { name: 'Administration' }).click();
   await expect(page.getByTestId('groups')).toContainText('Codes on screen');
   await expectNoAxeViolations(page);
@@ -250,8 +260,13 @@ test('the console in German by keyboard alone, then in Arabic from right to left
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { name: 'Prüfprotokoll' })).toBeVisible();
   await expect(page.getByTestId('console-account')).toContainText('Prüfer');
-  await tabTo(page, page.getByTestId('audit-event'));
+  // The event is chosen from the known ones: typed, the list selects it; then "Show".
+  const event = page.getByTestId('audit-event');
+  await expect(event.locator('option[value="console.passkey_registered"]')).toHaveCount(1);
+  await tabTo(page, event);
   await page.keyboard.type('console.passkey_registered');
+  await expect(event).toHaveValue('console.passkey_registered');
+  await tabTo(page, page.getByTestId('audit-apply'));
   const filtered = page.waitForResponse((response) =>
     response.url().includes('event=console.passkey_registered'),
   );

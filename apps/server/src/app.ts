@@ -11,6 +11,7 @@ import { badUrl, installErrorHandling } from './http/envelope.js';
 import { demoModeOf } from './domain/demo-mode.js';
 import type { Services } from './http/types.js';
 import { codeRoutes } from './routes/api/code-routes.js';
+import { channelRoutes, channelUndoRoute } from './routes/api/channel-routes.js';
 import { publicRoutes } from './routes/api/public-routes.js';
 import { userRoutes } from './routes/api/user-routes.js';
 import { verifyRoute } from './routes/api/verify-route.js';
@@ -25,6 +26,7 @@ import { peopleRoutes } from './routes/console/people-routes.js';
 import { consoleAccountRoutes } from './routes/console/console-account-routes.js';
 import { passwordLinkRoute } from './routes/password-link-route.js';
 import { auditRoutes } from './routes/console/audit-routes.js';
+import { reportRoutes } from './routes/console/report-routes.js';
 import { validateCheckRoute } from './routes/validate-check-route.js';
 import { outboxPage } from './routes/outbox-page.js';
 import { loginHtmlRoute } from './routes/login-html-route.js';
@@ -174,6 +176,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
       await api.register(publicRoutes);
       await api.register(userRoutes);
       await api.register(codeRoutes);
+      await api.register(channelRoutes);
+      await api.register(channelUndoRoute);
       await api.register(verifyRoute);
     },
     { prefix: API_BASE_PATH.replace(/\/$/, '') },
@@ -187,6 +191,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
       await consoleApi.register(consoleOidcRoutes);
       await consoleApi.register(helpDeskRoutes);
       await consoleApi.register(auditRoutes);
+      await consoleApi.register(reportRoutes);
       await consoleApi.register(administrationRoutes);
       await consoleApi.register(peopleRoutes);
       await consoleApi.register(consoleAccountRoutes);

@@ -24,6 +24,10 @@ import { DirectoryUsers } from './directory/directory-users.js';
 import { LdapDirectory, type DirectoryLog } from './directory/ldap-directory.js';
 import { codeDelivery } from './delivery/code-delivery.js';
 import { Notices } from './delivery/notices.js';
+import { channelNotices } from './delivery/channel-notices.js';
+import { ChannelProofs } from './domain/channel-proof.js';
+import { RegistrationSignIn } from './domain/registration-sign-in.js';
+import { RegistrationOidc } from './domain/registration-oidc.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './services.js';
@@ -295,6 +299,58 @@ export async function startServices(
         rules: channelRules,
         attempt: config.delivery.attempt,
         enabled: config.delivery.notifyOtherChannels,
+        now,
+      }),
+      // The services are complete by the time a person proves an address.
+      channelProofs: new ChannelProofs({
+        store,
+        hashKeys: acceptedKeys(keys, 'codeHash'),
+        codeDelivery: codeDelivery({
+          route: (type) => services.delivery(type),
+          catalogs,
+          attempt: config.delivery.attempt,
+        }),
+        channelRules,
+        get sendLimits() {
+          return services.sendLimits;
+        },
+        catalogs,
+        channelNotices: channelNotices({
+          store,
+          catalogs,
+          route: (type) => services.delivery(type),
+          rules: channelRules,
+          attempt: config.delivery.attempt,
+          now,
+        }),
+        config,
+        now,
+      }),
+      registrationOidc:
+        config.registrationOidc === undefined
+          ? undefined
+          : new RegistrationOidc({
+              store,
+              hashKeys: acceptedKeys(keys, 'codeHash'),
+              oidc: config.registrationOidc,
+              config,
+              now,
+              warn: (message) => log.warn(message),
+            }),
+      registrationSignIn: new RegistrationSignIn({
+        store,
+        hashKeys: acceptedKeys(keys, 'codeHash'),
+        codeDelivery: codeDelivery({
+          route: (type) => services.delivery(type),
+          catalogs,
+          attempt: config.delivery.attempt,
+        }),
+        channelRules,
+        get sendLimits() {
+          return services.sendLimits;
+        },
+        catalogs,
+        config,
         now,
       }),
       now,

@@ -20,6 +20,16 @@ import {
 } from './directory/console-directory-settings.js';
 import { passwordLinkMsOf, passwordLinkSettings } from './domain/identity/password-link-settings.js';
 import {
+  channelRegistrationConfigOf,
+  channelRegistrationSettings,
+  type ChannelRegistrationConfig,
+} from './domain/channel-registration-settings.js';
+import {
+  registrationOidcConfigOf,
+  registrationOidcSettings,
+  type RegistrationOidcConfig,
+} from './domain/registration-oidc-settings.js';
+import {
   type ConsoleOidcConfig,
   consoleOidcConfigOf,
   consoleOidcSettings,
@@ -56,7 +66,7 @@ import {
 
 /**
  * Every setting of the product: one table, validated at start. The rest of the code receives
- * the typed `Config`; it never reads process.env. The README's settings table mirrors SETTINGS
+ * the typed `Config`; it never reads process.env. The settings reference (docs/reference/settings.md) mirrors SETTINGS
  * (a test keeps them in step).
  */
 
@@ -94,7 +104,7 @@ export const SETTINGS = {
   },
   DEA_SECRET_PREVIOUS: {
     schema: Type.String({ default: '' }),
-    doc: 'While DEA_SECRET is being replaced: the secret it replaces (or, during the first step of a rotation across instances, the one that will replace it). What was made with it (unused codes, sessions, service keys, sealed outbox messages) keeps working; nothing new is made with it. npx dea secret status tells when it can go (README, Replacing the secret).',
+    doc: 'While DEA_SECRET is being replaced: the secret it replaces (or, during the first step of a rotation across instances, the one that will replace it). What was made with it (unused codes, sessions, service keys, sealed outbox messages) keeps working; nothing new is made with it. npx dea secret status tells when it can go (docs/operator/upgrades.md, Replacing the secret).',
   },
   DEA_LOG_LEVEL: {
     schema: Type.Union(
@@ -137,6 +147,8 @@ export const SETTINGS = {
   ...consoleOidcSettings,
   ...consoleDirectorySettings,
   ...passwordLinkSettings,
+  ...channelRegistrationSettings,
+  ...registrationOidcSettings,
   DEA_SESSION_ABSOLUTE_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 12, default: 12 }),
     doc: 'A session ends this long after sign-in, used or not (AAL2: at most 12).',
@@ -179,7 +191,7 @@ export const SETTINGS = {
   },
   DEA_DB_SERVER_TIMEOUTS: {
     schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
-    doc: 'on: the statement, lock and idle-in-transaction timeouts go as connection parameters. off behind a pooler that refuses them (PgBouncer): set them on the role instead (README, Running on PostgreSQL); the client-side bound stays.',
+    doc: 'on: the statement, lock and idle-in-transaction timeouts go as connection parameters. off behind a pooler that refuses them (PgBouncer): set them on the role instead (docs/operator/postgresql.md, Running on PostgreSQL); the client-side bound stays.',
   },
   DEA_DB_PREPARED_STATEMENTS: {
     schema: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
@@ -271,6 +283,10 @@ export interface Config {
   consoleDirectory: ConsoleDirectoryConfig | undefined;
   /** How long a one-time link to set a user's password stays valid (DEA_PASSWORD_LINK_HOURS). */
   passwordLinkMs: number;
+  /** People proving the addresses they register (domain/channel-proof.ts). */
+  channelRegistration: ChannelRegistrationConfig;
+  /** The identity provider as a strong sign-in for registration; undefined: not offered. */
+  registrationOidc: RegistrationOidcConfig | undefined;
   /** Every setting's value as it took effect (defaults included), for the console's read-only view. */
   settingValues: Readonly<Record<string, unknown>>;
   /** Who may call POST /validate/check without a service key. */
@@ -519,6 +535,8 @@ export function loadConfig(environment: Record<string, string | undefined>, file
   const consoleEnrolment = consoleEnrolmentConfigOf(s, s.PORT, problems);
   const consoleOidc = consoleOidcConfigOf(s, problems);
   const consoleDirectory = consoleDirectoryConfigOf(s, directory !== undefined, problems);
+  const channelRegistration = channelRegistrationConfigOf(s, s.PORT, problems);
+  const registrationOidc = registrationOidcConfigOf(s, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -543,6 +561,8 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     consoleOidc,
     consoleDirectory,
     passwordLinkMs: passwordLinkMsOf(s),
+    channelRegistration,
+    registrationOidc,
     sessionAbsoluteMs: s.DEA_SESSION_ABSOLUTE_HOURS * 60 * MINUTE,
     bodyLimitBytes: s.DEA_BODY_LIMIT_BYTES,
     timeZone: s.DEA_TIME_ZONE,

@@ -32,7 +32,7 @@ describe('the systemd unit (deploy/systemd/dea.service)', () => {
     expect(unitValues('Restart')).toEqual(['on-failure']);
     expect(unitValues('Environment').join(' ')).toContain('DEA_DATA_DIR=/var/lib/dea');
     expect(unitValues('ExecReload')).toEqual(['/bin/kill -HUP $MAINPID']);
-    // The program it starts is the one `npm run build` makes, at the path the README installs to.
+    // The program it starts is the one `npm run build` makes, at the path the install guide installs to.
     const [execStart = ''] = unitValues('ExecStart');
     const script = /\/opt\/dea\/(\S+)$/.exec(execStart)?.[1] ?? '';
     expect(script).toBe('apps/server/dist/server.js');
@@ -41,9 +41,9 @@ describe('the systemd unit (deploy/systemd/dea.service)', () => {
     expect(Number(unitValues('TimeoutStopSec')[0])).toBeGreaterThan(5 + 30);
   });
 
-  it('is what the README installs', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain('deploy/systemd/dea.service /etc/systemd/system/dea.service');
-    expect(readme).toContain('systemctl enable --now dea');
+  it('is what the install guide installs (docs/operator/install.md)', () => {
+    const guide = readFileSync(join(ROOT, 'docs/operator/install.md'), 'utf8');
+    expect(guide).toContain('deploy/systemd/dea.service /etc/systemd/system/dea.service');
+    expect(guide).toContain('systemctl enable --now dea');
   });
 });

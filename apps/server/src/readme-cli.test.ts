@@ -1,16 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltInContent } from './seed/built-in-content.js';
 import { openStore } from './store/open-store.js';
+import { docsPages, GUIDE_PAGES, guidesText, NOT_GUIDES, REPOSITORY } from './testing/guide-pages.js';
 
-const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
-const README = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');
+/** The guide pages of docs/, one after the other (the README's sections, moved there). */
+const README = guidesText();
 
-/** Every command line of the README's sh blocks that runs `npx dea`, continuation lines joined. */
+/** Every command line of the guides' sh blocks that runs `npx dea`, continuation lines joined. */
 function readmeCliExamples(): string[] {
   const blocks = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
   return blocks
@@ -18,12 +18,12 @@ function readmeCliExamples(): string[] {
     .filter((line) => /(^|\| )npx dea /.test(line));
 }
 
-/** The README's code block of that language following the mention of the file. */
+/** The guides' code block of that language following the mention of the file. */
 function readmeBlock(language: string, fileName: string): string {
   const match = new RegExp(
     `\`${fileName.replace('.', '\\.')}\`:\\n\\n\`\`\`${language}\\n([\\s\\S]*?)\`\`\``,
   ).exec(README);
-  if (match?.[1] === undefined) throw new Error(`the README shows no ${language} block for ${fileName}`);
+  if (match?.[1] === undefined) throw new Error(`the guides show no ${language} block for ${fileName}`);
   return match[1];
 }
 
@@ -31,12 +31,12 @@ function readmeBlock(language: string, fileName: string): string {
 const RUNS_UNTIL_INTERRUPTED = /npx dea audit follow/;
 
 /**
- * The README's CLI examples, run exactly as written with bash, `npx dea` and all, in the order
- * the README gives them, on a store of their own. The working folder sees the repository's
+ * The guides' CLI examples (docs/, GUIDE_PAGES), run exactly as written with bash, `npx dea` and
+ * all, in the order the guides give them, on a store of their own. The working folder sees the repository's
  * node_modules (as the repository root does), so `npx` finds the checkout's own `dea` and never
  * asks the registry (--no-install would fail the line instead).
  */
-describe("the README's dea examples", () => {
+describe("the guides' dea examples", () => {
   let folder: string;
   const env = { ...process.env };
   beforeAll(async () => {
@@ -53,7 +53,7 @@ describe("the README's dea examples", () => {
         'base64',
       ),
     );
-    // The import files are the README's own examples.
+    // The import files are the guides' own examples.
     writeFileSync(join(folder, 'people.csv'), readmeBlock('csv', 'people.csv'));
     writeFileSync(join(folder, 'people.json'), readmeBlock('json', 'people.json'));
     writeFileSync(join(folder, 'pt_BR.json'), JSON.stringify({ 'content.title': 'Código de emergência' }));
@@ -77,7 +77,12 @@ describe("the README's dea examples", () => {
     expect(readmeCliExamples().length).toBeGreaterThan(30);
   });
 
-  // One test per line, in the README's order (a file's tests run one after another): each has the
+  it('runs the commands of every guide page: each page of docs/ is a guide or the reference', () => {
+    const pages = docsPages().filter((page) => !NOT_GUIDES.test(page));
+    expect([...pages].sort()).toEqual([...GUIDE_PAGES].sort());
+  });
+
+  // One test per line, in the guides' order (a file's tests run one after another): each has the
   // suite's deadline of its own, where one deadline for all of them failed on a loaded machine.
   it.each(readmeCliExamples().filter((line) => !RUNS_UNTIL_INTERRUPTED.test(line)))(
     'runs %s as written, ending with exit code 0',

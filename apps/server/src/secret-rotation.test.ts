@@ -12,7 +12,7 @@ const OLD = Buffer.alloc(32, 0x11).toString('base64');
 const NEW = Buffer.alloc(32, 0x22).toString('base64');
 
 /**
- * Replacing DEA_SECRET on PostgreSQL as the README says, instance by instance: step 1 accepts the
+ * Replacing DEA_SECRET on PostgreSQL as the upgrades guide says (docs/operator/upgrades.md), instance by instance: step 1 accepts the
  * new secret while still making with the old; step 2 makes with the new one and accepts the old.
  * What the old secret made keeps working on every step; `dea secret status` says what still needs it.
  */

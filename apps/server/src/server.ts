@@ -27,7 +27,7 @@ const USAGE = `Usage: node apps/server/dist/server.js [--demo] [--help]
 
 Starts the Emergency Access server: the page (/dea/), its API (/dea/api/), the login application,
 code verification and, when configured, RADIUS. Settings come from the environment and the JSON
-file named by DEA_CONFIG_FILE; every setting is listed in the README with its default.
+file named by DEA_CONFIG_FILE; every setting is listed with its default in docs/reference/settings.md.
 
   --demo   demo mode (DEA_DEMO=true): a new, empty embedded store gets the public demo users,
            password "demo", and /dea/outbox shows their messages. For trying the product on

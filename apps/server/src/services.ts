@@ -16,6 +16,9 @@ import type { SignIn } from './domain/sign-in.js';
 import type { Verification } from './domain/verification.js';
 import type { RetriedVerifications } from './domain/retried-requests.js';
 import type { DeliveryProvider } from './delivery/delivery.js';
+import type { ChannelProofs } from './domain/channel-proof.js';
+import type { RegistrationSignIn } from './domain/registration-sign-in.js';
+import type { RegistrationOidc } from './domain/registration-oidc.js';
 import type { Notices } from './delivery/notices.js';
 import type { CodeDelivery } from './domain/ports/code-delivery.js';
 import type { Metrics } from './observability/metrics.js';
@@ -84,6 +87,12 @@ export interface Services {
   channelRules: ChannelRules;
   sendLimits: SendLimits;
   notices: Notices;
+  /** People registering and proving their own channels (domain/channel-proof.ts, issue 32). */
+  channelProofs: ChannelProofs;
+  /** The strong sign-in that opens the registration of channels (domain/registration-sign-in.ts). */
+  registrationSignIn: RegistrationSignIn;
+  /** The identity provider as a strong sign-in for registration; undefined without DEA_OIDC_ISSUER. */
+  registrationOidc: RegistrationOidc | undefined;
   /** Delivery of codes as the domain asks for it (domain/ports/code-delivery.ts), on `delivery`. */
   codeDelivery: CodeDelivery;
   now: () => number;

@@ -263,6 +263,11 @@ export const HelpDeskRevokeRequest = Type.Object(
 );
 export type HelpDeskRevokeRequest = Type.Static<typeof HelpDeskRevokeRequest>;
 export const HelpDeskCountResult = Type.Object({ count: Type.Integer() });
+/** A one-time registration link for the user (issue 32): shown once to the agent, to be given to the caller. */
+export const HelpDeskRegistrationLinkResult = Type.Object({
+  url: Type.String(),
+  expiresAt: Type.String({ description: 'ISO-8601 UTC' }),
+});
 export type HelpDeskCountResult = Type.Static<typeof HelpDeskCountResult>;
 
 // Audit (roles admin and auditor; after the passkey)

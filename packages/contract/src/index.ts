@@ -10,3 +10,5 @@ export * from './durations.js';
 export * from './page-startup.js';
 export * from './username.js';
 export * from './console-people-api.js';
+export * from './channel-registration.js';
+export * from './console-reports.js';

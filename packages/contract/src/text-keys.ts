@@ -55,6 +55,10 @@ export const TEXT_KEYS = [
   'error.invalidRequest',
   'error.notPermitted',
   'error.codesNotEnabled',
+  'error.channelProofInvalid',
+  'error.channelNotRegistrable',
+  'error.channelUndoInvalid',
+  'error.registrationSignInNeeded',
   'error.wrongDeliveryMode',
   'error.notSignedIn',
   'error.sessionExpired',
@@ -99,6 +103,14 @@ export const TEXT_KEYS = [
   'delivery.notice.subject',
   'delivery.notice.text',
   'delivery.notice.screenText',
+  'delivery.proof.subject',
+  'delivery.proof.text',
+  'delivery.proof.voice',
+  'delivery.channelNotice.subject',
+  'delivery.channelNotice.text',
+  'delivery.registration.subject',
+  'delivery.registration.text',
+  'delivery.registration.voice',
 ] as const;
 
 export type TextKey = (typeof TEXT_KEYS)[number];

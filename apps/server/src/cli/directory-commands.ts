@@ -5,7 +5,7 @@ import { LdapDirectory } from '../directory/ldap-directory.js';
 import { CliFailure, type CliContext, type CommandGroup, noMoreArguments } from './command.js';
 
 const NO_DIRECTORY =
-  'no directory is set: DEA_LDAP_URL and DEA_LDAP_BASE_DN name it (see the README, "Users from LDAP or Active Directory")';
+  'no directory is set: DEA_LDAP_URL and DEA_LDAP_BASE_DN name it (see docs/operator/directory.md, "Users from LDAP or Active Directory")';
 
 function directoryConfigOf(context: CliContext): DirectoryConfig {
   if (context.config.directory === undefined) throw new CliFailure(NO_DIRECTORY);

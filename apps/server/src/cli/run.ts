@@ -10,6 +10,7 @@ import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
 import type { Store } from '../store/store.js';
 import { auditCommands } from './audit-commands.js';
+import { reportCommand } from './report-command.js';
 import { brandingCommands } from './branding-commands.js';
 import { channelCommands } from './channel-commands.js';
 import { directoryCommands } from './directory-commands.js';
@@ -33,6 +34,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   messageCommands,
   outboxCommands,
   auditCommands,
+  reportCommand,
   serviceKeyCommands,
   codeCommands,
   directoryCommands,

@@ -5,7 +5,7 @@ import { type CommandGroup, isoTime, noMoreArguments } from './command.js';
 const plural = (count: number, one: string, many = `${one}s`): string =>
   `${count} ${count === 1 ? one : many}`;
 
-/** `dea secret status` and `dea secret reseal`: replacing DEA_SECRET (README, Replacing the secret). */
+/** `dea secret status` and `dea secret reseal`: replacing DEA_SECRET (docs/operator/upgrades.md, Replacing the secret). */
 export const secretCommands: CommandGroup = {
   name: 'secret',
   summary: 'the server secret: what a rotation still needs from the previous one',

@@ -1,3 +1,4 @@
+import { issueRegistrationLink } from '../domain/registration-sign-in.js';
 import type { Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
 import { changeMembership } from '../domain/group-membership.js';
@@ -332,6 +333,23 @@ export const userCommands: CommandGroup = {
         return (await verification.unlock(user.id, 'cli', context.now()))
           ? `Unlocked ${user.username}: failed verifications forgotten.`
           : `${user.username} had no failed verifications to forget.`;
+      },
+    ),
+    'registration-link': oneUserCommand(
+      'print a one-time link with which the user opens the registration of their own channels (with their password)',
+      async (user, context, store) => {
+        const { keys } = await context.open();
+        const { url, expiresAt } = await issueRegistrationLink(
+          {
+            store,
+            hashKeys: acceptedKeys(keys, 'codeHash'),
+            now: () => context.now(),
+            config: context.config,
+          },
+          user,
+          'cli',
+        );
+        return `Registration link for ${user.username} (once, until ${new Date(expiresAt).toISOString()}): ${url}`;
       },
     ),
     import: userImportCommand,

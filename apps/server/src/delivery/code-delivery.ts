@@ -34,6 +34,7 @@ export function codeDelivery({ route, catalogs, attempt }: CodeDeliveryDependenc
             code.code,
             code.expiresAt,
             code.timeZone,
+            code.purpose ?? 'emergency',
           );
           const outcome = await deliverWithRetry(
             provider,

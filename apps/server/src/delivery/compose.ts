@@ -39,6 +39,16 @@ export function formatTime(at: number, language: string, timeZone: string): stri
 /** Stands in for the code while the text is escaped, so the code can then be wrapped in markup. */
 const CODE_MARK = '\u0000code\u0000';
 
+const MESSAGE_KEYS = {
+  emergency: { subject: 'delivery.subject', voice: 'delivery.voice', text: 'delivery.text' },
+  proof: { subject: 'delivery.proof.subject', voice: 'delivery.proof.voice', text: 'delivery.proof.text' },
+  registration: {
+    subject: 'delivery.registration.subject',
+    voice: 'delivery.registration.voice',
+    text: 'delivery.registration.text',
+  },
+} as const;
+
 /** The localized message that carries a code. */
 export async function composeCodeMessage(
   catalogs: Catalogs,
@@ -47,15 +57,18 @@ export async function composeCodeMessage(
   code: string,
   expiresAt: number,
   timeZone: string,
+  /** An emergency code, the code that proves a new address or the one that opens registration (their own texts). */
+  purpose: 'emergency' | 'proof' | 'registration' = 'emergency',
 ): Promise<ComposedMessage> {
-  const subject = await catalogs.text(language, 'delivery.subject');
+  const keys = MESSAGE_KEYS[purpose];
+  const subject = await catalogs.text(language, keys.subject);
   const expires = formatTime(expiresAt, language, timeZone);
   if (type === 'TELEPHONE') {
-    const text = await catalogs.text(language, 'delivery.voice', { spelledCode: spellCode(code) });
+    const text = await catalogs.text(language, keys.voice, { spelledCode: spellCode(code) });
     return { subject, text, html: htmlDocument(language, paragraphs(text)) };
   }
-  const text = await catalogs.text(language, 'delivery.text', { code, expires });
-  const marked = await catalogs.text(language, 'delivery.text', { code: CODE_MARK, expires });
+  const text = await catalogs.text(language, keys.text, { code, expires });
+  const marked = await catalogs.text(language, keys.text, { code: CODE_MARK, expires });
   const body = paragraphs(marked)
     .split(CODE_MARK)
     .join(`<strong><code>${escapeHtml(code)}</code></strong>`);
@@ -79,5 +92,27 @@ export async function composeNotice(
     maskedRecipient === null
       ? await catalogs.text(language, 'delivery.notice.screenText', { time })
       : await catalogs.text(language, 'delivery.notice.text', { recipient: maskedRecipient, time });
+  return { subject, text, html: htmlDocument(language, paragraphs(text)) };
+}
+
+/**
+ * The notice to a person's other channels that a channel was registered: which address, when,
+ * and the link that undoes it and alerts the help desk. Never the code that proved it.
+ */
+export async function composeChannelNotice(
+  catalogs: Catalogs,
+  language: string,
+  at: number,
+  maskedRecipient: string,
+  undoUrl: string,
+  timeZone: string,
+): Promise<ComposedMessage> {
+  const subject = await catalogs.text(language, 'delivery.channelNotice.subject');
+  const time = formatTime(at, language, timeZone);
+  const text = await catalogs.text(language, 'delivery.channelNotice.text', {
+    recipient: maskedRecipient,
+    time,
+    undoUrl,
+  });
   return { subject, text, html: htmlDocument(language, paragraphs(text)) };
 }

@@ -20,7 +20,8 @@ export const AUDIT_EVENTS = {
   'code.refused': 'no code: the policy does not allow one, or the user holds too many unused ones',
   'code.revoked':
     'the user took back one of their own unused codes (the page does, before asking for its replacement)',
-  'code.send_refused': 'no code sent: unknown or unusable recipient, or a send limit',
+  'code.send_refused':
+    'no code sent: unknown or unusable recipient (a channel its person registered: details.reason cooling or proof-expired), or a send limit',
   'code.sent': 'a code reached its delivery provider',
   'code.delivery_failed': 'a code could not be delivered and was invalidated',
   'code.used': 'a code was verified and consumed',
@@ -50,7 +51,27 @@ export const AUDIT_EVENTS = {
   'user.enabled': 'a user was enabled',
   'user.removed': 'a user was removed with channels, codes and sessions',
   'channel.set': "a user's channel was set",
-  'channel.removed': "a user's channel was removed",
+  'channel.removed':
+    "a user's channel was removed (details.origin owner: by its person on the channels page)",
+  // people's own channels (issue 32; actor: the user id, or whoever asked for them)
+  'channel.proof_sent':
+    'a code that proves a new address was sent to it (details: key, channel, to, origin, proofId, expiresAt)',
+  'channel.proof_refused':
+    'an address was not taken or not proven (details.reason: type-not-allowed, owned-by-source, too-many, unusable-address, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile)',
+  'channel.registered':
+    'a person proved an address and it became their channel (details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
+  'channel.registration_undone':
+    "the link in a new channel's notice was used (\"this was not me\"): the channel was removed and the person's sessions ended; the help desk's alert (a webhook of this event; details: key, channelId, removed)",
+  'registration.challenge_sent':
+    "a code that opens the registration of channels was sent to one of the person's proven channels (details: channelKey, channel, to, challengeId)",
+  'registration.opened':
+    'a strong sign-in opened a registration session (details.method: channel-code, link or oidc with issuer and subject; sessionId, expiresAt)',
+  'registration.refused':
+    'a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)',
+  'registration.link_issued':
+    'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
+  'channel.undo_refused':
+    "a link to undo a channel's registration was refused (details.reason unusable: unknown, used or expired, never which)",
   'group.created': 'a group was added',
   'group.renamed': 'a group was renamed (details: from, group)',
   'group.removed': 'a group was removed with its policies and memberships (details: group, source, members)',

@@ -69,6 +69,8 @@ export interface ConsoleAuthDependencies {
       session: ConsoleSession,
       account: ConsoleAccount,
     ): Promise<{ account: ConsoleAccount; provider: boolean } | undefined>;
+    /** At sign-out: the provider revokes the session's refresh token; true when it did. */
+    revokeAtSignOut(idHash: string): Promise<boolean>;
   };
   /**
    * Console roles from directory groups (DEA_CONSOLE_LDAP_ROLES): the directory password of a
@@ -406,8 +408,10 @@ export class ConsoleAuth {
 
   async signOut(caller: ConsoleCaller): Promise<void> {
     const at = this.deps.now();
+    // A session of the OpenID provider: its refresh token is revoked there before the session ends.
+    const revoked = (await this.deps.oidc?.revokeAtSignOut(caller.session.idHash)) ?? false;
     await this.deps.store.console.endSession(caller.session.idHash, at);
-    await this.audit('console.signout', caller, at);
+    await this.audit('console.signout', caller, at, revoked ? { refreshTokenRevoked: true } : {});
   }
 
   private audit(
@@ -432,7 +436,7 @@ export class ConsoleAuth {
  * DEA_CONSOLE_PASSKEY_AAGUIDS: an attestation statement with a certificate (x5c; not 'none', not
  * packed self-attestation, where the AAGUID is only the authenticator's word), verified by
  * verifyRegistrationResponse, whose AAGUID is listed. The certificate is not chained to the
- * vendor's root: there is no metadata service here (README, Console accounts).
+ * vendor's root: there is no metadata service here (docs/operator/console.md).
  */
 function attestedModel(
   { decodeAttestationObject }: typeof WebAuthnHelpers,

@@ -474,6 +474,29 @@ export class ConsoleOidc {
     return { account, created: true };
   }
 
+  /**
+   * At sign-out, the provider is asked to revoke the session's refresh token (RFC 7009, through
+   * openid-client's tokenRevocation), so that it cannot be used again, by this server or anyone who
+   * took it. True when the provider took it back; a session without one, or a provider that cannot
+   * be reached, is answered false (warned, naming the setting): the console's own session ends anyway.
+   */
+  async revokeAtSignOut(idHash: string): Promise<boolean> {
+    const read = await this.deps.store.consoleOidc.findSession(idHash);
+    const sealedToken = read?.refreshToken ?? null;
+    const token = sealedToken === null ? undefined : this.unsealed(sealedToken, idHash);
+    if (token === undefined) return false;
+    try {
+      const client = await openId();
+      await client.tokenRevocation(await this.discovered(), token, { token_type_hint: 'refresh_token' });
+      return true;
+    } catch (error) {
+      this.deps.warn(
+        `the OpenID provider at DEA_CONSOLE_OIDC_ISSUER=${this.deps.config.issuer.href} did not revoke a signed-out console session's refresh token: ${(error as Error).message}; check that it offers a revocation_endpoint and that this server reaches it`,
+      );
+      return false;
+    }
+  }
+
   private sealed(refreshToken: string | undefined, idHash: string): string | null {
     const [key] = this.deps.sealKeys;
     return refreshToken === undefined || key === undefined ? null : seal(key, refreshToken, `oidc:${idHash}`);

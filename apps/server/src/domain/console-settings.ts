@@ -14,7 +14,7 @@ export const consoleEnrolmentSettings = {
   },
   DEA_CONSOLE_PASSKEY_AAGUIDS: {
     schema: Type.String({ default: '' }),
-    doc: "The authenticator models (AAGUIDs, comma-separated) a console passkey may be registered on; the browser is then asked for attestation (direct) and an authenticator that does not show one of these is refused. Empty: any authenticator. The attestation's certificate is not chained to a vendor's root (README, Console accounts).",
+    doc: "The authenticator models (AAGUIDs, comma-separated) a console passkey may be registered on; the browser is then asked for attestation (direct) and an authenticator that does not show one of these is refused. Empty: any authenticator. The attestation's certificate is not chained to a vendor's root (docs/operator/console.md).",
   },
 } as const;
 

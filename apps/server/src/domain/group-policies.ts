@@ -1,11 +1,15 @@
 import {
   CHANNEL_DELIVERY_MODE,
+  ChannelRegistrationPolicyOptions,
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
+  SEND_TYPES,
   CONSOLE_ISSUER_ROLES,
   HelpDeskPolicyOptions,
   POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
   PolicyOptions,
 } from '@dea/contract';
+import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import type { Group, Store } from '../store/store.js';
 import { Groups } from './identity/groups.js';
@@ -46,6 +50,21 @@ export function issuersOf(stored: Record<string, unknown> | undefined): readonly
     : CONSOLE_ISSUER_ROLES;
 }
 
+/**
+ * Why a value cannot be this "Channel Registration" option (issue 32), in words that name the
+ * option; undefined when it can.
+ */
+export function registrationOptionProblem(name: string, value: unknown): string | undefined {
+  const schema = (ChannelRegistrationPolicyOptions.properties as Record<string, TSchema>)[name];
+  if (schema === undefined)
+    return `${name} is not a channel registration option (${Object.keys(ChannelRegistrationPolicyOptions.properties).join(', ')})`;
+  if (Value.Check(schema, value)) return undefined;
+  const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
+  return name === 'registrationChannelTypes'
+    ? `${name} must be a list of ${SEND_TYPES.join(', ')}, each once`
+    : `${name} must be a whole number from ${minimum} to ${maximum}`;
+}
+
 const MAX_CATEGORY = 100;
 
 /**
@@ -76,6 +95,11 @@ export class GroupPolicies {
     if (category === POLICY_CATEGORY_HELP_DESK) {
       if (!Value.Check(HelpDeskPolicyOptions, changes))
         throw new RuleError(`issuers must be a list of ${CONSOLE_ISSUER_ROLES.join(' and ')}`);
+    } else if (category === POLICY_CATEGORY_CHANNEL_REGISTRATION) {
+      for (const [name, value] of Object.entries(changes)) {
+        const problem = registrationOptionProblem(name, value);
+        if (problem !== undefined) throw new RuleError(problem);
+      }
     } else {
       for (const [name, value] of Object.entries(changes)) {
         if (!(POLICY_NAMES as string[]).includes(name)) throw new RuleError(`${name} is not a policy option`);

@@ -226,6 +226,20 @@ export class HelpDesk {
     return codes.length;
   }
 
+  /**
+   * A one-time registration link for a caller whose identity the agent checked (issue 32): made by
+   * `issue`, the one function of every door (registration-sign-in.ts issueRegistrationLink), with
+   * the agent as actor; the same "who may help whom" as giving a code.
+   */
+  async registrationLink<T>(
+    caller: ConsoleCaller,
+    userId: string,
+    issue: (user: User, actor: string) => Promise<T>,
+  ): Promise<T> {
+    const user = await this.helpable(caller, userId, 'give');
+    return issue(user, this.actorOf(caller));
+  }
+
   async unlock(caller: ConsoleCaller, userId: string): Promise<number> {
     const user = await this.helpable(caller, userId, 'give');
     return (await this.verification.unlock(user.id, this.actorOf(caller), this.now())) ? 1 : 0;

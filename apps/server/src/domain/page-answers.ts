@@ -1,3 +1,4 @@
+import { untrustedChannel } from './channel-proof.js';
 import {
   BRANDING_NAMES,
   SEND_TYPE_OF_CHANNEL,
@@ -54,6 +55,8 @@ export async function availableChannels(
   for (const channel of await services.store.channels.listOfUser(user.id)) {
     // Only channels a code can go to: not a switched-off type, not a number outside the allowed prefixes.
     if (channelRefusal(services.channelRules, SEND_TYPE_OF_CHANNEL[channel.key], channel.address)) continue;
+    // A channel its person registered: not while it cools off, nor once its proof is too old.
+    if ((await untrustedChannel(services, channel)) !== undefined) continue;
     map[channel.key] = joinChannelValue(maskAddress(channel.key, channel.address), channel.id);
   }
   return map;

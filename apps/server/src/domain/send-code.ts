@@ -1,6 +1,7 @@
 import type { AuditEventName } from './audit-events.js';
 import { SEND_TYPE_OF_CHANNEL, type SendType } from '@dea/contract';
 import { deliveryFailed, tooManyRequests, unknownChannel } from './api-error.js';
+import { untrustedChannel } from './channel-proof.js';
 import { channelRefusal, type ChannelRules } from './channel-rules.js';
 import { issueCode } from './codes.js';
 import { emergencyPolicy } from './emergency-policy.js';
@@ -56,7 +57,9 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
   const attempted = { channel: channelType, channelKey: channel.key, to };
   // A switched-off type or a foreign number is, for this user, not a usable recipient: the same
   // answer as an unknown one (130), and queryAvailableChannels no longer lists it.
-  const refusal = channelRefusal(services.channelRules, channelType, channel.address);
+  const refusal =
+    channelRefusal(services.channelRules, channelType, channel.address) ??
+    (await untrustedChannel(services, channel));
   const provider = services.codeDelivery.senderOf(channelType);
   if (refusal !== undefined || provider === undefined) {
     await audit('code.send_refused', { ...attempted, reason: refusal ?? 'channel-type-disabled' });

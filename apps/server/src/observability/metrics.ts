@@ -52,6 +52,24 @@ export class Metrics {
     labelNames: ['outcome', 'reason'],
     registers: [this.registry],
   });
+  private readonly channelProofs = new Counter({
+    name: 'dea_channel_proofs_total',
+    help: "Proofs of addresses people register, by outcome (sent, proven, refused) and, for refused, the reason (as channel.proof_refused's details.reason).",
+    labelNames: ['outcome', 'reason'],
+    registers: [this.registry],
+  });
+  private readonly channelUndoLinks = new Counter({
+    name: 'dea_channel_undo_links_total',
+    help: "Links in a new channel's notice used to undo it, by outcome (undone, refused).",
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly registrationSessions = new Counter({
+    name: 'dea_registration_sessions_total',
+    help: 'Strong sign-ins for the registration of channels, by outcome (challenge_sent, opened, refused, link_issued) and method (channel-code, link).',
+    labelNames: ['outcome', 'method'],
+    registers: [this.registry],
+  });
   private readonly consoleOidc = new Counter({
     name: 'dea_console_oidc_total',
     help: "The console's sign-ins through the OpenID provider, by outcome (signed_in, refused, role_changed) and, for refused, the reason (provider-unavailable, provider-error, state-unknown, wrong-issuer, token-refused, mfa-missing, unmapped, disabled, username-taken, refresh-failed).",
@@ -241,6 +259,19 @@ export class Metrics {
       'user.removed': none,
       'channel.set': none,
       'channel.removed': none,
+      'channel.proof_sent': () => this.channelProofs.inc({ outcome: 'sent', reason: '' }),
+      'channel.proof_refused': () => this.channelProofs.inc({ outcome: 'refused', reason }),
+      'channel.registered': () => this.channelProofs.inc({ outcome: 'proven', reason: '' }),
+      'channel.registration_undone': () => this.channelUndoLinks.inc({ outcome: 'undone' }),
+      'channel.undo_refused': () => this.channelUndoLinks.inc({ outcome: 'refused' }),
+      'registration.challenge_sent': () =>
+        this.registrationSessions.inc({ outcome: 'challenge_sent', method: 'channel-code' }),
+      'registration.opened': () =>
+        this.registrationSessions.inc({ outcome: 'opened', method: methodOf(details) }),
+      'registration.refused': () =>
+        this.registrationSessions.inc({ outcome: 'refused', method: methodOf(details) }),
+      'registration.link_issued': () =>
+        this.registrationSessions.inc({ outcome: 'link_issued', method: 'link' }),
       'group.created': none,
       'group.member_added': none,
       'group.member_removed': none,
@@ -279,4 +310,9 @@ export class Metrics {
     };
     count[entry.event]();
   }
+}
+
+/** How a registration session was opened, as its audit entry says. */
+function methodOf(details: Record<string, unknown>): string {
+  return typeof details.method === 'string' ? details.method : 'unknown';
 }

@@ -1,27 +1,28 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { freeUdpPort } from '../testing/free-port.js';
 import { radclientReply } from '../testing/radclient.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
+import { docsPage } from '../testing/guide-pages.js';
 import { startRadiusServer } from './radius-server.js';
 import { radiusAuthenticator } from './start-radius.js';
 
-const README = readFileSync(fileURLToPath(new URL('../../../../README.md', import.meta.url)), 'utf8');
+/** The RADIUS guide, whose FreeRADIUS snippets are tested here. */
+const GUIDE = docsPage('integrator/radius.md');
 const FRONT_SECRET = 'vpn-to-freeradius-secret-01';
 const PROXY_SECRET = 'a-long-random-secret-for-freeradius';
 
-/** The README's FreeRADIUS snippets, as an operator copies them. */
+/** The RADIUS guide's FreeRADIUS snippets, as an operator copies them. */
 function readmeSnippet(containing: string): string {
-  const block = [...README.matchAll(/```conf\n([\s\S]*?)```/g)]
+  const block = [...GUIDE.matchAll(/```conf\n([\s\S]*?)```/g)]
     .map((match) => match[1] ?? '')
     .find((text) => text.includes(containing));
-  if (block === undefined) throw new Error(`the README shows no conf block with ${containing}`);
+  if (block === undefined) throw new Error(`the RADIUS guide shows no conf block with ${containing}`);
   return block;
 }
 
@@ -32,7 +33,7 @@ interface FreeRadius {
 }
 
 /**
- * Debian's freeradius with a configuration of its own around the README's snippets: it listens
+ * Debian's freeradius with a configuration of its own around the guide's snippets: it listens
  * for the VPN (radclient) and proxies to this product's two instances (dea1, dea2) on these ports.
  */
 async function startFreeRadius(productPorts: [number, number]): Promise<FreeRadius> {

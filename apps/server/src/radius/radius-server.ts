@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { type RemoteInfo, type Socket, createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import type { Logger } from 'pino';
@@ -94,7 +93,10 @@ export async function startRadiusServer(options: RadiusServerOptions): Promise<R
     }
     // The same address, port, Identifier and Request Authenticator: the same request, sent again.
     const key = `${client}|${from.port}|${request.identifier}|${request.authenticator.toString('hex')}`;
-    const fingerprint = createHash('sha256').update(data).digest('base64url');
+    // What the request asks: its Message-Authenticator, checked above, is already an HMAC of the
+    // whole packet under the client's secret (no further hash of it for every request).
+    const fingerprint =
+      attributesOf(request, AttributeType.messageAuthenticator)[0]?.value.toString('base64') ?? '';
     const once = await answerOnce(answered, { key, fingerprint, now: now(), windowMs }, () =>
       answer(request, secret, client),
     );

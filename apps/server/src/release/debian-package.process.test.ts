@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtEntry } from '../testing/processes.js';
-import { envFileSettings, REPOSITORY, runRelease } from '../testing/release.js';
+import { envFileSettings, REPOSITORY, sharedRelease, type Release } from '../testing/release.js';
 
 const isRoot = process.getuid?.() === 0;
 const hasApt = spawnSync('apt-get', ['--version']).status === 0;
@@ -44,19 +44,18 @@ function purgeAll(): void {
 }
 
 /**
- * The Debian package as an operator meets it (README, "Install from the package"): installed with
+ * The Debian package as an operator meets it (docs/operator/install.md, "Install from the package"): installed with
  * apt on this machine, the store made by `dea migrate`, the server started as the unit starts it
  * (no systemd runs here: as the user dea, with the unit's environment and /etc/dea/dea.env),
  * upgraded to a newer build that keeps the data, then purged. Needs root, apt and nodejs from a
  * package; it refuses to touch a machine where dea is installed already.
  */
 describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => {
-  const folder = mkdtempSync(join(tmpdir(), 'dea-package-'));
   const version = (JSON.parse(readFileSync(join(REPOSITORY, 'package.json'), 'utf8')) as { version: string })
     .version;
   const newer = `${version}+upgrade1`;
-  let first = '';
-  let second = '';
+  let first: Release;
+  let second: Release;
   let server: ChildProcess | undefined;
 
   beforeAll(async () => {
@@ -66,36 +65,21 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
         `dea is installed on this machine (${installedVersion()}): this test installs and purges its own`,
       );
     }
-    // gzip: the same package, made faster than with xz, the release's compression.
-    [first, second] = (
-      await Promise.all(
-        [
-          [version, 'one'],
-          [newer, 'two'],
-        ].map(([each = '', out = '']) =>
-          runRelease([
-            '--only',
-            'deb',
-            '--compression',
-            'gzip',
-            '--version',
-            each,
-            '--out',
-            join(folder, out),
-          ]),
-        ),
-      )
-    ).map((release) => release.deb) as [string, string];
-  }, 600_000);
+    // The release itself (the run's shared build, which release.process.test.ts checks), then a
+    // newer package to upgrade to: gzip, the same package made faster than with xz.
+    [first, second] = await Promise.all([
+      sharedRelease('release'),
+      sharedRelease('upgrade', ['--only', 'deb', '--compression', 'gzip', '--version', newer]),
+    ]);
+  }, 900_000);
 
   afterAll(() => {
     server?.kill('SIGKILL');
     purgeAll();
-    rmSync(folder, { recursive: true, force: true });
   }, 300_000);
 
   it('installs with apt, runs from any folder as the unit would, upgrades keeping the data, and purges', async () => {
-    sh('apt-get', ['install', ...APT, `./${first}`], { cwd: join(folder, 'one') });
+    sh('apt-get', ['install', ...APT, `./${first.deb}`], { cwd: first.out });
     expect(installedVersion()).toBe(`installed ${version}`);
     expect(sh('getent', ['passwd', 'dea'])).toMatch(
       /^dea:x:\d+:\d+:Emergency Access[^:]*:\/var\/lib\/dea:\/usr\/sbin\/nologin$/m,
@@ -184,7 +168,7 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
       `${readFileSync('/etc/dea/dea.env', 'utf8')}# changed by the operator\n`,
     );
     const secret = readFileSync('/etc/dea/secret', 'utf8');
-    sh('apt-get', ['install', ...APT, `./${second}`], { cwd: join(folder, 'two') });
+    sh('apt-get', ['install', ...APT, `./${second.deb}`], { cwd: second.out });
     expect(installedVersion()).toBe(`installed ${newer}`);
     expect(readFileSync('/etc/dea/dea.env', 'utf8')).toContain('# changed by the operator');
     expect(readFileSync('/etc/dea/secret', 'utf8')).toBe(secret);

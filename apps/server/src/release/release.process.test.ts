@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtEntry } from '../testing/processes.js';
-import { REPOSITORY, runRelease, type Release } from '../testing/release.js';
+import { REPOSITORY, sharedRelease, type Release } from '../testing/release.js';
 
 /**
  * `npm run release` (scripts/release.mjs): the same commit built twice gives the same bytes, the
- * package passes lintian without an error, and the tarball runs where it is unpacked.
+ * package passes lintian without an error, and the tarball runs where it is unpacked. The first
+ * build is the run's shared one (testing/release.ts), which debian-package.process.test.ts installs.
  */
 describe('the release artifacts', () => {
   const folder = mkdtempSync(join(tmpdir(), 'dea-release-'));
@@ -21,10 +22,7 @@ describe('the release artifacts', () => {
 
   beforeAll(async () => {
     builtEntry('server');
-    [first, second] = await Promise.all([
-      runRelease(['--out', join(folder, 'first')]),
-      runRelease(['--out', join(folder, 'second')]),
-    ]);
+    [first, second] = await Promise.all([sharedRelease('release'), sharedRelease('release-again')]);
   }, 900_000);
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 

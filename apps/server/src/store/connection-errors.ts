@@ -36,7 +36,7 @@ export function storeConnectionError(
   const refusedParameter = /unsupported startup parameter: (\w+)/.exec(detail)?.[1];
   if (code === '08P01' && refusedParameter !== undefined) {
     return new StoreError(
-      `the connection pooler at ${where} (PgBouncer) refuses the connection parameter ${refusedParameter}: set DEA_DB_SERVER_TIMEOUTS=off and set the timeouts on the role instead (see "Running on PostgreSQL" in the README)`,
+      `the connection pooler at ${where} (PgBouncer) refuses the connection parameter ${refusedParameter}: set DEA_DB_SERVER_TIMEOUTS=off and set the timeouts on the role instead (see "Running on PostgreSQL", docs/operator/postgresql.md)`,
       { cause: error },
     );
   }
@@ -44,7 +44,7 @@ export function storeConnectionError(
     '28P01': `PostgreSQL at ${where} refused the password of user "${user}": check the password in DATABASE_URL`,
     '28000': `PostgreSQL at ${where} refused user "${user}" (${detail}): check the user in DATABASE_URL and the server's pg_hba.conf`,
     '3D000': `database "${database}" does not exist on PostgreSQL at ${where}: create it (createdb ${database}) or correct DATABASE_URL`,
-    '42501': `user "${user}" lacks a right the store needs on database "${database}" (${detail}): grant it CREATE on the schema (see "Running on PostgreSQL" in the README)`,
+    '42501': `user "${user}" lacks a right the store needs on database "${database}" (${detail}): grant it CREATE on the schema (see "Running on PostgreSQL", docs/operator/postgresql.md)`,
     ECONNREFUSED: `nothing answers at ${where} (connection refused): check the host and port in DATABASE_URL and that PostgreSQL runs`,
     ENOTFOUND: `the host of DATABASE_URL (${where}) is not known to DNS: check DATABASE_URL`,
     EAI_AGAIN: `the host of DATABASE_URL (${where}) could not be looked up now (DNS): check DATABASE_URL and the name service`,

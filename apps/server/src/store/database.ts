@@ -37,6 +37,11 @@ export interface Database {
   console_directory_accounts: ConsoleDirectoryAccountsTable;
   console_directory_sessions: ConsoleDirectorySessionsTable;
   password_links: PasswordLinksTable;
+  channel_proofs: ChannelProofsTable;
+  channel_undo_links: ChannelUndoLinksTable;
+  registration_sessions: RegistrationSessionsTable;
+  registration_links: RegistrationLinksTable;
+  registration_oidc_flows: RegistrationOidcFlowsTable;
 }
 
 export interface UsersTable {
@@ -100,6 +105,34 @@ export interface ChannelsTable {
   key: string;
   address: string;
   created_at: number;
+  /** source (directory, SCIM, import, CLI) or owner (registered and proven by its person). */
+  origin: Generated<string>;
+  proven_at: ColumnType<number | null, number | null | undefined, number | null>;
+  registered_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** An address waiting for its proof: the code as a keyed hash, its tries left. */
+export interface ChannelProofsTable {
+  id: string;
+  user_id: string;
+  key: string;
+  address: string;
+  origin: string;
+  code_hash: string;
+  tries_left: number;
+  created_at: number;
+  expires_at: number;
+}
+
+/** The link that undoes a registration ("this was not me"), a keyed hash of its token. */
+export interface ChannelUndoLinksTable {
+  token_hash: string;
+  user_id: string;
+  channel_id: string;
+  key: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }
 
 export interface CodesTable {
@@ -352,4 +385,37 @@ export interface PasswordLinksTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+}
+
+/** A registration session: a challenge (code_hash) until opened, then its cookie's token_hash. */
+export interface RegistrationSessionsTable {
+  id: string;
+  user_id: string;
+  method: string;
+  channel_id: string | null;
+  code_hash: string | null;
+  tries_left: number;
+  token_hash: string | null;
+  created_at: number;
+  expires_at: number;
+  opened_at: number | null;
+}
+
+/** A one-time registration link of the help desk or an administrator. */
+export interface RegistrationLinksTable {
+  token_hash: string;
+  user_id: string;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A sign-in at the identity provider under way for the registration of channels. */
+export interface RegistrationOidcFlowsTable {
+  state: string;
+  user_id: string;
+  nonce: string;
+  code_verifier: string;
+  created_at: number;
 }

@@ -11,10 +11,13 @@ import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { pendingProblems } from './migrations/index.js';
 import { auditRepository } from './sql/audit.js';
+import { reportRepository } from './sql/reports.js';
 import { auditTrailRepository } from './sql/audit-trail.js';
 import { leaseRepository, retentionRepository, secretUsageRepository } from './sql/retention.js';
 import { brandingRepository } from './sql/branding.js';
 import { catalogRepository } from './sql/catalogs.js';
+import { channelProofRepository } from './sql/channel-proofs.js';
+import { registrationRepository } from './sql/registration.js';
 import { channelRepository } from './sql/channels.js';
 import { codeRepository } from './sql/codes.js';
 import type { Db, Dialect } from './sql/db.js';
@@ -137,12 +140,15 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     bulkUsers: bulkUserRepository(db, dialect),
     groups: groupRepository(db, dialect),
     channels: channelRepository(db, dialect),
+    channelProofs: channelProofRepository(db),
+    registration: registrationRepository(db),
     codes: codeRepository(db, dialect),
     sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),
     catalogs: catalogRepository(db),
     audit: auditRepository(db),
     auditTrail: auditTrailRepository(db, dialect),
+    reports: reportRepository(db),
     outbox: outboxRepository(db),
     serviceKeys: serviceKeyRepository(db, dialect),
     console: consoleRepository(db),

@@ -620,7 +620,15 @@ export function storeSuite(kind: StoreKind): void {
         address: '+15550001',
         createdAt: T0,
       });
-      expect(created).toEqual({ id, userId: user.id, key: 'mobile', address: '+15550001' });
+      expect(created).toEqual({
+        id,
+        userId: user.id,
+        key: 'mobile',
+        address: '+15550001',
+        origin: 'source',
+        provenAt: null,
+        registeredAt: null,
+      });
 
       const same = await store.channels.set({
         id: newId(),
@@ -639,10 +647,51 @@ export function storeSuite(kind: StoreKind): void {
         address: '+15550002',
         createdAt: T0 + 1,
       });
-      expect(updated).toEqual({ id: newId2, userId: user.id, key: 'mobile', address: '+15550002' });
+      expect(updated).toMatchObject({ id: newId2, userId: user.id, key: 'mobile', address: '+15550002' });
       expect(await store.channels.listOfUser(user.id)).toEqual([updated]);
       expect(await store.channels.findOfUser(user.id, id)).toBeUndefined();
       expect(await store.channels.findOfUser(user.id, newId2)).toEqual(updated);
+    });
+
+    test("a proven address is its person's: proven again it keeps its reference and registration, a new one gets both anew, a source takes it back", async ({
+      store,
+      expect,
+      addUser,
+    }) => {
+      const user = await addUser();
+      const first = await store.channels.setProven({
+        id: newId(),
+        userId: user.id,
+        key: 'personalEmail',
+        address: 'a@example.org',
+        at: T0,
+      });
+      expect(first).toMatchObject({ origin: 'owner', provenAt: T0, registeredAt: T0 });
+      const again = await store.channels.setProven({
+        id: newId(),
+        userId: user.id,
+        key: 'personalEmail',
+        address: 'a@example.org',
+        at: T0 + 5,
+      });
+      expect(again).toEqual({ ...first, provenAt: T0 + 5 });
+      const moved = await store.channels.setProven({
+        id: newId(),
+        userId: user.id,
+        key: 'personalEmail',
+        address: 'b@example.org',
+        at: T0 + 9,
+      });
+      expect(moved.id).not.toBe(first.id);
+      expect(moved).toMatchObject({ provenAt: T0 + 9, registeredAt: T0 + 9 });
+      const taken = await store.channels.set({
+        id: newId(),
+        userId: user.id,
+        key: 'personalEmail',
+        address: 'b@example.org',
+        createdAt: T0 + 10,
+      });
+      expect(taken).toMatchObject({ id: moved.id, origin: 'source' });
     });
 
     test("lists the user's channels only, in the order they were made", async ({

@@ -1,10 +1,13 @@
 import type { SchemaState } from './schema.js';
 import type { AuditRepository } from './sql/audit.js';
+import type { ReportRepository } from './sql/reports.js';
 import type { AuditTrailRepository } from './sql/audit-trail.js';
 import type { BrandingRepository } from './sql/branding.js';
 import type { BulkUserRepository } from './sql/bulk-users.js';
 import type { CatalogRepository } from './sql/catalogs.js';
 import type { ChannelRepository } from './sql/channels.js';
+import type { ChannelProofRepository } from './sql/channel-proofs.js';
+import type { RegistrationRepository } from './sql/registration.js';
 import type { CodeRepository } from './sql/codes.js';
 import type { ConsoleRepository } from './sql/console.js';
 import type { ConsoleDirectoryRepository } from './sql/console-directory.js';
@@ -29,6 +32,14 @@ import type { VerifyFailureRepository } from './sql/verify-failures.js';
  */
 export type { NewAuditEntry, AuditEntry, AuditFilter, AuditRepository } from './sql/audit.js';
 export type {
+  OffsetSpan,
+  ReportCount,
+  ReportDimension,
+  ReportMetric,
+  ReportPeriod,
+  ReportRepository,
+} from './sql/reports.js';
+export type {
   SealedAuditEntry,
   AuditChainMark,
   AuditSealer,
@@ -37,7 +48,9 @@ export type {
 export type { BrandingRepository } from './sql/branding.js';
 export type { BulkUserRepository, NewBatchUser, NewUsersBatch } from './sql/bulk-users.js';
 export type { CatalogRepository } from './sql/catalogs.js';
-export type { Channel, ChannelRepository } from './sql/channels.js';
+export type { Channel, ChannelOrigin, ChannelRepository, ProvenChannel } from './sql/channels.js';
+export type { ChannelProof, ChannelUndoLink, ChannelProofRepository } from './sql/channel-proofs.js';
+export type { RegistrationSession, RegistrationRepository } from './sql/registration.js';
 export type { NewCode, ActiveCode, IssueOutcome, CodeRepository, VerifyPolicy } from './sql/codes.js';
 export type {
   ConsoleRole,
@@ -93,6 +106,10 @@ export interface Store {
   readonly bulkUsers: BulkUserRepository;
   readonly groups: GroupRepository;
   readonly channels: ChannelRepository;
+  /** Addresses waiting for their proof, and the links that undo a registration (issue 32). */
+  readonly channelProofs: ChannelProofRepository;
+  /** The strong sign-in that opens the registration of channels: sessions, challenges, links. */
+  readonly registration: RegistrationRepository;
   readonly codes: CodeRepository;
   readonly sessions: SessionRepository;
   readonly branding: BrandingRepository;
@@ -100,6 +117,8 @@ export interface Store {
   readonly audit: AuditRepository;
   /** The audit trail's order, chain and export positions (ADR 0018). */
   readonly auditTrail: AuditTrailRepository;
+  /** The reports' counts by day, grouped by the store (domain/reports.ts). */
+  readonly reports: ReportRepository;
   readonly outbox: OutboxRepository;
   readonly serviceKeys: ServiceKeyRepository;
   readonly meta: MetaRepository;

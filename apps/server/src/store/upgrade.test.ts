@@ -86,13 +86,10 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
           locale: 'de',
           createdAt: NOW,
         });
-        await old.channels.set({
-          id: newId(),
-          userId: id,
-          key: 'email',
-          address: `user${index}@example.com`,
-          createdAt: NOW,
-        });
+        // Written as the previous release's schema holds them (channels have an origin since 0027).
+        await target.insert('channels', [
+          { id: newId(), user_id: id, key: 'email', address: `user${index}@example.com`, created_at: NOW },
+        ]);
         const codeId = newId();
         codeIds.push(codeId);
         // Written as the previous release's schema holds them (this version issues codes through
@@ -143,9 +140,12 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
       for (const [table, rows] of Object.entries(before)) {
         if (table === 'kysely_migration') continue;
         // Audit entries gain columns for their place and chain value (0017-audit-chain); users
-        // and groups the attributes SCIM keeps (0020-scim-attributes, 0021-scim-modified), all null.
+        // and groups the attributes SCIM keeps (0020-scim-attributes, 0021-scim-modified), all null;
+        // audit entries what the reports count them by, generated from their details (0026-report-indexes);
+        // channels who registered them (0027-channel-proofs: the source's, never proven by a person).
         const added: Record<string, string[]> = {
-          audit_log: ['seq', 'chain', 'chain_key'],
+          channels: ['origin', 'proven_at', 'registered_at'],
+          audit_log: ['seq', 'chain', 'chain_key', 'report_channel', 'report_provider', 'report_reason'],
           users: ['given_name', 'family_name', 'primary_email', 'primary_phone', 'updated_at'],
           groups: ['external_id', 'created_by', 'created_at', 'updated_at'],
         };
@@ -156,12 +156,19 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
         );
         for (const row of table === 'users' || table === 'groups' ? (after[table] ?? []) : [])
           for (const column of added[table] ?? []) expect(row[column], column).toBeNull();
+        for (const row of table === 'channels' ? (after[table] ?? []) : [])
+          expect([row.origin, row.proven_at, row.registered_at]).toEqual(['source', null, null]);
         expect(kept, table).toEqual(rows);
       }
       expect(after.users).toHaveLength(5);
       expect(after.channels).toHaveLength(5);
       expect(after.codes).toHaveLength(5);
-      expect((after.audit_log ?? []).filter((row) => row.event === 'code.issued')).toHaveLength(5);
+      const issued = (after.audit_log ?? []).filter((row) => row.event === 'code.issued');
+      expect(issued).toHaveLength(5);
+      for (const row of issued)
+        expect(row.report_channel).toBe(
+          (JSON.parse(String(row.details)) as { channel?: string }).channel ?? null,
+        );
       // And the new version uses them: codes keep their uses, users sign in to their channels.
       const upgraded = await openStore({ ...target, schema: 'require-current' });
       try {

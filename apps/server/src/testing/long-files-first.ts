@@ -1,7 +1,7 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest (they start processes, or run a README's commands one by one), as
+ * The files that take longest (they start processes, or run the guides' commands one by one), as
  * measured in docs/benchmarks.md. On a fresh clone Vitest has no timings of its own and starts files
  * in no particular order: one of these starting last would hold the whole run up by its length.
  */
@@ -11,6 +11,8 @@ const LONGEST: readonly RegExp[] = [
   /freeradius-front\.test\.ts$/,
   /signin-throttle\.test\.ts$/,
   /http\/timeouts\.test\.ts$/,
+  /directory\/active-directory\.test\.ts$/,
+  /webhooks\/webhooks\.test\.ts$/,
 ];
 
 /** Vitest's order (failed first, then longest by its cache), with the longest files known ahead. */

@@ -26,6 +26,8 @@ export interface TestOidcProvider {
    * authorization address the console sent the browser to; answers where the provider sends it back.
    */
   signIn(authorizationUrl: string, login: string): Promise<URL>;
+  /** The refresh tokens the provider has destroyed (revoked, or rotated by a refresh), in order. */
+  destroyedRefreshTokens: string[];
   close(): Promise<void>;
 }
 
@@ -83,7 +85,7 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
     conformIdTokenClaims: false,
     issueRefreshToken: () => true,
     cookies: { keys: ['a key of the test provider cookies'] },
-    features: { devInteractions: { enabled: true } },
+    features: { devInteractions: { enabled: true }, revocation: { enabled: true } },
   });
   // The login page's answer with the person's amr and acr (the development login gives none),
   // taken before the provider's own routes see it; its pages (GET) are the provider's.
@@ -127,6 +129,10 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
       response.end(String(error));
     });
   };
+  const destroyedRefreshTokens: string[] = [];
+  provider.on('refresh_token.destroyed', (...args: unknown[]) => {
+    destroyedRefreshTokens.push((args[0] as { jti: string }).jti);
+  });
   const providerHandler = provider.callback();
   handler = (request, response) => {
     if (request.method === 'POST' && /^\/interaction\/[^/?]+$/.test(request.url ?? ''))
@@ -135,6 +141,7 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
   };
 
   return {
+    destroyedRefreshTokens,
     issuer,
     clientId,
     clientSecretFile,

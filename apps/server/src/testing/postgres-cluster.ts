@@ -21,6 +21,11 @@ export interface PostgresCluster {
   thaw(): void;
   /** What the server has written (its log), for a test that waits on a line of it. */
   log(): string;
+  /**
+   * The CPU seconds (user and system) the server's processes have used so far: the postmaster, its
+   * children (backends and workers) and the children it has reaped (benchmarks: before and after).
+   */
+  cpuSeconds(): number;
 }
 
 function serverBinDir(): string {
@@ -173,6 +178,10 @@ export async function startPostgresCluster(
       if (server.pid !== undefined && server.exitCode === null) process.kill(server.pid, 'SIGCONT');
     },
     log: () => output,
+    cpuSeconds() {
+      const parent = postmasterPid();
+      return serverPids().reduce((sum, pid) => sum + cpuSecondsOfProcess(pid, pid === parent), 0);
+    },
     async stop() {
       await shutDown();
       rmSync(dir, { recursive: true, force: true });
@@ -181,6 +190,23 @@ export async function startPostgresCluster(
 }
 
 /** A new, empty database on the server of `adminUrl`, for one test file. */
+/** Linux's clock ticks a second (USER_HZ), in which /proc/<pid>/stat counts CPU time. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * A process's CPU seconds from /proc/<pid>/stat (utime and stime; with `reaped`, also cutime and
+ * cstime: its children that have exited); 0 for a process that has gone.
+ */
+export function cpuSecondsOfProcess(pid: number, reaped = false): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = [11, 12, ...(reaped ? [13, 14] : [])].reduce((sum, at) => sum + Number(fields[at]), 0);
+    return ticks / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
 export async function createTestDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `dea_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: adminUrl });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sharedService } from './shared-services.js';
 
 /** The repository's root, where `npm run release` runs. */
 export const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -34,6 +35,31 @@ export async function runRelease(args: string[]): Promise<Release> {
   const sums = readFileSync(join(out, 'SHA256SUMS'), 'utf8');
   const name = (pattern: RegExp) => pattern.exec(sums)?.[1] ?? '';
   return { out, deb: name(/ {2}(\S+\.deb)$/m), tar: name(/ {2}(\S+\.tar\.gz)$/m), sums };
+}
+
+/** A release the run makes once, whichever files ask for it: its name (its folder) and its options. */
+interface SharedReleaseInput {
+  name: string;
+  args: string[];
+}
+
+/** Made in the run's main process (testing/global-setup.ts): `scripts/release.mjs` into `folder`/name. */
+export async function buildSharedRelease(folder: string, input: unknown): Promise<Release> {
+  const { name, args } = input as SharedReleaseInput;
+  if (!/^[a-z0-9-]+$/.test(name) || args.includes('--out'))
+    throw new Error(
+      `a shared release is named [a-z0-9-]+ and has no --out of its own: ${name} ${args.join(' ')}`,
+    );
+  return runRelease([...args, '--out', join(folder, name)]);
+}
+
+/**
+ * `scripts/release.mjs --no-build <args>`, made once per run under `name` whichever files ask for it
+ * (both release test files install and check the same artifacts); another name is another build, as
+ * the check of reproducible builds needs. Asked for under one name with other options, it fails.
+ */
+export async function sharedRelease(name: string, args: string[] = []): Promise<Release> {
+  return sharedService<Release>('release', { name, args }, name);
 }
 
 /** The settings a systemd EnvironmentFile sets: NAME=value lines, comments left out, quotes taken off. */

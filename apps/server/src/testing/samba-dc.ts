@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'ldapts';
 import { createPrivateCa } from './private-ca.js';
+import { sharedService } from './shared-services.js';
 
 const run = promisify(execFile);
 
@@ -35,7 +36,21 @@ export interface SambaDc {
    * past Samba's checks (a pwdLastSet in the past, which AD lets no one write).
    */
   modify(ldif: string, options?: { raw?: boolean }): Promise<void>;
-  stop(): Promise<void>;
+}
+
+/** What a test file needs to reach the run's DC and change its database (JSON, from the main process). */
+export interface SambaDcPlaces {
+  url: string;
+  ldapsUrl: string;
+  address: string;
+  baseDn: string;
+  domain: string;
+  realm: string;
+  adminDn: string;
+  adminPassword: string;
+  caFile: string;
+  /** The DC's folder: its smb.conf, the provisioned database under dc/, LDIF files of modify(). */
+  dir: string;
 }
 
 const SAMBA = '/usr/sbin/samba';
@@ -84,10 +99,12 @@ async function waitUntilReady(url: string, exited: () => boolean, log: () => str
 
 /**
  * Provisions a domain controller (`samba-tool domain provision --use-rfc2307
- * --server-role=dc --dns-backend=SAMBA_INTERNAL`, about 5 s) and starts `samba -i` with only its
- * LDAP service. Needs root (Samba binds port 389) and Debian's samba and ldb-tools (.ci/run).
+ * --server-role=dc --dns-backend=SAMBA_INTERNAL`, about 5 CPU-seconds) and starts `samba -i` with
+ * only its LDAP service. Needs root (Samba binds port 389) and Debian's samba and ldb-tools
+ * (.ci/run). Started once per run by testing/global-setup.ts, when a file first asks for it
+ * (`sharedSambaDc`); each file keeps to names, or an OU, of its own.
  */
-export async function startSambaDc(): Promise<SambaDc> {
+export async function startSambaDc(): Promise<SambaDcPlaces & { stop(): Promise<void> }> {
   for (const program of [SAMBA, SAMBA_TOOL, LDBMODIFY]) {
     if (!existsSync(program))
       throw new Error(`${program} not found: apt-get install samba ldb-tools (CI installs them in .ci/run)`);
@@ -174,19 +191,39 @@ export async function startSambaDc(): Promise<SambaDc> {
     adminDn: `CN=Administrator,CN=Users,${baseDn}`,
     adminPassword,
     caFile: ca.caFile,
+    dir,
+    stop,
+  };
+}
+
+/** The DC at `places`, with samba-tool and ldbmodify run from this process. */
+export function sambaDcAt(places: SambaDcPlaces): SambaDc {
+  const { dir, ...reach } = places;
+  const conf = join(dir, 'smb.conf');
+  const target = join(dir, 'dc');
+  return {
+    ...reach,
     async tool(...args: string[]) {
       const { stdout } = await run(SAMBA_TOOL, [...args, '-s', conf]);
       return stdout;
     },
     async modify(ldif: string, options: { raw?: boolean } = {}) {
-      const file = join(dir, `change-${Date.now()}-${Math.random()}.ldif`);
+      const file = join(dir, `change-${process.pid}-${Date.now()}-${Math.random()}.ldif`);
       writeFileSync(file, ldif);
       const database =
         options.raw === true
-          ? `tdb://${join(target, 'private', 'sam.ldb.d', `${baseDn.toUpperCase()}.ldb`)}`
+          ? `tdb://${join(target, 'private', 'sam.ldb.d', `${places.baseDn.toUpperCase()}.ldb`)}`
           : join(target, 'private', 'sam.ldb');
-      await run(LDBMODIFY, ['-H', database, file]);
+      try {
+        await run(LDBMODIFY, ['-H', database, file]);
+      } finally {
+        rmSync(file, { force: true });
+      }
     },
-    stop,
   };
+}
+
+/** The run's domain controller, provisioned and started the first time a file of the run asks. */
+export async function sharedSambaDc(): Promise<SambaDc> {
+  return sambaDcAt(await sharedService<SambaDcPlaces>('samba-dc'));
 }

@@ -18,6 +18,11 @@ export interface CodeToSend {
   language: string;
   timeZone: string;
   userId: string;
+  /**
+   * An emergency code (the default), the code that proves a new address (channel-proof.ts) or the
+   * one that opens the registration of channels (registration-sign-in.ts).
+   */
+  purpose?: 'emergency' | 'proof' | 'registration';
 }
 
 /**

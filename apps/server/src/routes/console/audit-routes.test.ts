@@ -1,5 +1,7 @@
 import { parse } from 'csv-parse/sync';
-import { describe } from 'vitest';
+import { describe, vi } from 'vitest';
+import { AUDIT_EVENTS } from '../../domain/audit-events.js';
+import { CSV_PAGE } from '../../domain/audit-view.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
@@ -80,6 +82,59 @@ describe.each(STORE_KINDS)('the console audit view on %s', (kind) => {
       expect(JSON.parse(rows[0]?.details ?? '{}')).toEqual({ reason: 'no-usable-code', n: 6 });
     },
   );
+
+  appTest(
+    'streams every entry of the CSV, more than 10,000, reading the store a page at a time',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const get = await viewer(t, 'auditor');
+      const user = await t.createUser();
+      const count = 10_050;
+      const start = t.clock.now();
+      for (let first = 0; first < count; first += 250)
+        await Promise.all(
+          Array.from({ length: Math.min(250, count - first) }, (_, offset) =>
+            t.services.store.audit.append(
+              {
+                event: 'code.verify_failed',
+                userId: user.id,
+                actor: 'radius',
+                details: { n: first + offset },
+              },
+              start + first + offset,
+            ),
+          ),
+        );
+      const list = vi.spyOn(t.services.store.audit, 'list');
+      const csv = await get('/audit.csv?event=code.verify_failed');
+      expect(csv.statusCode).toBe(200);
+      const rows = parse<Record<string, string>>(csv.body, { columns: true });
+      expect(rows).toHaveLength(count);
+      expect(JSON.parse(rows[0]?.details ?? '{}')).toEqual({ n: count - 1 });
+      expect(JSON.parse(rows.at(-1)?.details ?? '{}')).toEqual({ n: 0 });
+      expect(new Set(rows.map((row) => row.details)).size).toBe(count);
+      expect(rows.every((row) => row.username === user.username)).toBe(true);
+      // Keyset pages of CSV_PAGE entries, never the whole filter at once.
+      expect(list.mock.calls.map(([filter]) => filter.limit)).toEqual(
+        new Array<number>(Math.ceil(count / CSV_PAGE)).fill(CSV_PAGE),
+      );
+      list.mockRestore();
+    },
+    180_000,
+  );
+
+  appTest('offers the events the audit log can hold, to its readers', async ({ startApp, expect }) => {
+    const t = await startApp();
+    const answer = (await (await viewer(t, 'auditor'))('/audit/events')).json<{
+      result: { events: { name: string; description: string }[] };
+    }>();
+    expect(answer.result.events.map((event) => event.name)).toEqual(Object.keys(AUDIT_EVENTS).sort());
+    expect(answer.result.events).toContainEqual({
+      name: 'code.used',
+      description: AUDIT_EVENTS['code.used'],
+    });
+    expect((await (await viewer(t, 'helpdesk'))('/audit/events')).statusCode).toBe(403);
+  });
 
   appTest('is for auditors and administrators only', async ({ startApp, expect }) => {
     const t = await startApp();

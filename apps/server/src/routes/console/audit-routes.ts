@@ -1,5 +1,7 @@
-import { ConsoleAuditPage, ConsoleAuditQuery, ErrorEnvelope } from '@dea/contract';
+import { Readable } from 'node:stream';
+import { ConsoleAuditEvents, ConsoleAuditPage, ConsoleAuditQuery, ErrorEnvelope } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AUDIT_EVENTS } from '../../domain/audit-events.js';
 import { ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
@@ -23,8 +25,28 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => ok(await auditView.page(await consoleCallerOf(request, false), request.query)),
   );
 
+  const events = {
+    events: Object.entries(AUDIT_EVENTS)
+      .map(([name, description]) => ({ name, description }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
+  };
+  app.get(
+    '/audit/events',
+    {
+      schema: documented({
+        summary: 'The events the audit log can hold, with what each records (the filter offers them)',
+        security: 'console',
+        result: ConsoleAuditEvents,
+      }),
+    },
+    async (request) => {
+      auditView.mayRead(await consoleCallerOf(request, false));
+      return ok(events);
+    },
+  );
+
   const csvDocs = documented({
-    summary: 'The same entries as CSV (at most 10,000)',
+    summary: 'The same entries as CSV, every one of them, streamed',
     security: 'console',
     result: ConsoleAuditPage,
   });
@@ -48,11 +70,11 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const csv = await auditView.csv(await consoleCallerOf(request, false), request.query);
+      const lines = await auditView.csv(await consoleCallerOf(request, false), request.query);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="dea-audit.csv"')
-        .send(csv);
+        .send(Readable.from(lines));
     },
   );
 };

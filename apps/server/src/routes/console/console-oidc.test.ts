@@ -66,6 +66,23 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
   appTest.override('storeKind', kind);
 
   appTest(
+    "signing out revokes the session's refresh token at the provider, and audits it",
+    async ({ startApp, expect }) => {
+      const { t, provider } = await withProvider(startApp);
+      provider.people.set('ada', { groups: ['dea-admins'], amr: ['pwd', 'otp'] });
+      const { headers } = await signIn(t, provider, 'ada');
+      expect((await me(t, headers)).statusCode).toBe(200);
+      expect(provider.destroyedRefreshTokens).toEqual([]);
+      const ended = await t.app.inject({ method: 'POST', url: `${BASE}/session/end`, headers, payload: {} });
+      expect(ended.statusCode).toBeLessThan(300);
+      expect(provider.destroyedRefreshTokens).toHaveLength(1);
+      expect((await me(t, headers)).statusCode).toBe(401);
+      const [signout] = await t.services.store.audit.list({ event: 'console.signout' });
+      expect(signout?.details).toMatchObject({ refreshTokenRevoked: true });
+    },
+  );
+
+  appTest(
     'signs in with code, PKCE, state and nonce; the role comes from the groups; audited; no password for the account',
     async ({ startApp, expect }) => {
       const { t, provider } = await withProvider(startApp);

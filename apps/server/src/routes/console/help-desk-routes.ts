@@ -1,6 +1,7 @@
 import {
   EmptyRequest,
   HelpDeskCountResult,
+  HelpDeskRegistrationLinkResult,
   HelpDeskIssueRequest,
   HelpDeskIssueResult,
   HelpDeskRevokeRequest,
@@ -18,8 +19,11 @@ import { documented } from '../../http/route-docs.js';
 
 /** The help desk's calls: find a user, see them, and help them; roles admin and helpdesk. */
 export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { consoleAuth, helpDesk } = app.services;
-  const action = (summary: string, result: typeof HelpDeskCountResult) => ({
+  const { consoleAuth, helpDesk, registrationSignIn } = app.services;
+  const action = (
+    summary: string,
+    result: typeof HelpDeskCountResult | typeof HelpDeskRegistrationLinkResult,
+  ) => ({
     preValidation: emptyBodyAsObject,
     schema: {
       params: HelpDeskUserParams,
@@ -133,6 +137,21 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.body.codeId,
         ),
       }),
+  );
+  app.post(
+    '/helpdesk/users/:userId/registration-link',
+    action(
+      "Make a one-time link that opens the registration of the user's own channels",
+      HelpDeskRegistrationLinkResult,
+    ),
+    async (request) => {
+      const made = await helpDesk.registrationLink(
+        await consoleCallerOf(request, true),
+        request.params.userId,
+        (user, actor) => registrationSignIn.issueLink(user, actor),
+      );
+      return ok({ url: made.url, expiresAt: new Date(made.expiresAt).toISOString() });
+    },
   );
   app.post(
     '/helpdesk/users/:userId/unlock',

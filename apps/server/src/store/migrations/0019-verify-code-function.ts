@@ -25,6 +25,14 @@ export const VERIFY_CODE_SIGNATURE =
  * looked at. One statement: atomic without BEGIN, safe behind PgBouncer in transaction mode.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createVerifyCodeFunction(db, 'delete from verify_failures where user_id = p_user_id;');
+}
+
+/**
+ * Creates (or replaces) dea_verify_code; `forgetFailures` is the statement by which a success
+ * forgets the user's failures (migration 0029 keeps the row and sets it to zero instead).
+ */
+export async function createVerifyCodeFunction(db: Kysely<unknown>, forgetFailures: string): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
   await sql`
     create or replace function dea_verify_code(
@@ -131,7 +139,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
           where id = v_code_id and uses_left > 0 and expires_at > p_now and invalidated_at is null;
         if found then
           -- A success forgets the failures, and ends the lock this very attempt may have started.
-          delete from verify_failures where user_id = p_user_id;
+          ${sql.raw(forgetFailures)}
           v_details := jsonb_build_object('codeId', v_code_id, 'channel', coalesce(v_channel, 'screen'));
           insert into audit_log (id, at, event, user_id, actor, client_address, details)
           values (p_audit_id, p_now, 'code.used', p_audit_user_id, p_actor, p_client_address,

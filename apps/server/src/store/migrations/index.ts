@@ -24,6 +24,11 @@ import * as consoleOidc from './0022-console-oidc.js';
 import * as consoleScope from './0023-console-scope.js';
 import * as consoleDirectory from './0024-console-directory.js';
 import * as peopleInTheConsole from './0025-people-in-the-console.js';
+import * as reportIndexes from './0026-report-indexes.js';
+import * as channelProofs from './0027-channel-proofs.js';
+import * as registrationSessions from './0028-registration-sessions.js';
+import * as verifyFailuresKept from './0029-verify-failures-kept.js';
+import * as registrationOidcFlows from './0030-registration-oidc-flows.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -58,6 +63,11 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0023-console-scope': consoleScope,
   '0024-console-directory': consoleDirectory,
   '0025-people-in-the-console': peopleInTheConsole,
+  '0026-report-indexes': reportIndexes,
+  '0027-channel-proofs': channelProofs,
+  '0028-registration-sessions': registrationSessions,
+  '0029-verify-failures-kept': verifyFailuresKept,
+  '0030-registration-oidc-flows': registrationOidcFlows,
 };
 
 export const migrationProvider: MigrationProvider = {

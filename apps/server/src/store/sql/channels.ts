@@ -10,6 +10,23 @@ export interface Channel {
   userId: string;
   key: ChannelKey;
   address: string;
+  /** source: set by the directory, SCIM, the import or the CLI; owner: registered and proven by its person. */
+  origin: ChannelOrigin;
+  /** When its person last proved the address (null for a source's channel). */
+  provenAt: number | null;
+  /** When its person registered this address (the cooling-off time counts from here). */
+  registeredAt: number | null;
+}
+
+export type ChannelOrigin = 'source' | 'owner';
+
+/** A proven address written for its person (channel-proof.ts). */
+export interface ProvenChannel {
+  id: string;
+  userId: string;
+  key: ChannelKey;
+  address: string;
+  at: number;
 }
 
 export interface ChannelRepository {
@@ -17,7 +34,12 @@ export interface ChannelRepository {
    * Sets the user's channel of that key. Its reference stays while the address stays; a new
    * address gets the new reference, so a page still holding the old one cannot send to it.
    */
-  set(channel: Channel & { createdAt: number }): Promise<Channel>;
+  set(channel: Pick<Channel, 'id' | 'userId' | 'key' | 'address'> & { createdAt: number }): Promise<Channel>;
+  /**
+   * Writes an address its person has just proven, as theirs (origin owner). Proving the same
+   * address again keeps its reference and its registration time; a new address gets both anew.
+   */
+  setProven(channel: ProvenChannel): Promise<Channel>;
   listOfUser(userId: string): Promise<Channel[]>;
   findOfUser(userId: string, reference: string): Promise<Channel | undefined>;
   remove(userId: string, key: ChannelKey): Promise<boolean>;
@@ -25,9 +47,29 @@ export interface ChannelRepository {
   findUserIdsByAddressEnding(digits: string, limit: number): Promise<string[]>;
 }
 
-function toChannel(row: { id: string; user_id: string; key: string; address: string }): Channel {
+interface ChannelRow {
+  id: string;
+  user_id: string;
+  key: string;
+  address: string;
+  origin: string;
+  proven_at: number | string | null;
+  registered_at: number | string | null;
+}
+
+const timeOrNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+function toChannel(row: ChannelRow): Channel {
   if (!isChannelKey(row.key)) throw new Error(`unknown channel key in store: ${row.key}`);
-  return { id: row.id, userId: row.user_id, key: row.key, address: row.address };
+  return {
+    id: row.id,
+    userId: row.user_id,
+    key: row.key,
+    address: row.address,
+    origin: row.origin === 'owner' ? 'owner' : 'source',
+    provenAt: timeOrNull(row.proven_at),
+    registeredAt: timeOrNull(row.registered_at),
+  };
 }
 
 export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
@@ -46,7 +88,7 @@ export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
     (values: { userIds: string[] }) =>
       db
         .selectFrom('channels')
-        .select(['id', 'user_id', 'key', 'address'])
+        .select(['id', 'user_id', 'key', 'address', 'origin', 'proven_at', 'registered_at'])
         .where('user_id', '=', sql<string>`any(${values.userIds})`)
         .orderBy('user_id')
         .orderBy('created_at')
@@ -77,6 +119,8 @@ export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
         .onConflict((oc) =>
           oc.columns(['user_id', 'key']).doUpdateSet((eb) => ({
             address: channel.address,
+            // What a source sets is the source's, whoever had the key before.
+            origin: 'source',
             id: eb
               .case()
               .when('channels.address', '=', channel.address)
@@ -84,6 +128,44 @@ export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
               .else(channel.id)
               .end(),
           })),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toChannel(row);
+    },
+    async setProven(channel) {
+      const row = await db
+        .insertInto('channels')
+        .values({
+          id: channel.id,
+          user_id: channel.userId,
+          key: channel.key,
+          address: channel.address,
+          created_at: channel.at,
+          origin: 'owner',
+          proven_at: channel.at,
+          registered_at: channel.at,
+        })
+        .onConflict((oc) =>
+          oc.columns(['user_id', 'key']).doUpdateSet((eb) => {
+            const same = eb.and([
+              eb('channels.address', '=', channel.address),
+              eb('channels.origin', '=', 'owner'),
+              eb('channels.registered_at', 'is not', null),
+            ]);
+            return {
+              address: channel.address,
+              origin: 'owner',
+              proven_at: channel.at,
+              id: eb.case().when(same).then(eb.ref('channels.id')).else(channel.id).end(),
+              registered_at: eb
+                .case()
+                .when(same)
+                .then(eb.ref('channels.registered_at'))
+                .else(channel.at)
+                .end(),
+            };
+          }),
         )
         .returningAll()
         .executeTakeFirstOrThrow();

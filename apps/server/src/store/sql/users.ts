@@ -5,6 +5,7 @@ import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { flag, type Db, type Dialect } from './db.js';
 import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
+import { userWithPolicyReader, type UserWithPolicy } from './users-with-policy.js';
 
 export interface User {
   id: string;
@@ -80,6 +81,8 @@ export interface UserRepository {
    */
   findForChange(id: string): Promise<User | undefined>;
   findByUsername(username: Username): Promise<User | undefined>;
+  /** The user by name and their policy of `category`, read together (users-with-policy.ts). */
+  findByUsernameWithPolicy(username: Username, category: string): Promise<UserWithPolicy | undefined>;
   findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;
   listOfSource(source: UserSource): Promise<User[]>;
@@ -200,6 +203,7 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
     const { rows } = await byIds.run(db, { ids });
     return new Map(rows.map((row) => [row.id, toUser(row)]));
   });
+  const withPolicy = userWithPolicyReader(db, dialect);
   const usernamesGathered = readsGatheredByTurn(async (usernames: Username[]) => {
     const { rows } = await byUsernames.run(db, { usernames });
     return new Map(rows.map((row) => [row.username, toUser(row)]));
@@ -247,6 +251,7 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
       const row = (await byUsername.run(db, { username })).rows[0];
       return row && toUser(row);
     },
+    findByUsernameWithPolicy: withPolicy,
     async findByExternalId(source, externalId) {
       const row = await db
         .selectFrom('users')

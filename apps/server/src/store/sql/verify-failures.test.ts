@@ -1,11 +1,36 @@
-import { usernameOrThrow } from '@dea/contract';
+import { join } from 'node:path';
+import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
 import { describe, expect } from 'vitest';
 import { newId } from '../../crypto/ids.js';
+import type { TestStore } from '../../testing/stores.js';
+import { EMBEDDED_STORE_FILE } from '../open-store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 21, 9, 0, 0);
+
+/** The rows of verify_failures as stored (not as the repository answers them). */
+async function storedRows(testStore: TestStore, userId: string): Promise<{ failures: number }[]> {
+  const text = 'select failures from verify_failures where user_id = $1';
+  if (testStore.databaseUrl === undefined) {
+    const file = new SqliteDatabase(join(testStore.dataDir, EMBEDDED_STORE_FILE), { readonly: true });
+    try {
+      return file.prepare<[string], { failures: number }>(text.replace('$1', '?')).all(userId);
+    } finally {
+      file.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: testStore.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<{ failures: number }>(text, [userId])).rows;
+  } finally {
+    await client.end();
+  }
+}
 
 describe.each(STORE_KINDS)('verification failures on %s', (kind) => {
   storeTest.override('storeKind', kind);
@@ -112,5 +137,56 @@ describe.each(STORE_KINDS)('verification failures on %s', (kind) => {
     const nobody = newId(T0);
     expect(await failures.record(nobody, T0, { lockAfter: 1, lockMs: MINUTE })).toBeUndefined();
     expect(await failures.find(nobody)).toBeUndefined();
+  });
+
+  test("a verification's success keeps the user's row at zero, and the next failure counts from one on it", async ({
+    failures,
+    user,
+    testStore,
+  }) => {
+    const { store } = testStore;
+    const id = await user();
+    const groupId = newId(T0);
+    await store.groups.create({ id: groupId, name: `vf-${groupId}`, priority: 0 });
+    await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, { enableECode: true });
+    await store.groups.addMember(groupId, id);
+    const code = { id: newId(T0), userId: id, codeHash: 'the-right-hash', createdAt: T0 };
+    await store.codes.issue({ ...code, expiresAt: T0 + 60 * MINUTE, uses: 2, channelType: null }, 5, {
+      event: 'code.issued',
+      userId: id,
+    });
+    const rule = { lockAfter: 5, lockMs: MINUTE };
+    const verify = (hash: string, now: number) =>
+      store.codes.verify({
+        userId: id,
+        refusal: null,
+        candidates: Array.from({ length: 6 }, () => hash),
+        keyCount: 1,
+        defaultForm: 0,
+        policyCategory: POLICY_CATEGORY_SELF_SERVICE,
+        policyOf: () => ({ enabled: true, form: 0, compareAtLeast: 5 }),
+        now,
+        rule,
+        audit: { userId: id, actor: 'test', clientAddress: null },
+      });
+    expect((await verify('a-wrong-hash', T0)).outcome).toEqual({ used: false, reason: 'no-usable-code' });
+    expect((await verify('a-wrong-hash', T0)).outcome).toEqual({ used: false, reason: 'no-usable-code' });
+    expect(await failures.find(id)).toMatchObject({ failures: 2 });
+    expect((await verify('the-right-hash', T0 + MINUTE)).outcome).toEqual({ used: true, codeId: code.id });
+    // Forgotten, as before, but the row stays: the next attempt updates it instead of inserting it.
+    expect(await failures.find(id)).toBeUndefined();
+    expect(await storedRows(testStore, id)).toEqual([{ failures: 0 }]);
+    expect((await verify('a-wrong-hash', T0 + 2 * MINUTE)).outcome).toEqual({
+      used: false,
+      reason: 'no-usable-code',
+    });
+    expect(await failures.find(id)).toMatchObject({ failures: 1, lockedAt: null });
+    // An operator's unlock of a user without failures has nothing to forget.
+    expect((await verify('the-right-hash', T0 + 3 * MINUTE)).outcome).toEqual({
+      used: true,
+      codeId: code.id,
+    });
+    expect(await failures.clear(id)).toBe(false);
+    expect(await storedRows(testStore, id)).toEqual([{ failures: 0 }]);
   });
 });

@@ -144,10 +144,19 @@ export function failureRecorder(db: Db): FailureRecorder {
   };
 }
 
-/** Forgets a user's failures, on the store or inside a transaction of it; true when there were some. */
+/**
+ * Forgets a user's failures, on the store or inside a transaction of it; true when there were some.
+ * The row stays, set to zero (a row without failures means none): every verification counts itself
+ * on it first, so a success that deleted it made the next attempt insert it again, where an update
+ * in place writes no index entry (migration 0029 does the same on PostgreSQL).
+ */
 export function failureClearer(db: Db): (target: Db, userId: string) => Promise<boolean> {
   const clear = compiledOnce(db, (values: { userId: string }) =>
-    db.deleteFrom('verify_failures').where('user_id', '=', values.userId),
+    db
+      .updateTable('verify_failures')
+      .set({ failures: 0, locked_at: null, locked_until: null })
+      .where('user_id', '=', values.userId)
+      .where('failures', '>', sql.lit(0)),
   );
   return async (target, userId) => Number((await clear.run(target, { userId })).numAffectedRows ?? 0n) > 0;
 }
@@ -161,6 +170,7 @@ export function verifyFailureRepository(db: Db): VerifyFailureRepository {
         .selectFrom('verify_failures')
         .select(['failures', 'last_failure_at', 'locked_at', 'locked_until'])
         .where('user_id', '=', userId)
+        .where('failures', '>', sql.lit(0))
         .executeTakeFirst();
       return row && toFailures(row);
     },

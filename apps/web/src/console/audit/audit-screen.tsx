@@ -1,4 +1,4 @@
-import type { ConsoleAuditEntry, ConsoleAuditPage } from '@dea/contract';
+import type { ConsoleAuditEntry, ConsoleAuditEvents, ConsoleAuditPage } from '@dea/contract';
 import { useId, useState, type FormEvent } from 'react';
 import { Spinner } from '../../shared/components/spinner';
 import { consoleCall, consoleUrl } from '../api/console-call';
@@ -41,6 +41,8 @@ export function AuditScreen() {
   ];
   const next = (olderPages.at(-1) ?? first.value)?.next ?? null;
   const paging = useConsoleAction();
+  // The events the server knows (domain/audit-events.ts), for the filter; asked once.
+  const events = useConsoleLoad((signal) => consoleCall<ConsoleAuditEvents>('audit/events', { signal }), []);
 
   const loadOlder = async (cursor: string) => {
     const shown = first.value;
@@ -81,7 +83,22 @@ export function AuditScreen() {
         {t('audit.title')}
       </h1>
       <form className="filter-form" onSubmit={submit} noValidate aria-label={t('audit.filters')}>
-        {field('event', t('audit.event'))}
+        <div className="form-field">
+          <label htmlFor={`${id}-event`}>{t('audit.event')}</label>
+          <select
+            id={`${id}-event`}
+            value={draft.event}
+            onChange={(event) => setDraft({ ...draft, event: event.target.value })}
+            data-testid="audit-event"
+          >
+            <option value="">{t('audit.anyEvent')}</option>
+            {events.value?.events.map((known) => (
+              <option key={known.name} value={known.name} title={known.description}>
+                {known.name}
+              </option>
+            ))}
+          </select>
+        </div>
         {field('username', t('audit.user'))}
         {field('actor', t('audit.actor'))}
         {field('since', t('audit.since'), 'datetime-local')}
@@ -138,7 +155,7 @@ export function AuditScreen() {
                 <bdi>{entry.clientAddress ?? ''}</bdi>
               </td>
               <td className="details">
-                <bdi>{Object.keys(entry.details).length > 0 ? JSON.stringify(entry.details) : ''}</bdi>
+                <EntryDetails details={entry.details} />
               </td>
             </tr>
           ))}
@@ -157,4 +174,31 @@ export function AuditScreen() {
       )}
     </section>
   );
+}
+
+/** An entry's details as labelled fields: each name, and its value in words (a list, or JSON for what nests deeper). */
+function EntryDetails({ details }: { details: Record<string, unknown> }) {
+  const fields = Object.entries(details);
+  if (fields.length === 0) return null;
+  return (
+    <dl className="facts audit-details">
+      {fields.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>
+            <bdi>{detailText(value)}</bdi>
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function detailText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((item) => typeof item !== 'object' || item === null))
+    return value.map((item) => String(item)).join(', ');
+  return JSON.stringify(value);
 }

@@ -2,13 +2,13 @@ import type { ConsoleRole } from '@dea/contract';
 import { useSyncExternalStore } from 'react';
 
 /** The console's screens, and which roles see each (the server refuses the others anyway). */
-export const CONSOLE_SCREENS = ['helpdesk', 'audit', 'administration', 'people'] as const;
+export const CONSOLE_SCREENS = ['helpdesk', 'audit', 'reports', 'administration', 'people'] as const;
 export type ConsoleScreen = (typeof CONSOLE_SCREENS)[number];
 
 const SCREENS_OF_ROLE: Readonly<Record<ConsoleRole, readonly ConsoleScreen[]>> = {
-  admin: ['helpdesk', 'audit', 'administration', 'people'],
+  admin: ['helpdesk', 'audit', 'reports', 'administration', 'people'],
   helpdesk: ['helpdesk'],
-  auditor: ['audit'],
+  auditor: ['audit', 'reports'],
 };
 
 export const screensOf = (role: ConsoleRole): readonly ConsoleScreen[] => SCREENS_OF_ROLE[role];

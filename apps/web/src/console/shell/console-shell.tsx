@@ -4,12 +4,14 @@ import { AdministrationScreen } from '../administration/administration-screen';
 import { AuditScreen } from '../audit/audit-screen';
 import { HelpDeskScreen } from '../help-desk/help-desk-screen';
 import { PeopleScreen } from '../people/people-screen';
+import { ReportsScreen } from '../reports/reports-screen';
 import { useConsoleI18n } from '../i18n/console-i18n';
 import { hrefOf, screensOf, useConsoleRoute, type ConsoleScreen } from './console-route';
 import { LanguageSelect } from './language-select';
 
 const SCREEN_TITLE = {
   helpdesk: 'nav.helpdesk',
+  reports: 'nav.reports',
   audit: 'nav.audit',
   administration: 'nav.administration',
   people: 'nav.people',
@@ -83,6 +85,7 @@ function RoutedScreen({ me }: { me: ConsoleMe }) {
   const route = useConsoleRoute(me.role);
   const screens: Record<ConsoleScreen, ReactNode> = {
     helpdesk: <HelpDeskScreen userId={route.rest[0] === 'user' ? route.rest[1] : undefined} />,
+    reports: <ReportsScreen />,
     audit: <AuditScreen />,
     administration: <AdministrationScreen section={route.rest[0]} />,
     people: <PeopleScreen userId={route.rest[0]} />,

@@ -1,0 +1,471 @@
+import {
+  ChannelRegistrationPolicyOptions,
+  DEFAULT_CHANNEL_REGISTRATION_POLICY,
+  ErrorNumber,
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
+  SEND_TYPE_OF_CHANNEL,
+  type ChannelKey,
+  type SendType,
+} from '@dea/contract';
+import Value from 'typebox/value';
+import { generateCode } from '../crypto/code-generator.js';
+import { newId, randomToken } from '../crypto/ids.js';
+import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
+import type { Channel, ChannelProof, Store, User } from '../store/store.js';
+import { ApiError, deliveryFailed, invalidRequest, tooManyRequests, unknownChannel } from './api-error.js';
+import type { AuditEventName } from './audit-events.js';
+import type { Catalogs } from './catalogs.js';
+import type { ChannelRegistrationConfig } from './channel-registration-settings.js';
+import { channelRefusal, type ChannelRules } from './channel-rules.js';
+import { maskAddress } from './masking.js';
+import type { CodeDelivery } from './ports/code-delivery.js';
+import type { ChannelChangeNotices } from './ports/channel-notices.js';
+import { canonicalAddress } from './recipients.js';
+import type { SendLimits } from './send-limits.js';
+
+/** The code that proves an address: eight digits, typed easily from any phone. */
+const PROOF_CODE_LENGTH = 8;
+const PROOF_CODE_ALPHABET = '0123456789';
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Who registers: the person on the channels page; the console (issue 31) will pass its own. */
+export type ChannelOriginDoor = 'owner';
+
+/**
+ * A group's rules for channels its members register themselves: the stored "Channel
+ * Registration" options, each checked, the defaults (DEFAULT_CHANNEL_REGISTRATION_POLICY) for the rest.
+ */
+export async function registrationPolicyOf(
+  store: Store,
+  userId: string,
+): Promise<ChannelRegistrationPolicyOptions> {
+  const stored = await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_CHANNEL_REGISTRATION);
+  const policy: Record<string, unknown> = { ...DEFAULT_CHANNEL_REGISTRATION_POLICY };
+  for (const [name, schema] of Object.entries(ChannelRegistrationPolicyOptions.properties)) {
+    const value = stored?.[name];
+    if (value !== undefined && Value.Check(schema, value)) policy[name] = value;
+  }
+  return policy as ChannelRegistrationPolicyOptions;
+}
+
+/** Why a channel may not receive emergency codes now, or undefined when it may. */
+export type ChannelTrust =
+  | { usable: true }
+  | { usable: false; reason: 'cooling'; until: number }
+  | { usable: false; reason: 'proof-expired'; since: number };
+
+/**
+ * Whether a channel may receive emergency codes now. What a source set (the directory, SCIM, the
+ * import, the CLI) may; one its person registered waits `registrationCoolingHours` from its
+ * registration, and after `reproveAfterDays` since its last proof must be proven again.
+ */
+export function channelTrust(
+  channel: Pick<Channel, 'origin' | 'provenAt' | 'registeredAt'>,
+  policy: ChannelRegistrationPolicyOptions,
+  now: number,
+): ChannelTrust {
+  if (channel.origin !== 'owner') return { usable: true };
+  const registeredAt = channel.registeredAt ?? 0;
+  const until = registeredAt + policy.registrationCoolingHours * HOUR;
+  if (policy.registrationCoolingHours > 0 && now < until) return { usable: false, reason: 'cooling', until };
+  if (policy.reproveAfterDays > 0) {
+    const since = (channel.provenAt ?? 0) + policy.reproveAfterDays * DAY;
+    if (now >= since) return { usable: false, reason: 'proof-expired', since };
+  }
+  return { usable: true };
+}
+
+/**
+ * Why a channel may not receive an emergency code now ('cooling', 'proof-expired'), or undefined:
+ * the check of send-code.ts and of the page's channel list. A source's channel costs no lookup.
+ */
+export async function untrustedChannel(
+  services: { store: Store; now: () => number },
+  channel: Channel,
+): Promise<'cooling' | 'proof-expired' | undefined> {
+  if (channel.origin !== 'owner') return undefined;
+  const trust = channelTrust(
+    channel,
+    await registrationPolicyOf(services.store, channel.userId),
+    services.now(),
+  );
+  return trust.usable ? undefined : trust.reason;
+}
+
+/** A person's channel or address waiting for its proof, as the channels page shows it. */
+export type ChannelView =
+  | {
+      state: 'registered';
+      key: ChannelKey;
+      type: SendType;
+      reference: string;
+      to: string;
+      origin: 'source' | 'owner';
+      trust: ChannelTrust;
+    }
+  | { state: 'pending'; key: ChannelKey; type: SendType; proofId: string; to: string; expiresAt: number };
+
+export interface ChannelProofServices {
+  store: Store;
+  /** Keys of the proof codes' and undo links' hashes: the current secret's first, then the previous one's. */
+  hashKeys: readonly Buffer[];
+  codeDelivery: CodeDelivery;
+  channelRules: ChannelRules;
+  sendLimits: SendLimits;
+  catalogs: Catalogs;
+  channelNotices: ChannelChangeNotices;
+  config: { timeZone: string; channelRegistration: ChannelRegistrationConfig };
+  now: () => number;
+}
+
+export interface ChannelRequest {
+  user: User;
+  /** Who asks: the user id for the person themself. */
+  actor: string;
+  clientAddress: string;
+  /** The request's language, before the user's own. */
+  locale?: string | undefined;
+}
+
+/** A refusal the person sees: error 3 with the text that says what to do. */
+const notRegistrable = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelNotRegistrable');
+const proofInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelProofInvalid');
+const undoInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelUndoInvalid');
+
+/**
+ * Channels people register themselves (issue 32), one rule for every door (the channels page
+ * now; the console's help desk later). A new address is proven by a one-time code sent to it
+ * (a keyed hash in the store, expiring, DEA_CHANNEL_PROOF_TRIES tries taken one statement at a
+ * time, within the send limits of emergency codes); only then is it written as the person's
+ * channel, and their other channels are told at once with a link that undoes it.
+ */
+export class ChannelProofs {
+  constructor(private readonly services: ChannelProofServices) {}
+
+  private audit(
+    store: Store,
+    request: ChannelRequest,
+    event: AuditEventName,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    return store.audit.append(
+      {
+        event,
+        userId: request.user.id,
+        actor: request.actor,
+        clientAddress: request.clientAddress,
+        details,
+      },
+      this.services.now(),
+    );
+  }
+
+  /** The person's channels with their source and trust, and the addresses waiting for a proof. */
+  async list(user: User): Promise<ChannelView[]> {
+    const { store, now } = this.services;
+    const policy = await registrationPolicyOf(store, user.id);
+    const at = now();
+    const views: ChannelView[] = (await store.channels.listOfUser(user.id)).map((channel) => ({
+      state: 'registered',
+      key: channel.key,
+      type: SEND_TYPE_OF_CHANNEL[channel.key],
+      reference: channel.id,
+      to: maskAddress(channel.key, channel.address),
+      origin: channel.origin,
+      trust: channelTrust(channel, policy, at),
+    }));
+    for (const proof of await store.channelProofs.listOfUser(user.id)) {
+      if (proof.expiresAt <= at || proof.triesLeft <= 0) continue;
+      views.push({
+        state: 'pending',
+        key: proof.key,
+        type: SEND_TYPE_OF_CHANNEL[proof.key],
+        proofId: proof.id,
+        to: maskAddress(proof.key, proof.address),
+        expiresAt: proof.expiresAt,
+      });
+    }
+    return views;
+  }
+
+  /**
+   * Sends a code to a new address for the key (or the same address, to prove it again). Refused,
+   * audited, before anything is sent: a type the group's policy does not let its members register,
+   * a key a source owns, one channel more than the policy allows, an address no code can go to
+   * (130), a send limit (140).
+   */
+  async start(
+    request: ChannelRequest & { key: ChannelKey; address: string; origin: ChannelOriginDoor },
+  ): Promise<{ proofId: string; to: string; expiresAt: number }> {
+    const { store, now, config } = this.services;
+    const { user, key } = request;
+    const type = SEND_TYPE_OF_CHANNEL[key];
+    const refuse = async (reason: string, error: ApiError, more: Record<string, unknown> = {}) => {
+      await this.audit(store, request, 'channel.proof_refused', { key, channel: type, reason, ...more });
+      return error;
+    };
+    const address = canonicalAddress(type, request.address);
+    if (address === undefined) throw invalidRequest('address: not a usable address for this channel');
+    const policy = await registrationPolicyOf(store, user.id);
+    if (!policy.registrationChannelTypes.includes(type))
+      throw await refuse('type-not-allowed', notRegistrable());
+    const channels = await store.channels.listOfUser(user.id);
+    const current = channels.find((channel) => channel.key === key);
+    if (current?.origin === 'source') throw await refuse('owned-by-source', notRegistrable());
+    const owned = channels.filter((channel) => channel.origin === 'owner' && channel.key !== key).length;
+    if (owned + 1 > policy.registrationMaxChannels)
+      throw await refuse('too-many', notRegistrable(), { max: policy.registrationMaxChannels });
+    const to = maskAddress(key, address);
+    const sender = this.services.codeDelivery.senderOf(type);
+    const unusable = channelRefusal(this.services.channelRules, type, address);
+    if (unusable !== undefined || sender === undefined)
+      throw await refuse('unusable-address', unknownChannel(), {
+        to,
+        cause: unusable ?? 'channel-type-disabled',
+      });
+    // The limits of emergency codes, counted together with them: a proof is a code sent.
+    const permit = await this.services.sendLimits.take(
+      { userId: user.id, channelType: type, recipient: address, clientAddress: request.clientAddress },
+      now(),
+    );
+    if (!permit.allowed)
+      throw await refuse('rate-limit', tooManyRequests(permit.retryAfterSeconds), {
+        to,
+        limit: permit.scope,
+        retryAfterSeconds: permit.retryAfterSeconds,
+      });
+    const code = generateCode(PROOF_CODE_LENGTH, PROOF_CODE_ALPHABET);
+    const proofId = newId();
+    const at = now();
+    const expiresAt = at + config.channelRegistration.proofMs;
+    await store.channelProofs.start({
+      id: proofId,
+      userId: user.id,
+      key,
+      address,
+      origin: request.origin,
+      codeHash: this.codeHash(this.services.hashKeys[0]!, proofId, code),
+      triesLeft: config.channelRegistration.proofTries,
+      createdAt: at,
+      expiresAt,
+    });
+    const language = await this.services.catalogs.choose([request.locale, user.locale]);
+    const outcome = await sender.send({
+      channelType: type,
+      recipient: address,
+      code,
+      expiresAt,
+      language,
+      timeZone: user.timeZone ?? config.timeZone,
+      userId: user.id,
+      purpose: 'proof',
+    });
+    if (!outcome.ok) {
+      await store.channelProofs.remove(user.id, key);
+      throw await refuse('delivery-failed', deliveryFailed(), {
+        to,
+        provider: sender.name,
+        cause: outcome.reason,
+      });
+    }
+    await this.audit(store, request, 'channel.proof_sent', {
+      key,
+      channel: type,
+      to,
+      origin: request.origin,
+      proofId,
+      provider: sender.name,
+      expiresAt: new Date(expiresAt).toISOString(),
+    });
+    return { proofId, to, expiresAt };
+  }
+
+  /**
+   * Takes the code for a proof. Each try is taken in one statement before the compare, so no
+   * number of tries at once gets more than DEA_CHANNEL_PROOF_TRIES; a right code ends the proof
+   * in the transaction that writes the channel, so of two right answers at once one registers.
+   * A new address's registration is told to the person's other channels with a link that undoes it.
+   */
+  async prove(request: ChannelRequest & { proofId: string; code: string }): Promise<ChannelView> {
+    const { store, now } = this.services;
+    const { user } = request;
+    const taken = await store.channelProofs.takeTry(user.id, request.proofId, now());
+    if (taken === undefined) {
+      const found = await store.channelProofs.findOfUser(user.id, request.proofId);
+      const reason = found === undefined ? 'unknown' : found.expiresAt <= now() ? 'expired' : 'no-tries';
+      await this.audit(store, request, 'channel.proof_refused', {
+        reason,
+        proofId: request.proofId,
+        ...(found !== undefined && { key: found.key, channel: SEND_TYPE_OF_CHANNEL[found.key] }),
+      });
+      throw proofInvalid();
+    }
+    const typed = request.code.replace(/[\s-]/g, '');
+    const right = this.services.hashKeys.some((key) =>
+      constantTimeEqual(this.codeHash(key, taken.id, typed), taken.codeHash),
+    );
+    const proofDetails = { key: taken.key, channel: SEND_TYPE_OF_CHANNEL[taken.key], proofId: taken.id };
+    if (!right) {
+      await this.audit(store, request, 'channel.proof_refused', {
+        ...proofDetails,
+        reason: 'wrong-code',
+        triesLeft: taken.triesLeft,
+      });
+      throw proofInvalid();
+    }
+    const registered = await store.transaction(async (trx) => {
+      if (!(await trx.channelProofs.complete(taken.id))) return undefined;
+      return this.register(trx, request, taken);
+    });
+    if (registered === undefined) {
+      await this.audit(store, request, 'channel.proof_refused', {
+        ...proofDetails,
+        reason: 'taken-meanwhile',
+      });
+      throw proofInvalid();
+    }
+    const { channel, undoToken, view } = registered;
+    if (undoToken !== undefined) await this.tell(request, channel, undoToken);
+    return view;
+  }
+
+  private async register(
+    store: Store,
+    request: ChannelRequest,
+    proof: ChannelProof,
+  ): Promise<{ channel: Channel; undoToken: string | undefined; view: ChannelView }> {
+    const { now, config } = this.services;
+    const at = now();
+    const policy = await registrationPolicyOf(store, request.user.id);
+    const before = (await store.channels.listOfUser(request.user.id)).find(
+      (channel) => channel.key === proof.key,
+    );
+    // What changed since the proof began (a source took the key) refuses it now.
+    if (before?.origin === 'source') {
+      await this.audit(store, request, 'channel.proof_refused', {
+        key: proof.key,
+        channel: SEND_TYPE_OF_CHANNEL[proof.key],
+        reason: 'owned-by-source',
+      });
+      throw notRegistrable();
+    }
+    const channel = await store.channels.setProven({
+      id: newId(),
+      userId: request.user.id,
+      key: proof.key,
+      address: proof.address,
+      at,
+    });
+    const reproof = before !== undefined && before.id === channel.id;
+    const trust = channelTrust(channel, policy, at);
+    const to = maskAddress(channel.key, channel.address);
+    await this.audit(store, request, 'channel.registered', {
+      key: channel.key,
+      channel: SEND_TYPE_OF_CHANNEL[channel.key],
+      to,
+      origin: proof.origin,
+      channelId: channel.id,
+      reproof,
+      usableFrom: new Date(trust.usable ? at : trust.reason === 'cooling' ? trust.until : at).toISOString(),
+    });
+    let undoToken: string | undefined;
+    if (!reproof) {
+      undoToken = randomToken(32);
+      await store.channelProofs.addUndoLink({
+        tokenHash: this.undoHash(this.services.hashKeys[0]!, undoToken),
+        userId: request.user.id,
+        channelId: channel.id,
+        key: channel.key,
+        createdAt: at,
+        expiresAt: at + config.channelRegistration.undoLinkMs,
+      });
+    }
+    const view: ChannelView = {
+      state: 'registered',
+      key: channel.key,
+      type: SEND_TYPE_OF_CHANNEL[channel.key],
+      reference: channel.id,
+      to,
+      origin: 'owner',
+      trust,
+    };
+    return { channel, undoToken, view };
+  }
+
+  /** Tells the person's other channels (never the new one) in their language, with the undo link. */
+  private async tell(request: ChannelRequest, channel: Channel, undoToken: string): Promise<void> {
+    const { catalogs, config, now } = this.services;
+    const language = await catalogs.choose([request.user.locale, request.locale]);
+    await this.services.channelNotices.tell({
+      userId: request.user.id,
+      channel,
+      undoUrl: `${config.channelRegistration.channelsUrl}#undo=${undoToken}`,
+      language,
+      timeZone: request.user.timeZone ?? config.timeZone,
+      at: now(),
+      clientAddress: request.clientAddress,
+    });
+  }
+
+  /**
+   * The link of a notice ("this was not me"): used once, it removes the channel it was made for
+   * (unless its address changed since) and ends the person's sessions; its audit event is the help
+   * desk's alert (a webhook of `channel.registration_undone`). Needs no session: whoever holds one
+   * of the person's other channels may use it.
+   */
+  async undo(token: string, clientAddress: string): Promise<{ removed: boolean }> {
+    const { store, now, hashKeys } = this.services;
+    const at = now();
+    const hashes = hashKeys.map((key) => this.undoHash(key, token));
+    const outcome = await store.transaction(async (trx) => {
+      const link = await trx.channelProofs.useUndoLink(hashes, at);
+      if (link === undefined) return undefined;
+      const channel = await trx.channels.findOfUser(link.userId, link.channelId);
+      const removed = channel !== undefined && (await trx.channels.remove(link.userId, link.key));
+      await trx.channelProofs.remove(link.userId, link.key);
+      const sessionsEnded = await trx.sessions.endAllOfUser(link.userId, at);
+      await trx.audit.append(
+        {
+          event: 'channel.registration_undone',
+          userId: link.userId,
+          actor: 'undo-link',
+          clientAddress,
+          details: { key: link.key, channelId: link.channelId, removed, sessionsEnded },
+        },
+        at,
+      );
+      return { removed };
+    });
+    if (outcome === undefined) {
+      await store.audit.append(
+        { event: 'channel.undo_refused', actor: 'undo-link', clientAddress, details: { reason: 'unusable' } },
+        at,
+      );
+      throw undoInvalid();
+    }
+    return outcome;
+  }
+
+  /** Removes a channel the person registered (and any proof under way for its key); a source's is read-only. */
+  async remove(request: ChannelRequest & { key: ChannelKey }): Promise<boolean> {
+    const { store } = this.services;
+    const { user, key } = request;
+    return store.transaction(async (trx) => {
+      const current = (await trx.channels.listOfUser(user.id)).find((channel) => channel.key === key);
+      if (current?.origin === 'source') throw notRegistrable();
+      const proofEnded = await trx.channelProofs.remove(user.id, key);
+      const removed = current !== undefined && (await trx.channels.remove(user.id, key));
+      if (removed) await this.audit(trx, request, 'channel.removed', { key, origin: 'owner' });
+      return removed || proofEnded;
+    });
+  }
+
+  private codeHash(key: Buffer, proofId: string, code: string): string {
+    return keyedHash(key, 'channel-proof', proofId, code);
+  }
+
+  private undoHash(key: Buffer, token: string): string {
+    return keyedHash(key, 'channel-undo', token);
+  }
+}

@@ -1,0 +1,183 @@
+import { canonicalUsername } from '@dea/contract';
+import type * as OpenIdClient from 'openid-client';
+import { newId, randomToken } from '../crypto/ids.js';
+import { keyedHash } from '../crypto/keyed-hash.js';
+import type { Store } from '../store/store.js';
+import { ApiError } from './api-error.js';
+import type { ChannelRegistrationConfig } from './channel-registration-settings.js';
+import { showsSecondFactor } from './console-oidc.js';
+import type { RegistrationOidcConfig } from './registration-oidc-settings.js';
+import { registrationSignInNeeded, type SignedInPerson } from './registration-sign-in.js';
+
+/** openid-client, loaded at the first sign-in with the provider (as the console does). */
+let openIdModule: Promise<typeof OpenIdClient> | undefined;
+const openId = () => (openIdModule ??= import('openid-client'));
+
+/** How long a sign-in at the provider may take, from its start to its callback. */
+const FLOW_MS = 10 * 60_000;
+
+/** Where the provider sends the browser back, under the channels page's origin. */
+export const REGISTRATION_OIDC_CALLBACK = '/dea/api/registration/oidc/callback';
+
+export interface RegistrationOidcDependencies {
+  store: Store;
+  hashKeys: readonly Buffer[];
+  oidc: RegistrationOidcConfig;
+  config: { channelRegistration: Pick<ChannelRegistrationConfig, 'channelsUrl' | 'registrationSessionMs'> };
+  now: () => number;
+  warn: (message: string) => void;
+}
+
+/**
+ * The organisation's identity provider as a strong sign-in for the registration of channels
+ * (issue 32), as the console signs in with it (ADR 0020: openid-client, code flow with PKCE, state
+ * and nonce): the person signed in with their password is sent there, and the registration
+ * session opens only when the ID token names that same person (DEA_OIDC_USERNAME_CLAIM) and shows
+ * a second factor (amr mfa, mca or two methods; an acr of DEA_OIDC_MFA_ACR_VALUES).
+ */
+export class RegistrationOidc {
+  private configuration: Promise<OpenIdClient.Configuration> | undefined;
+
+  constructor(private readonly deps: RegistrationOidcDependencies) {}
+
+  get redirectUri(): string {
+    return new URL(REGISTRATION_OIDC_CALLBACK, this.deps.config.channelRegistration.channelsUrl).href;
+  }
+
+  private discovered(): Promise<OpenIdClient.Configuration> {
+    const { oidc } = this.deps;
+    this.configuration ??= openId()
+      .then((client) =>
+        client.discovery(
+          oidc.issuer,
+          oidc.clientId,
+          undefined,
+          oidc.clientSecret === undefined ? client.None() : client.ClientSecretBasic(oidc.clientSecret),
+          oidc.insecureLoopback ? { execute: [client.allowInsecureRequests] } : undefined,
+        ),
+      )
+      .catch((error: unknown) => {
+        this.configuration = undefined;
+        this.deps.warn(
+          `the OpenID provider at DEA_OIDC_ISSUER=${oidc.issuer.href} could not be used: ${(error as Error).message}; check DEA_OIDC_ISSUER (its discovery document must name exactly this issuer) and that this server reaches it`,
+        );
+        throw new ApiError(1, 'error.unavailable', {}, 503, { retryAfterSeconds: 30 });
+      });
+    return this.configuration;
+  }
+
+  private refused(person: SignedInPerson, reason: string, details: Record<string, unknown> = {}) {
+    return this.deps.store.audit.append(
+      {
+        event: 'registration.refused',
+        userId: person.user.id,
+        actor: person.user.id,
+        clientAddress: person.clientAddress,
+        details: { method: 'oidc', reason, ...details },
+      },
+      this.deps.now(),
+    );
+  }
+
+  /** The provider's address to send the signed-in person to. */
+  async start(person: SignedInPerson): Promise<string> {
+    const client = await openId();
+    const configuration = await this.discovered().catch(async (error: unknown) => {
+      await this.refused(person, 'provider-unavailable');
+      throw error;
+    });
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    await this.deps.store.registration.addOidcFlow({
+      state,
+      userId: person.user.id,
+      nonce,
+      codeVerifier,
+      createdAt: this.deps.now(),
+    });
+    return client.buildAuthorizationUrl(configuration, {
+      redirect_uri: this.redirectUri,
+      scope: 'openid profile',
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+      // The person authenticates anew: an old session at the provider is no strong sign-in now.
+      prompt: 'login',
+      max_age: '0',
+    }).href;
+  }
+
+  /** The provider's answer (the callback's query): opens a registration session; answers its token. */
+  async finish(person: SignedInPerson & { query: string }): Promise<{ token: string; expiresAt: number }> {
+    const { store, now, oidc, config } = this.deps;
+    const client = await openId();
+    const configuration = await this.discovered();
+    const callback = new URL(this.redirectUri);
+    callback.search = person.query;
+    const state = callback.searchParams.get('state') ?? '';
+    // The flow is taken first, whatever the answer: a state is good for one callback only, and only
+    // for the person who began it.
+    const flow = await store.registration.takeOidcFlow(person.user.id, state, now() - FLOW_MS);
+    const refuse = async (reason: string, details: Record<string, unknown> = {}) => {
+      await this.refused(person, reason, details);
+      return registrationSignInNeeded();
+    };
+    if (callback.searchParams.has('error'))
+      throw await refuse('provider-error', { error: callback.searchParams.get('error') });
+    if (flow === undefined) throw await refuse('state-unknown');
+    let claims: Record<string, unknown>;
+    try {
+      const tokens = await client.authorizationCodeGrant(configuration, callback, {
+        pkceCodeVerifier: flow.codeVerifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+        idTokenExpected: true,
+        maxAge: 300,
+      });
+      claims = tokens.claims() ?? {};
+    } catch (error) {
+      throw await refuse('token-refused', { error: (error as Error).message });
+    }
+    const named = claims[oidc.usernameClaim];
+    const same =
+      typeof named === 'string' &&
+      canonicalUsername(named) !== undefined &&
+      canonicalUsername(named) === person.user.username;
+    if (!same) throw await refuse('other-person', { subject: claims.sub ?? null });
+    if (!showsSecondFactor(claims, oidc.mfaAcrValues))
+      throw await refuse('mfa-missing', { amr: claims.amr ?? null, acr: claims.acr ?? null });
+    const token = randomToken(32);
+    const at = now();
+    const expiresAt = at + config.channelRegistration.registrationSessionMs;
+    const sessionId = newId();
+    await store.registration.addOpen({
+      id: sessionId,
+      userId: person.user.id,
+      method: 'oidc',
+      channelId: null,
+      tokenHash: keyedHash(this.deps.hashKeys[0]!, 'registration-session', token),
+      createdAt: at,
+      expiresAt,
+      openedAt: at,
+    });
+    await store.audit.append(
+      {
+        event: 'registration.opened',
+        userId: person.user.id,
+        actor: person.user.id,
+        clientAddress: person.clientAddress,
+        details: {
+          method: 'oidc',
+          sessionId,
+          issuer: String(claims.iss),
+          subject: claims.sub ?? null,
+          expiresAt: new Date(expiresAt).toISOString(),
+        },
+      },
+      at,
+    );
+    return { token, expiresAt };
+  }
+}

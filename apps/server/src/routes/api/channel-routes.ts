@@ -1,0 +1,284 @@
+import {
+  ChannelAddRequest,
+  ChannelAddResult,
+  ChannelChangeResult,
+  ChannelListResult,
+  ChannelProveRequest,
+  ChannelRemoveRequest,
+  ChannelUndoRequest,
+  REGISTRATION_COOKIE_NAME,
+  RegistrationChallengeRequest,
+  RegistrationChallengeResult,
+  RegistrationOpenRequest,
+  RegistrationOpenResult,
+  isChannelKey,
+} from '@dea/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, invalidRequest } from '../../domain/api-error.js';
+import { registrationSignInNeeded } from '../../domain/registration-sign-in.js';
+import type { ChannelView } from '../../domain/channel-proof.js';
+import { ok } from '../../http/envelope.js';
+import { documented } from '../../http/route-docs.js';
+import { requireSession } from '../../http/session-guard.js';
+import { CHANNELS_PAGE_PATH } from '../../domain/channel-registration-settings.js';
+import { signedInUser } from './user-routes.js';
+
+const iso = (at: number): string => new Date(at).toISOString();
+
+function registrationCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  expiresAt: number,
+): void {
+  const setting = request.server.services.config.cookieSecure;
+  void reply.setCookie(REGISTRATION_COOKIE_NAME, token, {
+    path: '/dea/',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: setting === 'always' || (setting === 'auto' && request.protocol === 'https'),
+    expires: new Date(expiresAt),
+  });
+}
+
+function viewOf(view: ChannelView) {
+  if (view.state === 'pending')
+    return {
+      state: view.state,
+      key: view.key,
+      type: view.type,
+      to: view.to,
+      proofId: view.proofId,
+      until: iso(view.expiresAt),
+    };
+  return {
+    state: view.state,
+    key: view.key,
+    type: view.type,
+    to: view.to,
+    reference: view.reference,
+    origin: view.origin,
+    usable: view.trust.usable,
+    ...(!view.trust.usable && {
+      reason: view.trust.reason,
+      until: iso(view.trust.reason === 'cooling' ? view.trust.until : view.trust.since),
+    }),
+  };
+}
+
+/**
+ * The channels page's calls (issue 32). Every call needs the page's session (a password: one
+ * factor); the calls that change channels need a registration session besides, opened by a code
+ * sent to a proven channel or a registration link (domain/registration-sign-in.ts) and kept in an
+ * HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.
+ */
+export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', requireSession);
+  const { services } = app;
+  const person = (request: FastifyRequest, locale?: string) => ({
+    user: signedInUser(request),
+    actor: signedInUser(request).id,
+    clientAddress: request.ip,
+    locale,
+  });
+  const registered = async (request: FastifyRequest) =>
+    services.registrationSignIn.require(signedInUser(request), request.cookies[REGISTRATION_COOKIE_NAME]);
+
+  app.post(
+    '/registration/challenge',
+    {
+      schema: {
+        body: RegistrationChallengeRequest,
+        ...documented({
+          summary: 'Send a code that opens the registration of channels to one of the proven channels',
+          security: 'session',
+          result: RegistrationChallengeResult,
+        }),
+      },
+    },
+    async (request) => {
+      const sent = await services.registrationSignIn.challenge({
+        ...person(request, request.body.locale),
+        reference: request.body.reference,
+      });
+      return ok({ challengeId: sent.challengeId, to: sent.to, expiresAt: iso(sent.expiresAt) });
+    },
+  );
+
+  app.post(
+    '/registration/open',
+    {
+      schema: {
+        body: RegistrationOpenRequest,
+        ...documented({
+          summary: 'Open a registration session with the code of a challenge or a registration link',
+          security: 'session',
+          result: RegistrationOpenResult,
+        }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const opened =
+        'link' in body
+          ? await services.registrationSignIn.openWithLink({ ...person(request), link: body.link })
+          : await services.registrationSignIn.openWithCode({
+              ...person(request),
+              challengeId: body.challengeId,
+              code: body.code,
+            });
+      registrationCookie(request, reply, opened.token, opened.expiresAt);
+      return ok({ expiresAt: iso(opened.expiresAt) });
+    },
+  );
+
+  // The organisation's identity provider (DEA_OIDC_ISSUER): the browser is sent there and back.
+  app.get(
+    '/registration/oidc/start',
+    {
+      schema: {
+        summary:
+          "Begins the strong sign-in at the organisation's identity provider (DEA_OIDC_ISSUER): 303 to its authorization endpoint (code, PKCE, state, nonce)",
+        security: [{ sessionCookie: [] }],
+      },
+    },
+    async (request, reply) => {
+      const oidc = services.registrationOidc;
+      if (oidc === undefined) throw registrationSignInNeeded();
+      return reply.redirect(await oidc.start(person(request)), 303);
+    },
+  );
+
+  app.get(
+    '/registration/oidc/callback',
+    {
+      schema: {
+        summary:
+          'Where the identity provider sends the browser back (the redirect URI to register): 303 to the channels page with a registration session, or with #signin=refused',
+        security: [{ sessionCookie: [] }],
+      },
+    },
+    async (request, reply) => {
+      const oidc = services.registrationOidc;
+      if (oidc === undefined) throw registrationSignInNeeded();
+      const page = services.config.channelRegistration.channelsUrl;
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+      try {
+        const opened = await oidc.finish({ ...person(request), query });
+        registrationCookie(request, reply, opened.token, opened.expiresAt);
+        return reply.redirect(page, 303);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.httpStatus !== 200) throw error;
+        return reply.redirect(`${page}#signin=refused`, 303);
+      }
+    },
+  );
+
+  app.post(
+    '/channels/list',
+    {
+      schema: {
+        ...documented({
+          summary: "The person's channels with their source and trust, and the addresses waiting for a proof",
+          security: 'session',
+          result: ChannelListResult,
+        }),
+      },
+    },
+    async (request) => {
+      await registered(request);
+      return ok({ channels: (await services.channelProofs.list(signedInUser(request))).map(viewOf) });
+    },
+  );
+
+  app.post(
+    '/channels/add',
+    {
+      schema: {
+        body: ChannelAddRequest,
+        ...documented({
+          summary: 'Send a code to prove a new address',
+          security: 'session',
+          result: ChannelAddResult,
+        }),
+      },
+    },
+    async (request) => {
+      await registered(request);
+      const { key, address, locale } = request.body as { key: string; address: string; locale?: string };
+      if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
+      const started = await services.channelProofs.start({
+        ...person(request, locale),
+        key,
+        address,
+        origin: 'owner',
+      });
+      return ok({ proofId: started.proofId, to: started.to, expiresAt: iso(started.expiresAt) });
+    },
+  );
+
+  app.post(
+    '/channels/prove',
+    {
+      schema: {
+        body: ChannelProveRequest,
+        ...documented({
+          summary: 'Prove an address with the code sent to it',
+          security: 'session',
+          result: ChannelListResult,
+        }),
+      },
+    },
+    async (request) => {
+      await registered(request);
+      const { proofId, code, locale } = request.body;
+      const view = await services.channelProofs.prove({ ...person(request, locale), proofId, code });
+      return ok({ channels: [viewOf(view)] });
+    },
+  );
+
+  app.post(
+    '/channels/remove',
+    {
+      schema: {
+        body: ChannelRemoveRequest,
+        ...documented({
+          summary: 'Remove a channel the person registered',
+          security: 'session',
+          result: ChannelChangeResult,
+        }),
+      },
+    },
+    async (request) => {
+      await registered(request);
+      const { key } = request.body as { key: string };
+      if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
+      return ok({ done: await services.channelProofs.remove({ ...person(request), key }) });
+    },
+  );
+};
+
+/**
+ * The link of a new channel's notice ("this was not me"): no session, since whoever holds the
+ * person's other channel uses it, maybe on another device. Its token is the one proof it needs.
+ */
+export const channelUndoRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/channels/undo',
+    {
+      schema: {
+        body: ChannelUndoRequest,
+        ...documented({
+          summary: `Undo a channel's registration with the link of its notice (${CHANNELS_PAGE_PATH}#undo=...); alerts the help desk`,
+          security: 'none',
+          result: ChannelChangeResult,
+        }),
+      },
+    },
+    async (request) => {
+      await app.services.channelProofs.undo(request.body.token, request.ip);
+      return ok({ done: true });
+    },
+  );
+};

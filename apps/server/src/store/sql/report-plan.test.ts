@@ -1,0 +1,108 @@
+import { Client } from 'pg';
+import { describe, vi } from 'vitest';
+import { reportsOf } from '../../domain/reports.js';
+import { newId } from '../../crypto/ids.js';
+import { storeTest } from '../../testing/fixtures.js';
+import { recordPostgresQueries, recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+import { usernameOrThrow } from '@dea/contract';
+
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 21, 9);
+/** A year of entries and codes, a few hundred a day: the report reads a month of them. */
+const ROWS = 40_000;
+
+/**
+ * The reports are counted by the store over indexes (store/sql/reports.ts, migration 0026): each
+ * statement finds the period's audit entries by (event, at) and the codes by their expiry or
+ * invalidation time, and groups them; none reads the audit trail or the codes from their start.
+ */
+describe.each(STORE_KINDS)('the reports’ plans on %s', (kind) => {
+  storeTest.override('storeKind', kind);
+
+  storeTest(
+    'count from the indexes of migration 0026 alone: the audit entries by (event, at), the codes by expiry and invalidation',
+    async ({ testStore, expect }) => {
+      const { store } = testStore;
+      const userId = newId(NOW);
+      await store.users.create({
+        id: userId,
+        username: usernameOrThrow('plan-user'),
+        passwordHash: 'x',
+        fullName: 'Plan',
+        locale: 'en',
+        createdAt: NOW,
+      });
+      const yearAgo = NOW - 365 * DAY;
+      const step = Math.floor((365 * DAY) / ROWS);
+      if (kind === 'postgres') {
+        const client = new Client({ connectionString: testStore.databaseUrl });
+        await client.connect();
+        try {
+          await client.query(
+            `insert into audit_log (id, at, event, user_id, actor, details)
+             select 'a' || n, $1::bigint + n * $2::bigint,
+               (array['code.issued','code.used','signin.failed','user.updated','code.sent'])[1 + n % 5],
+               $3, $3, '{"channel":"sms","provider":"http"}'
+             from generate_series(1, $4::int) n`,
+            [yearAgo, step, userId, ROWS],
+          );
+          await client.query(
+            `insert into codes (id, user_id, code_hash, created_at, expires_at, uses_left, invalidated_at, channel_type)
+             select 'c' || n, $3, 'h' || n, $1::bigint + n * $2::bigint, $1::bigint + n * $2::bigint + 900000, n % 2,
+               case when n % 7 = 0 then $1::bigint + n * $2::bigint + 60000 end, 'sms'
+             from generate_series(1, $4::int) n`,
+            [yearAgo, step, userId, ROWS],
+          );
+          await client.query('vacuum analyze audit_log, codes, user_groups, groups');
+          const recorded = recordPostgresQueries();
+          await reportsOf(store, { timeZone: 'Europe/Berlin', now: NOW });
+          recorded.stop();
+          const reports = recorded.queries.filter((query) => /from (audit_log a|codes c)/.test(query.text));
+          expect(reports).toHaveLength(4);
+          for (const query of reports) {
+            const plan = (
+              await client.query<{ 'QUERY PLAN': string }>(`explain ${query.text}`, query.values as unknown[])
+            ).rows.map((row) => row['QUERY PLAN']);
+            const text = plan.join('\n');
+            expect(text, text).not.toMatch(/Seq Scan on (audit_log|codes)/);
+            // PostgreSQL may take the index on (at, id) for the period where most entries are the report's.
+            // The planner chooses among the indexes by its statistics (docs/benchmarks.md has a million entries).
+            expect(text, text).toMatch(
+              /Index (Only )?Scan (on|using) (audit_log_report|audit_log_at|codes_unused_expiry|codes_invalidated|codes_expiry)/,
+            );
+          }
+        } finally {
+          await client.end();
+        }
+        return;
+      }
+      for (let index = 0; index < 2_000; index += 1)
+        await store.audit.append(
+          { event: 'code.issued', userId, actor: userId, details: { channel: 'sms' } },
+          yearAgo + index * step * 20,
+        );
+      const prepared = recordSqlitePrepares();
+      await reportsOf(store, { timeZone: 'Europe/Berlin', now: NOW });
+      vi.restoreAllMocks();
+      const reports = prepared.filter((source) => /from "?(audit_log|codes)"? "?[ac]"?/.test(source));
+      expect(reports).toHaveLength(4);
+      for (const source of reports) {
+        const plan = sqlitePlanOf(testStore.dataDir, source);
+        // A step that reads a table whole is "SCAN a" or "SCAN c", with no index named.
+        expect(
+          plan.filter((line) => /^SCAN [ac]\b(?! USING)/.test(line)),
+          plan.join('\n'),
+        ).toEqual([]);
+        expect(plan.join('\n')).toMatch(/(audit_log_report|codes_unused_expiry|codes_invalidated) \(/);
+        // The codes' indexes hold all a statement reads (the audit entries' generated columns are read from the index too).
+        if (/from codes c/.test(source))
+          expect(
+            plan.filter((line) => /^SEARCH c /.test(line) && !line.includes('COVERING INDEX')),
+            plan.join('\n'),
+          ).toEqual([]);
+      }
+    },
+    120_000,
+  );
+});
