@@ -149,7 +149,13 @@ test('an administrator sets a group policy with the defaults in view, makes a se
   await addVirtualAuthenticator(context, page);
   await signInToConsole(page, origin, 'ada');
   const nav = page.getByRole('navigation', { name: 'Console' });
-  await expect(nav.getByRole('link')).toHaveText(['Help desk', 'Audit log', 'Reports', 'Administration', 'People']);
+  await expect(nav.getByRole('link')).toHaveText([
+    'Help desk',
+    'Audit log',
+    'Reports',
+    'Administration',
+    'People',
+  ]);
   await nav.getByRole('link', { name: 'Administration' }).click();
   await expect(page.getByTestId('groups')).toContainText('Codes on screen');
   await expectNoAxeViolations(page);
