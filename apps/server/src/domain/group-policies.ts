@@ -46,6 +46,11 @@ export function issuersOf(stored: Record<string, unknown> | undefined): readonly
     : CONSOLE_ISSUER_ROLES;
 }
 
+/** The user's "Help Desk" policy (their first group's with one) lets this console role help them. */
+export function helpDeskPolicyAllows(stored: Record<string, unknown> | undefined, role: string): boolean {
+  return issuersOf(stored).includes(role);
+}
+
 const MAX_CATEGORY = 100;
 
 /**
