@@ -65,6 +65,11 @@ export function registrationOptionProblem(name: string, value: unknown): string 
     : `${name} must be a whole number from ${minimum} to ${maximum}`;
 }
 
+/** The user's "Help Desk" policy (their first group's with one) lets this console role help them. */
+export function helpDeskPolicyAllows(stored: Record<string, unknown> | undefined, role: string): boolean {
+  return issuersOf(stored).includes(role);
+}
+
 const MAX_CATEGORY = 100;
 
 /**

@@ -4,6 +4,7 @@ import {
   ErrorNumber,
   type HelpDeskIssueResult,
   type HelpDeskUser,
+  POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
   SEND_TYPE_OF_CHANNEL,
 } from '@dea/contract';
@@ -12,7 +13,8 @@ import { ApiError } from './api-error.js';
 import type { CodeDefaults } from './code-settings.js';
 import { issueCode } from './codes.js';
 import type { ConsoleCaller } from './console-auth.js';
-import { inScope } from './console-scope.js';
+import { inScope, scopeHolds } from './console-scope.js';
+import { helpDeskPolicyAllows } from './group-policies.js';
 import { NoSuchUser, People } from './identity/people.js';
 import { OwnershipRefused } from './identity/user-ownership.js';
 import { maskAddress } from './masking.js';
@@ -78,28 +80,36 @@ export class HelpDesk {
     return user;
   }
 
+  /**
+   * Users whose name or full name has the query, or (three digits or more) with a channel ending
+   * in it: one store statement answers them with their groups and "Help Desk" policy, and the scope
+   * and the policy are checked on that answer by the rules every other action calls.
+   */
   async search(caller: ConsoleCaller, query: string) {
     this.allowed(caller);
     const needle = query.trim().toLowerCase();
-    const byDigits = /^\d{3,}$/.test(needle)
-      ? new Set(await this.store.channels.findUserIdsByAddressEnding(needle, SEARCH_LIMIT))
-      : new Set<string>();
-    const matching = (await this.store.users.list()).filter(
-      (user) =>
-        byDigits.has(user.id) ||
-        // Stored names are canonical (RFC 8265): the query is spelled the same way when it can be.
-        user.username.includes(canonicalUsername(query) ?? needle) ||
-        user.fullName.toLowerCase().includes(needle),
-    );
+    // Stored names are canonical (RFC 8265): the query is spelled the same way when it can be.
+    const usernamePart = canonicalUsername(query) ?? needle;
+    const candidates = await this.store.users.helpDeskCandidates({
+      usernamePart,
+      fullNamePart: needle,
+      ...(/^\d{3,}$/.test(needle) && { addressEnding: needle }),
+      addressLimit: SEARCH_LIMIT,
+      category: POLICY_CATEGORY_HELP_DESK,
+    });
     // Users outside the agent's scope, and members of a group whose "Help Desk" policy leaves this
     // role out, are not the agent's to see.
-    const found: User[] = [];
-    for (const user of matching) {
-      if (found.length === SEARCH_LIMIT) break;
-      if ((await inScope(this.store, caller.account, user.id)) && (await this.issuersAllow(caller, user.id)))
-        found.push(user);
-    }
-    return Promise.all(found.map((user) => this.summary(user)));
+    return candidates
+      .filter(
+        ({ user, byAddress, groups, policy }) =>
+          (byAddress ||
+            user.username.includes(usernamePart) ||
+            user.fullName.toLowerCase().includes(needle)) &&
+          scopeHolds(caller.account, groups) &&
+          helpDeskPolicyAllows(policy, caller.account.role),
+      )
+      .slice(0, SEARCH_LIMIT)
+      .map(({ user, groups }) => this.summaryOf(user, groups));
   }
 
   async user(caller: ConsoleCaller, userId: string): Promise<HelpDeskUser> {
@@ -270,13 +280,20 @@ export class HelpDesk {
   }
 
   private async summary(user: User) {
+    return this.summaryOf(
+      user,
+      (await this.store.groups.listOfUser(user.id)).map((group) => group.name),
+    );
+  }
+
+  private summaryOf(user: User, groups: string[]) {
     return {
       id: user.id,
       username: user.username,
       fullName: user.fullName,
       source: user.source,
       disabled: user.disabled,
-      groups: (await this.store.groups.listOfUser(user.id)).map((group) => group.name),
+      groups,
     };
   }
 

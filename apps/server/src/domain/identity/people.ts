@@ -2,7 +2,7 @@ import { POLICY_CATEGORY_HELP_DESK, type Username } from '@dea/contract';
 import { newId } from '../../crypto/ids.js';
 import type { ConsoleRole, Store, User } from '../../store/store.js';
 import { revokeCodesIfSwitchedOff } from '../codes-switched-off.js';
-import { issuersOf } from '../group-policies.js';
+import { helpDeskPolicyAllows } from '../group-policies.js';
 import { InvalidField, validFullName, validLocale, validTimeZone, validUsername } from '../user-fields.js';
 import type { DirectoryNames } from '../user-directory.js';
 import { requireOwnership, SOURCE_OF_DOOR, type UserDoor, type UserPart } from './user-ownership.js';
@@ -322,7 +322,7 @@ export class People {
   /** Whether the help desk may help this user: their "Help Desk" policy names the role (both without one). */
   async helpDeskMayHelp(role: ConsoleRole, userId: string): Promise<boolean> {
     const stored = await this.store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_HELP_DESK);
-    return issuersOf(stored).includes(role);
+    return helpDeskPolicyAllows(stored, role);
   }
 
   private async forChange(store: Store, userId: string): Promise<User> {

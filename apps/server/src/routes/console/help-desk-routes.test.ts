@@ -5,6 +5,8 @@ import { API } from '../../testing/api-bodies.js';
 import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { consoleAgent } from '../../testing/console-agent.js';
+import { newId } from '../../crypto/ids.js';
+import { recordPostgresQueries, recordSqliteRuns } from '../../testing/recorded-sql.js';
 
 const BASE = '/dea/admin-api/helpdesk';
 describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
@@ -321,5 +323,63 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
       expect((await helper.get(`/users?q=${user.username}`)).statusCode).toBe(200);
       expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
     },
+  );
+
+  appTest(
+    'one search is one statement of the store, whatever it finds: the users with their groups and policy, checked in memory',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const { store } = t.services;
+      const staff = newId(t.clock.now());
+      await store.groups.create({ id: staff, name: 'Staff EU', priority: 0 });
+      const users = [];
+      for (let index = 0; index < 26; index += 1) users.push(await t.createUser());
+      // 24 in the agent's scope, two of them kept from the help desk by their own group's policy;
+      // two outside it. One full name is not ASCII, compared as the browser lowercases it.
+      const inScope = users.slice(0, 24);
+      for (const user of inScope) await store.groups.addMember(staff, user.id);
+      for (const user of users.slice(0, 2)) {
+        const own = await store.groups.findByName(`group-${user.username}`);
+        await store.groups.setPolicy(own?.id ?? '', POLICY_CATEGORY_HELP_DESK, { issuers: ['admin'] });
+      }
+      await store.users.update(users[5]?.id ?? '', { fullName: 'ZOË TEST' });
+      const expected = inScope
+        .slice(2)
+        .map((user) => user.username)
+        .sort()
+        .slice(0, 20);
+      const helper = await consoleAgent(t, BASE, 'helpdesk', true, ['--scope', 'Staff EU']);
+
+      const ofUsers = /\b(users|user_groups|policies|channels|groups)\b/;
+      let statements: string[];
+      let answer;
+      if (kind === 'postgres') {
+        const recorded = recordPostgresQueries();
+        answer = await helper.get('/users?q=Test');
+        recorded.stop();
+        statements = recorded.queries.map((query) => query.text);
+      } else {
+        const recorded = recordSqliteRuns();
+        answer = await helper.get('/users?q=Test');
+        recorded.stop();
+        statements = recorded.runs;
+      }
+      const found = answer.json<{ result: { users: { username: string; groups: string[] }[] } }>().result
+        .users;
+      expect(found.map((user) => user.username)).toEqual(expected);
+      expect(found[0]?.groups).toEqual(['Staff EU', `group-${found[0]?.username}`].sort());
+      const search = statements.filter((text) => ofUsers.test(text.replaceAll('"', '')));
+      expect(search, search.join('\n')).toHaveLength(1);
+
+      // A user outside the scope is found by no part of their name.
+      const outside = users[25];
+      expect((await helper.get(`/users?q=${outside?.username ?? ''}`)).json()).toMatchObject({
+        result: { users: [] },
+      });
+      expect((await helper.get('/users?q=zoë')).json()).toMatchObject({
+        result: { users: [{ id: users[5]?.id, fullName: 'ZOË TEST' }] },
+      });
+    },
+    120_000,
   );
 });

@@ -46,15 +46,6 @@ export interface ReportRepository {
 }
 
 const DAY_MS = 86_400_000;
-/** The events the audit trail's part of the reports counts (found by the index on (event, at)). */
-const AUDIT_EVENTS = [
-  'code.issued',
-  'code.used',
-  'code.verify_lockout',
-  'signin.failed',
-  'code.sent',
-  'code.delivery_failed',
-] as const;
 const BY_GROUP_EVENTS = ['code.issued', 'code.used', 'code.verify_lockout'] as const;
 const METRIC_OF_EVENT: Record<string, ReportMetric> = {
   'code.issued': 'issued',
@@ -106,6 +97,10 @@ export function reportRepository(db: Db): ReportRepository {
       const invalidated = sql.ref('c.invalidated_at');
       const expiredUntil = Math.min(to, period.now);
 
+      // One statement per kind of entry, each grouping by only what that kind is counted by: a
+      // single statement grouping every entry by all five breakdowns (as CASE expressions) made
+      // SQLite sort each of the period's entries by seven keys, twice the time of these.
+      const auditRange = sql`a.at >= ${from} and a.at < ${to} ${inScope(sql.ref('a.user_id'))}`;
       const audit = sql<{
         day: number | string;
         event: string;
@@ -116,20 +111,31 @@ export function reportRepository(db: Db): ReportRepository {
         reason: string | null;
         n: number | string;
       }>`select ${atDay} as day, a.event as event,
-  case when a.event <> 'code.issued' then null
-    when a.actor = a.user_id then 'self-service'
+  case when a.actor = a.user_id then 'self-service'
     when substr(a.actor, 1, 8) = 'console:' then 'help desk'
     when a.actor = 'cli' then 'cli'
     when substr(a.actor, 1, 12) = 'service-key:' then 'api'
     else 'other' end as source,
-  case when a.event = 'code.issued' and substr(a.actor, 1, 8) = 'console:' then substr(a.actor, 9) end as agent,
-  case when a.event in ('code.issued', 'code.used', 'code.sent', 'code.delivery_failed') then a.report_channel end as channel,
-  case when a.event in ('code.sent', 'code.delivery_failed') then a.report_provider end as provider,
-  case when a.event = 'signin.failed' then a.report_reason end as reason,
-  count(*) as n
-from audit_log a
-where a.event in (${list(AUDIT_EVENTS)}) and a.at >= ${from} and a.at < ${to} ${inScope(sql.ref('a.user_id'))}
-group by 1, 2, 3, 4, 5, 6, 7`;
+  case when substr(a.actor, 1, 8) = 'console:' then substr(a.actor, 9) end as agent,
+  a.report_channel as channel, null as provider, null as reason, count(*) as n
+from audit_log a where a.event = 'code.issued' and ${auditRange}
+group by 1, 2, 3, 4, 5
+union all
+select ${atDay}, a.event, null, null, a.report_channel, null, null, count(*)
+from audit_log a where a.event = 'code.used' and ${auditRange}
+group by 1, 2, 5
+union all
+select ${atDay}, a.event, null, null, a.report_channel, a.report_provider, null, count(*)
+from audit_log a where a.event in ('code.sent', 'code.delivery_failed') and ${auditRange}
+group by 1, 2, 5, 6
+union all
+select ${atDay}, a.event, null, null, null, null, a.report_reason, count(*)
+from audit_log a where a.event = 'signin.failed' and ${auditRange}
+group by 1, 2, 7
+union all
+select ${atDay}, a.event, null, null, null, null, null, count(*)
+from audit_log a where a.event = 'code.verify_lockout' and ${auditRange}
+group by 1, 2`;
 
       // Counted by group id from the membership index alone; the groups are named after counting.
       const auditByGroup = sql<{ day: number | string; event: string; name: string; n: number | string }>`

@@ -5,6 +5,7 @@ import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { flag, type Db, type Dialect } from './db.js';
 import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
+import { helpDeskCandidates, type HelpDeskCandidate, type HelpDeskSearch } from './help-desk-search.js';
 import { userWithPolicyReader, type UserWithPolicy } from './users-with-policy.js';
 
 export interface User {
@@ -85,6 +86,8 @@ export interface UserRepository {
   findByUsernameWithPolicy(username: Username, category: string): Promise<UserWithPolicy | undefined>;
   findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;
+  /** The help desk's search: candidates with their groups and policy, in one statement (help-desk-search.ts). */
+  helpDeskCandidates(search: HelpDeskSearch): Promise<HelpDeskCandidate[]>;
   listOfSource(source: UserSource): Promise<User[]>;
   /** The source's users the filter selects (evaluated by the store), in that order, else by user name. */
   listOfSourceWhere(
@@ -252,6 +255,7 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
       return row && toUser(row);
     },
     findByUsernameWithPolicy: withPolicy,
+    helpDeskCandidates: (search) => helpDeskCandidates(db, dialect, search),
     async findByExternalId(source, externalId) {
       const row = await db
         .selectFrom('users')
