@@ -1,9 +1,14 @@
 import type { AdminConsoleAccount } from '@dea/contract';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { resetBrowserPasskeys } from '../testing/browser-passkeys';
 import { envelope, fakeConsoleApi, refusal, renderConsole } from '../testing/render-console';
 import { ConsoleAccountsSection } from './console-accounts-section';
+
+// The passkey library as every console file replaces it: the files of a worker share their modules.
+vi.mock('@simplewebauthn/browser', () => import('../testing/browser-passkeys'));
+beforeEach(resetBrowserPasskeys);
 
 const HANA: AdminConsoleAccount = {
   id: 'a1',

@@ -1,9 +1,14 @@
 import type { AdminPerson } from '@dea/contract';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { resetBrowserPasskeys } from '../testing/browser-passkeys';
 import { envelope, fakeConsoleApi, refusal, renderConsole } from '../testing/render-console';
 import { PeopleScreen } from './people-screen';
+
+// The passkey library as every console file replaces it: the files of a worker share their modules.
+vi.mock('@simplewebauthn/browser', () => import('../testing/browser-passkeys'));
+beforeEach(resetBrowserPasskeys);
 
 const NINA: AdminPerson = {
   id: 'u1',
