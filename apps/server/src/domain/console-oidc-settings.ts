@@ -1,8 +1,8 @@
 import Type from 'typebox';
-import { OpenPrivateFileError, readPrivateFileSync } from '../files/private-files.js';
 import type { SettingValues } from '../setting-values.js';
 import { CONSOLE_ROLES, type ConsoleRole } from '../store/store.js';
 import { checkedScope } from './console-scope.js';
+import { oidcClientOf } from './oidc-client-settings.js';
 
 /** The console's sign-in with the organisation's OpenID provider (ADR 0020). */
 export const consoleOidcSettings = {
@@ -71,8 +71,6 @@ export interface ConsoleOidcConfig {
   insecureLoopback: boolean;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /**
  * The OpenID Connect part of the console's configuration, or undefined when no issuer is set; a
  * bad value is a problem naming its setting.
@@ -81,52 +79,24 @@ export function consoleOidcConfigOf(
   values: SettingValues<typeof consoleOidcSettings>,
   problems: string[],
 ): ConsoleOidcConfig | undefined {
-  const issuerText = values.DEA_CONSOLE_OIDC_ISSUER.trim();
-  if (issuerText === '') return undefined;
-  let issuer: URL | undefined;
-  try {
-    issuer = new URL(issuerText);
-  } catch {
-    issuer = undefined;
-  }
-  const loopback = issuer !== undefined && LOOPBACK.has(issuer.hostname);
-  if (
-    issuer === undefined ||
-    !(issuer.protocol === 'https:' || (issuer.protocol === 'http:' && loopback)) ||
-    issuer.search !== '' ||
-    issuer.hash !== ''
-  ) {
-    problems.push(
-      `DEA_CONSOLE_OIDC_ISSUER=${JSON.stringify(issuerText)}: must be the provider's issuer, such as https://login.example.com/realms/staff (https; http only on localhost; no query or fragment)`,
-    );
-    return undefined;
-  }
-  const clientId = values.DEA_CONSOLE_OIDC_CLIENT_ID.trim();
-  if (clientId === '')
-    problems.push(
-      'DEA_CONSOLE_OIDC_CLIENT_ID: required with DEA_CONSOLE_OIDC_ISSUER (the client id registered there)',
-    );
-  let clientSecret: string | undefined;
-  const secretPath = values.DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE.trim();
-  if (secretPath !== '') {
-    try {
-      clientSecret = readPrivateFileSync(secretPath)
-        .toString('utf8')
-        .replace(/\r?\n$/, '');
-    } catch (error) {
-      problems.push(
-        error instanceof OpenPrivateFileError
-          ? `DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: ${error.message}`
-          : `DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: cannot read ${secretPath} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
-    }
-    if (clientSecret === '') problems.push(`DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: ${secretPath} is empty`);
-  }
+  const client = oidcClientOf(
+    {
+      issuer: 'DEA_CONSOLE_OIDC_ISSUER',
+      clientId: 'DEA_CONSOLE_OIDC_CLIENT_ID',
+      clientSecretFile: 'DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE',
+    },
+    {
+      issuer: values.DEA_CONSOLE_OIDC_ISSUER,
+      clientId: values.DEA_CONSOLE_OIDC_CLIENT_ID,
+      clientSecretFile: values.DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE,
+    },
+    problems,
+  );
+  if (client === undefined) return undefined;
+  const { issuer } = client;
   const scopes = new Set(['openid', ...values.DEA_CONSOLE_OIDC_SCOPES.split(/\s+/).filter((s) => s !== '')]);
   return {
-    issuer,
-    clientId,
-    clientSecret,
+    ...client,
     providerName: values.DEA_CONSOLE_OIDC_PROVIDER_NAME.trim() || issuer.hostname,
     scopes: [...scopes].join(' '),
     roleClaim: values.DEA_CONSOLE_OIDC_ROLE_CLAIM.trim(),
@@ -136,7 +106,6 @@ export function consoleOidcConfigOf(
       .map((value) => value.trim())
       .filter((value) => value !== ''),
     roleRefreshMs: values.DEA_CONSOLE_OIDC_ROLE_REFRESH_SECONDS * 1000,
-    insecureLoopback: issuer.protocol === 'http:',
   };
 }
 

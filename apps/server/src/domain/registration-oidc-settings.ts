@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { OpenPrivateFileError, readPrivateFileSync } from '../files/private-files.js';
 import type { SettingValues } from '../setting-values.js';
+import { oidcClientOf } from './oidc-client-settings.js';
 
 /** The organisation's identity provider as a strong sign-in for the registration of channels (issue 32). */
 export const registrationOidcSettings = {
@@ -36,60 +36,30 @@ export interface RegistrationOidcConfig {
   insecureLoopback: boolean;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /** The typed values as the domain uses them; undefined without DEA_OIDC_ISSUER. */
 export function registrationOidcConfigOf(
   values: SettingValues<typeof registrationOidcSettings>,
   problems: string[],
 ): RegistrationOidcConfig | undefined {
-  const issuerText = values.DEA_OIDC_ISSUER.trim();
-  if (issuerText === '') return undefined;
-  let issuer: URL | undefined;
-  try {
-    issuer = new URL(issuerText);
-  } catch {
-    issuer = undefined;
-  }
-  const loopback = issuer !== undefined && LOOPBACK.has(issuer.hostname);
-  if (
-    issuer === undefined ||
-    !(issuer.protocol === 'https:' || (issuer.protocol === 'http:' && loopback)) ||
-    issuer.search !== '' ||
-    issuer.hash !== ''
-  ) {
-    problems.push(
-      `DEA_OIDC_ISSUER=${JSON.stringify(issuerText)}: must be the provider's issuer, such as https://login.example.com/realms/staff (https; http only on localhost; no query or fragment)`,
-    );
-    return undefined;
-  }
-  const clientId = values.DEA_OIDC_CLIENT_ID.trim();
-  if (clientId === '')
-    problems.push('DEA_OIDC_CLIENT_ID: required with DEA_OIDC_ISSUER (the client id registered there)');
-  let clientSecret: string | undefined;
-  const secretPath = values.DEA_OIDC_CLIENT_SECRET_FILE.trim();
-  if (secretPath !== '') {
-    try {
-      clientSecret = readPrivateFileSync(secretPath)
-        .toString('utf8')
-        .replace(/\r?\n$/, '');
-    } catch (error) {
-      problems.push(
-        error instanceof OpenPrivateFileError
-          ? `DEA_OIDC_CLIENT_SECRET_FILE: ${error.message}`
-          : `DEA_OIDC_CLIENT_SECRET_FILE: cannot read ${secretPath} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
-    }
-    if (clientSecret === '') problems.push(`DEA_OIDC_CLIENT_SECRET_FILE: ${secretPath} is empty`);
-  }
+  const client = oidcClientOf(
+    {
+      issuer: 'DEA_OIDC_ISSUER',
+      clientId: 'DEA_OIDC_CLIENT_ID',
+      clientSecretFile: 'DEA_OIDC_CLIENT_SECRET_FILE',
+    },
+    {
+      issuer: values.DEA_OIDC_ISSUER,
+      clientId: values.DEA_OIDC_CLIENT_ID,
+      clientSecretFile: values.DEA_OIDC_CLIENT_SECRET_FILE,
+    },
+    problems,
+  );
+  if (client === undefined) return undefined;
   return {
-    issuer,
-    clientId,
-    clientSecret,
+    ...client,
     usernameClaim: values.DEA_OIDC_USERNAME_CLAIM.trim() || 'preferred_username',
     mfaAcrValues: values.DEA_OIDC_MFA_ACR_VALUES.split(',')
       .map((value) => value.trim())
       .filter((value) => value !== ''),
-    insecureLoopback: issuer.protocol === 'http:',
   };
 }
