@@ -99,9 +99,6 @@ export const PasswordLinkUse = Type.Object({
 });
 export type PasswordLinkUse = Type.Static<typeof PasswordLinkUse>;
 
-/** Where the login application's password link puts its token: after '#'. */
-export const PASSWORD_LINK_FRAGMENT = 'reset=';
-
 /** Console accounts as administrators see them (issue 31, part 4). */
 export const AdminConsoleAccount = Type.Object({
   id: Type.String(),

@@ -6,6 +6,8 @@ export const LOGOUT_PATH = '/dea/logout';
 export const LOGIN_API_SESSION_PATH = '/login/api/session';
 /** Where the login application's form sends the new password of a one-time password link. */
 export const LOGIN_API_PASSWORD_LINK_PATH = '/login/api/password-link';
+/** Where the login application's password link puts its token: after '#'. */
+export const PASSWORD_LINK_FRAGMENT = 'reset=';
 export const CODE_COUNT_PER_REQUEST = 1;
 export const POLICY_CATEGORY_SELF_SERVICE = 'Self Service';
 /** The policy category that says which console roles may give the group's members a code. */

@@ -8,6 +8,8 @@ const NOT_SECRET: Readonly<Record<string, string>> = {
   DEA_SECRET_FILE: 'the path of the file, not the secret',
   DATABASE_URL_FILE: 'the path of the file, not the address',
   DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: 'the path of the file, not the secret',
+  DEA_OIDC_CLIENT_SECRET_FILE: 'the path of the file, not the secret',
+  DEA_PASSWORD_LINK_HOURS: 'a number of hours',
   DEA_VALIDATE_CHECK_CLIENTS: 'address ranges only',
   DEA_SMS_HTTP_SUCCESS_BODY: "a pattern of the gateway's answer",
   DEA_VOICE_HTTP_SUCCESS_BODY: "a pattern of the gateway's answer",
