@@ -61,7 +61,7 @@ export const AUDIT_EVENTS = {
   'channel.registered':
     'a person proved an address and it became their channel (details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
   'channel.registration_undone':
-    "the link in a new channel's notice was used (\"this was not me\"): the channel was removed and the person's sessions ended; the help desk's alert (a webhook of this event; details: key, channelId, removed)",
+    "the link in a new channel's notice was used (\"this was not me\"): the channel was removed, the person's sessions ended and their unused codes taken back; the help desk's alert (a webhook of this event; details: key, channelId, removed, sessionsEnded, codesRevoked)",
   'registration.challenge_sent':
     "a code that opens the registration of channels was sent to one of the person's proven channels (details: channelKey, channel, to, challengeId)",
   'registration.opened':

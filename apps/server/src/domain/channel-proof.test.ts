@@ -98,8 +98,26 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
       expect(notice?.text).toContain('http://localhost:8080/dea/channels/#undo=');
       expect(await auditEvents(t, user.id, 'channel.registered')).toHaveLength(1);
 
-      // "This was not me": the channel goes, the person's sessions end, the help desk's event is written; once.
+      // "This was not me": the channel goes, the person's sessions end, their unused codes are taken
+      // back, the help desk's event is written; once.
       await t.signIn(person);
+      const codeId = `undo-${kind}-${t.clock.now()}`;
+      await t.services.store.codes.issue(
+        {
+          id: codeId,
+          userId: user.id,
+          codeHash: 'a-code-sent-meanwhile',
+          createdAt: t.clock.now(),
+          expiresAt: t.clock.now() + HOUR,
+          uses: 1,
+          channelType: 'sms',
+        },
+        5,
+        { event: 'code.issued', userId: user.id },
+      );
+      expect(
+        (await t.services.store.codes.listActive(user.id, t.clock.now())).map((code) => code.id),
+      ).toEqual([codeId]);
       const [first, second] = await Promise.allSettled([
         t.services.channelProofs.undo(undo!, CLIENT),
         t.services.channelProofs.undo(undo!, CLIENT),
@@ -112,7 +130,13 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
       expect(await t.services.store.sessions.listOpenOfUser(user.id)).toEqual([]);
       const undone = await auditEvents(t, user.id, 'channel.registration_undone');
       expect(undone).toHaveLength(1);
-      expect(undone[0]?.details).toMatchObject({ key: 'personalMobile', removed: true, sessionsEnded: 1 });
+      expect(undone[0]?.details).toMatchObject({
+        key: 'personalMobile',
+        removed: true,
+        sessionsEnded: 1,
+        codesRevoked: [codeId],
+      });
+      expect(await t.services.store.codes.listActive(user.id, t.clock.now())).toEqual([]);
     },
   );
 

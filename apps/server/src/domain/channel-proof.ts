@@ -410,7 +410,7 @@ export class ChannelProofs {
 
   /**
    * The link of a notice ("this was not me"): used once, it removes the channel it was made for
-   * (unless its address changed since) and ends the person's sessions; its audit event is the help
+   * (unless its address changed since), ends the person's sessions and takes back their unused codes; its audit event is the help
    * desk's alert (a webhook of `channel.registration_undone`). Needs no session: whoever holds one
    * of the person's other channels may use it.
    */
@@ -425,13 +425,19 @@ export class ChannelProofs {
       const removed = channel !== undefined && (await trx.channels.remove(link.userId, link.key));
       await trx.channelProofs.remove(link.userId, link.key);
       const sessionsEnded = await trx.sessions.endAllOfUser(link.userId, at);
+      // Whoever registered the channel held the person's password: no code of theirs stays usable
+      // (one may already have gone to that channel, or been shown to whoever signed in).
+      const codesRevoked: string[] = [];
+      for (const code of await trx.codes.listActive(link.userId, at)) {
+        if (await trx.codes.invalidate(code.id, at)) codesRevoked.push(code.id);
+      }
       await trx.audit.append(
         {
           event: 'channel.registration_undone',
           userId: link.userId,
           actor: 'undo-link',
           clientAddress,
-          details: { key: link.key, channelId: link.channelId, removed, sessionsEnded },
+          details: { key: link.key, channelId: link.channelId, removed, sessionsEnded, codesRevoked },
         },
         at,
       );
