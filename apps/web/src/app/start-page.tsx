@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../styles/page.scss';
 import { App } from './app';
@@ -7,13 +7,19 @@ import { App } from './app';
 export function startPage(container: HTMLElement | null): void {
   try {
     if (container === null) throw new Error('The page has no #root element');
-    createRoot(container, {
+    const root = createRoot(container, {
       onUncaughtError: (error) => console.error('The page failed', error),
-    }).render(
-      <StrictMode>
-        <App />
-      </StrictMode>,
-    );
+    });
+    // The first render as a transition: React renders it in slices of a few milliseconds,
+    // yielding to the browser between them, where one render would hold a slow phone's main
+    // thread for a long task (Lighthouse's total blocking time; issue 37).
+    startTransition(() => {
+      root.render(
+        <StrictMode>
+          <App />
+        </StrictMode>,
+      );
+    });
   } catch (error) {
     console.error('The page could not start', error);
   }

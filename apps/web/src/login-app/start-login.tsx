@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../styles/login.scss';
 import { LoginApp } from './login-app';
@@ -8,13 +8,19 @@ import { prefetchPageOnceIdle } from './prefetch-page';
 export function startLogin(container: HTMLElement | null): void {
   try {
     if (container === null) throw new Error('The login application has no #root element');
-    createRoot(container, {
+    const root = createRoot(container, {
       onUncaughtError: (error) => console.error('The login application failed', error),
-    }).render(
-      <StrictMode>
-        <LoginApp />
-      </StrictMode>,
-    );
+    });
+    // The first render as a transition: React renders it in slices of a few milliseconds,
+    // yielding to the browser between them, where one render would hold a slow phone's main
+    // thread for a long task (Lighthouse's total blocking time; issue 37).
+    startTransition(() => {
+      root.render(
+        <StrictMode>
+          <LoginApp />
+        </StrictMode>,
+      );
+    });
     prefetchPageOnceIdle();
   } catch (error) {
     console.error('The login application could not start', error);

@@ -1,4 +1,4 @@
-import { useEffect, useState, type DependencyList } from 'react';
+import { startTransition, useEffect, useState, type DependencyList } from 'react';
 
 export type PromiseState<T> =
   | { state: 'idle' }
@@ -26,9 +26,14 @@ export function usePromise<T>(
       return;
     }
     setState({ state: 'pending' });
+    // What an answer shows is rendered as a transition, in slices that leave the main thread
+    // to the browser in between (no long task on a slow phone; issue 37).
+    const settle = (next: PromiseState<T>) => {
+      if (!controller.signal.aborted) startTransition(() => setState(next));
+    };
     running.then(
-      (value) => !controller.signal.aborted && setState({ state: 'fulfilled', value }),
-      (error: unknown) => !controller.signal.aborted && setState({ state: 'rejected', error }),
+      (value) => settle({ state: 'fulfilled', value }),
+      (error: unknown) => settle({ state: 'rejected', error }),
     );
     return () => controller.abort();
     // The caller names what `start` depends on, as with useEffect.

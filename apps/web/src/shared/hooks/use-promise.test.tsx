@@ -1,5 +1,7 @@
 import { act, renderHook } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { useLayoutEffect } from 'react';
+import { createRoot } from 'react-dom/client';
+import { describe, expect, it, vi } from 'vitest';
 import { usePromise, valueOf } from './use-promise';
 
 function deferred<T>() {
@@ -61,5 +63,59 @@ describe('usePromise', () => {
     expect(result.current).toEqual({ state: 'pending' });
     await act(async () => call.resolve('now'));
     expect(valueOf(result.current)).toBe('now');
+  });
+
+  it("renders an answer in slices that leave the main thread to other tasks (a slow phone's long task)", async () => {
+    // React's own scheduler, as in a browser: outside act(), which would render at once.
+    vi.stubGlobal('IS_REACT_ACT_ENVIRONMENT', false);
+    const call = deferred<string>();
+    const SLICES = 30;
+    let renderStarted = false;
+    let committed = false;
+    let tasksBetween = 0;
+    function Busy() {
+      renderStarted = true;
+      const until = performance.now() + 3;
+      while (performance.now() < until) {
+        // A component that takes 3 ms to render, as a slow phone takes for a small one.
+      }
+      return null;
+    }
+    function Committed() {
+      useLayoutEffect(() => {
+        committed = true;
+      });
+      return null;
+    }
+    function Answer() {
+      const loaded = usePromise(() => call.promise, []);
+      if (loaded.state !== 'fulfilled') return null;
+      return (
+        <>
+          {Array.from({ length: SLICES }, (_, index) => (
+            <Busy key={index} />
+          ))}
+          <Committed />
+        </>
+      );
+    }
+    const container = document.createElement('div');
+    const root = createRoot(container);
+    try {
+      root.render(<Answer />);
+      await vi.waitFor(() => expect(container.childNodes).toHaveLength(0));
+      const tick = () => {
+        if (committed) return;
+        if (renderStarted) tasksBetween += 1;
+        setTimeout(tick, 0);
+      };
+      tick();
+      call.resolve('done');
+      await vi.waitFor(() => expect(committed).toBe(true), { timeout: 30_000 });
+      expect(tasksBetween).toBeGreaterThan(0);
+    } finally {
+      root.unmount();
+      vi.unstubAllGlobals();
+    }
   });
 });
