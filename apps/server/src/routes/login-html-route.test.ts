@@ -13,6 +13,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API } from '../testing/api-bodies.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
+import {
+  ENTRY_ATTRIBUTE,
+  START_AFTER_FIRST_PAINT_SCRIPT,
+  START_AFTER_FIRST_PAINT_SCRIPT_HASH,
+} from './first-paint.js';
 
 const LOGIN = `<!doctype html>
 <html lang="en">
@@ -22,7 +27,7 @@ const LOGIN = `<!doctype html>
     <link rel="stylesheet" crossorigin href="/dea/assets/login.css">
   </head>
   <body>
-    <div id="root"></div>
+    <div id="root"><!--first-paint--><div class="page-start"></div><!--/first-paint--></div>
   </body>
 </html>
 `;
@@ -106,6 +111,31 @@ describe.each(STORE_KINDS)("the login application's HTML on %s", (kind) => {
     failing.mockRestore();
     expect(response.statusCode).toBe(200);
     expect(blockOf(response.body, PAGE_STARTUP_ELEMENT_ID)).toBeUndefined();
-    expect(response.body).toContain('<div id="root"></div>');
+    expect(response.body).toContain(
+      '<div id="root"><!--first-paint--><div class="page-start"></div><!--/first-paint--></div>',
+    );
+  });
+
+  it("paints the spec's loading state in the browser's language before its scripts, which start after that paint", async () => {
+    for (const [acceptLanguage, lang, dir] of [
+      ['de-DE,de;q=0.9', 'de', 'ltr'],
+      ['ar', 'ar', 'rtl'],
+      ['xx', 'en', 'ltr'],
+    ] as const) {
+      const response = await open('/sso/login/?ep=x', { 'accept-language': acceptLanguage });
+      const texts = (await t.app.inject({ method: 'GET', url: `${API}/message`, query: { lang } })).json<
+        Record<string, string>
+      >();
+      expect(response.body).toContain(`<html lang="${lang}" dir="${dir}">`);
+      expect(response.body).toContain(
+        `<span class="spinner-label">${texts.loading}</span></div><p class="loading-custom">${texts.loadingCustom}</p>`,
+      );
+      expect(response.body).not.toMatch(/<script\b[^>]*type="module"/);
+      expect(response.body).toContain(
+        `<link rel="modulepreload" crossorigin href="/dea/assets/login.js" ${ENTRY_ATTRIBUTE}>`,
+      );
+      expect(response.body).toContain(`<script>${START_AFTER_FIRST_PAINT_SCRIPT}</script>`);
+      expect(response.headers['content-security-policy']).toContain(START_AFTER_FIRST_PAINT_SCRIPT_HASH);
+    }
   });
 });

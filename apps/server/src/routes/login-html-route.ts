@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PAGE_PREFETCH_ELEMENT_ID, type PageStartupAnswers } from '@dea/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { loginStartupAnswers } from '../domain/page-startup-answers.js';
+import { startingAfterFirstPaint } from './first-paint.js';
 import { jsonForHtml, pageHtmlWith, sendHtml } from './page-html-route.js';
 import { pageFilesOf } from './page-without-session.js';
 
@@ -48,9 +49,11 @@ export const loginHtmlRoute: FastifyPluginAsync<{ webDir: string; loginPath: str
   const file = join(options.webDir, 'login', 'index.html');
   if (!existsSync(file)) return; // static-routes.ts warns that the build is missing
   const pageFile = join(options.webDir, 'dea', 'index.html');
-  const template = withPagePrefetch(
-    await readFile(file, 'utf8'),
-    existsSync(pageFile) ? await readFile(pageFile, 'utf8') : undefined,
+  const template = startingAfterFirstPaint(
+    withPagePrefetch(
+      await readFile(file, 'utf8'),
+      existsSync(pageFile) ? await readFile(pageFile, 'utf8') : undefined,
+    ),
   );
   if (!template.includes('</body>'))
     throw new Error(`${file} has no </body>: rebuild the login application (npm run build)`);

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API } from '../testing/api-bodies.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
+import { ENTRY_ATTRIBUTE, START_AFTER_FIRST_PAINT_SCRIPT, startingAfterFirstPaint } from './first-paint.js';
 import { jsonForHtml } from './page-html-route.js';
 import { PAGE_FILES_ELEMENT_ID, PAGE_WITHOUT_SESSION_SCRIPT } from './page-without-session.js';
 
@@ -23,7 +24,7 @@ const TEMPLATE = `<!doctype html>
 <html lang="en">
   <head><script type="module" src="/dea/assets/dea.js"></script></head>
   <body>
-    <div id="root"></div>
+    <div id="root"><!--first-paint--><!--/first-paint--></div>
   </body>
 </html>
 `;
@@ -111,6 +112,10 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(0);
     // The block stands before </body>, after the page's own markup.
     expect(response.body.indexOf('id="root"')).toBeLessThan(response.body.indexOf(PAGE_STARTUP_ELEMENT_ID));
+    // Before its scripts it paints the spec's loading state in the texts' language (first-paint.ts).
+    const texts = answers[pageCallKey(PAGE_CALLS.messages('messages_de'))] as Record<string, string>;
+    expect(response.body).toContain('<html lang="de" dir="ltr">');
+    expect(response.body).toContain(`<span class="spinner-label">${texts.loading}</span>`);
     expect(response.body.trimEnd().endsWith('</html>')).toBe(true);
   });
 
@@ -175,7 +180,7 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     const expired = await page(signedIn);
     expect(expired.statusCode).toBe(200);
     expect(answersIn(expired.body)).toBeUndefined();
-    expect(expired.body).toContain('<div id="root"></div>');
+    expect(expired.body).toContain('<div id="root"><!--first-paint--><!--/first-paint--></div>');
   });
 
   it('keeps branding HTML and CSS inert: no string can close the data block or open a comment', async () => {
@@ -189,8 +194,10 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     });
     const signedIn = await t.signIn(await t.createUser());
     const { body } = await page(signedIn);
-    expect(body.match(/<\/script/gi)).toHaveLength(2); // the module script's and the block's own
-    expect(body).not.toContain('<!--');
+    expect(body.match(/<\/script/gi)).toHaveLength(2); // the first-paint script's and the block's own
+    // The only comments are the built HTML's first-paint markers; none comes from the answers.
+    expect(body.match(/<!--/g)).toHaveLength(2);
+    expect(BLOCK.exec(body)?.[1]).not.toContain('<!--');
     const branding = answersIn(body)?.[pageCallKey(PAGE_CALLS.branding())] as {
       result: { name: string; value: string }[];
     };
@@ -230,7 +237,7 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     failing.mockRestore();
     expect(response.statusCode).toBe(200);
     expect(answersIn(response.body)).toBeUndefined();
-    expect(response.body).toContain('<div id="root"></div>');
+    expect(response.body).toContain('<div id="root"><!--first-paint--><!--/first-paint--></div>');
   });
 });
 
@@ -298,12 +305,16 @@ describe.each(STORE_KINDS)("the page's HTML with no session on %s", (kind) => {
   it('is the page as built for a signed-in user (with its answers) and for an expired session (401, logout)', async () => {
     const signedIn = await t.signIn(await t.createUser());
     const active = await open({ cookie: String(signedIn.headers.cookie) });
-    expect(active.body).toContain('<script type="module" crossorigin src="/dea/assets/dea.js"></script>');
+    // Its entry module is preloaded at once and started after the first paint (first-paint.ts).
+    expect(active.body).toContain(
+      `<link rel="modulepreload" crossorigin href="/dea/assets/dea.js" ${ENTRY_ATTRIBUTE}>`,
+    );
+    expect(active.body).toContain(`<script>${START_AFTER_FIRST_PAINT_SCRIPT}</script>`);
     expect(active.body).not.toContain(PAGE_FILES_ELEMENT_ID);
     expect(answersIn(active.body)).toBeDefined();
     t.clock.advance(t.services.config.sessionAbsoluteMs + 1);
     const expired = await open({ cookie: String(signedIn.headers.cookie) });
-    expect(expired.body).toBe(template);
+    expect(expired.body).toBe(startingAfterFirstPaint(template));
     const userInfo = await t.app.inject({
       method: 'POST',
       url: `${API}/userinfo`,

@@ -8,6 +8,7 @@ import { PAGE_BASE_PATH, PAGE_STARTUP_ELEMENT_ID, type PageStartupAnswers } from
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { pageStartupAnswers } from '../domain/page-startup-answers.js';
 import { sessionIdOf } from '../http/cookies.js';
+import { startingAfterFirstPaint, withLoadingState } from './first-paint.js';
 import { pageWithoutSessionHtml } from './page-without-session.js';
 
 const compressBrotli = promisify(brotliCompress);
@@ -26,11 +27,14 @@ export function jsonForHtml(value: unknown): string {
   );
 }
 
-/** The page's HTML with its startup answers as a data block at the end of the body. */
+/**
+ * The page's HTML with its startup answers as a data block at the end of the body, painting the
+ * spec's loading state in the language of their texts before the scripts run (first-paint.ts).
+ */
 export function pageHtmlWith(template: string, answers: PageStartupAnswers | undefined): string {
   if (answers === undefined) return template;
   const block = `<script type="application/json" id="${PAGE_STARTUP_ELEMENT_ID}">${jsonForHtml(answers)}</script>`;
-  return template.replace('</body>', `${block}\n  </body>`);
+  return withLoadingState(template.replace('</body>', `${block}\n  </body>`), answers);
 }
 
 /**
@@ -96,10 +100,10 @@ export const pageHtmlRoute: FastifyPluginAsync<{ webDir: string; loginPath: stri
 ) => {
   const file = join(options.webDir, 'dea', 'index.html');
   if (!existsSync(file)) return; // static-routes.ts warns that the build is missing
-  const template = await readFile(file, 'utf8');
-  if (!template.includes('</body>'))
-    throw new Error(`${file} has no </body>: rebuild the page (npm run build)`);
-  const withoutSession = pageWithoutSessionHtml(template, options.loginPath);
+  const built = await readFile(file, 'utf8');
+  if (!built.includes('</body>')) throw new Error(`${file} has no </body>: rebuild the page (npm run build)`);
+  const withoutSession = pageWithoutSessionHtml(built, options.loginPath);
+  const template = startingAfterFirstPaint(built);
   const handler = async (request: FastifyRequest, reply: FastifyReply) =>
     sendHtml(request, reply, await htmlFor(request, template, withoutSession));
   app.get(PAGE_BASE_PATH, { schema: { hide: true } }, handler);
