@@ -69,13 +69,15 @@ describe("what the page's and the login form's HTML paint before their scripts",
     );
   });
 
-  it('starts the entry module after that paint: preloaded at once, run by the one inline script the policy allows', () => {
+  it('starts the entry module after that paint: preloaded at once behind the style sheet (low priority), run by the one inline script the policy allows', () => {
     const html = startingAfterFirstPaint(BUILT);
     expect(html).not.toMatch(/<script\b[^>]*type="module"/);
     expect(html).toContain(
-      `<link rel="modulepreload" crossorigin href="/dea/assets/login.js" ${ENTRY_ATTRIBUTE}>`,
+      `<link rel="modulepreload" fetchpriority="low" crossorigin href="/dea/assets/login.js" ${ENTRY_ATTRIBUTE}>`,
     );
-    expect(html).toContain('<link rel="modulepreload" crossorigin href="/dea/assets/shared.js">');
+    expect(html).toContain(
+      '<link rel="modulepreload" fetchpriority="low" crossorigin href="/dea/assets/shared.js">',
+    );
     expect(html).toContain(`<script>${START_AFTER_FIRST_PAINT_SCRIPT}</script>\n  </body>`);
     const digest = createHash('sha256').update(START_AFTER_FIRST_PAINT_SCRIPT).digest('base64');
     expect(START_AFTER_FIRST_PAINT_SCRIPT_HASH).toBe(`'sha256-${digest}'`);

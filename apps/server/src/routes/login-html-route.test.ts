@@ -132,7 +132,7 @@ describe.each(STORE_KINDS)("the login application's HTML on %s", (kind) => {
       );
       expect(response.body).not.toMatch(/<script\b[^>]*type="module"/);
       expect(response.body).toContain(
-        `<link rel="modulepreload" crossorigin href="/dea/assets/login.js" ${ENTRY_ATTRIBUTE}>`,
+        `<link rel="modulepreload" fetchpriority="low" crossorigin href="/dea/assets/login.js" ${ENTRY_ATTRIBUTE}>`,
       );
       expect(response.body).toContain(`<script>${START_AFTER_FIRST_PAINT_SCRIPT}</script>`);
       expect(response.headers['content-security-policy']).toContain(START_AFTER_FIRST_PAINT_SCRIPT_HASH);

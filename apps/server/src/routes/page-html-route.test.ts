@@ -307,7 +307,7 @@ describe.each(STORE_KINDS)("the page's HTML with no session on %s", (kind) => {
     const active = await open({ cookie: String(signedIn.headers.cookie) });
     // Its entry module is preloaded at once and started after the first paint (first-paint.ts).
     expect(active.body).toContain(
-      `<link rel="modulepreload" crossorigin href="/dea/assets/dea.js" ${ENTRY_ATTRIBUTE}>`,
+      `<link rel="modulepreload" fetchpriority="low" crossorigin href="/dea/assets/dea.js" ${ENTRY_ATTRIBUTE}>`,
     );
     expect(active.body).toContain(`<script>${START_AFTER_FIRST_PAINT_SCRIPT}</script>`);
     expect(active.body).not.toContain(PAGE_FILES_ELEMENT_ID);
