@@ -1,20 +1,18 @@
 import { PAGE_BASE_PATH } from '@dea/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { START_AFTER_FIRST_PAINT_SCRIPT_HASH } from '../routes/first-paint.js';
 import { PAGE_WITHOUT_SESSION_SCRIPT_HASH } from '../routes/page-without-session.js';
 
 /**
  * Headers of every answer. Styles allow inline because the branding CSS entry is applied as a
- * style block (spec section 3); scripts come only from this origin, besides two inline scripts
- * allowed by their hashes: the page's HTML without a session's (routes/page-without-session.ts)
- * and the one starting the entry module after the first paint (routes/first-paint.ts). Images come from this origin,
+ * style block (spec section 3); scripts come only from this origin, besides the one inline script
+ * of the page's HTML without a session (routes/page-without-session.ts), allowed by its hash. Images come from this origin,
  * data: URLs and the origins the operator names (DEA_CSP_IMAGE_ORIGINS): branding CSS cannot
  * send anything read from the page to a host of its choosing.
  */
 export function contentSecurityPolicy(imageOrigins: readonly string[]): string {
   return [
     "default-src 'self'",
-    `script-src 'self' ${PAGE_WITHOUT_SESSION_SCRIPT_HASH} ${START_AFTER_FIRST_PAINT_SCRIPT_HASH}`,
+    `script-src 'self' ${PAGE_WITHOUT_SESSION_SCRIPT_HASH}`,
     "style-src 'self' 'unsafe-inline'",
     ["img-src 'self' data:", ...imageOrigins].join(' '),
     "font-src 'self' data:",

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PAGE_PREFETCH_ELEMENT_ID, type PageStartupAnswers } from '@dea/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { loginStartupAnswers } from '../domain/page-startup-answers.js';
-import { startingAfterFirstPaint } from './first-paint.js';
+import { lowPriorityScripts } from './first-paint.js';
 import { jsonForHtml, pageHtmlWith, sendHtml } from './page-html-route.js';
 import { pageFilesOf } from './page-without-session.js';
 
@@ -49,7 +49,7 @@ export const loginHtmlRoute: FastifyPluginAsync<{ webDir: string; loginPath: str
   const file = join(options.webDir, 'login', 'index.html');
   if (!existsSync(file)) return; // static-routes.ts warns that the build is missing
   const pageFile = join(options.webDir, 'dea', 'index.html');
-  const template = startingAfterFirstPaint(
+  const template = lowPriorityScripts(
     withPagePrefetch(
       await readFile(file, 'utf8'),
       existsSync(pageFile) ? await readFile(pageFile, 'utf8') : undefined,

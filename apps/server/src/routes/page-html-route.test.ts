@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API } from '../testing/api-bodies.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
-import { ENTRY_ATTRIBUTE, START_AFTER_FIRST_PAINT_SCRIPT, startingAfterFirstPaint } from './first-paint.js';
+import { lowPriorityScripts } from './first-paint.js';
 import { jsonForHtml } from './page-html-route.js';
 import { PAGE_FILES_ELEMENT_ID, PAGE_WITHOUT_SESSION_SCRIPT } from './page-without-session.js';
 
@@ -194,7 +194,7 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
     });
     const signedIn = await t.signIn(await t.createUser());
     const { body } = await page(signedIn);
-    expect(body.match(/<\/script/gi)).toHaveLength(2); // the first-paint script's and the block's own
+    expect(body.match(/<\/script/gi)).toHaveLength(2); // the module script's and the block's own
     // The only comments are the built HTML's first-paint markers; none comes from the answers.
     expect(body.match(/<!--/g)).toHaveLength(2);
     expect(BLOCK.exec(body)?.[1]).not.toContain('<!--');
@@ -305,16 +305,15 @@ describe.each(STORE_KINDS)("the page's HTML with no session on %s", (kind) => {
   it('is the page as built for a signed-in user (with its answers) and for an expired session (401, logout)', async () => {
     const signedIn = await t.signIn(await t.createUser());
     const active = await open({ cookie: String(signedIn.headers.cookie) });
-    // Its entry module is preloaded at once and started after the first paint (first-paint.ts).
+    // Its scripts are fetched behind what the first paint needs (first-paint.ts).
     expect(active.body).toContain(
-      `<link rel="modulepreload" fetchpriority="low" crossorigin href="/dea/assets/dea.js" ${ENTRY_ATTRIBUTE}>`,
+      '<script type="module" fetchpriority="low" crossorigin src="/dea/assets/dea.js"></script>',
     );
-    expect(active.body).toContain(`<script>${START_AFTER_FIRST_PAINT_SCRIPT}</script>`);
     expect(active.body).not.toContain(PAGE_FILES_ELEMENT_ID);
     expect(answersIn(active.body)).toBeDefined();
     t.clock.advance(t.services.config.sessionAbsoluteMs + 1);
     const expired = await open({ cookie: String(signedIn.headers.cookie) });
-    expect(expired.body).toBe(startingAfterFirstPaint(template));
+    expect(expired.body).toBe(lowPriorityScripts(template));
     const userInfo = await t.app.inject({
       method: 'POST',
       url: `${API}/userinfo`,

@@ -8,7 +8,7 @@ import { PAGE_BASE_PATH, PAGE_STARTUP_ELEMENT_ID, type PageStartupAnswers } from
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { pageStartupAnswers } from '../domain/page-startup-answers.js';
 import { sessionIdOf } from '../http/cookies.js';
-import { startingAfterFirstPaint, withLoadingState } from './first-paint.js';
+import { lowPriorityScripts, withLoadingState } from './first-paint.js';
 import { pageWithoutSessionHtml } from './page-without-session.js';
 
 const compressBrotli = promisify(brotliCompress);
@@ -103,7 +103,7 @@ export const pageHtmlRoute: FastifyPluginAsync<{ webDir: string; loginPath: stri
   const built = await readFile(file, 'utf8');
   if (!built.includes('</body>')) throw new Error(`${file} has no </body>: rebuild the page (npm run build)`);
   const withoutSession = pageWithoutSessionHtml(built, options.loginPath);
-  const template = startingAfterFirstPaint(built);
+  const template = lowPriorityScripts(built);
   const handler = async (request: FastifyRequest, reply: FastifyReply) =>
     sendHtml(request, reply, await htmlFor(request, template, withoutSession));
   app.get(PAGE_BASE_PATH, { schema: { hide: true } }, handler);
