@@ -454,7 +454,11 @@ const JOURNEY_BEFORE = {
   threeGCold: '4.63 s (5.70 s), 108.2 KB',
   threeGWarm: '3.06 s (3.79 s), 16.5 KB',
 };
-const LIGHTHOUSE_BEFORE = { loginForm: '98, 99', page: '97, 97' };
+/**
+ * Lighthouse before issue 37's part 3 (commit 9d50ef5), the same runs: the page's with its session in
+ * the browser (the earlier 97 measured the way on to the login form, see signInBrowser).
+ */
+const LIGHTHOUSE_BEFORE = { loginForm: '99 (1.6 s, 1.6 s)', page: '94 (1.9 s, 2.1 s)' };
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'journey') {
