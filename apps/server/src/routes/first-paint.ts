@@ -1,4 +1,11 @@
-import { DEFAULT_LANGUAGE, isRightToLeft, type PageStartupAnswers } from '@dea/contract';
+import {
+  DEFAULT_LANGUAGE,
+  PAGE_CALLS,
+  isRightToLeft,
+  messageFileName,
+  pageCallKey,
+  type PageStartupAnswers,
+} from '@dea/contract';
 
 /**
  * What the page's and the login application's HTML paint before their scripts run (issue 37): the
@@ -32,13 +39,16 @@ const HTML_ESCAPES: Record<string, string> = {
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character]!);
 
+/** The key of GET message in the built-in language; another language's adds `?lang=`. */
+const TEXTS_KEY = pageCallKey(PAGE_CALLS.messages(messageFileName(DEFAULT_LANGUAGE)));
+
 /** The texts among the startup answers (GET message), with the language they are in. */
 function textsOf(
   answers: PageStartupAnswers,
 ): { language: string; texts: Record<string, unknown> } | undefined {
   for (const [key, answer] of Object.entries(answers)) {
     const [call, query] = key.split('?');
-    if (call !== 'GET message' || typeof answer !== 'object' || answer === null) continue;
+    if (call !== TEXTS_KEY || typeof answer !== 'object' || answer === null) continue;
     const language = new URLSearchParams(query ?? '').get('lang') ?? DEFAULT_LANGUAGE;
     return { language, texts: answer as Record<string, unknown> };
   }
