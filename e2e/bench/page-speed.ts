@@ -367,7 +367,9 @@ async function writeSection(section: string, title = SECTION_TITLE): Promise<voi
     document = `${document.trimEnd()}\n\n${section}`;
   } else {
     const next = document.indexOf('\n## ', start + title.length);
-    document = `${document.slice(0, start)}${section}${next < 0 ? '' : document.slice(next + 1)}`;
+    // A blank line before the next section, which the section's own end does not give.
+    const rest = next < 0 ? '' : `\n${document.slice(next + 1)}`;
+    document = `${document.slice(0, start)}${section.trimEnd()}\n${rest}`;
   }
   await writeFile(benchmarksFile, `${document.trimEnd()}\n`);
 }
