@@ -27,6 +27,7 @@ import { Notices } from './delivery/notices.js';
 import { channelNotices } from './delivery/channel-notices.js';
 import { ChannelProofs } from './domain/channel-proof.js';
 import { RegistrationSignIn } from './domain/registration-sign-in.js';
+import { RememberedDevices } from './domain/remembered-devices.js';
 import { RegistrationOidc } from './domain/registration-oidc.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
@@ -207,6 +208,8 @@ export async function startServices(
       settings: config.console,
       now,
     });
+    // Browsers remembered for codes on screen (issue 32), their cookies' hashes under the service keys.
+    const rememberedDevices = new RememberedDevices({ store, hashKeys: acceptedKeys(keys, 'codeHash'), now });
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
@@ -326,6 +329,7 @@ export async function startServices(
         config,
         now,
       }),
+      rememberedDevices,
       registrationOidc:
         config.registrationOidc === undefined
           ? undefined
@@ -334,6 +338,7 @@ export async function startServices(
               hashKeys: acceptedKeys(keys, 'codeHash'),
               oidc: config.registrationOidc,
               config,
+              rememberedDevices,
               now,
               warn: (message) => log.warn(message),
             }),
@@ -351,6 +356,7 @@ export async function startServices(
         },
         catalogs,
         config,
+        rememberedDevices,
         now,
       }),
       now,

@@ -17,6 +17,7 @@ import type { Verification } from './domain/verification.js';
 import type { RetriedVerifications } from './domain/retried-requests.js';
 import type { DeliveryProvider } from './delivery/delivery.js';
 import type { ChannelProofs } from './domain/channel-proof.js';
+import type { RememberedDevices } from './domain/remembered-devices.js';
 import type { RegistrationSignIn } from './domain/registration-sign-in.js';
 import type { RegistrationOidc } from './domain/registration-oidc.js';
 import type { Notices } from './delivery/notices.js';
@@ -91,6 +92,8 @@ export interface Services {
   channelProofs: ChannelProofs;
   /** The strong sign-in that opens the registration of channels (domain/registration-sign-in.ts). */
   registrationSignIn: RegistrationSignIn;
+  /** Browsers remembered for codes on screen, bound to their person (domain/remembered-devices.ts). */
+  rememberedDevices: RememberedDevices;
   /** The identity provider as a strong sign-in for registration; undefined without DEA_OIDC_ISSUER. */
   registrationOidc: RegistrationOidc | undefined;
   /** Delivery of codes as the domain asks for it (domain/ports/code-delivery.ts), on `delivery`. */

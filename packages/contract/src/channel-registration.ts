@@ -37,6 +37,17 @@ export const ChannelRegistrationPolicyOptions = Type.Object(
       maximum: 3650,
       description: 'Days after which a registered address must be proven again; 0: never',
     }),
+    screenCodeTrustedNetworks: Type.Array(Type.String({ minLength: 2, maxLength: 49 }), {
+      maxItems: 100,
+      description:
+        'Address ranges (IPv4 or IPv6 CIDR, or one address) from which a code may be shown on screen; empty: none',
+    }),
+    screenCodeRememberedDeviceDays: Type.Integer({
+      minimum: 0,
+      maximum: 400,
+      description:
+        'Days a browser that opened a registration session stays a remembered device, on which a code may be shown on screen; 0: off',
+    }),
   },
   { additionalProperties: false },
 );
@@ -48,7 +59,15 @@ export const DEFAULT_CHANNEL_REGISTRATION_POLICY: ChannelRegistrationPolicyOptio
   registrationChannelTypes: [...SEND_TYPES],
   registrationMaxChannels: 4,
   reproveAfterDays: 0,
+  screenCodeTrustedNetworks: [],
+  screenCodeRememberedDeviceDays: 0,
 };
+
+/**
+ * The cookie of a remembered device (issue 32): HTTP-only, SameSite=Strict, for the page's calls;
+ * with screenCodeTrustedNetworks, one of the two reasons to trust a code shown on screen.
+ */
+export const REMEMBERED_DEVICE_COOKIE_NAME = 'dea_device';
 
 // The channels page's calls (issue 32), under /dea/api/ beside the emergency page's.
 const strict = { additionalProperties: false } as const;
@@ -125,3 +144,6 @@ export const ChannelProveRequest = Type.Object(
 export const ChannelRemoveRequest = Type.Object({ key: ChannelKeyName }, strict);
 export const ChannelUndoRequest = Type.Object({ token: Token }, strict);
 export const ChannelChangeResult = Type.Object({ done: Type.Boolean() });
+export const DevicesForgetResult = Type.Object({
+  forgotten: Type.Integer({ description: 'How many remembered devices were forgotten' }),
+});

@@ -1,3 +1,4 @@
+import { RememberedDevices } from '../domain/remembered-devices.js';
 import { issueRegistrationLink } from '../domain/registration-sign-in.js';
 import type { Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
@@ -350,6 +351,20 @@ export const userCommands: CommandGroup = {
           'cli',
         );
         return `Registration link for ${user.username} (once, until ${new Date(expiresAt).toISOString()}): ${url}`;
+      },
+    ),
+    'forget-devices': oneUserCommand(
+      "forget the user's remembered devices: no browser of theirs shows a code on screen for being one any more",
+      async (user, context, store) => {
+        const { keys } = await context.open();
+        const count = await new RememberedDevices({
+          store,
+          hashKeys: acceptedKeys(keys, 'codeHash'),
+          now: () => context.now(),
+        }).forgetAll(user, { actor: 'cli', clientAddress: null });
+        return count === 0
+          ? `${user.username} had no remembered device to forget.`
+          : `Forgot ${count} remembered device${count === 1 ? '' : 's'} of ${user.username}.`;
       },
     ),
     import: userImportCommand,

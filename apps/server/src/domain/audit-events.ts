@@ -20,6 +20,8 @@ export const AUDIT_EVENTS = {
   'code.refused': 'no code: the policy does not allow one, or the user holds too many unused ones',
   'code.revoked':
     'the user took back one of their own unused codes (the page does, before asking for its replacement)',
+  'code.screen_untrusted':
+    'no code on screen: the person\'s "Channel Registration" policy asks for a reason to trust (screenCodeTrustedNetworks, screenCodeRememberedDeviceDays) and the request came from neither a trusted network nor a remembered device of theirs (details.device: none, unknown, other-user, tampered, expired or forgotten)',
   'code.send_refused':
     'no code sent: unknown or unusable recipient (a channel its person registered: details.reason cooling or proof-expired), or a send limit',
   'code.sent': 'a code reached its delivery provider',
@@ -70,6 +72,10 @@ export const AUDIT_EVENTS = {
     'a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)',
   'registration.link_issued':
     'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
+  'device.remembered':
+    'a browser that opened a registration session became a remembered device of its person, on which codes may be shown on screen (details: deviceId, method, expiresAt)',
+  'device.forgotten':
+    "a person's remembered devices were forgotten (by the person, the help desk or dea user forget-devices; details.count)",
   'channel.undo_refused':
     "a link to undo a channel's registration was refused (details.reason unusable: unknown, used or expired, never which)",
   'group.created': 'a group was added',

@@ -14,6 +14,7 @@ import Value from 'typebox/value';
 import type { Group, Store } from '../store/store.js';
 import { Groups } from './identity/groups.js';
 import { RuleError } from './rule-error.js';
+import { isTrustedNetwork } from './screen-code-trust.js';
 
 export type PolicyName = keyof PolicyOptions;
 export const POLICY_NAMES = Object.keys(PolicyOptions.properties) as PolicyName[];
@@ -58,6 +59,13 @@ export function registrationOptionProblem(name: string, value: unknown): string 
   const schema = (ChannelRegistrationPolicyOptions.properties as Record<string, TSchema>)[name];
   if (schema === undefined)
     return `${name} is not a channel registration option (${Object.keys(ChannelRegistrationPolicyOptions.properties).join(', ')})`;
+  if (name === 'screenCodeTrustedNetworks') {
+    const wrong = Array.isArray(value)
+      ? value.filter((entry) => typeof entry !== 'string' || !isTrustedNetwork(entry))
+      : [value];
+    if (wrong.length === 0 && Value.Check(schema, value)) return undefined;
+    return `${name} must be a list of at most 100 IPv4 or IPv6 addresses or CIDR ranges (10.0.0.0/8, 2001:db8::/32)${wrong.length > 0 ? `; not one: ${wrong.map((entry) => JSON.stringify(entry)).join(', ')}` : ''}`;
+  }
   if (Value.Check(schema, value)) return undefined;
   const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
   return name === 'registrationChannelTypes'

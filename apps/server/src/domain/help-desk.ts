@@ -250,6 +250,20 @@ export class HelpDesk {
     return issue(user, this.actorOf(caller));
   }
 
+  /**
+   * Forgets the caller's remembered devices (issue 32) through `forget`, the one function of every
+   * door (remembered-devices.ts forgetAll), with the agent as actor; within the agent's scope, as
+   * taking back codes is. Answers how many were forgotten.
+   */
+  async forgetDevices(
+    caller: ConsoleCaller,
+    userId: string,
+    forget: (user: User, actor: string) => Promise<number>,
+  ): Promise<number> {
+    const user = await this.helpable(caller, userId, 'take');
+    return forget(user, this.actorOf(caller));
+  }
+
   async unlock(caller: ConsoleCaller, userId: string): Promise<number> {
     const user = await this.helpable(caller, userId, 'give');
     return (await this.verification.unlock(user.id, this.actorOf(caller), this.now())) ? 1 : 0;

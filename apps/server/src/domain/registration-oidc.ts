@@ -7,7 +7,12 @@ import { ApiError } from './api-error.js';
 import type { ChannelRegistrationConfig } from './channel-registration-settings.js';
 import { showsSecondFactor } from './console-oidc.js';
 import type { RegistrationOidcConfig } from './registration-oidc-settings.js';
-import { registrationSignInNeeded, type SignedInPerson } from './registration-sign-in.js';
+import {
+  registrationSignInNeeded,
+  type OpenedRegistration,
+  type SignedInPerson,
+} from './registration-sign-in.js';
+import type { RememberedDevices } from './remembered-devices.js';
 
 /** openid-client, loaded at the first sign-in with the provider (as the console does). */
 let openIdModule: Promise<typeof OpenIdClient> | undefined;
@@ -24,6 +29,8 @@ export interface RegistrationOidcDependencies {
   hashKeys: readonly Buffer[];
   oidc: RegistrationOidcConfig;
   config: { channelRegistration: Pick<ChannelRegistrationConfig, 'channelsUrl' | 'registrationSessionMs'> };
+  /** The browser of a session just opened becomes a remembered device (remembered-devices.ts). */
+  rememberedDevices: Pick<RememberedDevices, 'remember'>;
   now: () => number;
   warn: (message: string) => void;
 }
@@ -110,7 +117,7 @@ export class RegistrationOidc {
   }
 
   /** The provider's answer (the callback's query): opens a registration session; answers its token. */
-  async finish(person: SignedInPerson & { query: string }): Promise<{ token: string; expiresAt: number }> {
+  async finish(person: SignedInPerson & { query: string }): Promise<OpenedRegistration> {
     const { store, now, oidc, config } = this.deps;
     const client = await openId();
     const configuration = await this.discovered();
@@ -178,6 +185,6 @@ export class RegistrationOidc {
       },
       at,
     );
-    return { token, expiresAt };
+    return { token, expiresAt, device: await this.deps.rememberedDevices.remember(person, 'oidc') };
   }
 }

@@ -11,6 +11,7 @@ import type { ChannelRegistrationConfig } from './channel-registration-settings.
 import { channelRefusal, type ChannelRules } from './channel-rules.js';
 import { maskAddress } from './masking.js';
 import type { CodeDelivery } from './ports/code-delivery.js';
+import type { RememberedDevices } from './remembered-devices.js';
 import type { SendLimits } from './send-limits.js';
 
 const CODE_LENGTH = 8;
@@ -28,7 +29,19 @@ export interface RegistrationSignInServices {
   sendLimits: SendLimits;
   catalogs: Catalogs;
   config: { timeZone: string; channelRegistration: ChannelRegistrationConfig };
+  /** The browser of a session just opened becomes a remembered device (remembered-devices.ts). */
+  rememberedDevices: Pick<RememberedDevices, 'remember'>;
   now: () => number;
+}
+
+/**
+ * A registration session just opened: its token (for the registration cookie) and, when the
+ * person's policy remembers devices, the remembered-device cookie of this browser.
+ */
+export interface OpenedRegistration {
+  token: string;
+  expiresAt: number;
+  device: { token: string; expiresAt: number } | undefined;
 }
 
 export interface SignedInPerson {
@@ -180,7 +193,7 @@ export class RegistrationSignIn {
    */
   async openWithCode(
     person: SignedInPerson & { challengeId: string; code: string },
-  ): Promise<{ token: string; expiresAt: number }> {
+  ): Promise<OpenedRegistration> {
     const { store, now } = this.services;
     const { user } = person;
     const refuse = async (reason: string, more: Record<string, unknown> = {}) => {
@@ -219,7 +232,11 @@ export class RegistrationSignIn {
       sessionId: taken.id,
       expiresAt: new Date(expiresAt).toISOString(),
     });
-    return { token, expiresAt };
+    return {
+      token,
+      expiresAt,
+      device: await this.services.rememberedDevices.remember(person, 'channel-code'),
+    };
   }
 
   /** A one-time registration link for the person (registrationLink, the one function of every door). */
@@ -228,9 +245,7 @@ export class RegistrationSignIn {
   }
 
   /** A registration link used by the person it was made for, once. Answers the session's token. */
-  async openWithLink(
-    person: SignedInPerson & { link: string },
-  ): Promise<{ token: string; expiresAt: number }> {
+  async openWithLink(person: SignedInPerson & { link: string }): Promise<OpenedRegistration> {
     const { store, now, hashKeys } = this.services;
     const at = now();
     const used = await store.registration.useLink(
@@ -260,7 +275,7 @@ export class RegistrationSignIn {
       sessionId,
       expiresAt: new Date(expiresAt).toISOString(),
     });
-    return { token, expiresAt };
+    return { token, expiresAt, device: await this.services.rememberedDevices.remember(person, 'link') };
   }
 
   /** Whether the token is an open registration session of this person (refused with error 3 when not). */

@@ -30,7 +30,7 @@ export class Metrics {
   });
   private readonly codesRefused = new Counter({
     name: 'dea_codes_refused_total',
-    help: 'Requests for a code refused, by reason (store-full, rate limits...).',
+    help: 'Requests for a code refused, by reason (store-full, rate limits, screen-untrusted: a code on screen without a trusted network or remembered device...).',
     labelNames: ['reason'],
     registers: [this.registry],
   });
@@ -68,6 +68,12 @@ export class Metrics {
     name: 'dea_registration_sessions_total',
     help: 'Strong sign-ins for the registration of channels, by outcome (challenge_sent, opened, refused, link_issued) and method (channel-code, link).',
     labelNames: ['outcome', 'method'],
+    registers: [this.registry],
+  });
+  private readonly rememberedDevices = new Counter({
+    name: 'dea_remembered_devices_total',
+    help: 'Remembered devices (issue 32), by outcome (remembered; forgotten, counting each device).',
+    labelNames: ['outcome'],
     registers: [this.registry],
   });
   private readonly consoleOidc = new Counter({
@@ -222,6 +228,13 @@ export class Metrics {
       'code.delivery_failed': () => this.codesSent.inc({ channel, provider, outcome: 'failed' }),
       'code.refused': () => this.codesRefused.inc({ reason }),
       'code.send_refused': () => this.codesRefused.inc({ reason }),
+      'code.screen_untrusted': () => this.codesRefused.inc({ reason: 'screen-untrusted' }),
+      'device.remembered': () => this.rememberedDevices.inc({ outcome: 'remembered' }),
+      'device.forgotten': () =>
+        this.rememberedDevices.inc(
+          { outcome: 'forgotten' },
+          typeof details.count === 'number' ? details.count : 0,
+        ),
       'code.used': () => this.verifications.inc({ outcome: 'used', channel }),
       'code.use_given_back': () => this.verifications.inc({ outcome: 'given_back', channel }),
       'code.verify_failed': () => this.verifications.inc({ outcome: 'failed', channel: 'none' }),

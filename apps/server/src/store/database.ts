@@ -42,6 +42,7 @@ export interface Database {
   registration_sessions: RegistrationSessionsTable;
   registration_links: RegistrationLinksTable;
   registration_oidc_flows: RegistrationOidcFlowsTable;
+  remembered_devices: RememberedDevicesTable;
 }
 
 export interface UsersTable {
@@ -418,4 +419,14 @@ export interface RegistrationOidcFlowsTable {
   nonce: string;
   code_verifier: string;
   created_at: number;
+}
+
+/** A remembered device: the keyed hash of its cookie's token, bound to its person (migration 0032). */
+export interface RememberedDevicesTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  forgotten_at: number | null;
 }

@@ -6,7 +6,9 @@ import {
   ChannelProveRequest,
   ChannelRemoveRequest,
   ChannelUndoRequest,
+  DevicesForgetResult,
   REGISTRATION_COOKIE_NAME,
+  REMEMBERED_DEVICE_COOKIE_NAME,
   RegistrationChallengeRequest,
   RegistrationChallengeResult,
   RegistrationOpenRequest,
@@ -16,7 +18,7 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
-import { registrationSignInNeeded } from '../../domain/registration-sign-in.js';
+import { registrationSignInNeeded, type OpenedRegistration } from '../../domain/registration-sign-in.js';
 import type { ChannelView } from '../../domain/channel-proof.js';
 import { ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
@@ -26,20 +28,29 @@ import { signedInUser } from './user-routes.js';
 
 const iso = (at: number): string => new Date(at).toISOString();
 
-function registrationCookie(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  token: string,
-  expiresAt: number,
-): void {
+function cookieOptions(request: FastifyRequest, expiresAt: number) {
   const setting = request.server.services.config.cookieSecure;
-  void reply.setCookie(REGISTRATION_COOKIE_NAME, token, {
+  return {
     path: '/dea/',
     httpOnly: true,
     sameSite: 'strict',
     secure: setting === 'always' || (setting === 'auto' && request.protocol === 'https'),
     expires: new Date(expiresAt),
-  });
+  } as const;
+}
+
+/**
+ * The cookies of a registration session just opened: the session's, and the remembered device's
+ * when the person's policy remembers devices (domain/remembered-devices.ts).
+ */
+function registrationCookies(request: FastifyRequest, reply: FastifyReply, opened: OpenedRegistration): void {
+  void reply.setCookie(REGISTRATION_COOKIE_NAME, opened.token, cookieOptions(request, opened.expiresAt));
+  if (opened.device !== undefined)
+    void reply.setCookie(
+      REMEMBERED_DEVICE_COOKIE_NAME,
+      opened.device.token,
+      cookieOptions(request, opened.device.expiresAt),
+    );
 }
 
 function viewOf(view: ChannelView) {
@@ -128,7 +139,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
               challengeId: body.challengeId,
               code: body.code,
             });
-      registrationCookie(request, reply, opened.token, opened.expiresAt);
+      registrationCookies(request, reply, opened);
       return ok({ expiresAt: iso(opened.expiresAt) });
     },
   );
@@ -166,7 +177,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
       try {
         const opened = await oidc.finish({ ...person(request), query });
-        registrationCookie(request, reply, opened.token, opened.expiresAt);
+        registrationCookies(request, reply, opened);
         return reply.redirect(page, 303);
       } catch (error) {
         if (!(error instanceof ApiError) || error.httpStatus !== 200) throw error;
@@ -235,6 +246,29 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { proofId, code, locale } = request.body;
       const view = await services.channelProofs.prove({ ...person(request, locale), proofId, code });
       return ok({ channels: [viewOf(view)] });
+    },
+  );
+
+  app.post(
+    '/registration/devices/forget',
+    {
+      schema: {
+        ...documented({
+          summary:
+            "Forget every remembered device of the person (the browsers on which a code may be shown on screen), this one's cookie too",
+          security: 'session',
+          result: DevicesForgetResult,
+        }),
+      },
+    },
+    async (request, reply) => {
+      await registered(request);
+      const forgotten = await services.rememberedDevices.forgetAll(signedInUser(request), {
+        actor: signedInUser(request).id,
+        clientAddress: request.ip,
+      });
+      void reply.clearCookie(REMEMBERED_DEVICE_COOKIE_NAME, { path: '/dea/' });
+      return ok({ forgotten });
     },
   );
 

@@ -19,7 +19,7 @@ import { documented } from '../../http/route-docs.js';
 
 /** The help desk's calls: find a user, see them, and help them; roles admin and helpdesk. */
 export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { consoleAuth, helpDesk, registrationSignIn } = app.services;
+  const { consoleAuth, helpDesk, registrationSignIn, rememberedDevices } = app.services;
   const action = (
     summary: string,
     result: typeof HelpDeskCountResult | typeof HelpDeskRegistrationLinkResult,
@@ -152,6 +152,21 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
       return ok({ url: made.url, expiresAt: new Date(made.expiresAt).toISOString() });
     },
+  );
+  app.post(
+    '/helpdesk/users/:userId/devices/forget',
+    action(
+      "Forget the user's remembered devices: no browser of theirs shows a code on screen for being one any more",
+      HelpDeskCountResult,
+    ),
+    async (request) =>
+      ok({
+        count: await helpDesk.forgetDevices(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          (user, actor) => rememberedDevices.forgetAll(user, { actor, clientAddress: request.ip }),
+        ),
+      }),
   );
   app.post(
     '/helpdesk/users/:userId/unlock',
