@@ -201,7 +201,7 @@ describe("a user's view for the help desk", () => {
     expect(screen.queryByLabelText('Reason')).not.toBeInTheDocument();
   });
 
-  it('unlocks, ends the sessions and revokes codes, each said and followed by the user as they are now', async () => {
+  it('unlocks, ends the sessions, forgets the remembered devices and revokes codes, each said and followed by the user as they are now', async () => {
     let user = DANA;
     const calls = fakeConsoleApi({
       'GET helpdesk/users/u1': () => envelope(user),
@@ -213,6 +213,7 @@ describe("a user's view for the help desk", () => {
         user = { ...user, sessions: [] };
         return envelope({ count: 2 });
       },
+      'POST helpdesk/users/u1/devices/forget': () => envelope({ count: 3 }),
       'POST helpdesk/users/u1/codes/revoke': (call) => {
         const { codeId } = call.body as { codeId?: string };
         user = { ...user, codes: user.codes.filter((code) => codeId !== undefined && code.id !== codeId) };
@@ -228,6 +229,9 @@ describe("a user's view for the help desk", () => {
     expect(await screen.findByText('Sessions ended: 2')).toBeInTheDocument();
     expect(await screen.findByText('No open sessions.')).toBeInTheDocument();
 
+    await userEvent.click(screen.getByRole('button', { name: 'Forget remembered devices' }));
+    expect(await screen.findByText('Remembered devices forgotten: 3')).toBeInTheDocument();
+
     const firstCode = within(screen.getByTestId('helpdesk-codes')).getAllByRole('row')[1] as HTMLElement;
     await userEvent.click(within(firstCode).getByRole('button', { name: 'Revoke' }));
     expect(await screen.findByText('Codes revoked: 1')).toBeInTheDocument();
@@ -237,6 +241,7 @@ describe("a user's view for the help desk", () => {
     expect(calls.filter((call) => call.method === 'POST').map((call) => [call.path, call.body])).toEqual([
       ['helpdesk/users/u1/unlock', {}],
       ['helpdesk/users/u1/sessions/end', {}],
+      ['helpdesk/users/u1/devices/forget', {}],
       ['helpdesk/users/u1/codes/revoke', { codeId: 'c1' }],
     ]);
   });

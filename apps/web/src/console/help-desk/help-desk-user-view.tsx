@@ -230,6 +230,16 @@ function UserDetails({
         >
           {t('helpdesk.endSessions')}
         </BusyButton>
+        <h3>{t('helpdesk.devices')}</h3>
+        <BusyButton
+          variant="outline"
+          busy={action.busy}
+          busyLabel={t('working')}
+          onClick={() => void act('devices/forget', {}, (count) => t('helpdesk.devicesForgotten', { count }))}
+          testId="helpdesk-forget-devices"
+        >
+          {t('helpdesk.forgetDevices')}
+        </BusyButton>
       </section>
 
       <section className="card console-card" aria-labelledby={`${id}-audit`}>
