@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { BrandingList, PolicyOptions } from './api.js';
 import { BRANDING_NAMES, type BrandingName } from './branding.js';
+import { POLICY_CATEGORY_CHANNEL_REGISTRATION } from './channel-registration.js';
 import { LANGUAGE_CODE_PATTERN } from './languages.js';
 import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE, SERVICE_KEY_SCOPES } from './constants.js';
 
@@ -368,6 +369,7 @@ export const AdminPolicyChange = Type.Object(
     category: Type.Union([
       Type.Literal(POLICY_CATEGORY_SELF_SERVICE),
       Type.Literal(POLICY_CATEGORY_HELP_DESK),
+      Type.Literal(POLICY_CATEGORY_CHANNEL_REGISTRATION),
     ]),
     options: Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { maxProperties: 20 }),
   },
