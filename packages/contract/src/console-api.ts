@@ -340,6 +340,16 @@ export const AdminGroup = Type.Object({
   }),
   effective: PolicyOptions,
   issuers: Type.Array(Type.String(), { description: 'The console roles that may give its members a code' }),
+  screenCodeTrust: Type.Object(
+    {
+      screenCodeTrustedNetworks: Type.Array(Type.String()),
+      screenCodeRememberedDeviceDays: Type.Integer(),
+    },
+    {
+      description:
+        'Its "Channel Registration" options for codes on screen (issue 32): the trusted networks and the days a device stays remembered, the defaults filling what is not stored',
+    },
+  ),
   owner: Type.String({
     description:
       'Who owns the group: local (an operator), scim (SCIM may rename it and set its SCIM members), ldap or import',

@@ -40,7 +40,13 @@ export async function registrationPolicyOf(
   store: Store,
   userId: string,
 ): Promise<ChannelRegistrationPolicyOptions> {
-  const stored = await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_CHANNEL_REGISTRATION);
+  return registrationOptionsOf(await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_CHANNEL_REGISTRATION));
+}
+
+/** Stored "Channel Registration" options, each checked, the defaults for the rest. */
+export function registrationOptionsOf(
+  stored: Record<string, unknown> | undefined,
+): ChannelRegistrationPolicyOptions {
   const policy: Record<string, unknown> = { ...DEFAULT_CHANNEL_REGISTRATION_POLICY };
   for (const [name, schema] of Object.entries(ChannelRegistrationPolicyOptions.properties)) {
     const value = stored?.[name];

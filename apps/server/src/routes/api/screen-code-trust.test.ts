@@ -312,6 +312,38 @@ describe.each(STORE_KINDS)('codes on screen only with a reason to trust, on %s',
     expect(await t.services.store.audit.list({ userId: person.id, event: 'device.remembered' })).toEqual([]);
   });
 
+  appTest(
+    'the console shows a group’s options and sets them, checked as every door checks them',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const person = await t.createUser();
+      const admin = await consoleAgent(t, '/dea/admin-api/admin', 'admin');
+      type Groups = { result: { groups: { id: string; name: string; screenCodeTrust: unknown }[] } };
+      const groupOf = async () =>
+        (await admin.get('/groups'))
+          .json<Groups>()
+          .result.groups.find((group) => group.name === `group-${person.username}`)!;
+      const group = await groupOf();
+      expect(group.screenCodeTrust).toEqual({
+        screenCodeTrustedNetworks: [],
+        screenCodeRememberedDeviceDays: 0,
+      });
+      const set = (options: Record<string, unknown>) =>
+        admin.post(`/groups/${group.id}/policy`, { category: POLICY_CATEGORY_CHANNEL_REGISTRATION, options });
+      const refused = await set({ screenCodeTrustedNetworks: ['10.0.0.0/8', 'example.com'] });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json<Answer>().message).toMatch(/not one: "example.com"/);
+      expect(
+        (await set({ screenCodeTrustedNetworks: ['10.0.0.0/8'], screenCodeRememberedDeviceDays: 14 }))
+          .statusCode,
+      ).toBe(200);
+      expect((await groupOf()).screenCodeTrust).toEqual({
+        screenCodeTrustedNetworks: ['10.0.0.0/8'],
+        screenCodeRememberedDeviceDays: 14,
+      });
+    },
+  );
+
   appTest('the options are checked: address ranges only, days within bounds', async ({ startApp }) => {
     const t = await startApp();
     const person = await t.createUser();
