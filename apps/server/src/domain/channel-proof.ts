@@ -40,7 +40,9 @@ export async function registrationPolicyOf(
   store: Store,
   userId: string,
 ): Promise<ChannelRegistrationPolicyOptions> {
-  return registrationOptionsOf(await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_CHANNEL_REGISTRATION));
+  return registrationOptionsOf(
+    await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_CHANNEL_REGISTRATION),
+  );
 }
 
 /** Stored "Channel Registration" options, each checked, the defaults for the rest. */

@@ -260,6 +260,18 @@ describe.each(STORE_KINDS)('codes on screen only with a reason to trust, on %s',
       const byAgent = (await agent.post(`/users/${person.id}/devices/forget`)).json<Answer>();
       expect(byAgent).toMatchObject({ error: 0, result: { count: 1 } });
       expect(await shown(second)).toBe(false);
+      // An agent scoped to another group forgets nothing of this person.
+      const elsewhere = await t.createUser();
+      const scoped = await consoleAgent(t, '/dea/admin-api/helpdesk', 'helpdesk', true, [
+        '--scope',
+        `group-${elsewhere.username}`,
+      ]);
+      const outOfScope = await remembered();
+      expect((await scoped.post(`/users/${person.id}/devices/forget`)).statusCode).toBe(404);
+      expect(await shown(outOfScope)).toBe(true);
+      expect((await agent.post(`/users/${person.id}/devices/forget`)).json<Answer>()).toMatchObject({
+        result: { count: 1 },
+      });
 
       // dea user forget-devices.
       const third = await remembered();
@@ -269,7 +281,7 @@ describe.each(STORE_KINDS)('codes on screen only with a reason to trust, on %s',
 
       const forgotten = await t.services.store.audit.list({ userId: person.id, event: 'device.forgotten' });
       expect(forgotten.map((entry) => entry.actor).sort()).toEqual(
-        [person.id, `console:${agent.username}`, 'cli'].sort(),
+        [person.id, `console:${agent.username}`, `console:${agent.username}`, 'cli'].sort(),
       );
       const untrusted = await t.services.store.audit.list({
         userId: person.id,
