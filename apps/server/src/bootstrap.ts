@@ -28,6 +28,7 @@ import { channelNotices } from './delivery/channel-notices.js';
 import { ChannelProofs } from './domain/channel-proof.js';
 import { RegistrationSignIn } from './domain/registration-sign-in.js';
 import { RegistrationOidc } from './domain/registration-oidc.js';
+import { UserPasskeys } from './domain/user-passkeys.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './services.js';
@@ -351,6 +352,13 @@ export async function startServices(
         },
         catalogs,
         config,
+        now,
+      }),
+      userPasskeys: new UserPasskeys({
+        store,
+        get registrationSignIn() {
+          return services.registrationSignIn;
+        },
         now,
       }),
       now,

@@ -65,9 +65,18 @@ export const AUDIT_EVENTS = {
   'registration.challenge_sent':
     "a code that opens the registration of channels was sent to one of the person's proven channels (details: channelKey, channel, to, challengeId)",
   'registration.opened':
-    'a strong sign-in opened a registration session (details.method: channel-code, link or oidc with issuer and subject; sessionId, expiresAt)',
+    'a strong sign-in opened a registration session (details.method: channel-code, link, passkey with credentialId, or oidc with issuer and subject; sessionId, expiresAt)',
   'registration.refused':
-    'a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)',
+    "a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for passkey no-passkey, challenge-unknown (replayed, expired or answered already), unknown-passkey (not one of this person's), not-verified, counter; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)",
+  // people's own passkeys (issue 32; actor: the user id, or console:<agent> or cli when forgotten)
+  'passkey.registered':
+    'a person added a passkey inside a registration session (details: credentialId, aaguid)',
+  'passkey.refused':
+    'a passkey was not added (details.reason: too-many, challenge-unknown, not-verified, already-registered)',
+  'passkey.renamed': 'a person renamed one of their passkeys (details: credentialId)',
+  'passkey.removed': 'a person removed one of their passkeys (details: credentialId)',
+  'passkey.forgotten':
+    'every passkey of a person was removed by the help desk or dea user forget-passkeys (details: count)',
   'registration.link_issued':
     'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
   'channel.undo_refused':

@@ -250,6 +250,20 @@ export class HelpDesk {
     return issue(user, this.actorOf(caller));
   }
 
+  /**
+   * Removes every passkey the user registered (issue 32) through `forget`, the one function of
+   * every door (user-passkeys.ts forgetUserPasskeys), with the agent as actor; the same "who may
+   * help whom" as taking codes back. Answers how many.
+   */
+  async forgetPasskeys(
+    caller: ConsoleCaller,
+    userId: string,
+    forget: (user: User, actor: string) => Promise<number>,
+  ): Promise<number> {
+    const user = await this.helpable(caller, userId, 'take');
+    return forget(user, this.actorOf(caller));
+  }
+
   async unlock(caller: ConsoleCaller, userId: string): Promise<number> {
     const user = await this.helpable(caller, userId, 'give');
     return (await this.verification.unlock(user.id, this.actorOf(caller), this.now())) ? 1 : 0;

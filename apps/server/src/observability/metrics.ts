@@ -66,8 +66,14 @@ export class Metrics {
   });
   private readonly registrationSessions = new Counter({
     name: 'dea_registration_sessions_total',
-    help: 'Strong sign-ins for the registration of channels, by outcome (challenge_sent, opened, refused, link_issued) and method (channel-code, link).',
+    help: 'Strong sign-ins for the registration of channels, by outcome (challenge_sent, opened, refused, link_issued) and method (channel-code, link, passkey, oidc).',
     labelNames: ['outcome', 'method'],
+    registers: [this.registry],
+  });
+  private readonly userPasskeys = new Counter({
+    name: 'dea_user_passkeys_total',
+    help: "People's own passkeys, by outcome (registered, refused, renamed, removed, forgotten).",
+    labelNames: ['outcome'],
     registers: [this.registry],
   });
   private readonly consoleOidc = new Counter({
@@ -272,6 +278,11 @@ export class Metrics {
         this.registrationSessions.inc({ outcome: 'refused', method: methodOf(details) }),
       'registration.link_issued': () =>
         this.registrationSessions.inc({ outcome: 'link_issued', method: 'link' }),
+      'passkey.registered': () => this.userPasskeys.inc({ outcome: 'registered' }),
+      'passkey.refused': () => this.userPasskeys.inc({ outcome: 'refused' }),
+      'passkey.renamed': () => this.userPasskeys.inc({ outcome: 'renamed' }),
+      'passkey.removed': () => this.userPasskeys.inc({ outcome: 'removed' }),
+      'passkey.forgotten': () => this.userPasskeys.inc({ outcome: 'forgotten' }),
       'group.created': none,
       'group.member_added': none,
       'group.member_removed': none,

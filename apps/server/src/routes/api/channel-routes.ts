@@ -14,7 +14,7 @@ import {
   isChannelKey,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
 import { registrationSignInNeeded } from '../../domain/registration-sign-in.js';
 import type { ChannelView } from '../../domain/channel-proof.js';
@@ -23,24 +23,10 @@ import { documented } from '../../http/route-docs.js';
 import { requireSession } from '../../http/session-guard.js';
 import { CHANNELS_PAGE_PATH } from '../../domain/channel-registration-settings.js';
 import { signedInUser } from './user-routes.js';
+import { passkeyRoutes } from './passkey-routes.js';
+import { registrationCookie } from './registration-cookie.js';
 
 const iso = (at: number): string => new Date(at).toISOString();
-
-function registrationCookie(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  token: string,
-  expiresAt: number,
-): void {
-  const setting = request.server.services.config.cookieSecure;
-  void reply.setCookie(REGISTRATION_COOKIE_NAME, token, {
-    path: '/dea/',
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: setting === 'always' || (setting === 'auto' && request.protocol === 'https'),
-    expires: new Date(expiresAt),
-  });
-}
 
 function viewOf(view: ChannelView) {
   if (view.state === 'pending')
@@ -70,8 +56,8 @@ function viewOf(view: ChannelView) {
 /**
  * The channels page's calls (issue 32). Every call needs the page's session (a password: one
  * factor); the calls that change channels need a registration session besides, opened by a code
- * sent to a proven channel or a registration link (domain/registration-sign-in.ts) and kept in an
- * HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.
+ * sent to a proven channel, a registration link (domain/registration-sign-in.ts), the identity
+ * provider or one of the person's passkeys (passkey-routes.ts), and kept in an HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.
  */
 export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', requireSession);
@@ -257,6 +243,9 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return ok({ done: await services.channelProofs.remove({ ...person(request), key }) });
     },
   );
+
+  // The person's own passkeys: beside these calls, under the same session hook.
+  await app.register(passkeyRoutes);
 };
 
 /**
