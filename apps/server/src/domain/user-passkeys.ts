@@ -67,8 +67,9 @@ function challengeOf(response: { response: { clientDataJSON: string } }): string
  * adds one); with the page's password session of the same person, one of their passkeys with
  * user verification opens a registration session. Each ceremony's challenge is the person's, one
  * per ceremony, expires after PASSKEY_CHALLENGE_MS and is taken in one statement before the answer
- * is checked: a replayed answer, or the second of two answers at once, finds no challenge.
- * The relying party is the page's origin and host, as the console's (routes take it from the request).
+ * is checked: a replayed answer, or the second of two answers at once, finds no challenge. As
+ * there is one challenge per person and ceremony, two additions at once add one passkey at most,
+ * which holds MAX_USER_PASSKEYS. The relying party is the page's origin and host, as the console's (routes take it from the request).
  */
 export class UserPasskeys {
   constructor(private readonly services: UserPasskeyServices) {}
@@ -226,10 +227,7 @@ export class UserPasskeys {
       lastUsedAt: null,
     };
     // A credential id is unique: one already kept (this person's or anyone's) is refused.
-    const added = await store.userPasskeys.add(passkey).then(
-      () => true,
-      () => false,
-    );
+    const added = await store.userPasskeys.add(passkey);
     if (!added) throw await refuse('already-registered');
     await this.audit(person, 'passkey.registered', { credentialId: credential.id, aaguid });
     return viewOf(passkey);

@@ -17,7 +17,8 @@ export interface UserPasskey {
 export type PasskeyCeremony = 'registration' | 'authentication';
 
 export interface UserPasskeyRepository {
-  add(passkey: UserPasskey): Promise<void>;
+  /** Keeps a new passkey: false when that credential id is kept already (anyone's). */
+  add(passkey: UserPasskey): Promise<boolean>;
   listOfUser(userId: string): Promise<UserPasskey[]>;
   /** The passkey of that credential id when it is this person's; undefined for anyone else's. */
   findOfUser(userId: string, credentialId: string): Promise<UserPasskey | undefined>;
@@ -71,7 +72,7 @@ const toPasskey = (row: Row): UserPasskey => ({
 export function userPasskeyRepository(db: Db): UserPasskeyRepository {
   return {
     async add(passkey) {
-      await db
+      const result = await db
         .insertInto('user_passkeys')
         .values({
           credential_id: passkey.credentialId,
@@ -83,7 +84,9 @@ export function userPasskeyRepository(db: Db): UserPasskeyRepository {
           created_at: passkey.createdAt,
           last_used_at: passkey.lastUsedAt,
         })
-        .execute();
+        .onConflict((conflict) => conflict.column('credential_id').doNothing())
+        .executeTakeFirst();
+      return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
     },
     async listOfUser(userId) {
       const rows = await db
