@@ -20,6 +20,7 @@ import { channelRefusal, type ChannelRules } from './channel-rules.js';
 import { maskAddress } from './masking.js';
 import type { CodeDelivery } from './ports/code-delivery.js';
 import type { ChannelChangeNotices } from './ports/channel-notices.js';
+import { mayChange, OwnershipRefused } from './identity/user-ownership.js';
 import { canonicalAddress } from './recipients.js';
 import type { SendLimits } from './send-limits.js';
 
@@ -29,8 +30,13 @@ const PROOF_CODE_ALPHABET = '0123456789';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** Who registers: the person on the channels page; the console (issue 31) will pass its own. */
-export type ChannelOriginDoor = 'owner';
+/**
+ * Who registers: the person on the channels page (the channel is theirs: origin owner, cooling and
+ * their group's "Channel Registration" rules), or an agent in the console for a local user, who
+ * enters the code the person reads out (the channel is the administrators', as the CLI's: origin
+ * source, usable at once; the ownership table's `channels` part decides who may).
+ */
+export type ChannelOriginDoor = 'owner' | 'console';
 
 /**
  * A group's rules for channels its members register themselves: the stored "Channel
@@ -121,7 +127,7 @@ export interface ChannelProofServices {
 
 export interface ChannelRequest {
   user: User;
-  /** Who asks: the user id for the person themself. */
+  /** Who asks: the user id for the person themself, console:<account> for an agent. */
   actor: string;
   clientAddress: string;
   /** The request's language, before the user's own. */
@@ -133,9 +139,15 @@ const notRegistrable = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'e
 const proofInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelProofInvalid');
 const undoInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelUndoInvalid');
 
+/** A local user's channels are the administrators'; another source's refuse the console, naming it. */
+const ownedElsewhere = (user: User): OwnershipRefused | undefined =>
+  mayChange(user, 'channels', 'operator')
+    ? undefined
+    : new OwnershipRefused(user.username, 'channels', user.source, 'operator');
+
 /**
- * Channels people register themselves (issue 32), one rule for every door (the channels page
- * now; the console's help desk later). A new address is proven by a one-time code sent to it
+ * Channels people register themselves (issue 32), one rule for every door (the channels page,
+ * and the console for a local user's channels, issue 31). A new address is proven by a one-time code sent to it
  * (a keyed hash in the store, expiring, DEA_CHANNEL_PROOF_TRIES tries taken one statement at a
  * time, within the send limits of emergency codes); only then is it written as the person's
  * channel, and their other channels are told at once with a link that undoes it.
@@ -201,21 +213,27 @@ export class ChannelProofs {
     const { store, now, config } = this.services;
     const { user, key } = request;
     const type = SEND_TYPE_OF_CHANNEL[key];
-    const refuse = async (reason: string, error: ApiError, more: Record<string, unknown> = {}) => {
+    const refuse = async (reason: string, error: Error, more: Record<string, unknown> = {}) => {
       await this.audit(store, request, 'channel.proof_refused', { key, channel: type, reason, ...more });
       return error;
     };
     const address = canonicalAddress(type, request.address);
     if (address === undefined) throw invalidRequest('address: not a usable address for this channel');
-    const policy = await registrationPolicyOf(store, user.id);
-    if (!policy.registrationChannelTypes.includes(type))
-      throw await refuse('type-not-allowed', notRegistrable());
-    const channels = await store.channels.listOfUser(user.id);
-    const current = channels.find((channel) => channel.key === key);
-    if (current?.origin === 'source') throw await refuse('owned-by-source', notRegistrable());
-    const owned = channels.filter((channel) => channel.origin === 'owner' && channel.key !== key).length;
-    if (owned + 1 > policy.registrationMaxChannels)
-      throw await refuse('too-many', notRegistrable(), { max: policy.registrationMaxChannels });
+    if (request.origin === 'console') {
+      // The administrators' door: the ownership table, not the group's rules for people themselves.
+      const owner = ownedElsewhere(user);
+      if (owner !== undefined) throw await refuse('owned-by-source', owner, { origin: request.origin });
+    } else {
+      const policy = await registrationPolicyOf(store, user.id);
+      if (!policy.registrationChannelTypes.includes(type))
+        throw await refuse('type-not-allowed', notRegistrable());
+      const channels = await store.channels.listOfUser(user.id);
+      const current = channels.find((channel) => channel.key === key);
+      if (current?.origin === 'source') throw await refuse('owned-by-source', notRegistrable());
+      const owned = channels.filter((channel) => channel.origin === 'owner' && channel.key !== key).length;
+      if (owned + 1 > policy.registrationMaxChannels)
+        throw await refuse('too-many', notRegistrable(), { max: policy.registrationMaxChannels });
+    }
     const to = maskAddress(key, address);
     const sender = this.services.codeDelivery.senderOf(type);
     const unusable = channelRefusal(this.services.channelRules, type, address);
@@ -287,13 +305,21 @@ export class ChannelProofs {
    * in the transaction that writes the channel, so of two right answers at once one registers.
    * A new address's registration is told to the person's other channels with a link that undoes it.
    */
-  async prove(request: ChannelRequest & { proofId: string; code: string }): Promise<ChannelView> {
+  async prove(
+    request: ChannelRequest & { proofId: string; code: string; origin: ChannelOriginDoor },
+  ): Promise<ChannelView> {
     const { store, now } = this.services;
     const { user } = request;
     const taken = await store.channelProofs.takeTry(user.id, request.proofId, now());
-    if (taken === undefined) {
+    // A proof is ended only through the door that started it.
+    if (taken === undefined || taken.origin !== request.origin) {
       const found = await store.channelProofs.findOfUser(user.id, request.proofId);
-      const reason = found === undefined ? 'unknown' : found.expiresAt <= now() ? 'expired' : 'no-tries';
+      const reason =
+        found === undefined || found.origin !== request.origin
+          ? 'unknown'
+          : found.expiresAt <= now()
+            ? 'expired'
+            : 'no-tries';
       await this.audit(store, request, 'channel.proof_refused', {
         reason,
         proofId: request.proofId,
@@ -341,23 +367,41 @@ export class ChannelProofs {
     const before = (await store.channels.listOfUser(request.user.id)).find(
       (channel) => channel.key === proof.key,
     );
-    // What changed since the proof began (a source took the key) refuses it now.
-    if (before?.origin === 'source') {
+    const byConsole = proof.origin === 'console';
+    // What changed since the proof began (a source took the key, or the user) refuses it now.
+    const owner = byConsole ? await store.users.findById(request.user.id) : undefined;
+    const taken = byConsole
+      ? owner === undefined
+        ? notRegistrable()
+        : ownedElsewhere(owner)
+      : before?.origin === 'source'
+        ? notRegistrable()
+        : undefined;
+    if (taken !== undefined) {
       await this.audit(store, request, 'channel.proof_refused', {
         key: proof.key,
         channel: SEND_TYPE_OF_CHANNEL[proof.key],
         reason: 'owned-by-source',
       });
-      throw notRegistrable();
+      throw taken;
     }
-    const channel = await store.channels.setProven({
-      id: newId(),
-      userId: request.user.id,
-      key: proof.key,
-      address: proof.address,
-      at,
-    });
-    const reproof = before !== undefined && before.id === channel.id;
+    // The console's address replaces the key's old one in this transaction, as the CLI's would.
+    const channel = byConsole
+      ? await store.channels.set({
+          id: newId(),
+          userId: request.user.id,
+          key: proof.key,
+          address: proof.address,
+          createdAt: at,
+        })
+      : await store.channels.setProven({
+          id: newId(),
+          userId: request.user.id,
+          key: proof.key,
+          address: proof.address,
+          at,
+        });
+    const reproof = before !== undefined && before.id === channel.id && before.origin === channel.origin;
     const trust = channelTrust(channel, policy, at);
     const to = maskAddress(channel.key, channel.address);
     await this.audit(store, request, 'channel.registered', {
@@ -387,7 +431,7 @@ export class ChannelProofs {
       type: SEND_TYPE_OF_CHANNEL[channel.key],
       reference: channel.id,
       to,
-      origin: 'owner',
+      origin: channel.origin,
       trust,
     };
     return { channel, undoToken, view };
@@ -453,16 +497,23 @@ export class ChannelProofs {
     return outcome;
   }
 
-  /** Removes a channel the person registered (and any proof under way for its key); a source's is read-only. */
-  async remove(request: ChannelRequest & { key: ChannelKey }): Promise<boolean> {
+  /**
+   * Removes a channel (and any proof under way for its key): the person only one they registered (a
+   * source's is read-only); the console any of a local user's (another source's: OwnershipRefused).
+   */
+  async remove(request: ChannelRequest & { key: ChannelKey; origin: ChannelOriginDoor }): Promise<boolean> {
     const { store } = this.services;
     const { user, key } = request;
     return store.transaction(async (trx) => {
       const current = (await trx.channels.listOfUser(user.id)).find((channel) => channel.key === key);
-      if (current?.origin === 'source') throw notRegistrable();
+      if (request.origin === 'console') {
+        const owner = await trx.users.findById(user.id);
+        const refused = owner === undefined ? undefined : ownedElsewhere(owner);
+        if (refused !== undefined) throw refused;
+      } else if (current?.origin === 'source') throw notRegistrable();
       const proofEnded = await trx.channelProofs.remove(user.id, key);
       const removed = current !== undefined && (await trx.channels.remove(user.id, key));
-      if (removed) await this.audit(trx, request, 'channel.removed', { key, origin: 'owner' });
+      if (removed) await this.audit(trx, request, 'channel.removed', { key, origin: request.origin });
       return removed || proofEnded;
     });
   }

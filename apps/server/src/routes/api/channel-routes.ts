@@ -233,7 +233,12 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       await registered(request);
       const { proofId, code, locale } = request.body;
-      const view = await services.channelProofs.prove({ ...person(request, locale), proofId, code });
+      const view = await services.channelProofs.prove({
+        ...person(request, locale),
+        proofId,
+        code,
+        origin: 'owner',
+      });
       return ok({ channels: [viewOf(view)] });
     },
   );
@@ -254,7 +259,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await registered(request);
       const { key } = request.body as { key: string };
       if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
-      return ok({ done: await services.channelProofs.remove({ ...person(request), key }) });
+      return ok({ done: await services.channelProofs.remove({ ...person(request), key, origin: 'owner' }) });
     },
   );
 };
