@@ -173,7 +173,7 @@ export class ChannelProofs {
     );
   }
 
-  /** The person's channels with their source and trust, and the addresses waiting for a proof. */
+  /** The person's channels with their source and trust, and the addresses waiting for their proof. */
   async list(user: User): Promise<ChannelView[]> {
     const { store, now } = this.services;
     const policy = await registrationPolicyOf(store, user.id);
@@ -188,7 +188,8 @@ export class ChannelProofs {
       trust: channelTrust(channel, policy, at),
     }));
     for (const proof of await store.channelProofs.listOfUser(user.id)) {
-      if (proof.expiresAt <= at || proof.triesLeft <= 0) continue;
+      // The console's proofs are the agent's to end, not the person's (prove refuses them).
+      if (proof.expiresAt <= at || proof.triesLeft <= 0 || proof.origin !== 'owner') continue;
       views.push({
         state: 'pending',
         key: proof.key,
@@ -310,8 +311,12 @@ export class ChannelProofs {
   ): Promise<ChannelView> {
     const { store, now } = this.services;
     const { user } = request;
-    const taken = await store.channelProofs.takeTry(user.id, request.proofId, now());
-    // A proof is ended only through the door that started it.
+    // A proof is ended only through the door that started it: another door's takes none of its tries.
+    const started = await store.channelProofs.findOfUser(user.id, request.proofId);
+    const taken =
+      started?.origin === request.origin
+        ? await store.channelProofs.takeTry(user.id, request.proofId, now())
+        : undefined;
     if (taken === undefined || taken.origin !== request.origin) {
       const found = await store.channelProofs.findOfUser(user.id, request.proofId);
       const reason =

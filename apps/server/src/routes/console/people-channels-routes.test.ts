@@ -133,6 +133,24 @@ describe.each(STORE_KINDS)("a user's channels in the console on %s", (kind) => {
     });
     const { proofId } = started.json<{ result: { proofId: string } }>().result;
     const code = await proofCodeSentTo(t, user.id, 'pia.private@example.org');
+    // The agent's proof is not the person's: their channels page neither lists it nor ends it.
+    const person = await t.services.store.users.findById(user.id);
+    expect(await t.services.channelProofs.list(person!)).not.toContainEqual(
+      expect.objectContaining({ state: 'pending' }),
+    );
+    await expect(
+      t.services.channelProofs.prove({
+        user: person!,
+        actor: user.id,
+        clientAddress: '198.51.100.7',
+        proofId,
+        code,
+        origin: 'owner',
+      }),
+    ).rejects.toMatchObject({ errorNumber: 3 });
+    expect((await t.services.store.channelProofs.findOfUser(user.id, proofId))?.triesLeft).toBe(
+      t.services.config.channelRegistration.proofTries,
+    );
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
         admin.post(`/admin/people/${user.id}/channels/prove`, { proofId, code }),
