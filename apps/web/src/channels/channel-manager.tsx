@@ -1,4 +1,4 @@
-import type { ChannelListEntry, ChannelListResult } from '@dea/contract';
+import { ErrorNumber, type ChannelListEntry, type ChannelListResult } from '@dea/contract';
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { EnvelopeError } from '../api/api-error';
 import { failureMessage } from '../api/failure-message';
@@ -29,9 +29,12 @@ type Outcome = { kind: 'success' | 'danger'; message: PageMessage; at: number };
 export function ChannelManager({
   locale,
   sessionUntil,
+  onSessionEnded,
 }: {
   locale: string | undefined;
   sessionUntil?: string;
+  /** The registration session ended (its time ran out): the page offers the strong sign-ins again. */
+  onSessionEnded: () => void;
 }) {
   const { t, language } = useI18n();
   const ids = {
@@ -62,11 +65,15 @@ export function ChannelManager({
           return answer;
         },
         (error: unknown) => {
-          if (!signal?.aborted) say('danger', failureMessage(error));
+          if (signal?.aborted) return undefined;
+          // The list refuses only a missing registration session with error 3.
+          if (error instanceof EnvelopeError && error.errorNumber === ErrorNumber.notPermitted)
+            onSessionEnded();
+          else say('danger', failureMessage(error));
           return undefined;
         },
       ),
-    [],
+    [onSessionEnded],
   );
   useEffect(() => {
     const controller = new AbortController();

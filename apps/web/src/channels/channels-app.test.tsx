@@ -113,6 +113,28 @@ describe('the channels page without a registration session', () => {
     ).toBeVisible();
   });
 
+  it('is used by keyboard alone: a channel chosen with the arrows, the code sent and typed', async () => {
+    server.answer('POST registration/ways', ok(CLOSED));
+    server.answer(
+      'POST registration/challenge',
+      ok({ challengeId: 'c1', to: '+49 *** ***12', expiresAt: '2026-11-26T21:00:00.000Z' }),
+    );
+    const { user } = renderChannels();
+    const first = await screen.findByRole('radio', { name: /d\*\*\*@/ });
+    first.focus();
+    await user.keyboard('{ArrowDown}');
+    expect(screen.getByRole('radio', { name: /\+49/ })).toBeChecked();
+    await user.tab();
+    expect(document.activeElement).toBe(
+      screen.getByRole('button', { name: text('en', 'channels.signIn.sendCode') }),
+    );
+    await user.keyboard('{Enter}');
+    await waitFor(() =>
+      expect(document.activeElement).toBe(screen.getByLabelText(text('en', 'channels.code'))),
+    );
+    expect(server.callsTo('POST registration/challenge')[0]?.body).toMatchObject({ reference: 'ref-phone' });
+  });
+
   it('offers the identity provider when the server has one, and says when it refused', async () => {
     server.answer('POST registration/ways', ok({ ...CLOSED, oidc: true }));
     renderChannels('#signin=refused');
@@ -265,6 +287,39 @@ describe('the channels page with a registration session', () => {
       text('en', 'channels.removed', { recipient: '+49 *** ***99' }),
     );
     expect(server.callsTo('POST channels/remove')[0]?.body).toEqual({ key: 'personalMobile' });
+  });
+
+  it('says which channel must be proven again', async () => {
+    server.answer(
+      'POST channels/list',
+      ok({
+        ...LIST,
+        channels: [
+          {
+            ...LIST.channels[1],
+            reason: 'proof-expired',
+            until: '2026-11-01T00:00:00.000Z',
+          },
+        ],
+      }),
+    );
+    renderChannels();
+    const phone = await screen.findByTestId('channel-personalMobile');
+    expect(within(phone).getByTestId('channel-state')).toHaveTextContent(
+      text('en', 'channels.state.proofExpired'),
+    );
+  });
+
+  it('offers the strong sign-ins again once the registration session has ended', async () => {
+    const { user } = renderChannels();
+    const mail = await screen.findByTestId('channel-email');
+    server.answer('POST registration/ways', ok(CLOSED));
+    server.answer('POST channels/list', envelopeError(3, 'Registering channels needs a strong sign-in'));
+    server.answer('POST channels/test', envelopeError(3, 'Registering channels needs a strong sign-in'));
+    await user.click(within(mail).getByRole('button', { name: text('en', 'channels.sendTest') }));
+    expect(
+      await screen.findByRole('heading', { level: 1, name: text('en', 'channels.signIn.heading') }),
+    ).toBeVisible();
   });
 
   it('says so when the group lets its members register nothing', async () => {

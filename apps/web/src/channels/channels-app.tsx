@@ -150,6 +150,7 @@ function ChannelsMain({
   const [linkProblem, setLinkProblem] = useState<PageMessage>();
   const [round, setRound] = useState(0);
   const [link, setLink] = useState(route.link);
+  const askAgain = useCallback(() => setRound((value) => value + 1), []);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -187,13 +188,13 @@ function ChannelsMain({
     <>
       {linkProblem && <PageMessageAlert message={linkProblem} />}
       {ways.ways.open ? (
-        <ChannelManager locale={locale} sessionUntil={ways.ways.expiresAt} />
+        <ChannelManager locale={locale} sessionUntil={ways.ways.expiresAt} onSessionEnded={askAgain} />
       ) : (
         <SignInChoices
           ways={ways.ways}
           locale={locale}
           providerRefused={route.providerRefused}
-          onOpened={() => setRound((value) => value + 1)}
+          onOpened={askAgain}
         />
       )}
     </>
