@@ -71,6 +71,10 @@ export const AUDIT_EVENTS = {
     'a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)',
   'registration.link_issued':
     'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
+  'channel.test_sent':
+    "a test message (no code) went to one of a person's channels, asked for on the channels page (details: key, channel, to, provider)",
+  'channel.test_refused':
+    "a channel's test message was not sent (details.reason: unknown-recipient, unusable-address, rate-limit, delivery-failed)",
   'channel.undo_refused':
     "a link to undo a channel's registration was refused (details.reason unusable: unknown, used or expired, never which)",
   'group.created': 'a group was added',

@@ -11,7 +11,7 @@ import Value from 'typebox/value';
 import { generateCode } from '../crypto/code-generator.js';
 import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
-import type { Channel, ChannelProof, Store, User } from '../store/store.js';
+import type { Channel, ChannelProof, Store, User, UserSource } from '../store/store.js';
 import { ApiError, deliveryFailed, invalidRequest, tooManyRequests, unknownChannel } from './api-error.js';
 import type { AuditEventName } from './audit-events.js';
 import type { Catalogs } from './catalogs.js';
@@ -108,9 +108,19 @@ export type ChannelView =
       reference: string;
       to: string;
       origin: 'source' | 'owner';
+      /** Where a source's channel comes from (the person's source: ldap, scim, import, local). */
+      source?: UserSource;
       trust: ChannelTrust;
     }
-  | { state: 'pending'; key: ChannelKey; type: SendType; proofId: string; to: string; expiresAt: number };
+  | {
+      state: 'pending';
+      key: ChannelKey;
+      type: SendType;
+      proofId: string;
+      to: string;
+      expiresAt: number;
+      triesLeft: number;
+    };
 
 export interface ChannelProofServices {
   store: Store;
@@ -185,6 +195,7 @@ export class ChannelProofs {
       reference: channel.id,
       to: maskAddress(channel.key, channel.address),
       origin: channel.origin,
+      ...(channel.origin === 'source' && { source: user.source }),
       trust: channelTrust(channel, policy, at),
     }));
     for (const proof of await store.channelProofs.listOfUser(user.id)) {
@@ -197,9 +208,80 @@ export class ChannelProofs {
         proofId: proof.id,
         to: maskAddress(proof.key, proof.address),
         expiresAt: proof.expiresAt,
+        triesLeft: proof.triesLeft,
       });
     }
     return views;
+  }
+
+  /** What the person's group lets them register themself (the channels page's form). */
+  policyOf(user: User): Promise<ChannelRegistrationPolicyOptions> {
+    return registrationPolicyOf(this.services.store, user.id);
+  }
+
+  /**
+   * A test message (no code in it) to one of the person's channels, which they asked for to see
+   * that it reaches them. The rules of a send: the channel rules and the delivery of its type
+   * (130 when no message can go), then the send limits of emergency codes, counted together with
+   * them (140), each refusal audited before anything is sent.
+   */
+  async sendTest(request: ChannelRequest & { key: ChannelKey }): Promise<{ to: string }> {
+    const { store, now, config } = this.services;
+    const { user, key } = request;
+    const type = SEND_TYPE_OF_CHANNEL[key];
+    const refuse = async (reason: string, error: ApiError, more: Record<string, unknown> = {}) => {
+      await this.audit(store, request, 'channel.test_refused', { key, channel: type, reason, ...more });
+      return error;
+    };
+    const channel = (await store.channels.listOfUser(user.id)).find((each) => each.key === key);
+    if (channel === undefined) throw await refuse('unknown-recipient', unknownChannel());
+    const to = maskAddress(key, channel.address);
+    const sender = this.services.codeDelivery.senderOf(type);
+    const unusable = channelRefusal(this.services.channelRules, type, channel.address);
+    if (unusable !== undefined || sender === undefined)
+      throw await refuse('unusable-address', unknownChannel(), {
+        to,
+        cause: unusable ?? 'channel-type-disabled',
+      });
+    const permit = await this.services.sendLimits.take(
+      {
+        userId: user.id,
+        channelType: type,
+        recipient: channel.address,
+        clientAddress: request.clientAddress,
+      },
+      now(),
+    );
+    if (!permit.allowed)
+      throw await refuse('rate-limit', tooManyRequests(permit.retryAfterSeconds), {
+        to,
+        limit: permit.scope,
+        retryAfterSeconds: permit.retryAfterSeconds,
+      });
+    const outcome = await sender.send({
+      channelType: type,
+      recipient: channel.address,
+      code: '',
+      expiresAt: now(),
+      language: await this.services.catalogs.choose([request.locale, user.locale]),
+      timeZone: user.timeZone ?? config.timeZone,
+      userId: user.id,
+      purpose: 'test',
+    });
+    if (!outcome.ok)
+      throw await refuse('delivery-failed', deliveryFailed(), {
+        to,
+        provider: sender.name,
+        cause: outcome.reason,
+      });
+    await this.audit(store, request, 'channel.test_sent', {
+      key,
+      channel: type,
+      to,
+      provider: sender.name,
+      attempts: outcome.attempts,
+    });
+    return { to };
   }
 
   /**
