@@ -278,7 +278,16 @@ export async function startServices(
         settings: { table: SETTINGS, values: config.settingValues },
         now,
       }),
-      peopleAdministration: new PeopleAdministration({ store, people, passwordLinks, now }),
+      // The services are complete by the time an agent proves a channel.
+      peopleAdministration: new PeopleAdministration({
+        store,
+        people,
+        passwordLinks,
+        get channelProofs() {
+          return services.channelProofs;
+        },
+        now,
+      }),
       passwordLinks,
       consoleAccounts: new ConsoleAccounts({ store, enrolment: consoleEnrolment, now }),
       // The services are complete by the time an agent sends a code.

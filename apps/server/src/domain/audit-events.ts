@@ -52,14 +52,15 @@ export const AUDIT_EVENTS = {
   'user.removed': 'a user was removed with channels, codes and sessions',
   'channel.set': "a user's channel was set",
   'channel.removed':
-    "a user's channel was removed (details.origin owner: by its person on the channels page)",
-  // people's own channels (issue 32; actor: the user id, or whoever asked for them)
+    "a user's channel was removed (details.origin owner: by its person on the channels page; console: by the agent named as actor)",
+  // people's own channels (issue 32; actor: the user id, or whoever asked for them: console:<account>
+  // for a local user's channel proven in the console, details.origin console)
   'channel.proof_sent':
     'a code that proves a new address was sent to it (details: key, channel, to, origin, proofId, expiresAt)',
   'channel.proof_refused':
     'an address was not taken or not proven (details.reason: type-not-allowed, owned-by-source, too-many, unusable-address, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile)',
   'channel.registered':
-    'a person proved an address and it became their channel (details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
+    'an address was proven and became the channel of its key (by its person, or with the code the person read out to a console agent, details.origin console; details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
   'channel.registration_undone':
     "the link in a new channel's notice was used (\"this was not me\"): the channel was removed, the person's sessions ended and their unused codes taken back; the help desk's alert (a webhook of this event; details: key, channelId, removed, sessionsEnded, codesRevoked)",
   'registration.challenge_sent':
@@ -79,6 +80,10 @@ export const AUDIT_EVENTS = {
     'every passkey of a person was removed by the help desk or dea user forget-passkeys (details: count)',
   'registration.link_issued':
     'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
+  'channel.test_sent':
+    "a test message (no code) went to one of a person's channels, asked for on the channels page (details: key, channel, to, provider)",
+  'channel.test_refused':
+    "a channel's test message was not sent (details.reason: unknown-recipient, unusable-address, rate-limit, delivery-failed)",
   'channel.undo_refused':
     "a link to undo a channel's registration was refused (details.reason unusable: unknown, used or expired, never which)",
   'group.created': 'a group was added',

@@ -1,4 +1,4 @@
-import { ErrorNumber, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
+import { ErrorNumber, SEND_TYPE_OF_CHANNEL, type ChannelKey, type SendType } from '@dea/contract';
 import { generateCode } from '../crypto/code-generator.js';
 import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
@@ -99,6 +99,29 @@ export class RegistrationSignIn {
       { event, userId: person.user.id, actor, clientAddress: person.clientAddress, details },
       this.services.now(),
     );
+  }
+
+  /**
+   * The channels a code that opens the registration may go to now (what `challenge` would take):
+   * the channels page offers them, masked, with their opaque references.
+   */
+  async channelsForChallenge(
+    user: User,
+  ): Promise<{ reference: string; key: ChannelKey; type: SendType; to: string }[]> {
+    const usable = [];
+    for (const channel of await this.services.store.channels.listOfUser(user.id)) {
+      const type = SEND_TYPE_OF_CHANNEL[channel.key];
+      if (channelRefusal(this.services.channelRules, type, channel.address) !== undefined) continue;
+      if (this.services.codeDelivery.senderOf(type) === undefined) continue;
+      if ((await untrustedChannel(this.services, channel)) !== undefined) continue;
+      usable.push({
+        reference: channel.id,
+        key: channel.key,
+        type,
+        to: maskAddress(channel.key, channel.address),
+      });
+    }
+    return usable;
   }
 
   /** Sends a code to one of the person's usable channels (its opaque reference). */

@@ -5,12 +5,15 @@ import {
   ChannelListResult,
   ChannelProveRequest,
   ChannelRemoveRequest,
+  ChannelTestRequest,
+  ChannelTestResult,
   ChannelUndoRequest,
   REGISTRATION_COOKIE_NAME,
   RegistrationChallengeRequest,
   RegistrationChallengeResult,
   RegistrationOpenRequest,
   RegistrationOpenResult,
+  RegistrationWaysResult,
   isChannelKey,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -37,6 +40,7 @@ function viewOf(view: ChannelView) {
       to: view.to,
       proofId: view.proofId,
       until: iso(view.expiresAt),
+      triesLeft: view.triesLeft,
     };
   return {
     state: view.state,
@@ -45,6 +49,7 @@ function viewOf(view: ChannelView) {
     to: view.to,
     reference: view.reference,
     origin: view.origin,
+    ...(view.source !== undefined && { source: view.source }),
     usable: view.trust.usable,
     ...(!view.trust.usable && {
       reason: view.trust.reason,
@@ -70,6 +75,35 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
   const registered = async (request: FastifyRequest) =>
     services.registrationSignIn.require(signedInUser(request), request.cookies[REGISTRATION_COOKIE_NAME]);
+
+  app.post(
+    '/registration/ways',
+    {
+      schema: {
+        ...documented({
+          summary:
+            'Whether a registration session is open, and the strong sign-ins that may open one: the proven channels a code may go to, the identity provider',
+          security: 'session',
+          result: RegistrationWaysResult,
+        }),
+      },
+    },
+    async (request) => {
+      const user = signedInUser(request);
+      const open = await services.registrationSignIn
+        .require(user, request.cookies[REGISTRATION_COOKIE_NAME])
+        .catch((error: unknown) => {
+          if (error instanceof ApiError && error.httpStatus === 200) return undefined;
+          throw error;
+        });
+      return ok({
+        open: open !== undefined,
+        ...(open !== undefined && { expiresAt: iso(open.expiresAt) }),
+        oidc: services.registrationOidc !== undefined,
+        channels: await services.registrationSignIn.channelsForChallenge(user),
+      });
+    },
+  );
 
   app.post(
     '/registration/challenge',
@@ -174,7 +208,16 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       await registered(request);
-      return ok({ channels: (await services.channelProofs.list(signedInUser(request))).map(viewOf) });
+      const user = signedInUser(request);
+      const policy = await services.channelProofs.policyOf(user);
+      return ok({
+        channels: (await services.channelProofs.list(user)).map(viewOf),
+        policy: {
+          types: policy.registrationChannelTypes,
+          max: policy.registrationMaxChannels,
+          coolingHours: policy.registrationCoolingHours,
+        },
+      });
     },
   );
 
@@ -219,8 +262,33 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       await registered(request);
       const { proofId, code, locale } = request.body;
-      const view = await services.channelProofs.prove({ ...person(request, locale), proofId, code });
+      const view = await services.channelProofs.prove({
+        ...person(request, locale),
+        proofId,
+        code,
+        origin: 'owner',
+      });
       return ok({ channels: [viewOf(view)] });
+    },
+  );
+
+  app.post(
+    '/channels/test',
+    {
+      schema: {
+        body: ChannelTestRequest,
+        ...documented({
+          summary: "Send a test message (no code) to one of the person's channels, within the send limits",
+          security: 'session',
+          result: ChannelTestResult,
+        }),
+      },
+    },
+    async (request) => {
+      await registered(request);
+      const { key, locale } = request.body as { key: string; locale?: string };
+      if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
+      return ok(await services.channelProofs.sendTest({ ...person(request, locale), key }));
     },
   );
 
@@ -240,7 +308,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await registered(request);
       const { key } = request.body as { key: string };
       if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
-      return ok({ done: await services.channelProofs.remove({ ...person(request), key }) });
+      return ok({ done: await services.channelProofs.remove({ ...person(request), key, origin: 'owner' }) });
     },
   );
 
