@@ -1,3 +1,4 @@
+import { PasskeyList } from './passkeys/lazy-passkeys';
 import { ErrorNumber, type ChannelListEntry, type ChannelListResult } from '@dea/contract';
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { EnvelopeError } from '../api/api-error';
@@ -331,6 +332,7 @@ export function ChannelManager({
           )}
         </form>
       )}
+      <PasskeyList />
       <p>
         <a href="../">{t('channels.back')}</a>
       </p>

@@ -1,11 +1,13 @@
 import type { ChannelListResult, RegistrationWaysResult } from '@dea/contract';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { envelopeError, httpStatus, installFakeServer, ok, type FakeServer } from '../testing/fake-server';
 import { navigations } from '../testing/render-page';
 import { text } from '../testing/test-messages';
 import { ChannelsApp } from './channels-app';
+
+vi.mock('@simplewebauthn/browser', () => import('../console/testing/browser-passkeys'));
 
 let server: FakeServer;
 beforeEach(() => {

@@ -18,6 +18,7 @@ import { serverLocale } from '../shared/i18n/server-locale';
 import type { RegistrationWaysResult } from '@dea/contract';
 import { ChannelManager } from './channel-manager';
 import { getRegistrationWays, openRegistration } from './channels-api';
+import { PasskeyWay } from './passkeys/lazy-passkeys';
 import { SignInChoices } from './sign-in-choices';
 import { UndoLanding } from './undo-landing';
 
@@ -195,6 +196,7 @@ function ChannelsMain({
           locale={locale}
           providerRefused={route.providerRefused}
           onOpened={askAgain}
+          moreWays={<PasskeyWay onOpened={askAgain} />}
         />
       )}
     </>

@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import { Alert } from '../../shared/components/alert';
 import { openWithPasskey } from './passkey-calls';
 import { usePasskeyTexts } from './passkey-texts';
@@ -38,5 +39,17 @@ export function SignInWithPasskey({ onOpened }: { onOpened: () => void }) {
         {action.busy ? t('waiting') : t('signIn')}
       </button>
     </div>
+  );
+}
+
+/** The passkey as one of the page's ways to sign in: an item of its list of ways. */
+export function PasskeyWay({ onOpened }: { onOpened: () => void }) {
+  const { t } = usePasskeyTexts();
+  const heading = useId();
+  return (
+    <li data-testid="way-passkey">
+      <h2 id={heading}>{t('heading')}</h2>
+      <SignInWithPasskey onOpened={onOpened} />
+    </li>
   );
 }
