@@ -1,5 +1,6 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { dea } from '../support/console';
+import { REGISTRATION_COOKIE_NAME } from '@dea/contract';
+import { addVirtualAuthenticator, dea } from '../support/console';
 import type { DeliveredMessage } from '../support/delivery';
 import { type DeliveryPeers, startDeliveryPeers } from '../support/delivery-peers';
 import { expectFitsNarrowPhone, expectNoAxeViolations } from '../support/scenarios';
@@ -222,4 +223,38 @@ test('a code to a proven channel opens the page; a phone is proven through the S
   await expect(page.locator('html')).toHaveAttribute('dir', 'rtl');
   await expectNoAxeViolations(page);
   await expectFitsNarrowPhone(page);
+});
+
+test("a passkey added inside a registration session opens the next one, with the password's session", async ({
+  context,
+  page,
+}) => {
+  // WebAuthn needs a host name, not an IP address: this scenario reaches the server as localhost.
+  const local = (url: string) => url.replace('127.0.0.1', 'localhost');
+  await addVirtualAuthenticator(context, page);
+  const signedIn = await page.request.post(`${local(server.baseUrl)}/login/api/session`, {
+    data: { username: 'devon', password: PASSWORD },
+  });
+  expect(signedIn.ok()).toBe(true);
+  const printed = deaHere(['user', 'registration-link', 'devon']);
+  const link = /https?:\/\/\S+#link=[\w-]+/.exec(printed)?.[0];
+  expect(link, printed).toBeDefined();
+  await page.goto(local(link ?? ''));
+  await expect(channelsHeading(page)).toBeVisible();
+
+  const passkeys = page.getByTestId('passkey-list');
+  await expect(passkeys).toContainText('You have no passkey yet.');
+  await passkeys.getByLabel('Name of the passkey').fill('Work laptop');
+  await passkeys.getByRole('button', { name: 'Add a passkey' }).click();
+  await expect(passkeys.getByRole('button', { name: 'Remove Work laptop' })).toBeVisible();
+
+  // The registration session ends; the password's session stays, and alone it opens nothing.
+  await context.clearCookies({ name: REGISTRATION_COOKIE_NAME });
+  await page.goto(local(channelsPage()));
+  await expect(signInHeading(page)).toBeVisible();
+  await expectNoAxeViolations(page);
+  await page.getByTestId('way-passkey').getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await expect(channelsHeading(page)).toBeVisible();
+  await expect(page.getByTestId('passkey-list')).toContainText('Work laptop');
+  await expectNoAxeViolations(page);
 });
