@@ -29,6 +29,7 @@ import * as channelProofs from './0027-channel-proofs.js';
 import * as registrationSessions from './0028-registration-sessions.js';
 import * as verifyFailuresKept from './0029-verify-failures-kept.js';
 import * as registrationOidcFlows from './0030-registration-oidc-flows.js';
+import * as purgeIndexes from './0034-purge-indexes.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0028-registration-sessions': registrationSessions,
   '0029-verify-failures-kept': verifyFailuresKept,
   '0030-registration-oidc-flows': registrationOidcFlows,
+  '0034-purge-indexes': purgeIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
