@@ -1,4 +1,5 @@
 import { issueRegistrationLink } from '../domain/registration-sign-in.js';
+import { forgetUserPasskeys } from '../domain/user-passkeys.js';
 import type { Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
 import { changeMembership } from '../domain/group-membership.js';
@@ -350,6 +351,15 @@ export const userCommands: CommandGroup = {
           'cli',
         );
         return `Registration link for ${user.username} (once, until ${new Date(expiresAt).toISOString()}): ${url}`;
+      },
+    ),
+    'forget-passkeys': oneUserCommand(
+      'remove every passkey the user registered for the registration of their channels (a lost or stolen authenticator)',
+      async (user, context, store) => {
+        const count = await forgetUserPasskeys({ store, now: () => context.now() }, user, 'cli');
+        return count === 0
+          ? `${user.username} had no passkeys.`
+          : `Removed ${count} passkey${count === 1 ? '' : 's'} of ${user.username}.`;
       },
     ),
     import: userImportCommand,

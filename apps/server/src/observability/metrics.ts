@@ -64,10 +64,22 @@ export class Metrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  private readonly channelTests = new Counter({
+    name: 'dea_channel_tests_total',
+    help: "Test messages of people's channels (the channels page), by outcome (sent, refused) and, for refused, the reason (as channel.test_refused's details.reason).",
+    labelNames: ['outcome', 'reason'],
+    registers: [this.registry],
+  });
   private readonly registrationSessions = new Counter({
     name: 'dea_registration_sessions_total',
-    help: 'Strong sign-ins for the registration of channels, by outcome (challenge_sent, opened, refused, link_issued) and method (channel-code, link).',
+    help: 'Strong sign-ins for the registration of channels, by outcome (challenge_sent, opened, refused, link_issued) and method (channel-code, link, passkey, oidc).',
     labelNames: ['outcome', 'method'],
+    registers: [this.registry],
+  });
+  private readonly userPasskeys = new Counter({
+    name: 'dea_user_passkeys_total',
+    help: "People's own passkeys, by outcome (registered, refused, renamed, removed, forgotten).",
+    labelNames: ['outcome'],
     registers: [this.registry],
   });
   private readonly consoleOidc = new Counter({
@@ -264,6 +276,8 @@ export class Metrics {
       'channel.registered': () => this.channelProofs.inc({ outcome: 'proven', reason: '' }),
       'channel.registration_undone': () => this.channelUndoLinks.inc({ outcome: 'undone' }),
       'channel.undo_refused': () => this.channelUndoLinks.inc({ outcome: 'refused' }),
+      'channel.test_sent': () => this.channelTests.inc({ outcome: 'sent', reason: '' }),
+      'channel.test_refused': () => this.channelTests.inc({ outcome: 'refused', reason }),
       'registration.challenge_sent': () =>
         this.registrationSessions.inc({ outcome: 'challenge_sent', method: 'channel-code' }),
       'registration.opened': () =>
@@ -272,6 +286,11 @@ export class Metrics {
         this.registrationSessions.inc({ outcome: 'refused', method: methodOf(details) }),
       'registration.link_issued': () =>
         this.registrationSessions.inc({ outcome: 'link_issued', method: 'link' }),
+      'passkey.registered': () => this.userPasskeys.inc({ outcome: 'registered' }),
+      'passkey.refused': () => this.userPasskeys.inc({ outcome: 'refused' }),
+      'passkey.renamed': () => this.userPasskeys.inc({ outcome: 'renamed' }),
+      'passkey.removed': () => this.userPasskeys.inc({ outcome: 'removed' }),
+      'passkey.forgotten': () => this.userPasskeys.inc({ outcome: 'forgotten' }),
       'group.created': none,
       'group.member_added': none,
       'group.member_removed': none,

@@ -18,6 +18,7 @@ import { brandingRepository } from './sql/branding.js';
 import { catalogRepository } from './sql/catalogs.js';
 import { channelProofRepository } from './sql/channel-proofs.js';
 import { registrationRepository } from './sql/registration.js';
+import { userPasskeyRepository } from './sql/user-passkeys.js';
 import { channelRepository } from './sql/channels.js';
 import { codeRepository } from './sql/codes.js';
 import type { Db, Dialect } from './sql/db.js';
@@ -142,6 +143,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     channels: channelRepository(db, dialect),
     channelProofs: channelProofRepository(db),
     registration: registrationRepository(db),
+    userPasskeys: userPasskeyRepository(db),
     codes: codeRepository(db, dialect),
     sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),

@@ -177,7 +177,7 @@ function oneTimeLinks(table: string): PurgeTarget {
     table,
     key: 'token_hash',
     where: (c) => sql`expires_at < ${c.linksBefore} or used_at < ${c.linksBefore}`,
-    // Each by its own index (migration 0034): expired ones, then used ones not expired yet.
+    // Each by its own index (migration 0032): expired ones, then used ones not expired yet.
     byIndex: (c) => [sql`expires_at < ${c.linksBefore}`, sql`used_at < ${c.linksBefore}`],
   };
 }
