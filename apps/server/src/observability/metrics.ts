@@ -8,7 +8,7 @@ export interface AuditExportBacklog {
   lagSeconds: number;
 }
 import type { AuditEventName } from '../domain/audit-events.js';
-import type { NewAuditEntry, PurgeKind } from '../store/store.js';
+import { PURGE_KINDS, type NewAuditEntry, type PurgeKind } from '../store/store.js';
 
 /**
  * Prometheus metrics of one instance. Business counts are derived from the audit events, the
@@ -114,7 +114,7 @@ export class Metrics {
   });
   private readonly purgedRows = new Counter({
     name: 'dea_purged_rows_total',
-    help: 'Rows removed by the retention purge, by kind (codes, sessions, consoleSessions, signinFailures, rateCounters, verifyAnswers, audit, outbox).',
+    help: `Rows removed by the retention purge, by kind (${PURGE_KINDS.join(', ')}).`,
     labelNames: ['kind'],
     registers: [this.registry],
   });

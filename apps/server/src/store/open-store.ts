@@ -162,7 +162,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     retention: retentionRepository(db),
     leases: leaseRepository(db),
     secretUsage: secretUsageRepository(db),
-    signinFailures: signinFailureRepository(db, dialect),
+    signinFailures: signinFailureRepository(db),
     rateCounters: rateCounterRepository(db),
     verifyFailures: verifyFailureRepository(db),
     verifyAnswers: verifyAnswerRepository(db),

@@ -30,6 +30,7 @@ import * as registrationSessions from './0028-registration-sessions.js';
 import * as verifyFailuresKept from './0029-verify-failures-kept.js';
 import * as registrationOidcFlows from './0030-registration-oidc-flows.js';
 import * as userPasskeys from './0031-user-passkeys.js';
+import * as purgeIndexes from './0032-purge-indexes.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0029-verify-failures-kept': verifyFailuresKept,
   '0030-registration-oidc-flows': registrationOidcFlows,
   '0031-user-passkeys': userPasskeys,
+  '0032-purge-indexes': purgeIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
