@@ -29,6 +29,7 @@ import { ChannelProofs } from './domain/channel-proof.js';
 import { RegistrationSignIn } from './domain/registration-sign-in.js';
 import { RememberedDevices } from './domain/remembered-devices.js';
 import { RegistrationOidc } from './domain/registration-oidc.js';
+import { UserPasskeys } from './domain/user-passkeys.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './services.js';
@@ -280,7 +281,16 @@ export async function startServices(
         settings: { table: SETTINGS, values: config.settingValues },
         now,
       }),
-      peopleAdministration: new PeopleAdministration({ store, people, passwordLinks, now }),
+      // The services are complete by the time an agent proves a channel.
+      peopleAdministration: new PeopleAdministration({
+        store,
+        people,
+        passwordLinks,
+        get channelProofs() {
+          return services.channelProofs;
+        },
+        now,
+      }),
       passwordLinks,
       consoleAccounts: new ConsoleAccounts({ store, enrolment: consoleEnrolment, now }),
       // The services are complete by the time an agent sends a code.
@@ -357,6 +367,13 @@ export async function startServices(
         catalogs,
         config,
         rememberedDevices,
+        now,
+      }),
+      userPasskeys: new UserPasskeys({
+        store,
+        get registrationSignIn() {
+          return services.registrationSignIn;
+        },
         now,
       }),
       now,

@@ -20,6 +20,7 @@ import type { ChannelProofs } from './domain/channel-proof.js';
 import type { RememberedDevices } from './domain/remembered-devices.js';
 import type { RegistrationSignIn } from './domain/registration-sign-in.js';
 import type { RegistrationOidc } from './domain/registration-oidc.js';
+import type { UserPasskeys } from './domain/user-passkeys.js';
 import type { Notices } from './delivery/notices.js';
 import type { CodeDelivery } from './domain/ports/code-delivery.js';
 import type { Metrics } from './observability/metrics.js';
@@ -96,6 +97,8 @@ export interface Services {
   rememberedDevices: RememberedDevices;
   /** The identity provider as a strong sign-in for registration; undefined without DEA_OIDC_ISSUER. */
   registrationOidc: RegistrationOidc | undefined;
+  /** People's own passkeys: a strong sign-in for registration, managed inside one (domain/user-passkeys.ts). */
+  userPasskeys: UserPasskeys;
   /** Delivery of codes as the domain asks for it (domain/ports/code-delivery.ts), on `delivery`. */
   codeDelivery: CodeDelivery;
   now: () => number;

@@ -119,14 +119,41 @@ export const ChannelListResult = Type.Object({
       reference: Type.Optional(Type.String()),
       proofId: Type.Optional(Type.String()),
       origin: Type.Optional(Type.String({ description: 'source (read-only) or owner' })),
+      source: Type.Optional(
+        Type.String({ description: "A source's channel: where it comes from (ldap, scim, import, local)" }),
+      ),
       usable: Type.Optional(Type.Boolean()),
+      triesLeft: Type.Optional(
+        Type.Integer({ description: 'An address waiting for its proof: wrong codes it still takes' }),
+      ),
       reason: Type.Optional(Type.String({ description: 'cooling or proof-expired' })),
       until: Type.Optional(
         Type.String({ description: 'ISO-8601 UTC: the end of the cooling-off time or of the proof' }),
       ),
     }),
   ),
+  policy: Type.Optional(
+    Type.Object({
+      types: Type.Array(Type.String(), { description: 'The send types the person may register' }),
+      max: Type.Integer({ description: 'How many channels the person may hold that they registered' }),
+      coolingHours: Type.Integer({ description: 'Hours a new channel waits before it may receive codes' }),
+    }),
+  ),
 });
+export type ChannelListResult = Type.Static<typeof ChannelListResult>;
+export type ChannelListEntry = ChannelListResult['channels'][number];
+
+/** What the channels page may offer a person without a registration session, and whether one is open. */
+export const RegistrationWaysResult = Type.Object({
+  open: Type.Boolean({ description: 'A registration session of this person is open (its cookie)' }),
+  expiresAt: Type.Optional(Type.String({ description: 'When the open session ends (ISO-8601 UTC)' })),
+  oidc: Type.Boolean({ description: "The organisation's identity provider may open one (DEA_OIDC_ISSUER)" }),
+  channels: Type.Array(
+    Type.Object({ reference: Type.String(), key: Type.String(), type: Type.String(), to: Type.String() }),
+    { description: 'The proven channels a code that opens one may go to now, masked' },
+  ),
+});
+export type RegistrationWaysResult = Type.Static<typeof RegistrationWaysResult>;
 export const ChannelAddRequest = Type.Object(
   { key: ChannelKeyName, address: Type.String({ minLength: 1, maxLength: 320 }), locale: OptionalLocale },
   strict,
@@ -142,6 +169,9 @@ export const ChannelProveRequest = Type.Object(
   strict,
 );
 export const ChannelRemoveRequest = Type.Object({ key: ChannelKeyName }, strict);
+export const ChannelTestRequest = Type.Object({ key: ChannelKeyName, locale: OptionalLocale }, strict);
+export type ChannelTestRequest = Type.Static<typeof ChannelTestRequest>;
+export const ChannelTestResult = Type.Object({ to: Type.String({ description: 'The masked recipient' }) });
 export const ChannelUndoRequest = Type.Object({ token: Token }, strict);
 export const ChannelChangeResult = Type.Object({ done: Type.Boolean() });
 export const DevicesForgetResult = Type.Object({

@@ -210,6 +210,13 @@ export const HelpDeskUser = Type.Object({
       key: Type.String(),
       masked: Type.String(),
       reference: Type.String({ description: 'The opaque reference to send a code to' }),
+      waiting: Type.Union([Type.Literal('cooling'), Type.Literal('proof-expired'), Type.Null()], {
+        description:
+          'Why the channel may not receive codes now: cooling (registered by its person, registrationCoolingHours), proof-expired (to be proven again, reproveAfterDays); null when it may',
+      }),
+      usableFrom: Type.Union([Type.String(), Type.Null()], {
+        description: 'When a cooling channel may receive codes; null otherwise',
+      }),
     }),
   ),
   codes: Type.Array(

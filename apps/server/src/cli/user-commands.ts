@@ -1,5 +1,6 @@
 import { RememberedDevices } from '../domain/remembered-devices.js';
 import { issueRegistrationLink } from '../domain/registration-sign-in.js';
+import { forgetUserPasskeys } from '../domain/user-passkeys.js';
 import type { Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
 import { changeMembership } from '../domain/group-membership.js';
@@ -365,6 +366,15 @@ export const userCommands: CommandGroup = {
         return count === 0
           ? `${user.username} had no remembered device to forget.`
           : `Forgot ${count} remembered device${count === 1 ? '' : 's'} of ${user.username}.`;
+      },
+    ),
+    'forget-passkeys': oneUserCommand(
+      'remove every passkey the user registered for the registration of their channels (a lost or stolen authenticator)',
+      async (user, context, store) => {
+        const count = await forgetUserPasskeys({ store, now: () => context.now() }, user, 'cli');
+        return count === 0
+          ? `${user.username} had no passkeys.`
+          : `Removed ${count} passkey${count === 1 ? '' : 's'} of ${user.username}.`;
       },
     ),
     import: userImportCommand,

@@ -1,6 +1,7 @@
 import {
   CHANNEL_DELIVERY_MODE,
   ChannelRegistrationPolicyOptions,
+  DEFAULT_CHANNEL_REGISTRATION_POLICY,
   POLICY_CATEGORY_CHANNEL_REGISTRATION,
   SEND_TYPES,
   CONSOLE_ISSUER_ROLES,
@@ -71,6 +72,24 @@ export function registrationOptionProblem(name: string, value: unknown): string 
   return name === 'registrationChannelTypes'
     ? `${name} must be a list of ${SEND_TYPES.join(', ')}, each once`
     : `${name} must be a whole number from ${minimum} to ${maximum}`;
+}
+
+export type RegistrationOptionName = keyof ChannelRegistrationPolicyOptions;
+export const REGISTRATION_OPTION_NAMES = Object.keys(
+  ChannelRegistrationPolicyOptions.properties,
+) as RegistrationOptionName[];
+
+/**
+ * A stored "Channel Registration" policy as it applies: each stored option that is valid, the
+ * default (DEFAULT_CHANNEL_REGISTRATION_POLICY) for the others.
+ */
+export function effectiveRegistrationOptions(
+  stored: Readonly<Record<string, unknown>>,
+): ChannelRegistrationPolicyOptions {
+  const options: Record<string, unknown> = { ...DEFAULT_CHANNEL_REGISTRATION_POLICY };
+  for (const name of REGISTRATION_OPTION_NAMES)
+    if (registrationOptionProblem(name, stored[name]) === undefined) options[name] = stored[name];
+  return options as ChannelRegistrationPolicyOptions;
 }
 
 /** The user's "Help Desk" policy (their first group's with one) lets this console role help them. */

@@ -18,8 +18,9 @@ import type { RememberedDevices } from './remembered-devices.js';
 let openIdModule: Promise<typeof OpenIdClient> | undefined;
 const openId = () => (openIdModule ??= import('openid-client'));
 
-/** How long a sign-in at the provider may take, from its start to its callback. */
-const FLOW_MS = 10 * 60_000;
+/** How long a sign-in at the provider may take, from its start to its callback (then the purge may remove it). */
+export const REGISTRATION_OIDC_FLOW_MS = 10 * 60_000;
+const FLOW_MS = REGISTRATION_OIDC_FLOW_MS;
 
 /** Where the provider sends the browser back, under the channels page's origin. */
 export const REGISTRATION_OIDC_CALLBACK = '/dea/api/registration/oidc/callback';

@@ -5,6 +5,8 @@ import {
   ChannelListResult,
   ChannelProveRequest,
   ChannelRemoveRequest,
+  ChannelTestRequest,
+  ChannelTestResult,
   ChannelUndoRequest,
   DevicesForgetResult,
   REGISTRATION_COOKIE_NAME,
@@ -13,45 +15,23 @@ import {
   RegistrationChallengeResult,
   RegistrationOpenRequest,
   RegistrationOpenResult,
+  RegistrationWaysResult,
   isChannelKey,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
 import { registrationSignInNeeded, type OpenedRegistration } from '../../domain/registration-sign-in.js';
 import type { ChannelView } from '../../domain/channel-proof.js';
 import { ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
 import { requireSession } from '../../http/session-guard.js';
+import { registrationCookies } from './registration-cookie.js';
 import { CHANNELS_PAGE_PATH } from '../../domain/channel-registration-settings.js';
 import { signedInUser } from './user-routes.js';
+import { passkeyRoutes } from './passkey-routes.js';
 
 const iso = (at: number): string => new Date(at).toISOString();
-
-function cookieOptions(request: FastifyRequest, expiresAt: number) {
-  const setting = request.server.services.config.cookieSecure;
-  return {
-    path: '/dea/',
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: setting === 'always' || (setting === 'auto' && request.protocol === 'https'),
-    expires: new Date(expiresAt),
-  } as const;
-}
-
-/**
- * The cookies of a registration session just opened: the session's, and the remembered device's
- * when the person's policy remembers devices (domain/remembered-devices.ts).
- */
-function registrationCookies(request: FastifyRequest, reply: FastifyReply, opened: OpenedRegistration): void {
-  void reply.setCookie(REGISTRATION_COOKIE_NAME, opened.token, cookieOptions(request, opened.expiresAt));
-  if (opened.device !== undefined)
-    void reply.setCookie(
-      REMEMBERED_DEVICE_COOKIE_NAME,
-      opened.device.token,
-      cookieOptions(request, opened.device.expiresAt),
-    );
-}
 
 function viewOf(view: ChannelView) {
   if (view.state === 'pending')
@@ -62,6 +42,7 @@ function viewOf(view: ChannelView) {
       to: view.to,
       proofId: view.proofId,
       until: iso(view.expiresAt),
+      triesLeft: view.triesLeft,
     };
   return {
     state: view.state,
@@ -70,6 +51,7 @@ function viewOf(view: ChannelView) {
     to: view.to,
     reference: view.reference,
     origin: view.origin,
+    ...(view.source !== undefined && { source: view.source }),
     usable: view.trust.usable,
     ...(!view.trust.usable && {
       reason: view.trust.reason,
@@ -81,8 +63,8 @@ function viewOf(view: ChannelView) {
 /**
  * The channels page's calls (issue 32). Every call needs the page's session (a password: one
  * factor); the calls that change channels need a registration session besides, opened by a code
- * sent to a proven channel or a registration link (domain/registration-sign-in.ts) and kept in an
- * HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.
+ * sent to a proven channel, a registration link (domain/registration-sign-in.ts), the identity
+ * provider or one of the person's passkeys (passkey-routes.ts), and kept in an HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.
  */
 export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', requireSession);
@@ -95,6 +77,35 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
   const registered = async (request: FastifyRequest) =>
     services.registrationSignIn.require(signedInUser(request), request.cookies[REGISTRATION_COOKIE_NAME]);
+
+  app.post(
+    '/registration/ways',
+    {
+      schema: {
+        ...documented({
+          summary:
+            'Whether a registration session is open, and the strong sign-ins that may open one: the proven channels a code may go to, the identity provider',
+          security: 'session',
+          result: RegistrationWaysResult,
+        }),
+      },
+    },
+    async (request) => {
+      const user = signedInUser(request);
+      const open = await services.registrationSignIn
+        .require(user, request.cookies[REGISTRATION_COOKIE_NAME])
+        .catch((error: unknown) => {
+          if (error instanceof ApiError && error.httpStatus === 200) return undefined;
+          throw error;
+        });
+      return ok({
+        open: open !== undefined,
+        ...(open !== undefined && { expiresAt: iso(open.expiresAt) }),
+        oidc: services.registrationOidc !== undefined,
+        channels: await services.registrationSignIn.channelsForChallenge(user),
+      });
+    },
+  );
 
   app.post(
     '/registration/challenge',
@@ -199,7 +210,16 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       await registered(request);
-      return ok({ channels: (await services.channelProofs.list(signedInUser(request))).map(viewOf) });
+      const user = signedInUser(request);
+      const policy = await services.channelProofs.policyOf(user);
+      return ok({
+        channels: (await services.channelProofs.list(user)).map(viewOf),
+        policy: {
+          types: policy.registrationChannelTypes,
+          max: policy.registrationMaxChannels,
+          coolingHours: policy.registrationCoolingHours,
+        },
+      });
     },
   );
 
@@ -244,7 +264,12 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       await registered(request);
       const { proofId, code, locale } = request.body;
-      const view = await services.channelProofs.prove({ ...person(request, locale), proofId, code });
+      const view = await services.channelProofs.prove({
+        ...person(request, locale),
+        proofId,
+        code,
+        origin: 'owner',
+      });
       return ok({ channels: [viewOf(view)] });
     },
   );
@@ -273,6 +298,26 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
+    '/channels/test',
+    {
+      schema: {
+        body: ChannelTestRequest,
+        ...documented({
+          summary: "Send a test message (no code) to one of the person's channels, within the send limits",
+          security: 'session',
+          result: ChannelTestResult,
+        }),
+      },
+    },
+    async (request) => {
+      await registered(request);
+      const { key, locale } = request.body as { key: string; locale?: string };
+      if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
+      return ok(await services.channelProofs.sendTest({ ...person(request, locale), key }));
+    },
+  );
+
+  app.post(
     '/channels/remove',
     {
       schema: {
@@ -288,9 +333,12 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await registered(request);
       const { key } = request.body as { key: string };
       if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
-      return ok({ done: await services.channelProofs.remove({ ...person(request), key }) });
+      return ok({ done: await services.channelProofs.remove({ ...person(request), key, origin: 'owner' }) });
     },
   );
+
+  // The person's own passkeys: beside these calls, under the same session hook.
+  await app.register(passkeyRoutes);
 };
 
 /**

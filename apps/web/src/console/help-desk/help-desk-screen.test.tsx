@@ -21,7 +21,9 @@ const DANA: HelpDeskUser = {
   mayIssue: true,
   offers: { onScreen: true, channels: [] },
   policy: { enableECode: true, emergencyCodeDelivery: 'Display', codeValidityMinutes: 15, maxUnusedCodes: 3 },
-  channels: [{ key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1' }],
+  channels: [
+    { key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1', waiting: null, usableFrom: null },
+  ],
   codes: [
     {
       id: 'c1',
@@ -152,6 +154,41 @@ describe("a user's view for the help desk", () => {
     expect(wrongPassword).toHaveTextContent('signin.failed · dana');
     expect(wrongPassword).not.toHaveTextContent('Directory account');
     expect(screen.getByRole('link', { name: 'Back to the search' })).toHaveAttribute('href', '#/helpdesk');
+  });
+
+  it('shows a channel that may not receive codes yet as waiting, with the time it may', async () => {
+    fakeConsoleApi({
+      'GET helpdesk/users/u1': () =>
+        envelope({
+          ...DANA,
+          channels: [
+            ...DANA.channels,
+            {
+              key: 'personalMobile',
+              masked: '+49 171 ****42',
+              reference: 'ref-2',
+              waiting: 'cooling',
+              usableFrom: '2026-11-25T10:00:00Z',
+            },
+            {
+              key: 'personalEmail',
+              masked: 'd***@e***.org',
+              reference: 'ref-3',
+              waiting: 'proof-expired',
+              usableFrom: null,
+            },
+          ],
+        }),
+    });
+    renderConsole(<HelpDeskScreen userId="u1" />);
+    const [work, cooling, stale] = within(await screen.findByTestId('helpdesk-channels')).getAllByRole(
+      'listitem',
+    );
+    expect(work).not.toHaveTextContent('waiting');
+    expect(cooling).toHaveTextContent(
+      'Personal mobile: +49 171 ****42 — waiting: may receive codes from 2026-11-25T10:00:00Z',
+    );
+    expect(stale).toHaveTextContent('waiting: must be proven again before it may receive codes');
   });
 
   it('says what is empty: no codes, channels, sessions or activity, not locked', async () => {

@@ -184,6 +184,14 @@ function UserDetails({
             {user.channels.map((channel) => (
               <li key={channel.reference}>
                 {channelLabel(t, channel.key)}: <bdi>{channel.masked}</bdi>
+                {channel.waiting !== null && (
+                  <span className="field-hint" data-testid="helpdesk-channel-waiting">
+                    {' — '}
+                    {channel.waiting === 'cooling' && channel.usableFrom !== null
+                      ? t('helpdesk.channelCooling', { until: formatTime(channel.usableFrom) })
+                      : t('helpdesk.channelReprove')}
+                  </span>
+                )}
               </li>
             ))}
           </ul>
