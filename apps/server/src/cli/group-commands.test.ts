@@ -211,6 +211,10 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
         '365',
         '--registration-channel-types',
         '',
+        '--screen-code-trusted-networks',
+        '10.0.0.0/8, 2001:db8::/32',
+        '--screen-code-remembered-device-days',
+        '30',
       ]),
     ).toMatchObject({ code: 0 });
     const group = (await cli.store.groups.list()).find((each) => each.name === 'Registrars');
@@ -223,6 +227,8 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
           registrationChannelTypes: [],
           registrationMaxChannels: 2,
           reproveAfterDays: 365,
+          screenCodeTrustedNetworks: ['10.0.0.0/8', '2001:db8::/32'],
+          screenCodeRememberedDeviceDays: 30,
         },
       },
     ]);
@@ -241,10 +247,12 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
     ]);
     expect(shown.out.split('\n')).toEqual([
       'Policy "Channel Registration" of Registrars:',
-      '  registrationCoolingHours 48',
-      '  registrationChannelTypes (none)',
-      '  registrationMaxChannels  2',
-      '  reproveAfterDays         365',
+      '  registrationCoolingHours       48',
+      '  registrationChannelTypes       (none)',
+      '  registrationMaxChannels        2',
+      '  reproveAfterDays               365',
+      '  screenCodeTrustedNetworks      10.0.0.0/8,2001:db8::/32',
+      '  screenCodeRememberedDeviceDays 30',
     ]);
 
     const before = await storeSnapshot(cli.store);
@@ -260,6 +268,7 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
         '--registration-max-channels: registrationMaxChannels must be a whole number from 0 to 8',
       ],
       [[...set, '--reprove-after-days', '3651'], 2, 'reproveAfterDays must be a whole number from 0 to 3650'],
+      [[...set, '--screen-code-trusted-networks', '10.0.0.0/33'], 2, '--screen-code-trusted-networks: '],
       [
         [...set, '--registration-channel-types', 'sms,fax'],
         2,

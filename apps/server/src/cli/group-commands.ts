@@ -345,6 +345,7 @@ export const groupCommands: CommandGroup = {
             return 0;
           }
           context.out(`Policy "${categoryName}" of ${group.name}:`);
+          const width = Math.max(...REGISTRATION_OPTION_NAMES.map((name) => name.length));
           for (const name of REGISTRATION_OPTION_NAMES) {
             const note =
               stored[name] === undefined
@@ -354,7 +355,7 @@ export const groupCommands: CommandGroup = {
                   : `  (stored ${JSON.stringify(stored[name])} is not valid: default used)`;
             const value = applied[name];
             context.out(
-              `  ${name.padEnd(24)} ${Array.isArray(value) ? value.join(',') || '(none)' : String(value)}${note}`,
+              `  ${name.padEnd(width)} ${Array.isArray(value) ? value.join(',') || '(none)' : String(value)}${note}`,
             );
           }
           return 0;
