@@ -21,6 +21,7 @@ const KIND_NAMES: Record<PurgeKind, string> = {
   registrationOidcFlows: 'registration sign-ins at the identity provider that ran out',
   passwordLinks: 'password links, expired or used',
   consoleEnrolmentLinks: 'console enrolment links, expired or used',
+  rememberedDevices: 'remembered devices, expired or forgotten',
 };
 
 function report(counts: Partial<PurgeCounts>, context: CliContext): void {

@@ -329,6 +329,9 @@ describe.each(STORE_KINDS)(
           await store.console.addEnrolmentLink({ tokenHash, accountId, createdAt, expiresAt });
           if (usedAt !== null)
             expect(await store.console.useEnrolmentLink([tokenHash], accountId, usedAt)).toBe(true);
+          // A remembered device: forgotten where the link was used.
+          await store.rememberedDevices.add({ id: newId(), userId, tokenHash, createdAt, expiresAt });
+          if (usedAt !== null) expect(await store.rememberedDevices.forgetAll(userId, usedAt)).toBe(1);
         }
         // Twelve more expired password links: the purge goes through them in batches of 10.
         for (let index = 0; index < 12; index += 1)
@@ -348,6 +351,7 @@ describe.each(STORE_KINDS)(
           'registrationOidcFlows',
           'passwordLinks',
           'consoleEnrolmentLinks',
+          'rememberedDevices',
         ] as const;
         const rules = rulesWith(50);
         rules.retention.sessionGraceMs = GRACE;
@@ -371,6 +375,7 @@ describe.each(STORE_KINDS)(
           registrationOidcFlows: 1,
           passwordLinks: 14,
           consoleEnrolmentLinks: 2,
+          rememberedDevices: 2,
         };
         expect(outcome).toMatchObject({ ran: true, removed, stopped: false });
         // One full batch (10 of the 14 password links), then the rest: one pause.
@@ -393,6 +398,7 @@ describe.each(STORE_KINDS)(
           registrationOidcFlows: 1,
           passwordLinks: 2,
           consoleEnrolmentLinks: 2,
+          rememberedDevices: 2,
         });
         expect(await store.retention.count('registrationSessions', purgeCutoffs(rules, NOW))).toBe(0);
       },

@@ -43,6 +43,7 @@ describe('the purge on the embedded store', () => {
     'registrationOidcFlows',
     'passwordLinks',
     'consoleEnrolmentLinks',
+    'rememberedDevices',
   ] as const)('finds the %s it removes by an index', async (kind) => {
     await store.retention.removeBatch(
       kind,

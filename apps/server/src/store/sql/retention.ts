@@ -19,6 +19,7 @@ export const PURGE_KINDS = [
   'registrationOidcFlows',
   'passwordLinks',
   'consoleEnrolmentLinks',
+  'rememberedDevices',
 ] as const;
 
 export type PurgeKind = (typeof PURGE_KINDS)[number];
@@ -42,8 +43,8 @@ export interface PurgeCutoffs {
   auditThroughSeq?: number;
   outboxBefore: number | null;
   /**
-   * Proofs, challenges, registration sessions and one-time links (registration, undo, password,
-   * console enrolment) that expired, or were used, before this.
+   * Proofs, challenges, registration sessions, one-time links (registration, undo, password,
+   * console enrolment) and remembered devices that expired, or were used or forgotten, before this.
    */
   linksBefore: number;
   /** Registration sign-ins at the identity provider started before this (they have run out). */
@@ -169,6 +170,13 @@ const TARGETS: Record<PurgeKind, PurgeTarget> = {
   },
   passwordLinks: oneTimeLinks('password_links'),
   consoleEnrolmentLinks: oneTimeLinks('console_enrolment_links'),
+  rememberedDevices: {
+    table: 'remembered_devices',
+    key: 'id',
+    where: (c) => sql`expires_at < ${c.linksBefore} or forgotten_at < ${c.linksBefore}`,
+    // Each by its own index (migration 0033): expired ones, then forgotten ones not expired yet.
+    byIndex: (c) => [sql`expires_at < ${c.linksBefore}`, sql`forgotten_at < ${c.linksBefore}`],
+  },
 };
 
 /** A table of one-time links (token_hash, expires_at, used_at): expired or used before the cutoff. */
