@@ -42,6 +42,19 @@ function serverLayers() {
   ];
 }
 
+/**
+ * The TypeScript files of no project (no tsconfig.json includes them), linted in the project
+ * service's default project; scripts/check-code.mjs lints every other TypeScript file on the
+ * program of its project.
+ */
+export const DEFAULT_PROJECT_FILES = [
+  '*.ts',
+  'packages/contract/src/*.test.ts',
+  'docs/.vitepress/*.mts',
+  'docs/.vitepress/theme/*.mts',
+  'scripts/*.d.mts',
+];
+
 /** Dependencies flow one way: contract <- server, contract <- web; never server <-> web. */
 const boundaries = [
   {
@@ -112,15 +125,7 @@ export default tseslint.config(
       globals: { ...globals.node },
       parserOptions: {
         projectService: {
-          allowDefaultProject: [
-            '*.js',
-            '*.ts',
-            'scripts/*.mjs',
-            'packages/contract/src/*.test.ts',
-            'docs/.vitepress/*.mts',
-            'docs/.vitepress/theme/*.mts',
-            'scripts/*.d.mts',
-          ],
+          allowDefaultProject: ['*.js', 'scripts/*.mjs', ...DEFAULT_PROJECT_FILES],
         },
         tsconfigRootDir: import.meta.dirname,
       },

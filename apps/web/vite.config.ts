@@ -12,7 +12,8 @@ const contractFolder = fileURLToPath(new URL('../../packages/contract/src/', imp
  * modules are split into shared chunks under `dist/dea/assets/`, which both pages load from
  * /dea/assets/, so the journey from the login form to the code downloads React once and the
  * login application works at any path. The console (`dist/admin/index.html`, served at /admin/)
- * shares the same chunks and styles.
+ * shares the same chunks and styles, and so does the channels page (`dist/dea/channels/index.html`,
+ * served at /dea/channels/ by the page's folder).
  */
 export default defineConfig({
   root: entries,
@@ -32,6 +33,7 @@ export default defineConfig({
         dea: `${entries}dea/index.html`,
         login: `${entries}login/index.html`,
         admin: `${entries}admin/index.html`,
+        channels: `${entries}dea/channels/index.html`,
       },
       output: { chunkFileNames: 'dea/assets/shared-[hash].js' },
       treeshake: {

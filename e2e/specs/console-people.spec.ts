@@ -7,20 +7,24 @@ import {
   expectConsoleFitsPhone,
   signInToConsole,
 } from '../support/console';
+import { deliveredSince, deliveryMark, peersUrl, smsGatewaySettings } from '../support/delivery';
 import { fillSignInForm } from '../support/scenarios';
 import { type RunningServer, startServer } from '../support/start-server';
 
 // An administrator administers a person from the console alone (issue 31, part 4): adds a user,
 // edits them, disables and enables them, and hands them a password link the user opens in the
-// browser; then adds a console account and a second passkey to their own account.
+// browser; adds a phone to a user, proven by the code that reached the SMS gateway; then adds a
+// console account and a second passkey to their own account.
 let server: RunningServer;
 let origin: string;
 
 test.beforeAll(async () => {
-  server = await startServer();
+  // Text messages go to the delivery peers' gateway (support/delivery-peers.ts).
+  server = await startServer(smsGatewaySettings(peersUrl()));
   origin = consoleOrigin(server);
   addConsoleAccount(server, 'petra', 'admin', 'Petra People');
   addConsoleAccount(server, 'pia', 'admin', 'Pia Passkeys');
+  addConsoleAccount(server, 'paula', 'admin', 'Paula Phones');
 });
 
 test.afterAll(async () => {
@@ -72,6 +76,56 @@ test('an administrator adds, edits, disables and enables a user, and the user se
   await user.goto(`${origin}/login/`);
   await fillSignInForm(user, 'quinn', 'quinn sets this one');
   await expect(user).toHaveURL(`${origin}/dea/`);
+});
+
+test("an administrator adds a user's phone, proven by the code the gateway delivered to it", async ({
+  page,
+  context,
+}) => {
+  await addVirtualAuthenticator(context, page);
+  await signInToConsole(page, origin, 'paula');
+  await page.goto(`${origin}/admin/#/people`);
+  const add = page.getByRole('form', { name: 'Add a user' });
+  await add.getByLabel('User name').fill('rosa');
+  await add.getByLabel('Full name').fill('Rosa Rufer');
+  await add.getByRole('button', { name: 'Add the user' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Rosa Rufer (rosa)' })).toBeVisible();
+  await expect(page.getByText('No channels.')).toBeVisible();
+
+  const mark = await deliveryMark();
+  const channel = page.getByRole('form', { name: 'Add or change a channel' });
+  await channel.getByLabel('Kind of channel').selectOption({ label: 'Work mobile' });
+  await channel.getByLabel('Phone number or e-mail address').fill('+49 170 5550188');
+  await channel.getByRole('button', { name: 'Send a code' }).click();
+  await expect(page.getByTestId('person-channels-done')).toContainText('A code was sent to');
+  // The address is no channel yet: it waits for its code.
+  await expect(page.getByText('No channels.')).toBeVisible();
+  const pending = page.getByTestId('person-channel-pending');
+  await expect(pending).toContainText('waiting for its code');
+  await expectConsoleAccessible(page);
+
+  // What the person reads out: the code that reached the gateway for that number.
+  let code: string | undefined;
+  await expect
+    .poll(async () => {
+      const sms = (await deliveredSince(mark)).find(
+        (message) => message.via === 'sms' && message.to === '+491705550188',
+      );
+      code = /\b\d{8}\b/.exec(sms?.text ?? '')?.[0];
+      return code;
+    })
+    .toBeDefined();
+  await pending.getByLabel('Code the person reads out').fill(code ?? '');
+  await pending.getByRole('button', { name: 'Confirm the address' }).click();
+  await expect(page.getByTestId('person-channels-done')).toHaveText(
+    "The address is the channel now; the person's other channels were told.",
+  );
+  await expect(page.getByTestId('person-channels')).toContainText('Work mobile');
+  await expect(page.getByTestId('person-channel-pending')).toHaveCount(0);
+  await expectConsoleAccessible(page);
+  await page.setViewportSize({ width: 390, height: 800 });
+  await expectConsoleFitsPhone(page);
+  await expectConsoleAccessible(page);
 });
 
 test('an administrator adds a console account and a second passkey to their own account, and names it', async ({

@@ -9,6 +9,7 @@ import {
   VOICE_GATEWAY_AUTHORIZATION,
   X_ACCOUNTS,
   X_API_TOKEN,
+  smsGatewaySettings,
 } from './delivery';
 
 /**
@@ -168,11 +169,7 @@ export async function startDeliveryPeers(): Promise<DeliveryPeers> {
       DEA_SMTP_SECURE: 'none',
       DEA_SMTP_FROM: 'Emergency Access <dea@e2e.example>',
 
-      DEA_DELIVERY_SMS: 'http',
-      DEA_SMS_HTTP_URL: `${url}/sms`,
-      DEA_SMS_HTTP_HEADERS: JSON.stringify({ Authorization: SMS_GATEWAY_AUTHORIZATION }),
-      DEA_SMS_HTTP_BODY: '{"to":"{recipient}","text":"{message}"}',
-      DEA_SMS_HTTP_SUCCESS_BODY: '"status":\\s*"0"',
+      ...smsGatewaySettings(url),
 
       DEA_DELIVERY_VOICE: 'http',
       DEA_VOICE_HTTP_URL: `${url}/voice`,

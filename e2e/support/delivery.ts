@@ -26,6 +26,20 @@ export const FAILING_SMS_RECIPIENT = '+491515550134';
 
 /** Credentials the e2e server is configured with, and the peers insist on. */
 export const SMS_GATEWAY_AUTHORIZATION = 'Bearer e2e-sms-gateway';
+
+/**
+ * The settings that send a server's SMS to the peers' gateway at that address: the global setup's
+ * server has them, and so does a spec's own server (console-people.spec.ts).
+ */
+export function smsGatewaySettings(peersUrl: string): Record<string, string> {
+  return {
+    DEA_DELIVERY_SMS: 'http',
+    DEA_SMS_HTTP_URL: `${peersUrl}/sms`,
+    DEA_SMS_HTTP_HEADERS: JSON.stringify({ Authorization: SMS_GATEWAY_AUTHORIZATION }),
+    DEA_SMS_HTTP_BODY: '{"to":"{recipient}","text":"{message}"}',
+    DEA_SMS_HTTP_SUCCESS_BODY: '"status":\\s*"0"',
+  };
+}
 export const VOICE_GATEWAY_AUTHORIZATION = 'Bearer e2e-voice-gateway';
 export const X_API_TOKEN = 'e2e-x-token';
 
@@ -38,7 +52,7 @@ export const X_ACCOUNTS: Readonly<Record<string, string>> = {
 /** A code of the default policy: ten characters of the alphabet without 0/O and 1/I. */
 export const CODE_PATTERN = /\b[2-9A-HJ-NP-Z]{10}\b/;
 
-function peersUrl(): string {
+export function peersUrl(): string {
   const url = process.env.DEA_E2E_PEERS_URL;
   if (!url) throw new Error('DEA_E2E_PEERS_URL is not set: the global setup starts the delivery peers');
   return url;

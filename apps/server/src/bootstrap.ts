@@ -27,7 +27,9 @@ import { Notices } from './delivery/notices.js';
 import { channelNotices } from './delivery/channel-notices.js';
 import { ChannelProofs } from './domain/channel-proof.js';
 import { RegistrationSignIn } from './domain/registration-sign-in.js';
+import { RememberedDevices } from './domain/remembered-devices.js';
 import { RegistrationOidc } from './domain/registration-oidc.js';
+import { UserPasskeys } from './domain/user-passkeys.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './services.js';
@@ -207,6 +209,8 @@ export async function startServices(
       settings: config.console,
       now,
     });
+    // Browsers remembered for codes on screen (issue 32), their cookies' hashes under the service keys.
+    const rememberedDevices = new RememberedDevices({ store, hashKeys: acceptedKeys(keys, 'codeHash'), now });
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
       store,
@@ -277,7 +281,16 @@ export async function startServices(
         settings: { table: SETTINGS, values: config.settingValues },
         now,
       }),
-      peopleAdministration: new PeopleAdministration({ store, people, passwordLinks, now }),
+      // The services are complete by the time an agent proves a channel.
+      peopleAdministration: new PeopleAdministration({
+        store,
+        people,
+        passwordLinks,
+        get channelProofs() {
+          return services.channelProofs;
+        },
+        now,
+      }),
       passwordLinks,
       consoleAccounts: new ConsoleAccounts({ store, enrolment: consoleEnrolment, now }),
       // The services are complete by the time an agent sends a code.
@@ -326,6 +339,7 @@ export async function startServices(
         config,
         now,
       }),
+      rememberedDevices,
       registrationOidc:
         config.registrationOidc === undefined
           ? undefined
@@ -334,6 +348,7 @@ export async function startServices(
               hashKeys: acceptedKeys(keys, 'codeHash'),
               oidc: config.registrationOidc,
               config,
+              rememberedDevices,
               now,
               warn: (message) => log.warn(message),
             }),
@@ -351,6 +366,14 @@ export async function startServices(
         },
         catalogs,
         config,
+        rememberedDevices,
+        now,
+      }),
+      userPasskeys: new UserPasskeys({
+        store,
+        get registrationSignIn() {
+          return services.registrationSignIn;
+        },
         now,
       }),
       now,

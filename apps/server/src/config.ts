@@ -34,7 +34,7 @@ import {
   consoleOidcConfigOf,
   consoleOidcSettings,
 } from './domain/console-oidc-settings.js';
-import { isAddressOrRange, tooWideForProxies } from './http/address-ranges.js';
+import { isAddressOrRange, tooWideForProxies } from './net/address-ranges.js';
 import { isOpenMode, OpenPrivateFileError } from './files/private-files.js';
 import { SECRET_SETTINGS } from './domain/effective-settings.js';
 import { SECRET_FILE_SETTINGS, withSecretFiles } from './secret-setting-files.js';

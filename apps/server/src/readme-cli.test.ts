@@ -27,6 +27,15 @@ function readmeBlock(language: string, fileName: string): string {
   return match[1];
 }
 
+/**
+ * What `npx dea` resolves to in the guides' folder, without npx: the checkout's own `dea` linked
+ * in node_modules/.bin (npx adds that folder to PATH and runs the bin; the test "npx finds the
+ * checkout's dea" below proves it does). npx itself costs 0.4 CPU-seconds a line, more than most
+ * `dea` commands (0.2), so every line but the first runs `dea` directly; any other npx goes to npx.
+ */
+const NPX_DEA =
+  'npx() { if [ "$1" = dea ]; then shift; node_modules/.bin/dea "$@"; else command npx "$@"; fi; }';
+
 /** Runs until Ctrl-C by design; the CLI's own tests cover it. */
 const RUNS_UNTIL_INTERRUPTED = /npx dea audit follow/;
 
@@ -82,13 +91,30 @@ describe("the guides' dea examples", () => {
     expect([...pages].sort()).toEqual([...GUIDE_PAGES].sort());
   });
 
+  it("npx finds the checkout's dea in the guides' folder, as the lines run it without npx", () => {
+    const result = spawnSync('npx', ['-c', 'command -v dea'], { cwd: folder, env, encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(join(folder, 'node_modules/.bin/dea'));
+  });
+
   // One test per line, in the guides' order (a file's tests run one after another): each has the
   // suite's deadline of its own, where one deadline for all of them failed on a loaded machine.
-  it.each(readmeCliExamples().filter((line) => !RUNS_UNTIL_INTERRUPTED.test(line)))(
+  // The first line runs through npx itself, the others through NPX_DEA.
+  it.each(
+    readmeCliExamples()
+      .filter((line) => !RUNS_UNTIL_INTERRUPTED.test(line))
+      .map((line, index) => [line, index === 0] as const),
+  )(
     'runs %s as written, ending with exit code 0',
-    (line) => {
+    (line, throughNpx) => {
+      const script = throughNpx ? line : `${NPX_DEA}\n${line}`;
       // spawnSync holds the thread: its own bound stops a line that hangs, within the test's.
-      const result = spawnSync('bash', ['-c', line], { cwd: folder, env, encoding: 'utf8', timeout: 50_000 });
+      const result = spawnSync('bash', ['-c', script], {
+        cwd: folder,
+        env,
+        encoding: 'utf8',
+        timeout: 50_000,
+      });
       expect(result.status, `exit ${result.status}: ${result.stderr.trim()}`).toBe(0);
     },
     60_000,
@@ -97,7 +123,11 @@ describe("the guides' dea examples", () => {
   it("prints a console account's enrolment link, a full address of the console, with dea admin reset-passkeys", () => {
     const line = readmeCliExamples().find((example) => example.startsWith('npx dea admin reset-passkeys'));
     expect(line).toBeDefined();
-    const result = spawnSync('bash', ['-c', line ?? 'false'], { cwd: folder, env, encoding: 'utf8' });
+    const result = spawnSync('bash', ['-c', `${NPX_DEA}\n${line ?? 'false'}`], {
+      cwd: folder,
+      env,
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^https:\/\/dea\.example\.com\/admin\/#enrol=[A-Za-z0-9_-]{43}$/m);
   });

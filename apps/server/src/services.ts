@@ -17,8 +17,10 @@ import type { Verification } from './domain/verification.js';
 import type { RetriedVerifications } from './domain/retried-requests.js';
 import type { DeliveryProvider } from './delivery/delivery.js';
 import type { ChannelProofs } from './domain/channel-proof.js';
+import type { RememberedDevices } from './domain/remembered-devices.js';
 import type { RegistrationSignIn } from './domain/registration-sign-in.js';
 import type { RegistrationOidc } from './domain/registration-oidc.js';
+import type { UserPasskeys } from './domain/user-passkeys.js';
 import type { Notices } from './delivery/notices.js';
 import type { CodeDelivery } from './domain/ports/code-delivery.js';
 import type { Metrics } from './observability/metrics.js';
@@ -91,8 +93,12 @@ export interface Services {
   channelProofs: ChannelProofs;
   /** The strong sign-in that opens the registration of channels (domain/registration-sign-in.ts). */
   registrationSignIn: RegistrationSignIn;
+  /** Browsers remembered for codes on screen, bound to their person (domain/remembered-devices.ts). */
+  rememberedDevices: RememberedDevices;
   /** The identity provider as a strong sign-in for registration; undefined without DEA_OIDC_ISSUER. */
   registrationOidc: RegistrationOidc | undefined;
+  /** People's own passkeys: a strong sign-in for registration, managed inside one (domain/user-passkeys.ts). */
+  userPasskeys: UserPasskeys;
   /** Delivery of codes as the domain asks for it (domain/ports/code-delivery.ts), on `delivery`. */
   codeDelivery: CodeDelivery;
   now: () => number;

@@ -154,7 +154,15 @@ export const PolicyRequest = Type.Object(
   strict,
 );
 export type PolicyRequest = Type.Static<typeof PolicyRequest>;
-export const PolicyResult = Type.Object({ options: PolicyOptions });
+export const PolicyResult = Type.Object({
+  options: PolicyOptions,
+  screenCodeTrust: Type.Optional(
+    Type.Literal('missing', {
+      description:
+        "Codes are shown on screen to this person only from a trusted network or a remembered device, and this request is from neither: options.emergencyCodeDelivery says 'Channel' (issue 32)",
+    }),
+  ),
+});
 export type PolicyResult = Type.Static<typeof PolicyResult>;
 
 // POST user/queryAvailableChannels

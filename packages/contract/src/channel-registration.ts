@@ -37,6 +37,17 @@ export const ChannelRegistrationPolicyOptions = Type.Object(
       maximum: 3650,
       description: 'Days after which a registered address must be proven again; 0: never',
     }),
+    screenCodeTrustedNetworks: Type.Array(Type.String({ minLength: 2, maxLength: 49 }), {
+      maxItems: 100,
+      description:
+        'Address ranges (IPv4 or IPv6 CIDR, or one address) from which a code may be shown on screen; empty: none',
+    }),
+    screenCodeRememberedDeviceDays: Type.Integer({
+      minimum: 0,
+      maximum: 400,
+      description:
+        'Days a browser that opened a registration session stays a remembered device, on which a code may be shown on screen; 0: off',
+    }),
   },
   { additionalProperties: false },
 );
@@ -48,7 +59,15 @@ export const DEFAULT_CHANNEL_REGISTRATION_POLICY: ChannelRegistrationPolicyOptio
   registrationChannelTypes: [...SEND_TYPES],
   registrationMaxChannels: 4,
   reproveAfterDays: 0,
+  screenCodeTrustedNetworks: [],
+  screenCodeRememberedDeviceDays: 0,
 };
+
+/**
+ * The cookie of a remembered device (issue 32): HTTP-only, SameSite=Strict, for the page's calls;
+ * with screenCodeTrustedNetworks, one of the two reasons to trust a code shown on screen.
+ */
+export const REMEMBERED_DEVICE_COOKIE_NAME = 'dea_device';
 
 // The channels page's calls (issue 32), under /dea/api/ beside the emergency page's.
 const strict = { additionalProperties: false } as const;
@@ -100,14 +119,41 @@ export const ChannelListResult = Type.Object({
       reference: Type.Optional(Type.String()),
       proofId: Type.Optional(Type.String()),
       origin: Type.Optional(Type.String({ description: 'source (read-only) or owner' })),
+      source: Type.Optional(
+        Type.String({ description: "A source's channel: where it comes from (ldap, scim, import, local)" }),
+      ),
       usable: Type.Optional(Type.Boolean()),
+      triesLeft: Type.Optional(
+        Type.Integer({ description: 'An address waiting for its proof: wrong codes it still takes' }),
+      ),
       reason: Type.Optional(Type.String({ description: 'cooling or proof-expired' })),
       until: Type.Optional(
         Type.String({ description: 'ISO-8601 UTC: the end of the cooling-off time or of the proof' }),
       ),
     }),
   ),
+  policy: Type.Optional(
+    Type.Object({
+      types: Type.Array(Type.String(), { description: 'The send types the person may register' }),
+      max: Type.Integer({ description: 'How many channels the person may hold that they registered' }),
+      coolingHours: Type.Integer({ description: 'Hours a new channel waits before it may receive codes' }),
+    }),
+  ),
 });
+export type ChannelListResult = Type.Static<typeof ChannelListResult>;
+export type ChannelListEntry = ChannelListResult['channels'][number];
+
+/** What the channels page may offer a person without a registration session, and whether one is open. */
+export const RegistrationWaysResult = Type.Object({
+  open: Type.Boolean({ description: 'A registration session of this person is open (its cookie)' }),
+  expiresAt: Type.Optional(Type.String({ description: 'When the open session ends (ISO-8601 UTC)' })),
+  oidc: Type.Boolean({ description: "The organisation's identity provider may open one (DEA_OIDC_ISSUER)" }),
+  channels: Type.Array(
+    Type.Object({ reference: Type.String(), key: Type.String(), type: Type.String(), to: Type.String() }),
+    { description: 'The proven channels a code that opens one may go to now, masked' },
+  ),
+});
+export type RegistrationWaysResult = Type.Static<typeof RegistrationWaysResult>;
 export const ChannelAddRequest = Type.Object(
   { key: ChannelKeyName, address: Type.String({ minLength: 1, maxLength: 320 }), locale: OptionalLocale },
   strict,
@@ -123,5 +169,11 @@ export const ChannelProveRequest = Type.Object(
   strict,
 );
 export const ChannelRemoveRequest = Type.Object({ key: ChannelKeyName }, strict);
+export const ChannelTestRequest = Type.Object({ key: ChannelKeyName, locale: OptionalLocale }, strict);
+export type ChannelTestRequest = Type.Static<typeof ChannelTestRequest>;
+export const ChannelTestResult = Type.Object({ to: Type.String({ description: 'The masked recipient' }) });
 export const ChannelUndoRequest = Type.Object({ token: Token }, strict);
 export const ChannelChangeResult = Type.Object({ done: Type.Boolean() });
+export const DevicesForgetResult = Type.Object({
+  forgotten: Type.Integer({ description: 'How many remembered devices were forgotten' }),
+});

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { BrandingList, PolicyOptions } from './api.js';
 import { BRANDING_NAMES, type BrandingName } from './branding.js';
+import { POLICY_CATEGORY_CHANNEL_REGISTRATION } from './channel-registration.js';
 import { LANGUAGE_CODE_PATTERN } from './languages.js';
 import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE, SERVICE_KEY_SCOPES } from './constants.js';
 
@@ -209,6 +210,13 @@ export const HelpDeskUser = Type.Object({
       key: Type.String(),
       masked: Type.String(),
       reference: Type.String({ description: 'The opaque reference to send a code to' }),
+      waiting: Type.Union([Type.Literal('cooling'), Type.Literal('proof-expired'), Type.Null()], {
+        description:
+          'Why the channel may not receive codes now: cooling (registered by its person, registrationCoolingHours), proof-expired (to be proven again, reproveAfterDays); null when it may',
+      }),
+      usableFrom: Type.Union([Type.String(), Type.Null()], {
+        description: 'When a cooling channel may receive codes; null otherwise',
+      }),
     }),
   ),
   codes: Type.Array(
@@ -339,6 +347,16 @@ export const AdminGroup = Type.Object({
   }),
   effective: PolicyOptions,
   issuers: Type.Array(Type.String(), { description: 'The console roles that may give its members a code' }),
+  screenCodeTrust: Type.Object(
+    {
+      screenCodeTrustedNetworks: Type.Array(Type.String()),
+      screenCodeRememberedDeviceDays: Type.Integer(),
+    },
+    {
+      description:
+        'Its "Channel Registration" options for codes on screen (issue 32): the trusted networks and the days a device stays remembered, the defaults filling what is not stored',
+    },
+  ),
   owner: Type.String({
     description:
       'Who owns the group: local (an operator), scim (SCIM may rename it and set its SCIM members), ldap or import',
@@ -368,6 +386,7 @@ export const AdminPolicyChange = Type.Object(
     category: Type.Union([
       Type.Literal(POLICY_CATEGORY_SELF_SERVICE),
       Type.Literal(POLICY_CATEGORY_HELP_DESK),
+      Type.Literal(POLICY_CATEGORY_CHANNEL_REGISTRATION),
     ]),
     options: Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { maxProperties: 20 }),
   },

@@ -32,6 +32,8 @@ export const AdminPersonEditable = Type.Object({
   disabled: Type.Boolean(),
   removal: Type.Boolean(),
   sessions: Type.Boolean(),
+  /** Channels added, changed (each new address proven by a code first) and removed. */
+  channels: Type.Boolean(),
 });
 export type AdminPersonEditable = Type.Static<typeof AdminPersonEditable>;
 
@@ -55,8 +57,26 @@ export const AdminPerson = Type.Object({
       member: Type.Boolean(),
     }),
   ),
-  /** Read-only here, masked, with the source that gave them (the user's). */
-  channels: Type.Array(Type.Object({ key: Type.String(), address: Type.String(), source: Type.String() })),
+  /** Masked, with the source that gave them (the user's); a local user's are changed through a proof. */
+  channels: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      address: Type.String(),
+      source: Type.String(),
+      origin: Type.String({
+        description: 'source (set by an operator door or the source) or owner (registered by its person)',
+      }),
+    }),
+  ),
+  /** Addresses waiting for the code sent to them, started in the console. */
+  pendingChannels: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      to: Type.String({ description: 'The masked address' }),
+      proofId: Type.String(),
+      expiresAt: Type.String(),
+    }),
+  ),
 });
 export type AdminPerson = Type.Static<typeof AdminPerson>;
 

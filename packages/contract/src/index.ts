@@ -12,3 +12,4 @@ export * from './username.js';
 export * from './console-people-api.js';
 export * from './channel-registration.js';
 export * from './console-reports.js';
+export * from './user-passkeys.js';

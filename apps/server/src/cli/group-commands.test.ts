@@ -1,4 +1,4 @@
-import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { POLICY_CATEGORY_CHANNEL_REGISTRATION, POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CliFixture,
@@ -182,5 +182,125 @@ describe.each(STORE_KINDS)('dea group on %s', (kind) => {
     expect(await cli.store.groups.findByName('Contractors')).toBeUndefined();
     const events = (await cli.store.audit.list({ actor: 'cli' })).map((entry) => entry.event);
     expect(events.slice(0, 3)).toEqual(['group.removed', 'group.owner_set', 'group.owner_set']);
+  });
+
+  it('sets the "Channel Registration" policy with its own flags, checked by the console\'s rule, and shows it', async () => {
+    expect(await cli.run(['group', 'add', '--name', 'Registrars'])).toMatchObject({ code: 0 });
+    const set = ['group', 'policy', 'set', 'Registrars'];
+    expect(
+      await cli.run([
+        ...set,
+        '--registration-cooling-hours',
+        '48',
+        '--registration-channel-types',
+        'sms, smtp',
+        '--registration-max-channels',
+        '2',
+      ]),
+    ).toMatchObject({
+      code: 0,
+      out: 'Set the "Channel Registration" policy of Registrars: {"registrationCoolingHours":48,"registrationChannelTypes":["sms","smtp"],"registrationMaxChannels":2}',
+    });
+    // Option by option: what was set stays; an empty list lets members register no channel.
+    expect(
+      await cli.run([
+        ...set,
+        '--category',
+        POLICY_CATEGORY_CHANNEL_REGISTRATION,
+        '--reprove-after-days',
+        '365',
+        '--registration-channel-types',
+        '',
+        '--screen-code-trusted-networks',
+        '10.0.0.0/8, 2001:db8::/32',
+        '--screen-code-remembered-device-days',
+        '30',
+      ]),
+    ).toMatchObject({ code: 0 });
+    const group = (await cli.store.groups.list()).find((each) => each.name === 'Registrars');
+    const policies = await cli.store.groups.listPolicies(group?.id ?? '');
+    expect(policies).toEqual([
+      {
+        category: POLICY_CATEGORY_CHANNEL_REGISTRATION,
+        options: {
+          registrationCoolingHours: 48,
+          registrationChannelTypes: [],
+          registrationMaxChannels: 2,
+          reproveAfterDays: 365,
+          screenCodeTrustedNetworks: ['10.0.0.0/8', '2001:db8::/32'],
+          screenCodeRememberedDeviceDays: 30,
+        },
+      },
+    ]);
+    const changed = await cli.store.audit.list({ event: 'policy.set', limit: 1 });
+    expect(changed[0]?.details).toMatchObject({
+      group: 'Registrars',
+      category: POLICY_CATEGORY_CHANNEL_REGISTRATION,
+    });
+    const shown = await cli.run([
+      'group',
+      'policy',
+      'show',
+      'Registrars',
+      '--category',
+      POLICY_CATEGORY_CHANNEL_REGISTRATION,
+    ]);
+    expect(shown.out.split('\n')).toEqual([
+      'Policy "Channel Registration" of Registrars:',
+      '  registrationCoolingHours       48',
+      '  registrationChannelTypes       (none)',
+      '  registrationMaxChannels        2',
+      '  reproveAfterDays               365',
+      '  screenCodeTrustedNetworks      10.0.0.0/8,2001:db8::/32',
+      '  screenCodeRememberedDeviceDays 30',
+    ]);
+
+    const before = await storeSnapshot(cli.store);
+    await expectRefusals(cli, [
+      [
+        [...set, '--registration-cooling-hours', '721'],
+        2,
+        '--registration-cooling-hours: registrationCoolingHours must be a whole number from 0 to 720',
+      ],
+      [
+        [...set, '--registration-max-channels', 'x'],
+        2,
+        '--registration-max-channels: registrationMaxChannels must be a whole number from 0 to 8',
+      ],
+      [[...set, '--reprove-after-days', '3651'], 2, 'reproveAfterDays must be a whole number from 0 to 3650'],
+      [[...set, '--screen-code-trusted-networks', '10.0.0.0/33'], 2, '--screen-code-trusted-networks: '],
+      [
+        [...set, '--registration-channel-types', 'sms,fax'],
+        2,
+        `--registration-channel-types: registrationChannelTypes must be a list of sms, smtp, TELEPHONE, TWITTER, each once`,
+      ],
+      [[...set, '--registration-channel-types', 'sms,sms'], 2, 'each once'],
+      [
+        [...set, '--registration-max-channels', '2', '--code-length', '8'],
+        2,
+        '--code-length is not an option of the "Channel Registration" policy',
+      ],
+      [
+        [...set, '--category', 'Self Service', '--reprove-after-days', '1'],
+        2,
+        '--reprove-after-days belongs to the "Channel Registration" policy, not "Self Service"',
+      ],
+      [
+        [...set, '--category', POLICY_CATEGORY_CHANNEL_REGISTRATION],
+        2,
+        'nothing to set: give at least one of --registration-cooling-hours',
+      ],
+      [
+        ['group', 'policy', 'show', 'Registrars', '--reprove-after-days', '1'],
+        2,
+        '--reprove-after-days belongs to policy set',
+      ],
+      [
+        ['group', 'policy', 'show', 'Staff', '--category', POLICY_CATEGORY_CHANNEL_REGISTRATION],
+        1,
+        'group Staff has no "Channel Registration" policy (its members get the defaults',
+      ],
+    ]);
+    expect(await storeSnapshot(cli.store)).toEqual(before);
   });
 });

@@ -1,10 +1,19 @@
-import { POLICY_CATEGORY_SELF_SERVICE, PolicyOptions } from '@dea/contract';
+import {
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
+  POLICY_CATEGORY_SELF_SERVICE,
+  PolicyOptions,
+  SEND_TYPES,
+} from '@dea/contract';
 import Value from 'typebox/value';
 import {
+  effectiveRegistrationOptions,
   GroupPolicies,
   POLICY_NAMES,
   type PolicyName,
   policyOptionProblem,
+  REGISTRATION_OPTION_NAMES,
+  type RegistrationOptionName,
+  registrationOptionProblem,
 } from '../domain/group-policies.js';
 import { GROUP_OWNERS } from '../domain/identity/group-ownership.js';
 import { type GroupChanger, Groups } from '../domain/identity/groups.js';
@@ -36,6 +45,35 @@ const POLICY_FLAGS: Readonly<Record<PolicyName, string>> = {
   maxUnusedCodes: 'max-unused-codes',
 };
 
+/** The command-line option of each "Channel Registration" option (issue 32). */
+const REGISTRATION_FLAGS: Readonly<Record<RegistrationOptionName, string>> = {
+  registrationCoolingHours: 'registration-cooling-hours',
+  registrationChannelTypes: 'registration-channel-types',
+  registrationMaxChannels: 'registration-max-channels',
+  reproveAfterDays: 'reprove-after-days',
+  screenCodeTrustedNetworks: 'screen-code-trusted-networks',
+  screenCodeRememberedDeviceDays: 'screen-code-remembered-device-days',
+};
+
+/**
+ * A "Channel Registration" option's value from its text (the send types or the address ranges
+ * comma-separated, nothing for none), checked by the rule the console's policy screen uses too.
+ */
+function registrationValue(name: RegistrationOptionName, text: string): unknown {
+  const value =
+    name === 'registrationChannelTypes' || name === 'screenCodeTrustedNetworks'
+      ? text
+          .split(',')
+          .map((type) => type.trim())
+          .filter((type) => type !== '')
+      : /^\d+$/.test(text)
+        ? Number(text)
+        : NaN;
+  const problem = registrationOptionProblem(name, value);
+  if (problem !== undefined) throw new UsageError(`--${REGISTRATION_FLAGS[name]}: ${problem}`);
+  return value;
+}
+
 /** An operator at the command line, as the groups module knows them. */
 const OPERATOR: GroupChanger = { by: 'local', actor: 'cli' };
 
@@ -59,8 +97,10 @@ function policyValue(name: PolicyName, text: string): unknown {
   return value;
 }
 
-function category(values: OptionValues): string {
-  const name = optionText(values, 'category') ?? POLICY_CATEGORY_SELF_SERVICE;
+function category(values: OptionValues, registration: boolean): string {
+  const name =
+    optionText(values, 'category') ??
+    (registration ? POLICY_CATEGORY_CHANNEL_REGISTRATION : POLICY_CATEGORY_SELF_SERVICE);
   if (name.trim() === '' || name.length > 100) throw new UsageError('--category must be 1 to 100 characters');
   return name;
 }
@@ -93,6 +133,11 @@ function membershipCommand(adding: boolean): Command {
 const policyUsage = POLICY_NAMES.map(
   (name) =>
     `[--${POLICY_FLAGS[name]} ${name === 'enableECode' ? 'true|false' : name === 'emergencyCodeDelivery' ? 'Channel|Display' : name === 'codeAlphabet' ? 'CHARS' : 'N'}]`,
+).join(' ');
+
+const registrationUsage = REGISTRATION_OPTION_NAMES.map(
+  (name) =>
+    `[--${REGISTRATION_FLAGS[name]} ${name === 'registrationChannelTypes' ? SEND_TYPES.join(',') : 'N'}]`,
 ).join(' ');
 
 export const groupCommands: CommandGroup = {
@@ -208,11 +253,14 @@ export const groupCommands: CommandGroup = {
     'remove-member': membershipCommand(false),
     policy: {
       summary: "set or show the group's policy of a category: dea group policy set|show <group> ...",
-      usage: `set <group> [--category "${POLICY_CATEGORY_SELF_SERVICE}"] ${policyUsage} | show <group> [--category NAME] [--json]`,
+      usage: `set <group> [--category "${POLICY_CATEGORY_SELF_SERVICE}"] ${policyUsage} | set <group> [--category "${POLICY_CATEGORY_CHANNEL_REGISTRATION}"] ${registrationUsage} | show <group> [--category NAME] [--json]`,
       options: {
         category: { type: 'string' },
         json: { type: 'boolean' },
         ...Object.fromEntries(POLICY_NAMES.map((name) => [POLICY_FLAGS[name], { type: 'string' as const }])),
+        ...Object.fromEntries(
+          REGISTRATION_OPTION_NAMES.map((name) => [REGISTRATION_FLAGS[name], { type: 'string' as const }]),
+        ),
       },
       async run(values, positionals, context) {
         const action = argument(positionals, 0, 'set|show');
@@ -220,19 +268,48 @@ export const groupCommands: CommandGroup = {
           throw new UsageError(`unknown policy action "${action}" (set or show)`);
         const groupName = argument(positionals, 1, 'group');
         noMoreArguments(positionals, 2);
-        const categoryName = category(values);
         const given = POLICY_NAMES.filter((name) => optionText(values, POLICY_FLAGS[name]) !== undefined);
-        if (action === 'show' && given.length > 0)
-          throw new UsageError(`--${POLICY_FLAGS[given[0] ?? 'codeLength']} belongs to policy set`);
+        const givenRegistration = REGISTRATION_OPTION_NAMES.filter(
+          (name) => optionText(values, REGISTRATION_FLAGS[name]) !== undefined,
+        );
+        const flags = [
+          ...given.map((name) => POLICY_FLAGS[name]),
+          ...givenRegistration.map((name) => REGISTRATION_FLAGS[name]),
+        ];
+        const categoryName = category(values, givenRegistration.length > 0);
+        const registration = categoryName === POLICY_CATEGORY_CHANNEL_REGISTRATION;
+        if (action === 'show' && flags.length > 0)
+          throw new UsageError(`--${flags[0] ?? ''} belongs to policy set`);
         if (action === 'set' && values.json !== undefined)
           throw new UsageError('--json belongs to policy show');
-        if (action === 'set' && given.length === 0)
+        // Each flag belongs to its category: the emergency options to any but "Channel
+        // Registration", the registration's to it alone.
+        const misplaced = registration ? given[0] : givenRegistration[0];
+        if (misplaced !== undefined)
           throw new UsageError(
-            `nothing to set: give at least one of ${POLICY_NAMES.map((name) => `--${POLICY_FLAGS[name]}`).join(', ')}`,
+            registration
+              ? `--${POLICY_FLAGS[misplaced as PolicyName]} is not an option of the "${POLICY_CATEGORY_CHANNEL_REGISTRATION}" policy`
+              : `--${REGISTRATION_FLAGS[misplaced as RegistrationOptionName]} belongs to the "${POLICY_CATEGORY_CHANNEL_REGISTRATION}" policy, not "${categoryName}"`,
           );
-        const changes = Object.fromEntries(
-          given.map((name) => [name, policyValue(name, optionText(values, POLICY_FLAGS[name]) ?? '')]),
-        );
+        if (action === 'set' && flags.length === 0)
+          throw new UsageError(
+            `nothing to set: give at least one of ${(registration
+              ? REGISTRATION_OPTION_NAMES.map((name) => REGISTRATION_FLAGS[name])
+              : POLICY_NAMES.map((name) => POLICY_FLAGS[name])
+            )
+              .map((flag) => `--${flag}`)
+              .join(', ')}`,
+          );
+        const changes: Record<string, unknown> = Object.fromEntries([
+          ...given.map((name): [string, unknown] => [
+            name,
+            policyValue(name, optionText(values, POLICY_FLAGS[name]) ?? ''),
+          ]),
+          ...givenRegistration.map((name): [string, unknown] => [
+            name,
+            registrationValue(name, optionText(values, REGISTRATION_FLAGS[name]) ?? ''),
+          ]),
+        ]);
         const { store } = await context.open();
         const group = await findGroup(store, groupName);
         const stored = (await store.groups.listPolicies(group.id)).find(
@@ -245,10 +322,43 @@ export const groupCommands: CommandGroup = {
           context.out(`Set the "${categoryName}" policy of ${group.name}: ${JSON.stringify(options)}`);
           return 0;
         }
+        if (stored === undefined && registration) {
+          throw new CliFailure(
+            `group ${group.name} has no "${categoryName}" policy (its members get the defaults unless another group has one)`,
+          );
+        }
         if (stored === undefined) {
           throw new CliFailure(
             `group ${group.name} has no "${categoryName}" policy (its members get codes disabled unless another group has one)`,
           );
+        }
+        if (registration) {
+          const applied = effectiveRegistrationOptions(stored);
+          if (values.json === true) {
+            context.out(
+              JSON.stringify(
+                { group: group.name, category: categoryName, stored, effective: applied },
+                null,
+                2,
+              ),
+            );
+            return 0;
+          }
+          context.out(`Policy "${categoryName}" of ${group.name}:`);
+          const width = Math.max(...REGISTRATION_OPTION_NAMES.map((name) => name.length));
+          for (const name of REGISTRATION_OPTION_NAMES) {
+            const note =
+              stored[name] === undefined
+                ? '  (default)'
+                : registrationOptionProblem(name, stored[name]) === undefined
+                  ? ''
+                  : `  (stored ${JSON.stringify(stored[name])} is not valid: default used)`;
+            const value = applied[name];
+            context.out(
+              `  ${name.padEnd(width)} ${Array.isArray(value) ? value.join(',') || '(none)' : String(value)}${note}`,
+            );
+          }
+          return 0;
         }
         const effective = resolvePolicy(stored, context.config.codeDefaults);
         if (values.json === true) {

@@ -13,6 +13,15 @@ const KIND_NAMES: Record<PurgeKind, string> = {
   verifyAnswers: 'answers kept for retried verifications (Idempotency-Key) whose window ended',
   audit: 'audit entries past DEA_RETENTION_AUDIT_DAYS',
   outbox: 'outbox messages past DEA_RETENTION_OUTBOX_DAYS',
+  channelProofs: 'proofs of a new address that expired',
+  channelUndoLinks: 'links that undo a channel registration, expired or used',
+  registrationChallenges: 'registration challenges that expired unopened',
+  registrationSessions: 'registration sessions that expired',
+  registrationLinks: 'registration links, expired or used',
+  registrationOidcFlows: 'registration sign-ins at the identity provider that ran out',
+  passwordLinks: 'password links, expired or used',
+  consoleEnrolmentLinks: 'console enrolment links, expired or used',
+  rememberedDevices: 'remembered devices, expired or forgotten',
 };
 
 function report(counts: Partial<PurgeCounts>, context: CliContext): void {

@@ -1,4 +1,6 @@
+import { RememberedDevices } from '../domain/remembered-devices.js';
 import { issueRegistrationLink } from '../domain/registration-sign-in.js';
+import { forgetUserPasskeys } from '../domain/user-passkeys.js';
 import type { Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
 import { changeMembership } from '../domain/group-membership.js';
@@ -350,6 +352,29 @@ export const userCommands: CommandGroup = {
           'cli',
         );
         return `Registration link for ${user.username} (once, until ${new Date(expiresAt).toISOString()}): ${url}`;
+      },
+    ),
+    'forget-devices': oneUserCommand(
+      "forget the user's remembered devices: no browser of theirs shows a code on screen for being one any more",
+      async (user, context, store) => {
+        const { keys } = await context.open();
+        const count = await new RememberedDevices({
+          store,
+          hashKeys: acceptedKeys(keys, 'codeHash'),
+          now: () => context.now(),
+        }).forgetAll(user, { actor: 'cli', clientAddress: null });
+        return count === 0
+          ? `${user.username} had no remembered device to forget.`
+          : `Forgot ${count} remembered device${count === 1 ? '' : 's'} of ${user.username}.`;
+      },
+    ),
+    'forget-passkeys': oneUserCommand(
+      'remove every passkey the user registered for the registration of their channels (a lost or stolen authenticator)',
+      async (user, context, store) => {
+        const count = await forgetUserPasskeys({ store, now: () => context.now() }, user, 'cli');
+        return count === 0
+          ? `${user.username} had no passkeys.`
+          : `Removed ${count} passkey${count === 1 ? '' : 's'} of ${user.username}.`;
       },
     ),
     import: userImportCommand,

@@ -47,6 +47,7 @@ const MESSAGE_KEYS = {
     voice: 'delivery.registration.voice',
     text: 'delivery.registration.text',
   },
+  test: { subject: 'delivery.test.subject', voice: 'delivery.test.voice', text: 'delivery.test.text' },
 } as const;
 
 /** The localized message that carries a code. */
@@ -57,8 +58,11 @@ export async function composeCodeMessage(
   code: string,
   expiresAt: number,
   timeZone: string,
-  /** An emergency code, the code that proves a new address or the one that opens registration (their own texts). */
-  purpose: 'emergency' | 'proof' | 'registration' = 'emergency',
+  /**
+   * An emergency code, the code that proves a new address, the one that opens registration or a
+   * channel's test message, which carries no code (their own texts).
+   */
+  purpose: 'emergency' | 'proof' | 'registration' | 'test' = 'emergency',
 ): Promise<ComposedMessage> {
   const keys = MESSAGE_KEYS[purpose];
   const subject = await catalogs.text(language, keys.subject);

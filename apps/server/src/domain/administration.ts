@@ -1,4 +1,5 @@
 import {
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
   type AdminGroups,
   type AdminPolicyChange,
   type AdminServiceKey,
@@ -23,6 +24,7 @@ import type { Catalogs } from './catalogs.js';
 import type { CodeDefaults } from './code-settings.js';
 import type { ConsoleCaller } from './console-auth.js';
 import { effectiveSettings } from './effective-settings.js';
+import { registrationOptionsOf } from './channel-proof.js';
 import { GroupPolicies, issuersOf } from './group-policies.js';
 import { Groups } from './identity/groups.js';
 import { addLanguage, checkTexts, importTexts, textsBesideEnglish } from './message-texts.js';
@@ -66,6 +68,12 @@ export interface AdministrationDependencies {
   now: () => number;
 }
 
+/** A group's "Channel Registration" options for codes on screen, checked, defaults for the rest. */
+function screenCodeTrustOf(stored: Record<string, unknown> | undefined) {
+  const { screenCodeTrustedNetworks, screenCodeRememberedDeviceDays } = registrationOptionsOf(stored);
+  return { screenCodeTrustedNetworks, screenCodeRememberedDeviceDays };
+}
+
 /**
  * What an administrator does in the console: groups and their policies, branding, message texts,
  * service keys, and a read-only look at the settings. Only the admin role, only after the passkey;
@@ -101,6 +109,7 @@ export class Administration {
           stored: stored ?? null,
           effective: resolvePolicy(stored, codeDefaults),
           issuers: [...issuersOf(of(POLICY_CATEGORY_HELP_DESK))],
+          screenCodeTrust: screenCodeTrustOf(of(POLICY_CATEGORY_CHANNEL_REGISTRATION)),
           owner: group.source,
         };
       }),

@@ -20,6 +20,8 @@ export const AUDIT_EVENTS = {
   'code.refused': 'no code: the policy does not allow one, or the user holds too many unused ones',
   'code.revoked':
     'the user took back one of their own unused codes (the page does, before asking for its replacement)',
+  'code.screen_untrusted':
+    'no code on screen: the person\'s "Channel Registration" policy asks for a reason to trust (screenCodeTrustedNetworks, screenCodeRememberedDeviceDays) and the request came from neither a trusted network nor a remembered device of theirs (details.device: none, unknown, other-user, tampered, expired or forgotten)',
   'code.send_refused':
     'no code sent: unknown or unusable recipient (a channel its person registered: details.reason cooling or proof-expired), or a send limit',
   'code.sent': 'a code reached its delivery provider',
@@ -52,24 +54,42 @@ export const AUDIT_EVENTS = {
   'user.removed': 'a user was removed with channels, codes and sessions',
   'channel.set': "a user's channel was set",
   'channel.removed':
-    "a user's channel was removed (details.origin owner: by its person on the channels page)",
-  // people's own channels (issue 32; actor: the user id, or whoever asked for them)
+    "a user's channel was removed (details.origin owner: by its person on the channels page; console: by the agent named as actor)",
+  // people's own channels (issue 32; actor: the user id, or whoever asked for them: console:<account>
+  // for a local user's channel proven in the console, details.origin console)
   'channel.proof_sent':
     'a code that proves a new address was sent to it (details: key, channel, to, origin, proofId, expiresAt)',
   'channel.proof_refused':
     'an address was not taken or not proven (details.reason: type-not-allowed, owned-by-source, too-many, unusable-address, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile)',
   'channel.registered':
-    'a person proved an address and it became their channel (details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
+    'an address was proven and became the channel of its key (by its person, or with the code the person read out to a console agent, details.origin console; details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
   'channel.registration_undone':
     "the link in a new channel's notice was used (\"this was not me\"): the channel was removed, the person's sessions ended and their unused codes taken back; the help desk's alert (a webhook of this event; details: key, channelId, removed, sessionsEnded, codesRevoked)",
   'registration.challenge_sent':
     "a code that opens the registration of channels was sent to one of the person's proven channels (details: channelKey, channel, to, challengeId)",
   'registration.opened':
-    'a strong sign-in opened a registration session (details.method: channel-code, link or oidc with issuer and subject; sessionId, expiresAt)',
+    'a strong sign-in opened a registration session (details.method: channel-code, link, passkey with credentialId, or oidc with issuer and subject; sessionId, expiresAt)',
   'registration.refused':
-    'a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)',
+    "a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for passkey no-passkey, challenge-unknown (replayed, expired or answered already), unknown-passkey (not one of this person's), not-verified, counter; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)",
+  // people's own passkeys (issue 32; actor: the user id, or console:<agent> or cli when forgotten)
+  'passkey.registered':
+    'a person added a passkey inside a registration session (details: credentialId, aaguid)',
+  'passkey.refused':
+    'a passkey was not added (details.reason: too-many, challenge-unknown, not-verified, already-registered)',
+  'passkey.renamed': 'a person renamed one of their passkeys (details: credentialId)',
+  'passkey.removed': 'a person removed one of their passkeys (details: credentialId)',
+  'passkey.forgotten':
+    'every passkey of a person was removed by the help desk or dea user forget-passkeys (details: count)',
   'registration.link_issued':
     'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
+  'device.remembered':
+    'a browser that opened a registration session became a remembered device of its person, on which codes may be shown on screen (details: deviceId, method, expiresAt)',
+  'device.forgotten':
+    "a person's remembered devices were forgotten (by the person, the help desk or dea user forget-devices; details.count)",
+  'channel.test_sent':
+    "a test message (no code) went to one of a person's channels, asked for on the channels page (details: key, channel, to, provider)",
+  'channel.test_refused':
+    "a channel's test message was not sent (details.reason: unknown-recipient, unusable-address, rate-limit, delivery-failed)",
   'channel.undo_refused':
     "a link to undo a channel's registration was refused (details.reason unusable: unknown, used or expired, never which)",
   'group.created': 'a group was added',

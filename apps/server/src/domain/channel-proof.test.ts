@@ -51,7 +51,7 @@ async function setRegistrationPolicy(
   );
 }
 
-const request = (user: User) => ({ user, actor: user.id, clientAddress: CLIENT });
+const request = (user: User) => ({ user, actor: user.id, clientAddress: CLIENT, origin: 'owner' as const });
 
 async function start(t: TestApp, user: User, key: ChannelKey, address: string) {
   return t.services.channelProofs.start({ ...request(user), key, address, origin: 'owner' });

@@ -11,7 +11,7 @@ import Value from 'typebox/value';
 import { generateCode } from '../crypto/code-generator.js';
 import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
-import type { Channel, ChannelProof, Store, User } from '../store/store.js';
+import type { Channel, ChannelProof, Store, User, UserSource } from '../store/store.js';
 import { ApiError, deliveryFailed, invalidRequest, tooManyRequests, unknownChannel } from './api-error.js';
 import type { AuditEventName } from './audit-events.js';
 import type { Catalogs } from './catalogs.js';
@@ -20,6 +20,7 @@ import { channelRefusal, type ChannelRules } from './channel-rules.js';
 import { maskAddress } from './masking.js';
 import type { CodeDelivery } from './ports/code-delivery.js';
 import type { ChannelChangeNotices } from './ports/channel-notices.js';
+import { mayChange, OwnershipRefused } from './identity/user-ownership.js';
 import { canonicalAddress } from './recipients.js';
 import type { SendLimits } from './send-limits.js';
 
@@ -29,8 +30,13 @@ const PROOF_CODE_ALPHABET = '0123456789';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** Who registers: the person on the channels page; the console (issue 31) will pass its own. */
-export type ChannelOriginDoor = 'owner';
+/**
+ * Who registers: the person on the channels page (the channel is theirs: origin owner, cooling and
+ * their group's "Channel Registration" rules), or an agent in the console for a local user, who
+ * enters the code the person reads out (the channel is the administrators', as the CLI's: origin
+ * source, usable at once; the ownership table's `channels` part decides who may).
+ */
+export type ChannelOriginDoor = 'owner' | 'console';
 
 /**
  * A group's rules for channels its members register themselves: the stored "Channel
@@ -40,7 +46,15 @@ export async function registrationPolicyOf(
   store: Store,
   userId: string,
 ): Promise<ChannelRegistrationPolicyOptions> {
-  const stored = await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_CHANNEL_REGISTRATION);
+  return registrationOptionsOf(
+    await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_CHANNEL_REGISTRATION),
+  );
+}
+
+/** Stored "Channel Registration" options, each checked, the defaults for the rest. */
+export function registrationOptionsOf(
+  stored: Record<string, unknown> | undefined,
+): ChannelRegistrationPolicyOptions {
   const policy: Record<string, unknown> = { ...DEFAULT_CHANNEL_REGISTRATION_POLICY };
   for (const [name, schema] of Object.entries(ChannelRegistrationPolicyOptions.properties)) {
     const value = stored?.[name];
@@ -102,9 +116,19 @@ export type ChannelView =
       reference: string;
       to: string;
       origin: 'source' | 'owner';
+      /** Where a source's channel comes from (the person's source: ldap, scim, import, local). */
+      source?: UserSource;
       trust: ChannelTrust;
     }
-  | { state: 'pending'; key: ChannelKey; type: SendType; proofId: string; to: string; expiresAt: number };
+  | {
+      state: 'pending';
+      key: ChannelKey;
+      type: SendType;
+      proofId: string;
+      to: string;
+      expiresAt: number;
+      triesLeft: number;
+    };
 
 export interface ChannelProofServices {
   store: Store;
@@ -121,7 +145,7 @@ export interface ChannelProofServices {
 
 export interface ChannelRequest {
   user: User;
-  /** Who asks: the user id for the person themself. */
+  /** Who asks: the user id for the person themself, console:<account> for an agent. */
   actor: string;
   clientAddress: string;
   /** The request's language, before the user's own. */
@@ -133,9 +157,15 @@ const notRegistrable = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'e
 const proofInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelProofInvalid');
 const undoInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelUndoInvalid');
 
+/** A local user's channels are the administrators'; another source's refuse the console, naming it. */
+const ownedElsewhere = (user: User): OwnershipRefused | undefined =>
+  mayChange(user, 'channels', 'operator')
+    ? undefined
+    : new OwnershipRefused(user.username, 'channels', user.source, 'operator');
+
 /**
- * Channels people register themselves (issue 32), one rule for every door (the channels page
- * now; the console's help desk later). A new address is proven by a one-time code sent to it
+ * Channels people register themselves (issue 32), one rule for every door (the channels page,
+ * and the console for a local user's channels, issue 31). A new address is proven by a one-time code sent to it
  * (a keyed hash in the store, expiring, DEA_CHANNEL_PROOF_TRIES tries taken one statement at a
  * time, within the send limits of emergency codes); only then is it written as the person's
  * channel, and their other channels are told at once with a link that undoes it.
@@ -161,7 +191,7 @@ export class ChannelProofs {
     );
   }
 
-  /** The person's channels with their source and trust, and the addresses waiting for a proof. */
+  /** The person's channels with their source and trust, and the addresses waiting for their proof. */
   async list(user: User): Promise<ChannelView[]> {
     const { store, now } = this.services;
     const policy = await registrationPolicyOf(store, user.id);
@@ -173,10 +203,12 @@ export class ChannelProofs {
       reference: channel.id,
       to: maskAddress(channel.key, channel.address),
       origin: channel.origin,
+      ...(channel.origin === 'source' && { source: user.source }),
       trust: channelTrust(channel, policy, at),
     }));
     for (const proof of await store.channelProofs.listOfUser(user.id)) {
-      if (proof.expiresAt <= at || proof.triesLeft <= 0) continue;
+      // The console's proofs are the agent's to end, not the person's (prove refuses them).
+      if (proof.expiresAt <= at || proof.triesLeft <= 0 || proof.origin !== 'owner') continue;
       views.push({
         state: 'pending',
         key: proof.key,
@@ -184,9 +216,80 @@ export class ChannelProofs {
         proofId: proof.id,
         to: maskAddress(proof.key, proof.address),
         expiresAt: proof.expiresAt,
+        triesLeft: proof.triesLeft,
       });
     }
     return views;
+  }
+
+  /** What the person's group lets them register themself (the channels page's form). */
+  policyOf(user: User): Promise<ChannelRegistrationPolicyOptions> {
+    return registrationPolicyOf(this.services.store, user.id);
+  }
+
+  /**
+   * A test message (no code in it) to one of the person's channels, which they asked for to see
+   * that it reaches them. The rules of a send: the channel rules and the delivery of its type
+   * (130 when no message can go), then the send limits of emergency codes, counted together with
+   * them (140), each refusal audited before anything is sent.
+   */
+  async sendTest(request: ChannelRequest & { key: ChannelKey }): Promise<{ to: string }> {
+    const { store, now, config } = this.services;
+    const { user, key } = request;
+    const type = SEND_TYPE_OF_CHANNEL[key];
+    const refuse = async (reason: string, error: ApiError, more: Record<string, unknown> = {}) => {
+      await this.audit(store, request, 'channel.test_refused', { key, channel: type, reason, ...more });
+      return error;
+    };
+    const channel = (await store.channels.listOfUser(user.id)).find((each) => each.key === key);
+    if (channel === undefined) throw await refuse('unknown-recipient', unknownChannel());
+    const to = maskAddress(key, channel.address);
+    const sender = this.services.codeDelivery.senderOf(type);
+    const unusable = channelRefusal(this.services.channelRules, type, channel.address);
+    if (unusable !== undefined || sender === undefined)
+      throw await refuse('unusable-address', unknownChannel(), {
+        to,
+        cause: unusable ?? 'channel-type-disabled',
+      });
+    const permit = await this.services.sendLimits.take(
+      {
+        userId: user.id,
+        channelType: type,
+        recipient: channel.address,
+        clientAddress: request.clientAddress,
+      },
+      now(),
+    );
+    if (!permit.allowed)
+      throw await refuse('rate-limit', tooManyRequests(permit.retryAfterSeconds), {
+        to,
+        limit: permit.scope,
+        retryAfterSeconds: permit.retryAfterSeconds,
+      });
+    const outcome = await sender.send({
+      channelType: type,
+      recipient: channel.address,
+      code: '',
+      expiresAt: now(),
+      language: await this.services.catalogs.choose([request.locale, user.locale]),
+      timeZone: user.timeZone ?? config.timeZone,
+      userId: user.id,
+      purpose: 'test',
+    });
+    if (!outcome.ok)
+      throw await refuse('delivery-failed', deliveryFailed(), {
+        to,
+        provider: sender.name,
+        cause: outcome.reason,
+      });
+    await this.audit(store, request, 'channel.test_sent', {
+      key,
+      channel: type,
+      to,
+      provider: sender.name,
+      attempts: outcome.attempts,
+    });
+    return { to };
   }
 
   /**
@@ -201,21 +304,27 @@ export class ChannelProofs {
     const { store, now, config } = this.services;
     const { user, key } = request;
     const type = SEND_TYPE_OF_CHANNEL[key];
-    const refuse = async (reason: string, error: ApiError, more: Record<string, unknown> = {}) => {
+    const refuse = async (reason: string, error: Error, more: Record<string, unknown> = {}) => {
       await this.audit(store, request, 'channel.proof_refused', { key, channel: type, reason, ...more });
       return error;
     };
     const address = canonicalAddress(type, request.address);
     if (address === undefined) throw invalidRequest('address: not a usable address for this channel');
-    const policy = await registrationPolicyOf(store, user.id);
-    if (!policy.registrationChannelTypes.includes(type))
-      throw await refuse('type-not-allowed', notRegistrable());
-    const channels = await store.channels.listOfUser(user.id);
-    const current = channels.find((channel) => channel.key === key);
-    if (current?.origin === 'source') throw await refuse('owned-by-source', notRegistrable());
-    const owned = channels.filter((channel) => channel.origin === 'owner' && channel.key !== key).length;
-    if (owned + 1 > policy.registrationMaxChannels)
-      throw await refuse('too-many', notRegistrable(), { max: policy.registrationMaxChannels });
+    if (request.origin === 'console') {
+      // The administrators' door: the ownership table, not the group's rules for people themselves.
+      const owner = ownedElsewhere(user);
+      if (owner !== undefined) throw await refuse('owned-by-source', owner, { origin: request.origin });
+    } else {
+      const policy = await registrationPolicyOf(store, user.id);
+      if (!policy.registrationChannelTypes.includes(type))
+        throw await refuse('type-not-allowed', notRegistrable());
+      const channels = await store.channels.listOfUser(user.id);
+      const current = channels.find((channel) => channel.key === key);
+      if (current?.origin === 'source') throw await refuse('owned-by-source', notRegistrable());
+      const owned = channels.filter((channel) => channel.origin === 'owner' && channel.key !== key).length;
+      if (owned + 1 > policy.registrationMaxChannels)
+        throw await refuse('too-many', notRegistrable(), { max: policy.registrationMaxChannels });
+    }
     const to = maskAddress(key, address);
     const sender = this.services.codeDelivery.senderOf(type);
     const unusable = channelRefusal(this.services.channelRules, type, address);
@@ -287,13 +396,25 @@ export class ChannelProofs {
    * in the transaction that writes the channel, so of two right answers at once one registers.
    * A new address's registration is told to the person's other channels with a link that undoes it.
    */
-  async prove(request: ChannelRequest & { proofId: string; code: string }): Promise<ChannelView> {
+  async prove(
+    request: ChannelRequest & { proofId: string; code: string; origin: ChannelOriginDoor },
+  ): Promise<ChannelView> {
     const { store, now } = this.services;
     const { user } = request;
-    const taken = await store.channelProofs.takeTry(user.id, request.proofId, now());
-    if (taken === undefined) {
+    // A proof is ended only through the door that started it: another door's takes none of its tries.
+    const started = await store.channelProofs.findOfUser(user.id, request.proofId);
+    const taken =
+      started?.origin === request.origin
+        ? await store.channelProofs.takeTry(user.id, request.proofId, now())
+        : undefined;
+    if (taken === undefined || taken.origin !== request.origin) {
       const found = await store.channelProofs.findOfUser(user.id, request.proofId);
-      const reason = found === undefined ? 'unknown' : found.expiresAt <= now() ? 'expired' : 'no-tries';
+      const reason =
+        found === undefined || found.origin !== request.origin
+          ? 'unknown'
+          : found.expiresAt <= now()
+            ? 'expired'
+            : 'no-tries';
       await this.audit(store, request, 'channel.proof_refused', {
         reason,
         proofId: request.proofId,
@@ -341,23 +462,41 @@ export class ChannelProofs {
     const before = (await store.channels.listOfUser(request.user.id)).find(
       (channel) => channel.key === proof.key,
     );
-    // What changed since the proof began (a source took the key) refuses it now.
-    if (before?.origin === 'source') {
+    const byConsole = proof.origin === 'console';
+    // What changed since the proof began (a source took the key, or the user) refuses it now.
+    const owner = byConsole ? await store.users.findById(request.user.id) : undefined;
+    const taken = byConsole
+      ? owner === undefined
+        ? notRegistrable()
+        : ownedElsewhere(owner)
+      : before?.origin === 'source'
+        ? notRegistrable()
+        : undefined;
+    if (taken !== undefined) {
       await this.audit(store, request, 'channel.proof_refused', {
         key: proof.key,
         channel: SEND_TYPE_OF_CHANNEL[proof.key],
         reason: 'owned-by-source',
       });
-      throw notRegistrable();
+      throw taken;
     }
-    const channel = await store.channels.setProven({
-      id: newId(),
-      userId: request.user.id,
-      key: proof.key,
-      address: proof.address,
-      at,
-    });
-    const reproof = before !== undefined && before.id === channel.id;
+    // The console's address replaces the key's old one in this transaction, as the CLI's would.
+    const channel = byConsole
+      ? await store.channels.set({
+          id: newId(),
+          userId: request.user.id,
+          key: proof.key,
+          address: proof.address,
+          createdAt: at,
+        })
+      : await store.channels.setProven({
+          id: newId(),
+          userId: request.user.id,
+          key: proof.key,
+          address: proof.address,
+          at,
+        });
+    const reproof = before !== undefined && before.id === channel.id && before.origin === channel.origin;
     const trust = channelTrust(channel, policy, at);
     const to = maskAddress(channel.key, channel.address);
     await this.audit(store, request, 'channel.registered', {
@@ -387,7 +526,7 @@ export class ChannelProofs {
       type: SEND_TYPE_OF_CHANNEL[channel.key],
       reference: channel.id,
       to,
-      origin: 'owner',
+      origin: channel.origin,
       trust,
     };
     return { channel, undoToken, view };
@@ -453,16 +592,23 @@ export class ChannelProofs {
     return outcome;
   }
 
-  /** Removes a channel the person registered (and any proof under way for its key); a source's is read-only. */
-  async remove(request: ChannelRequest & { key: ChannelKey }): Promise<boolean> {
+  /**
+   * Removes a channel (and any proof under way for its key): the person only one they registered (a
+   * source's is read-only); the console any of a local user's (another source's: OwnershipRefused).
+   */
+  async remove(request: ChannelRequest & { key: ChannelKey; origin: ChannelOriginDoor }): Promise<boolean> {
     const { store } = this.services;
     const { user, key } = request;
     return store.transaction(async (trx) => {
       const current = (await trx.channels.listOfUser(user.id)).find((channel) => channel.key === key);
-      if (current?.origin === 'source') throw notRegistrable();
+      if (request.origin === 'console') {
+        const owner = await trx.users.findById(user.id);
+        const refused = owner === undefined ? undefined : ownedElsewhere(owner);
+        if (refused !== undefined) throw refused;
+      } else if (current?.origin === 'source') throw notRegistrable();
       const proofEnded = await trx.channelProofs.remove(user.id, key);
       const removed = current !== undefined && (await trx.channels.remove(user.id, key));
-      if (removed) await this.audit(trx, request, 'channel.removed', { key, origin: 'owner' });
+      if (removed) await this.audit(trx, request, 'channel.removed', { key, origin: request.origin });
       return removed || proofEnded;
     });
   }

@@ -3,6 +3,7 @@ import type { CodeDefaults } from './code-settings.js';
 import type { Store } from '../store/store.js';
 import { notPermitted } from './api-error.js';
 import { resolvePolicy, sendsByChannel } from './policy.js';
+import { pagePolicy, type PageRequest } from './screen-code-trust.js';
 
 /** What deciding on a user's policy needs. */
 export interface PolicyServices {
@@ -23,7 +24,10 @@ export async function policyOf(
 
 /**
  * The user's self-service policy, when it allows codes delivered the way asked; else error 3,
- * audited like every other refusal of a code.
+ * audited like every other refusal of a code. Asked for the page (`page`: where the request comes
+ * from), the policy is the one the page follows (screen-code-trust.ts `pagePolicy`): a code on
+ * screen needs a reason to trust when the person's policy asks for one (refused as
+ * code.screen_untrusted), and without it codes go by channel.
  */
 export async function emergencyPolicy(
   services: PolicyServices,
@@ -32,8 +36,20 @@ export async function emergencyPolicy(
   clientAddress: string | null,
   /** Who asks, when not the user themself (a help-desk agent). */
   actor: string = userId,
+  page?: PageRequest,
 ): Promise<PolicyOptions> {
-  const policy = await policyOf(services, userId);
+  const stored = await policyOf(services, userId);
+  const followed =
+    page === undefined ? { options: stored } : await pagePolicy(services, userId, stored, page);
+  const policy = followed.options;
+  const untrusted = delivery === 'screen' && followed.trust?.trusted === false ? followed.trust : undefined;
+  if (untrusted !== undefined) {
+    await services.store.audit.append(
+      { event: 'code.screen_untrusted', userId, actor, clientAddress, details: { device: untrusted.device } },
+      services.now(),
+    );
+    throw notPermitted('error.screenCodeUntrusted');
+  }
   const refusal = !policy.enableECode
     ? ({ reason: 'codes-disabled', textKey: 'error.codesNotEnabled' } as const)
     : sendsByChannel(policy) !== (delivery === 'channel')

@@ -1,6 +1,7 @@
 import {
   CHANNEL_DELIVERY_MODE,
   ChannelRegistrationPolicyOptions,
+  DEFAULT_CHANNEL_REGISTRATION_POLICY,
   POLICY_CATEGORY_CHANNEL_REGISTRATION,
   SEND_TYPES,
   CONSOLE_ISSUER_ROLES,
@@ -14,6 +15,7 @@ import Value from 'typebox/value';
 import type { Group, Store } from '../store/store.js';
 import { Groups } from './identity/groups.js';
 import { RuleError } from './rule-error.js';
+import { isTrustedNetwork } from './screen-code-trust.js';
 
 export type PolicyName = keyof PolicyOptions;
 export const POLICY_NAMES = Object.keys(PolicyOptions.properties) as PolicyName[];
@@ -58,11 +60,36 @@ export function registrationOptionProblem(name: string, value: unknown): string 
   const schema = (ChannelRegistrationPolicyOptions.properties as Record<string, TSchema>)[name];
   if (schema === undefined)
     return `${name} is not a channel registration option (${Object.keys(ChannelRegistrationPolicyOptions.properties).join(', ')})`;
+  if (name === 'screenCodeTrustedNetworks') {
+    const wrong = Array.isArray(value)
+      ? value.filter((entry) => typeof entry !== 'string' || !isTrustedNetwork(entry))
+      : [value];
+    if (wrong.length === 0 && Value.Check(schema, value)) return undefined;
+    return `${name} must be a list of at most 100 IPv4 or IPv6 addresses or CIDR ranges (10.0.0.0/8, 2001:db8::/32)${wrong.length > 0 ? `; not one: ${wrong.map((entry) => JSON.stringify(entry)).join(', ')}` : ''}`;
+  }
   if (Value.Check(schema, value)) return undefined;
   const { minimum, maximum } = schema as { minimum?: number; maximum?: number };
   return name === 'registrationChannelTypes'
     ? `${name} must be a list of ${SEND_TYPES.join(', ')}, each once`
     : `${name} must be a whole number from ${minimum} to ${maximum}`;
+}
+
+export type RegistrationOptionName = keyof ChannelRegistrationPolicyOptions;
+export const REGISTRATION_OPTION_NAMES = Object.keys(
+  ChannelRegistrationPolicyOptions.properties,
+) as RegistrationOptionName[];
+
+/**
+ * A stored "Channel Registration" policy as it applies: each stored option that is valid, the
+ * default (DEFAULT_CHANNEL_REGISTRATION_POLICY) for the others.
+ */
+export function effectiveRegistrationOptions(
+  stored: Readonly<Record<string, unknown>>,
+): ChannelRegistrationPolicyOptions {
+  const options: Record<string, unknown> = { ...DEFAULT_CHANNEL_REGISTRATION_POLICY };
+  for (const name of REGISTRATION_OPTION_NAMES)
+    if (registrationOptionProblem(name, stored[name]) === undefined) options[name] = stored[name];
+  return options as ChannelRegistrationPolicyOptions;
 }
 
 /** The user's "Help Desk" policy (their first group's with one) lets this console role help them. */

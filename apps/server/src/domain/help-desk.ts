@@ -1,6 +1,7 @@
 import { helpDeskOffers } from './help-desk-offers.js';
 import {
   canonicalUsername,
+  DEFAULT_CHANNEL_REGISTRATION_POLICY,
   ErrorNumber,
   type HelpDeskIssueResult,
   type HelpDeskUser,
@@ -10,6 +11,7 @@ import {
 } from '@dea/contract';
 import type { Store, User } from '../store/store.js';
 import { ApiError } from './api-error.js';
+import { registrationPolicyOf } from './channel-proof.js';
 import type { CodeDefaults } from './code-settings.js';
 import { issueCode } from './codes.js';
 import type { ConsoleCaller } from './console-auth.js';
@@ -120,24 +122,34 @@ export class HelpDesk {
       this.codeDefaults,
     );
     const channels = await this.store.channels.listOfUser(user.id);
+    // The group's rules for channels people register, read only when the user has one of those.
+    const registration = channels.some((channel) => channel.origin === 'owner')
+      ? await registrationPolicyOf(this.store, user.id)
+      : DEFAULT_CHANNEL_REGISTRATION_POLICY;
+    const offers = helpDeskOffers(user, policy, channels, registration, at);
     const lock = await this.store.verifyFailures.find(user.id);
     const locked =
       lock !== undefined && lock.lockedAt !== null && (lock.lockedUntil === null || lock.lockedUntil > at);
     return {
       user: await this.summary(user),
       mayIssue: !user.disabled,
-      offers: helpDeskOffers(user, policy, channels),
+      offers: { onScreen: offers.onScreen, channels: offers.channels },
       policy: {
         enableECode: policy.enableECode,
         emergencyCodeDelivery: policy.emergencyCodeDelivery,
         codeValidityMinutes: policy.codeValidityMinutes,
         maxUnusedCodes: policy.maxUnusedCodes,
       },
-      channels: channels.map((channel) => ({
-        key: channel.key,
-        masked: maskAddress(channel.key, channel.address),
-        reference: channel.id,
-      })),
+      channels: channels.map((channel) => {
+        const waiting = offers.waiting.get(channel.id);
+        return {
+          key: channel.key,
+          masked: maskAddress(channel.key, channel.address),
+          reference: channel.id,
+          waiting: waiting?.reason ?? null,
+          usableFrom: waiting?.reason === 'cooling' ? iso(waiting.until) : null,
+        };
+      }),
       codes: (await this.store.codes.listActive(user.id, at)).map((code) => ({
         id: code.id,
         channel: code.channelType ?? 'screen',
@@ -248,6 +260,21 @@ export class HelpDesk {
   ): Promise<T> {
     const user = await this.helpable(caller, userId, 'give');
     return issue(user, this.actorOf(caller));
+  }
+
+  /**
+   * Forgets something of the user's through `forget`, the one function of every door for it (their
+   * remembered devices: remembered-devices.ts forgetAll; their passkeys: user-passkeys.ts
+   * forgetUserPasskeys), with the agent as actor; the same "who may help whom" as taking codes
+   * back. Answers how many were forgotten.
+   */
+  async forgetFor(
+    caller: ConsoleCaller,
+    userId: string,
+    forget: (user: User, actor: string) => Promise<number>,
+  ): Promise<number> {
+    const user = await this.helpable(caller, userId, 'take');
+    return forget(user, this.actorOf(caller));
   }
 
   async unlock(caller: ConsoleCaller, userId: string): Promise<number> {

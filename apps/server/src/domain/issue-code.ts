@@ -4,6 +4,7 @@ import type { Catalogs } from './catalogs.js';
 import { issueCode } from './codes.js';
 import { emergencyPolicy } from './emergency-policy.js';
 import type { CodeNotices } from './ports/code-delivery.js';
+import type { RememberedDevices } from './remembered-devices.js';
 
 /** What issuing a code needs: the store, the code-hash key, texts and notices, the clock. */
 export interface CodeServices {
@@ -12,6 +13,7 @@ export interface CodeServices {
   config: { codeDefaults: CodeDefaults; timeZone: string };
   catalogs: Catalogs;
   notices: CodeNotices;
+  rememberedDevices: Pick<RememberedDevices, 'check'>;
   now: () => number;
 }
 
@@ -20,17 +22,24 @@ export interface OnScreenRequest {
   /** The locale the page asked in (spec section 7), for the notice to the other channels. */
   locale: string | undefined;
   clientAddress: string;
+  /** The remembered-device cookie the request carries (screen-code-trust.ts). */
+  deviceCookie: string | undefined;
 }
 
 /**
  * A code shown on screen (tempPass/create): only when the user's policy allows codes on screen,
+ * from a trusted network or a remembered device when the policy asks for one (screen-code-trust.ts),
  * within its limit of unused codes; the user's other channels are told, without the code.
  */
 export async function issueCodeOnScreen(
   services: CodeServices,
-  { user, locale, clientAddress }: OnScreenRequest,
+  { user, locale, clientAddress, deviceCookie }: OnScreenRequest,
 ): Promise<{ id: string; code: string }> {
-  const policy = await emergencyPolicy(services, user.id, 'screen', clientAddress);
+  const policy = await emergencyPolicy(services, user.id, 'screen', clientAddress, user.id, {
+    clientAddress,
+    deviceCookie,
+    devices: services.rememberedDevices,
+  });
   const issued = await issueCode(services.store, services.keys.codeHash, {
     userId: user.id,
     policy,

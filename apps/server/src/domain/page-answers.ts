@@ -3,15 +3,19 @@ import {
   BRANDING_NAMES,
   SEND_TYPE_OF_CHANNEL,
   joinChannelValue,
+  POLICY_CATEGORY_SELF_SERVICE,
   type BrandingEntry,
+  type PolicyOptions,
   type ChannelMap,
   type UserGetResult,
   type UserInfo,
 } from '@dea/contract';
 import type { Store, User } from '../store/store.js';
 import { channelRefusal, type ChannelRules } from './channel-rules.js';
-import { emergencyPolicy, type PolicyServices } from './emergency-policy.js';
+import { emergencyPolicy, policyOf, type PolicyServices } from './emergency-policy.js';
+import { pagePolicy } from './screen-code-trust.js';
 import { maskAddress } from './masking.js';
+import type { RememberedDevices } from './remembered-devices.js';
 
 /**
  * What the page's read calls answer (spec section 7), one function each, used by their routes and
@@ -41,16 +45,45 @@ export async function currentBranding(store: Store): Promise<BrandingEntry[]> {
   return (await store.branding.list()).filter((entry) => KNOWN_BRANDING.has(entry.name));
 }
 
+/** What the page's answers need to know of a remembered device. */
+export type PageServices = PolicyServices & { rememberedDevices: Pick<RememberedDevices, 'check'> };
+
+/**
+ * POST user/getPolicy: the user's policy of a category; the "Self Service" one as the page is to
+ * follow it from where the request comes (screen-code-trust.ts `pagePolicy`: codes by channel when
+ * a code on screen would need a reason to trust that is missing).
+ */
+export async function policyAnswer(
+  services: PageServices,
+  userId: string,
+  category: string,
+  request: { clientAddress: string | null; deviceCookie: string | undefined },
+): Promise<{ options: PolicyOptions; screenCodeTrust?: 'missing' }> {
+  const options = await policyOf(services, userId, category);
+  if (category !== POLICY_CATEGORY_SELF_SERVICE) return { options };
+  const followed = await pagePolicy(services, userId, options, {
+    ...request,
+    devices: services.rememberedDevices,
+  });
+  return followed.screenCodeTrust === undefined
+    ? { options: followed.options }
+    : { options: followed.options, screenCodeTrust: followed.screenCodeTrust };
+}
+
 /**
  * POST user/queryAvailableChannels: the user's channels a code may go to, masked, with opaque
- * references; refused (error 3, audited) unless the policy sends codes by channel.
+ * references; refused (error 3, audited) unless the policy sends codes by channel, as the page
+ * follows it for this request (`policyAnswer`).
  */
 export async function availableChannels(
-  services: PolicyServices & { channelRules: ChannelRules },
+  services: PageServices & { channelRules: ChannelRules },
   user: User,
-  clientAddress: string | null,
+  request: { clientAddress: string | null; deviceCookie: string | undefined },
 ): Promise<ChannelMap> {
-  await emergencyPolicy(services, user.id, 'channel', clientAddress);
+  await emergencyPolicy(services, user.id, 'channel', request.clientAddress, user.id, {
+    ...request,
+    devices: services.rememberedDevices,
+  });
   const map: ChannelMap = {};
   for (const channel of await services.store.channels.listOfUser(user.id)) {
     // Only channels a code can go to: not a switched-off type, not a number outside the allowed prefixes.

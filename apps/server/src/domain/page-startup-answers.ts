@@ -1,5 +1,6 @@
 import {
   PAGE_CALLS,
+  POLICY_CATEGORY_SELF_SERVICE,
   choosePageLanguage,
   langParamOfMessageFile,
   messageFileName,
@@ -11,9 +12,15 @@ import {
 import type { User } from '../store/store.js';
 import type { Catalogs } from './catalogs.js';
 import type { ChannelRules } from './channel-rules.js';
-import { policyOf, type PolicyServices } from './emergency-policy.js';
 import { acceptedLanguages } from './language.js';
-import { availableChannels, currentBranding, userFieldsOf, userInfoOf } from './page-answers.js';
+import {
+  availableChannels,
+  currentBranding,
+  policyAnswer,
+  userFieldsOf,
+  userInfoOf,
+  type PageServices,
+} from './page-answers.js';
 import { sendsByChannel } from './policy.js';
 
 export interface PageStartupRequest {
@@ -21,6 +28,8 @@ export interface PageStartupRequest {
   /** The page request's Accept-Language: its first language is the browser's (navigator.language). */
   acceptLanguage: string | undefined;
   clientAddress: string | null;
+  /** The remembered-device cookie the page's request carries (screen-code-trust.ts). */
+  deviceCookie: string | undefined;
 }
 
 /**
@@ -31,14 +40,16 @@ export interface PageStartupRequest {
  * answers (page-answers.ts); codes are never created here.
  */
 export async function pageStartupAnswers(
-  services: PolicyServices & { catalogs: Catalogs; channelRules: ChannelRules },
-  { user, acceptLanguage, clientAddress }: PageStartupRequest,
+  services: PageServices & { catalogs: Catalogs; channelRules: ChannelRules },
+  { user, acceptLanguage, clientAddress, deviceCookie }: PageStartupRequest,
 ): Promise<PageStartupAnswers> {
-  const [languages, branding, policy] = await Promise.all([
+  const request = { clientAddress, deviceCookie };
+  const [languages, branding, policyAnswered] = await Promise.all([
     services.catalogs.languages(),
     currentBranding(services.store),
-    policyOf(services, user.id),
+    policyAnswer(services, user.id, POLICY_CATEGORY_SELF_SERVICE, request),
   ]);
+  const policy = policyAnswered.options;
   const messageFile = messageFileName(
     choosePageLanguage(
       { stored: undefined, userLocale: user.locale, browserLanguage: acceptedLanguages(acceptLanguage)[0] },
@@ -55,13 +66,13 @@ export async function pageStartupAnswers(
     [PAGE_CALLS.userLocale(user.id), ok(userFieldsOf(user, ['id', 'userLocale']))],
     [PAGE_CALLS.messages(messageFile), messages],
     [PAGE_CALLS.branding(), ok(branding)],
-    [PAGE_CALLS.policy(user.id), ok({ options: policy })],
+    [PAGE_CALLS.policy(user.id), ok(policyAnswered)],
   ];
   // The page asks for channels only then; asking otherwise would be refused and audited.
   if (policy.enableECode && sendsByChannel(policy)) {
     answers.push([
       PAGE_CALLS.availableChannels(user.id),
-      ok(await availableChannels(services, user, clientAddress)),
+      ok(await availableChannels(services, user, request)),
     ]);
   }
   return Object.fromEntries(answers.map(([call, answer]) => [pageCallKey(call), answer]));
@@ -73,7 +84,7 @@ export async function pageStartupAnswers(
  * is stored in the browser. None of it depends on who asks.
  */
 export async function loginStartupAnswers(
-  services: { catalogs: Catalogs; store: PolicyServices['store'] },
+  services: { catalogs: Catalogs; store: PageServices['store'] },
   acceptLanguage: string | undefined,
 ): Promise<PageStartupAnswers> {
   const [languages, branding] = await Promise.all([

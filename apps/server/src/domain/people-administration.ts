@@ -6,11 +6,14 @@ import {
   type AdminPersonCreate,
   type AdminPersonUpdate,
   canonicalUsername,
+  type ChannelKey,
   ErrorNumber,
 } from '@dea/contract';
 import type { Store, User } from '../store/store.js';
 import { ApiError, invalidRequest } from './api-error.js';
+import type { ChannelProofs } from './channel-proof.js';
 import type { ConsoleCaller } from './console-auth.js';
+import { inScope } from './console-scope.js';
 import { changeMembership } from './group-membership.js';
 import type { PasswordLinks } from './identity/password-links.js';
 import {
@@ -54,6 +57,8 @@ const changedOf = (change: PersonChange): AdminPersonChanged => ({
  * password, every change through the identity module (People, Groups, PasswordLinks) that the CLI
  * calls too, with the door `operator` and the actor `console:<account>`. Only the admin role,
  * after the passkey; what a directory or SCIM owns is shown with its source and refused (409).
+ * A local user's channels change through the proof of channel-proof.ts, also by a help-desk agent
+ * for the users of their scope.
  */
 export class PeopleAdministration {
   constructor(
@@ -61,6 +66,8 @@ export class PeopleAdministration {
       store: Store;
       people: People;
       passwordLinks: PasswordLinks;
+      /** The proof rule of channels (channel-proof.ts), the one the channels page calls too. */
+      channelProofs: ChannelProofs;
       now: () => number;
     },
   ) {}
@@ -94,7 +101,7 @@ export class PeopleAdministration {
 
   async person(caller: ConsoleCaller, userId: string): Promise<AdminPerson> {
     this.by(caller);
-    const { store } = this.deps;
+    const { store, now } = this.deps;
     const user = await store.users.findById(userId);
     if (user === undefined) throw notFound();
     const memberOf = new Set((await store.groups.listOfUser(user.id)).map((group) => group.id));
@@ -108,7 +115,17 @@ export class PeopleAdministration {
       key: channel.key,
       address: maskAddress(channel.key, channel.address),
       source: user.source,
+      origin: channel.origin,
     }));
+    const at = now();
+    const pendingChannels = (await store.channelProofs.listOfUser(user.id))
+      .filter((proof) => proof.origin === 'console' && proof.expiresAt > at && proof.triesLeft > 0)
+      .map((proof) => ({
+        key: proof.key,
+        to: maskAddress(proof.key, proof.address),
+        proofId: proof.id,
+        expiresAt: new Date(proof.expiresAt).toISOString(),
+      }));
     return {
       id: user.id,
       username: user.username,
@@ -122,6 +139,7 @@ export class PeopleAdministration {
       editable: editableOf(user),
       groups,
       channels,
+      pendingChannels,
     };
   }
 
@@ -174,6 +192,76 @@ export class PeopleAdministration {
     return { changed: changed ? ['groups'] : [], sessionsEnded: 0 };
   }
 
+  /**
+   * Who may change a user's channels in the console: an administrator; a help-desk agent only for a
+   * user in their scope (one outside is answered as one that does not exist, console-scope.ts) whose
+   * "Help Desk" policy names the role; both past the passkey. Answers the user and the agent.
+   */
+  private async channelAgent(caller: ConsoleCaller, userId: string): Promise<ChannelAgent> {
+    const { role } = caller.account;
+    if (!caller.passkeyVerified || (role !== 'admin' && role !== 'helpdesk')) throw forbidden();
+    const user = await this.deps.store.users.findById(userId);
+    if (user === undefined || !(await inScope(this.deps.store, caller.account, user.id))) throw notFound();
+    if (role !== 'admin' && !(await this.deps.people.helpDeskMayHelp(role, user.id))) throw forbidden();
+    return { user, actor: `console:${caller.account.username}` };
+  }
+
+  /**
+   * Sends a code to a new or changed address of a local user's channel (channel-proof.ts, the rule
+   * of the channels page): nothing changes until the agent enters the code the person reads out.
+   */
+  async startChannelProof(
+    caller: ConsoleCaller,
+    userId: string,
+    input: { key: ChannelKey; address: string; locale?: string | undefined },
+    clientAddress: string,
+  ): Promise<{ proofId: string; to: string; expiresAt: string }> {
+    const { user, actor } = await this.channelAgent(caller, userId);
+    const started = await this.deps.channelProofs
+      .start({
+        user,
+        actor,
+        clientAddress,
+        locale: input.locale,
+        key: input.key,
+        address: input.address,
+        origin: 'console',
+      })
+      .catch(asApiError);
+    return { ...started, expiresAt: new Date(started.expiresAt).toISOString() };
+  }
+
+  /**
+   * The code the person read out: the address becomes the channel (a changed one replaces the old
+   * address in the transaction that ends the proof) and the person's other channels are told.
+   */
+  async proveChannel(
+    caller: ConsoleCaller,
+    userId: string,
+    input: { proofId: string; code: string },
+    clientAddress: string,
+  ): Promise<AdminPersonChanged> {
+    const { user, actor } = await this.channelAgent(caller, userId);
+    const view = await this.deps.channelProofs
+      .prove({ user, actor, clientAddress, proofId: input.proofId, code: input.code, origin: 'console' })
+      .catch(asApiError);
+    return { changed: [`channels.${view.key}`], sessionsEnded: 0 };
+  }
+
+  /** Removes a local user's channel of that key (and a proof under way for it). */
+  async removeChannel(
+    caller: ConsoleCaller,
+    userId: string,
+    key: ChannelKey,
+    clientAddress: string,
+  ): Promise<AdminPersonChanged> {
+    const { user, actor } = await this.channelAgent(caller, userId);
+    const removed = await this.deps.channelProofs
+      .remove({ user, actor, clientAddress, key, origin: 'console' })
+      .catch(asApiError);
+    return { changed: removed ? [`channels.${key}`] : [], sessionsEnded: 0 };
+  }
+
   async passwordLink(caller: ConsoleCaller, userId: string): Promise<AdminPasswordLink> {
     const link = await this.deps.passwordLinks.issue(this.by(caller), userId).catch(asApiError);
     return { url: link.url, expiresAt: new Date(link.expiresAt).toISOString() };
@@ -191,5 +279,11 @@ function editableOf(user: User): AdminPerson['editable'] {
     disabled: may('disabled'),
     removal: may('removal'),
     sessions: may('sessions'),
+    channels: may('channels'),
   };
+}
+
+interface ChannelAgent {
+  user: User;
+  actor: string;
 }

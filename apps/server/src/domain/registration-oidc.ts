@@ -7,14 +7,20 @@ import { ApiError } from './api-error.js';
 import type { ChannelRegistrationConfig } from './channel-registration-settings.js';
 import { showsSecondFactor } from './console-oidc.js';
 import type { RegistrationOidcConfig } from './registration-oidc-settings.js';
-import { registrationSignInNeeded, type SignedInPerson } from './registration-sign-in.js';
+import {
+  registrationSignInNeeded,
+  type OpenedRegistration,
+  type SignedInPerson,
+} from './registration-sign-in.js';
+import type { RememberedDevices } from './remembered-devices.js';
 
 /** openid-client, loaded at the first sign-in with the provider (as the console does). */
 let openIdModule: Promise<typeof OpenIdClient> | undefined;
 const openId = () => (openIdModule ??= import('openid-client'));
 
-/** How long a sign-in at the provider may take, from its start to its callback. */
-const FLOW_MS = 10 * 60_000;
+/** How long a sign-in at the provider may take, from its start to its callback (then the purge may remove it). */
+export const REGISTRATION_OIDC_FLOW_MS = 10 * 60_000;
+const FLOW_MS = REGISTRATION_OIDC_FLOW_MS;
 
 /** Where the provider sends the browser back, under the channels page's origin. */
 export const REGISTRATION_OIDC_CALLBACK = '/dea/api/registration/oidc/callback';
@@ -24,6 +30,8 @@ export interface RegistrationOidcDependencies {
   hashKeys: readonly Buffer[];
   oidc: RegistrationOidcConfig;
   config: { channelRegistration: Pick<ChannelRegistrationConfig, 'channelsUrl' | 'registrationSessionMs'> };
+  /** The browser of a session just opened becomes a remembered device (remembered-devices.ts). */
+  rememberedDevices: Pick<RememberedDevices, 'remember'>;
   now: () => number;
   warn: (message: string) => void;
 }
@@ -110,7 +118,7 @@ export class RegistrationOidc {
   }
 
   /** The provider's answer (the callback's query): opens a registration session; answers its token. */
-  async finish(person: SignedInPerson & { query: string }): Promise<{ token: string; expiresAt: number }> {
+  async finish(person: SignedInPerson & { query: string }): Promise<OpenedRegistration> {
     const { store, now, oidc, config } = this.deps;
     const client = await openId();
     const configuration = await this.discovered();
@@ -178,6 +186,6 @@ export class RegistrationOidc {
       },
       at,
     );
-    return { token, expiresAt };
+    return { token, expiresAt, device: await this.deps.rememberedDevices.remember(person, 'oidc') };
   }
 }

@@ -1,4 +1,4 @@
-import { ErrorNumber, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
+import { ErrorNumber, SEND_TYPE_OF_CHANNEL, type ChannelKey, type SendType } from '@dea/contract';
 import { generateCode } from '../crypto/code-generator.js';
 import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
@@ -11,13 +11,14 @@ import type { ChannelRegistrationConfig } from './channel-registration-settings.
 import { channelRefusal, type ChannelRules } from './channel-rules.js';
 import { maskAddress } from './masking.js';
 import type { CodeDelivery } from './ports/code-delivery.js';
+import type { RememberedDevices } from './remembered-devices.js';
 import type { SendLimits } from './send-limits.js';
 
 const CODE_LENGTH = 8;
 const CODE_ALPHABET = '0123456789';
 
 /** How a registration session was opened. A password alone is none of them. */
-export type RegistrationMethod = 'channel-code' | 'link';
+export type RegistrationMethod = 'channel-code' | 'link' | 'passkey';
 
 export interface RegistrationSignInServices {
   store: Store;
@@ -28,7 +29,19 @@ export interface RegistrationSignInServices {
   sendLimits: SendLimits;
   catalogs: Catalogs;
   config: { timeZone: string; channelRegistration: ChannelRegistrationConfig };
+  /** The browser of a session just opened becomes a remembered device (remembered-devices.ts). */
+  rememberedDevices: Pick<RememberedDevices, 'remember'>;
   now: () => number;
+}
+
+/**
+ * A registration session just opened: its token (for the registration cookie) and, when the
+ * person's policy remembers devices, the remembered-device cookie of this browser.
+ */
+export interface OpenedRegistration {
+  token: string;
+  expiresAt: number;
+  device: { token: string; expiresAt: number } | undefined;
 }
 
 export interface SignedInPerson {
@@ -80,8 +93,9 @@ export const registrationSignInNeeded = (): ApiError =>
 /**
  * The strong sign-in that opens the registration of channels (issue 32), one rule for every door:
  * a person signed in with their password (one factor) adds a second, either a code sent to one of
- * their channels that may receive emergency codes now (proven, past its cooling-off time), or a
- * one-time registration link the help desk or an administrator made for them. Either opens a
+ * their channels that may receive emergency codes now (proven, past its cooling-off time), a
+ * one-time registration link the help desk or an administrator made for them, or a passkey they
+ * registered earlier (user-passkeys.ts, which opens through `openAfter`). Each opens a
  * registration session for DEA_REGISTRATION_SESSION_MINUTES, whose token the door keeps in an
  * HTTP-only cookie; the store keeps keyed hashes only.
  */
@@ -98,6 +112,29 @@ export class RegistrationSignIn {
       { event, userId: person.user.id, actor, clientAddress: person.clientAddress, details },
       this.services.now(),
     );
+  }
+
+  /**
+   * The channels a code that opens the registration may go to now (what `challenge` would take):
+   * the channels page offers them, masked, with their opaque references.
+   */
+  async channelsForChallenge(
+    user: User,
+  ): Promise<{ reference: string; key: ChannelKey; type: SendType; to: string }[]> {
+    const usable = [];
+    for (const channel of await this.services.store.channels.listOfUser(user.id)) {
+      const type = SEND_TYPE_OF_CHANNEL[channel.key];
+      if (channelRefusal(this.services.channelRules, type, channel.address) !== undefined) continue;
+      if (this.services.codeDelivery.senderOf(type) === undefined) continue;
+      if ((await untrustedChannel(this.services, channel)) !== undefined) continue;
+      usable.push({
+        reference: channel.id,
+        key: channel.key,
+        type,
+        to: maskAddress(channel.key, channel.address),
+      });
+    }
+    return usable;
   }
 
   /** Sends a code to one of the person's usable channels (its opaque reference). */
@@ -180,7 +217,7 @@ export class RegistrationSignIn {
    */
   async openWithCode(
     person: SignedInPerson & { challengeId: string; code: string },
-  ): Promise<{ token: string; expiresAt: number }> {
+  ): Promise<OpenedRegistration> {
     const { store, now } = this.services;
     const { user } = person;
     const refuse = async (reason: string, more: Record<string, unknown> = {}) => {
@@ -219,7 +256,11 @@ export class RegistrationSignIn {
       sessionId: taken.id,
       expiresAt: new Date(expiresAt).toISOString(),
     });
-    return { token, expiresAt };
+    return {
+      token,
+      expiresAt,
+      device: await this.services.rememberedDevices.remember(person, 'channel-code'),
+    };
   }
 
   /** A one-time registration link for the person (registrationLink, the one function of every door). */
@@ -228,9 +269,7 @@ export class RegistrationSignIn {
   }
 
   /** A registration link used by the person it was made for, once. Answers the session's token. */
-  async openWithLink(
-    person: SignedInPerson & { link: string },
-  ): Promise<{ token: string; expiresAt: number }> {
+  async openWithLink(person: SignedInPerson & { link: string }): Promise<OpenedRegistration> {
     const { store, now, hashKeys } = this.services;
     const at = now();
     const used = await store.registration.useLink(
@@ -242,13 +281,27 @@ export class RegistrationSignIn {
       await this.audit(person, 'registration.refused', { method: 'link', reason: 'link-unusable' });
       throw registrationSignInNeeded();
     }
+    return this.openAfter(person, 'link');
+  }
+
+  /**
+   * Opens a registration session once the caller checked its strong sign-in itself (a link used
+   * above, a passkey in user-passkeys.ts), audited with `details`. Answers the session's token and the remembered device's.
+   */
+  async openAfter(
+    person: SignedInPerson,
+    method: Exclude<RegistrationMethod, 'channel-code'>,
+    details: Record<string, unknown> = {},
+  ): Promise<OpenedRegistration> {
+    const { store, now, hashKeys } = this.services;
+    const at = now();
     const token = randomToken(32);
     const expiresAt = at + this.services.config.channelRegistration.registrationSessionMs;
     const sessionId = newId();
     await store.registration.addOpen({
       id: sessionId,
       userId: person.user.id,
-      method: 'link',
+      method,
       channelId: null,
       tokenHash: this.hash(hashKeys[0]!, 'registration-session', token),
       createdAt: at,
@@ -256,11 +309,12 @@ export class RegistrationSignIn {
       openedAt: at,
     });
     await this.audit(person, 'registration.opened', {
-      method: 'link',
+      method,
+      ...details,
       sessionId,
       expiresAt: new Date(expiresAt).toISOString(),
     });
-    return { token, expiresAt };
+    return { token, expiresAt, device: await this.services.rememberedDevices.remember(person, method) };
   }
 
   /** Whether the token is an open registration session of this person (refused with error 3 when not). */

@@ -17,7 +17,7 @@ export const retentionSettings = {
   },
   DEA_RETENTION_SESSION_HOURS: {
     schema: Type.Integer({ minimum: 0, maximum: 168, default: 1 }),
-    doc: 'An ended or expired session (page or console) is kept this many hours, so that its browser is told "session expired" rather than "not signed in"; then the purge removes it.',
+    doc: 'An ended or expired session (page or console) is kept this many hours, so that its browser is told "session expired" rather than "not signed in"; then the purge removes it. Proofs of new addresses, registration challenges and sessions, and one-time links (registration, undo, password, console enrolment) are kept as long once they expired or were used.',
   },
   DEA_PURGE_INTERVAL_SECONDS: {
     schema: Type.Integer({ minimum: 0, maximum: 86_400, default: 600 }),

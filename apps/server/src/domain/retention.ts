@@ -3,6 +3,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { PURGE_KINDS, type PurgeCutoffs, type PurgeKind, type Store } from '../store/store.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
 import { prepareAuditPurge } from './audit-trail.js';
+import { REGISTRATION_OIDC_FLOW_MS } from './registration-oidc.js';
 import type { RetentionConfig } from './retention-settings.js';
 
 /** The lease that lets one instance (or one `dea purge`) purge at a time. */
@@ -35,6 +36,8 @@ export function purgeCutoffs(rules: RetentionRules, now: number): PurgeCutoffs {
     signinFailuresBefore: now - rules.signinWindowMs,
     auditBefore: rules.retention.auditMs === null ? null : now - rules.retention.auditMs,
     outboxBefore: rules.retention.outboxMs === null ? null : now - rules.retention.outboxMs,
+    linksBefore: now - grace,
+    registrationOidcFlowsBefore: now - REGISTRATION_OIDC_FLOW_MS - grace,
   };
 }
 

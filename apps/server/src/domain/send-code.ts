@@ -31,6 +31,11 @@ export interface SendRequest {
   actor?: string;
   /** What the code's audit entry records besides (the agent's reason). */
   details?: Record<string, unknown>;
+  /**
+   * Asked from the page: its remembered-device cookie. Where no reason to trust a code on screen
+   * holds, a policy that shows codes on screen sends them by channel (screen-code-trust.ts).
+   */
+  page?: { deviceCookie: string | undefined };
 }
 
 /**
@@ -47,7 +52,18 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
       { event, userId: user.id, actor: request.actor ?? user.id, clientAddress, details },
       services.now(),
     );
-  const policy = await emergencyPolicy(services, user.id, 'channel', clientAddress, request.actor);
+  const policy = await emergencyPolicy(
+    services,
+    user.id,
+    'channel',
+    clientAddress,
+    request.actor,
+    request.page && {
+      clientAddress,
+      deviceCookie: request.page.deviceCookie,
+      devices: services.rememberedDevices,
+    },
+  );
   const channel = await services.store.channels.findOfUser(user.id, request.reference);
   if (channel === undefined || SEND_TYPE_OF_CHANNEL[channel.key] !== channelType) {
     await audit('code.send_refused', { channel: channelType, reason: 'unknown-recipient' });

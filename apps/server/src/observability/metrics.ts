@@ -8,7 +8,7 @@ export interface AuditExportBacklog {
   lagSeconds: number;
 }
 import type { AuditEventName } from '../domain/audit-events.js';
-import type { NewAuditEntry, PurgeKind } from '../store/store.js';
+import { PURGE_KINDS, type NewAuditEntry, type PurgeKind } from '../store/store.js';
 
 /**
  * Prometheus metrics of one instance. Business counts are derived from the audit events, the
@@ -30,7 +30,7 @@ export class Metrics {
   });
   private readonly codesRefused = new Counter({
     name: 'dea_codes_refused_total',
-    help: 'Requests for a code refused, by reason (store-full, rate limits...).',
+    help: 'Requests for a code refused, by reason (store-full, rate limits, screen-untrusted: a code on screen without a trusted network or remembered device...).',
     labelNames: ['reason'],
     registers: [this.registry],
   });
@@ -64,10 +64,28 @@ export class Metrics {
     labelNames: ['outcome'],
     registers: [this.registry],
   });
+  private readonly channelTests = new Counter({
+    name: 'dea_channel_tests_total',
+    help: "Test messages of people's channels (the channels page), by outcome (sent, refused) and, for refused, the reason (as channel.test_refused's details.reason).",
+    labelNames: ['outcome', 'reason'],
+    registers: [this.registry],
+  });
   private readonly registrationSessions = new Counter({
     name: 'dea_registration_sessions_total',
-    help: 'Strong sign-ins for the registration of channels, by outcome (challenge_sent, opened, refused, link_issued) and method (channel-code, link).',
+    help: 'Strong sign-ins for the registration of channels, by outcome (challenge_sent, opened, refused, link_issued) and method (channel-code, link, passkey, oidc).',
     labelNames: ['outcome', 'method'],
+    registers: [this.registry],
+  });
+  private readonly rememberedDevices = new Counter({
+    name: 'dea_remembered_devices_total',
+    help: 'Remembered devices (issue 32), by outcome (remembered; forgotten, counting each device).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly userPasskeys = new Counter({
+    name: 'dea_user_passkeys_total',
+    help: "People's own passkeys, by outcome (registered, refused, renamed, removed, forgotten).",
+    labelNames: ['outcome'],
     registers: [this.registry],
   });
   private readonly consoleOidc = new Counter({
@@ -102,7 +120,7 @@ export class Metrics {
   });
   private readonly purgedRows = new Counter({
     name: 'dea_purged_rows_total',
-    help: 'Rows removed by the retention purge, by kind (codes, sessions, consoleSessions, signinFailures, rateCounters, verifyAnswers, audit, outbox).',
+    help: `Rows removed by the retention purge, by kind (${PURGE_KINDS.join(', ')}).`,
     labelNames: ['kind'],
     registers: [this.registry],
   });
@@ -222,6 +240,13 @@ export class Metrics {
       'code.delivery_failed': () => this.codesSent.inc({ channel, provider, outcome: 'failed' }),
       'code.refused': () => this.codesRefused.inc({ reason }),
       'code.send_refused': () => this.codesRefused.inc({ reason }),
+      'code.screen_untrusted': () => this.codesRefused.inc({ reason: 'screen-untrusted' }),
+      'device.remembered': () => this.rememberedDevices.inc({ outcome: 'remembered' }),
+      'device.forgotten': () =>
+        this.rememberedDevices.inc(
+          { outcome: 'forgotten' },
+          typeof details.count === 'number' ? details.count : 0,
+        ),
       'code.used': () => this.verifications.inc({ outcome: 'used', channel }),
       'code.use_given_back': () => this.verifications.inc({ outcome: 'given_back', channel }),
       'code.verify_failed': () => this.verifications.inc({ outcome: 'failed', channel: 'none' }),
@@ -264,6 +289,8 @@ export class Metrics {
       'channel.registered': () => this.channelProofs.inc({ outcome: 'proven', reason: '' }),
       'channel.registration_undone': () => this.channelUndoLinks.inc({ outcome: 'undone' }),
       'channel.undo_refused': () => this.channelUndoLinks.inc({ outcome: 'refused' }),
+      'channel.test_sent': () => this.channelTests.inc({ outcome: 'sent', reason: '' }),
+      'channel.test_refused': () => this.channelTests.inc({ outcome: 'refused', reason }),
       'registration.challenge_sent': () =>
         this.registrationSessions.inc({ outcome: 'challenge_sent', method: 'channel-code' }),
       'registration.opened': () =>
@@ -272,6 +299,11 @@ export class Metrics {
         this.registrationSessions.inc({ outcome: 'refused', method: methodOf(details) }),
       'registration.link_issued': () =>
         this.registrationSessions.inc({ outcome: 'link_issued', method: 'link' }),
+      'passkey.registered': () => this.userPasskeys.inc({ outcome: 'registered' }),
+      'passkey.refused': () => this.userPasskeys.inc({ outcome: 'refused' }),
+      'passkey.renamed': () => this.userPasskeys.inc({ outcome: 'renamed' }),
+      'passkey.removed': () => this.userPasskeys.inc({ outcome: 'removed' }),
+      'passkey.forgotten': () => this.userPasskeys.inc({ outcome: 'forgotten' }),
       'group.created': none,
       'group.member_added': none,
       'group.member_removed': none,

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
-import { PAGE_BASE_PATH, PAGE_STARTUP_ELEMENT_ID, type PageStartupAnswers } from '@dea/contract';
+import {
+  PAGE_BASE_PATH,
+  PAGE_STARTUP_ELEMENT_ID,
+  REMEMBERED_DEVICE_COOKIE_NAME,
+  type PageStartupAnswers,
+} from '@dea/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { pageStartupAnswers } from '../domain/page-startup-answers.js';
 import { sessionIdOf } from '../http/cookies.js';
@@ -56,6 +61,7 @@ async function htmlFor(request: FastifyRequest, template: string, withoutSession
         user: session.user,
         acceptLanguage: request.headers['accept-language'],
         clientAddress: request.ip,
+        deviceCookie: request.cookies[REMEMBERED_DEVICE_COOKIE_NAME],
       }),
     );
   } catch (error) {

@@ -46,12 +46,14 @@ describe('the built page and login application', () => {
    * 100 KB for the whole journey): the scripts and styles their HTML names, as brotli sends them. A
    * module of the contract that builds TypeBox schemas, pulled in by one constant, once added 68 KB.
    */
-  it("keeps the login form's and the page's files under 85 KB as sent (brotli)", async () => {
+  it("keeps the login form's, the page's and the channels page's files under 85 KB as sent (brotli)", async () => {
     const login = await t.app.inject({ method: 'GET', url: '/sso/auth/' });
     const page = await pageAsSignedIn();
+    const channels = await t.app.inject({ method: 'GET', url: '/dea/channels/' });
     for (const [name, html] of [
       ['login form', login.body],
       ['page', page.body],
+      ['channels page', channels.body],
     ] as const) {
       let bytes = 0;
       for (const asset of assetsOf(html).filter((file) => /\.(js|css)$/.test(file))) {
@@ -64,6 +66,22 @@ describe('the built page and login application', () => {
       }
       expect(bytes, name).toBeGreaterThan(10_000);
       expect(bytes, name).toBeLessThanOrEqual(85 * 1024);
+    }
+  });
+
+  /** The channels page (issue 32): its own entry of the build, in the page's folder, sharing its chunks. */
+  it('serves the channels page at /dea/channels/ beside the page, with the chunks the page shares, revalidated on each visit', async () => {
+    const channels = await t.app.inject({ method: 'GET', url: '/dea/channels/' });
+    expect(channels.statusCode).toBe(200);
+    expect(channels.headers['content-type']).toMatch(/^text\/html/);
+    expect(channels.headers['cache-control']).toBe('no-cache');
+    const assets = assetsOf(channels.body);
+    expect(assets.some((asset) => /\/channels-[\w-]+\.js$/.test(asset))).toBe(true);
+    const pageAssets = assetsOf((await pageAsSignedIn()).body);
+    expect(assets.some((asset) => pageAssets.includes(asset) && /shared-/.test(asset))).toBe(true);
+    for (const asset of assets) {
+      const answer = await t.app.inject({ method: 'GET', url: asset });
+      expect(answer.statusCode, asset).toBe(200);
     }
   });
 

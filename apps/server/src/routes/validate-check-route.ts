@@ -2,7 +2,7 @@ import { APP_VERSION } from '@dea/contract';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateServiceKey } from '../domain/service-keys.js';
-import { addressList } from '../http/address-ranges.js';
+import { addressList } from '../net/address-ranges.js';
 import { bearerToken } from '../http/bearer.js';
 import { verifiedOnce } from '../http/idempotency-key.js';
 import { isStoreUnavailable } from '../http/envelope.js';

@@ -42,6 +42,9 @@ export interface Database {
   registration_sessions: RegistrationSessionsTable;
   registration_links: RegistrationLinksTable;
   registration_oidc_flows: RegistrationOidcFlowsTable;
+  user_passkeys: UserPasskeysTable;
+  user_passkey_challenges: UserPasskeyChallengesTable;
+  remembered_devices: RememberedDevicesTable;
 }
 
 export interface UsersTable {
@@ -418,4 +421,34 @@ export interface RegistrationOidcFlowsTable {
   nonce: string;
   code_verifier: string;
   created_at: number;
+}
+
+/** A person's own passkey (issue 32, migration 0031); transports as a JSON array. */
+export interface UserPasskeysTable {
+  credential_id: string;
+  user_id: string;
+  public_key: string;
+  counter: number;
+  transports: string;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** The challenge of a person's passkey ceremony under way: one per person and ceremony. */
+export interface UserPasskeyChallengesTable {
+  user_id: string;
+  ceremony: string;
+  challenge: string;
+  expires_at: number;
+}
+
+/** A remembered device: the keyed hash of its cookie's token, bound to its person (migration 0033). */
+export interface RememberedDevicesTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  forgotten_at: number | null;
 }

@@ -18,6 +18,8 @@ import { brandingRepository } from './sql/branding.js';
 import { catalogRepository } from './sql/catalogs.js';
 import { channelProofRepository } from './sql/channel-proofs.js';
 import { registrationRepository } from './sql/registration.js';
+import { userPasskeyRepository } from './sql/user-passkeys.js';
+import { rememberedDeviceRepository } from './sql/remembered-devices.js';
 import { channelRepository } from './sql/channels.js';
 import { codeRepository } from './sql/codes.js';
 import type { Db, Dialect } from './sql/db.js';
@@ -142,6 +144,8 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     channels: channelRepository(db, dialect),
     channelProofs: channelProofRepository(db),
     registration: registrationRepository(db),
+    userPasskeys: userPasskeyRepository(db),
+    rememberedDevices: rememberedDeviceRepository(db),
     codes: codeRepository(db, dialect),
     sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),
@@ -160,7 +164,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     retention: retentionRepository(db),
     leases: leaseRepository(db),
     secretUsage: secretUsageRepository(db),
-    signinFailures: signinFailureRepository(db, dialect),
+    signinFailures: signinFailureRepository(db),
     rateCounters: rateCounterRepository(db),
     verifyFailures: verifyFailureRepository(db),
     verifyAnswers: verifyAnswerRepository(db),

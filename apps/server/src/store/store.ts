@@ -8,6 +8,8 @@ import type { CatalogRepository } from './sql/catalogs.js';
 import type { ChannelRepository } from './sql/channels.js';
 import type { ChannelProofRepository } from './sql/channel-proofs.js';
 import type { RegistrationRepository } from './sql/registration.js';
+import type { UserPasskeyRepository } from './sql/user-passkeys.js';
+import type { RememberedDeviceRepository } from './sql/remembered-devices.js';
 import type { CodeRepository } from './sql/codes.js';
 import type { ConsoleRepository } from './sql/console.js';
 import type { ConsoleDirectoryRepository } from './sql/console-directory.js';
@@ -51,6 +53,8 @@ export type { CatalogRepository } from './sql/catalogs.js';
 export type { Channel, ChannelOrigin, ChannelRepository, ProvenChannel } from './sql/channels.js';
 export type { ChannelProof, ChannelUndoLink, ChannelProofRepository } from './sql/channel-proofs.js';
 export type { RegistrationSession, RegistrationRepository } from './sql/registration.js';
+export type { UserPasskey, UserPasskeyRepository } from './sql/user-passkeys.js';
+export type { RememberedDevice, RememberedDeviceRepository } from './sql/remembered-devices.js';
 export type { NewCode, ActiveCode, IssueOutcome, CodeRepository, VerifyPolicy } from './sql/codes.js';
 export type {
   ConsoleRole,
@@ -110,6 +114,10 @@ export interface Store {
   readonly channelProofs: ChannelProofRepository;
   /** The strong sign-in that opens the registration of channels: sessions, challenges, links. */
   readonly registration: RegistrationRepository;
+  /** People's own passkeys and their ceremonies' challenges (issue 32). */
+  readonly userPasskeys: UserPasskeyRepository;
+  /** Browsers remembered for codes on screen (issue 32), each bound to its person. */
+  readonly rememberedDevices: RememberedDeviceRepository;
   readonly codes: CodeRepository;
   readonly sessions: SessionRepository;
   readonly branding: BrandingRepository;

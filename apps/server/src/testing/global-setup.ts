@@ -7,6 +7,7 @@ import { startPostgresCluster } from './postgres-cluster.js';
 import { buildSharedRelease } from './release.js';
 import { startSambaDc } from './samba-dc.js';
 import { startSharedServices } from './shared-services.js';
+import { makeStoreTemplates, type StoreTemplates } from './store-templates.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,19 +16,28 @@ declare module 'vitest' {
     ldap: Omit<LdapServer, 'stop'>;
     /** Where a file asks for what is made once per run, when first needed (testing/shared-services.ts). */
     sharedServices: string;
+    /** The migrated stores a test's fresh store is copied from (testing/store-templates.ts). */
+    storeTemplates: StoreTemplates;
   }
 }
 
 /**
  * One PostgreSQL server (or TEST_DATABASE_URL) and one OpenLDAP server for the whole run; each
- * test file makes its own database, each directory test its own subtree. The Samba domain
+ * test file makes its own database (a copy of the run's migrated one, testing/store-templates.ts),
+ * each directory test its own subtree. The Samba domain
  * controller and the release artifacts are made once per run as well, the first time a file asks
  * (testing/shared-services.ts): a run without the files that need them does not make them.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const given = process.env.TEST_DATABASE_URL;
   const [cluster, ldap] = await Promise.all([given ? undefined : startPostgresCluster(), startLdapServer()]);
-  project.provide('postgresUrl', given ?? cluster?.url ?? '');
+  const postgresUrl = given ?? cluster?.url ?? '';
+  project.provide('postgresUrl', postgresUrl);
+  const templates = await makeStoreTemplates(postgresUrl);
+  project.provide('storeTemplates', {
+    sqliteFile: templates.sqliteFile,
+    postgresDatabase: templates.postgresDatabase,
+  });
   project.provide('ldap', {
     url: ldap.url,
     ldapsUrl: ldap.ldapsUrl,
@@ -52,6 +62,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   );
   project.provide('sharedServices', shared.url);
   return async () => {
+    await templates.drop();
     await Promise.all([cluster?.stop(), ldap.stop(), shared.stop()]);
   };
 }

@@ -207,11 +207,15 @@ export function cpuSecondsOfProcess(pid: number, reaped = false): number {
   }
 }
 
-export async function createTestDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  adminUrl: string,
+  /** A database to copy (testing/store-templates.ts: the run's migrated one); PostgreSQL's own by default. */
+  template?: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `dea_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

@@ -12,6 +12,8 @@ export function cutoffsAt(now: number, overrides: Partial<PurgeCutoffs> = {}): P
     signinFailuresBefore: 0,
     auditBefore: null,
     outboxBefore: null,
+    linksBefore: 0,
+    registrationOidcFlowsBefore: 0,
     ...overrides,
   };
 }

@@ -9,14 +9,21 @@ import { isoCBOR } from '@simplewebauthn/server/helpers';
  * A WebAuthn authenticator in software, as the server sees one: it answers a registration's
  * options with a real credential (a P-256 key), signed client data and authenticator data, and an
  * attestation of the kind asked for: none, packed self-attestation, or packed with a certificate
- * (made with openssl) that names its model's AAGUID. Browsers' own authenticators are driven in
- * e2e/specs; this one lets route tests register passkeys on both stores.
+ * (made with openssl) that names its model's AAGUID; it keeps each credential's key and signs an
+ * authentication's challenge with it. Browsers' own authenticators are driven in e2e/specs; this
+ * one lets route tests register and use passkeys on both stores.
  */
 export type AttestationKind = 'none' | 'self' | 'certificate';
 
 export interface RegistrationOptions {
   challenge: string;
   rp: { id?: string };
+}
+
+export interface AuthenticationOptions {
+  challenge: string;
+  rpId?: string;
+  allowCredentials?: { id: string }[];
 }
 
 const b64url = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url');
@@ -77,6 +84,8 @@ function attestationCertificate(aaguid: string): { key: KeyObject; der: Buffer }
 
 export class SoftwareAuthenticator {
   private readonly certificate: { key: KeyObject; der: Buffer } | undefined;
+  /** The credentials it made: their private keys, by credential id. */
+  private readonly credentials = new Map<string, KeyObject>();
 
   constructor(
     readonly aaguid = '00000000-0000-0000-0000-000000000000',
@@ -89,6 +98,7 @@ export class SoftwareAuthenticator {
   register(options: RegistrationOptions, origin: string) {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const credentialId = randomBytes(16);
+    this.credentials.set(b64url(credentialId), privateKey);
     const clientDataJSON = Buffer.from(
       JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }),
     );
@@ -125,6 +135,46 @@ export class SoftwareAuthenticator {
         clientDataJSON: b64url(clientDataJSON),
         attestationObject: b64url(attestationObject),
         transports: ['usb' as const],
+      },
+      clientExtensionResults: {},
+    };
+  }
+
+  /**
+   * The browser's answer to navigator.credentials.get() with these options, as JSON: signed with
+   * the first credential of allowCredentials it holds (or `credentialId`), user verified unless
+   * `userVerified` is false (then only user presence).
+   */
+  authenticate(
+    options: AuthenticationOptions,
+    origin: string,
+    { credentialId, userVerified = true }: { credentialId?: string; userVerified?: boolean } = {},
+  ) {
+    const id =
+      credentialId ??
+      options.allowCredentials
+        ?.map((allowed) => allowed.id)
+        .find((allowed) => this.credentials.has(allowed)) ??
+      [...this.credentials.keys()][0];
+    const key = id === undefined ? undefined : this.credentials.get(id);
+    if (id === undefined || key === undefined) throw new Error('this authenticator holds no such credential');
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin, crossOrigin: false }),
+    );
+    const authenticatorData = Buffer.concat([
+      sha256(options.rpId ?? new URL(origin).hostname),
+      Buffer.from([userVerified ? 0x05 : 0x01]), // user present, and user verified
+      Buffer.alloc(4), // counter 0: an authenticator without a counter
+    ]);
+    const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), key);
+    return {
+      id,
+      rawId: id,
+      type: 'public-key' as const,
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authenticatorData),
+        signature: b64url(signature),
       },
       clientExtensionResults: {},
     };

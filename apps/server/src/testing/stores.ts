@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { openStore } from '../store/open-store.js';
+import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { createTestDatabase } from './postgres-cluster.js';
 
@@ -34,10 +34,15 @@ export interface TestStore {
   dispose(): Promise<void>;
 }
 
-/** A fresh, migrated store of that kind, isolated from every other test. */
+/**
+ * A fresh, migrated store of that kind, isolated from every other test: a copy of the run's
+ * migrated store (testing/store-templates.ts), which opens with nothing left to migrate.
+ */
 export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-store-'));
+  const templates = inject('storeTemplates');
   if (kind === 'sqlite') {
+    copyFileSync(templates.sqliteFile, join(dataDir, EMBEDDED_STORE_FILE));
     const store = await openStore({ dataDir });
     return {
       store,
@@ -49,7 +54,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
       },
     };
   }
-  const database = await createTestDatabase(inject('postgresUrl'));
+  const database = await createTestDatabase(inject('postgresUrl'), templates.postgresDatabase);
   const store = await openStore({ dataDir, databaseUrl: database.url });
   return {
     store,

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { isAddressOrRange } from '../http/address-ranges.js';
+import { isAddressOrRange } from '../net/address-ranges.js';
 
 export interface ValidateCheckConfig {
   /** Addresses and ranges that may call /validate/check without a service key. */

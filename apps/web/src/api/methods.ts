@@ -16,7 +16,6 @@ import {
   type EnvelopeOf,
   type Language,
   type PageCall,
-  type PolicyOptions,
   type PolicyResult,
   type SendType,
   type SignInRequest,
@@ -78,10 +77,14 @@ export function getBranding(signal?: AbortSignal): Promise<BrandingEntry[]> {
   });
 }
 
-export async function getPolicy(userId: string, signal?: AbortSignal): Promise<PolicyOptions> {
+/**
+ * The "Self Service" policy as the page is to follow it: `screenCodeTrust: 'missing'` when codes
+ * would be shown on screen but this request has no reason to trust (no trusted network, no
+ * remembered device; issue 32): the options then send codes by channel.
+ */
+export async function getPolicy(userId: string, signal?: AbortSignal): Promise<PolicyResult> {
   const call = PAGE_CALLS.policy(userId);
-  const result = await requestResult<PolicyResult>(call.path, pageCall(call, signal));
-  return result.options;
+  return requestResult<PolicyResult>(call.path, pageCall(call, signal));
 }
 
 export function queryAvailableChannels(userId: string, signal?: AbortSignal): Promise<ChannelMap> {

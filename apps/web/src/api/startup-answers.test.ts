@@ -18,9 +18,9 @@ beforeEach(() => {
 describe('an answer delivered with the page', () => {
   it('is taken once: the same call made again goes to the server', async () => {
     server.answer('POST user/getPolicy', ok({ options: { ...DISPLAY_POLICY, codeUses: 7 } }));
-    expect((await getPolicy('user-1')).codeUses).toBe(3);
+    expect((await getPolicy('user-1')).options.codeUses).toBe(3);
     expect(server.calls).toHaveLength(0);
-    expect((await getPolicy('user-1')).codeUses).toBe(7);
+    expect((await getPolicy('user-1')).options.codeUses).toBe(7);
     expect(server.callsTo('POST user/getPolicy')).toHaveLength(1);
   });
 
@@ -29,7 +29,7 @@ describe('an answer delivered with the page', () => {
     const first = getPolicy('user-1', controller.signal);
     controller.abort();
     await expect(first).rejects.toThrow();
-    expect((await getPolicy('user-1')).codeUses).toBe(3);
+    expect((await getPolicy('user-1')).options.codeUses).toBe(3);
     expect(server.calls).toHaveLength(0);
   });
 

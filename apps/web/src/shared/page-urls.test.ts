@@ -8,6 +8,9 @@ describe('logoutUrl', () => {
     ['/dea//', 'https://host/dea/logout'],
     ['/dea/index.html', 'https://host/dea/logout'],
     ['/', 'https://host/logout'],
+    // The channels page leaves through the page's logout.
+    ['/dea/channels/', 'https://host/dea/logout'],
+    ['/dea/channels/index.html', 'https://host/dea/logout'],
   ])('is origin + %s + /logout without a doubled slash', (pathname, expected) => {
     expect(logoutUrl({ origin: 'https://host', pathname })).toBe(expected);
   });

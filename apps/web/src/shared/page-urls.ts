@@ -17,9 +17,12 @@ function pageFolder(pathname: string): string {
   return pathname.replace(/\/index\.html$/, '').replace(/\/+$/, '');
 }
 
-/** Current origin and path plus '/logout' (spec sections 2 and 8), never with a doubled slash. */
+/**
+ * Current origin and path plus '/logout' (spec sections 2 and 8), never with a doubled slash. The
+ * channels page (/dea/channels/) lives in the page's folder and leaves through the page's logout.
+ */
 export function logoutUrl(location: Pick<Location, 'origin' | 'pathname'>): string {
-  return `${location.origin}${pageFolder(location.pathname)}/logout`;
+  return `${location.origin}${pageFolder(location.pathname).replace(/\/channels$/, '')}/logout`;
 }
 
 /** The login application with the stored user name (when there is one) and the return endpoint. */

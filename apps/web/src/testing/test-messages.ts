@@ -10,6 +10,17 @@ const PLACEHOLDERS: Partial<Record<TextKey, string[]>> = {
   'login.locked': ['duration'],
   'content.validUntil': ['time', 'remaining'],
   'content.yourCodeUses': ['count'],
+  'channels.signIn.codeSent': ['recipient', 'time'],
+  'channels.sessionUntil': ['time'],
+  'channels.state.cooling': ['time'],
+  'channels.state.pending': ['time'],
+  'channels.testSent': ['recipient'],
+  'channels.removed': ['recipient'],
+  'channels.add.limit': ['max', 'count'],
+  'channels.prove.heading': ['recipient'],
+  'channels.prove.sent': ['recipient', 'time'],
+  'channels.prove.tries': ['count'],
+  'channels.proven': ['recipient'],
 };
 
 /**

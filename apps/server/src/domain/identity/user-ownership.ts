@@ -16,6 +16,7 @@ export type UserPart =
   | 'disabled'
   | 'removal'
   | 'sessions'
+  | 'channels'
   | 'source';
 
 /** The source of the users each door creates. */
@@ -39,7 +40,9 @@ export const DOOR_OF_SOURCE: Readonly<Record<UserSource, UserDoor>> = {
  * the owner first. A source's identity (name, full name) is its own; the administrators keep the
  * levers of an emergency on every user (disable, enable, remove, end sessions). A directory user's
  * password is the directory's and is set nowhere here; imported and SCIM users get theirs from an
- * operator (SCIM may push one too). Only the import takes a local user over (`--adopt`).
+ * operator (SCIM may push one too). A user's channels are their source's; a local user's are the
+ * administrators' (the CLI, and the console through a proof of each new address, channel-proof.ts).
+ * Only the import takes a local user over (`--adopt`).
  */
 export const USER_OWNERSHIP: Readonly<Record<UserSource, Readonly<Record<UserPart, readonly UserDoor[]>>>> = {
   local: {
@@ -51,6 +54,7 @@ export const USER_OWNERSHIP: Readonly<Record<UserSource, Readonly<Record<UserPar
     disabled: ['operator'],
     removal: ['operator'],
     sessions: ['operator'],
+    channels: ['operator'],
     source: ['import'],
   },
   ldap: {
@@ -62,6 +66,7 @@ export const USER_OWNERSHIP: Readonly<Record<UserSource, Readonly<Record<UserPar
     disabled: ['directory', 'operator'],
     removal: ['directory', 'operator'],
     sessions: ['operator', 'directory'],
+    channels: ['directory'],
     source: [],
   },
   scim: {
@@ -73,6 +78,7 @@ export const USER_OWNERSHIP: Readonly<Record<UserSource, Readonly<Record<UserPar
     disabled: ['scim', 'operator'],
     removal: ['scim', 'operator'],
     sessions: ['operator', 'scim'],
+    channels: ['scim'],
     source: [],
   },
   import: {
@@ -84,6 +90,7 @@ export const USER_OWNERSHIP: Readonly<Record<UserSource, Readonly<Record<UserPar
     disabled: ['import', 'operator'],
     removal: ['import', 'operator'],
     sessions: ['operator', 'import'],
+    channels: ['import'],
     source: [],
   },
 };
@@ -105,6 +112,7 @@ const PART_NAMES: Readonly<Record<UserPart, string>> = {
   disabled: 'enabled or disabled state',
   removal: 'removal',
   sessions: 'sessions',
+  channels: 'channel list',
   source: 'source',
 };
 

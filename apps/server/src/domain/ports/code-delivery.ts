@@ -20,9 +20,10 @@ export interface CodeToSend {
   userId: string;
   /**
    * An emergency code (the default), the code that proves a new address (channel-proof.ts) or the
-   * one that opens the registration of channels (registration-sign-in.ts).
+   * one that opens the registration of channels (registration-sign-in.ts), or a test message of a
+   * channel the person asked for on the channels page (no code in it: `code` is empty).
    */
-  purpose?: 'emergency' | 'proof' | 'registration';
+  purpose?: 'emergency' | 'proof' | 'registration' | 'test';
 }
 
 /**

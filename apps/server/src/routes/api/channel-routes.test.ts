@@ -201,4 +201,113 @@ describe.each(STORE_KINDS)('the channels page and its strong sign-in, on %s', (k
       expect((await stale.post(`/users/${person.id}/registration-link`)).statusCode).toBe(403);
     },
   );
+
+  /** A registration session opened with a link (as the help desk's), for the page's own calls. */
+  async function registeringAs(t: TestApp, person: TestUser): Promise<SignedIn> {
+    const user = (await t.services.store.users.findById(person.id))!;
+    const { url } = await t.services.registrationSignIn.issueLink(user, 'test');
+    const signedIn = await t.signIn(person);
+    const opened = await t.call(`${API}/registration/open`, { link: url.split('#link=')[1] }, signedIn);
+    expect(envelope(opened).error).toBe(0);
+    return withRegistration(signedIn, registrationTokenOf(opened));
+  }
+
+  appTest(
+    "the page learns the strong sign-ins it may offer: the proven channels a code may go to, the identity provider's, and whether a session is open",
+    async ({ startApp }) => {
+      const t = await startApp();
+      const person = await t.createUser({ channels: { email: 'sam@example.com' } });
+      const signedIn = await t.signIn(person);
+      const ways = envelope(await t.call(`${API}/registration/ways`, {}, signedIn));
+      expect(ways).toMatchObject({
+        error: 0,
+        result: {
+          open: false,
+          oidc: false,
+          channels: [{ key: 'email', type: 'smtp', to: expect.stringContaining('***') }],
+        },
+      });
+      expect(JSON.stringify(ways.result)).not.toContain('sam@example.com');
+      // A channel still cooling off is not offered (challenge would refuse it).
+      const registering = await registeringAs(t, person);
+      expect(envelope(await t.call(`${API}/registration/ways`, {}, registering)).result).toMatchObject({
+        open: true,
+        expiresAt: expect.any(String),
+      });
+      expect((await addAndProve(t, person, registering, 'sam.home@example.org')).error).toBe(0);
+      const after = envelope(await t.call(`${API}/registration/ways`, {}, signedIn));
+      expect((after.result?.channels as { key: string }[]).map((channel) => channel.key)).toEqual(['email']);
+      // Without the password's session: 403, as every call of the page.
+      expect((await t.call(`${API}/registration/ways`, {})).statusCode).toBe(403);
+    },
+  );
+
+  appTest(
+    "the list names each source's channel's source, the group's rules for new ones, and a proof's tries left",
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_CHANNEL_PROOF_TRIES: '3' });
+      const person = await t.createUser({ channels: { mobile: '+491701234567' } });
+      const registering = await registeringAs(t, person);
+      const added = envelope(
+        await t.call(
+          `${API}/channels/add`,
+          { key: 'personalEmail', address: 'tia@example.org' },
+          registering,
+        ),
+      );
+      expect(added.error).toBe(0);
+      await t.call(
+        `${API}/channels/prove`,
+        { proofId: added.result?.proofId, code: '00000000' },
+        registering,
+      );
+      const list = envelope(await t.call(`${API}/channels/list`, {}, registering));
+      expect(list.result).toEqual({
+        channels: [
+          expect.objectContaining({ key: 'mobile', origin: 'source', source: 'local', usable: true }),
+          expect.objectContaining({ key: 'personalEmail', state: 'pending', triesLeft: 2 }),
+        ],
+        policy: { types: ['sms', 'smtp', 'TELEPHONE', 'TWITTER'], max: 4, coolingHours: 24 },
+      });
+    },
+  );
+
+  appTest(
+    "a test message goes to the person's channel without a code, audited, and only within the send limits, however many ask at once",
+    async ({ startApp }) => {
+      const t = await startApp({ DEA_SEND_LIMIT_PER_RECIPIENT: '3' });
+      const person = await t.createUser({ channels: { email: 'uma@example.com' } });
+      const registering = await registeringAs(t, person);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          t.call(`${API}/channels/test`, { key: 'email', locale: 'de' }, registering),
+        ),
+      );
+      const errors = answers.map((answer) => envelope(answer).error).sort((a, b) => a - b);
+      expect(errors).toEqual([0, 0, 0, 140, 140, 140, 140, 140]);
+      const sent = (await t.services.store.outbox.list(100, person.id)).map((message) =>
+        openOutboxMessage([t.services.keys.seal], message),
+      );
+      expect(sent).toHaveLength(3);
+      for (const message of sent) {
+        expect(message.recipient).toBe('uma@example.com');
+        expect(message.subject).toBe('Testnachricht von Emergency Access');
+        expect(message.text).not.toMatch(/\d{6}/);
+      }
+      expect(
+        await t.services.store.audit.list({ userId: person.id, event: 'channel.test_sent' }),
+      ).toHaveLength(3);
+      expect(
+        (await t.services.store.audit.list({ userId: person.id, event: 'channel.test_refused' })).map(
+          (entry) => entry.details?.reason,
+        ),
+      ).toEqual(Array(5).fill('rate-limit'));
+      // A key the person has no channel of, and a password alone, send nothing.
+      expect(envelope(await t.call(`${API}/channels/test`, { key: 'mobile' }, registering)).error).toBe(130);
+      expect(
+        envelope(await t.call(`${API}/channels/test`, { key: 'email' }, await t.signIn(person))).error,
+      ).toBe(3);
+      expect(await t.services.store.outbox.list(100, person.id)).toHaveLength(3);
+    },
+  );
 });

@@ -5,42 +5,33 @@ import {
   ChannelListResult,
   ChannelProveRequest,
   ChannelRemoveRequest,
+  ChannelTestRequest,
+  ChannelTestResult,
   ChannelUndoRequest,
+  DevicesForgetResult,
   REGISTRATION_COOKIE_NAME,
+  REMEMBERED_DEVICE_COOKIE_NAME,
   RegistrationChallengeRequest,
   RegistrationChallengeResult,
   RegistrationOpenRequest,
   RegistrationOpenResult,
+  RegistrationWaysResult,
   isChannelKey,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
-import { registrationSignInNeeded } from '../../domain/registration-sign-in.js';
+import { registrationSignInNeeded, type OpenedRegistration } from '../../domain/registration-sign-in.js';
 import type { ChannelView } from '../../domain/channel-proof.js';
 import { ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
 import { requireSession } from '../../http/session-guard.js';
+import { registrationCookies } from './registration-cookie.js';
 import { CHANNELS_PAGE_PATH } from '../../domain/channel-registration-settings.js';
 import { signedInUser } from './user-routes.js';
+import { passkeyRoutes } from './passkey-routes.js';
 
 const iso = (at: number): string => new Date(at).toISOString();
-
-function registrationCookie(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  token: string,
-  expiresAt: number,
-): void {
-  const setting = request.server.services.config.cookieSecure;
-  void reply.setCookie(REGISTRATION_COOKIE_NAME, token, {
-    path: '/dea/',
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: setting === 'always' || (setting === 'auto' && request.protocol === 'https'),
-    expires: new Date(expiresAt),
-  });
-}
 
 function viewOf(view: ChannelView) {
   if (view.state === 'pending')
@@ -51,6 +42,7 @@ function viewOf(view: ChannelView) {
       to: view.to,
       proofId: view.proofId,
       until: iso(view.expiresAt),
+      triesLeft: view.triesLeft,
     };
   return {
     state: view.state,
@@ -59,6 +51,7 @@ function viewOf(view: ChannelView) {
     to: view.to,
     reference: view.reference,
     origin: view.origin,
+    ...(view.source !== undefined && { source: view.source }),
     usable: view.trust.usable,
     ...(!view.trust.usable && {
       reason: view.trust.reason,
@@ -70,8 +63,8 @@ function viewOf(view: ChannelView) {
 /**
  * The channels page's calls (issue 32). Every call needs the page's session (a password: one
  * factor); the calls that change channels need a registration session besides, opened by a code
- * sent to a proven channel or a registration link (domain/registration-sign-in.ts) and kept in an
- * HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.
+ * sent to a proven channel, a registration link (domain/registration-sign-in.ts), the identity
+ * provider or one of the person's passkeys (passkey-routes.ts), and kept in an HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.
  */
 export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', requireSession);
@@ -84,6 +77,35 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
   const registered = async (request: FastifyRequest) =>
     services.registrationSignIn.require(signedInUser(request), request.cookies[REGISTRATION_COOKIE_NAME]);
+
+  app.post(
+    '/registration/ways',
+    {
+      schema: {
+        ...documented({
+          summary:
+            'Whether a registration session is open, and the strong sign-ins that may open one: the proven channels a code may go to, the identity provider',
+          security: 'session',
+          result: RegistrationWaysResult,
+        }),
+      },
+    },
+    async (request) => {
+      const user = signedInUser(request);
+      const open = await services.registrationSignIn
+        .require(user, request.cookies[REGISTRATION_COOKIE_NAME])
+        .catch((error: unknown) => {
+          if (error instanceof ApiError && error.httpStatus === 200) return undefined;
+          throw error;
+        });
+      return ok({
+        open: open !== undefined,
+        ...(open !== undefined && { expiresAt: iso(open.expiresAt) }),
+        oidc: services.registrationOidc !== undefined,
+        channels: await services.registrationSignIn.channelsForChallenge(user),
+      });
+    },
+  );
 
   app.post(
     '/registration/challenge',
@@ -128,7 +150,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
               challengeId: body.challengeId,
               code: body.code,
             });
-      registrationCookie(request, reply, opened.token, opened.expiresAt);
+      registrationCookies(request, reply, opened);
       return ok({ expiresAt: iso(opened.expiresAt) });
     },
   );
@@ -166,7 +188,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
       try {
         const opened = await oidc.finish({ ...person(request), query });
-        registrationCookie(request, reply, opened.token, opened.expiresAt);
+        registrationCookies(request, reply, opened);
         return reply.redirect(page, 303);
       } catch (error) {
         if (!(error instanceof ApiError) || error.httpStatus !== 200) throw error;
@@ -188,7 +210,16 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       await registered(request);
-      return ok({ channels: (await services.channelProofs.list(signedInUser(request))).map(viewOf) });
+      const user = signedInUser(request);
+      const policy = await services.channelProofs.policyOf(user);
+      return ok({
+        channels: (await services.channelProofs.list(user)).map(viewOf),
+        policy: {
+          types: policy.registrationChannelTypes,
+          max: policy.registrationMaxChannels,
+          coolingHours: policy.registrationCoolingHours,
+        },
+      });
     },
   );
 
@@ -233,8 +264,56 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       await registered(request);
       const { proofId, code, locale } = request.body;
-      const view = await services.channelProofs.prove({ ...person(request, locale), proofId, code });
+      const view = await services.channelProofs.prove({
+        ...person(request, locale),
+        proofId,
+        code,
+        origin: 'owner',
+      });
       return ok({ channels: [viewOf(view)] });
+    },
+  );
+
+  app.post(
+    '/registration/devices/forget',
+    {
+      schema: {
+        ...documented({
+          summary:
+            "Forget every remembered device of the person (the browsers on which a code may be shown on screen), this one's cookie too",
+          security: 'session',
+          result: DevicesForgetResult,
+        }),
+      },
+    },
+    async (request, reply) => {
+      await registered(request);
+      const forgotten = await services.rememberedDevices.forgetAll(signedInUser(request), {
+        actor: signedInUser(request).id,
+        clientAddress: request.ip,
+      });
+      void reply.clearCookie(REMEMBERED_DEVICE_COOKIE_NAME, { path: '/dea/' });
+      return ok({ forgotten });
+    },
+  );
+
+  app.post(
+    '/channels/test',
+    {
+      schema: {
+        body: ChannelTestRequest,
+        ...documented({
+          summary: "Send a test message (no code) to one of the person's channels, within the send limits",
+          security: 'session',
+          result: ChannelTestResult,
+        }),
+      },
+    },
+    async (request) => {
+      await registered(request);
+      const { key, locale } = request.body as { key: string; locale?: string };
+      if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
+      return ok(await services.channelProofs.sendTest({ ...person(request, locale), key }));
     },
   );
 
@@ -254,9 +333,12 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await registered(request);
       const { key } = request.body as { key: string };
       if (!isChannelKey(key)) throw invalidRequest('key: not a channel key');
-      return ok({ done: await services.channelProofs.remove({ ...person(request), key }) });
+      return ok({ done: await services.channelProofs.remove({ ...person(request), key, origin: 'owner' }) });
     },
   );
+
+  // The person's own passkeys: beside these calls, under the same session hook.
+  await app.register(passkeyRoutes);
 };
 
 /**

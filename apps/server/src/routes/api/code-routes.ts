@@ -12,7 +12,7 @@ import { issueCodeOnScreen } from '../../domain/issue-code.js';
 import { sendCode } from '../../domain/send-code.js';
 import { ok } from '../../http/envelope.js';
 import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
-import { signedInUser } from './user-routes.js';
+import { pageRequestOf, signedInUser } from './user-routes.js';
 import { documented } from '../../http/route-docs.js';
 
 /**
@@ -40,7 +40,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const issued = await issueCodeOnScreen(services, {
         user: signedInUser(request),
         locale: request.body.attrs.locale,
-        clientAddress: request.ip,
+        ...pageRequestOf(request),
       });
       const fields = { id: issued.id, password: issued.code };
       const row = Object.fromEntries(request.body.return.map((field) => [field, fields[field]]));
@@ -95,6 +95,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         locale,
         clientAddress: request.ip,
         log: request.log,
+        page: { deviceCookie: pageRequestOf(request).deviceCookie },
       });
       return ok({ to } satisfies CreateAndSendResult);
     },

@@ -44,6 +44,11 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
       const { t, provider } = await withProvider(startApp);
       const person = await t.createUser();
       const signedIn = await t.signIn(person);
+      // The channels page offers this way (registration/ways) since the provider is set.
+      const ways = (await t.call(`${API}/registration/ways`, {}, signedIn)).json<{
+        result: { oidc: boolean; open: boolean };
+      }>();
+      expect(ways.result).toMatchObject({ oidc: true, open: false });
 
       // A password at the provider too is still one factor.
       provider.people.set(person.username, { groups: [], amr: ['pwd'] });

@@ -5,15 +5,15 @@ import {
   UserGetRequest,
   ChannelMap,
   PolicyResult,
+  REMEMBERED_DEVICE_COOKIE_NAME,
   UserGetResult,
   UserInfo,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { notPermitted } from '../../domain/api-error.js';
-import { availableChannels, userFieldsOf, userInfoOf } from '../../domain/page-answers.js';
+import { availableChannels, policyAnswer, userFieldsOf, userInfoOf } from '../../domain/page-answers.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
-import { policyOf } from '../../domain/emergency-policy.js';
 import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
 import type { User } from '../../store/store.js';
 import { documented } from '../../http/route-docs.js';
@@ -21,6 +21,14 @@ import { documented } from '../../http/route-docs.js';
 export function signedInUser(request: FastifyRequest): User {
   if (request.signedIn === undefined) throw notPermitted();
   return request.signedIn.user;
+}
+
+/** Where a page's request comes from: its client address and its remembered-device cookie. */
+export function pageRequestOf(request: FastifyRequest): {
+  clientAddress: string;
+  deviceCookie: string | undefined;
+} {
+  return { clientAddress: request.ip, deviceCookie: request.cookies[REMEMBERED_DEVICE_COOKIE_NAME] };
 }
 
 /** Who is signed in, their locale, their policy and their channels. */
@@ -71,7 +79,14 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       assertOwnUserId(request, request.body.user.id);
-      return ok({ options: await policyOf(app.services, request.body.user.id, request.body.category.name) });
+      return ok(
+        await policyAnswer(
+          app.services,
+          request.body.user.id,
+          request.body.category.name,
+          pageRequestOf(request),
+        ),
+      );
     },
   );
 
@@ -89,7 +104,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       assertOwnUserId(request, request.body.user.id);
-      return ok(await availableChannels(app.services, signedInUser(request), request.ip));
+      return ok(await availableChannels(app.services, signedInUser(request), pageRequestOf(request)));
     },
   );
 };

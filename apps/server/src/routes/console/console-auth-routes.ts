@@ -9,19 +9,12 @@ import {
   PasskeyRegistrationResponse,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import type { RelyingParty } from '../../domain/console-auth.js';
 import { clearConsoleCookies, setConsoleCookies } from '../../http/cookies.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
-
-/** The console's origin and host name as the browser reached it: where its passkeys belong. */
-const relyingParty = (request: FastifyRequest): RelyingParty => ({
-  origin: `${request.protocol}://${request.host}`,
-  rpId: request.hostname,
-});
+import { relyingParty } from '../../http/relying-party.js';
 
 const NoResult = Type.Object({});
 

@@ -1,5 +1,11 @@
-import { CHANNEL_DELIVERY_MODE, POLICY_CATEGORY_HELP_DESK } from '@dea/contract';
+import {
+  CHANNEL_DELIVERY_MODE,
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
+  POLICY_CATEGORY_HELP_DESK,
+  type ChannelKey,
+} from '@dea/contract';
 import { describe } from 'vitest';
+import { GroupPolicies } from '../../domain/group-policies.js';
 import { createServiceKey } from '../../domain/service-keys.js';
 import { API } from '../../testing/api-bodies.js';
 import { appTest } from '../../testing/fixtures.js';
@@ -9,6 +15,7 @@ import { newId } from '../../crypto/ids.js';
 import { recordPostgresQueries, recordSqliteRuns } from '../../testing/recorded-sql.js';
 
 const BASE = '/dea/admin-api/helpdesk';
+const HOUR = 3_600_000;
 describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
   appTest.override('storeKind', kind);
 
@@ -152,6 +159,67 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
       expect(await t.services.store.audit.list({ userId: onScreen.id, event: 'code.refused' })).toMatchObject(
         [{ actor: `console:${helper.username}`, details: { reason: 'wrong-delivery-mode' } }],
       );
+    },
+  );
+
+  appTest(
+    'offers no send to a channel that is cooling or must be proven again, and shows it as waiting with the time it may receive codes',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const helper = await consoleAgent(t, BASE, 'helpdesk');
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: CHANNEL_DELIVERY_MODE },
+        channels: { email: 'kim@example.com' },
+      });
+      const [group] = await t.services.store.groups.listOfUser(user.id);
+      await new GroupPolicies(t.services.store, t.services.now).setPolicy(
+        group!,
+        POLICY_CATEGORY_CHANNEL_REGISTRATION,
+        { registrationCoolingHours: 24, reproveAfterDays: 30 },
+        'cli',
+      );
+      const now = t.clock.now();
+      // Channels the person registered and proved: 23 hours ago (cooling one hour more), 25 hours
+      // ago (usable), and 31 days ago (to be proven again).
+      const proven = (key: ChannelKey, address: string, hoursAgo: number) =>
+        t.services.store.channels.setProven({
+          id: newId(),
+          userId: user.id,
+          key,
+          address,
+          at: now - hoursAgo * HOUR,
+        });
+      const cooling = await proven('personalMobile', '+491705550142', 23);
+      const usable = await proven('personalEmail', 'kim.private@example.org', 25);
+      const stale = await proven('telephone', '+4930555014', 31 * 24);
+      const email = (await t.services.store.channels.listOfUser(user.id)).find(
+        (channel) => channel.key === 'email',
+      );
+
+      const shown = (await helper.get(`/users/${user.id}`)).json<{
+        result: {
+          offers: { channels: string[] };
+          channels: { reference: string; waiting: string | null; usableFrom: string | null }[];
+        };
+      }>().result;
+      expect([...shown.offers.channels].sort()).toEqual([email?.id, usable.id].sort());
+      const byReference = new Map(shown.channels.map((channel) => [channel.reference, channel]));
+      expect(byReference.get(email?.id ?? '')).toMatchObject({ waiting: null, usableFrom: null });
+      expect(byReference.get(usable.id)).toMatchObject({ waiting: null, usableFrom: null });
+      expect(byReference.get(cooling.id)).toMatchObject({
+        waiting: 'cooling',
+        usableFrom: new Date(now + HOUR).toISOString(),
+      });
+      expect(byReference.get(stale.id)).toMatchObject({ waiting: 'proof-expired', usableFrom: null });
+      // What the view does not offer is what the send refuses.
+      for (const recipient of [cooling.id, stale.id]) {
+        const refused = await helper.post(`/users/${user.id}/codes/send`, {
+          reason: 'Ticket 80, new phone',
+          recipient,
+        });
+        expect(refused.json(), recipient).toMatchObject({ error: 130 });
+      }
+      expect(await t.services.store.outbox.list(5, user.id)).toEqual([]);
     },
   );
 

@@ -16,10 +16,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
+import { forgetUserPasskeys } from '../../domain/user-passkeys.js';
 
 /** The help desk's calls: find a user, see them, and help them; roles admin and helpdesk. */
 export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { consoleAuth, helpDesk, registrationSignIn } = app.services;
+  const { consoleAuth, helpDesk, registrationSignIn, rememberedDevices, store, now } = app.services;
   const action = (
     summary: string,
     result: typeof HelpDeskCountResult | typeof HelpDeskRegistrationLinkResult,
@@ -152,6 +153,36 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
       return ok({ url: made.url, expiresAt: new Date(made.expiresAt).toISOString() });
     },
+  );
+  app.post(
+    '/helpdesk/users/:userId/devices/forget',
+    action(
+      "Forget the user's remembered devices: no browser of theirs shows a code on screen for being one any more",
+      HelpDeskCountResult,
+    ),
+    async (request) =>
+      ok({
+        count: await helpDesk.forgetFor(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          (user, actor) => rememberedDevices.forgetAll(user, { actor, clientAddress: request.ip }),
+        ),
+      }),
+  );
+  app.post(
+    '/helpdesk/users/:userId/passkeys/forget',
+    action(
+      'Remove every passkey the user registered for the registration of their channels',
+      HelpDeskCountResult,
+    ),
+    async (request) =>
+      ok({
+        count: await helpDesk.forgetFor(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          (user, actor) => forgetUserPasskeys({ store, now }, user, actor),
+        ),
+      }),
   );
   app.post(
     '/helpdesk/users/:userId/unlock',

@@ -8,8 +8,13 @@ import {
   AdminPersonMembership,
   AdminPersonParams,
   AdminPersonUpdate,
+  ChannelAddRequest,
+  ChannelAddResult,
+  ChannelProveRequest,
+  ChannelRemoveRequest,
   EmptyRequest,
 } from '@dea/contract';
+import type { ChannelKey } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
@@ -55,7 +60,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         params: AdminPersonParams,
         ...documented({
-          summary: 'A user: fields, who owns each, groups, channels (read-only)',
+          summary: 'A user: fields, who owns each, groups, channels and the addresses waiting for their code',
           security: 'console',
           result: AdminPerson,
         }),
@@ -118,6 +123,77 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           request.params.userId,
           request.body.groupId,
           request.body.member,
+        ),
+      ),
+  );
+  app.post(
+    '/admin/people/:userId/channels/proofs',
+    {
+      schema: {
+        params: AdminPersonParams,
+        body: ChannelAddRequest,
+        ...documented({
+          summary:
+            "Send a code to a new or changed address of a local user's channel; it becomes the channel once the code is entered (409 for another source's user)",
+          security: 'console',
+          result: ChannelAddResult,
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await people.startChannelProof(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          request.body,
+          request.ip,
+        ),
+      ),
+  );
+  app.post(
+    '/admin/people/:userId/channels/prove',
+    {
+      schema: {
+        params: AdminPersonParams,
+        body: ChannelProveRequest,
+        ...documented({
+          summary:
+            "The code the person read out: the address becomes the user's channel, replacing the key's old one, and their other channels are told",
+          security: 'console',
+          result: AdminPersonChanged,
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await people.proveChannel(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          request.body,
+          request.ip,
+        ),
+      ),
+  );
+  app.post(
+    '/admin/people/:userId/channels/remove',
+    {
+      schema: {
+        params: AdminPersonParams,
+        body: ChannelRemoveRequest,
+        ...documented({
+          summary: "Remove a local user's channel (409 for another source's user)",
+          security: 'console',
+          result: AdminPersonChanged,
+        }),
+      },
+    },
+    async (request) =>
+      ok(
+        await people.removeChannel(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          request.body.key as ChannelKey,
+          request.ip,
         ),
       ),
   );

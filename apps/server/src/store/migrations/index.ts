@@ -29,6 +29,9 @@ import * as channelProofs from './0027-channel-proofs.js';
 import * as registrationSessions from './0028-registration-sessions.js';
 import * as verifyFailuresKept from './0029-verify-failures-kept.js';
 import * as registrationOidcFlows from './0030-registration-oidc-flows.js';
+import * as userPasskeys from './0031-user-passkeys.js';
+import * as purgeIndexes from './0032-purge-indexes.js';
+import * as rememberedDevices from './0033-remembered-devices.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -68,6 +71,9 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0028-registration-sessions': registrationSessions,
   '0029-verify-failures-kept': verifyFailuresKept,
   '0030-registration-oidc-flows': registrationOidcFlows,
+  '0031-user-passkeys': userPasskeys,
+  '0032-purge-indexes': purgeIndexes,
+  '0033-remembered-devices': rememberedDevices,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -30,18 +30,38 @@ afterEach(async () => {
 });
 
 describe('the purge on the embedded store', () => {
-  it.each(['codes', 'audit', 'outbox', 'verifyAnswers'] as const)(
-    'finds the %s it removes by an index',
-    async (kind) => {
-      await store.retention.removeBatch(kind, cutoffsAt(1_000_000, { auditBefore: 1, outboxBefore: 1 }), 100);
-      const deletes = prepared.filter((source) => source.startsWith('delete'));
-      expect(deletes.length).toBeGreaterThan(0);
-      for (const source of deletes) {
-        const plan = sqlitePlanOf(dataDir, source);
-        expect(plan.some((step) => step.includes(' USING '))).toBe(true);
-        // "SCAN t" alone reads the whole table; "SCAN t USING INDEX i" reads a partial index only.
-        expect(plan.filter((step) => /^SCAN \w+$/.test(step))).toEqual([]);
-      }
-    },
-  );
+  it.each([
+    'codes',
+    'audit',
+    'outbox',
+    'verifyAnswers',
+    'channelProofs',
+    'channelUndoLinks',
+    'registrationChallenges',
+    'registrationSessions',
+    'registrationLinks',
+    'registrationOidcFlows',
+    'passwordLinks',
+    'consoleEnrolmentLinks',
+    'rememberedDevices',
+  ] as const)('finds the %s it removes by an index', async (kind) => {
+    await store.retention.removeBatch(
+      kind,
+      cutoffsAt(1_000_000, {
+        auditBefore: 1,
+        outboxBefore: 1,
+        linksBefore: 1,
+        registrationOidcFlowsBefore: 1,
+      }),
+      100,
+    );
+    const deletes = prepared.filter((source) => source.startsWith('delete'));
+    expect(deletes.length).toBeGreaterThan(0);
+    for (const source of deletes) {
+      const plan = sqlitePlanOf(dataDir, source);
+      expect(plan.some((step) => step.includes(' USING '))).toBe(true);
+      // "SCAN t" alone reads the whole table; "SCAN t USING INDEX i" reads a partial index only.
+      expect(plan.filter((step) => /^SCAN \w+$/.test(step))).toEqual([]);
+    }
+  });
 });

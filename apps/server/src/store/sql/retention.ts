@@ -11,6 +11,15 @@ export const PURGE_KINDS = [
   'verifyAnswers',
   'audit',
   'outbox',
+  'channelProofs',
+  'channelUndoLinks',
+  'registrationChallenges',
+  'registrationSessions',
+  'registrationLinks',
+  'registrationOidcFlows',
+  'passwordLinks',
+  'consoleEnrolmentLinks',
+  'rememberedDevices',
 ] as const;
 
 export type PurgeKind = (typeof PURGE_KINDS)[number];
@@ -33,6 +42,13 @@ export interface PurgeCutoffs {
    */
   auditThroughSeq?: number;
   outboxBefore: number | null;
+  /**
+   * Proofs, challenges, registration sessions, one-time links (registration, undo, password,
+   * console enrolment) and remembered devices that expired, or were used or forgotten, before this.
+   */
+  linksBefore: number;
+  /** Registration sign-ins at the identity provider started before this (they have run out). */
+  registrationOidcFlowsBefore: number;
 }
 
 export interface RetentionRepository {
@@ -130,7 +146,49 @@ const TARGETS: Record<PurgeKind, PurgeTarget> = {
     key: 'id',
     where: (c) => (c.outboxBefore === null ? null : sql`created_at < ${c.outboxBefore}`),
   },
+  channelProofs: {
+    table: 'channel_proofs',
+    key: 'id',
+    where: (c) => sql`expires_at < ${c.linksBefore}`,
+  },
+  channelUndoLinks: oneTimeLinks('channel_undo_links'),
+  registrationChallenges: {
+    table: 'registration_sessions',
+    key: 'id',
+    where: (c) => sql`expires_at < ${c.linksBefore} and opened_at is null`,
+  },
+  registrationSessions: {
+    table: 'registration_sessions',
+    key: 'id',
+    where: (c) => sql`expires_at < ${c.linksBefore} and opened_at is not null`,
+  },
+  registrationLinks: oneTimeLinks('registration_links'),
+  registrationOidcFlows: {
+    table: 'registration_oidc_flows',
+    key: 'state',
+    where: (c) => sql`created_at < ${c.registrationOidcFlowsBefore}`,
+  },
+  passwordLinks: oneTimeLinks('password_links'),
+  consoleEnrolmentLinks: oneTimeLinks('console_enrolment_links'),
+  rememberedDevices: {
+    table: 'remembered_devices',
+    key: 'id',
+    where: (c) => sql`expires_at < ${c.linksBefore} or forgotten_at < ${c.linksBefore}`,
+    // Each by its own index (migration 0033): expired ones, then forgotten ones not expired yet.
+    byIndex: (c) => [sql`expires_at < ${c.linksBefore}`, sql`forgotten_at < ${c.linksBefore}`],
+  },
 };
+
+/** A table of one-time links (token_hash, expires_at, used_at): expired or used before the cutoff. */
+function oneTimeLinks(table: string): PurgeTarget {
+  return {
+    table,
+    key: 'token_hash',
+    where: (c) => sql`expires_at < ${c.linksBefore} or used_at < ${c.linksBefore}`,
+    // Each by its own index (migration 0032): expired ones, then used ones not expired yet.
+    byIndex: (c) => [sql`expires_at < ${c.linksBefore}`, sql`used_at < ${c.linksBefore}`],
+  };
+}
 
 export function retentionRepository(db: Db): RetentionRepository {
   return {

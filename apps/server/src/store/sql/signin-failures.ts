@@ -1,4 +1,4 @@
-import { allOrNone, SubjectRefused, type Db, type Dialect } from './db.js';
+import { allOrNone, SubjectRefused, type Db } from './db.js';
 
 export interface SigninFailures {
   failures: number;
@@ -54,19 +54,24 @@ function toFailures(row: {
   };
 }
 
-export function signinFailureRepository(db: Db, dialect: Dialect): SigninFailureRepository {
+export function signinFailureRepository(db: Db): SigninFailureRepository {
   /** Counts one attempt of the subject inside the transaction; throws SubjectRefused when it may not try. */
   async function reserveOne(trx: Db, limit: SigninAttemptLimit, at: number): Promise<void> {
-    // The row exists before it is read, so that PostgreSQL's row lock queues every concurrent
-    // attempt of this subject, on every instance, behind this transaction.
-    await trx
-      .insertInto('signin_failures')
-      .values({ subject: limit.subject, failures: 0, last_failure_at: at, locked_until: null })
-      .onConflict((oc) => oc.column('subject').doNothing())
-      .execute();
-    let query = trx.selectFrom('signin_failures').selectAll().where('subject', '=', limit.subject);
-    if (dialect === 'postgres') query = query.forUpdate();
-    const current = toFailures(await query.executeTakeFirstOrThrow());
+    // The row made or taken in one statement, locked until this transaction ends, so that
+    // PostgreSQL's row lock queues every concurrent attempt of this subject, on every instance,
+    // behind this transaction. (An insert doing nothing on conflict, then a read, lost the row
+    // when a success removed it in between (clear): the read found none and the sign-in failed
+    // with error 1. ON CONFLICT DO UPDATE inserts again when the row it waited for is gone.)
+    const current = toFailures(
+      await trx
+        .insertInto('signin_failures')
+        .values({ subject: limit.subject, failures: 0, last_failure_at: at, locked_until: null })
+        .onConflict((oc) =>
+          oc.column('subject').doUpdateSet((eb) => ({ subject: eb.ref('excluded.subject') })),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow(),
+    );
     const stale = current.lastFailureAt < at - limit.windowMs;
     const attempts = (stale ? 0 : current.failures) + 1;
     if (current.lockedUntil !== null && current.lockedUntil > at) {

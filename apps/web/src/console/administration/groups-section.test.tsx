@@ -1,4 +1,5 @@
 import {
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
   POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
   type AdminGroup,
@@ -28,6 +29,7 @@ const group = (id: string, name: string, priority: number, stored: boolean): Adm
   stored: stored ? { enableECode: true } : null,
   effective: { ...DEFAULTS, enableECode: stored, codeValidityMinutes: 30 },
   issuers: stored ? ['admin', 'helpdesk'] : ['admin'],
+  screenCodeTrust: { screenCodeTrustedNetworks: [], screenCodeRememberedDeviceDays: 0 },
   owner: 'local',
 });
 
@@ -119,6 +121,11 @@ describe('the groups and their policies', () => {
     await userEvent.type(minutes, '60');
     await userEvent.selectOptions(within(editor).getByLabelText('How the code is given'), 'Channel');
     await userEvent.click(within(editor).getByLabelText('Help desk'));
+    await userEvent.type(
+      within(editor).getByLabelText('Trusted networks'),
+      '10.20.0.0/16{enter}2001:db8::/32',
+    );
+    await userEvent.type(within(editor).getByLabelText(/^Days a device stays remembered/), '{backspace}30');
     await userEvent.click(within(editor).getByRole('button', { name: 'Save the policy' }));
     expect(await within(editor).findByText('The policy of staff was saved.')).toBeInTheDocument();
     expect(calls.filter((call) => call.method === 'POST').map((call) => call.body)).toEqual([
@@ -127,6 +134,13 @@ describe('the groups and their policies', () => {
         options: { emergencyCodeDelivery: 'Channel', codeValidityMinutes: 60 },
       },
       { category: POLICY_CATEGORY_HELP_DESK, options: { issuers: ['admin'] } },
+      {
+        category: POLICY_CATEGORY_CHANNEL_REGISTRATION,
+        options: {
+          screenCodeTrustedNetworks: ['10.20.0.0/16', '2001:db8::/32'],
+          screenCodeRememberedDeviceDays: 30,
+        },
+      },
     ]);
 
     await userEvent.click(within(editor).getByRole('button', { name: 'Close' }));

@@ -1,5 +1,6 @@
 import {
   CONSOLE_ISSUER_ROLES,
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
   POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
   type AdminGroup,
@@ -68,6 +69,9 @@ export function PolicyEditor({
   const id = useId();
   const [draft, setDraft] = useState<Draft>(() => draftOf(group.effective));
   const [issuers, setIssuers] = useState<string[]>(group.issuers);
+  // Codes on screen only with a reason to trust (issue 32): ranges one per line, days a number.
+  const [networks, setNetworks] = useState(group.screenCodeTrust.screenCodeTrustedNetworks.join('\n'));
+  const [deviceDays, setDeviceDays] = useState(String(group.screenCodeTrust.screenCodeRememberedDeviceDays));
   const [saved, setSaved] = useState<string>();
   const saving = useConsoleAction();
 
@@ -87,7 +91,14 @@ export function PolicyEditor({
     setSaved(undefined);
     const changes = changesOf(draft, group.effective);
     const issuersChanged = [...issuers].sort().join() !== [...group.issuers].sort().join();
-    if (Object.keys(changes).length === 0 && !issuersChanged && group.stored !== null) {
+    const trust: Record<string, unknown> = {};
+    const networkList = networks.split(/[\s,]+/).filter((entry) => entry !== '');
+    if (networkList.join() !== group.screenCodeTrust.screenCodeTrustedNetworks.join())
+      trust.screenCodeTrustedNetworks = networkList;
+    if (Number(deviceDays) !== group.screenCodeTrust.screenCodeRememberedDeviceDays)
+      trust.screenCodeRememberedDeviceDays = Number(deviceDays);
+    const trustChanged = Object.keys(trust).length > 0;
+    if (Object.keys(changes).length === 0 && !issuersChanged && !trustChanged && group.stored !== null) {
       setSaved(t('policy.nothingChanged'));
       return;
     }
@@ -101,6 +112,10 @@ export function PolicyEditor({
       }
       if (issuersChanged) {
         const body: AdminPolicyChange = { category: POLICY_CATEGORY_HELP_DESK, options: { issuers } };
+        await consoleCall(`admin/groups/${encodeURIComponent(group.id)}/policy`, { method: 'POST', body });
+      }
+      if (trustChanged) {
+        const body: AdminPolicyChange = { category: POLICY_CATEGORY_CHANNEL_REGISTRATION, options: trust };
         await consoleCall(`admin/groups/${encodeURIComponent(group.id)}/policy`, { method: 'POST', body });
       }
       return true;
@@ -191,6 +206,36 @@ export function PolicyEditor({
               {t(role === 'admin' ? 'role.admin' : 'role.helpdesk')}
             </label>
           ))}
+        </fieldset>
+        <fieldset className="form-field">
+          <legend>{t('policy.screenCodeTrust')}</legend>
+          <p className="field-hint">{t('policy.screenCodeTrustHint')}</p>
+          <div className="form-field">
+            <label htmlFor={`${id}-networks`}>{t('policy.screenCodeTrustedNetworks')}</label>
+            <p id={`${id}-networks-hint`} className="field-hint">
+              {t('policy.screenCodeTrustedNetworksHint')}
+            </p>
+            <textarea
+              id={`${id}-networks`}
+              rows={3}
+              dir="ltr"
+              value={networks}
+              aria-describedby={`${id}-networks-hint`}
+              onChange={(event) => setNetworks(event.target.value)}
+            />
+          </div>
+          <div className="form-field">
+            <label htmlFor={`${id}-device-days`}>{t('policy.screenCodeRememberedDeviceDays')}</label>
+            <input
+              id={`${id}-device-days`}
+              type="number"
+              min={0}
+              max={400}
+              step={1}
+              value={deviceDays}
+              onChange={(event) => setDeviceDays(event.target.value)}
+            />
+          </div>
         </fieldset>
         {saved && (
           <Alert variant="success" announce testId="policy-saved">

@@ -21,7 +21,9 @@ const DANA: HelpDeskUser = {
   mayIssue: true,
   offers: { onScreen: true, channels: [] },
   policy: { enableECode: true, emergencyCodeDelivery: 'Display', codeValidityMinutes: 15, maxUnusedCodes: 3 },
-  channels: [{ key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1' }],
+  channels: [
+    { key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1', waiting: null, usableFrom: null },
+  ],
   codes: [
     {
       id: 'c1',
@@ -154,6 +156,41 @@ describe("a user's view for the help desk", () => {
     expect(screen.getByRole('link', { name: 'Back to the search' })).toHaveAttribute('href', '#/helpdesk');
   });
 
+  it('shows a channel that may not receive codes yet as waiting, with the time it may', async () => {
+    fakeConsoleApi({
+      'GET helpdesk/users/u1': () =>
+        envelope({
+          ...DANA,
+          channels: [
+            ...DANA.channels,
+            {
+              key: 'personalMobile',
+              masked: '+49 171 ****42',
+              reference: 'ref-2',
+              waiting: 'cooling',
+              usableFrom: '2026-11-25T10:00:00Z',
+            },
+            {
+              key: 'personalEmail',
+              masked: 'd***@e***.org',
+              reference: 'ref-3',
+              waiting: 'proof-expired',
+              usableFrom: null,
+            },
+          ],
+        }),
+    });
+    renderConsole(<HelpDeskScreen userId="u1" />);
+    const [work, cooling, stale] = within(await screen.findByTestId('helpdesk-channels')).getAllByRole(
+      'listitem',
+    );
+    expect(work).not.toHaveTextContent('waiting');
+    expect(cooling).toHaveTextContent(
+      'Personal mobile: +49 171 ****42 — waiting: may receive codes from 2026-11-25T10:00:00Z',
+    );
+    expect(stale).toHaveTextContent('waiting: must be proven again before it may receive codes');
+  });
+
   it('says what is empty: no codes, channels, sessions or activity, not locked', async () => {
     fakeConsoleApi({
       'GET helpdesk/users/u1': () =>
@@ -201,7 +238,7 @@ describe("a user's view for the help desk", () => {
     expect(screen.queryByLabelText('Reason')).not.toBeInTheDocument();
   });
 
-  it('unlocks, ends the sessions and revokes codes, each said and followed by the user as they are now', async () => {
+  it('unlocks, ends the sessions, forgets the remembered devices and revokes codes, each said and followed by the user as they are now', async () => {
     let user = DANA;
     const calls = fakeConsoleApi({
       'GET helpdesk/users/u1': () => envelope(user),
@@ -213,6 +250,7 @@ describe("a user's view for the help desk", () => {
         user = { ...user, sessions: [] };
         return envelope({ count: 2 });
       },
+      'POST helpdesk/users/u1/devices/forget': () => envelope({ count: 3 }),
       'POST helpdesk/users/u1/codes/revoke': (call) => {
         const { codeId } = call.body as { codeId?: string };
         user = { ...user, codes: user.codes.filter((code) => codeId !== undefined && code.id !== codeId) };
@@ -228,6 +266,9 @@ describe("a user's view for the help desk", () => {
     expect(await screen.findByText('Sessions ended: 2')).toBeInTheDocument();
     expect(await screen.findByText('No open sessions.')).toBeInTheDocument();
 
+    await userEvent.click(screen.getByRole('button', { name: 'Forget remembered devices' }));
+    expect(await screen.findByText('Remembered devices forgotten: 3')).toBeInTheDocument();
+
     const firstCode = within(screen.getByTestId('helpdesk-codes')).getAllByRole('row')[1] as HTMLElement;
     await userEvent.click(within(firstCode).getByRole('button', { name: 'Revoke' }));
     expect(await screen.findByText('Codes revoked: 1')).toBeInTheDocument();
@@ -237,6 +278,7 @@ describe("a user's view for the help desk", () => {
     expect(calls.filter((call) => call.method === 'POST').map((call) => [call.path, call.body])).toEqual([
       ['helpdesk/users/u1/unlock', {}],
       ['helpdesk/users/u1/sessions/end', {}],
+      ['helpdesk/users/u1/devices/forget', {}],
       ['helpdesk/users/u1/codes/revoke', { codeId: 'c1' }],
     ]);
   });

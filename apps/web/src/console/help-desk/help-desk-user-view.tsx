@@ -184,6 +184,14 @@ function UserDetails({
             {user.channels.map((channel) => (
               <li key={channel.reference}>
                 {channelLabel(t, channel.key)}: <bdi>{channel.masked}</bdi>
+                {channel.waiting !== null && (
+                  <span className="field-hint" data-testid="helpdesk-channel-waiting">
+                    {' — '}
+                    {channel.waiting === 'cooling' && channel.usableFrom !== null
+                      ? t('helpdesk.channelCooling', { until: formatTime(channel.usableFrom) })
+                      : t('helpdesk.channelReprove')}
+                  </span>
+                )}
               </li>
             ))}
           </ul>
@@ -229,6 +237,16 @@ function UserDetails({
           testId="helpdesk-end-sessions"
         >
           {t('helpdesk.endSessions')}
+        </BusyButton>
+        <h3>{t('helpdesk.devices')}</h3>
+        <BusyButton
+          variant="outline"
+          busy={action.busy}
+          busyLabel={t('working')}
+          onClick={() => void act('devices/forget', {}, (count) => t('helpdesk.devicesForgotten', { count }))}
+          testId="helpdesk-forget-devices"
+        >
+          {t('helpdesk.forgetDevices')}
         </BusyButton>
       </section>
 

@@ -14,7 +14,9 @@ const USER: HelpDeskUser = {
   mayIssue: true,
   offers: { onScreen: true, channels: [] },
   policy: { enableECode: true, emergencyCodeDelivery: 'Display', codeValidityMinutes: 15, maxUnusedCodes: 3 },
-  channels: [{ key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1' }],
+  channels: [
+    { key: 'mobile', masked: '+49 170 ****77', reference: 'ref-1', waiting: null, usableFrom: null },
+  ],
   codes: [],
   lock: { failures: 0, locked: false, lockedUntil: null },
   sessions: [],

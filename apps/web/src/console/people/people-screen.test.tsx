@@ -28,12 +28,14 @@ const NINA: AdminPerson = {
     disabled: true,
     removal: true,
     sessions: true,
+    channels: true,
   },
   groups: [
     { id: 'g1', name: 'Staff', owner: 'local', member: false },
     { id: 'g2', name: 'Engineering', owner: 'scim', member: true },
   ],
-  channels: [{ key: 'mobile', address: '+49 *** ***12', source: 'local' }],
+  channels: [{ key: 'mobile', address: '+49 *** ***12', source: 'local', origin: 'source' }],
+  pendingChannels: [],
 };
 
 describe('people in the console', () => {
@@ -107,6 +109,84 @@ describe('people in the console', () => {
       member: true,
     });
     expect(screen.getByTestId('person-channels')).toHaveTextContent('+49 *** ***12');
+  });
+
+  it('adds a channel: a code goes to the address, and the code the person reads out makes it the channel', async () => {
+    let person = NINA;
+    const calls = fakeConsoleApi({
+      'GET admin/people/u1': () => envelope(person),
+      'POST admin/people/u1/channels/proofs': () => {
+        person = {
+          ...person,
+          pendingChannels: [
+            { key: 'personalMobile', to: '+49 *** ***61', proofId: 'p1', expiresAt: '2026-11-24T10:15:00Z' },
+          ],
+        };
+        return envelope({ proofId: 'p1', to: '+49 *** ***61', expiresAt: '2026-11-24T10:15:00Z' });
+      },
+      'POST admin/people/u1/channels/prove': () => {
+        person = {
+          ...person,
+          pendingChannels: [],
+          channels: [
+            ...person.channels,
+            { key: 'personalMobile', address: '+49 *** ***61', source: 'local', origin: 'source' },
+          ],
+        };
+        return envelope({ changed: ['channels.personalMobile'], sessionsEnded: 0 });
+      },
+      'POST admin/people/u1/channels/remove': () => {
+        person = { ...person, channels: person.channels.filter((channel) => channel.key !== 'mobile') };
+        return envelope({ changed: ['channels.mobile'], sessionsEnded: 0 });
+      },
+    });
+    renderConsole(<PeopleScreen userId="u1" />);
+    await userEvent.selectOptions(await screen.findByLabelText('Kind of channel'), 'Personal mobile');
+    await userEvent.type(screen.getByLabelText('Phone number or e-mail address'), '+49 170 5550161');
+    await userEvent.click(screen.getByRole('button', { name: 'Send a code' }));
+    expect(await screen.findByTestId('person-channels-done')).toHaveTextContent(
+      'A code was sent to +49 *** ***61.',
+    );
+    expect(calls.find((call) => call.path === 'admin/people/u1/channels/proofs')?.body).toEqual({
+      key: 'personalMobile',
+      address: '+49 170 5550161',
+    });
+    // The address is no channel until the code is entered.
+    expect(screen.getByTestId('person-channels')).not.toHaveTextContent('***61');
+    const pending = await screen.findByTestId('person-channel-pending');
+    expect(pending).toHaveTextContent('Personal mobile +49 *** ***61: waiting for its code');
+    await userEvent.type(within(pending).getByLabelText('Code the person reads out'), '12345678');
+    await userEvent.click(within(pending).getByRole('button', { name: 'Confirm the address' }));
+    expect(
+      await screen.findByText("The address is the channel now; the person's other channels were told."),
+    ).toBeInTheDocument();
+    expect(calls.find((call) => call.path === 'admin/people/u1/channels/prove')?.body).toEqual({
+      proofId: 'p1',
+      code: '12345678',
+    });
+    await expect.poll(() => screen.getByTestId('person-channels').textContent).toContain('***61');
+    expect(screen.queryByTestId('person-channel-pending')).toBeNull();
+
+    await userEvent.click(screen.getByRole('button', { name: 'Remove Work mobile' }));
+    expect(await screen.findByText('Channel removed.')).toBeInTheDocument();
+    await expect.poll(() => screen.getByTestId('person-channels').textContent).not.toContain('***12');
+  });
+
+  it("shows a directory user's channels read-only, without a form to change them", async () => {
+    fakeConsoleApi({
+      'GET admin/people/u1': () =>
+        envelope({ ...NINA, source: 'ldap', editable: { ...NINA.editable, channels: false } }),
+    });
+    renderConsole(<PeopleScreen userId="u1" />);
+    const channels = await screen.findByTestId('person-channels');
+    expect(channels).toHaveTextContent('Work mobile: +49 *** ***12');
+    expect(within(channels).queryByRole('button')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Send a code' })).toBeNull();
+    expect(
+      within(screen.getByTestId('person-channels-section')).getByText(
+        /Read-only: it comes from the directory/,
+      ),
+    ).toBeInTheDocument();
   });
 
   it("shows what a directory owns read-only with its source, and the server's refusal", async () => {

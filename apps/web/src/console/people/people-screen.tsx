@@ -16,6 +16,7 @@ import { FailureAlert } from '../components/failure-alert';
 import { useConsoleI18n } from '../i18n/console-i18n';
 import { hrefOf } from '../shell/console-route';
 import { ConsoleAccountsSection } from './console-accounts-section';
+import { PersonChannelsSection } from './person-channels-section';
 
 const SOURCE_TEXT = {
   local: 'source.local',
@@ -355,25 +356,7 @@ function PersonView({ userId }: { userId: string }) {
           </tr>
         ))}
       </ConsoleTable>
-      <h2>{t('people.channels')}</h2>
-      {person.channels.length === 0 ? (
-        <p>{t('people.noChannels')}</p>
-      ) : (
-        <ConsoleTable
-          label={t('people.channels')}
-          columns={[t('people.channel'), t('people.source')]}
-          testId="person-channels"
-        >
-          {person.channels.map((channel) => (
-            <tr key={channel.key}>
-              <td>
-                {channel.key}: <span dir="ltr">{channel.address}</span>
-              </td>
-              <td>{t(sourceKey(channel.source))}</td>
-            </tr>
-          ))}
-        </ConsoleTable>
-      )}
+      <PersonChannelsSection person={person} onChanged={loading.reload} />
     </section>
   );
 }

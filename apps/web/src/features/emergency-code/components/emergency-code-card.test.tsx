@@ -5,6 +5,7 @@ import {
   httpStatus,
   installFakeServer,
   ok,
+  DISPLAY_POLICY,
   type FakeServer,
 } from '../../../testing/fake-server';
 import { renderPage } from '../../../testing/render-page';
@@ -179,6 +180,41 @@ describe('code on screen (delivery mode other than Channel)', () => {
     vi.spyOn(navigator.clipboard, 'writeText').mockRejectedValue(new Error('denied'));
     await user.click(screen.getByRole('button', { name: text('en', 'content.copyCode') }));
     expect(await screen.findByTestId('copy-outcome')).toHaveTextContent(text('en', 'content.copyFailed'));
+  });
+});
+
+describe('codes on screen without a reason to trust (issue 32)', () => {
+  const untrusted = () =>
+    server.answer(
+      'POST user/getPolicy',
+      ok({ options: { ...DISPLAY_POLICY, emergencyCodeDelivery: 'Channel' }, screenCodeTrust: 'missing' }),
+    );
+
+  it('offers the channels, saying why no code is on screen, and asks for none', async () => {
+    untrusted().answer('POST user/queryAvailableChannels', ok(CHANNELS));
+    renderPage();
+    expect(await screen.findByTestId('screen-code-untrusted')).toHaveTextContent(
+      text('en', 'content.screenCodeUntrusted'),
+    );
+    expect(screen.getByTestId('channel-sms')).toBeVisible();
+    expect(screen.queryByTestId('emergency-code')).toBeNull();
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
+  });
+
+  it('says to call the help desk when no channel may receive a code', async () => {
+    untrusted().answer('POST user/queryAvailableChannels', ok({}));
+    renderPage();
+    expect(await screen.findByTestId('call-help-desk')).toHaveTextContent(text('en', 'content.callHelpDesk'));
+    expect(screen.queryByTestId('no-channel')).toBeNull();
+    expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
+  });
+
+  it('keeps the spec’s texts when codes go by channel anyway', async () => {
+    server.channels({});
+    renderPage();
+    expect(await screen.findByTestId('no-channel')).toBeVisible();
+    expect(screen.queryByTestId('call-help-desk')).toBeNull();
+    expect(screen.queryByTestId('screen-code-untrusted')).toBeNull();
   });
 });
 

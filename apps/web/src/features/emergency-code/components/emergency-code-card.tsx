@@ -40,9 +40,19 @@ export function EmergencyCodeCard({
           {t('content.notAuthorized')}
         </Alert>
       )}
+      {/* Codes on screen need a reason to trust here (issue 32): the channels instead, or the help desk. */}
+      {view.kind === 'channels' && view.untrusted && view.groups.length > 0 && (
+        <Alert variant="info" testId="screen-code-untrusted">
+          {t('content.screenCodeUntrusted')}
+        </Alert>
+      )}
       {view.kind === 'channels' &&
         (view.groups.length > 0 ? (
           <ChannelMenus groups={view.groups} sending={sending} onSend={emergencyCode.send} />
+        ) : view.untrusted ? (
+          <Alert variant="danger" testId="call-help-desk">
+            {t('content.callHelpDesk')}
+          </Alert>
         ) : (
           <Alert variant="danger" testId="no-channel">
             {t('content.noChannel')}

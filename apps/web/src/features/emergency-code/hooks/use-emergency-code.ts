@@ -3,7 +3,7 @@ import {
   ErrorNumber,
   type ChannelMap,
   type CreatedCode,
-  type PolicyOptions,
+  type PolicyResult,
 } from '@dea/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { EnvelopeError } from '../../../api/api-error';
@@ -24,7 +24,12 @@ import { forgetStoredCode, readStoredCode, readStoredExpiry, storeCode } from '.
 export type CodeView =
   | { kind: 'loading' }
   | { kind: 'notAuthorized' }
-  | { kind: 'channels'; groups: ChannelGroupOptions[] }
+  | {
+      kind: 'channels';
+      groups: ChannelGroupOptions[];
+      /** Codes would be shown on screen, but not from here: no trusted network, no remembered device. */
+      untrusted: boolean;
+    }
   | {
       kind: 'code';
       code: CreatedCode | undefined;
@@ -54,16 +59,21 @@ type CodeState = Omit<Extract<CodeView, { kind: 'code' }>, 'kind' | 'uses'>;
 /** Where the startup stands, from what has loaded (spec section 4). */
 function viewOf(
   userId: string | null | undefined,
-  policy: PromiseState<PolicyOptions>,
+  policy: PromiseState<PolicyResult>,
   channels: PromiseState<ChannelMap>,
   code: CodeState | undefined,
 ): CodeView {
   if (userId === null || policy.state === 'rejected' || channels.state === 'rejected')
     return { kind: 'unavailable' };
-  if (policy.state === 'fulfilled' && !policy.value.enableECode) return { kind: 'notAuthorized' };
-  if (channels.state === 'fulfilled') return { kind: 'channels', groups: channelGroups(channels.value) };
+  if (policy.state === 'fulfilled' && !policy.value.options.enableECode) return { kind: 'notAuthorized' };
+  if (channels.state === 'fulfilled')
+    return {
+      kind: 'channels',
+      groups: channelGroups(channels.value),
+      untrusted: policy.state === 'fulfilled' && policy.value.screenCodeTrust === 'missing',
+    };
   if (code !== undefined && policy.state === 'fulfilled')
-    return { kind: 'code', ...code, uses: policy.value.codeUses };
+    return { kind: 'code', ...code, uses: policy.value.options.codeUses };
   return { kind: 'loading' };
 }
 
@@ -101,7 +111,7 @@ export function useEmergencyCode({
     (signal) => (ready && typeof userId === 'string' ? getPolicy(userId, signal) : undefined),
     [ready, userId],
   );
-  const options = valueOf(policy);
+  const options = valueOf(policy)?.options;
   const byChannel = options?.enableECode === true && options.emergencyCodeDelivery === CHANNEL_DELIVERY_MODE;
   const onScreen = options?.enableECode === true && options.emergencyCodeDelivery !== CHANNEL_DELIVERY_MODE;
   const validityMinutes = options?.codeValidityMinutes;

@@ -1,0 +1,3 @@
+import { startChannels } from '../../../src/channels/start-channels';
+
+startChannels(document.getElementById('root'));
