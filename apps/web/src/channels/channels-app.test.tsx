@@ -291,6 +291,20 @@ describe('the channels page with a registration session', () => {
     expect(server.callsTo('POST channels/remove')[0]?.body).toEqual({ key: 'personalMobile' });
   });
 
+  it('forgets the remembered browsers on request, and says so', async () => {
+    server.answer('POST registration/devices/forget', ok({ forgotten: 2 }));
+    const { user } = renderChannels();
+    const devices = await screen.findByTestId('remembered-devices');
+    expect(within(devices).getByRole('heading', { level: 2 })).toHaveTextContent(
+      text('en', 'channels.devices.heading'),
+    );
+    await user.click(within(devices).getByRole('button', { name: text('en', 'channels.devices.forget') }));
+    expect(await screen.findByTestId('channels-done')).toHaveTextContent(
+      text('en', 'channels.devices.forgotten'),
+    );
+    expect(server.callsTo('POST registration/devices/forget')).toHaveLength(1);
+  });
+
   it('says which channel must be proven again', async () => {
     server.answer(
       'POST channels/list',
