@@ -111,5 +111,19 @@ test('from an untrusted network the page offers the channels; in a browser a reg
   await expect(code(page)).toHaveText(/\S{6,}/);
   await expect(page.getByTestId('screen-code-untrusted')).toHaveCount(0);
   await expectNoAxeViolations(page);
+
+  // The person forgets their remembered browsers on the channels page (the registration session
+  // is still open): this one is no longer trusted, and a new tab gets no code on screen.
+  await page.goto('/dea/channels/');
+  const devices = page.getByTestId('remembered-devices');
+  await devices.getByRole('button', { name: 'Forget all remembered browsers' }).click();
+  await expect(page.getByTestId('channels-done')).toHaveText(
+    'No browser of yours is remembered any more, this one included.',
+  );
+  expect((await context.cookies()).find((cookie) => cookie.name === 'dea_device')).toBeUndefined();
+  const newTab = await context.newPage();
+  await goToPage(newTab);
+  await expect(newTab.getByTestId('screen-code-untrusted')).toBeVisible();
+  await expect(code(newTab)).toHaveCount(0);
   await context.close();
 });

@@ -9,7 +9,14 @@ import { Spinner } from '../shared/components/spinner';
 import { useI18n } from '../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { channelKeyLabel, KEYS_OF_TYPE, localTime, sourceText } from './channel-labels';
-import { addChannel, listChannels, proveChannel, removeChannel, testChannel } from './channels-api';
+import {
+  addChannel,
+  forgetDevices,
+  listChannels,
+  proveChannel,
+  removeChannel,
+  testChannel,
+} from './channels-api';
 
 /** An address waiting for its code; `address` only while this page still knows it (for a new code). */
 type Proof = {
@@ -45,6 +52,7 @@ export function ChannelManager({
     address: useId(),
     prove: useId(),
     code: useId(),
+    devices: useId(),
   };
   const [list, setList] = useState<ChannelListResult>();
   const [busy, setBusy] = useState(false);
@@ -332,6 +340,23 @@ export function ChannelManager({
           )}
         </form>
       )}
+      <section aria-labelledby={ids.devices} data-testid="remembered-devices">
+        <h2 id={ids.devices}>{t('channels.devices.heading')}</h2>
+        <p>{t('channels.devices.intro')}</p>
+        <button
+          type="button"
+          className="btn btn-outline"
+          aria-disabled={busy || undefined}
+          onClick={() =>
+            void act(async () => {
+              await forgetDevices();
+              return { key: 'channels.devices.forgotten' };
+            })
+          }
+        >
+          {t('channels.devices.forget')}
+        </button>
+      </section>
       <PasskeyList />
       <p>
         <a href="../">{t('channels.back')}</a>

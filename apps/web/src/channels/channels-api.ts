@@ -38,4 +38,7 @@ export const removeChannel = (key: string) => post<{ done: boolean }>('channels/
 export const testChannel = (key: string, locale: string | undefined) =>
   post<{ to: string }>('channels/test', { key, ...(locale !== undefined && { locale }) });
 
+/** Forgets every remembered device of the person (codes on screen), this browser's cookie too. */
+export const forgetDevices = () => post<{ forgotten: number }>('registration/devices/forget');
+
 export const undoChannel = (token: string) => post<{ done: boolean }>('channels/undo', { token });

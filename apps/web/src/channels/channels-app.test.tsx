@@ -180,6 +180,71 @@ describe('the channels page without a registration session', () => {
   });
 });
 
+describe('the channels page when something is missing or refused', () => {
+  it('says when none of the channels may receive the code, and why a link was refused', async () => {
+    server.answer('POST registration/ways', ok({ ...CLOSED, channels: [] }));
+    server.answer('POST registration/open', envelopeError(3, 'This link cannot be used'));
+    renderChannels('#link=linklinklinklinklink');
+    expect(await screen.findByText(text('en', 'channels.signIn.noChannel'))).toBeVisible();
+    expect(await screen.findByRole('alert')).toHaveTextContent('This link cannot be used');
+    expect(screen.queryByRole('button', { name: text('en', 'channels.signIn.sendCode') })).toBeNull();
+  });
+
+  it('says what went wrong when the server cannot tell the ways to sign in', async () => {
+    server.answer('POST registration/ways', envelopeError(1, 'The service is not available'));
+    renderChannels();
+    expect(await screen.findByRole('alert')).toHaveTextContent('The service is not available');
+    expect(screen.queryByTestId('way-code')).toBeNull();
+  });
+
+  it('says what went wrong when the list cannot be read, without offering changes', async () => {
+    server.answer('POST registration/ways', ok(OPEN));
+    server.answer('POST channels/list', envelopeError(1, 'The service is not available'));
+    renderChannels();
+    expect(await screen.findByTestId('channels-problem')).toHaveTextContent('The service is not available');
+    expect(screen.queryByTestId('remembered-devices')).toBeNull();
+  });
+
+  it('names the directory, SCIM and import sources, an address waiting for its code, and says when there is no room', async () => {
+    server.answer('POST registration/ways', ok(OPEN));
+    server.answer(
+      'POST channels/list',
+      ok({
+        channels: [
+          { ...LIST.channels[0]!, key: 'mobile', type: 'sms', source: 'scim' },
+          { ...LIST.channels[0]!, key: 'telephone', type: 'voice', source: 'import' },
+          { ...LIST.channels[1]! },
+          {
+            state: 'pending',
+            key: 'personalEmail',
+            type: 'smtp',
+            to: 'h***@e***.org',
+            proofId: 'proof-1',
+            until: '2026-11-26T21:30:00.000Z',
+            triesLeft: 5,
+          },
+        ],
+        policy: { types: ['sms', 'smtp'], max: 1, coolingHours: 24 },
+      }),
+    );
+    renderChannels();
+    expect(await screen.findByTestId('channel-mobile')).toHaveTextContent(text('en', 'channels.source.scim'));
+    expect(screen.getByTestId('channel-telephone')).toHaveTextContent(text('en', 'channels.source.import'));
+    expect(screen.getByTestId('channel-personalEmail')).toHaveTextContent(
+      /en:channels\.state\.pending \S.*2026/,
+    );
+    expect(screen.getByText(text('en', 'channels.add.full'))).toBeVisible();
+    expect(screen.queryByLabelText(text('en', 'channels.add.address'))).toBeNull();
+  });
+
+  it('says when the person has no channel at all', async () => {
+    server.answer('POST registration/ways', ok(OPEN));
+    server.answer('POST channels/list', ok({ ...LIST, channels: [] }));
+    renderChannels();
+    expect(await screen.findByText(text('en', 'channels.list.none'))).toBeVisible();
+  });
+});
+
 describe('the channels page with a registration session', () => {
   beforeEach(() => {
     server.answer('POST registration/ways', ok(OPEN));
@@ -289,6 +354,20 @@ describe('the channels page with a registration session', () => {
       text('en', 'channels.removed', { recipient: '+49 *** ***99' }),
     );
     expect(server.callsTo('POST channels/remove')[0]?.body).toEqual({ key: 'personalMobile' });
+  });
+
+  it('forgets the remembered browsers on request, and says so', async () => {
+    server.answer('POST registration/devices/forget', ok({ forgotten: 2 }));
+    const { user } = renderChannels();
+    const devices = await screen.findByTestId('remembered-devices');
+    expect(within(devices).getByRole('heading', { level: 2 })).toHaveTextContent(
+      text('en', 'channels.devices.heading'),
+    );
+    await user.click(within(devices).getByRole('button', { name: text('en', 'channels.devices.forget') }));
+    expect(await screen.findByTestId('channels-done')).toHaveTextContent(
+      text('en', 'channels.devices.forgotten'),
+    );
+    expect(server.callsTo('POST registration/devices/forget')).toHaveLength(1);
   });
 
   it('says which channel must be proven again', async () => {
