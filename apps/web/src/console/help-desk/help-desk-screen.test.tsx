@@ -283,6 +283,32 @@ describe("a user's view for the help desk", () => {
     ]);
   });
 
+  it('makes a one-time registration link to give the person, and removes their passkeys', async () => {
+    const calls = fakeConsoleApi({
+      'GET helpdesk/users/u1': () => envelope(DANA),
+      'POST helpdesk/users/u1/registration-link': () =>
+        envelope({
+          url: 'https://dea.example/dea/channels/#link=abcdefghijklmnop',
+          expiresAt: '2026-11-25T18:00:00.000Z',
+        }),
+      'POST helpdesk/users/u1/passkeys/forget': () => envelope({ count: 2 }),
+    });
+    renderConsole(<HelpDeskScreen userId="u1" />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Make a registration link' }));
+    const made = await screen.findByTestId('helpdesk-registration-link-made');
+    expect(made).toHaveTextContent('Give this link to the person: it works once, until');
+    expect(within(made).getByText('https://dea.example/dea/channels/#link=abcdefghijklmnop')).toHaveAttribute(
+      'dir',
+      'ltr',
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'Remove their passkeys' }));
+    expect(await screen.findByText('Passkeys removed: 2')).toBeInTheDocument();
+    expect(calls.filter((call) => call.method === 'POST').map((call) => call.path)).toEqual([
+      'helpdesk/users/u1/registration-link',
+      'helpdesk/users/u1/passkeys/forget',
+    ]);
+  });
+
   it('keeps the issued code on screen while the user is loaded again', async () => {
     const reloaded = heldAnswer();
     let loads = 0;

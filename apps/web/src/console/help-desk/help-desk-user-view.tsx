@@ -13,6 +13,12 @@ import { hrefOf } from '../shell/console-route';
 import { channelLabel } from './channel-label';
 import { IssueCodeForm } from './issue-code-form';
 
+/** What the help desk's registration-link call answers. */
+interface HelpDeskRegistrationLink {
+  url: string;
+  expiresAt: string;
+}
+
 /**
  * Why the directory refused a sign-in of this person when it refused the account itself (Active
  * Directory's reasons, audited by the server): the help desk sees what to have seen to.
@@ -70,6 +76,20 @@ function UserDetails({
     );
     if (answer !== undefined) {
       setDone(message(answer.count));
+      reload();
+    }
+  };
+
+  /** A one-time registration link (the one function of the help desk and dea user registration-link). */
+  const [registrationLink, setRegistrationLink] = useState<HelpDeskRegistrationLink>();
+  const makeRegistrationLink = async () => {
+    setDone(undefined);
+    setRegistrationLink(undefined);
+    const answer = await action.run(() =>
+      consoleCall<HelpDeskRegistrationLink>(`${path}/registration-link`, { method: 'POST', body: {} }),
+    );
+    if (answer !== undefined) {
+      setRegistrationLink(answer);
       reload();
     }
   };
@@ -247,6 +267,36 @@ function UserDetails({
           testId="helpdesk-forget-devices"
         >
           {t('helpdesk.forgetDevices')}
+        </BusyButton>
+        <h3>{t('helpdesk.registration')}</h3>
+        <p>{t('helpdesk.registrationHint')}</p>
+        <BusyButton
+          variant="outline"
+          busy={action.busy}
+          busyLabel={t('working')}
+          onClick={() => void makeRegistrationLink()}
+          testId="helpdesk-registration-link"
+        >
+          {t('helpdesk.makeRegistrationLink')}
+        </BusyButton>
+        {registrationLink && (
+          <p data-testid="helpdesk-registration-link-made">
+            {t('helpdesk.registrationLinkMade', { time: formatTime(registrationLink.expiresAt) })}{' '}
+            <code dir="ltr" className="link-text">
+              {registrationLink.url}
+            </code>
+          </p>
+        )}
+        <BusyButton
+          variant="outline"
+          busy={action.busy}
+          busyLabel={t('working')}
+          onClick={() =>
+            void act('passkeys/forget', {}, (count) => t('helpdesk.passkeysForgotten', { count }))
+          }
+          testId="helpdesk-forget-passkeys"
+        >
+          {t('helpdesk.forgetPasskeys')}
         </BusyButton>
       </section>
 
