@@ -18,6 +18,7 @@ import type { AuditEventName } from './audit-events.js';
 import { type ConsoleDirectory, noDirectoryRole } from './console-directory.js';
 import { type ConsoleEnrolment, enrolmentRefused } from './console-enrolment.js';
 import type { ConsoleEnrolmentConfig } from './console-settings.js';
+import { verifiedPasskeyCounter } from './passkey-assertion.js';
 import { limitKeyOf, type SigninThrottle } from './signin-throttle.js';
 import { consoleAccountNamed } from './user-names.js';
 
@@ -381,23 +382,9 @@ export class ConsoleAuth {
       await this.audit('console.passkey_refused', caller, at, { ceremony: 'authentication' });
       throw refused();
     }
-    const { verifyAuthenticationResponse } = (await webAuthn()).server;
-    const verification = await verifyAuthenticationResponse({
-      response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.rpId,
-      requireUserVerification: true,
-      credential: {
-        id: passkey.credentialId,
-        publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
-        counter: passkey.counter,
-        transports: passkey.transports,
-      },
-    }).catch(() => undefined);
+    const newCounter = await verifiedPasskeyCounter(response, challenge, rp, passkey);
     const counted =
-      verification?.verified === true &&
-      (await store.console.usePasskey(passkey.credentialId, verification.authenticationInfo.newCounter, at));
+      newCounter !== undefined && (await store.console.usePasskey(passkey.credentialId, newCounter, at));
     if (!counted) {
       await this.audit('console.passkey_refused', caller, at, { ceremony: 'authentication' });
       throw refused();

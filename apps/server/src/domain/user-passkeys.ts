@@ -10,6 +10,7 @@ import type { Store, User, UserPasskey } from '../store/store.js';
 import type { PasskeyCeremony } from '../store/sql/user-passkeys.js';
 import { ApiError } from './api-error.js';
 import type { AuditEventName } from './audit-events.js';
+import { verifiedPasskeyCounter } from './passkey-assertion.js';
 import type { RelyingParty } from './console-auth.js';
 import {
   registrationSignInNeeded,
@@ -115,32 +116,9 @@ export class UserPasskeys {
       throw await refuse('challenge-unknown');
     const passkey = await store.userPasskeys.findOfUser(user.id, response.id);
     if (passkey === undefined) throw await refuse('unknown-passkey');
-    const verification = await (
-      await webAuthn()
-    )
-      .verifyAuthenticationResponse({
-        response,
-        expectedChallenge: challenge,
-        expectedOrigin: rp.origin,
-        expectedRPID: rp.rpId,
-        requireUserVerification: true,
-        credential: {
-          id: passkey.credentialId,
-          publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
-          counter: passkey.counter,
-          transports: passkey.transports,
-        },
-      })
-      .catch(() => undefined);
-    if (verification?.verified !== true) throw await refuse('not-verified');
-    if (
-      !(await store.userPasskeys.use(
-        user.id,
-        passkey.credentialId,
-        verification.authenticationInfo.newCounter,
-        now(),
-      ))
-    )
+    const newCounter = await verifiedPasskeyCounter(response, challenge, rp, passkey);
+    if (newCounter === undefined) throw await refuse('not-verified');
+    if (!(await store.userPasskeys.use(user.id, passkey.credentialId, newCounter, now())))
       throw await refuse('counter');
     return this.services.registrationSignIn.openAfter(person, 'passkey', {
       credentialId: passkey.credentialId,
