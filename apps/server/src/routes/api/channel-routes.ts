@@ -21,7 +21,7 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
-import { registrationSignInNeeded, type OpenedRegistration } from '../../domain/registration-sign-in.js';
+import { registrationSignInNeeded } from '../../domain/registration-sign-in.js';
 import type { ChannelView } from '../../domain/channel-proof.js';
 import { ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
