@@ -177,9 +177,11 @@ describe('sign-in bulkheads on postgres', () => {
             ).rows[0]?.count,
           );
         // Sign-in holds its share of the pool (2 of 3), every connection of it waiting on the lock.
-        await expect.poll(lockWaiters).toBe(2);
+        // Under load the second sign-in may take more than vitest's default second to get there:
+        // the deadline is a safety net, the wait ends as soon as both wait.
+        await expect.poll(lockWaiters, { timeout: 30_000 }).toBe(2);
         await expect
-          .poll(() => t.services.signInBulkheads.load.storeCalls)
+          .poll(() => t.services.signInBulkheads.load.storeCalls, { timeout: 30_000 })
           .toEqual({ running: 2, waiting: 10 });
 
         expect(await validate(base, check.key, check.user, check.code)).toEqual([200, true]);
