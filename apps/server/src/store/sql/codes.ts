@@ -2,7 +2,7 @@ import type { NewAuditEntry } from '../store.js';
 import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql, type Selectable } from 'kysely';
 import { newId } from '../../crypto/ids.js';
-import { constantTimeEqual, keyedHash } from '../../crypto/keyed-hash.js';
+import { digestBytes, keyedHash, sameDigest } from '../../crypto/keyed-hash.js';
 import type { AuditEventName } from '../audit-event-names.js';
 import { failureClearer, failureRecorder, type VerifyFailureRule } from './verify-failures.js';
 import type { CodesTable } from '../database.js';
@@ -106,7 +106,7 @@ export interface CodeRepository {
 }
 
 /** Stands in for the codes a user does not hold: every comparison is made, whatever they hold. */
-const DECOY_CODE_HASH = keyedHash(randomBytes(32), 'no code');
+const DECOY_CODE_HASH = digestBytes(keyedHash(randomBytes(32), 'no code'));
 
 const isoOf = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
 
@@ -373,12 +373,13 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     // Compared whatever the refusal, so that no kind of failure answers sooner than another.
     const held = (await usableOf.run(trx, { userId, now })).rows;
     const first = policy.form * call.keyCount;
-    const candidates = call.candidates.slice(first, first + call.keyCount);
+    // Raw digests, each decoded once: the comparisons make no Buffer of their own.
+    const candidates = call.candidates.slice(first, first + call.keyCount).map(digestBytes);
+    const heldDigests = held.map((active) => digestBytes(active.code_hash));
     let matched: (typeof held)[number] | undefined;
     for (let index = 0; index < Math.max(held.length, policy.compareAtLeast); index += 1) {
-      const active = held[index];
-      for (const candidate of candidates)
-        if (constantTimeEqual(active?.code_hash ?? DECOY_CODE_HASH, candidate)) matched ??= active;
+      const digest = heldDigests[index] ?? DECOY_CODE_HASH;
+      for (const candidate of candidates) if (sameDigest(digest, candidate)) matched ??= held[index];
     }
     if (
       refusal === null &&
