@@ -229,3 +229,50 @@ describe.each(STORE_KINDS)('the doors of verification on %s', (kind) => {
     },
   );
 });
+
+describe('a successful verification on the embedded store', () => {
+  appTest.override('storeKind', 'sqlite');
+
+  appTest(
+    'writes the user’s failure count only when there is one to clear: none after no failure, one clear after a failure',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const user = await t.createUser({ policy: { enableECode: true, emergencyCodeDelivery: 'Display' } });
+      const stored = await t.services.store.users.findById(user.id);
+      const attempt = (code: string) =>
+        t.services.verification.verify({
+          user: stored,
+          code,
+          actor: 'test',
+          clientAddress: null,
+          now: t.clock.now(),
+        });
+      // Every statement prepared first.
+      expect(await attempt(await t.codeOnScreen(user))).toMatchObject({ valid: true });
+      const failureWrites = async (run: () => Promise<unknown>): Promise<string[]> => {
+        const recorded = recordSqliteRuns();
+        try {
+          await run();
+        } finally {
+          recorded.stop();
+        }
+        return recorded.runs.filter((text) =>
+          /^\s*(insert|update|delete)\b[\s\S]*\bverify_failures\b/i.test(text),
+        );
+      };
+      const code = await t.codeOnScreen(user);
+      expect(
+        await failureWrites(async () => expect(await attempt(code)).toMatchObject({ valid: true })),
+      ).toEqual([]);
+      const next = await t.codeOnScreen(user);
+      expect(await attempt('WRONG23456')).toMatchObject({ valid: false });
+      expect(await t.services.store.verifyFailures.find(user.id)).toMatchObject({ failures: 1 });
+      const writes = await failureWrites(async () =>
+        expect(await attempt(next)).toMatchObject({ valid: true }),
+      );
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/^update/i);
+      expect(await t.services.store.verifyFailures.find(user.id)).toBeUndefined();
+    },
+  );
+});
