@@ -100,7 +100,8 @@ export interface CodeRepository {
    * the user's usable codes (in constant time on the embedded store), uses the match, clears the
    * failures on a success and writes the audit entries (code.used, code.verify_failed,
    * code.verify_locked, code.verify_lockout), all in one statement on PostgreSQL (migration 0019)
-   * and one transaction on the embedded store.
+   * and one transaction on the embedded store. There, transactions run one at a time: the count is
+   * read first (a locked user goes no further) and written only for a failure.
    */
   verify(call: VerifyCall): Promise<VerifyAnswer>;
 }
