@@ -69,6 +69,49 @@ describe.each(STORE_KINDS.filter((kind) => kind === 'postgres'))('a code’s use
   );
 
   storeTest(
+    'finds a user’s code and uses it by their keys, in the kept generic plans, after statistics that found most codes spent',
+    async ({ testStore }) => {
+      await withClient(testStore.databaseUrl!, async (client) => {
+        await client.query(
+          `insert into users (id, username, password_hash, full_name, locale, created_at)
+           select 'u' || n, 'u' || n, 'x', 'U', 'en', 0 from generate_series(1, 3000) n`,
+        );
+        // The statistics are taken while the codes there are spent (the purge has not run yet).
+        await client.query(
+          `insert into codes (id, user_id, code_hash, created_at, expires_at, uses_left)
+           select 'c' || n, 'u' || n, md5(n::text), $1::bigint, $1::bigint + $2::bigint, 0 from generate_series(1, 500) n`,
+          [T0, HOUR],
+        );
+        await client.query('analyze codes');
+        await client.query(
+          `insert into codes (id, user_id, code_hash, created_at, expires_at, uses_left)
+           select 'c' || n, 'u' || n, md5(n::text), $1::bigint, $1::bigint + $2::bigint, 1 from generate_series(501, 3000) n`,
+          [T0, HOUR],
+        );
+        // As dea_verify_code keeps them (migration 0019): generic plans, whatever the statistics.
+        await client.query('set plan_cache_mode = force_generic_plan');
+        await client.query(
+          `prepare usable(text, bigint, text[]) as select c.id, c.channel_type from codes c
+           where c.user_id = $1 and c.expires_at > $2 and c.uses_left > 0 and c.invalidated_at is null
+             and c.code_hash = any($3) order by c.created_at limit 1`,
+        );
+        await client.query(
+          `prepare use_one(text, bigint) as update codes set uses_left = uses_left - 1, last_used_at = $2
+           where id = $1 and uses_left > 0 and expires_at > $2 and invalidated_at is null`,
+        );
+        const planOf = async (statement: string) =>
+          (await client.query<{ 'QUERY PLAN': string }>(`explain ${statement}`)).rows
+            .map((row) => row['QUERY PLAN'])
+            .join('\n');
+        const usable = await planOf(`execute usable('u2000', ${T0}, array['x'])`);
+        expect(usable, usable).toMatch(/Index Scan using codes_user on codes/);
+        const useOne = await planOf(`execute use_one('c2000', ${T0})`);
+        expect(useOne, useOne).toMatch(/Index Scan using codes_pkey on codes/);
+      });
+    },
+  );
+
+  storeTest(
     'uses codes issued one after the other, verified in parallel, each once and each in place',
     async ({ testStore }) => {
       const { store } = testStore;
