@@ -1,4 +1,8 @@
-import { POLICY_CATEGORY_SELF_SERVICE, type PolicyOptions } from '@dea/contract';
+import {
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
+  POLICY_CATEGORY_SELF_SERVICE,
+  type PolicyOptions,
+} from '@dea/contract';
 import type { CodeDefaults } from './code-settings.js';
 import type { Store } from '../store/store.js';
 import { notPermitted } from './api-error.js';
@@ -38,9 +42,18 @@ export async function emergencyPolicy(
   actor: string = userId,
   page?: PageRequest,
 ): Promise<PolicyOptions> {
-  const stored = await policyOf(services, userId);
+  // Asked for the page, the "Channel Registration" policy may decide too: both read in one statement.
   const followed =
-    page === undefined ? { options: stored } : await pagePolicy(services, userId, stored, page);
+    page === undefined
+      ? { options: await policyOf(services, userId) }
+      : await services.store.groups
+          .findPoliciesOfUser(userId, [POLICY_CATEGORY_SELF_SERVICE, POLICY_CATEGORY_CHANNEL_REGISTRATION])
+          .then(([selfService, registration]) =>
+            pagePolicy(services, userId, resolvePolicy(selfService, services.config.codeDefaults), {
+              ...page,
+              registrationPolicy: { stored: registration },
+            }),
+          );
   const policy = followed.options;
   const untrusted = delivery === 'screen' && followed.trust?.trusted === false ? followed.trust : undefined;
   if (untrusted !== undefined) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CodeDefaults } from './code-settings.js';
+import { policyOptionsOf } from '../store/sql/groups.js';
 import { resolvePolicy, sendsByChannel } from './policy.js';
 
 const defaults: CodeDefaults = {
@@ -56,6 +57,19 @@ describe('resolvePolicy', () => {
       ),
     ).toEqual({ enableECode: false, emergencyCodeDelivery: 'Display', ...defaults });
     expect(resolvePolicy({ codeAlphabet: 'ABCDEFGHIJA' }, defaults).codeAlphabet).toBe(defaults.codeAlphabet);
+  });
+
+  it('checks the options of one stored text once: the same frozen policy, the same as checked anew', () => {
+    const text = JSON.stringify({ enableECode: true, codeLength: 12, codeUses: 'many' });
+    const stored = policyOptionsOf(text);
+    expect(policyOptionsOf(text)).toBe(stored);
+    const policy = resolvePolicy(stored, defaults);
+    expect(resolvePolicy(policyOptionsOf(text), defaults)).toBe(policy);
+    expect(Object.isFrozen(policy)).toBe(true);
+    expect(policy).toEqual(resolvePolicy({ ...stored }, defaults));
+    expect(policy).toMatchObject({ enableECode: true, codeLength: 12, codeUses: defaults.codeUses });
+    // Other defaults (another setting) are checked for themselves.
+    expect(resolvePolicy(stored, { ...defaults, codeUses: 3 }).codeUses).toBe(3);
   });
 
   it("sends by channel only in mode 'Channel'", () => {

@@ -10,6 +10,19 @@ export function resolvePolicy(
   stored: Record<string, unknown> | undefined,
   defaults: CodeDefaults,
 ): PolicyOptions {
+  // The store answers the same frozen object for the same stored text (groups.ts policyOptionsOf):
+  // each one is checked once per set of defaults, not at every code's issue and use.
+  if (stored === undefined || !Object.isFrozen(stored)) return resolved(stored, defaults);
+  let ofDefaults = resolvedPolicies.get(defaults);
+  if (ofDefaults === undefined) resolvedPolicies.set(defaults, (ofDefaults = new WeakMap()));
+  let policy = ofDefaults.get(stored);
+  if (policy === undefined) ofDefaults.set(stored, (policy = Object.freeze(resolved(stored, defaults))));
+  return policy;
+}
+
+const resolvedPolicies = new WeakMap<CodeDefaults, WeakMap<object, PolicyOptions>>();
+
+function resolved(stored: Record<string, unknown> | undefined, defaults: CodeDefaults): PolicyOptions {
   const base: PolicyOptions = { enableECode: false, emergencyCodeDelivery: 'Display', ...defaults };
   if (stored === undefined) return base;
   const merged: Record<string, unknown> = { ...base };

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { CHANNEL_DELIVERY_MODE, type PolicyOptions } from '@dea/contract';
 import { addressList, isAddressOrRange } from '../net/address-ranges.js';
 import type { Store } from '../store/store.js';
-import { registrationPolicyOf } from './channel-proof.js';
+import { registrationOptionsOf, registrationPolicyOf } from './channel-proof.js';
 import type { DeviceRefusal, RememberedDevices } from './remembered-devices.js';
 import { sendsByChannel } from './policy.js';
 
@@ -14,6 +14,11 @@ export interface PageRequest {
   clientAddress: string | null;
   deviceCookie: string | undefined;
   devices: Pick<RememberedDevices, 'check'>;
+  /**
+   * The person's stored "Channel Registration" options when the caller read them already, with
+   * their "Self Service" policy in one statement (emergency-policy.ts); read here when absent.
+   */
+  registrationPolicy?: { stored: Record<string, unknown> | undefined };
 }
 
 /** Why a code may be shown on screen, or why not. */
@@ -43,7 +48,10 @@ export async function screenCodeTrust(
   userId: string,
   request: PageRequest,
 ): Promise<ScreenCodeTrust> {
-  const policy = await registrationPolicyOf(services.store, userId);
+  const policy =
+    request.registrationPolicy === undefined
+      ? await registrationPolicyOf(services.store, userId)
+      : registrationOptionsOf(request.registrationPolicy.stored);
   const networks = policy.screenCodeTrustedNetworks;
   const days = policy.screenCodeRememberedDeviceDays;
   if (networks.length === 0 && days === 0) return { trusted: true, by: 'not-required' };

@@ -1,4 +1,4 @@
-import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { POLICY_CATEGORY_SELF_SERVICE, type PolicyOptions } from '@dea/contract';
 import type { CodeDefaults } from './code-settings.js';
 import type { Store, User, VerifyPolicy } from '../store/store.js';
 import { CODE_FORMS, codeFormOf, normalizeCodeAs } from '../crypto/code-generator.js';
@@ -53,12 +53,20 @@ export class Verification {
   /** What a user's stored policy means for a verification (policy.ts decides). */
   private readonly policyOf = (stored: Record<string, unknown> | undefined): VerifyPolicy => {
     const policy = resolvePolicy(stored, this.codeDefaults);
-    return {
-      enabled: policy.enableECode,
-      form: codeFormOf(policy.codeAlphabet),
-      compareAtLeast: policy.maxUnusedCodes,
-    };
+    // A resolved policy is the same object for the same stored options (policy.ts): made once.
+    let verifyPolicy = this.verifyPolicies.get(policy);
+    if (verifyPolicy === undefined) {
+      verifyPolicy = {
+        enabled: policy.enableECode,
+        form: codeFormOf(policy.codeAlphabet),
+        compareAtLeast: policy.maxUnusedCodes,
+      };
+      this.verifyPolicies.set(policy, verifyPolicy);
+    }
+    return verifyPolicy;
   };
+
+  private readonly verifyPolicies = new WeakMap<PolicyOptions, VerifyPolicy>();
 
   /**
    * One round trip to the store (codes.verify): the attempt counted before any code is compared,

@@ -541,6 +541,42 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.groups.findPolicyOfUser(user.id, 'codes')).toEqual({ maxUnused: 1 });
     });
 
+    test('reads two categories at once as it reads each alone, also in parallel for several users', async ({
+      store,
+      expect,
+      addUser,
+    }) => {
+      const user = await addUser();
+      const other = await addUser();
+      const loner = await addUser();
+      const low = await addGroup(store, 'low', 1);
+      const high = await addGroup(store, 'high', 10);
+      const tie = await addGroup(store, 'a-tie', 10);
+      for (const group of [low, high, tie]) await store.groups.addMember(group, user.id);
+      await store.groups.addMember(low, other.id);
+      await store.groups.setPolicy(low, 'codes', { maxUnused: 1 });
+      await store.groups.setPolicy(low, 'channels', { allowed: ['email'] });
+      await store.groups.setPolicy(high, 'codes', { maxUnused: 5 });
+      // Of two groups of one priority, the name first in order decides.
+      await store.groups.setPolicy(tie, 'channels', { allowed: ['sms'] });
+      await store.groups.setPolicy(high, 'channels', { allowed: ['voice'] });
+
+      const [mine, others, none, oneOnly] = await Promise.all([
+        store.groups.findPoliciesOfUser(user.id, ['codes', 'channels']),
+        store.groups.findPoliciesOfUser(other.id, ['codes', 'channels']),
+        store.groups.findPoliciesOfUser(loner.id, ['codes', 'channels']),
+        store.groups.findPoliciesOfUser(user.id, ['codes', 'other']),
+      ]);
+      expect(mine).toEqual([{ maxUnused: 5 }, { allowed: ['sms'] }]);
+      expect(mine).toEqual([
+        await store.groups.findPolicyOfUser(user.id, 'codes'),
+        await store.groups.findPolicyOfUser(user.id, 'channels'),
+      ]);
+      expect(others).toEqual([{ maxUnused: 1 }, { allowed: ['email'] }]);
+      expect(none).toEqual([undefined, undefined]);
+      expect(oneOnly).toEqual([{ maxUnused: 5 }, undefined]);
+    });
+
     test('overwrites a policy on setPolicy', async ({ store, expect, addUser }) => {
       const user = await addUser();
       const group = await addGroup(store, 'g', 1);

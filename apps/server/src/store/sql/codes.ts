@@ -11,8 +11,8 @@ import { PREPARED_MARK } from '../prepared-statements.js';
 import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
 import { gatheredByTurn } from './by-turn.js';
-import { policyOfUserStatement } from './groups.js';
-import { parseJsonObject, type Db, type Dialect } from './db.js';
+import { policyOfUserStatement, policyOptionsOf } from './groups.js';
+import type { Db, Dialect } from './db.js';
 
 export interface NewCode {
   id: string;
@@ -276,15 +276,17 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
                 .where('invalidated_at', 'is', null),
             '<',
             values.max_unused,
+          )
+          // The user's existence too: no statement of its own before (the foreign key alone would
+          // fail the transaction the issues of one turn share).
+          .where((eb) =>
+            eb.exists(eb.selectFrom('users').select(sql.lit(1).as('one')).where('id', '=', values.user_id)),
           ),
       ),
   );
   const issueInSharedTransaction = sharingTransactions(
     db,
     async (trx, { code, maxUnused, audit }: { code: NewCode; maxUnused: number; audit: NewAuditEntry }) => {
-      if ((await userExists.run(trx, { userId: code.userId })).rows.length === 0) {
-        return { issued: false, reason: 'no-user' } as const;
-      }
       const inserted = await insertUnderLimit.run(trx, {
         id: code.id,
         user_id: code.userId,
@@ -297,8 +299,11 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
         channel_type: code.channelType,
         max_unused: maxUnused,
       });
-      if (Number(inserted.numAffectedRows ?? 0n) === 0)
-        return { issued: false, reason: 'store-full' } as const;
+      if (Number(inserted.numAffectedRows ?? 0n) === 0) {
+        // Refused: which condition, asked only now (a refusal is rare).
+        const exists = (await userExists.run(trx, { userId: code.userId })).rows.length > 0;
+        return { issued: false, reason: exists ? 'store-full' : 'no-user' } as const;
+      }
       await insertAudit(trx, audit, code.createdAt);
       return { issued: true } as const;
     },
@@ -376,7 +381,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
       entries.push(entry);
     };
     const stored = (await policyOfUser.run(trx, { userId, category: call.policyCategory })).rows[0];
-    const policy = call.policyOf(stored && parseJsonObject(stored.options));
+    const policy = call.policyOf(stored && policyOptionsOf(stored.options));
     let counted: Awaited<ReturnType<typeof recordFailure>>;
     let failuresBefore = 0;
     if (!countFirst) {

@@ -49,6 +49,14 @@ export interface GroupRepository {
   setPolicy(groupId: string, category: string, options: Record<string, unknown>): Promise<void>;
   /** The policy options of the user's highest-priority group that has one for the category. */
   findPolicyOfUser(userId: string, category: string): Promise<Record<string, unknown> | undefined>;
+  /**
+   * The policy options of two categories at once, each as `findPolicyOfUser` decides, in one
+   * statement (a code on screen asks for its "Self Service" and "Channel Registration" policies).
+   */
+  findPoliciesOfUser(
+    userId: string,
+    categories: readonly [string, string],
+  ): Promise<[Record<string, unknown> | undefined, Record<string, unknown> | undefined]>;
   /** The group's policies, by category name. */
   listPolicies(groupId: string): Promise<{ category: string; options: Record<string, unknown> }[]>;
   /** The ids of the group's members. */
@@ -249,10 +257,81 @@ export function policyOfUserStatement(db: Db) {
   );
 }
 
+/** Parsed policy options, by their stored text: the policies are few, and read by every code's issue and use. */
+const parsedPolicies = new Map<string, Readonly<Record<string, unknown>>>();
+const PARSED_POLICIES_KEPT = 1_000;
+
+/**
+ * A policy's stored options, parsed once per text and frozen: the same object for the same text, so
+ * that what the domain makes of it (policy.ts resolvePolicy) is made once too.
+ */
+export function policyOptionsOf(text: string): Record<string, unknown> {
+  let parsed = parsedPolicies.get(text);
+  if (parsed === undefined) {
+    if (parsedPolicies.size >= PARSED_POLICIES_KEPT) parsedPolicies.clear();
+    parsed = Object.freeze(parseJsonObject(text));
+    parsedPolicies.set(text, parsed);
+  }
+  return parsed;
+}
+
 export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
   const insertAudit = auditInserter(db);
   // Every code issued asks for its user's policy.
   const policyOfUser = policyOfUserStatement(db);
+  // A code on screen asks for two categories' policies: the rows of both, in the order that
+  // decides (the first row of each category is its policy).
+  const twoPoliciesOfUser = compiledOnce(db, (values: { userId: string; first: string; second: string }) =>
+    db
+      .selectFrom('policies')
+      .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+      .innerJoin('groups', 'groups.id', 'policies.group_id')
+      .select(['policies.category', 'policies.options'])
+      .where('user_groups.user_id', '=', values.userId)
+      .where('policies.category', 'in', [values.first, values.second])
+      .orderBy('groups.priority', 'desc')
+      .orderBy('groups.name'),
+  );
+  // On PostgreSQL, the users' policies of both categories read in one turn, in one round trip.
+  const twoPoliciesOfUsers = compiledOnce(
+    db,
+    (values: { userIds: string[]; categories: string[] }) =>
+      db
+        .selectFrom('policies')
+        .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+        .innerJoin('groups', 'groups.id', 'policies.group_id')
+        .distinctOn(['user_groups.user_id', 'policies.category'])
+        .select(['user_groups.user_id', 'policies.category', 'policies.options'])
+        .where('user_groups.user_id', '=', sql<string>`any(${values.userIds})`)
+        .where('policies.category', '=', sql<string>`any(${values.categories})`)
+        .orderBy('user_groups.user_id')
+        .orderBy('policies.category')
+        .orderBy('groups.priority', 'desc')
+        .orderBy('groups.name'),
+    { prepared: true },
+  );
+  const gatheredByCategories = new Map<
+    string,
+    (userId: string) => Promise<Map<string, string> | undefined>
+  >();
+  const policiesGathered = (userId: string, categories: readonly [string, string]) => {
+    const key = categories.join('\n');
+    let read = gatheredByCategories.get(key);
+    if (read === undefined) {
+      read = readsGatheredByTurn(async (userIds: string[]) => {
+        const { rows } = await twoPoliciesOfUsers.run(db, { userIds, categories: [...categories] });
+        const found = new Map<string, Map<string, string>>();
+        for (const row of rows) {
+          let ofUser = found.get(row.user_id);
+          if (ofUser === undefined) found.set(row.user_id, (ofUser = new Map<string, string>()));
+          ofUser.set(row.category, row.options);
+        }
+        return found;
+      });
+      gatheredByCategories.set(key, read);
+    }
+    return read(userId);
+  };
   // On PostgreSQL the policies read in one turn of the event loop are read in one round trip: each
   // user's first policy of the category, by the same order.
   const policiesOfUsers = compiledOnce(
@@ -362,10 +441,26 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
     async findPolicyOfUser(userId, category) {
       if (dialect === 'postgres') {
         const options = await policyGathered(userId, category);
-        return options === undefined ? undefined : parseJsonObject(options);
+        return options === undefined ? undefined : policyOptionsOf(options);
       }
       const row = (await policyOfUser.run(db, { userId, category })).rows[0];
-      return row && parseJsonObject(row.options);
+      return row && policyOptionsOf(row.options);
+    },
+    async findPoliciesOfUser(userId, categories) {
+      const texts = new Map<string, string>();
+      if (dialect === 'postgres') {
+        for (const [category, options] of (await policiesGathered(userId, categories)) ?? [])
+          texts.set(category, options);
+      } else {
+        const [first, second] = categories;
+        for (const row of (await twoPoliciesOfUser.run(db, { userId, first, second })).rows)
+          if (!texts.has(row.category)) texts.set(row.category, row.options);
+      }
+      const optionsOf = (category: string) => {
+        const text = texts.get(category);
+        return text === undefined ? undefined : policyOptionsOf(text);
+      };
+      return [optionsOf(categories[0]), optionsOf(categories[1])];
     },
     async listPolicies(groupId) {
       const rows = await db
