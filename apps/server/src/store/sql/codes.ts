@@ -357,11 +357,33 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   );
   const recordFailure = failureRecorder(db);
   const clearFailures = failureClearer(db);
-  const failuresOf = compiledOnce(db, (values: { userId: string }) =>
-    db
-      .selectFrom('verify_failures')
-      .select(['failures', 'locked_at', 'locked_until'])
-      .where('user_id', '=', values.userId),
+  // The embedded store's first read of a verification: the user's policy and failure count in one
+  // statement (a row always; failures null when the user has no count).
+  const policyAndFailuresOf = compiledOnce(db, (values: { userId: string; category: string }) =>
+    db.selectNoFrom((eb) => [
+      eb
+        .selectFrom('policies')
+        .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+        .innerJoin('groups', 'groups.id', 'policies.group_id')
+        .select('policies.options')
+        .where('user_groups.user_id', '=', values.userId)
+        .where('policies.category', '=', values.category)
+        .orderBy('groups.priority', 'desc')
+        .orderBy('groups.name')
+        .limit(sql.lit(1))
+        .as('options'),
+      eb.selectFrom('verify_failures').select('failures').where('user_id', '=', values.userId).as('failures'),
+      eb
+        .selectFrom('verify_failures')
+        .select('locked_at')
+        .where('user_id', '=', values.userId)
+        .as('locked_at'),
+      eb
+        .selectFrom('verify_failures')
+        .select('locked_until')
+        .where('user_id', '=', values.userId)
+        .as('locked_until'),
+    ]),
   );
   /**
    * `countFirst`: the attempt counted before the compare (PostgreSQL's recheck, where other
@@ -380,12 +402,16 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
       await insertAudit(trx, entry, now);
       entries.push(entry);
     };
-    const stored = (await policyOfUser.run(trx, { userId, category: call.policyCategory })).rows[0];
-    const policy = call.policyOf(stored && policyOptionsOf(stored.options));
     let counted: Awaited<ReturnType<typeof recordFailure>>;
     let failuresBefore = 0;
-    if (!countFirst) {
-      const row = (await failuresOf.run(trx, { userId })).rows[0];
+    let storedOptions: string | null | undefined;
+    if (countFirst) {
+      storedOptions = (await policyOfUser.run(trx, { userId, category: call.policyCategory })).rows[0]
+        ?.options;
+    } else {
+      const read = (await policyAndFailuresOf.run(trx, { userId, category: call.policyCategory })).rows[0];
+      storedOptions = read?.options;
+      const row = read?.failures === null || read?.failures === undefined ? undefined : read;
       failuresBefore = Number(row?.failures ?? 0);
       // What the count would make of this attempt (verify-failures.ts failureRecorder): a lock
       // still running, or one this failure would start beyond the limit, goes the counted way.
@@ -396,6 +422,9 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
       const count = row === undefined || lockEnded ? 1 : failuresBefore + 1;
       countFirst = stillLocked || count > call.rule.lockAfter;
     }
+    const policy = call.policyOf(
+      storedOptions === null || storedOptions === undefined ? undefined : policyOptionsOf(storedOptions),
+    );
     if (countFirst) counted = await recordFailure(trx, userId, now, call.rule);
     if (counted !== undefined && counted.lockedAt !== null && counted.failures > call.rule.lockAfter) {
       await write('code.verify_locked', {
