@@ -47,14 +47,7 @@ export async function authenticateServiceKey(
   const match = presented === undefined ? null : KEY_PATTERN.exec(presented);
   if (!match) return undefined;
   const [, id = '', secret = ''] = match;
-  // The row is read at every call: a revocation, or a key hashed anew, holds at once on every instance.
   const serviceKey = await store.serviceKeys.findById(id);
-  const verified = verifiedKeysOf(keys);
-  if (serviceKey !== undefined && verified.get(presented ?? '') === serviceKey.keyHash) {
-    // This very key matched this stored hash under the current secret before: no keyed hash again.
-    if (serviceKey.revokedAt !== null) return undefined;
-    return serviceKey.scopes.includes(scope) ? serviceKey : undefined;
-  }
   const expected = serviceKey?.keyHash ?? keyedHash(keys.serviceKey, 'absent', secret);
   const current = keyedHash(keys.serviceKey, id, secret);
   const matchesCurrent = constantTimeEqual(current, expected);
@@ -64,28 +57,7 @@ export async function authenticateServiceKey(
   if (!(matchesCurrent || matchesPrevious) || serviceKey === undefined || serviceKey.revokedAt !== null)
     return undefined;
   if (!matchesCurrent) await store.serviceKeys.rehash(id, serviceKey.keyHash, current, now);
-  else remember(verified, presented ?? '', serviceKey.keyHash);
   return serviceKey.scopes.includes(scope) ? serviceKey : undefined;
-}
-
-/**
- * Keys presented that matched their stored hash under the current secret, by key as presented:
- * the stored hash they matched. A later call with the same key whose row still holds that hash
- * needs no keyed hash; one whose row changed (hashed anew, another key) is checked in full, and a
- * revoked row refuses whatever is remembered. One map per set of secret keys, bounded.
- */
-const verifiedKeys = new WeakMap<SecretKeys, Map<string, string>>();
-const VERIFIED_KEYS_KEPT = 1_000;
-
-function verifiedKeysOf(keys: SecretKeys): Map<string, string> {
-  let verified = verifiedKeys.get(keys);
-  if (verified === undefined) verifiedKeys.set(keys, (verified = new Map<string, string>()));
-  return verified;
-}
-
-function remember(verified: Map<string, string>, presented: string, keyHash: string): void {
-  if (verified.size >= VERIFIED_KEYS_KEPT) verified.clear();
-  verified.set(presented, keyHash);
 }
 
 const KEY_NAME = /^[A-Za-z0-9][\w .@-]{0,99}$/;
