@@ -58,13 +58,6 @@ export default defineConfig({
             },
           },
           include: ['apps/server/src/**/*.test.ts'],
-          // The files of a worker share their modules (the app, Fastify, pg, the store's code), imported
-          // once per worker instead of once per file (docs/benchmarks.md, "The test suite"). What a
-          // file changes it puts back (spies restored in `finally`, apps and stores closed by their
-          // fixtures); no file sets the environment or fake timers, or patches a prototype for good.
-          // The one file that replaces a module (vi.mock) imports its own modules and drops them after
-          // (domain/verification-work.test.ts): in a shared module graph its fake would not be seen.
-          isolate: false,
           environment: 'node',
           globalSetup: ['apps/server/src/testing/global-setup.ts'],
           testTimeout: 30_000,

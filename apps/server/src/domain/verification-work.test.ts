@@ -1,5 +1,5 @@
 import { DefaultQueryCompiler } from 'kysely';
-import { afterAll, describe, vi } from 'vitest';
+import { describe, vi } from 'vitest';
 import { createServiceKey } from './service-keys.js';
 import { radiusAuthenticator } from '../radius/start-radius.js';
 import * as keyedHashes from '../crypto/keyed-hash.js';
@@ -12,13 +12,6 @@ import type { TestApp } from '../testing/test-app.js';
 vi.mock('../crypto/keyed-hash.js', async (importOriginal) => {
   const real = await importOriginal<typeof keyedHashes>();
   return { ...real, keyedHash: vi.fn(real.keyedHash), constantTimeEqual: vi.fn(real.constantTimeEqual) };
-});
-// The server's test files share their worker's modules (vitest.config.ts): the app an earlier file
-// imported would call the real functions. This file imports its own, and leaves none counted behind.
-vi.hoisted(() => vi.resetModules());
-afterAll(() => {
-  vi.doUnmock('../crypto/keyed-hash.js');
-  vi.resetModules();
 });
 
 /** The work of one verification: the statements the store ran, and the keyed hashes made and compared. */
