@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import {
   LOGIN_TEXT_KEYS,
   PAGE_CALLS,
@@ -95,6 +96,25 @@ describe.each(STORE_KINDS)("the login application's HTML on %s", (kind) => {
       }
     }
     expect((await open('/sso/login/index.html')).statusCode).toBe(200);
+  });
+
+  it("is sent at brotli's best, compressed once per language and the same bytes each time", async () => {
+    for (const acceptLanguage of ['de', 'en']) {
+      const plain = await open('/sso/login/', { 'accept-language': acceptLanguage });
+      const first = await open('/sso/login/', { 'accept-language': acceptLanguage, 'accept-encoding': 'br' });
+      const second = await open('/sso/login/', {
+        'accept-language': acceptLanguage,
+        'accept-encoding': 'br',
+      });
+      expect(first.headers['content-encoding']).toBe('br');
+      const html = brotliDecompressSync(first.rawPayload).toString();
+      expect(html).toBe(plain.body);
+      expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+      const quality = (level: number) =>
+        brotliCompressSync(html, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: level } }).length;
+      expect(first.rawPayload.length).toBe(quality(11));
+      expect(first.rawPayload.length).toBeLessThan(quality(5));
+    }
   });
 
   it("names the page's files it does not load itself, for the browser to prefetch once idle", async () => {
