@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +123,34 @@ describe('the built page and login application', () => {
       expect(answer.headers['content-type']).toMatch(/image\/svg\+xml/);
       expect(answer.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     }
+  });
+
+  it('sends the hashed files without validators or ranges (never revalidated: a new build names them anew), the HTML files with them', async () => {
+    const page = await pageAsSignedIn();
+    const files = assetsOf(page.body);
+    expect(files.length).toBeGreaterThan(2);
+    for (const file of files) {
+      const answer = await t.app.inject({ method: 'GET', url: file, headers: { 'accept-encoding': 'br' } });
+      expect(answer.statusCode, file).toBe(200);
+      expect(answer.headers['cache-control'], file).toBe('public, max-age=31536000, immutable');
+      for (const header of ['etag', 'last-modified', 'accept-ranges'])
+        expect(answer.headers[header], `${file} ${header}`).toBeUndefined();
+    }
+    // The channels page's HTML, not hashed, is revalidated on each visit.
+    const channels = await t.app.inject({ method: 'GET', url: '/dea/channels/' });
+    expect(channels.headers.etag).toBeDefined();
+    // A script of a few hundred bytes is sent compressed too (apps/web/scripts/precompress.mjs).
+    const small = readdirSync(join(WEB_DIR, 'dea', 'assets')).find(
+      (file) => file.endsWith('.js') && statSync(join(WEB_DIR, 'dea', 'assets', file)).size < 1024,
+    );
+    expect(small).toBeDefined();
+    const answer = await t.app.inject({
+      method: 'GET',
+      url: `/dea/assets/${small}`,
+      headers: { 'accept-encoding': 'br' },
+    });
+    expect(answer.headers['content-encoding']).toBe('br');
+    expect((await t.app.inject({ method: 'GET', url: '/dea/assets/missing.js' })).statusCode).toBe(404);
   });
 
   it("sends the page's scripts and style sheets without the headers only a document heeds; the rest with all", async () => {

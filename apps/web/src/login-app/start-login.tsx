@@ -1,6 +1,6 @@
 import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
-import '../styles/login.scss';
+import '../styles/page.scss';
 import { LoginApp } from './login-app';
 import { prefetchPageOnceIdle } from './prefetch-page';
 
