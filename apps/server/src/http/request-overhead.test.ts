@@ -27,6 +27,14 @@ describe('the cost of a request before the use case', () => {
         ['referrer-policy', 'same-origin'],
       ]),
     );
+    expect(new Map(sets.jsonAnswer)).toEqual(
+      new Map([
+        ['x-content-type-options', 'nosniff'],
+        ['referrer-policy', 'same-origin'],
+        ['content-security-policy', "default-src 'none'; frame-ancestors 'none'"],
+        ['x-frame-options', 'DENY'],
+      ]),
+    );
     expect(sets.tls).toEqual([['strict-transport-security', 'max-age=31536000']]);
     // Frozen: no answer can change what the next one sends.
     expect(Object.isFrozen(sets.document)).toBe(true);

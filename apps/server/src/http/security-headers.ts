@@ -49,7 +49,8 @@ const ASSETS_PATH = `${PAGE_BASE_PATH}assets/`;
  * The built page's scripts and style sheets (`/dea/assets/*.js`, `*.css`). The headers that govern
  * a document (its policy, permissions, framing, opener) mean nothing on them, and a phone would
  * receive some 560 bytes of them per file (issue 37); nosniff and the referrer policy (which a
- * style sheet's own requests follow) stay. Everything else, SVG images included, carries them all.
+ * style sheet's own requests follow) stay. A JSON answer carries its own short policy (JSON_ANSWER_POLICY); everything else, SVG images
+ * included, carries them all.
  * Asked of every answer: a URL outside the assets is told by its start, without a regex.
  */
 export function isScriptOrStyleSheet(url: string): boolean {
@@ -62,10 +63,24 @@ export function isScriptOrStyleSheet(url: string): boolean {
   return url.endsWith('.js', end) || url.endsWith('.css', end);
 }
 
+/**
+ * The policy of a JSON answer: nothing in it may load or run, and no page may frame it. A JSON
+ * answer is never a page, so the page's policy (its scripts, styles, images), the permissions
+ * policy and the opener policy, which govern a document, would be some 420 bytes a call for
+ * nothing (issue 37: a sign-in and a code on a slow phone); the frame and sniffing rules stay.
+ */
+export const JSON_ANSWER_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+/** A JSON answer, told by its content type (application/json, with or without a charset). */
+export function isJsonAnswer(contentType: unknown): boolean {
+  return typeof contentType === 'string' && contentType.startsWith('application/json');
+}
+
 /** The headers of each kind of answer, each a list of name and value. */
 export interface SecurityHeaderSets {
   document: readonly (readonly [string, string])[];
   scriptOrStyleSheet: readonly (readonly [string, string])[];
+  jsonAnswer: readonly (readonly [string, string])[];
   /** Added to either over TLS only (RFC 6797 section 7.2). */
   tls: readonly (readonly [string, string])[];
 }
@@ -78,6 +93,11 @@ export function securityHeaderSets(imageOrigins: readonly string[]): SecurityHea
   ] as const;
   return Object.freeze({
     scriptOrStyleSheet: Object.freeze(scriptOrStyleSheet),
+    jsonAnswer: Object.freeze([
+      ...scriptOrStyleSheet,
+      ['content-security-policy', JSON_ANSWER_POLICY],
+      ['x-frame-options', 'DENY'],
+    ] as const),
     document: Object.freeze([
       ...scriptOrStyleSheet,
       ['content-security-policy', contentSecurityPolicy(imageOrigins)],
@@ -90,8 +110,8 @@ export function securityHeaderSets(imageOrigins: readonly string[]): SecurityHea
 }
 
 /**
- * The onSend hook of every answer: its kind's headers, computed once (securityHeaderSets), and the
- * request id. The HSTS header only on an answer that went over TLS.
+ * The onSend hook of every answer: its kind's headers (a script or style sheet, a JSON answer, any
+ * other answer), computed once (securityHeaderSets), and the request id. The HSTS header only on an answer that went over TLS.
  */
 export function securityHeaders(imageOrigins: readonly string[]) {
   const sets = securityHeaderSets(imageOrigins);
@@ -101,7 +121,11 @@ export function securityHeaders(imageOrigins: readonly string[]) {
     payload: unknown,
     done: (error: null, payload: unknown) => void,
   ): void => {
-    const headers = isScriptOrStyleSheet(request.url) ? sets.scriptOrStyleSheet : sets.document;
+    const headers = isScriptOrStyleSheet(request.url)
+      ? sets.scriptOrStyleSheet
+      : isJsonAnswer(reply.getHeader('content-type'))
+        ? sets.jsonAnswer
+        : sets.document;
     for (const [name, value] of headers) void reply.header(name, value);
     void reply.header('x-request-id', request.id);
     if (request.protocol === 'https') for (const [name, value] of sets.tls) void reply.header(name, value);
