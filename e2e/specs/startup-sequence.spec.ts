@@ -138,6 +138,45 @@ test('without the startup answers the page makes every call of section 7 in the 
   expect(recorded.overlapping).toEqual([]);
 });
 
+test("with the startup answers in the HTML the code is asked for once, by the first script, beside the page's chunks (issue 37)", async ({
+  page,
+}) => {
+  await signInAs(page, 'demo');
+  const recorded = recordCalls(page);
+  const scripts: string[] = [];
+  page.on('request', (request) => {
+    if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+  });
+  // The page's own entry is held until the code has been asked for: only the first script can.
+  let codeAsked: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => {
+    codeAsked = resolve;
+  });
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/dea/api/tempPass/create') codeAsked();
+  });
+  await page.route(/\/dea\/assets\/dea-[\w-]+\.js$/, async (route) => {
+    await asked;
+    await route.continue();
+  });
+  await goToPage(page);
+  const shown = await expectCodeShown(page);
+
+  expect(recorded.calls.map((sent) => `${sent.call.method} ${sent.call.path}`)).toEqual([
+    'POST tempPass/create',
+  ]);
+  const created = await answerOf<{ result: { rows: { password: string }[] } }>(recorded.calls[0]);
+  expect(created.result.rows[0]?.password).toBe(shown);
+  // The page's small first script, which asked for it.
+  expect(scripts).toContainEqual(expect.stringMatching(/^\/dea\/assets\/code-on-load-[\w-]+\.js$/));
+  expect(await recorded.calls[0]?.request.headerValue('x-xsrf-token')).toBeTruthy();
+
+  // A reload of the tab shows the code it keeps: no code asked for, by either script.
+  await page.reload();
+  await expect(page.getByTestId('emergency-code')).toHaveText(shown);
+  expect(recorded.calls.filter((sent) => sent.call.path === 'tempPass/create')).toHaveLength(1);
+});
+
 test('by channel, the channels are the last call of the startup and no code is created', async ({ page }) => {
   await signInAs(page, 'demo-channel');
   await withoutStartupAnswers(page);

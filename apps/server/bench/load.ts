@@ -22,7 +22,12 @@
  * service key) and RADIUS (a client in this process: PAP Access-Requests, BENCH_RADIUS_IN_FLIGHT at
  * a time), each pool's codes once right and once wrong (a wrong code, then the right one, for each
  * code), BENCH_VERIFY_CODES codes a pool. The bare route is measured (BARE_AROUND_SECONDS) before
- * and after every row of the run, and each row is compared with the mean of the two.
+ * and after every row of the run, and each row is compared with the mean of the two: its rate
+ * with their rates, and a pair's server CPU with their server CPU per request (from /proc). Then
+ * the pairs rows, as the issue's check measures: BENCH_PAIRS pairs (issue a code on screen, then
+ * verify it with the service key) from 1 and from 8 clients, each client one request at a time,
+ * the server's CPU per pair against the bare route's CPU per request at the same concurrency,
+ * measured right before and right after.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -58,6 +63,9 @@ const LOAD_SESSIONS = CALLS.includes('userinfo') || CALLS.includes('create');
 // Verification's own users: codes valid long enough for a slow run, a few codes each per pool.
 const VERIFY_USERS = 1_000;
 const VERIFY_CODES = Number(process.env.BENCH_VERIFY_CODES ?? 5_000);
+// The pairs rows: this many pairs of issue and verify at each concurrency (clients in turn).
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 2_000);
+const PAIR_CLIENTS = [1, 8];
 const RADIUS_IN_FLIGHT = Number(process.env.BENCH_RADIUS_IN_FLIGHT ?? 64);
 const RADIUS_SECRET = 'bench-radius-secret-0123456789';
 // The bare route around each row: before it and after it, the same yardstick in the same breath.
@@ -181,7 +189,12 @@ async function load(
   seconds = SECONDS,
   issuedCounter?: string,
   /** A number of requests instead of a time; and what each answer's body is for. */
-  extra: { amount?: number; onResponse?: (body: string, index: number) => void } = {},
+  extra: {
+    amount?: number;
+    onResponse?: (body: string, index: number) => void;
+    /** Connections instead of CONNECTIONS (the pairs' bare route runs at the pairs' concurrency). */
+    connections?: number;
+  } = {},
 ): Promise<Figures> {
   let index = 0;
   const issuedBefore = issuedCounter === undefined ? 0 : await counterOf(server, issuedCounter);
@@ -192,7 +205,7 @@ async function load(
   let lastAnswer = started;
   const run = autocannon({
     url,
-    connections: CONNECTIONS,
+    connections: extra.connections ?? CONNECTIONS,
     ...(extra.amount === undefined ? { duration: seconds } : { amount: extra.amount }),
     method: 'POST',
     requests: [
@@ -230,7 +243,7 @@ async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
-    refused: Number.isNaN(missing) || missing > CONNECTIONS ? missing : 0,
+    refused: Number.isNaN(missing) || missing > (extra.connections ?? CONNECTIONS) ? missing : 0,
     cpuMicros,
     storeCpuMicros,
   };
@@ -420,7 +433,11 @@ let bareServer: Running | undefined;
 /** Every measurement of the bare route, in order. */
 const bareRuns: Figures[] = [];
 
-async function measureBare(): Promise<Figures> {
+/**
+ * The bare route for BARE_AROUND_SECONDS, at CONNECTIONS connections (kept in bareRuns, the
+ * yardstick of the rows) or at another concurrency (the pairs' own, not kept there).
+ */
+async function measureBare(connections = CONNECTIONS): Promise<Figures> {
   bareServer ??= await startProcess(['--input-type=module', '-e', BARE_SERVER], {}, /bare: (http:\/\/\S+)/);
   const server = bareServer;
   const figures = await load(
@@ -429,8 +446,10 @@ async function measureBare(): Promise<Figures> {
     `${server.base}bare`,
     () => ({ headers: { 'content-type': 'application/json' }, body: '{}' }),
     BARE_AROUND_SECONDS,
+    undefined,
+    { connections },
   );
-  bareRuns.push(figures);
+  if (connections === CONNECTIONS) bareRuns.push(figures);
   return figures;
 }
 
@@ -439,6 +458,8 @@ interface Around {
   /** The bare route's requests a second just before and just after the row. */
   before: number;
   after: number;
+  /** The bare route's server CPU per request (µs), the mean of the runs before and after the row. */
+  bareCpuMicros: number;
 }
 
 /** Runs a row between two measurements of the bare route (the one before may be the last row's after). */
@@ -446,7 +467,12 @@ async function bracketed(run: () => Promise<Figures>): Promise<Around> {
   const before = bareRuns.at(-1) ?? (await measureBare());
   const figures = await run();
   const after = await measureBare();
-  return { figures, before: before.perSecond, after: after.perSecond };
+  return {
+    figures,
+    before: before.perSecond,
+    after: after.perSecond,
+    bareCpuMicros: (before.cpuMicros + after.cpuMicros) / 2,
+  };
 }
 
 const ofBare = ({ figures, before, after }: Around): number => (200 * figures.perSecond) / (before + after);
@@ -460,6 +486,71 @@ const tableRow = (label: string, around: Around, extra = '', withStore = false):
 /** What each store's verification rows found: for the section's summary against the targets. */
 const verifySummaries: string[] = [];
 const verifyRows: string[] = [];
+/** The pairs rows (pairsOf), a table of their own. */
+const pairRows: string[] = [];
+
+/**
+ * A pair's server CPU as the issue's checker measures it: `clients` clients, each issuing a code
+ * on screen (tempPass/create, a signed-in session) and then verifying it (tempPass/verify, the
+ * service key), one request at a time, PAIRS pairs in all; the server's CPU per pair from /proc
+ * against the bare route's CPU per request at the same concurrency, measured right before and
+ * right after.
+ */
+async function pairsOf(
+  label: string,
+  server: Running,
+  serviceKey: string,
+  sessions: Session[],
+  clients: number,
+): Promise<void> {
+  const before = await measureBare(clients);
+  const countsBefore = await verificationCounts(server);
+  const cpuBefore = cpuSecondsOf(server.child.pid);
+  const storeCpuBefore = storeCpuSeconds();
+  const started = performance.now();
+  let next = 0;
+  let failed = 0;
+  const client = async (): Promise<void> => {
+    while (next < PAIRS) {
+      const session = sessions[next % sessions.length]!;
+      next += 1;
+      const issued = await fetch(`${server.base}/dea/api/tempPass/create`, {
+        method: 'POST',
+        headers: session.headers,
+        body: JSON.stringify({
+          count: 1,
+          return: ['id', 'password'],
+          attrs: { user: { id: session.userId }, locale: 'en' },
+        }),
+      });
+      const code = ((await issued.json()) as { result?: { rows?: { password?: string }[] } }).result
+        ?.rows?.[0]?.password;
+      if (code === undefined) {
+        failed += 1;
+        continue;
+      }
+      const verified = await fetch(`${server.base}/dea/api/tempPass/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${serviceKey}` },
+        body: JSON.stringify({ userId: session.userId, code }),
+      });
+      await verified.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  const seconds = (performance.now() - started) / 1000;
+  const cpuPerPair = ((cpuSecondsOf(server.child.pid) - cpuBefore) * 1e6) / PAIRS;
+  const storeCpu = ((storeCpuSeconds() - storeCpuBefore) * 1e6) / PAIRS;
+  const outcomes = outcomesSince(countsBefore, await verificationCounts(server));
+  const after = await measureBare(clients);
+  const bareCpu = (before.cpuMicros + after.cpuMicros) / 2;
+  pairRows.push(
+    `| ${label} | ${clients} | ${PAIRS} (${outcomes}${failed > 0 ? `, ${failed} not issued` : ''}) | ${Math.round(PAIRS / seconds)} | ${Math.round(cpuPerPair)} µs | ${Math.round(before.cpuMicros)} / ${Math.round(after.cpuMicros)} µs | ${(cpuPerPair / bareCpu).toFixed(1)} | ${Number.isNaN(storeCpu) ? '–' : `${Math.round(storeCpu)} µs`} |`,
+  );
+  verifySummaries.push(
+    `${label}, ${clients} client${clients === 1 ? '' : 's'} in turn: a pair of issue and verify ${Math.round(cpuPerPair)} µs of server CPU = ${(cpuPerPair / bareCpu).toFixed(1)} bare requests at ${Math.round(bareCpu)} µs each at the same concurrency (target: at most 11)`,
+  );
+}
 
 /** A free UDP port for the server's RADIUS listener (taken by the server right after). */
 function freePort(): Promise<number> {
@@ -719,12 +810,13 @@ async function verifyRowsOf(
     const outcomes = outcomesSince(countsBefore, await verificationCounts(server));
     verifyRows.push(tableRow(label, around, ` (${outcomes})`, true));
     if (door.name.startsWith('POST /dea/api')) {
-      // A pair's CPU in bare requests: how many the bare route answers in that time (its rate
-      // around the verification row), as the issue counts them.
-      const bareRate = (around.before + around.after) / 2;
+      // A pair's CPU in bare requests: the server CPU of an issue and a verification divided by
+      // the bare route's server CPU per request, both read from /proc in the same breath (the
+      // checker's measure; the bare route's rate would flatter a loaded machine).
+      const bareCpu = (issued.bareCpuMicros + around.bareCpuMicros) / 2;
       const pair = issued.figures.cpuMicros + around.figures.cpuMicros;
       verifySummaries.push(
-        `${label}: a verification ${Math.round(around.figures.cpuMicros)} µs of server CPU against ${Math.round(issued.figures.cpuMicros)} µs for a code's issue (target: at most), ${ofBare(around).toFixed(1)}% of the bare route (target: at least 15%); a pair of issue and verify ${Math.round(pair)} µs of server CPU, ${((pair * bareRate) / 1e6).toFixed(1)} bare requests at ${Math.round(bareRate)} a second (target: at most 11)${Number.isNaN(around.figures.storeCpuMicros) ? '' : `; PostgreSQL's own CPU ${Math.round(around.figures.storeCpuMicros)} µs a verification against ${Math.round(issued.figures.storeCpuMicros)} µs an issue`}`,
+        `${label}: a verification ${Math.round(around.figures.cpuMicros)} µs of server CPU against ${Math.round(issued.figures.cpuMicros)} µs for a code's issue (target: at most), ${ofBare(around).toFixed(1)}% of the bare route's requests a second (target: at least 15%); a pair of issue and verify ${Math.round(pair)} µs of server CPU, ${(pair / bareCpu).toFixed(1)} bare requests at ${Math.round(bareCpu)} µs of server CPU each (target: at most 11)${Number.isNaN(around.figures.storeCpuMicros) ? '' : `; PostgreSQL's own CPU ${Math.round(around.figures.storeCpuMicros)} µs a verification against ${Math.round(issued.figures.storeCpuMicros)} µs an issue`}`,
       );
     }
     if (door.name === 'RADIUS') {
@@ -734,6 +826,7 @@ async function verifyRowsOf(
       );
     }
   }
+  for (const clients of PAIR_CLIENTS) await pairsOf(label, server, seeded.serviceKey, sessions, clients);
 }
 
 async function measureStore(label: string, databaseUrl: string | undefined): Promise<string[]> {
@@ -873,6 +966,12 @@ async function main(): Promise<void> {
         ...verifyRows,
         '',
         bareLine(),
+        '',
+        `Pairs (as the issue's check measures): ${PAIRS} pairs at each concurrency, each client issuing a code on screen (tempPass/create, signed in) and then verifying it (tempPass/verify, service key), one request at a time; the server's CPU per pair from /proc, against the bare route's server CPU per request at the same concurrency, ${BARE_AROUND_SECONDS} s right before and right after.`,
+        '',
+        '| store | clients | pairs (verifications by outcome) | pairs/s | server CPU per pair | bare route CPU per request before / after | pair in bare requests | PostgreSQL CPU per pair |',
+        '|---|---|---|---|---|---|---|---|',
+        ...pairRows,
         '',
         ...verifySummaries.map((summary) => `- ${summary}`),
         '<!-- verify-load end -->',

@@ -8,8 +8,11 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const dist = new URL('../dist/', import.meta.url).pathname;
 const COMPRESSIBLE = /\.(js|css|html|svg|json|txt|map)$/;
-/** Below this a compressed copy saves less than the headers it costs. */
-const MIN_BYTES = 1024;
+/**
+ * A compressed copy is kept when it is smaller by more than the `content-encoding: br` line it
+ * adds to the answer (about 24 bytes): small chunks of a few hundred bytes gain too (issue 37).
+ */
+const HEADER_BYTES = 32;
 
 async function* files(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -24,7 +27,6 @@ let before = 0;
 let after = 0;
 for await (const path of files(dist)) {
   const content = await readFile(path);
-  if (content.length < MIN_BYTES) continue;
   const brotli = brotliCompressSync(content, {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
@@ -32,8 +34,9 @@ for await (const path of files(dist)) {
     },
   });
   const gzip = gzipSync(content, { level: 9 });
+  if (brotli.length + HEADER_BYTES >= content.length) continue;
   await writeFile(`${path}.br`, brotli);
-  await writeFile(`${path}.gz`, gzip);
+  if (gzip.length + HEADER_BYTES < content.length) await writeFile(`${path}.gz`, gzip);
   count += 1;
   before += content.length;
   after += brotli.length;

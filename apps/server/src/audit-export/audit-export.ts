@@ -21,6 +21,12 @@ export const AUDIT_EXPORT_LEASE = 'audit-export';
 export const AUDIT_EXPORT_LEASE_MS = 30_000;
 /** How often the store is read for entries to seal and to export (a local write asks at once). */
 export const AUDIT_EXPORT_POLL_MS = 500;
+/**
+ * A local write asks for a round this soon: the entries written meanwhile are sealed (and sent)
+ * together, where a round for each entry sealed each one alone, a second write transaction for
+ * every request at low concurrency.
+ */
+export const AUDIT_SEAL_GATHER_MS = 20;
 /** Retries of a failing destination: 0.5 s, then doubling, up to 30 s. */
 const RETRY = { firstMs: 500, maxMs: 30_000, jitter: 0.2 };
 
@@ -71,6 +77,8 @@ export class AuditExport {
       holder: string;
       now: () => number;
       pollMs?: number;
+      /** How long a local write waits for others before the round (AUDIT_SEAL_GATHER_MS). */
+      gatherMs?: number;
       webhooks?: WebhookConfig | undefined;
     },
   ) {
@@ -127,9 +135,12 @@ export class AuditExport {
     this.schedule(0);
   }
 
-  /** An entry was written here: a round soon rather than at the next poll. Never throws nor waits. */
+  /**
+   * An entry was written here: a round soon rather than at the next poll, gathering the entries
+   * written meanwhile (AUDIT_SEAL_GATHER_MS). Never throws nor waits.
+   */
   notify(): void {
-    this.schedule(0);
+    this.schedule(this.options.gatherMs ?? AUDIT_SEAL_GATHER_MS);
   }
 
   /** After logrotate: the audit file is opened again. */
@@ -174,14 +185,21 @@ export class AuditExport {
     await Promise.all(this.exported.map(({ destination }) => destination.release().catch(() => undefined)));
   }
 
+  /** When the pending round is due (performance.now()). */
+  private dueAt = Number.POSITIVE_INFINITY;
+
+  /** A round in `delayMs`, unless one is due sooner already. */
   private schedule(delayMs: number): void {
     if (this.closed) return;
+    const due = performance.now() + delayMs;
     if (this.timer !== undefined) {
-      if (delayMs > 0) return;
+      if (due >= this.dueAt) return;
       clearTimeout(this.timer);
     }
+    this.dueAt = due;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.dueAt = Number.POSITIVE_INFINITY;
       void this.round().finally(() => this.schedule(this.options.pollMs ?? AUDIT_EXPORT_POLL_MS));
     }, delayMs);
     this.timer.unref();

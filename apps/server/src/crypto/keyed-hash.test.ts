@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, keyedHash, sha256 } from './keyed-hash.js';
+import { constantTimeEqual, digestBytes, keyedHash, sameDigest, sha256 } from './keyed-hash.js';
 
 const key = Buffer.alloc(32, 1);
 const otherKey = Buffer.alloc(32, 2);
@@ -30,5 +30,15 @@ describe('constantTimeEqual', () => {
     expect(constantTimeEqual('', '')).toBe(true);
     expect(constantTimeEqual('', 'x')).toBe(false);
     expect(constantTimeEqual('é', 'e')).toBe(false);
+  });
+});
+
+describe('sameDigest', () => {
+  it('compares raw digests decoded once: equal, different, and of another length', () => {
+    const digest = digestBytes(keyedHash(key, 'user', 'ABCD2345'));
+    expect(digest).toHaveLength(32);
+    expect(sameDigest(digest, digestBytes(keyedHash(key, 'user', 'ABCD2345')))).toBe(true);
+    expect(sameDigest(digest, digestBytes(keyedHash(otherKey, 'user', 'ABCD2345')))).toBe(false);
+    expect(sameDigest(digest, digest.subarray(0, 31))).toBe(false);
   });
 });

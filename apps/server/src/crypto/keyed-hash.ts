@@ -12,6 +12,26 @@ export function sha256(text: string): string {
   return hash('sha256', text, 'base64url');
 }
 
+/**
+ * A keyed hash (base64url, as keyedHash answers) as its 32 raw bytes, decoded once so that many
+ * comparisons need no Buffer of their own (sameDigest).
+ */
+export function digestBytes(hashed: string): Buffer {
+  return Buffer.from(hashed, 'base64url');
+}
+
+/**
+ * Compares two raw digests in time that depends only on their lengths: what a verification
+ * compares, (codes held, or decoys) × (the input's candidates), each decoded once before.
+ */
+export function sameDigest(a: Buffer, b: Buffer): boolean {
+  if (a.length !== b.length) {
+    timingSafeEqual(a, a);
+    return false;
+  }
+  return timingSafeEqual(a, b);
+}
+
 /** Compares two secrets in time that depends only on their lengths. */
 export function constantTimeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a);

@@ -11,7 +11,13 @@ import type { TestApp } from '../testing/test-app.js';
 // The real keyed hash and comparison, counted.
 vi.mock('../crypto/keyed-hash.js', async (importOriginal) => {
   const real = await importOriginal<typeof keyedHashes>();
-  return { ...real, keyedHash: vi.fn(real.keyedHash), constantTimeEqual: vi.fn(real.constantTimeEqual) };
+  return {
+    ...real,
+    keyedHash: vi.fn(real.keyedHash),
+    constantTimeEqual: vi.fn(real.constantTimeEqual),
+    sameDigest: vi.fn(real.sameDigest),
+    digestBytes: vi.fn(real.digestBytes),
+  };
 });
 
 /** The work of one verification: the statements the store ran, and the keyed hashes made and compared. */
@@ -19,6 +25,10 @@ interface Work {
   statements: string[];
   hashes: number;
   comparisons: number;
+  /** Comparisons of strings (each makes two Buffers): none in a verification. */
+  stringComparisons: number;
+  /** Keyed hashes decoded to raw bytes. */
+  decoded: number;
 }
 
 async function workOf(t: TestApp, run: () => Promise<unknown>): Promise<Work> {
@@ -34,6 +44,8 @@ async function workOf(t: TestApp, run: () => Promise<unknown>): Promise<Work> {
         })();
   vi.mocked(keyedHashes.keyedHash).mockClear();
   vi.mocked(keyedHashes.constantTimeEqual).mockClear();
+  vi.mocked(keyedHashes.sameDigest).mockClear();
+  vi.mocked(keyedHashes.digestBytes).mockClear();
   try {
     await run();
   } finally {
@@ -46,7 +58,9 @@ async function workOf(t: TestApp, run: () => Promise<unknown>): Promise<Work> {
       .texts()
       .filter((text) => text.trim().toLowerCase() !== 'select 1' && !/audit_chain|\bseq\b/.test(text)),
     hashes: vi.mocked(keyedHashes.keyedHash).mock.calls.length,
-    comparisons: vi.mocked(keyedHashes.constantTimeEqual).mock.calls.length,
+    comparisons: vi.mocked(keyedHashes.sameDigest).mock.calls.length,
+    stringComparisons: vi.mocked(keyedHashes.constantTimeEqual).mock.calls.length,
+    decoded: vi.mocked(keyedHashes.digestBytes).mock.calls.length,
   };
 }
 
@@ -88,8 +102,16 @@ describe.each(STORE_KINDS)('verification of an unknown user name on %s', (kind) 
         expect(known.statements.filter((text) => text.includes('dea_verify_code'))).toHaveLength(1);
       } else {
         expect(known.comparisons).toBeGreaterThan(0);
+        // Raw digests compared, each decoded once (the input's candidates of the user's form and
+        // the codes held), never strings made into two Buffers for each comparison (the one
+        // comparison of strings left is the door's check of the service key).
+        expect(known.stringComparisons).toBe(1);
+        expect(known.decoded).toBeLessThan(known.comparisons);
       }
-      expect(unknown).toEqual(known);
+      // Decoded are the codes held as they are read (the known user holds one; the rows read
+      // differ alike), the rest compared with a decoy decoded once for the process.
+      expect(known.decoded - unknown.decoded).toBe(kind === 'postgres' ? 0 : 1);
+      expect({ ...unknown, decoded: 0 }).toEqual({ ...known, decoded: 0 });
     },
   );
 });
@@ -204,6 +226,53 @@ describe.each(STORE_KINDS)('the doors of verification on %s', (kind) => {
       } finally {
         calls.mockRestore();
       }
+    },
+  );
+});
+
+describe('a successful verification on the embedded store', () => {
+  appTest.override('storeKind', 'sqlite');
+
+  appTest(
+    'writes the user’s failure count only when there is one to clear: none after no failure, one clear after a failure',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const user = await t.createUser({ policy: { enableECode: true, emergencyCodeDelivery: 'Display' } });
+      const stored = await t.services.store.users.findById(user.id);
+      const attempt = (code: string) =>
+        t.services.verification.verify({
+          user: stored,
+          code,
+          actor: 'test',
+          clientAddress: null,
+          now: t.clock.now(),
+        });
+      // Every statement prepared first.
+      expect(await attempt(await t.codeOnScreen(user))).toMatchObject({ valid: true });
+      const failureWrites = async (run: () => Promise<unknown>): Promise<string[]> => {
+        const recorded = recordSqliteRuns();
+        try {
+          await run();
+        } finally {
+          recorded.stop();
+        }
+        return recorded.runs.filter((text) =>
+          /^\s*(insert|update|delete)\b[\s\S]*\bverify_failures\b/i.test(text),
+        );
+      };
+      const code = await t.codeOnScreen(user);
+      expect(
+        await failureWrites(async () => expect(await attempt(code)).toMatchObject({ valid: true })),
+      ).toEqual([]);
+      const next = await t.codeOnScreen(user);
+      expect(await attempt('WRONG23456')).toMatchObject({ valid: false });
+      expect(await t.services.store.verifyFailures.find(user.id)).toMatchObject({ failures: 1 });
+      const writes = await failureWrites(async () =>
+        expect(await attempt(next)).toMatchObject({ valid: true }),
+      );
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/^update/i);
+      expect(await t.services.store.verifyFailures.find(user.id)).toBeUndefined();
     },
   );
 });

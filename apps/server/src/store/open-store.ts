@@ -161,7 +161,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     passwordLinks: passwordLinkRepository(db),
     consolePasskeys: consolePasskeyRepository(db),
     meta: metaRepository(db),
-    retention: retentionRepository(db),
+    retention: retentionRepository(db, dialect),
     leases: leaseRepository(db),
     secretUsage: secretUsageRepository(db),
     signinFailures: signinFailureRepository(db),

@@ -1,5 +1,4 @@
 import {
-  CODE_COUNT_PER_REQUEST,
   LOGIN_API_PASSWORD_LINK_PATH,
   LOGIN_API_SESSION_PATH,
   type PasswordLinkUse,
@@ -8,7 +7,6 @@ import {
   type ChannelMap,
   type CreateAndSendRequest,
   type CreateAndSendResult,
-  type CreateCodeRequest,
   type RevokeCodeRequest,
   type RevokeCodeResult,
   type CreateCodeResult,
@@ -23,6 +21,7 @@ import {
   type UserGetResult,
   type UserInfo,
 } from '@dea/contract';
+import { createCodeRequest, takeCodeAskedOnLoad } from '../app/code-on-load';
 import type { Messages } from '../shared/i18n/translator';
 import { NetworkError } from './api-error';
 import { request, requestResult, type RequestOptions } from './request';
@@ -92,13 +91,19 @@ export function queryAvailableChannels(userId: string, signal?: AbortSignal): Pr
   return requestResult<ChannelMap>(call.path, pageCall(call, signal));
 }
 
-export async function createCode(userId: string, locale: string): Promise<CreatedCode> {
-  const body: CreateCodeRequest = {
-    count: CODE_COUNT_PER_REQUEST,
-    return: ['id', 'password'],
-    attrs: { user: { id: userId }, locale },
-  };
-  const result = await requestResult<CreateCodeResult>('tempPass/create', { method: 'POST', body });
+/**
+ * A new code. `onLoad`: the code the startup asks for at once, which the page's first script may
+ * already have asked for with these very details (code-on-load.ts): that call's answer is taken
+ * instead of sending another.
+ */
+export async function createCode(userId: string, locale: string, onLoad = false): Promise<CreatedCode> {
+  const body = createCodeRequest(userId, locale);
+  const started = onLoad ? takeCodeAskedOnLoad(body) : undefined;
+  const result = await requestResult<CreateCodeResult>('tempPass/create', {
+    method: 'POST',
+    body,
+    ...(started !== undefined && { started }),
+  });
   const row = result.rows[0];
   if (row?.id === undefined || row.password === undefined)
     throw new NetworkError('tempPass/create answered no code');

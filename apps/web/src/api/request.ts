@@ -1,22 +1,9 @@
-import {
-  API_BASE_PATH,
-  XSRF_COOKIE_NAME,
-  XSRF_COOKIE_NAME_TLS,
-  XSRF_HEADER_NAME,
-  type PageCall,
-} from '@dea/contract';
+import { type PageCall } from '@dea/contract';
 import { EnvelopeError, HttpError, NetworkError } from './api-error';
+import { callServer } from './call-server';
 import { loginPathOf } from '../shared/page-urls';
 import { redirectForSessionStatus } from './session-redirect';
-import { readCookie } from '../shared/cookie';
-import {
-  addressOf,
-  envelopeOf,
-  fetchJson,
-  isFailedEnvelope,
-  setCallLanguage,
-  type JsonAnswer,
-} from '../shared/fetch/fetch-core';
+import { envelopeOf, isFailedEnvelope, setCallLanguage, type JsonAnswer } from '../shared/fetch/fetch-core';
 import { hasStartupAnswer, takeStartupAnswer } from './startup-answers';
 
 export interface RequestOptions {
@@ -27,16 +14,16 @@ export interface RequestOptions {
   redirectOnSessionEnd?: boolean;
   /** Cancels the call (the component that asked has gone). */
   signal?: AbortSignal;
+  /**
+   * This call, already sent: its answer is judged as if this request had sent it (the code asked
+   * for beside the page's scripts, code-on-load.ts).
+   */
+  started?: Promise<JsonAnswer>;
 }
 
 /** Server messages come back in the page's language: every call names it in Accept-Language. */
 export function setRequestLanguage(languageCode: string): void {
   setCallLanguage(languageCode);
-}
-
-/** A path under /dea/api/ ('userinfo'), or an absolute server path ('/login/api/session'). */
-function urlOf(path: string, query: RequestOptions['query']): string {
-  return addressOf(path.startsWith('/') ? path : `${API_BASE_PATH}${path}`, query);
 }
 
 /**
@@ -66,17 +53,15 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     const answered = await answeredWithPage(call, options.signal);
     if (answered !== undefined) return answered.body as T;
   }
-  // Behind TLS the server names the cookie with the __Host- prefix.
-  const token =
-    method === 'GET' ? undefined : (readCookie(XSRF_COOKIE_NAME_TLS) ?? readCookie(XSRF_COOKIE_NAME));
   let answer: JsonAnswer;
   try {
-    answer = await fetchJson(urlOf(path, options.query), {
-      method,
-      body: options.body,
-      headers: { [XSRF_HEADER_NAME]: token },
-      ...(options.signal !== undefined && { signal: options.signal }),
-    });
+    answer = await (options.started ??
+      callServer(path, {
+        method,
+        body: options.body,
+        ...(options.query !== undefined && { query: options.query }),
+        ...(options.signal !== undefined && { signal: options.signal }),
+      }));
   } catch (cause) {
     throw new NetworkError(cause);
   }

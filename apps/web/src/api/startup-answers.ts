@@ -6,15 +6,36 @@ import { PAGE_STARTUP_ELEMENT_ID, pageCallKey, type PageCall } from '@dea/contra
  */
 const answers = new Map<string, unknown>();
 
+/** The answers of a data block's text, `undefined` when it holds no object. Throws if not JSON. */
+function answersOfBlock(text: string): Record<string, unknown> | undefined {
+  const parsed: unknown = JSON.parse(text);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The answers delivered with the page, read without taking them (the data block stays for the
+ * page's startup): for the code asked for beside the scripts (code-on-load.ts). `undefined` when
+ * there is no block or it cannot be read.
+ */
+export function startupAnswersInDocument(): Record<string, unknown> | undefined {
+  const block = document.getElementById(PAGE_STARTUP_ELEMENT_ID);
+  if (block === null) return undefined;
+  try {
+    return answersOfBlock(block.textContent ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Moves the answers of the page's data block, if there is one, into `answers` (once: the block goes). */
 function readDataBlock(): void {
   const block = document.getElementById(PAGE_STARTUP_ELEMENT_ID);
   if (block === null) return;
   block.remove();
   try {
-    const parsed: unknown = JSON.parse(block.textContent ?? '');
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return;
-    for (const [key, answer] of Object.entries(parsed)) answers.set(key, answer);
+    for (const [key, answer] of Object.entries(answersOfBlock(block.textContent ?? '') ?? {}))
+      answers.set(key, answer);
   } catch (error) {
     // The calls are made as without the block.
     console.error('The startup answers delivered with the page could not be read', error);

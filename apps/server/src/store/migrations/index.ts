@@ -32,6 +32,7 @@ import * as registrationOidcFlows from './0030-registration-oidc-flows.js';
 import * as userPasskeys from './0031-user-passkeys.js';
 import * as purgeIndexes from './0032-purge-indexes.js';
 import * as rememberedDevices from './0033-remembered-devices.js';
+import * as codesUsedInPlace from './0034-codes-used-in-place.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0031-user-passkeys': userPasskeys,
   '0032-purge-indexes': purgeIndexes,
   '0033-remembered-devices': rememberedDevices,
+  '0034-codes-used-in-place': codesUsedInPlace,
 };
 
 export const migrationProvider: MigrationProvider = {

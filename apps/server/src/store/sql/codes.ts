@@ -2,7 +2,7 @@ import type { NewAuditEntry } from '../store.js';
 import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql, type Selectable } from 'kysely';
 import { newId } from '../../crypto/ids.js';
-import { constantTimeEqual, keyedHash } from '../../crypto/keyed-hash.js';
+import { digestBytes, keyedHash, sameDigest } from '../../crypto/keyed-hash.js';
 import type { AuditEventName } from '../audit-event-names.js';
 import { failureClearer, failureRecorder, type VerifyFailureRule } from './verify-failures.js';
 import type { CodesTable } from '../database.js';
@@ -100,13 +100,14 @@ export interface CodeRepository {
    * the user's usable codes (in constant time on the embedded store), uses the match, clears the
    * failures on a success and writes the audit entries (code.used, code.verify_failed,
    * code.verify_locked, code.verify_lockout), all in one statement on PostgreSQL (migration 0019)
-   * and one transaction on the embedded store.
+   * and one transaction on the embedded store. There, transactions run one at a time: the count is
+   * read first (a locked user goes no further) and written only for a failure.
    */
   verify(call: VerifyCall): Promise<VerifyAnswer>;
 }
 
 /** Stands in for the codes a user does not hold: every comparison is made, whatever they hold. */
-const DECOY_CODE_HASH = keyedHash(randomBytes(32), 'no code');
+const DECOY_CODE_HASH = digestBytes(keyedHash(randomBytes(32), 'no code'));
 
 const isoOf = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
 
@@ -351,7 +352,22 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   );
   const recordFailure = failureRecorder(db);
   const clearFailures = failureClearer(db);
-  const verifyIn = async (trx: Db, call: VerifyCall): Promise<VerifyAnswer> => {
+  const failuresOf = compiledOnce(db, (values: { userId: string }) =>
+    db
+      .selectFrom('verify_failures')
+      .select(['failures', 'locked_at', 'locked_until'])
+      .where('user_id', '=', values.userId),
+  );
+  /**
+   * `countFirst`: the attempt counted before the compare (PostgreSQL's recheck, where other
+   * transactions run beside and the count's row lock orders them). The embedded store's
+   * transactions run one at a time (one connection, `begin immediate`; a shared transaction's
+   * pieces in turn), so no other attempt can come between its read and its writes: it reads the
+   * count, and an attempt that the count would not lock compares first, then counts only a
+   * failure. A success then writes no count (nor clears one that is not there), where it counted
+   * and cleared, two writes of the same row in every success.
+   */
+  const verifyIn = async (trx: Db, call: VerifyCall, countFirst = true): Promise<VerifyAnswer> => {
     const { userId, now, audit } = call;
     const entries: (NewAuditEntry & { id: string })[] = [];
     const write = async (event: AuditEventName, details: Record<string, unknown>): Promise<void> => {
@@ -361,7 +377,21 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     };
     const stored = (await policyOfUser.run(trx, { userId, category: call.policyCategory })).rows[0];
     const policy = call.policyOf(stored && parseJsonObject(stored.options));
-    const counted = await recordFailure(trx, userId, now, call.rule);
+    let counted: Awaited<ReturnType<typeof recordFailure>>;
+    let failuresBefore = 0;
+    if (!countFirst) {
+      const row = (await failuresOf.run(trx, { userId })).rows[0];
+      failuresBefore = Number(row?.failures ?? 0);
+      // What the count would make of this attempt (verify-failures.ts failureRecorder): a lock
+      // still running, or one this failure would start beyond the limit, goes the counted way.
+      const lockedAt = row?.locked_at ?? null;
+      const lockedUntil = row?.locked_until ?? null;
+      const lockEnded = lockedAt !== null && lockedUntil !== null && Number(lockedUntil) <= now;
+      const stillLocked = lockedAt !== null && !lockEnded;
+      const count = row === undefined || lockEnded ? 1 : failuresBefore + 1;
+      countFirst = stillLocked || count > call.rule.lockAfter;
+    }
+    if (countFirst) counted = await recordFailure(trx, userId, now, call.rule);
     if (counted !== undefined && counted.lockedAt !== null && counted.failures > call.rule.lockAfter) {
       await write('code.verify_locked', {
         failures: counted.failures,
@@ -373,12 +403,13 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     // Compared whatever the refusal, so that no kind of failure answers sooner than another.
     const held = (await usableOf.run(trx, { userId, now })).rows;
     const first = policy.form * call.keyCount;
-    const candidates = call.candidates.slice(first, first + call.keyCount);
+    // Raw digests, each decoded once: the comparisons make no Buffer of their own.
+    const candidates = call.candidates.slice(first, first + call.keyCount).map(digestBytes);
+    const heldDigests = held.map((active) => digestBytes(active.code_hash));
     let matched: (typeof held)[number] | undefined;
     for (let index = 0; index < Math.max(held.length, policy.compareAtLeast); index += 1) {
-      const active = held[index];
-      for (const candidate of candidates)
-        if (constantTimeEqual(active?.code_hash ?? DECOY_CODE_HASH, candidate)) matched ??= active;
+      const digest = heldDigests[index] ?? DECOY_CODE_HASH;
+      for (const candidate of candidates) if (sameDigest(digest, candidate)) matched ??= held[index];
     }
     if (
       refusal === null &&
@@ -386,11 +417,12 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
       Number((await useOne.run(trx, { codeId: matched.id, now })).numAffectedRows ?? 0n) > 0
     ) {
       // A success forgets the failures, and ends the lock this very attempt may have started.
-      await clearFailures(trx, userId);
+      if (counted !== undefined || failuresBefore > 0) await clearFailures(trx, userId);
       await write('code.used', { codeId: matched.id, channel: matched.channel_type ?? 'screen' });
       return { outcome: { used: true, codeId: matched.id }, entries };
     }
     const reason = refusal ?? 'no-usable-code';
+    if (!countFirst) counted = await recordFailure(trx, userId, now, call.rule);
     await write(
       'code.verify_failed',
       counted === undefined ? { reason } : { reason, failures: counted.failures },
@@ -404,7 +436,9 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     }
     return { outcome: { used: false, reason }, entries };
   };
-  const verifyInSharedTransaction = sharingTransactions(db, verifyIn);
+  const verifyInSharedTransaction = sharingTransactions(db, (trx, call: VerifyCall) =>
+    verifyIn(trx, call, false),
+  );
   const answerOf = (call: VerifyCall, text: string | undefined): Promise<VerifyAnswer> | VerifyAnswer => {
     const answer = JSON.parse(text ?? '{}') as FunctionAnswer;
     if (answer.outcome === 'recheck') return db.transaction().execute((trx) => verifyIn(trx, call));

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from './db.js';
+import type { Db, Dialect } from './db.js';
 
 /** The kinds of rows the retention purge removes (domain/retention.ts says when each may go). */
 export const PURGE_KINDS = [
@@ -90,7 +90,7 @@ interface PurgeTarget {
    * The same rows as `where`, as conditions that each go by an index of their own, removed in this
    * order: a batch never scans the table for rows `where` would find by an OR.
    */
-  byIndex?: (cutoffs: PurgeCutoffs) => RawBuilder<unknown>[];
+  byIndex?: (cutoffs: PurgeCutoffs, dialect: Dialect) => RawBuilder<unknown>[];
 }
 
 const TARGETS: Record<PurgeKind, PurgeTarget> = {
@@ -99,8 +99,17 @@ const TARGETS: Record<PurgeKind, PurgeTarget> = {
     key: 'id',
     where: (c) => sql`expires_at <= ${c.now} or uses_left <= 0 or invalidated_at is not null`,
     // Expired codes by codes_expiry (migration 0012), then used or revoked ones that have not
-    // expired yet by codes_spent, whose condition SQLite must find written exactly as here.
-    byIndex: (c) => [sql`expires_at <= ${c.now}`, sql`(uses_left <= 0 or invalidated_at is not null)`],
+    // expired yet by codes_spent, whose condition SQLite must find written exactly as here. On
+    // PostgreSQL no index names uses_left (migration 0034: a use is a HOT update): the revoked
+    // ones by codes_invalidated, the used ones among the live codes by codes_expiry.
+    byIndex: (c, dialect) =>
+      dialect === 'postgres'
+        ? [
+            sql`expires_at <= ${c.now}`,
+            sql`invalidated_at is not null`,
+            sql`(expires_at > ${c.now} and uses_left <= 0)`,
+          ]
+        : [sql`expires_at <= ${c.now}`, sql`(uses_left <= 0 or invalidated_at is not null)`],
   },
   sessions: {
     table: 'sessions',
@@ -190,7 +199,7 @@ function oneTimeLinks(table: string): PurgeTarget {
   };
 }
 
-export function retentionRepository(db: Db): RetentionRepository {
+export function retentionRepository(db: Db, dialect: Dialect): RetentionRepository {
   return {
     async count(kind, cutoffs) {
       const { table, where } = TARGETS[kind];
@@ -216,7 +225,7 @@ export function retentionRepository(db: Db): RetentionRepository {
       };
       if (byIndex === undefined) return remove(condition, limit);
       let removed = 0;
-      for (const found of byIndex(cutoffs)) {
+      for (const found of byIndex(cutoffs, dialect)) {
         removed += await remove(found, limit - removed);
         if (removed >= limit) break;
       }

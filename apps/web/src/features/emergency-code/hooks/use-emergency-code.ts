@@ -7,6 +7,7 @@ import {
 } from '@dea/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { EnvelopeError } from '../../../api/api-error';
+import { showsCodeOnScreen } from '../../../app/code-on-load';
 import { failureMessage } from '../../../api/failure-message';
 import { useReportedFailure } from '../../../api/use-reported-failure';
 import {
@@ -113,7 +114,7 @@ export function useEmergencyCode({
   );
   const options = valueOf(policy)?.options;
   const byChannel = options?.enableECode === true && options.emergencyCodeDelivery === CHANNEL_DELIVERY_MODE;
-  const onScreen = options?.enableECode === true && options.emergencyCodeDelivery !== CHANNEL_DELIVERY_MODE;
+  const onScreen = showsCodeOnScreen(options);
   const validityMinutes = options?.codeValidityMinutes;
   const channels = usePromise(
     (signal) =>
@@ -145,7 +146,7 @@ export function useEmergencyCode({
           })
         : Promise.resolve();
       const pending = revoked
-        .then(() => createCode(userId, locale))
+        .then(() => createCode(userId, locale, !fresh))
         .then(
           (code) => {
             const expiresAt =
