@@ -15,12 +15,18 @@
  * too, in turn with this build's, on a store of its own: before and after in the same breath.
  * Prints a Markdown table; writes nothing.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
+import {
+  type Running,
+  SERVER_PACKAGE,
+  cpuSecondsOf,
+  startBare,
+  startProcess,
+  stop,
+} from './bench-processes.js';
 import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, usernameOrThrow } from '@dea/contract';
 import { newId } from '../src/crypto/ids.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
@@ -33,59 +39,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = 32;
 const SECRET = Buffer.alloc(32, 4).toString('base64');
 const PASSWORD = 'overhead password';
-const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
-
-interface Running {
-  child: ChildProcess;
-  base: string;
-}
-
-/** A process that prints the URL it listens on; resolved with its base URL (as load.ts). */
-function startProcess(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Running> {
-  const child = spawn(process.execPath, args, {
-    cwd: serverPackage,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = pattern.exec(output);
-      if (match?.[1]) {
-        child.stdout.removeAllListeners('data').resume();
-        child.stderr.removeAllListeners('data').resume();
-        resolve({ child, base: match[1].replace('localhost', '127.0.0.1').replace(/\/(dea\/)?$/, '') });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-}
-
-async function stop(running: Running): Promise<void> {
-  const exited = new Promise((resolve) => running.child.once('exit', resolve));
-  running.child.kill('SIGTERM');
-  await exited;
-}
-
-const BARE_SERVER = `
-import Fastify from 'fastify';
-const app = Fastify();
-app.post('/bare', async () => ({ ok: true }));
-await app.listen({ port: 0, host: '127.0.0.1' });
-console.log('bare: http://127.0.0.1:' + app.server.address().port + '/');
-`;
-
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** CPU seconds the process has used so far (Linux: /proc/<pid>/stat, user + system). */
-function cpuSecondsOf(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
 
 interface Row {
   key: string;
@@ -144,7 +97,7 @@ async function main(): Promise<void> {
     { label: '', entry: 'dist/server.js' },
     ...(process.env.BENCH_BEFORE ? [{ label: ' (before)', entry: process.env.BENCH_BEFORE }] : []),
   ];
-  const bare = await startProcess(['--input-type=module', '-e', BARE_SERVER], {}, /bare: (http:\/\/\S+)/);
+  const bare = await startBare();
   const products: (Running & { dataDir: string; serviceKey: string })[] = [];
   try {
     for (const build of builds) products.push(await startProduct(build.entry));
@@ -204,7 +157,7 @@ async function startProduct(entry: string): Promise<Running & { dataDir: string;
       DEA_PASSWORD_HASH_COST: '10',
       DEA_SHUTDOWN_DRAIN_SECONDS: '0',
       // The checkout's web build for every build measured (an earlier one's copy has none beside it).
-      DEA_WEB_DIR: join(serverPackage, '..', 'web', 'dist'),
+      DEA_WEB_DIR: join(SERVER_PACKAGE, '..', 'web', 'dist'),
     },
     /running: (http:\/\/\S+?\/dea\/)/,
   );
