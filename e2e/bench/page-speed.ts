@@ -11,6 +11,7 @@
  * `journey-log`, one cold journey's responses, largest first.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -21,6 +22,8 @@ import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium';
 import { startServer } from '../support/start-server';
 
 const RUNS = 3;
+/** The machine's one-minute load average as the run starts, written beside the figures. */
+const LOAD_AT_START = loadavg()[0]!.toFixed(1);
 const lighthouseVersion: string = (
   JSON.parse(await readFile(new URL(import.meta.resolve('lighthouse/package.json')), 'utf8')) as {
     version: string;
@@ -476,8 +479,8 @@ async function journeySection(): Promise<string> {
     JOURNEY_SECTION_TITLE,
     '',
     `\`npx tsx e2e/bench/page-speed.ts journey\` (after \`npm run build\`), ${date}, Chromium headless on`,
-    'this 2-core machine, which two other engineers and a test runner were using at the same time: the',
-    "figures are noisier than a quiet machine would give. A person opens the page's link with no",
+    `this 2-core machine, its load average ${LOAD_AT_START} at the start of the run (a machine with other work`,
+    "gives noisier figures than a quiet one). A person opens the page's link with no",
     'session, reaches the login form, signs in as `demo` and waits for the code; the time is from the',
     "link's navigation to the login form ready, plus from the sign-in to the code in the document",
     "(typing is not timed; both marks by the page's clock, as Playwright's waits poll), best of",
