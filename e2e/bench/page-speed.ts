@@ -7,9 +7,11 @@
  *
  * Run after `npm run build`: `npx tsx e2e/bench/page-speed.ts` (from the repository root). With
  * `journey`, the emergency moment from the page's link with no session to the code instead (issue
- * 37), cold and warm, and Lighthouse's mobile run of the login form and the page.
+ * 37), cold and warm, and Lighthouse's mobile run of the login form and the page; with
+ * `journey-log`, one cold journey's responses, largest first.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -20,6 +22,8 @@ import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium';
 import { startServer } from '../support/start-server';
 
 const RUNS = 3;
+/** The machine's one-minute load average as the run starts, written beside the figures. */
+const LOAD_AT_START = loadavg()[0]!.toFixed(1);
 const lighthouseVersion: string = (
   JSON.parse(await readFile(new URL(import.meta.resolve('lighthouse/package.json')), 'utf8')) as {
     version: string;
@@ -162,7 +166,11 @@ const JOURNEY_CLOCK = () => {
  * browser's cache on (it fills during the journey). Timed from the navigation to the login form
  * ready, plus from the sign-in to the code in the document; typing is not timed.
  */
-async function journeyFromLink(context: BrowserContext, network: Network): Promise<Visit> {
+async function journeyFromLink(
+  context: BrowserContext,
+  network: Network,
+  log?: ResponseLogEntry[],
+): Promise<Visit> {
   const page = await context.newPage();
   try {
     const cdp = await context.newCDPSession(page);
@@ -175,11 +183,26 @@ async function journeyFromLink(context: BrowserContext, network: Network): Promi
     });
     let bytes = 0;
     let requests = 0;
-    cdp.on('Network.loadingFinished', (event: { encodedDataLength: number }) => {
+    const responses = new Map<string, Omit<ResponseLogEntry, 'bytes'>>();
+    cdp.on('Network.responseReceived', (event: ResponseReceived) => {
+      const headers = Object.entries(event.response.headers).reduce(
+        (sum, [name, value]) => sum + name.length + value.length + 4,
+        `HTTP/1.1 ${event.response.status}\r\n\r\n`.length,
+      );
+      responses.set(event.requestId, {
+        url: new URL(event.response.url).pathname,
+        status: event.response.status,
+        headers,
+      });
+    });
+    cdp.on('Network.loadingFinished', (event: { requestId: string; encodedDataLength: number }) => {
       // A file taken from the cache arrives with no bytes: not a request over the network.
       if (event.encodedDataLength === 0) return;
       bytes += event.encodedDataLength;
       requests += 1;
+      const response = responses.get(event.requestId);
+      if (log !== undefined && response !== undefined)
+        log.push({ ...response, bytes: event.encodedDataLength });
     });
     await page.addInitScript(JOURNEY_CLOCK);
     const mark = (name: 'formShownAt' | 'codeShownAt') =>
@@ -201,6 +224,44 @@ async function journeyFromLink(context: BrowserContext, network: Network): Promi
   } finally {
     await page.close();
   }
+}
+
+/** One response of a journey: its path, status, header bytes (as sent, about) and all bytes received. */
+interface ResponseLogEntry {
+  url: string;
+  status: number;
+  headers: number;
+  bytes: number;
+}
+interface ResponseReceived {
+  requestId: string;
+  response: { url: string; status: number; headers: Record<string, string> };
+}
+
+/**
+ * One cold journey on slow 4G, each response that came over the network, largest first
+ * (`npx tsx e2e/bench/page-speed.ts journey-log`): where the journey's bytes go.
+ */
+async function journeyLog(): Promise<string> {
+  const server = await startServer({ DEA_CODE_MAX_UNUSED: '100' });
+  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
+  const log: ResponseLogEntry[] = [];
+  let visit: Visit;
+  try {
+    const context = await browser.newContext({ baseURL: server.baseUrl });
+    visit = await journeyFromLink(context, NETWORKS.slow4g, log);
+    await context.close();
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  return [
+    `${NETWORKS.slow4g.name}, cold: ${seconds(visit.total)}, ${kb(visit.bytes)}, ${visit.requests} requests`,
+    'bytes\theaders\tstatus\tpath',
+    ...log
+      .sort((a, b) => b.bytes - a.bytes)
+      .map((entry) => `${entry.bytes}\t${entry.headers}\t${entry.status}\t${entry.url}`),
+  ].join('\n');
 }
 
 /**
@@ -418,8 +479,8 @@ async function journeySection(): Promise<string> {
     JOURNEY_SECTION_TITLE,
     '',
     `\`npx tsx e2e/bench/page-speed.ts journey\` (after \`npm run build\`), ${date}, Chromium headless on`,
-    'this 2-core machine, which two other engineers and a test runner were using at the same time: the',
-    "figures are noisier than a quiet machine would give. A person opens the page's link with no",
+    `this 2-core machine, its load average ${LOAD_AT_START} at the start of the run (a machine with other work`,
+    "gives noisier figures than a quiet one). A person opens the page's link with no",
     'session, reaches the login form, signs in as `demo` and waits for the code; the time is from the',
     "link's navigation to the login form ready, plus from the sign-in to the code in the document",
     "(typing is not timed; both marks by the page's clock, as Playwright's waits poll), best of",
@@ -463,6 +524,10 @@ const JOURNEY_BEFORE = {
 const LIGHTHOUSE_BEFORE = { loginForm: '99 (1.6 s, 1.6 s)', page: '94 (1.9 s, 2.1 s)' };
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'journey-log') {
+    process.stdout.write(`${await journeyLog()}\n`);
+    return;
+  }
   if (process.argv[2] === 'journey') {
     const section = await journeySection();
     await writeSection(section, JOURNEY_SECTION_TITLE);

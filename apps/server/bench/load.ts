@@ -29,17 +29,16 @@
  * the server's CPU per pair against the bare route's CPU per request at the same concurrency,
  * measured right before and right after.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import type { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { type Running, cpuSecondsOf, startBare, startProcess, stop } from './bench-processes.js';
 import {
   POLICY_CATEGORY_SELF_SERVICE,
   XSRF_COOKIE_NAME,
@@ -83,56 +82,11 @@ const CODE_VALIDITY_MINUTES = 1;
 const LONG_RUN = SECONDS >= 300;
 const PARTS = Number(process.env.BENCH_PARTS ?? (LONG_RUN ? 10 : 3));
 const SECTION = LONG_RUN ? 'load-long' : 'load-bench';
-const serverPackage = dirname(dirname(fileURLToPath(import.meta.url)));
 const SECRET = Buffer.alloc(32, 4).toString('base64');
 // BENCH_SERVER_ENV=NAME=value,... passes further settings to the server (to compare them);
 // BENCH_PG_SETTINGS=name=value,... sets PostgreSQL. Read before anything starts: a bad entry stops the run at once.
 const SERVER_ENV = settingsOf('BENCH_SERVER_ENV');
 const PG_SETTINGS = settingsOf('BENCH_PG_SETTINGS');
-
-interface Running {
-  child: ChildProcess;
-  base: string;
-}
-
-/** A process that prints the URL it listens on; resolved with its base URL. */
-function startProcess(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Running> {
-  const child = spawn(process.execPath, args, {
-    cwd: serverPackage,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = pattern.exec(output);
-      if (match?.[1]) {
-        // From now on its output goes nowhere, as a service's log would go to a collector.
-        child.stdout.removeAllListeners('data').resume();
-        child.stderr.removeAllListeners('data').resume();
-        resolve({ child, base: match[1].replace('localhost', '127.0.0.1').replace(/\/dea\/$/, '') });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
-  });
-}
-
-const BARE_SERVER = `
-import Fastify from 'fastify';
-const app = Fastify();
-app.post('/bare', async () => ({ ok: true }));
-await app.listen({ port: 0, host: '127.0.0.1' });
-console.log('bare: http://127.0.0.1:' + app.server.address().port + '/');
-`;
-
-async function stop(running: Running): Promise<void> {
-  const exited = new Promise((resolve) => running.child.once('exit', resolve));
-  running.child.kill('SIGTERM');
-  await exited;
-}
 
 interface Figures {
   name: string;
@@ -150,19 +104,6 @@ interface Figures {
 
 /** PostgreSQL's CPU seconds so far (its cluster's processes) while a store of it is measured. */
 let storeCpuSeconds: () => number = () => Number.NaN;
-
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** CPU seconds the process has used so far (Linux: /proc/<pid>/stat, user + system). */
-function cpuSecondsOf(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 /** The sum of a counter's series in the server's /metrics (every label), or NaN without metrics. */
 async function counterOf(server: Running, name: string): Promise<number> {
@@ -438,12 +379,12 @@ const bareRuns: Figures[] = [];
  * yardstick of the rows) or at another concurrency (the pairs' own, not kept there).
  */
 async function measureBare(connections = CONNECTIONS): Promise<Figures> {
-  bareServer ??= await startProcess(['--input-type=module', '-e', BARE_SERVER], {}, /bare: (http:\/\/\S+)/);
+  bareServer ??= await startBare();
   const server = bareServer;
   const figures = await load(
     server,
     'POST /bare (bare Fastify, JSON)',
-    `${server.base}bare`,
+    `${server.base}/bare`,
     () => ({ headers: { 'content-type': 'application/json' }, body: '{}' }),
     BARE_AROUND_SECONDS,
     undefined,

@@ -6,6 +6,7 @@ import type { ServerOptions } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { closeConnectionsWhileStopping, installLifecycle } from './http/lifecycle.js';
 import { OneLinePerRequest } from './http/request-log.js';
+import { requestLineLoggerOf } from './logging.js';
 import { securityHeaders } from './http/security-headers.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
 import { demoModeOf } from './domain/demo-mode.js';
@@ -110,7 +111,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
     // Requests that arrive while the instance closes are answered in the envelope (http/lifecycle.ts).
     return503OnClosing: false,
     // One line per request, written when it is answered, not Fastify's two.
-    logController: new OneLinePerRequest(),
+    logController: new OneLinePerRequest(requestLineLoggerOf(logger)),
     // A hop count believes that many proxies nearest the server (Fastify's types lack the number form).
     trustProxy: typeof config.trustProxy === 'number' ? trustedHops(config.trustProxy) : config.trustProxy,
     // A URL that does not decode is the client's error, answered in the envelope.
@@ -179,6 +180,9 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
       await api.register(channelRoutes);
       await api.register(channelUndoRoute);
       await api.register(verifyRoute);
+      // Any other GET under the API is unknown: answered 404 at once, never looked for among the
+      // page's files (the static wildcard of /dea/ would stat up to three copies of it first).
+      api.get('/*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
     },
     { prefix: API_BASE_PATH.replace(/\/$/, '') },
   );

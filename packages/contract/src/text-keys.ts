@@ -186,6 +186,40 @@ export const BUILT_IN_PAGE_TEXTS = {
   'error.generic': 'An error occurred, please try again later',
 } as const satisfies Partial<Catalog>;
 
+/**
+ * The texts the login application shows (its sign-in form, the form of a one-time password link,
+ * the branding around them, the language menu, the loading state and the startup failure): what
+ * the server embeds in the login application's HTML (issue 37), where the whole catalog would be
+ * 12 KB of texts the form never shows. GET message still answers whole catalogs. A test of the
+ * login application (apps/web/src/login-app/login-text-keys.test.ts) fails when it uses a key
+ * not listed here.
+ */
+export const LOGIN_TEXT_KEYS = [
+  'app.title',
+  'app.copyright',
+  'app.version',
+  'header.logo',
+  'header.settings.language',
+  'loading',
+  'loadingCustom',
+  'content.unavailableTitle',
+  'error.generic',
+  'error.userLocale',
+  'login.heading',
+  'login.username',
+  'login.password',
+  'login.submit',
+  'login.signingIn',
+  'login.required',
+  'login.signedIn',
+  'passwordLink.heading',
+  'passwordLink.newPassword',
+  'passwordLink.hint',
+  'passwordLink.submit',
+  'passwordLink.tooShort',
+  'passwordLink.saved',
+] as const satisfies readonly TextKey[];
+
 export function isTextKey(value: string): value is TextKey {
   return (TEXT_KEYS as readonly string[]).includes(value);
 }

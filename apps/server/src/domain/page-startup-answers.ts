@@ -1,4 +1,5 @@
 import {
+  LOGIN_TEXT_KEYS,
   PAGE_CALLS,
   POLICY_CATEGORY_SELF_SERVICE,
   choosePageLanguage,
@@ -81,7 +82,9 @@ export async function pageStartupAnswers(
 /**
  * What the login application's startup calls answer (issue 37): the language list, branding and
  * the texts of the language it will choose with nobody signed in (no user locale) unless a choice
- * is stored in the browser. None of it depends on who asks.
+ * is stored in the browser, only those the login application shows (the contract's
+ * `LOGIN_TEXT_KEYS`: its HTML would otherwise carry the whole catalog, about 12 KB); GET message
+ * itself answers whole catalogs. None of it depends on who asks.
  */
 export async function loginStartupAnswers(
   services: { catalogs: Catalogs; store: PageServices['store'] },
@@ -97,8 +100,11 @@ export async function loginStartupAnswers(
       languages,
     ),
   );
-  const messages = await services.catalogs.dictionary(
+  const catalog: Readonly<Record<string, string>> = await services.catalogs.dictionary(
     await services.catalogs.choose([langParamOfMessageFile(messageFile)]),
+  );
+  const messages = Object.fromEntries(
+    LOGIN_TEXT_KEYS.filter((key) => Object.hasOwn(catalog, key)).map((key) => [key, catalog[key]]),
   );
   const answers: [PageCall, unknown][] = [
     [PAGE_CALLS.languageList(), ok(languages)],

@@ -1,4 +1,4 @@
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
  * One log line per request, written when it is answered (Fastify writes two: one when a request
@@ -7,6 +7,11 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
  * never be logged (a code on /validate/check).
  */
 export class OneLinePerRequest extends LogController {
+  /** Without it, the lines go to the request's own logger; with it (logging.ts requestLineLoggerOf), there with the request id. */
+  constructor(private readonly lines?: FastifyBaseLogger) {
+    super();
+  }
+
   override incomingRequest(): void {
     // The line is written when the request is answered.
   }
@@ -19,12 +24,19 @@ export class OneLinePerRequest extends LogController {
     // Flat fields: pino's req and res serializers would read a request object there.
     const line = {
       method: request.method,
-      path: request.url.split('?', 1)[0],
+      path: pathOf(request.url),
       statusCode: reply.statusCode,
       responseTime: Math.round(reply.elapsedTime * 10) / 10,
       remoteAddress: request.ip,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    else if (this.lines === undefined) reply.log.info(line, 'request completed');
+    else this.lines.info({ [this.requestIdLogLabel]: request.id, ...line }, 'request completed');
   }
+}
+
+/** The URL without its query, without an array or a regex on every request. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }

@@ -1,7 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import {
+  LOGIN_TEXT_KEYS,
   PAGE_CALLS,
   PAGE_PREFETCH_ELEMENT_ID,
   PAGE_STARTUP_ELEMENT_ID,
@@ -54,7 +56,7 @@ describe.each(STORE_KINDS)("the login application's HTML on %s", (kind) => {
   const open = (url = '/sso/login/?ep=x', headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'GET', url, headers });
 
-  it("carries exactly what its startup calls answer with nobody signed in, in the browser's language", async () => {
+  it("carries what its startup calls answer with nobody signed in, in the browser's language, of the texts only the login application's", async () => {
     for (const [acceptLanguage, messageFile] of [
       ['de-DE,de;q=0.9', 'messages_de'],
       ['xx', 'messages'],
@@ -81,10 +83,38 @@ describe.each(STORE_KINDS)("the login application's HTML on %s", (kind) => {
           ...(call.method === 'POST' && { payload: call.body as object }),
         });
         expect(answer.statusCode, pageCallKey(call)).toBe(200);
-        expect(answers[pageCallKey(call)], pageCallKey(call)).toEqual(answer.json());
+        if (call.path !== PAGE_CALLS.messages(messageFile).path) {
+          expect(answers[pageCallKey(call)], pageCallKey(call)).toEqual(answer.json());
+          continue;
+        }
+        // GET message answers the whole catalog; the HTML carries the login application's texts of it.
+        const catalog = answer.json<Record<string, string>>();
+        expect(Object.keys(catalog).length).toBeGreaterThan(LOGIN_TEXT_KEYS.length * 3);
+        const loginTexts = Object.fromEntries(LOGIN_TEXT_KEYS.map((key) => [key, catalog[key]]));
+        expect(Object.values(loginTexts).every((text) => typeof text === 'string')).toBe(true);
+        expect(answers[pageCallKey(call)], pageCallKey(call)).toEqual(loginTexts);
       }
     }
     expect((await open('/sso/login/index.html')).statusCode).toBe(200);
+  });
+
+  it("is sent at brotli's best, compressed once per language and the same bytes each time", async () => {
+    for (const acceptLanguage of ['de', 'en']) {
+      const plain = await open('/sso/login/', { 'accept-language': acceptLanguage });
+      const first = await open('/sso/login/', { 'accept-language': acceptLanguage, 'accept-encoding': 'br' });
+      const second = await open('/sso/login/', {
+        'accept-language': acceptLanguage,
+        'accept-encoding': 'br',
+      });
+      expect(first.headers['content-encoding']).toBe('br');
+      const html = brotliDecompressSync(first.rawPayload).toString();
+      expect(html).toBe(plain.body);
+      expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+      const quality = (level: number) =>
+        brotliCompressSync(html, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: level } }).length;
+      expect(first.rawPayload.length).toBe(quality(11));
+      expect(first.rawPayload.length).toBeLessThan(quality(5));
+    }
   });
 
   it("names the page's files it does not load itself, for the browser to prefetch once idle", async () => {

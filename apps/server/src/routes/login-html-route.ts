@@ -58,7 +58,8 @@ export const loginHtmlRoute: FastifyPluginAsync<{ webDir: string; loginPath: str
   if (!template.includes('</body>'))
     throw new Error(`${file} has no </body>: rebuild the login application (npm run build)`);
   const handler = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendHtml(request, reply, pageHtmlWith(template, await answersFor(request)));
+    // Its answers depend on the browser's language and the branding, not on who asks.
+    sendHtml(request, reply, pageHtmlWith(template, await answersFor(request)), true);
   app.get(options.loginPath, { schema: { hide: true } }, handler);
   app.get(`${options.loginPath}index.html`, { schema: { hide: true } }, handler);
 };

@@ -289,10 +289,11 @@ describe('cookies and URLs behind TLS', () => {
     // The same session id under the plain name, as a sibling host over http could plant it: no session.
     const planted = session.replace(`__Host-${SESSION_COOKIE}=`, `${SESSION_COOKIE}=`);
     expect((await userinfo(planted)).statusCode).toBe(403);
-    // Plain HTTP: no HSTS.
+    // Plain HTTP: no HSTS, the other headers as ever (a JSON answer's own policy).
     const plain = await signIn(t, user, { host: 'dea.example.com' });
     expect(plain.headers['strict-transport-security']).toBeUndefined();
-    expect(plain.headers['permissions-policy']).toContain('camera=()');
+    expect(plain.headers['x-frame-options']).toBe('DENY');
+    expect(plain.headers['content-security-policy']).toContain("frame-ancestors 'none'");
   });
 
   it('ignores X-Forwarded-Proto from an untrusted client', async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, gunzipSync } from 'node:zlib';
 import {
   PAGE_CALLS,
   PAGE_STARTUP_ELEMENT_ID,
@@ -273,6 +273,21 @@ describe.each(STORE_KINDS)("the page's HTML with no session on %s", (kind) => {
   const filesBlock = new RegExp(
     `<script type="application/json" id="${PAGE_FILES_ELEMENT_ID}">([^<]*)</script>`,
   );
+
+  it("is sent at brotli's best, compressed once and the same bytes each time (it is the same for everyone)", async () => {
+    const plain = await open({ 'accept-encoding': 'identity' });
+    const first = await open({ 'accept-encoding': 'br' });
+    const second = await open({ 'accept-encoding': 'br' });
+    expect(first.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(first.rawPayload).toString()).toBe(plain.body);
+    expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+    const quality = (level: number) =>
+      brotliCompressSync(plain.body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: level } }).length;
+    expect(first.rawPayload.length).toBe(quality(11));
+    expect(first.rawPayload.length).toBeLessThan(quality(5));
+    const gzip = await open({ 'accept-encoding': 'gzip' });
+    expect(gunzipSync(gzip.rawPayload).toString()).toBe(plain.body);
+  });
 
   it("names none of the page's files for the browser to fetch, only for its script to load", async () => {
     for (const cookie of [undefined, 'dea_session=not-a-session']) {

@@ -20,6 +20,30 @@ const compressBrotli = promisify(brotliCompress);
 const compressGzip = promisify(gzip);
 /** Brotli at quality 5: most of quality 11's gain for a few kilobytes at a fraction of its time. */
 const BROTLI_OPTIONS = { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } };
+/**
+ * Brotli at quality 11, for HTML the same for everyone who asks: about 10% smaller (the login
+ * form's 1,153 bytes 1,039, the page's HTML without a session 860 bytes 765; issue 37) for some
+ * 7 ms, spent once per distinct HTML, whose compressed bytes are kept.
+ */
+const BROTLI_KEPT_OPTIONS = { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } };
+/** Kept compressed HTMLs: a language's login form per branding, the page without answers. */
+const KEPT_HTML_LIMIT = 64;
+const keptHtml = new Map<string, Buffer>();
+
+async function compressedHtml(
+  html: string,
+  encoding: 'br' | 'gzip',
+  sameForEveryone: boolean,
+): Promise<Buffer> {
+  if (!sameForEveryone) return encoding === 'br' ? compressBrotli(html, BROTLI_OPTIONS) : compressGzip(html);
+  const key = `${encoding}\n${html}`;
+  const kept = keptHtml.get(key);
+  if (kept !== undefined) return kept;
+  const body = encoding === 'br' ? await compressBrotli(html, BROTLI_KEPT_OPTIONS) : await compressGzip(html);
+  if (keptHtml.size >= KEPT_HTML_LIMIT) keptHtml.delete(keptHtml.keys().next().value ?? '');
+  keptHtml.set(key, body);
+  return body;
+}
 
 /**
  * JSON that can stand inside an HTML `<script>` data block: no `<` (so no `</script>` or `<!--`),
@@ -73,11 +97,15 @@ async function htmlFor(request: FastifyRequest, template: string, withoutSession
   }
 }
 
-/** Sends `html` brotli or gzip compressed when the browser accepts it. */
+/**
+ * Sends `html` brotli or gzip compressed when the browser accepts it; `sameForEveryone` (nothing in
+ * it depends on who asks) compressed once, at brotli's best, and kept.
+ */
 export async function sendHtml(
   request: FastifyRequest,
   reply: FastifyReply,
   html: string,
+  sameForEveryone = false,
 ): Promise<FastifyReply> {
   const header = request.headers['accept-encoding'];
   const encoding = typeof header === 'string' ? negotiate(header, ['br', 'gzip']) : undefined;
@@ -87,7 +115,7 @@ export async function sendHtml(
     .header('cache-control', 'no-store')
     .header('vary', 'Accept-Encoding, Accept-Language, Cookie');
   if (encoding === 'br' || encoding === 'gzip') {
-    const body = encoding === 'br' ? await compressBrotli(html, BROTLI_OPTIONS) : await compressGzip(html);
+    const body = await compressedHtml(html, encoding, sameForEveryone);
     return reply.header('content-encoding', encoding).send(body);
   }
   return reply.send(html);
@@ -110,8 +138,11 @@ export const pageHtmlRoute: FastifyPluginAsync<{ webDir: string; loginPath: stri
   if (!built.includes('</body>')) throw new Error(`${file} has no </body>: rebuild the page (npm run build)`);
   const withoutSession = pageWithoutSessionHtml(built, options.loginPath);
   const template = lowPriorityScripts(built);
-  const handler = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendHtml(request, reply, await htmlFor(request, template, withoutSession));
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const html = await htmlFor(request, template, withoutSession);
+    // Without answers (no session, or none could be read) it is the same for everyone.
+    return sendHtml(request, reply, html, html === withoutSession || html === template);
+  };
   app.get(PAGE_BASE_PATH, { schema: { hide: true } }, handler);
   app.get(`${PAGE_BASE_PATH}index.html`, { schema: { hide: true } }, handler);
 };

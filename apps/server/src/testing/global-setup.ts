@@ -23,7 +23,8 @@ declare module 'vitest' {
 
 /**
  * One PostgreSQL server (or TEST_DATABASE_URL) and one OpenLDAP server for the whole run; each
- * test file makes its own database (a copy of the run's migrated one, testing/store-templates.ts),
+ * test makes its own database (a copy of the run's migrated one, or one another test emptied:
+ * testing/store-templates.ts),
  * each directory test its own subtree. The Samba domain
  * controller and the release artifacts are made once per run as well, the first time a file asks
  * (testing/shared-services.ts): a run without the files that need them does not make them.
@@ -37,6 +38,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('storeTemplates', {
     sqliteFile: templates.sqliteFile,
     postgresDatabase: templates.postgresDatabase,
+    postgresSpares: templates.postgresSpares,
+    postgresSchema: templates.postgresSchema,
   });
   project.provide('ldap', {
     url: ldap.url,

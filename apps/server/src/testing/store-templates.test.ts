@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { describe, expect, inject } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import { storeTest } from './fixtures.js';
 import { createTestDatabase } from './postgres-cluster.js';
 import { dumpStore, type StoreDump } from './store-dump.js';
+import { leaseTestDatabase, makeStoreTemplates } from './store-templates.js';
 import { STORE_KINDS } from './stores.js';
 
 /** What a store is made of besides its rows: tables, columns, indexes, constraints, functions, triggers. */
@@ -93,6 +94,100 @@ describe.each(STORE_KINDS)("a test's fresh store on %s", (kind) => {
         await database?.drop();
         rmSync(dataDir, { recursive: true, force: true });
       }
+    },
+    120_000,
+  );
+});
+
+/** Each test makes a template of its own: the run's spares are shared with the other files' tests. */
+async function withOwnTemplates(
+  use: (templates: Awaited<ReturnType<typeof makeStoreTemplates>>) => Promise<void>,
+) {
+  const templates = await makeStoreTemplates(inject('postgresUrl'));
+  try {
+    await use(templates);
+  } finally {
+    await templates.drop();
+  }
+}
+
+async function query(url: string, text: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+const databaseExists = async (name: string): Promise<boolean> =>
+  (await query(inject('postgresUrl'), `select 1 from pg_database where datname = '${name}'`)).rowCount === 1;
+
+describe.runIf(STORE_KINDS.includes('postgres'))('a PostgreSQL test database released by its test', () => {
+  it('is emptied and given to the next test as a new copy of the template would be', async () => {
+    await withOwnTemplates(async (templates) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'dea-store-reused-'));
+      try {
+        const first = await leaseTestDatabase(inject('postgresUrl'), templates);
+        const store = await openStore({ dataDir, databaseUrl: first.url });
+        await query(
+          first.url,
+          `insert into users (id, username, password_hash, full_name, locale, created_at)
+             values ('u1', 'alice', 'h', 'Alice', 'en', 1)`,
+        );
+        // A connection its test left open (the store's pool here) does not keep it from reuse.
+        await first.release();
+        await store.close().catch(() => undefined);
+        const [second, fresh] = [
+          await leaseTestDatabase(inject('postgresUrl'), templates),
+          await leaseTestDatabase(inject('postgresUrl'), templates),
+        ];
+        expect(second.name).toBe(first.name);
+        expect(fresh.name).not.toBe(first.name);
+        const [reused, copy] = [second, fresh].map((database) => ({ databaseUrl: database.url, dataDir }));
+        expect(await schemaOf(reused!)).toEqual(await schemaOf(copy!));
+        expect(await dumpStore(reused!)).toEqual(await dumpStore(copy!));
+        await Promise.all([second.release(), fresh.release()]);
+        expect(await databaseExists(first.name)).toBe(true);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  }, 120_000);
+
+  it.each([
+    ['a table added', 'create table extra (x integer)'],
+    ['a column added', 'alter table users add column extra text'],
+    ['a constraint dropped', 'alter table users alter column full_name drop not null'],
+    ['an index added', 'create index on users (locale)'],
+    ['a function added', 'create function extra() returns integer language sql as $$ select 1 $$'],
+    [
+      'a trigger left behind',
+      `create function refuse() returns trigger language plpgsql as $$ begin return null; end $$;
+       create trigger refuse before update on groups for each row execute function refuse();
+       drop function refuse() cascade;
+       create function refuse() returns trigger language plpgsql as $$ begin return null; end $$;
+       create trigger refuse before update on groups for each row execute function refuse()`,
+    ],
+    ['a view added', 'create view extra as select id from users'],
+    [
+      'a migration forgotten',
+      'delete from kysely_migration where name = (select max(name) from kysely_migration)',
+    ],
+    ['a setting of the database', "alter database {name} set work_mem = '8MB'"],
+  ])(
+    'is dropped, not reused, when its test changed its schema: %s',
+    async (_, change) => {
+      await withOwnTemplates(async (templates) => {
+        const leased = await leaseTestDatabase(inject('postgresUrl'), templates);
+        await query(leased.url, change.replace('{name}', leased.name));
+        await leased.release();
+        expect(await databaseExists(leased.name)).toBe(false);
+        const next = await leaseTestDatabase(inject('postgresUrl'), templates);
+        expect(next.name).not.toBe(leased.name);
+        await next.release();
+      });
     },
     120_000,
   );

@@ -17,6 +17,72 @@ export interface StoreTemplates {
   sqliteFile: string;
   /** The migrated PostgreSQL database (on the run's server) that a test's database is made from. */
   postgresDatabase: string;
+  /** The table (in the server's admin database) listing emptied test databases ready for reuse. */
+  postgresSpares: string;
+  /** What the template's schema is made of, as one digest (SCHEMA_DIGEST): a spare must match it. */
+  postgresSchema: string;
+}
+
+/**
+ * One digest of everything in a database besides its rows: schemas, tables, views, indexes,
+ * columns with their types and defaults, constraints, functions, triggers, grants and options,
+ * extensions, the database's own settings, and which migrations it records. Two databases with
+ * the same digest open as the same store; a test that changed any of it leaves a digest of its own.
+ */
+const SCHEMA_DIGEST = `md5(concat_ws('|',
+  (select string_agg(format('%s.%s:%s:%s:%s:%s', n.nspname, c.relname, c.relkind, c.relacl, c.reloptions, c.relpersistence), ',' order by n.nspname, c.relname)
+     from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname not like 'pg_temp%' and n.nspname not like 'pg_toast_temp%'),
+  (select string_agg(format('%s.%s:%s:%s:%s:%s', a.attrelid::regclass, a.attname, a.atttypid::regtype, a.attnotnull, a.attisdropped, pg_get_expr(d.adbin, d.adrelid)), ',' order by a.attrelid::regclass::text, a.attnum)
+     from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+     left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+    where a.attnum > 0 and n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname not like 'pg_temp%' and n.nspname not like 'pg_toast_temp%'),
+  (select string_agg(format('%s:%s:%s', conrelid::regclass, conname, pg_get_constraintdef(oid)), ',' order by conrelid::regclass::text, conname)
+     from pg_constraint where connamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)),
+  (select string_agg(format('%s.%s(%s):%s:%s', pronamespace::regnamespace, proname, pg_get_function_arguments(oid), md5(prosrc), proacl), ',' order by 1)
+     from pg_proc where pronamespace not in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace)),
+  (select string_agg(format('%s:%s:%s:%s', tgrelid::regclass, tgname, tgenabled, tgfoid::regproc), ',' order by 1)
+     from pg_trigger where not tgisinternal),
+  (select string_agg(format('%s:%s', ev_class::regclass, md5(ev_action::text)), ',' order by 1) from pg_rewrite
+    where ev_class not in (select oid from pg_class where relnamespace in ('pg_catalog'::regnamespace, 'information_schema'::regnamespace))),
+  (select string_agg(format('%s:%s', evtname, evtenabled), ',' order by 1) from pg_event_trigger),
+  (select string_agg(format('%s:%s', polrelid::regclass, polname), ',' order by 1) from pg_policy),
+  (select string_agg(extname || ':' || extversion, ',' order by 1) from pg_extension),
+  (select string_agg(array_to_string(setconfig, ';'), ',' order by 1) from pg_db_role_setting
+    where setdatabase = (select oid from pg_database where datname = current_database())),
+  (select format('%s:%s', datconnlimit, datallowconn) from pg_database where datname = current_database()),
+  (select string_agg(name, ',' order by name) from kysely_migration)
+))`;
+
+/**
+ * Empties a spare for its next test when its schema is still the template's (SCHEMA_DIGEST): ends
+ * every connection a test left open, then one TRUNCATE of each table that has rows (the store has
+ * no sequences; RESTART IDENTITY would reset any a table owned). Raises if the schema changed.
+ */
+function emptyingOf(schema: string): string {
+  return `do $empty$
+declare
+  tables text[] := '{}';
+  full_table text;
+  has_rows boolean;
+begin
+  perform pg_terminate_backend(pid) from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid();
+  if (select count(*) from pg_prepared_xacts where database = current_database()) > 0
+     or ${SCHEMA_DIGEST} <> '${schema}' then
+    raise exception 'changed by its test: not reusable';
+  end if;
+  for full_table in
+    select format('%I.%I', schemaname, tablename) from pg_tables
+     where schemaname = 'public' and tablename not in ('kysely_migration', 'kysely_migration_lock')
+  loop
+    execute format('select exists (select 1 from %s)', full_table) into has_rows;
+    if has_rows then tables := tables || full_table; end if;
+  end loop;
+  if cardinality(tables) > 0 then
+    execute 'truncate ' || array_to_string(tables, ', ') || ' restart identity cascade';
+  end if;
+end $empty$`;
 }
 
 export async function makeStoreTemplates(
@@ -25,27 +91,88 @@ export async function makeStoreTemplates(
   const folder = mkdtempSync(join(tmpdir(), 'dea-store-template-'));
   await (await openStore({ dataDir: folder })).close();
   const postgresDatabase = `dea_template_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const postgresSpares = `${postgresDatabase}_spares`;
   await adminQuery(postgresUrl, `CREATE DATABASE ${postgresDatabase}`);
+  await adminQuery(postgresUrl, `CREATE TABLE ${postgresSpares} (name text PRIMARY KEY)`);
   const url = new URL(postgresUrl);
   url.pathname = `/${postgresDatabase}`;
   // No connection to it may stay open: PostgreSQL copies a template nobody is connected to.
   await (await openStore({ dataDir: folder, databaseUrl: url.toString() })).close();
+  const postgresSchema = await withClient(url.toString(), async (client) => {
+    const { rows } = await client.query<{ digest: string }>(`select ${SCHEMA_DIGEST} as digest`);
+    return rows[0]?.digest ?? '';
+  });
   return {
     sqliteFile: join(folder, EMBEDDED_STORE_FILE),
     postgresDatabase,
+    postgresSpares,
+    postgresSchema,
     async drop() {
       rmSync(folder, { recursive: true, force: true });
-      await adminQuery(postgresUrl, `DROP DATABASE IF EXISTS ${postgresDatabase} WITH (FORCE)`);
+      await withClient(postgresUrl, async (admin) => {
+        const { rows } = await admin.query<{ name: string }>(`select name from ${postgresSpares}`);
+        for (const { name } of rows) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.query(`DROP TABLE ${postgresSpares}`);
+        await admin.query(`DROP DATABASE IF EXISTS ${postgresDatabase} WITH (FORCE)`);
+      });
     },
   };
 }
 
-async function adminQuery(adminUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
+/**
+ * A test's own PostgreSQL database, as a new copy of the template would be: a spare another test
+ * released (emptied, its schema still the template's) when there is one, else a new copy. Making
+ * and dropping a copy cost the server about 120 ms of CPU a test, emptying a spare about 30
+ * (docs/benchmarks.md, "The test suite"). `release()` ends the connections left to it and makes
+ * it a spare again, or drops it when its test changed its schema or it cannot be emptied. The
+ * spares are shared by the run's workers (a table in the admin database) and dropped at its end.
+ */
+export async function leaseTestDatabase(
+  adminUrl: string,
+  templates: StoreTemplates,
+): Promise<{ url: string; name: string; release(): Promise<void> }> {
+  const spares = templates.postgresSpares;
+  const name = await withClient(adminUrl, async (admin) => {
+    const { rows } = await admin.query<{ name: string }>(
+      `DELETE FROM ${spares} WHERE name = (SELECT name FROM ${spares} LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING name`,
+    );
+    const spare = rows[0]?.name;
+    if (spare !== undefined) return spare;
+    const fresh = `dea_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    await admin.query(`CREATE DATABASE ${fresh} TEMPLATE ${templates.postgresDatabase}`);
+    return fresh;
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async release() {
+      const emptied = await withClient(url.toString(), (client) =>
+        client.query(emptyingOf(templates.postgresSchema)),
+      ).then(
+        () => true,
+        () => false,
+      );
+      await withClient(adminUrl, (admin) =>
+        emptied
+          ? admin.query(`INSERT INTO ${spares} (name) VALUES ($1)`, [name])
+          : admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      );
+    },
+  };
+}
+
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(text);
+    return await use(client);
   } finally {
     await client.end();
   }
+}
+
+async function adminQuery(adminUrl: string, text: string): Promise<void> {
+  await withClient(adminUrl, (client) => client.query(text));
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { createTestDatabase } from './postgres-cluster.js';
+import { leaseTestDatabase } from './store-templates.js';
 
 export type StoreKind = Store['kind'];
 const ALL_STORE_KINDS: StoreKind[] = ['sqlite', 'postgres'];
@@ -36,7 +36,8 @@ export interface TestStore {
 
 /**
  * A fresh, migrated store of that kind, isolated from every other test: a copy of the run's
- * migrated store (testing/store-templates.ts), which opens with nothing left to migrate.
+ * migrated store (testing/store-templates.ts), which opens with nothing left to migrate; on
+ * PostgreSQL, one another test released and had emptied when there is one (`leaseTestDatabase`).
  */
 export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-store-'));
@@ -54,7 +55,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
       },
     };
   }
-  const database = await createTestDatabase(inject('postgresUrl'), templates.postgresDatabase);
+  const database = await leaseTestDatabase(inject('postgresUrl'), templates);
   const store = await openStore({ dataDir, databaseUrl: database.url });
   return {
     store,
@@ -62,7 +63,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
     dataDir,
     async dispose() {
       await store.close();
-      await database.drop();
+      await database.release();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

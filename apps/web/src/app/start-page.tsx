@@ -2,9 +2,11 @@ import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../styles/page.scss';
 import { App } from './app';
+import { showProductIcon } from '../shared/product-icon';
 
 /** Mounts the page. A failure to start is only written to the console (spec section 8). */
 export function startPage(container: HTMLElement | null): void {
+  showProductIcon();
   try {
     if (container === null) throw new Error('The page has no #root element');
     const root = createRoot(container, {

@@ -2,10 +2,12 @@ import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../styles/page.scss';
 import { LoginApp } from './login-app';
+import { showProductIcon } from '../shared/product-icon';
 import { prefetchPageOnceIdle } from './prefetch-page';
 
 /** Mounts the login application; like the page, a failure to start is only logged. */
 export function startLogin(container: HTMLElement | null): void {
+  showProductIcon();
   try {
     if (container === null) throw new Error('The login application has no #root element');
     const root = createRoot(container, {

@@ -1,5 +1,5 @@
-import defaultLogo from '../../../assets/logo.svg';
 import { useI18n } from '../../../shared/i18n/i18n-context';
+import { PRODUCT_LOGO as defaultLogo } from '../../../shared/product-icon';
 import { safeUrl } from '../../../shared/sanitize-html';
 import type { CustomBranding } from '../resolve-branding';
 

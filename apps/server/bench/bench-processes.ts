@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * What the benches share about the processes they measure: starting one (the built server, a
+ * bare Fastify route), stopping it, and reading its CPU from the operating system, as the
+ * issue's checks read it (`bench/load.ts`, `bench/request-overhead.ts`).
+ */
+export interface Running {
+  child: ChildProcess;
+  /** Its base URL, without a trailing slash or the page's `/dea/`. */
+  base: string;
+}
+
+/** The server package's folder: a child starts there, so it finds the same packages. */
+export const SERVER_PACKAGE = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** A process that prints the URL it listens on (`pattern`'s first group); resolved with its base URL. */
+export function startProcess(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Running> {
+  const child = spawn(process.execPath, args, {
+    cwd: SERVER_PACKAGE,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = pattern.exec(output);
+      if (match?.[1]) {
+        // From now on its output goes nowhere, as a service's log would go to a collector.
+        child.stdout.removeAllListeners('data').resume();
+        child.stderr.removeAllListeners('data').resume();
+        resolve({ child, base: match[1].replace('localhost', '127.0.0.1').replace(/\/(dea\/)?$/, '') });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+}
+
+export async function stop(running: Running): Promise<void> {
+  const exited = new Promise((resolve) => running.child.once('exit', resolve));
+  running.child.kill('SIGTERM');
+  await exited;
+}
+
+/** The bare route every figure is compared with: bare Fastify, a JSON POST at `/bare`. */
+export const BARE_SERVER = `
+import Fastify from 'fastify';
+const app = Fastify();
+app.post('/bare', async () => ({ ok: true }));
+await app.listen({ port: 0, host: '127.0.0.1' });
+console.log('bare: http://127.0.0.1:' + app.server.address().port + '/');
+`;
+
+/** Starts the bare route's server (`node --input-type=module -e BARE_SERVER`). */
+export function startBare(): Promise<Running> {
+  return startProcess(['--input-type=module', '-e', BARE_SERVER], {}, /bare: (http:\/\/\S+)/);
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds the process has used so far (Linux: /proc/<pid>/stat, user + system); NaN once gone. */
+export function cpuSecondsOf(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
