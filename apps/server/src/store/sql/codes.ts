@@ -11,7 +11,7 @@ import { PREPARED_MARK } from '../prepared-statements.js';
 import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
 import { gatheredByTurn } from './by-turn.js';
-import { policyOfUserStatement, policyOptionsOf } from './groups.js';
+import { policyOfUserQuery, policyOfUserStatement, policyOptionsOf } from './groups.js';
 import type { Db, Dialect } from './db.js';
 
 export interface NewCode {
@@ -361,17 +361,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   // statement (a row always; failures null when the user has no count).
   const policyAndFailuresOf = compiledOnce(db, (values: { userId: string; category: string }) =>
     db.selectNoFrom((eb) => [
-      eb
-        .selectFrom('policies')
-        .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-        .innerJoin('groups', 'groups.id', 'policies.group_id')
-        .select('policies.options')
-        .where('user_groups.user_id', '=', values.userId)
-        .where('policies.category', '=', values.category)
-        .orderBy('groups.priority', 'desc')
-        .orderBy('groups.name')
-        .limit(sql.lit(1))
-        .as('options'),
+      policyOfUserQuery(db, values).as('options'),
       eb.selectFrom('verify_failures').select('failures').where('user_id', '=', values.userId).as('failures'),
       eb
         .selectFrom('verify_failures')

@@ -242,7 +242,12 @@ async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: num
  * equals; compiled once. The one statement of that rule, for the policy read and for verification.
  */
 export function policyOfUserStatement(db: Db) {
-  return compiledOnce(db, (values: { userId: string; category: string }) =>
+  return compiledOnce(db, (values: { userId: string; category: string }) => policyOfUserQuery(db, values));
+}
+
+/** The query of that rule, also a part of a larger statement (the embedded store's verification). */
+export function policyOfUserQuery(db: Db, values: { userId: string; category: string }) {
+  return (
     db
       .selectFrom('policies')
       .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
@@ -253,7 +258,7 @@ export function policyOfUserStatement(db: Db) {
       .orderBy('groups.priority', 'desc')
       .orderBy('groups.name')
       // A literal: SQLite prepares a statement anew at every run when its LIMIT is a bound value.
-      .limit(sql.lit(1)),
+      .limit(sql.lit(1))
   );
 }
 
