@@ -1,22 +1,13 @@
 import { describe } from 'vitest';
 import { API, bodies } from '../testing/api-bodies.js';
 import { appTest } from '../testing/fixtures.js';
-import { recordPostgresQueries, recordSqliteRuns } from '../testing/recorded-sql.js';
+import { recordStatements } from '../testing/recorded-sql.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 /** The statements the store ran for `run` (the health check's ping and the trail's seal left out). */
 async function statementsOf(t: TestApp, run: () => Promise<unknown>): Promise<string[]> {
-  const recording =
-    t.services.store.kind === 'postgres'
-      ? (() => {
-          const recorded = recordPostgresQueries();
-          return { texts: () => recorded.queries.map((query) => query.text), stop: () => recorded.stop() };
-        })()
-      : (() => {
-          const recorded = recordSqliteRuns();
-          return { texts: () => recorded.runs, stop: () => recorded.stop() };
-        })();
+  const recording = recordStatements(t.services.store.kind);
   try {
     await run();
   } finally {

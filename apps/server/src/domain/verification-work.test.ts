@@ -4,7 +4,7 @@ import { createServiceKey } from './service-keys.js';
 import { radiusAuthenticator } from '../radius/start-radius.js';
 import * as keyedHashes from '../crypto/keyed-hash.js';
 import { appTest } from '../testing/fixtures.js';
-import { recordPostgresQueries, recordSqliteRuns } from '../testing/recorded-sql.js';
+import { recordSqliteRuns, recordStatements } from '../testing/recorded-sql.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
@@ -32,16 +32,7 @@ interface Work {
 }
 
 async function workOf(t: TestApp, run: () => Promise<unknown>): Promise<Work> {
-  const recording =
-    t.services.store.kind === 'postgres'
-      ? (() => {
-          const recorded = recordPostgresQueries();
-          return { texts: () => recorded.queries.map((query) => query.text), stop: () => recorded.stop() };
-        })()
-      : (() => {
-          const recorded = recordSqliteRuns();
-          return { texts: () => recorded.runs, stop: () => recorded.stop() };
-        })();
+  const recording = recordStatements(t.services.store.kind);
   vi.mocked(keyedHashes.keyedHash).mockClear();
   vi.mocked(keyedHashes.constantTimeEqual).mockClear();
   vi.mocked(keyedHashes.sameDigest).mockClear();

@@ -81,6 +81,16 @@ export function recordSqliteRuns(): { runs: string[]; stop(): void } {
   return { runs, stop: () => spies.forEach((spy) => spy.mockRestore()) };
 }
 
+/** The statements a store of either kind runs until `stop()`, their SQL in order. */
+export function recordStatements(kind: 'sqlite' | 'postgres'): { texts(): string[]; stop(): void } {
+  if (kind === 'postgres') {
+    const recorded = recordPostgresQueries();
+    return { texts: () => recorded.queries.map((query) => query.text), stop: () => recorded.stop() };
+  }
+  const recorded = recordSqliteRuns();
+  return { texts: () => recorded.runs, stop: () => recorded.stop() };
+}
+
 /** SQLite's plan of a statement on the embedded store in `dataDir`, one line per step. */
 export function sqlitePlanOf(dataDir: string, source: string): string[] {
   const database = new SqliteDatabase(join(dataDir, 'dea.sqlite'), { readonly: true });
