@@ -48,6 +48,29 @@ export async function stop(running: Running): Promise<void> {
   await exited;
 }
 
+/**
+ * The product's server from `entry` (a built `dist/server.js`) on a free port, logging at info to
+ * nowhere, with `BENCH_PROFILE` its CPU profile; `env` adds to (or replaces) the settings every
+ * bench gives it.
+ */
+export function startServer(entry: string, env: Record<string, string>): Promise<Running> {
+  return startProcess(
+    [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      entry,
+    ],
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DEA_LOG_LEVEL: 'info',
+      DEA_PASSWORD_HASH_COST: '10',
+      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
+      ...env,
+    },
+    /running: (http:\/\/\S+?\/dea\/)/,
+  );
+}
+
 /** The bare route every figure is compared with: bare Fastify, a JSON POST at `/bare`. */
 export const BARE_SERVER = `
 import Fastify from 'fastify';

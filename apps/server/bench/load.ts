@@ -38,7 +38,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { type Running, cpuSecondsOf, startBare, startProcess, stop } from './bench-processes.js';
+import { type Running, cpuSecondsOf, startBare, startServer, stop } from './bench-processes.js';
 import {
   POLICY_CATEGORY_SELF_SERVICE,
   XSRF_COOKIE_NAME,
@@ -775,34 +775,22 @@ async function measureStore(label: string, databaseUrl: string | undefined): Pro
   const seeded = await seed(dataDir, databaseUrl);
   const { names } = seeded;
   const radiusPort = await freePort();
-  const server = await startProcess(
-    [
-      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-      'dist/server.js',
-    ],
-    {
-      DEA_DATA_DIR: dataDir,
-      DEA_SECRET: SECRET,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DEA_LOG_LEVEL: 'info',
-      DEA_PASSWORD_HASH_COST: '10',
-      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
-      DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
-      // The bench reads dea_purged_rows_total on the port it loads.
-      DEA_PUBLIC_METRICS: 'true',
-      // The scenario's verifications come from this address, without a service key.
-      DEA_VALIDATE_CHECK_CLIENTS: '127.0.0.1',
-      ...(CALLS.includes('verify') && {
-        DEA_RADIUS_PORT: String(radiusPort),
-        DEA_RADIUS_HOST: '127.0.0.1',
-        DEA_RADIUS_CLIENTS: `127.0.0.1=${RADIUS_SECRET}`,
-      }),
-      ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
-      ...SERVER_ENV,
-    },
-    /running: (http:\/\/\S+?\/dea\/)/,
-  );
+  const server = await startServer('dist/server.js', {
+    DEA_DATA_DIR: dataDir,
+    DEA_SECRET: SECRET,
+    DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
+    // The bench reads dea_purged_rows_total on the port it loads.
+    DEA_PUBLIC_METRICS: 'true',
+    // The scenario's verifications come from this address, without a service key.
+    DEA_VALIDATE_CHECK_CLIENTS: '127.0.0.1',
+    ...(CALLS.includes('verify') && {
+      DEA_RADIUS_PORT: String(radiusPort),
+      DEA_RADIUS_HOST: '127.0.0.1',
+      DEA_RADIUS_CLIENTS: `127.0.0.1=${RADIUS_SECRET}`,
+    }),
+    ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
+    ...SERVER_ENV,
+  });
   try {
     const sessions: Session[] = [];
     if (LOAD_SESSIONS) for (const name of names) sessions.push(await signIn(server.base, name));

@@ -24,7 +24,7 @@ import {
   SERVER_PACKAGE,
   cpuSecondsOf,
   startBare,
-  startProcess,
+  startServer,
   stop,
 } from './bench-processes.js';
 import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, usernameOrThrow } from '@dea/contract';
@@ -143,24 +143,12 @@ async function startProduct(entry: string): Promise<Running & { dataDir: string;
     createdAt: now,
   });
   await store.close();
-  const product = await startProcess(
-    [
-      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-      entry,
-    ],
-    {
-      DEA_DATA_DIR: dataDir,
-      DEA_SECRET: SECRET,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DEA_LOG_LEVEL: 'info',
-      DEA_PASSWORD_HASH_COST: '10',
-      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
-      // The checkout's web build for every build measured (an earlier one's copy has none beside it).
-      DEA_WEB_DIR: join(SERVER_PACKAGE, '..', 'web', 'dist'),
-    },
-    /running: (http:\/\/\S+?\/dea\/)/,
-  );
+  const product = await startServer(entry, {
+    DEA_DATA_DIR: dataDir,
+    DEA_SECRET: SECRET,
+    // The checkout's web build for every build measured (an earlier one's copy has none beside it).
+    DEA_WEB_DIR: join(SERVER_PACKAGE, '..', 'web', 'dist'),
+  });
   return { ...product, dataDir, serviceKey };
 }
 
