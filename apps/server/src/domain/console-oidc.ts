@@ -439,8 +439,12 @@ export class ConsoleOidc {
       .filter((value): value is string => typeof value === 'string')
       .map((value) => canonicalUsername(value))
       .find((value) => value !== undefined);
-    if (named === undefined || (await store.console.findAccountByUsername(named)) !== undefined)
-      return 'username-taken';
+    if (named === undefined) return 'username-taken';
+    if ((await store.console.findAccountByUsername(named)) !== undefined) {
+      // The same person's first sign-in in another browser may have made it since the link was read.
+      const made = await this.accountMadeFor(identity, grant);
+      return made ?? 'username-taken';
+    }
     const account: ConsoleAccount = {
       id: newId(at),
       username: named,
@@ -466,12 +470,24 @@ export class ConsoleOidc {
       });
     } catch (error) {
       // The same person's first sign-in in two browsers at once: the other made the account.
-      const made = await store.consoleOidc.findAccountIdOf(identity.issuer, identity.subject);
-      const other = made === undefined ? undefined : await store.console.findAccountById(made);
-      if (other === undefined) throw error;
-      return { account: { ...other, role, scope }, created: false };
+      const made = await this.accountMadeFor(identity, grant);
+      if (made === undefined) throw error;
+      return made;
     }
     return { account, created: true };
+  }
+
+  /** The account another sign-in of the same person linked to this identity, with this grant. */
+  private async accountMadeFor(
+    identity: { issuer: string; subject: string },
+    grant: { role: ConsoleRole; scope: readonly string[] | null },
+  ): Promise<{ account: ConsoleAccount; created: false } | undefined> {
+    const { store } = this.deps;
+    const made = await store.consoleOidc.findAccountIdOf(identity.issuer, identity.subject);
+    const other = made === undefined ? undefined : await store.console.findAccountById(made);
+    return other === undefined
+      ? undefined
+      : { account: { ...other, role: grant.role, scope: grant.scope }, created: false };
   }
 
   /**
