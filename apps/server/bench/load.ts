@@ -65,6 +65,8 @@ const VERIFY_CODES = Number(process.env.BENCH_VERIFY_CODES ?? 5_000);
 // The pairs rows: this many pairs of issue and verify at each concurrency (clients in turn).
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 2_000);
 const PAIR_CLIENTS = [1, 8];
+// BENCH_ONLY_PAIRS=1 runs the pairs rows alone (with BENCH_CALLS=verify), to profile them.
+const ONLY_PAIRS = process.env.BENCH_ONLY_PAIRS === '1';
 const RADIUS_IN_FLIGHT = Number(process.env.BENCH_RADIUS_IN_FLIGHT ?? 64);
 const RADIUS_SECRET = 'bench-radius-secret-0123456789';
 // The bare route around each row: before it and after it, the same yardstick in the same breath.
@@ -742,7 +744,7 @@ async function verifyRowsOf(
     },
   ];
   const creates: Figures[] = [];
-  for (const door of doors) {
+  for (const door of ONLY_PAIRS ? [] : doors) {
     const { pool, around: issued } = await issuePool();
     creates.push(issued.figures);
     verifyRows.push(tableRow(label, issued, '', true));
@@ -884,7 +886,7 @@ async function main(): Promise<void> {
   if (bareServer !== undefined) await stop(bareServer);
   if (bursts.length > 0) writeSection('verify-burst', burstSection());
   const heading = `\`${LONG_RUN ? `BENCH_LOAD_SECONDS=${SECONDS} ` : ''}npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${process.env.BENCH_CALLS ? ` and \`BENCH_CALLS=${process.env.BENCH_CALLS}\`` : ''}${Object.keys(SERVER_ENV).length > 0 ? ` and \`BENCH_SERVER_ENV=${process.env.BENCH_SERVER_ENV}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores${durabilityNote()}`;
-  if (verifyRows.length > 0) {
+  if (verifyRows.length > 0 || pairRows.length > 0) {
     writeSection(
       'verify-load',
       [
