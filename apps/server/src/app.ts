@@ -33,6 +33,7 @@ import { outboxPage } from './routes/outbox-page.js';
 import { loginHtmlRoute } from './routes/login-html-route.js';
 import { pageHtmlRoute } from './routes/page-html-route.js';
 import { staticRoutes } from './routes/static-routes.js';
+import { SCHEMA_CONTROLLER } from './http/schema-compilers.js';
 
 export interface AppOptions {
   services: Services;
@@ -116,6 +117,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
     trustProxy: typeof config.trustProxy === 'number' ? trustedHops(config.trustProxy) : config.trustProxy,
     // A URL that does not decode is the client's error, answered in the envelope.
     frameworkErrors: (_error, request, reply) => void badUrl(request, reply),
+    // Each route's schemas compiled once per process, not once per app (http/schema-compilers.ts).
+    schemaController: SCHEMA_CONTROLLER,
     ajv: {
       // Wrong types are refused, never coerced; unknown fields are refused, never dropped.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
@@ -221,6 +224,7 @@ export async function buildManagementApp(main: FastifyInstance): Promise<Fastify
     loggerInstance: main.log,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdOf,
+    schemaController: SCHEMA_CONTROLLER,
     http: serverTimeouts(main.services.config),
     ...connectionTimeouts(main.services.config),
   });

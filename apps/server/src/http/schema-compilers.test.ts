@@ -1,0 +1,71 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_CONTROLLER, keptCompiledCounts } from './schema-compilers.js';
+
+const apps: FastifyInstance[] = [];
+
+/** An app with one POST route whose schemas are new objects of the given content. */
+async function appWith(bodyMaximum: number, coerceTypes = false): Promise<FastifyInstance> {
+  const app = Fastify({
+    schemaController: SCHEMA_CONTROLLER,
+    ajv: { customOptions: { coerceTypes, removeAdditional: false, allErrors: false } },
+  });
+  apps.push(app);
+  app.post(
+    '/count',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          properties: { count: { type: 'integer', maximum: bodyMaximum } },
+          required: ['count'],
+          additionalProperties: false,
+        },
+        response: {
+          200: { type: 'object', properties: { count: { type: 'integer' } }, additionalProperties: false },
+        },
+      },
+    },
+    async (request) => ({ ...(request.body as object), secret: 'never serialized' }),
+  );
+  await app.ready();
+  return app;
+}
+
+const post = (app: FastifyInstance, body: unknown) =>
+  app.inject({ method: 'POST', url: '/count', payload: body as object });
+
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+describe('schemas compiled once per process', () => {
+  it('gives a second app with the same schemas the functions compiled for the first, which validate and serialize alike', async () => {
+    const first = await appWith(10);
+    const kept = keptCompiledCounts();
+    expect(kept.validators).toBeGreaterThan(0);
+    expect(kept.serializers).toBeGreaterThan(0);
+    const second = await appWith(10);
+    expect(keptCompiledCounts()).toEqual(kept);
+    for (const app of [first, second]) {
+      const answered = await post(app, { count: 3 });
+      expect(answered.statusCode).toBe(200);
+      // The serializer writes the answer's schema, not what the handler returned.
+      expect(answered.json()).toEqual({ count: 3 });
+      expect((await post(app, { count: 11 })).statusCode).toBe(400);
+      expect((await post(app, { count: 3, extra: true })).statusCode).toBe(400);
+    }
+  });
+
+  it('compiles again for a schema of other content, or other compiler options', async () => {
+    await appWith(10);
+    const kept = keptCompiledCounts();
+    const otherMaximum = await appWith(20);
+    expect(keptCompiledCounts().validators).toBe(kept.validators + 1);
+    expect((await post(otherMaximum, { count: 15 })).statusCode).toBe(200);
+    const strict = await appWith(30);
+    const coercing = await appWith(30, true);
+    expect((await post(strict, { count: '5' })).statusCode).toBe(400);
+    expect((await post(coercing, { count: '5' })).json()).toEqual({ count: 5 });
+  });
+});
