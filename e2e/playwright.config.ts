@@ -9,7 +9,9 @@ export default defineConfig({
   testDir: './specs',
   globalSetup: './support/global-setup.ts',
   fullyParallel: false,
-  workers: 2,
+  // The scenarios wait on the page and the server more than they compute (about 250 CPU-seconds in
+  // 310 s with two workers): a third keeps the cores busier (docs/benchmarks.md, "The test suite").
+  workers: 3,
   retries: 0,
   // A deadline as a safety net only (each step waits on what the page shows): beside the type
   // check, lint and the unit tests a journey of the console took over 20 s on this 2-core machine.
