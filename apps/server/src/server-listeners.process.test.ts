@@ -146,11 +146,13 @@ describe('the server process: native TLS and a management port', () => {
     // The page and its API stay where they were; the management port serves nothing else.
     expect((await fetch(`${server.base}/dea/api/resourceFile/getLanguageList`)).status).toBe(200);
     expect((await fetch(`${management}/dea/`)).status).toBe(404);
-    // Probes are not logged per request.
-    const probes = server
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('"path":"/readyz"'));
+    // Probes are not logged per request. The lines are written in order as the answers go out: once
+    // the last logged request's line is there, every earlier one is too.
+    const lines = () => server.output().split('\n');
+    await expect
+      .poll(() => lines().some((line) => line.includes('"path":"/dea/api/resourceFile/getLanguageList"')))
+      .toBe(true);
+    const probes = lines().filter((line) => line.includes('"path":"/readyz"'));
     expect(probes).toHaveLength(1);
     expect(probes[0]).toContain('"statusCode":404');
 
