@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, bodies } from '../testing/api-bodies.js';
-import { radclient, sendUdp, udpClient } from '../testing/radclient.js';
+import { NO_REPLY_WAIT_SECONDS, radclient, sendUdp, udpClient } from '../testing/radclient.js';
 import { createTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 import { PacketCode, decodePacket, encodeAccessRequest, isGenuineResponse } from './packet.js';
 import { type RadiusServer, startRadiusServer } from './radius-server.js';
@@ -112,15 +112,25 @@ describe('RADIUS server with radclient on sqlite', () => {
     const { user, code } = await issuedCode(t);
     const other = await radiusFor(t, [['127.0.0.2', SECRET]]);
     try {
-      expect(await radclient(other.port, SECRET, { userName: user.username, password: code })).toBe(
-        'no reply',
-      );
+      expect(
+        await radclient(
+          other.port,
+          SECRET,
+          { userName: user.username, password: code },
+          NO_REPLY_WAIT_SECONDS,
+        ),
+      ).toBe('no reply');
     } finally {
       await other.close();
     }
-    expect(await radclient(server.port, `${SECRET}-not`, { userName: user.username, password: code })).toBe(
-      'no reply',
-    );
+    expect(
+      await radclient(
+        server.port,
+        `${SECRET}-not`,
+        { userName: user.username, password: code },
+        NO_REPLY_WAIT_SECONDS,
+      ),
+    ).toBe('no reply');
     expect(await t.services.store.audit.list({ userId: user.id, event: 'code.verify_failed' })).toHaveLength(
       0,
     );
@@ -142,11 +152,12 @@ describe('RADIUS server with radclient on sqlite', () => {
       });
     expect(await sendUdp(server.port, request(false))).toBeUndefined();
     expect(
-      await radclient(server.port, SECRET, {
-        userName: user.username,
-        password: code,
-        messageAuthenticator: false,
-      }),
+      await radclient(
+        server.port,
+        SECRET,
+        { userName: user.username, password: code, messageAuthenticator: false },
+        NO_REPLY_WAIT_SECONDS,
+      ),
     ).toBe('no reply');
     expect(await t.services.store.codes.countActive(user.id, t.clock.now())).toBe(1);
 

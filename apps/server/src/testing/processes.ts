@@ -45,8 +45,9 @@ function buildProblem(): string {
 
 /**
  * The built entry point `dist/<name>.js` (`dea`: the command-line tool in one file), the build
- * checked once per test file: missing or older than its sources, the test stops and says to build
- * (`npm test` builds once, first), rather than compiling TypeScript at every start of a process.
+ * checked once per worker (its test files share this module): missing or older than its sources,
+ * the test stops and says to build (`npm test` builds once, first), rather than compiling
+ * TypeScript at every start of a process.
  */
 export function builtEntry(name: 'server' | 'dea'): string {
   checked ??= buildProblem();

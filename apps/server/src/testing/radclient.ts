@@ -19,16 +19,29 @@ export interface RadclientReply {
 }
 
 /**
+ * How long radclient waits for an answer the test expects: a safety net only, generous, so that a
+ * loaded machine (eight requests hashing passwords at once beside other test files) is not taken
+ * for a server that did not answer, as one second was.
+ */
+const ANSWER_WAIT_SECONDS = 20;
+
+/**
+ * How long a test that expects no answer (a request the server drops) listens: one second, so
+ * "no reply" is quick. An answer later than that would make such a test pass, never fail.
+ */
+export const NO_REPLY_WAIT_SECONDS = 1;
+
+/**
  * Sends one Access-Request with Debian's radclient (freeradius-utils), the real client of the
- * end-to-end tests: one try, one second to wait, so "no reply" is quick. Answers what came back,
- * with the reply's attributes decoded by radclient's own dictionaries.
+ * end-to-end tests: one try, waiting `waitSeconds` for the answer. Answers what came back, with the
+ * reply's attributes decoded by radclient's own dictionaries.
  */
 export function radclientReply(
   port: number,
   secret: string,
   attributes: RadclientAttributes,
-  /** Seconds to wait for the answer. */
-  waitSeconds = 1,
+  /** Seconds to wait for the answer: NO_REPLY_WAIT_SECONDS where none is expected. */
+  waitSeconds = ANSWER_WAIT_SECONDS,
 ): Promise<RadclientReply> {
   const lines = [
     `User-Name = ${quoted(attributes.userName)}`,
@@ -68,8 +81,9 @@ export async function radclient(
   port: number,
   secret: string,
   attributes: RadclientAttributes,
+  waitSeconds?: number,
 ): Promise<RadclientAnswer> {
-  return (await radclientReply(port, secret, attributes)).answer;
+  return (await radclientReply(port, secret, attributes, waitSeconds)).answer;
 }
 
 export interface UdpClient {

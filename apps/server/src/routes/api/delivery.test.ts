@@ -251,7 +251,10 @@ describe.each(STORE_KINDS)('delivery through real peers on %s', (kind) => {
       result: { retryAfterSeconds: 600 },
     });
     expect(refused[0]?.headers['retry-after']).toBe('600');
-    expect(gateway.received.length - before).toBe(5);
+    // Five messages reached the gateway; on a loaded machine a send may be tried again after the
+    // suite's delivery timeout, the same message a second time.
+    const messages = new Set(gateway.received.slice(before).map((request) => request.body));
+    expect(messages.size).toBe(5);
     // No code was issued for a refused request.
     expect(await events(t, user.id, 'code.issued')).toHaveLength(5);
     const refusals = await events(t, user.id, 'code.send_refused');
