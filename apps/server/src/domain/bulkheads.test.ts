@@ -171,15 +171,13 @@ describe('sign-in bulkheads on postgres', () => {
         // The holder reads the activity inside its transaction, where PostgreSQL keeps the first
         // read's snapshot until the transaction ends: each read clears it, or a first read taken
         // before the second sign-in waited would be answered for good.
-        const lockWaiters = async () =>
-          (await holder.query('select pg_stat_clear_snapshot()')) &&
-          Number(
-            (
-              await holder.query<{ count: string }>(
-                "select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-              )
-            ).rows[0]?.count,
+        const lockWaiters = async () => {
+          await holder.query('select pg_stat_clear_snapshot()');
+          const { rows } = await holder.query<{ count: string }>(
+            "select count(*) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
           );
+          return Number(rows[0]?.count);
+        };
         // Sign-in holds its share of the pool (2 of 3), every connection of it waiting on the lock.
         // Under load the second sign-in may take more than vitest's default second to get there:
         // the deadline is a safety net, the wait ends as soon as both wait.
