@@ -237,6 +237,30 @@ function normalize(root) {
   return paths;
 }
 
+/**
+ * Installed-Size as dpkg-gencontrol counts it (deb-substvars(5)): each regular file and symbolic
+ * link its size in KiB rounded up, once however many hard links it has, and one KiB for anything
+ * else (a folder). It depends on the files alone: `du --apparent-size`, used before, counted the
+ * folders as their filesystem sizes them (4 KiB each on ext4, less on tmpfs), so the same commit
+ * gave another package on another filesystem.
+ */
+function installedSizeKb(root) {
+  const seen = new Set();
+  let kb = 1; // the root folder, which find(1) visits too
+  for (const path of treePaths(root)) {
+    const stat = lstatSync(path);
+    if (!stat.isFile() && !stat.isSymbolicLink()) {
+      kb += 1;
+      continue;
+    }
+    const inode = `${stat.dev}:${stat.ino}`;
+    if (seen.has(inode)) continue;
+    if (stat.nlink > 1) seen.add(inode);
+    kb += Math.ceil(stat.size / 1024);
+  }
+  return kb;
+}
+
 // --- the configuration file: every setting, commented ------------------------------------------
 
 const { SETTINGS } = await import(join(ROOT, 'apps/server/dist/config.js'));
@@ -321,9 +345,7 @@ function buildDeb() {
     join(ROOT, 'packaging/debian/lintian-overrides'),
     join(deb, 'usr/share/lintian/overrides/dea'),
   );
-  const installedKb = Math.ceil(
-    Number(execFileSync('du', ['-sk', '--apparent-size', deb], { encoding: 'utf8' }).split('\t')[0]),
-  );
+  const installedKb = installedSizeKb(deb);
   writeFileSync(
     join(deb, 'DEBIAN/control'),
     [

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { startLdapServer, type LdapServer } from './ldap-server.js';
 import { startPostgresCluster } from './postgres-cluster.js';
-import { buildSharedRelease } from './release.js';
+import { buildSharedRelease, makeReleaseFolders } from './release.js';
 import { startSambaDc } from './samba-dc.js';
 import { startSharedServices } from './shared-services.js';
 import { makeStoreTemplates, type StoreTemplates } from './store-templates.js';
@@ -50,8 +48,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     caFile: ldap.caFile,
   });
   const cleanups: (() => Promise<void>)[] = [];
-  const releases = mkdtempSync(join(tmpdir(), 'dea-releases-'));
-  cleanups.push(async () => rmSync(releases, { recursive: true, force: true }));
+  const releases = makeReleaseFolders();
+  cleanups.push(async () => {
+    for (const folder of new Set(Object.values(releases))) rmSync(folder, { recursive: true, force: true });
+  });
   const shared = await startSharedServices(
     {
       'samba-dc': async () => {

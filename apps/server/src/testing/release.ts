@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sharedService } from './shared-services.js';
@@ -37,29 +38,59 @@ export async function runRelease(args: string[]): Promise<Release> {
   return { out, deb: name(/ {2}(\S+\.deb)$/m), tar: name(/ {2}(\S+\.tar\.gz)$/m), sums };
 }
 
-/** A release the run makes once, whichever files ask for it: its name (its folder) and its options. */
+/**
+ * Where a run's releases are made: `disk` a folder on the checkout's filesystem, `memory` one in
+ * memory (tmpfs, /dev/shm), where the release's ten thousand small files cost a third of the system
+ * time; the same folder as `disk` where the machine has no /dev/shm to write to.
+ */
+export interface ReleaseFolders {
+  disk: string;
+  memory: string;
+}
+
+/** Makes the run's two release folders (testing/global-setup.ts removes them at the end). */
+export function makeReleaseFolders(): ReleaseFolders {
+  const disk = mkdtempSync(join(tmpdir(), 'dea-releases-'));
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return { disk, memory: mkdtempSync('/dev/shm/dea-releases-') };
+  } catch {
+    return { disk, memory: disk };
+  }
+}
+
+/** Where a release is made: in memory unless a test needs it on the disk's filesystem. */
+export type ReleasePlace = keyof ReleaseFolders;
+
+/** A release the run makes once, whichever files ask for it: its name (its folder), options, place. */
 interface SharedReleaseInput {
   name: string;
   args: string[];
+  place: ReleasePlace;
 }
 
-/** Made in the run's main process (testing/global-setup.ts): `scripts/release.mjs` into `folder`/name. */
-export async function buildSharedRelease(folder: string, input: unknown): Promise<Release> {
-  const { name, args } = input as SharedReleaseInput;
-  if (!/^[a-z0-9-]+$/.test(name) || args.includes('--out'))
+/** Made in the run's main process (testing/global-setup.ts): `scripts/release.mjs` into a folder/name. */
+export async function buildSharedRelease(folders: ReleaseFolders, input: unknown): Promise<Release> {
+  const { name, args, place } = input as SharedReleaseInput;
+  if (!/^[a-z0-9-]+$/.test(name) || args.includes('--out') || !Object.hasOwn(folders, place))
     throw new Error(
-      `a shared release is named [a-z0-9-]+ and has no --out of its own: ${name} ${args.join(' ')}`,
+      `a shared release is named [a-z0-9-]+, made on disk or in memory, and has no --out of its own: ${name} ${place} ${args.join(' ')}`,
     );
-  return runRelease([...args, '--out', join(folder, name)]);
+  return runRelease([...args, '--out', join(folders[place], name)]);
 }
 
 /**
  * `scripts/release.mjs --no-build <args>`, made once per run under `name` whichever files ask for it
  * (both release test files install and check the same artifacts); another name is another build, as
  * the check of reproducible builds needs. Asked for under one name with other options, it fails.
+ * Made in memory unless `place` is 'disk'.
  */
-export async function sharedRelease(name: string, args: string[] = []): Promise<Release> {
-  return sharedService<Release>('release', { name, args }, name);
+export async function sharedRelease(
+  name: string,
+  args: string[] = [],
+  place: ReleasePlace = 'memory',
+): Promise<Release> {
+  return sharedService<Release>('release', { name, args, place }, name);
 }
 
 /** The settings a systemd EnvironmentFile sets: NAME=value lines, comments left out, quotes taken off. */
@@ -72,4 +103,28 @@ export function envFileSettings(text: string): Record<string, string> {
     settings[match[1]] = /^'.*'$|^".*"$/.test(value) ? value.slice(1, -1) : value;
   }
   return settings;
+}
+
+/** Where Debian's lintian keeps its tags, one file each (`Tag:`, `Severity:`, `Check:`). */
+export const LINTIAN_TAGS = '/usr/share/lintian/tags';
+
+/**
+ * The lintian checks that can report an error: those with a tag of severity error among their
+ * tags (lintian's profile for Debian enables every check's tags and changes no severity). Empty
+ * when lintian is not installed.
+ */
+export function lintianErrorChecks(tags = LINTIAN_TAGS): string[] {
+  let files: string[];
+  try {
+    files = readdirSync(tags, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.tag'));
+  } catch {
+    return [];
+  }
+  const checks = new Set<string>();
+  for (const file of files) {
+    const text = readFileSync(join(tags, file), 'utf8');
+    const check = /^Check: *(\S+)$/m.exec(text)?.[1];
+    if (check !== undefined && /^Severity: *error$/m.test(text)) checks.add(check);
+  }
+  return [...checks].sort();
 }
