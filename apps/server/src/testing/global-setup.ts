@@ -50,7 +50,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const cleanups: (() => Promise<void>)[] = [];
   const releases = makeReleaseFolders();
   cleanups.push(async () => {
-    for (const folder of new Set(Object.values(releases))) rmSync(folder, { recursive: true, force: true });
+    for (const folder of new Set([releases.disk, releases.memory]))
+      rmSync(folder, { recursive: true, force: true });
   });
   const shared = await startSharedServices(
     {
