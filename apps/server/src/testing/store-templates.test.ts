@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import { storeTest } from './fixtures.js';
 import { createTestDatabase } from './postgres-cluster.js';
@@ -156,6 +156,16 @@ describe.runIf(STORE_KINDS.includes('postgres'))('a PostgreSQL test database rel
     });
   }, 120_000);
 
+  // One template of their own for the schema changes: each leaves at most a clean spare, which the
+  // next one takes and changes (making a template runs every migration, 2 s a test).
+  let schemaChangeTemplates: Awaited<ReturnType<typeof makeStoreTemplates>> | undefined;
+  beforeAll(async () => {
+    schemaChangeTemplates = await makeStoreTemplates(inject('postgresUrl'));
+  }, 120_000);
+  afterAll(async () => {
+    await schemaChangeTemplates?.drop();
+  });
+
   it.each([
     ['a table added', 'create table extra (x integer)'],
     ['a column added', 'alter table users add column extra text'],
@@ -179,15 +189,14 @@ describe.runIf(STORE_KINDS.includes('postgres'))('a PostgreSQL test database rel
   ])(
     'is dropped, not reused, when its test changed its schema: %s',
     async (_, change) => {
-      await withOwnTemplates(async (templates) => {
-        const leased = await leaseTestDatabase(inject('postgresUrl'), templates);
-        await query(leased.url, change.replace('{name}', leased.name));
-        await leased.release();
-        expect(await databaseExists(leased.name)).toBe(false);
-        const next = await leaseTestDatabase(inject('postgresUrl'), templates);
-        expect(next.name).not.toBe(leased.name);
-        await next.release();
-      });
+      const templates = schemaChangeTemplates!;
+      const leased = await leaseTestDatabase(inject('postgresUrl'), templates);
+      await query(leased.url, change.replace('{name}', leased.name));
+      await leased.release();
+      expect(await databaseExists(leased.name)).toBe(false);
+      const next = await leaseTestDatabase(inject('postgresUrl'), templates);
+      expect(next.name).not.toBe(leased.name);
+      await next.release();
     },
     120_000,
   );
