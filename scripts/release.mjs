@@ -9,7 +9,8 @@
 // with the production dependencies of the server only, as the lock resolves them, the native
 // better-sqlite3 built by `npm ci` included: the target needs Node.js, no compiler.
 // Options: --version V (default: the root package.json's), --out DIR, --no-build, --only deb|tar,
-// --compression xz|gzip|none (of the package; xz unless a test wants speed).
+// --compression xz|gzip|none (of the package; xz unless a test wants speed), --compression-level
+// 0-9 (dpkg-deb's -z: its own default, 6 for xz, unless a test wants speed).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -42,12 +43,15 @@ const { values } = parseArgs({
     'no-build': { type: 'boolean' },
     // For tests that need a package quickly: the package's compression, and one artifact only.
     compression: { type: 'string', default: 'xz' },
+    'compression-level': { type: 'string' },
     only: { type: 'string' },
   },
 });
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const version = values.version ?? manifest.version;
 if (!/^[0-9][A-Za-z0-9.+~]*$/.test(version)) throw new Error(`--version ${version}: not a Debian version`);
+const level = values['compression-level'];
+if (level !== undefined && !/^[0-9]$/.test(level)) throw new Error(`--compression-level ${level}: 0 to 9`);
 const out = values.out ?? join(ROOT, 'dist/release');
 const epoch = Number(
   process.env.SOURCE_DATE_EPOCH ??
@@ -393,7 +397,15 @@ function buildDeb() {
   mkdirSync(out, { recursive: true });
   run(
     'dpkg-deb',
-    ['--root-owner-group', '--threads-max=1', `-Z${values.compression}`, '--build', deb, join(out, debName)],
+    [
+      '--root-owner-group',
+      '--threads-max=1',
+      `-Z${values.compression}`,
+      ...(level === undefined ? [] : [`-z${level}`]),
+      '--build',
+      deb,
+      join(out, debName),
+    ],
     { env: { ...process.env, SOURCE_DATE_EPOCH: String(epoch) } },
   );
 }

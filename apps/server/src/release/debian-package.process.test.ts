@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtEntry } from '../testing/processes.js';
-import { envFileSettings, REPOSITORY, sharedRelease, type Release } from '../testing/release.js';
+import {
+  envFileSettings,
+  REPOSITORY,
+  sharedRelease,
+  TEST_RELEASE_ARGS,
+  type Release,
+} from '../testing/release.js';
 
 const isRoot = process.getuid?.() === 0;
 const hasApt = spawnSync('apt-get', ['--version']).status === 0;
@@ -69,7 +75,7 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
     // newer package to upgrade to: not compressed, the same package made without xz's or gzip's
     // work (dpkg installs any of them alike; 5 CPU-seconds where gzip took 10).
     [first, second] = await Promise.all([
-      sharedRelease('release'),
+      sharedRelease('release', TEST_RELEASE_ARGS),
       sharedRelease('upgrade', ['--only', 'deb', '--compression', 'none', '--version', newer]),
     ]);
   }, 900_000);

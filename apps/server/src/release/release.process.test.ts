@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtEntry } from '../testing/processes.js';
-import { lintianErrorChecks, REPOSITORY, sharedRelease, type Release } from '../testing/release.js';
+import {
+  lintianErrorChecks,
+  REPOSITORY,
+  sharedRelease,
+  TEST_RELEASE_ARGS,
+  type Release,
+} from '../testing/release.js';
 
 /**
  * `npm run release` (scripts/release.mjs): the same commit built twice gives the same bytes, the
@@ -24,8 +30,8 @@ describe('the release artifacts', () => {
     builtEntry('server');
     // The second build on the disk's filesystem, the first in memory: the same bytes on both.
     [first, second] = await Promise.all([
-      sharedRelease('release'),
-      sharedRelease('release-again', [], 'disk'),
+      sharedRelease('release', TEST_RELEASE_ARGS),
+      sharedRelease('release-again', TEST_RELEASE_ARGS, 'disk'),
     ]);
   }, 900_000);
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -74,6 +80,9 @@ describe('the release artifacts', () => {
     }
     const control = spawnSync('dpkg-deb', ['-f', join(first.out, first.deb)], { encoding: 'utf8' }).stdout;
     expect(control).toMatch(/^Depends: nodejs \(>= 20\.19\), nodejs \(<< \d+\)/m);
+    // xz, as `npm run release` makes it (the tests' builds at its fastest preset: TEST_RELEASE_ARGS).
+    const members = spawnSync('ar', ['t', join(first.out, first.deb)], { encoding: 'utf8' }).stdout;
+    expect(members.trim().split('\n')).toEqual(['debian-binary', 'control.tar.xz', 'data.tar.xz']);
   });
 
   it('give the package the Installed-Size dpkg-gencontrol counts for its files', () => {
