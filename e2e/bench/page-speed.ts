@@ -5,7 +5,8 @@
  *
  * Also Lighthouse's mobile run of the signed-in page.
  *
- * Run after `npm run build`: `npx tsx e2e/bench/page-speed.ts` (from the repository root). With
+ * In Debian's full Chromium (`apt-get install chromium`; `npm test`'s scenarios need only its headless
+ * shell). Run after `npm run build`: `npx tsx e2e/bench/page-speed.ts` (from the repository root). With
  * `journey`, the emergency moment from the page's link with no session to the code instead (issue
  * 37), cold and warm, and Lighthouse's mobile run of the login form and the page; with
  * `journey-log`, one cold journey's responses, largest first.
@@ -18,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import { launch as launchChrome } from 'chrome-launcher';
 import lighthouse from 'lighthouse';
-import { CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium';
+import { FULL_CHROMIUM_LAUNCH_OPTIONS } from '../support/chromium';
 import { startServer } from '../support/start-server';
 
 const RUNS = 3;
@@ -244,7 +245,7 @@ interface ResponseReceived {
  */
 async function journeyLog(): Promise<string> {
   const server = await startServer({ DEA_CODE_MAX_UNUSED: '100' });
-  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
+  const browser = await chromium.launch(FULL_CHROMIUM_LAUNCH_OPTIONS);
   const log: ResponseLogEntry[] = [];
   let visit: Visit;
   try {
@@ -381,8 +382,8 @@ async function lighthouseMobile(baseUrl: string, path = '/dea/', signedIn = true
   const runs: LighthouseRun[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const chrome = await launchChrome({
-      chromePath: CHROMIUM_LAUNCH_OPTIONS.executablePath,
-      chromeFlags: CHROMIUM_LAUNCH_OPTIONS.args,
+      chromePath: FULL_CHROMIUM_LAUNCH_OPTIONS.executablePath,
+      chromeFlags: FULL_CHROMIUM_LAUNCH_OPTIONS.args,
     });
     try {
       if (signedIn) await signInBrowser(chrome.port, baseUrl);
@@ -443,7 +444,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
  */
 async function journeySection(): Promise<string> {
   const server = await startServer({ DEA_CODE_MAX_UNUSED: '100' });
-  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
+  const browser = await chromium.launch(FULL_CHROMIUM_LAUNCH_OPTIONS);
   const rows: { what: string; visit: Visit; before: string; target: string }[] = [];
   let loginForm: LighthouseRun | undefined;
   let page: LighthouseRun | undefined;
@@ -538,7 +539,7 @@ async function main(): Promise<void> {
   const css = await assetSizes('.css');
   if (js.length === 0) throw new Error(`No built page in ${assetsDir}: run npm run build first`);
   const server = await startServer({ DEA_CODE_MAX_UNUSED: '100' });
-  const browser = await chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
+  const browser = await chromium.launch(FULL_CHROMIUM_LAUNCH_OPTIONS);
   const rows: { what: string; visit: Visit; today: string; target: string }[] = [];
   let lighthouseFigures: LighthouseRun | undefined;
   try {
