@@ -4,7 +4,7 @@ import { SCHEMA_CONTROLLER, keptCompiledCounts } from './schema-compilers.js';
 
 const apps: FastifyInstance[] = [];
 
-/** An app with one POST route whose schemas are new objects of the given content. */
+/** An app with one POST route whose schemas (body and answer) are new objects of the given content. */
 async function appWith(bodyMaximum: number, coerceTypes = false): Promise<FastifyInstance> {
   const app = Fastify({
     schemaController: SCHEMA_CONTROLLER,
@@ -22,7 +22,12 @@ async function appWith(bodyMaximum: number, coerceTypes = false): Promise<Fastif
           additionalProperties: false,
         },
         response: {
-          200: { type: 'object', properties: { count: { type: 'integer' } }, additionalProperties: false },
+          200: {
+            description: `a count up to ${bodyMaximum}`,
+            type: 'object',
+            properties: { count: { type: 'integer' } },
+            additionalProperties: false,
+          },
         },
       },
     },
@@ -55,6 +60,30 @@ describe('schemas compiled once per process', () => {
       expect((await post(app, { count: 11 })).statusCode).toBe(400);
       expect((await post(app, { count: 3, extra: true })).statusCode).toBe(400);
     }
+  });
+
+  it("compiles a route's validator and serializer when the route is first asked, and only once", async () => {
+    const before = keptCompiledCounts();
+    const first = await appWith(41);
+    const second = await appWith(41);
+    // Built and ready: both kept, neither compiled yet.
+    expect(keptCompiledCounts()).toEqual({
+      validators: before.validators + 1,
+      serializers: before.serializers + 1,
+      compiled: before.compiled,
+    });
+    // A refused body: the validator compiled, and its errors reach the answer.
+    const refused = await post(first, { count: 42 });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('must be <= 41');
+    expect(keptCompiledCounts().compiled).toBe(before.compiled + 1);
+    expect((await post(second, { count: 7 })).json()).toEqual({ count: 7 });
+    expect(keptCompiledCounts().compiled).toBe(before.compiled + 2);
+    for (const app of [first, second]) {
+      expect((await post(app, { count: 41 })).json()).toEqual({ count: 41 });
+      expect((await post(app, { count: 'many' })).statusCode).toBe(400);
+    }
+    expect(keptCompiledCounts().compiled).toBe(before.compiled + 2);
   });
 
   it('compiles again for a schema of other content, or other compiler options', async () => {

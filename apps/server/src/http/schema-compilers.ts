@@ -6,7 +6,7 @@ type CompilersFactory = NonNullable<
   NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
 >;
 /** What a compiler makes of a route's schema: a validator or a serializer. */
-type Compiled = (data: never) => unknown;
+type Compiled = (data: never, context?: unknown) => unknown;
 type RouteCompiler = (route: { schema?: unknown }) => Compiled;
 type Factory = (externalSchemas: unknown, options: unknown) => RouteCompiler;
 
@@ -18,9 +18,38 @@ type Factory = (externalSchemas: unknown, options: unknown) => RouteCompiler;
  * (docs/benchmarks.md, "The test suite"). A compiled function depends only on the schema, the
  * shared schemas and the compiler's options, so those (as JSON) are its key; the compilers are
  * Fastify's own defaults.
+ *
+ * Each is compiled when its route is first asked, not when the app is built: a server process
+ * spent about 1.4 of its 3.4 CPU-seconds of start compiling every route's schemas (about 60 server
+ * processes a test run, and every start of an instance); a route's first request pays its own,
+ * a few milliseconds (docs/benchmarks.md, "Where the CPU of `npm test` goes").
  */
 const validators = new Map<string, Compiled>();
 const serializers = new Map<string, Compiled>();
+let compiledSoFar = 0;
+
+/**
+ * A function that compiles with `compile` on its first call and calls the compiled one from then
+ * on. What Fastify reads of a validator besides calling it (Ajv's `errors` after a call that
+ * failed, `schemaEnv` before one) is read from the compiled function.
+ */
+function compiledOnFirstCall(compile: () => Compiled): Compiled {
+  let compiled: Compiled | undefined;
+  const compiledOnce = (): Compiled => {
+    if (compiled === undefined) {
+      compiled = compile();
+      compiledSoFar += 1;
+    }
+    return compiled;
+  };
+  // Fastify calls a validator with the data and, for Ajv's, a context; a serializer with the data.
+  const call = (data: never, context?: unknown): unknown => compiledOnce()(data, context);
+  Object.defineProperties(call, {
+    errors: { get: () => (compiled as { errors?: unknown } | undefined)?.errors },
+    schemaEnv: { get: () => (compiledOnce() as { schemaEnv?: unknown }).schemaEnv },
+  });
+  return call;
+}
 
 /** The factory `build` with each compiled function kept in `cache`, by its inputs. */
 function keptIn(cache: Map<string, Compiled>, build: Factory): Factory {
@@ -31,7 +60,7 @@ function keptIn(cache: Map<string, Compiled>, build: Factory): Factory {
       const key = `${setup}\u0000${JSON.stringify(route.schema)}`;
       let compiled = cache.get(key);
       if (compiled === undefined) {
-        compiled = compile(route);
+        compiled = compiledOnFirstCall(() => compile(route));
         cache.set(key, compiled);
       }
       return compiled;
@@ -47,7 +76,10 @@ export const SCHEMA_CONTROLLER: NonNullable<FastifyServerOptions['schemaControll
   } as unknown as CompilersFactory,
 };
 
-/** How many validators and serializers the process keeps (for the tests). */
-export function keptCompiledCounts(): { validators: number; serializers: number } {
-  return { validators: validators.size, serializers: serializers.size };
+/**
+ * How many validators and serializers the process keeps, and how many of them have been compiled
+ * (for the tests).
+ */
+export function keptCompiledCounts(): { validators: number; serializers: number; compiled: number } {
+  return { validators: validators.size, serializers: serializers.size, compiled: compiledSoFar };
 }
