@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selfSignedCertificate } from './certificates.js';
@@ -25,14 +25,49 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
+/** Whether something accepts TCP connections on 127.0.0.1:port (a connection, never a bind). */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** What rsyslogd says when another process took a port between freePort() and its bind. */
+const PORT_TAKEN = /Address already in use|Could not create (tcp|udp) listener/;
+
+/** How many times a start whose port was taken is tried again with other ports. */
+const START_ATTEMPTS = 5;
+
 /**
  * Debian's rsyslogd in the foreground, as a syslog server of the tests: one UDP, one TCP and one
  * TLS input (GnuTLS, a certificate made by openssl for 127.0.0.1), each written to a file of its
- * own with the parsed RFC 5424 fields.
+ * own with the parsed RFC 5424 fields. Ready once both TCP inputs accept a connection; a port that
+ * another process took before rsyslogd bound it (free when asked, taken a moment later) is a start
+ * tried again with new ports.
  */
 export async function startRsyslog(): Promise<Rsyslog> {
   const dir = mkdtempSync(join(tmpdir(), 'dea-rsyslog-'));
   const { cert, key } = selfSignedCertificate(dir, 'rsyslog');
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startIn(dir, cert, key);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt >= START_ATTEMPTS) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startIn(dir: string, cert: string, key: string): Promise<Rsyslog> {
   const ports = { udp: await freePort(), tcp: await freePort(), tls: await freePort() };
   const rulesets = (['udp', 'tcp', 'tls'] as const)
     .map(
@@ -62,23 +97,26 @@ input(type="imtcp" port="${ports.tls}" address="127.0.0.1" ruleset="tls" streamD
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  // Ready once every input listens.
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
   // A safety net only, under the hooks' 60 s: a loaded machine starts it slowly.
   const deadline = Date.now() + 45_000;
   for (;;) {
-    const listening = await Promise.all(
-      [ports.tcp, ports.tls].map(
-        (port) =>
-          new Promise<boolean>((resolve) => {
-            const probe = createServer();
-            probe.once('error', () => resolve(true));
-            probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
-          }),
-      ),
-    );
+    if (PORT_TAKEN.test(output)) {
+      await stop();
+      throw new PortTaken(`rsyslogd could not bind a port:\n${output}`);
+    }
+    const listening = await Promise.all([ports.tcp, ports.tls].map(accepts));
     if (listening.every(Boolean)) break;
-    if (child.exitCode !== null || Date.now() > deadline)
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
       throw new Error(`rsyslogd did not start:\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
@@ -93,9 +131,7 @@ input(type="imtcp" port="${ports.tls}" address="127.0.0.1" ruleset="tls" streamD
         : [];
     },
     async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
