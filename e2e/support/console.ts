@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type BrowserContext, type Page } from '@playwright/test';
 import { expectNoAxeViolations } from './scenarios';
-import type { RunningServer } from './start-server';
+import { SCENARIO_PASSWORD_HASH_COST, type RunningServer } from './start-server';
 
 /** Steps of the console's scenarios: accounts made with the CLI, sign-in through the console's own form. */
 
@@ -18,9 +18,8 @@ export function dea(server: RunningServer, args: string[], input = ''): string {
       ...process.env,
       DEA_DATA_DIR: server.dataDir,
       DATABASE_URL: '',
-      // The servers' own cost (start-server.ts): a password the CLI stores is checked at the cost
-      // it was hashed with (at the default cost, `user add` took 1.2 CPU-seconds instead of 0.5).
-      DEA_PASSWORD_HASH_COST: '10',
+      // The servers' own cost: at the default one, `user add` took 1.2 CPU-seconds instead of 0.5.
+      DEA_PASSWORD_HASH_COST: SCENARIO_PASSWORD_HASH_COST,
       DEA_CONSOLE_URL: `${consoleOrigin(server)}/admin/`,
     },
     input,

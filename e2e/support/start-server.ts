@@ -16,6 +16,13 @@ export interface RunningServer {
 const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 const serverEntry = join(repositoryRoot, 'apps/server/dist/server.js');
 
+/**
+ * The scenarios' password hashing cost (DEA_PASSWORD_HASH_COST), for their servers and for `dea`
+ * on those servers' stores (support/console.ts): a password is checked at the cost it was hashed
+ * with.
+ */
+export const SCENARIO_PASSWORD_HASH_COST = '10';
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -65,7 +72,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
       DEA_DATA_DIR: dataDir,
       DEA_DEMO: 'true',
       DEA_SHUTDOWN_DRAIN_SECONDS: '0',
-      DEA_PASSWORD_HASH_COST: '10',
+      DEA_PASSWORD_HASH_COST: SCENARIO_PASSWORD_HASH_COST,
       DEA_LOG_LEVEL: 'warn',
       // Sign-in throttling without its waits; a user name locks after 3 failures (the lockout
       // scenario), and the one client address all specs share (127.0.0.1) has room to spare.

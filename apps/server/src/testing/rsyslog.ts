@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selfSignedCertificate } from './certificates.js';
+import { freePort, freeUdpPort } from './free-port.js';
 
 export type SyslogTransportName = 'udp' | 'tcp' | 'tls';
 
@@ -14,15 +15,6 @@ export interface Rsyslog {
   /** What arrived on an input, one line per message: pri|hostname|app-name|procid|msgid|structured-data|msg. */
   received(transport: SyslogTransportName): string[];
   stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1 (free when asked; rsyslog binds it right after). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
 /** Whether something accepts TCP connections on 127.0.0.1:port (a connection, never a bind). */
@@ -68,7 +60,7 @@ export async function startRsyslog(): Promise<Rsyslog> {
 class PortTaken extends Error {}
 
 async function startIn(dir: string, cert: string, key: string): Promise<Rsyslog> {
-  const ports = { udp: await freePort(), tcp: await freePort(), tls: await freePort() };
+  const ports = { udp: await freeUdpPort(), tcp: await freePort(), tls: await freePort() };
   const rulesets = (['udp', 'tcp', 'tls'] as const)
     .map(
       (name) =>
