@@ -51,12 +51,15 @@ export async function stop(running: Running): Promise<void> {
 /**
  * The product's server from `entry` (a built `dist/server.js`) on a free port, logging at info to
  * nowhere, with `BENCH_PROFILE` its CPU profile; `env` adds to (or replaces) the settings every
- * bench gives it.
+ * bench gives it. To study a run: `BENCH_IMPORT=<module>` preloads a module into the server (an
+ * instrument of one's own), `BENCH_NODE_FLAGS` adds Node's flags (`--perf-basic-prof` for `perf`).
  */
 export function startServer(entry: string, env: Record<string, string>): Promise<Running> {
   return startProcess(
     [
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ...(process.env.BENCH_IMPORT ? ['--import', process.env.BENCH_IMPORT] : []),
+      ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
       entry,
     ],
     {

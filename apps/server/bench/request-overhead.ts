@@ -9,7 +9,10 @@
  *
  * `npm run build`, then `npx tsx apps/server/bench/request-overhead.ts`. BENCH_SECONDS sets each
  * row's length (default 8), BENCH_ROUNDS how many times the rows are run in turn (default 2, the
- * figures are the median's), BENCH_ROUTES=healthz,languages,... a subset, BENCH_PROFILE=<dir>
+ * figures are the median's), BENCH_ROUTES=healthz,languages,... a subset (`pair`: issue 34's pair,
+ * a code on screen with the session and its verification with the service key, BENCH_PAIR_CLIENTS
+ * clients (default 8) one request at a time, its CPU per pair beside the bare route's per request
+ * at the same concurrency; measured only when named), BENCH_PROFILE=<dir>
  * writes the server's CPU profile there. BENCH_BEFORE=<server.js of an earlier build> (a copy of
  * its dist/ inside apps/server/, so that it finds the same packages) runs every product row on it
  * too, in turn with this build's, on a store of its own: before and after in the same breath.
@@ -27,7 +30,12 @@ import {
   startServer,
   stop,
 } from './bench-processes.js';
-import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, usernameOrThrow } from '@dea/contract';
+import {
+  POLICY_CATEGORY_SELF_SERVICE,
+  XSRF_COOKIE_NAME,
+  XSRF_HEADER_NAME,
+  usernameOrThrow,
+} from '@dea/contract';
 import { newId } from '../src/crypto/ids.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
 import { deriveKeys, secretBytesOf } from '../src/crypto/secret-keys.js';
@@ -39,11 +47,16 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const CONNECTIONS = 32;
 const SECRET = Buffer.alloc(32, 4).toString('base64');
 const PASSWORD = 'overhead password';
+const PAIR_CLIENTS = Number(process.env.BENCH_PAIR_CLIENTS ?? 8);
 
 interface Row {
   key: string;
   name: string;
   server: () => Running;
+  /** Connections (default CONNECTIONS). */
+  connections?: number;
+  /** Drives the row itself instead of autocannon (the pair): how many it did, and how many went wrong. */
+  drive?: (server: Running) => Promise<{ done: number; wrong: number }>;
   path: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
@@ -61,11 +74,22 @@ interface Figures {
 
 async function measure(row: Row): Promise<Figures> {
   const server = row.server();
+  if (row.drive !== undefined) {
+    const cpuBefore = cpuSecondsOf(server.child.pid);
+    const began = performance.now();
+    const { done, wrong } = await row.drive(server);
+    const cpu = cpuSecondsOf(server.child.pid) - cpuBefore;
+    return {
+      perSecond: done / ((performance.now() - began) / 1000),
+      cpuMicros: (cpu * 1e6) / Math.max(1, done),
+      wrong,
+    };
+  }
   let wrong = 0;
   const cpuBefore = cpuSecondsOf(server.child.pid);
   const result = await autocannon({
     url: `${server.base}${row.path}`,
-    connections: CONNECTIONS,
+    connections: row.connections ?? CONNECTIONS,
     duration: SECONDS,
     method: row.method,
     headers: row.headers,
@@ -102,6 +126,13 @@ async function main(): Promise<void> {
   try {
     for (const build of builds) products.push(await startProduct(build.entry));
     const rows: Row[] = [bareRow(bare)];
+    if (process.env.BENCH_ROUTES?.split(',').includes('pair'))
+      rows.push({
+        ...bareRow(bare),
+        key: 'bare-pair',
+        connections: PAIR_CLIENTS,
+        name: `POST /bare, ${PAIR_CLIENTS} connections`,
+      });
     for (const [index, build] of builds.entries())
       rows.push(...(await productRows(products[index]!, build.label)));
     await measureRows(rows);
@@ -127,6 +158,47 @@ function bareRow(bare: Running): Row {
   };
 }
 
+/**
+ * Issue 34's pair from PAIR_CLIENTS clients for SECONDS, each client a code on screen
+ * (tempPass/create with the session) and then its verification (tempPass/verify with the service
+ * key), one request at a time; wrong: a pair whose code was not issued or not accepted.
+ */
+function pairDriver(session: Record<string, string>, userId: string, serviceKey: string) {
+  return async (server: Running): Promise<{ done: number; wrong: number }> => {
+    const until = performance.now() + SECONDS * 1000;
+    let done = 0;
+    let wrong = 0;
+    const client = async (): Promise<void> => {
+      while (performance.now() < until) {
+        const issued = await fetch(`${server.base}/dea/api/tempPass/create`, {
+          method: 'POST',
+          headers: session,
+          body: JSON.stringify({
+            count: 1,
+            return: ['id', 'password'],
+            attrs: { user: { id: userId }, locale: 'en' },
+          }),
+        });
+        const answer = (await issued.json()) as { result?: { rows?: { password?: string }[] } };
+        const code = answer.result?.rows?.[0]?.password;
+        const verified =
+          code === undefined
+            ? undefined
+            : await fetch(`${server.base}/dea/api/tempPass/verify`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${serviceKey}` },
+                body: JSON.stringify({ username: 'overhead', code }),
+              });
+        const answer2 = verified === undefined ? '' : await verified.text();
+        done += 1;
+        if (!answer2.includes('"valid":true')) wrong += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: PAIR_CLIENTS }, client));
+    return { done, wrong };
+  };
+}
+
 /** A built server on a store of its own, with a user to sign in and a service key. */
 async function startProduct(entry: string): Promise<Running & { dataDir: string; serviceKey: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-overhead-'));
@@ -134,14 +206,25 @@ async function startProduct(entry: string): Promise<Running & { dataDir: string;
   const now = Date.now();
   const keys = deriveKeys(secretBytesOf(SECRET) ?? Buffer.alloc(0));
   const { key: serviceKey } = await createServiceKey(store, keys.serviceKey, 'overhead', ['verify'], now);
+  const userId = newId(now);
   await store.users.create({
-    id: newId(now),
+    id: userId,
     username: usernameOrThrow('overhead'),
     passwordHash: await hashPassword(PASSWORD, 10),
     fullName: 'Overhead',
     locale: 'en',
     createdAt: now,
   });
+  // Codes on screen for the pair, as many unused as a run leaves (each pair uses its code).
+  const groupId = newId(now);
+  await store.groups.create({ id: groupId, name: 'Overhead', priority: 0 });
+  await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
+    enableECode: true,
+    emergencyCodeDelivery: 'Display',
+    maxUnusedCodes: 100,
+    codeValidityMinutes: 30,
+  });
+  await store.groups.addMember(groupId, userId);
   await store.close();
   const product = await startServer(entry, {
     DEA_DATA_DIR: dataDir,
@@ -164,6 +247,14 @@ async function productRows(product: Running & { serviceKey: string }, label: str
   const cookies = signIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
   const xsrf = cookies.find((cookie) => cookie.startsWith(`${XSRF_COOKIE_NAME}=`))?.split('=')[1] ?? '';
   const json = { 'content-type': 'application/json' };
+  const session = { ...json, cookie: cookies.join('; '), [XSRF_HEADER_NAME]: xsrf };
+  const info = await fetch(`${product.base}/dea/api/userinfo`, {
+    method: 'POST',
+    headers: session,
+    body: '{}',
+  });
+  const { userId } = (await info.json()) as { userId?: string };
+  if (!info.ok || userId === undefined) throw new Error(`userinfo answered ${info.status}`);
   const rows: Row[] = [
     {
       key: 'healthz',
@@ -189,7 +280,7 @@ async function productRows(product: Running & { serviceKey: string }, label: str
       server: () => product,
       path: '/dea/api/userinfo',
       method: 'POST',
-      headers: { ...json, cookie: cookies.join('; '), [XSRF_HEADER_NAME]: xsrf },
+      headers: session,
       body: '{}',
       status: 200,
     },
@@ -214,6 +305,17 @@ async function productRows(product: Running & { serviceKey: string }, label: str
     },
   ];
   const chosen = process.env.BENCH_ROUTES?.split(',');
+  if (chosen?.includes('pair'))
+    rows.push({
+      key: 'pair',
+      name: `issue 34's pair from ${PAIR_CLIENTS} clients (per pair)`,
+      server: () => product,
+      path: '',
+      method: 'POST',
+      headers: {},
+      status: 200,
+      drive: pairDriver(session, userId, serviceKey),
+    });
   return rows
     .filter((row) => chosen === undefined || chosen.includes(row.key))
     .map((row) => ({ ...row, name: `${row.name}${label}` }));
@@ -238,6 +340,18 @@ async function measureRows(measured: Row[]): Promise<void> {
       return `| ${row.name} | ${Math.round(median(figures.map((each) => each.perSecond)))} | ${Math.round(cpu)} µs | ${row.key === 'bare' ? '–' : `${Math.round(cpu - bareCpu)} µs`} | ${figures.reduce((sum, each) => sum + each.wrong, 0)} |`;
     }),
   ];
+  const pairs = measured.filter((row) => row.key === 'pair');
+  const barePair = measured.find((row) => row.key === 'bare-pair');
+  if (barePair !== undefined) {
+    const bareAtPairs = median(runs.get(barePair)!.map((figures) => figures.cpuMicros));
+    for (const row of pairs) {
+      const cpu = median(runs.get(row)!.map((figures) => figures.cpuMicros));
+      lines.push(
+        '',
+        `${row.name}: ${Math.round(cpu)} µs of server CPU a pair = ${(cpu / bareAtPairs).toFixed(1)} bare requests at ${Math.round(bareAtPairs)} µs (${PAIR_CLIENTS} connections; target: at most 11)`,
+      );
+    }
+  }
   console.log(lines.join('\n'));
 }
 

@@ -2,14 +2,19 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
   CompiledQuery,
+  Kysely,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
+  type QueryResult,
   type SqliteDatabase as KyselySqliteDatabase,
   type SqliteDialectConfig,
   type SqliteStatement,
 } from 'kysely';
 import { ensurePrivateFile, ensurePrivateFolder } from '../files/private-files.js';
+import type { Database } from './database.js';
+import type { Db } from './sql/db.js';
+import { type DirectStatements, registerDirectStatements } from './sql/direct-statements.js';
 import { codeOf, StoreError } from './store-error.js';
 
 /** The file whose lock says that a server runs on the embedded store of its folder. */
@@ -65,8 +70,12 @@ class ImmediateSqliteDriver extends SqliteDriver {
     super(config);
   }
 
+  /** From the moment Kysely holds the connection (a query, a transaction) until it lets it go. */
+  #held = false;
+
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
+    this.#held = true;
     // Free (always, for a store alone in its process): taken at once, without a turn of waiting.
     const turn = this.fileTurns?.take();
     if (turn !== undefined) await turn;
@@ -75,7 +84,13 @@ class ImmediateSqliteDriver extends SqliteDriver {
 
   override async releaseConnection(): Promise<void> {
     this.fileTurns?.give();
+    this.#held = false;
     await super.releaseConnection();
+  }
+
+  /** DirectStatements.isFree: neither Kysely here nor another store of the file holds it. */
+  isFree(): boolean {
+    return !this.#held && this.fileTurns?.held !== true;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -110,12 +125,17 @@ const NO_TRANSACTION = /no transaction is active/;
  * CLI) always finds the file free.
  */
 class FileTurns {
-  private held = false;
+  #held = false;
   private readonly waiting: (() => void)[] = [];
 
+  /** Whether a store of the file holds it (its turn runs). */
+  get held(): boolean {
+    return this.#held;
+  }
+
   take(): Promise<void> | undefined {
-    if (!this.held) {
-      this.held = true;
+    if (!this.#held) {
+      this.#held = true;
       return undefined;
     }
     return new Promise((resolve) => this.waiting.push(resolve));
@@ -123,7 +143,7 @@ class FileTurns {
 
   give(): void {
     const next = this.waiting.shift();
-    if (next === undefined) this.held = false;
+    if (next === undefined) this.#held = false;
     else next();
   }
 }
@@ -140,22 +160,52 @@ function fileTurnsOf(file: string): FileTurns {
 }
 
 export class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
+  readonly #config: SqliteDialectConfig & { database: KyselySqliteDatabase };
   readonly #file: string | undefined;
+  #driver: ImmediateSqliteDriver | undefined;
 
   /** `file`: the database file, whose turns the stores of this process share (FileTurns). */
-  constructor(config: SqliteDialectConfig & { file?: string }) {
+  constructor(config: SqliteDialectConfig & { database: KyselySqliteDatabase; file?: string }) {
     super(config);
     this.#config = config;
     this.#file = config.file;
   }
 
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(
+    this.#driver = new ImmediateSqliteDriver(
       this.#config,
       this.#file === undefined ? undefined : fileTurnsOf(this.#file),
     );
+    return this.#driver;
   }
+
+  /**
+   * The statements of the Kysely made with this dialect, run at once (sql/direct-statements.ts): on
+   * the same database object, and so the same prepared statements, as Kysely's connection.
+   */
+  directStatements(): DirectStatements {
+    const database = this.#config.database;
+    return {
+      isFree: () => this.#driver?.isFree() === true,
+      run<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> {
+        const statement = database.prepare(sql);
+        if (statement.reader) return { rows: statement.all(parameters) as R[] };
+        const { changes, lastInsertRowid } = statement.run(parameters);
+        return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+      },
+    };
+  }
+}
+
+/**
+ * The Kysely of an embedded database (its folder's file, or any database of tests), whose
+ * statements compiled once run at once (sql/direct-statements.ts). `file`: as the dialect's.
+ */
+export function embeddedDb(database: KyselySqliteDatabase, file?: string): Db {
+  const dialect = new ImmediateSqliteDialect({ database, ...(file !== undefined && { file }) });
+  const db = new Kysely<Database>({ dialect });
+  registerDirectStatements(db, dialect.directStatements());
+  return db;
 }
 
 /** Prepared statements kept per SQL text: the product's queries are a few hundred at most. */

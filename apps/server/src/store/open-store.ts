@@ -4,7 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
-import { ImmediateSqliteDialect, withStatementCache } from './embedded-store-lock.js';
+import { embeddedDb, withStatementCache } from './embedded-store-lock.js';
 import { storeConnectionError } from './connection-errors.js';
 import { poolPreparing, type PreparedStatements } from './prepared-statements.js';
 import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
@@ -130,9 +130,7 @@ function sqliteDb(dataDir: string): Db {
   // it inline only past this backstop. The log file is cut back to 64 MiB after each copy.
   database.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-  return new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database), file }),
-  });
+  return embeddedDb(withStatementCache(database), file);
 }
 
 export function storeOver(db: Db, dialect: Dialect): Store {

@@ -1,6 +1,7 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import { PREPARED_MARK } from '../prepared-statements.js';
 import type { Db } from './db.js';
+import { directStatementsOf } from './direct-statements.js';
 
 /** Stands for a value given at each run, while the query is built and compiled once. */
 class Slot {
@@ -36,9 +37,17 @@ export function compiledOnce<P extends Record<string, unknown>, R>(
   const order = compiled.parameters.map((parameter) =>
     parameter instanceof Slot ? parameter.name : { fixed: parameter },
   );
+  const direct = directStatementsOf(db);
   return {
     run(target, values) {
       const parameters = order.map((entry) => (typeof entry === 'string' ? values[entry] : entry.fixed));
+      // On the embedded store, at once: inside a transaction (which holds the one connection, so
+      // the statement runs in it, as Kysely would run it), or on the store while nothing holds the
+      // connection (a statement of the store must never run inside another's open transaction).
+      if (direct !== undefined && (target.isTransaction || (target === db && direct.isFree()))) {
+        // Run now, in the promise's executor: SQLite's error (a constraint) rejects it, never throws.
+        return new Promise((resolve) => resolve(direct.run<R>(compiled.sql, parameters)));
+      }
       return target.executeQuery<R>({ ...compiled, parameters });
     },
   };
