@@ -34,17 +34,17 @@ function buildProblem(): string {
     if (newestSource(join(folder, 'src')) > statSync(record).mtimeMs)
       return `the build of ${folder} is older than its sources: run "npm run build" first`;
   }
-  // The tool in one file is made from the compiled sources last (scripts/bundle-cli.mjs).
-  if (
-    statSync(join(serverPackage, 'dist', 'dea.js')).mtimeMs <
-    statSync(join(serverPackage, 'tsconfig.build.tsbuildinfo')).mtimeMs
-  )
-    return `${join(serverPackage, 'dist', 'dea.js')} is older than the compiled sources: run "npm run build" first`;
+  // The tool and the server, each in one file, are made after the compiled sources (scripts/bundle.mjs).
+  const compiled = statSync(join(serverPackage, 'tsconfig.build.tsbuildinfo')).mtimeMs;
+  for (const bundle of ['dea.js', 'server.js']) {
+    if (statSync(join(serverPackage, 'dist', bundle)).mtimeMs < compiled)
+      return `${join(serverPackage, 'dist', bundle)} is older than the compiled sources: run "npm run build" first`;
+  }
   return '';
 }
 
 /**
- * The built entry point `dist/<name>.js` (`dea`: the command-line tool in one file), the build
+ * The built entry point `dist/<name>.js` (each in one file: scripts/bundle.mjs), the build
  * checked once per worker (its test files share this module): missing or older than its sources,
  * the test stops and says to build (`npm test` builds once, first), rather than compiling
  * TypeScript at every start of a process.
