@@ -2,6 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
+import { newId } from '../src/crypto/ids.js';
+import type { Store } from '../src/store/store.js';
 
 /**
  * What the benches share about the processes they measure: starting one (the built server, a
@@ -99,4 +102,24 @@ export function cpuSecondsOf(pid: number | undefined): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * A group whose Self Service policy shows codes on screen, each user holding up to 100 unused
+ * codes valid `codeValidityMinutes`: the benches' users issue codes on screen. Answers its id.
+ */
+export async function groupShowingCodes(
+  store: Store,
+  name: string,
+  codeValidityMinutes: number,
+): Promise<string> {
+  const id = newId();
+  await store.groups.create({ id, name, priority: 0 });
+  await store.groups.setPolicy(id, POLICY_CATEGORY_SELF_SERVICE, {
+    enableECode: true,
+    emergencyCodeDelivery: 'Display',
+    maxUnusedCodes: 100,
+    codeValidityMinutes,
+  });
+  return id;
 }

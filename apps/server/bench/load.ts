@@ -38,13 +38,15 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { type Running, cpuSecondsOf, startBare, startServer, stop } from './bench-processes.js';
 import {
-  POLICY_CATEGORY_SELF_SERVICE,
-  XSRF_COOKIE_NAME,
-  XSRF_HEADER_NAME,
-  usernameOrThrow,
-} from '@dea/contract';
+  type Running,
+  cpuSecondsOf,
+  groupShowingCodes,
+  startBare,
+  startServer,
+  stop,
+} from './bench-processes.js';
+import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, usernameOrThrow } from '@dea/contract';
 import { newId } from '../src/crypto/ids.js';
 import { deriveKeys, secretBytesOf } from '../src/crypto/secret-keys.js';
 import { createServiceKey } from '../src/domain/service-keys.js';
@@ -206,22 +208,8 @@ async function seed(dataDir: string, databaseUrl: string | undefined): Promise<S
   const now = Date.now();
   const keys = deriveKeys(secretBytesOf(SECRET) ?? Buffer.alloc(0));
   const { key: serviceKey } = await createServiceKey(store, keys.serviceKey, 'bench', ['verify'], now);
-  const verifyGroupId = newId(now);
-  await store.groups.create({ id: verifyGroupId, name: 'Verify', priority: 0 });
-  await store.groups.setPolicy(verifyGroupId, POLICY_CATEGORY_SELF_SERVICE, {
-    enableECode: true,
-    emergencyCodeDelivery: 'Display',
-    maxUnusedCodes: 100,
-    codeValidityMinutes: 30,
-  });
-  const groupId = newId(now);
-  await store.groups.create({ id: groupId, name: 'Load', priority: 0 });
-  await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
-    enableECode: true,
-    emergencyCodeDelivery: 'Display',
-    maxUnusedCodes: 100,
-    codeValidityMinutes: CODE_VALIDITY_MINUTES,
-  });
+  const verifyGroupId = await groupShowingCodes(store, 'Verify', 30);
+  const groupId = await groupShowingCodes(store, 'Load', CODE_VALIDITY_MINUTES);
   const passwordHash = await hashPassword('load password', 10);
   /** `count` users named `<prefix>-<n>`, members of the group. */
   const usersIn = async (group: string, prefix: string, count: number): Promise<string[]> => {

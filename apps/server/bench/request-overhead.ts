@@ -26,16 +26,12 @@ import {
   type Running,
   SERVER_PACKAGE,
   cpuSecondsOf,
+  groupShowingCodes,
   startBare,
   startServer,
   stop,
 } from './bench-processes.js';
-import {
-  POLICY_CATEGORY_SELF_SERVICE,
-  XSRF_COOKIE_NAME,
-  XSRF_HEADER_NAME,
-  usernameOrThrow,
-} from '@dea/contract';
+import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, usernameOrThrow } from '@dea/contract';
 import { newId } from '../src/crypto/ids.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
 import { deriveKeys, secretBytesOf } from '../src/crypto/secret-keys.js';
@@ -216,15 +212,7 @@ async function startProduct(entry: string): Promise<Running & { dataDir: string;
     createdAt: now,
   });
   // Codes on screen for the pair, as many unused as a run leaves (each pair uses its code).
-  const groupId = newId(now);
-  await store.groups.create({ id: groupId, name: 'Overhead', priority: 0 });
-  await store.groups.setPolicy(groupId, POLICY_CATEGORY_SELF_SERVICE, {
-    enableECode: true,
-    emergencyCodeDelivery: 'Display',
-    maxUnusedCodes: 100,
-    codeValidityMinutes: 30,
-  });
-  await store.groups.addMember(groupId, userId);
+  await store.groups.addMember(await groupShowingCodes(store, 'Overhead', 30), userId);
   await store.close();
   const product = await startServer(entry, {
     DEA_DATA_DIR: dataDir,
