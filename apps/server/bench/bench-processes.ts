@@ -62,7 +62,7 @@ export function startServer(entry: string, env: Record<string, string>): Promise
     [
       ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
       ...(process.env.BENCH_IMPORT ? ['--import', process.env.BENCH_IMPORT] : []),
-      ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
+      ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
       entry,
     ],
     {

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-// dist/dea.js is the built tool in one file (scripts/bundle-cli.mjs): it starts four times faster.
+// dist/dea.js is the built tool in one file (scripts/bundle.mjs): it starts four times faster.
 const cli = new URL('../dist/dea.js', import.meta.url);
 if (!existsSync(cli)) {
   process.stderr.write(

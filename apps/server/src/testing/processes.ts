@@ -29,7 +29,10 @@ function buildProblem(): string {
   ] as const;
   for (const [folder, recordName] of packages) {
     const record = join(folder, recordName);
-    if (!existsSync(record) || !existsSync(join(serverPackage, 'dist', 'dea.js')))
+    if (
+      !existsSync(record) ||
+      !['dea.js', 'server.js'].every((bundle) => existsSync(join(serverPackage, 'dist', bundle)))
+    )
       return `${folder} is not built (no ${record}): run "npm run build" first`;
     if (newestSource(join(folder, 'src')) > statSync(record).mtimeMs)
       return `the build of ${folder} is older than its sources: run "npm run build" first`;

@@ -1,7 +1,7 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import { PREPARED_MARK } from '../prepared-statements.js';
 import type { Db } from './db.js';
-import { directStatementsOf } from './direct-statements.js';
+import { directStatementsOf, isOpenTransactionOf } from './direct-statements.js';
 
 /** Stands for a value given at each run, while the query is built and compiled once. */
 class Slot {
@@ -41,10 +41,11 @@ export function compiledOnce<P extends Record<string, unknown>, R>(
   return {
     run(target, values) {
       const parameters = order.map((entry) => (typeof entry === 'string' ? values[entry] : entry.fixed));
-      // On the embedded store, at once: inside a transaction (which holds the one connection, so
-      // the statement runs in it, as Kysely would run it), or on the store while nothing holds the
-      // connection (a statement of the store must never run inside another's open transaction).
-      if (direct !== undefined && (target.isTransaction || (target === db && direct.isFree()))) {
+      // On the embedded store, at once: inside an open transaction of the store (which holds the
+      // one connection, so the statement runs in it, as Kysely would run it: inOpenTransaction), or
+      // on the store while nothing holds the connection (a statement of the store must never run
+      // inside another's open transaction).
+      if (direct !== undefined && (target === db ? direct.isFree() : isOpenTransactionOf(target, direct))) {
         // Run now, in the promise's executor: SQLite's error (a constraint) rejects it, never throws.
         return new Promise((resolve) => resolve(direct.run<R>(compiled.sql, parameters)));
       }

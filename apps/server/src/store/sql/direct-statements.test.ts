@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { embeddedDb } from '../embedded-store-lock.js';
 import { compiledOnce } from './compiled-once.js';
 import type { Db } from './db.js';
+import { inOpenTransaction } from './direct-statements.js';
 
 let dir: string;
 let file: string;
@@ -67,32 +68,61 @@ describe("the embedded store's statements compiled once, run at once", () => {
     });
   });
 
-  it("runs inside a transaction at once, and the transaction's rollback takes its writes back", async () => {
+  it("runs inside an open transaction of the store at once, and the transaction's rollback takes its writes back", async () => {
     const { valueOf, insert } = statementsOf(db);
     const failure = new Error('rolled back');
     await expect(
-      db.transaction().execute(async (trx) => {
-        const executor = vi.spyOn(trx, 'executeQuery');
-        await insert.run(trx, { key: 'b', value: '2' });
-        expect((await valueOf.run(trx, { key: 'b' })).rows).toEqual([{ value: '2' }]);
-        expect(executor).not.toHaveBeenCalled();
-        throw failure;
-      }),
+      db.transaction().execute((trx) =>
+        inOpenTransaction(db, trx, async () => {
+          const executor = vi.spyOn(trx, 'executeQuery');
+          await insert.run(trx, { key: 'b', value: '2' });
+          expect((await valueOf.run(trx, { key: 'b' })).rows).toEqual([{ value: '2' }]);
+          expect(executor).not.toHaveBeenCalled();
+          throw failure;
+        }),
+      ),
     ).rejects.toBe(failure);
     expect((await valueOf.run(db, { key: 'b' })).rows).toEqual([]);
+  });
+
+  it('leaves any other transaction to Kysely: one not marked open, and one used after it ended, which Kysely refuses', async () => {
+    const { valueOf, setValue } = statementsOf(db);
+    let ended: Db | undefined;
+    await db.transaction().execute(async (trx) => {
+      const executor = vi.spyOn(trx, 'executeQuery');
+      expect((await valueOf.run(trx, { key: 'a' })).rows).toEqual([{ value: '1' }]);
+      expect(executor).toHaveBeenCalledTimes(1);
+    });
+    await db.transaction().execute((trx) =>
+      inOpenTransaction(db, trx, async () => {
+        ended = trx;
+        await setValue.run(trx, { key: 'a', value: 'kept' });
+      }),
+    );
+    // Used late, while another transaction holds the connection: never inside that one.
+    await db.transaction().execute((other) =>
+      inOpenTransaction(db, other, async () => {
+        const late = async () => setValue.run(ended!, { key: 'a', value: 'late' });
+        await expect(late()).rejects.toThrow(/already committed/);
+        expect((await valueOf.run(other, { key: 'a' })).rows).toEqual([{ value: 'kept' }]);
+      }),
+    );
+    expect((await valueOf.run(db, { key: 'a' })).rows).toEqual([{ value: 'kept' }]);
   });
 
   it("never runs a statement of the store inside another's open transaction: it waits for the commit", async () => {
     const { valueOf, setValue } = statementsOf(db);
     let reading: Promise<unknown> | undefined;
-    await db.transaction().execute(async (trx) => {
-      await setValue.run(trx, { key: 'a', value: 'uncommitted' });
-      const executor = vi.spyOn(db, 'executeQuery');
-      reading = valueOf.run(db, { key: 'a' }).then((result) => result.rows);
-      // The read went Kysely's way, behind the transaction's hold on the connection.
-      expect(executor).toHaveBeenCalledTimes(1);
-      await setValue.run(trx, { key: 'a', value: 'committed' });
-    });
+    await db.transaction().execute((trx) =>
+      inOpenTransaction(db, trx, async () => {
+        await setValue.run(trx, { key: 'a', value: 'uncommitted' });
+        const executor = vi.spyOn(db, 'executeQuery');
+        reading = valueOf.run(db, { key: 'a' }).then((result) => result.rows);
+        // The read went Kysely's way, behind the transaction's hold on the connection.
+        expect(executor).toHaveBeenCalledTimes(1);
+        await setValue.run(trx, { key: 'a', value: 'committed' });
+      }),
+    );
     expect(await reading).toEqual([{ value: 'committed' }]);
   });
 

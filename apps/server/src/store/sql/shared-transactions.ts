@@ -1,5 +1,6 @@
 import { gatheredByTurn } from './by-turn.js';
 import type { Db } from './db.js';
+import { inOpenTransaction } from './direct-statements.js';
 
 /**
  * Runs `work` in transactions that the calls of one turn of the event loop share, and so share
@@ -15,11 +16,13 @@ export function sharingTransactions<T, R>(
 ): (item: T) => Promise<R> {
   return gatheredByTurn(
     (items) =>
-      db.transaction().execute(async (trx) => {
-        const results: R[] = [];
-        for (const item of items) results.push(await work(trx, item));
-        return results;
-      }),
-    (item) => db.transaction().execute((trx) => work(trx, item)),
+      db.transaction().execute((trx) =>
+        inOpenTransaction(db, trx, async () => {
+          const results: R[] = [];
+          for (const item of items) results.push(await work(trx, item));
+          return results;
+        }),
+      ),
+    (item) => db.transaction().execute((trx) => inOpenTransaction(db, trx, () => work(trx, item))),
   );
 }
