@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../store.js';
 import { sql } from 'kysely';
 import { auditEntryOf } from './audit.js';
+import { compiledOnce } from './compiled-once.js';
 import { type Db, type Dialect } from './db.js';
 
 /** An audit entry as sealed in the trail (ADR 0018). */
@@ -98,6 +99,53 @@ function markOf(row: {
 }
 
 export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailRepository {
+  // A seal's reads and its mark of the head, at every round (while entries are written, one about
+  // every AUDIT_SEAL_GATHER_MS): compiled once, not built by Kysely each round.
+  const lastSealed = compiledOnce(db, () =>
+    db
+      .selectFrom('audit_log')
+      .select(['seq', 'chain', 'chain_key'])
+      .where('seq', 'is not', null)
+      .orderBy('seq', 'desc')
+      .limit(1),
+  );
+  const headMark = compiledOnce(db, () => db.selectFrom('audit_chain').selectAll().where('name', '=', HEAD));
+  const oldestUnsealed = compiledOnce(db, (values: { limit: number }) =>
+    db
+      .selectFrom('audit_log')
+      .select(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
+      .where('seq', 'is', null)
+      .orderBy('at')
+      .orderBy('id')
+      .limit(values.limit),
+  );
+  const markHead = compiledOnce(
+    db,
+    (values: { seq: number; chain: string; at: number; chainKey: string; mac: string }) =>
+      db
+        .insertInto('audit_chain')
+        .values({
+          name: HEAD,
+          seq: values.seq,
+          chain: values.chain,
+          reason: HEAD,
+          at: values.at,
+          chain_key: values.chainKey,
+          mac: values.mac,
+        })
+        .onConflict((oc) =>
+          oc
+            .column('name')
+            .doUpdateSet({
+              seq: values.seq,
+              chain: values.chain,
+              at: values.at,
+              chain_key: values.chainKey,
+              mac: values.mac,
+            })
+            .where(sql<boolean>`audit_chain.seq < ${values.seq}`),
+        ),
+  );
   return {
     async seal(sealer, limit, now) {
       // Optimistic and without a transaction held across statements: the places are given by one
@@ -108,32 +156,15 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
       // same process, which waits for the lock with the thread.)
       let sealed = 0;
       for (let attempt = 0; attempt < 50; attempt += 1) {
-        const last = await db
-          .selectFrom('audit_log')
-          .select(['seq', 'chain', 'chain_key'])
-          .where('seq', 'is not', null)
-          .orderBy('seq', 'desc')
-          .limit(1)
-          .executeTakeFirst();
-        const head = await db
-          .selectFrom('audit_chain')
-          .selectAll()
-          .where('name', '=', HEAD)
-          .executeTakeFirst();
+        const last = (await lastSealed.run(db, {})).rows[0];
+        const head = (await headMark.run(db, {})).rows[0];
         const lastSeq = Number(last?.seq ?? 0);
         // After a purge that removed every sealed entry, the signed head says where the trail ends.
         const fromHead = head !== undefined && Number(head.seq) > lastSeq;
         const base = fromHead ? Number(head.seq) : lastSeq;
         const baseChain = (fromHead ? head.chain : last?.chain) ?? '';
         const baseKey = (fromHead ? head.chain_key : last?.chain_key) ?? '';
-        const rows = await db
-          .selectFrom('audit_log')
-          .select(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
-          .where('seq', 'is', null)
-          .orderBy('at')
-          .orderBy('id')
-          .limit(limit)
-          .execute();
+        const rows = (await oldestUnsealed.run(db, { limit })).rows;
         if (rows.length === 0) return sealed;
         if (base > 0 && baseKey !== sealer.chainKey) {
           // A new secret: a checkpoint under its key vouches for the chain so far.
@@ -190,16 +221,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         sealed += updated;
         if (updated === rows.length) {
           const mark = { name: HEAD, seq, chain, reason: HEAD, at: now };
-          await db
-            .insertInto('audit_chain')
-            .values({ ...mark, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
-            .onConflict((oc) =>
-              oc
-                .column('name')
-                .doUpdateSet({ seq, chain, at: now, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
-                .where(sql<boolean>`audit_chain.seq < ${seq}`),
-            )
-            .execute();
+          await markHead.run(db, { seq, chain, at: now, chainKey: sealer.chainKey, mac: sealer.macOf(mark) });
         }
         if (rows.length < limit && updated === rows.length) return sealed;
       }
