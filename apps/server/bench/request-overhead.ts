@@ -44,6 +44,8 @@ const CONNECTIONS = 32;
 const SECRET = Buffer.alloc(32, 4).toString('base64');
 const PASSWORD = 'overhead password';
 const PAIR_CLIENTS = Number(process.env.BENCH_PAIR_CLIENTS ?? 8);
+/** BENCH_ROUTES: the rows asked for (all but the pair when unset). */
+const CHOSEN_ROUTES = process.env.BENCH_ROUTES?.split(',');
 
 interface Row {
   key: string;
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
   try {
     for (const build of builds) products.push(await startProduct(build.entry));
     const rows: Row[] = [bareRow(bare)];
-    if (process.env.BENCH_ROUTES?.split(',').includes('pair'))
+    if (CHOSEN_ROUTES?.includes('pair'))
       rows.push({
         ...bareRow(bare),
         key: 'bare-pair',
@@ -185,9 +187,9 @@ function pairDriver(session: Record<string, string>, userId: string, serviceKey:
                 headers: { 'content-type': 'application/json', authorization: `Bearer ${serviceKey}` },
                 body: JSON.stringify({ username: 'overhead', code }),
               });
-        const answer2 = verified === undefined ? '' : await verified.text();
+        const verdict = verified === undefined ? '' : await verified.text();
         done += 1;
-        if (!answer2.includes('"valid":true')) wrong += 1;
+        if (!verdict.includes('"valid":true')) wrong += 1;
       }
     };
     await Promise.all(Array.from({ length: PAIR_CLIENTS }, client));
@@ -292,8 +294,7 @@ async function productRows(product: Running & { serviceKey: string }, label: str
       status: 200,
     },
   ];
-  const chosen = process.env.BENCH_ROUTES?.split(',');
-  if (chosen?.includes('pair'))
+  if (CHOSEN_ROUTES?.includes('pair'))
     rows.push({
       key: 'pair',
       name: `issue 34's pair from ${PAIR_CLIENTS} clients (per pair)`,
@@ -305,7 +306,7 @@ async function productRows(product: Running & { serviceKey: string }, label: str
       drive: pairDriver(session, userId, serviceKey),
     });
   return rows
-    .filter((row) => chosen === undefined || chosen.includes(row.key))
+    .filter((row) => CHOSEN_ROUTES === undefined || CHOSEN_ROUTES.includes(row.key))
     .map((row) => ({ ...row, name: `${row.name}${label}` }));
 }
 
