@@ -97,4 +97,31 @@ describe('schemas compiled once per process', () => {
     expect((await post(strict, { count: '5' })).statusCode).toBe(400);
     expect((await post(coercing, { count: '5' })).json()).toEqual({ count: 5 });
   });
+
+  it('finds a schema object it has seen by the object, and a new object of the same content by its JSON', async () => {
+    const body = {
+      type: 'object',
+      properties: { name: { type: 'string', maxLength: 5 } },
+      required: ['name'],
+      additionalProperties: false,
+    };
+    const appOf = async (schema: object) => {
+      const app = Fastify({ schemaController: SCHEMA_CONTROLLER });
+      apps.push(app);
+      app.post('/name', { schema: { body: schema } }, async () => ({}));
+      await app.ready();
+      return app;
+    };
+    const before = keptCompiledCounts();
+    const first = await appOf(body);
+    const sameObject = await appOf(body);
+    const sameContent = await appOf(structuredClone(body));
+    expect(keptCompiledCounts().validators).toBe(before.validators + 1);
+    for (const app of [first, sameObject, sameContent]) {
+      const named = (name: string) => app.inject({ method: 'POST', url: '/name', payload: { name } });
+      expect((await named('abc')).statusCode).toBe(200);
+      expect((await named('abcdef')).statusCode).toBe(400);
+    }
+    expect(keptCompiledCounts().compiled).toBe(before.compiled + 1);
+  });
 });

@@ -24,8 +24,8 @@ type Factory = (externalSchemas: unknown, options: unknown) => RouteCompiler;
  * processes a test run, and every start of an instance); a route's first request pays its own,
  * a few milliseconds (docs/benchmarks.md, "Where the CPU of `npm test` goes").
  */
-const validators = new Map<string, Compiled>();
-const serializers = new Map<string, Compiled>();
+const validators = new Map<string, Kept>();
+const serializers = new Map<string, Kept>();
 let compiledSoFar = 0;
 
 /**
@@ -51,18 +51,42 @@ function compiledOnFirstCall(compile: () => Compiled): Compiled {
   return call;
 }
 
+/** The compiled functions of one compiler setup (shared schemas and options), by schema. */
+interface Kept {
+  /** By the schema's JSON: equal schemas share one function, whichever object carries them. */
+  byJson: Map<string, Compiled>;
+  /**
+   * By the schema object itself: a route's schemas are the same objects in every app the process
+   * builds (module constants, and the answers `documented` keeps), which Fastify reads and never
+   * changes. Finding them by identity spares writing and hashing their JSON again for every app,
+   * which was half the CPU of a test app's `ready` (docs/benchmarks.md, "The test suite").
+   */
+  byObject: WeakMap<object, Compiled>;
+}
+
 /** The factory `build` with each compiled function kept in `cache`, by its inputs. */
-function keptIn(cache: Map<string, Compiled>, build: Factory): Factory {
+function keptIn(cache: Map<string, Kept>, build: Factory): Factory {
   return (externalSchemas, options) => {
     const setup = JSON.stringify([externalSchemas, options]);
+    let kept = cache.get(setup);
+    if (kept === undefined) {
+      kept = { byJson: new Map(), byObject: new WeakMap() };
+      cache.set(setup, kept);
+    }
+    const { byJson, byObject } = kept;
     const compile = build(externalSchemas, options);
     return (route) => {
-      const key = `${setup}\u0000${JSON.stringify(route.schema)}`;
-      let compiled = cache.get(key);
+      const schema = route.schema;
+      const isObject = typeof schema === 'object' && schema !== null;
+      let compiled = isObject ? byObject.get(schema) : undefined;
+      if (compiled !== undefined) return compiled;
+      const json = String(JSON.stringify(schema));
+      compiled = byJson.get(json);
       if (compiled === undefined) {
         compiled = compiledOnFirstCall(() => compile(route));
-        cache.set(key, compiled);
+        byJson.set(json, compiled);
       }
+      if (isObject) byObject.set(schema, compiled);
       return compiled;
     };
   };
@@ -81,5 +105,7 @@ export const SCHEMA_CONTROLLER: NonNullable<FastifyServerOptions['schemaControll
  * (for the tests).
  */
 export function keptCompiledCounts(): { validators: number; serializers: number; compiled: number } {
-  return { validators: validators.size, serializers: serializers.size, compiled: compiledSoFar };
+  const count = (cache: Map<string, Kept>) =>
+    [...cache.values()].reduce((sum, kept) => sum + kept.byJson.size, 0);
+  return { validators: count(validators), serializers: count(serializers), compiled: compiledSoFar };
 }

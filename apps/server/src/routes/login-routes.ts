@@ -15,6 +15,7 @@ import { isClientGone } from '../http/client-gone.js';
 import { clearSessionCookies, sessionIdOf, setSessionCookies } from '../http/cookies.js';
 import { ok } from '../http/envelope.js';
 import { documented } from '../http/route-docs.js';
+import { named } from '../http/plugin-names.js';
 
 export function origin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
@@ -52,7 +53,7 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  await app.register(logoutRoutes);
+  await app.register(named(logoutRoutes));
 };
 
 /**

@@ -147,7 +147,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     codes: codeRepository(db, dialect),
     sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),
-    catalogs: catalogRepository(db),
+    catalogs: catalogRepository(db, dialect),
     audit: auditRepository(db),
     auditTrail: auditTrailRepository(db, dialect),
     reports: reportRepository(db),

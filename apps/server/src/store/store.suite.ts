@@ -1550,6 +1550,23 @@ export function storeSuite(kind: StoreKind): void {
       await expect(store.catalogs.putMessages('en', {}, { overwrite: true })).resolves.toBeUndefined();
     });
 
+    test('keeps every text as written: quotes, backslashes, new lines, other scripts, placeholders', async ({
+      store,
+      expect,
+    }) => {
+      await store.catalogs.setLanguage('ar', 'العربية');
+      const texts = {
+        'quote.and.slash': 'He said "stop" \\ then left',
+        'two.lines': 'first\nsecond\ttabbed',
+        'other.scripts': 'رمز الطوارئ — 緊急コード — ¿listo?',
+        placeholder: 'Hello {name}, {count, plural, one {# code} other {# codes}}',
+        'json.looking': '{"error": 0, "result": null}',
+        empty: '',
+      };
+      await store.catalogs.putMessages('ar', texts, { overwrite: false });
+      expect(await store.catalogs.messages('ar')).toEqual(texts);
+    });
+
     test('writes more than one batch of keys in one call', async ({ store, expect }) => {
       await store.catalogs.setLanguage('en', 'English');
       const many = Object.fromEntries(Array.from({ length: 450 }, (_, i) => [`key.${i}`, `text ${i}`]));
