@@ -156,7 +156,6 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
     );
     done();
   });
-  app.addHook('onClose', async () => services.hashWorkers.close());
   // Notices still on their way finish before the store they write to is closed.
   app.addHook('onClose', async () => services.notices.settled());
   // Audit entries still waiting for their destinations get a moment to go.

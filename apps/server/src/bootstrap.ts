@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { newId } from './crypto/ids.js';
 import { SETTINGS, type Config } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
-import { ScryptWorkers } from './crypto/scrypt-workers.js';
+import { processScryptWorkers } from './crypto/scrypt-workers.js';
 import { hashPassword, verifyPassword } from './crypto/password-hash.js';
 import { ScimGroups } from './scim/scim-groups.js';
 import { ScimUsers } from './scim/scim-users.js';
@@ -171,8 +171,8 @@ export async function startServices(
       config.verifyIdempotencyMs,
     );
     // One bound on password hashes for everything that makes them: sign-ins and SCIM's passwords.
-    // The hashes run on threads of their own, as many as may run at once.
-    const hashWorkers = new ScryptWorkers(config.passwordHashing.concurrency);
+    // The hashes run on the process's threads, as many as may run at once (one pool per size).
+    const hashWorkers = processScryptWorkers(config.passwordHashing.concurrency);
     const hashQueue = new HashQueue(
       config.passwordHashing.concurrency,
       config.passwordHashing.queue,
@@ -218,7 +218,6 @@ export async function startServices(
       keys,
       catalogs,
       sessions,
-      hashWorkers,
       hashQueue,
       signInBulkheads,
       signIn: new SignIn({

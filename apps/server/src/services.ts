@@ -6,7 +6,6 @@ import type { SendType } from '@dea/contract';
 import type { Config } from './config.js';
 import type { SecretKeys } from './crypto/secret-keys.js';
 import type { HashQueue } from './crypto/hash-queue.js';
-import type { ScryptWorkers } from './crypto/scrypt-workers.js';
 import type { Catalogs } from './domain/catalogs.js';
 import type { ChannelRules } from './domain/channel-rules.js';
 import type { SendLimits } from './domain/send-limits.js';
@@ -44,8 +43,6 @@ export interface Services {
   /** Prometheus metrics of this instance. */
   metrics: Metrics;
   keys: SecretKeys;
-  /** The threads password hashes run on; ended when the app closes. */
-  hashWorkers: ScryptWorkers;
   /** The one bound on password hashes (sign-ins, SCIM); its load is what a test waits on. */
   hashQueue: HashQueue;
   catalogs: Catalogs;
