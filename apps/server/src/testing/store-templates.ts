@@ -132,16 +132,15 @@ export async function leaseTestDatabase(
   templates: StoreTemplates,
 ): Promise<{ url: string; name: string; release(): Promise<void> }> {
   const spares = templates.postgresSpares;
-  const name = await withClient(adminUrl, async (admin) => {
-    const { rows } = await admin.query<{ name: string }>(
-      `DELETE FROM ${spares} WHERE name = (SELECT name FROM ${spares} LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING name`,
-    );
-    const spare = rows[0]?.name;
-    if (spare !== undefined) return spare;
-    const fresh = `dea_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-    await admin.query(`CREATE DATABASE ${fresh} TEMPLATE ${templates.postgresDatabase}`);
-    return fresh;
-  });
+  const admin = adminPool(adminUrl);
+  const { rows } = await admin.query<{ name: string }>(
+    `DELETE FROM ${spares} WHERE name = (SELECT name FROM ${spares} LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING name`,
+  );
+  let name = rows[0]?.name;
+  if (name === undefined) {
+    name = `dea_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${templates.postgresDatabase}`);
+  }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
@@ -154,13 +153,29 @@ export async function leaseTestDatabase(
         () => true,
         () => false,
       );
-      await withClient(adminUrl, (admin) =>
-        emptied
-          ? admin.query(`INSERT INTO ${spares} (name) VALUES ($1)`, [name])
-          : admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-      );
+      await (emptied
+        ? admin.query(`INSERT INTO ${spares} (name) VALUES ($1)`, [name])
+        : admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+}
+
+const adminPools = new Map<string, pg.Pool>();
+
+/**
+ * The process's connections to the run's admin database, kept for every lease and release: a
+ * connection of their own cost PostgreSQL about 8 ms of CPU and node-postgres about 3, two for
+ * each test's database (docs/benchmarks.md, "The test suite"). Idle ones never keep the process
+ * alive, and one the server ends (its stop at the run's end) is dropped by the pool.
+ */
+function adminPool(adminUrl: string): pg.Pool {
+  let pool = adminPools.get(adminUrl);
+  if (pool === undefined) {
+    pool = new pg.Pool({ connectionString: adminUrl, max: 2, allowExitOnIdle: true });
+    pool.on('error', () => undefined);
+    adminPools.set(adminUrl, pool);
+  }
+  return pool;
 }
 
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -100,25 +100,40 @@ function markOf(row: {
 
 export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailRepository {
   // A seal's reads and its mark of the head, at every round (while entries are written, one about
-  // every AUDIT_SEAL_GATHER_MS): compiled once, not built by Kysely each round.
+  // every AUDIT_SEAL_GATHER_MS): compiled once, not built by Kysely each round. Their LIMITs are
+  // literals: SQLite prepares a statement with a bound LIMIT again at every run
+  // (store/sql/prepared-once.test.ts).
   const lastSealed = compiledOnce(db, () =>
     db
       .selectFrom('audit_log')
       .select(['seq', 'chain', 'chain_key'])
       .where('seq', 'is not', null)
       .orderBy('seq', 'desc')
-      .limit(1),
+      .limit(sql.lit(1)),
   );
   const headMark = compiledOnce(db, () => db.selectFrom('audit_chain').selectAll().where('name', '=', HEAD));
-  const oldestUnsealed = compiledOnce(db, (values: { limit: number }) =>
-    db
-      .selectFrom('audit_log')
-      .select(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
-      .where('seq', 'is', null)
-      .orderBy('at')
-      .orderBy('id')
-      .limit(values.limit),
-  );
+  const oldestUnsealedOf = (limit: number) =>
+    compiledOnce(db, () =>
+      db
+        .selectFrom('audit_log')
+        .select(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
+        .where('seq', 'is', null)
+        .orderBy('at')
+        .orderBy('id')
+        .limit(sql.lit(limit)),
+    );
+  // One statement per batch size: the server seals SEAL_BATCH at a time, tests a few sizes more.
+  const oldestUnsealedBySize = new Map<number, ReturnType<typeof oldestUnsealedOf>>();
+  const oldestUnsealed = (limit: number) => {
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new RangeError(`a seal's batch is a whole number above 0, not ${limit}`);
+    let statement = oldestUnsealedBySize.get(limit);
+    if (statement === undefined) {
+      statement = oldestUnsealedOf(limit);
+      oldestUnsealedBySize.set(limit, statement);
+    }
+    return statement;
+  };
   const markHead = compiledOnce(
     db,
     (values: { seq: number; chain: string; at: number; chainKey: string; mac: string }) =>
@@ -164,7 +179,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         const base = fromHead ? Number(head.seq) : lastSeq;
         const baseChain = (fromHead ? head.chain : last?.chain) ?? '';
         const baseKey = (fromHead ? head.chain_key : last?.chain_key) ?? '';
-        const rows = (await oldestUnsealed.run(db, { limit })).rows;
+        const rows = (await oldestUnsealed(limit).run(db, {})).rows;
         if (rows.length === 0) return sealed;
         if (base > 0 && baseKey !== sealer.chainKey) {
           // A new secret: a checkpoint under its key vouches for the chain so far.

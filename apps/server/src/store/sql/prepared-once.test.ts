@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
+import { deriveKeys } from '../../crypto/secret-keys.js';
+import { auditSealer, SEAL_BATCH } from '../../domain/audit-trail.js';
 import { recordSqlitePrepares } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';
@@ -45,27 +48,37 @@ afterEach(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** The columns that the conditions of the store's partial indexes name. */
-async function partialIndexColumns(): Promise<string[]> {
+/** The columns that the conditions of the store's partial indexes name, by the index's table. */
+async function partialIndexColumns(): Promise<Map<string, string[]>> {
   const database = new SqliteDatabase(join(dataDir, 'dea.sqlite'), { readonly: true });
   try {
     const rows = database
-      .prepare("select sql from sqlite_master where type = 'index' and sql like '% where %'")
-      .all() as { sql: string }[];
-    const conditions = rows.map((row) => row.sql.slice(row.sql.toLowerCase().lastIndexOf(' where ') + 7));
+      .prepare(
+        "select tbl_name as tableName, sql from sqlite_master where type = 'index' and sql like '% where %'",
+      )
+      .all() as { tableName: string; sql: string }[];
     const keywords = new Set(['and', 'or', 'not', 'is', 'null']);
-    return [...new Set(conditions.flatMap((condition) => condition.match(/[a-z_]+/g) ?? []))].filter(
-      (word) => !keywords.has(word),
-    );
+    const byTable = new Map<string, string[]>();
+    for (const { tableName, sql } of rows) {
+      const condition = sql.slice(sql.toLowerCase().lastIndexOf(' where ') + 7);
+      const words = (condition.match(/[a-z_]+/g) ?? []).filter((word) => !keywords.has(word));
+      byTable.set(tableName, [...new Set([...(byTable.get(tableName) ?? []), ...words])]);
+    }
+    return byTable;
   } finally {
     database.close();
   }
 }
 
+/** The tables a statement reads or writes (FROM, JOIN, INTO, UPDATE). */
+function tablesOf(source: string): string[] {
+  return [...source.matchAll(/\b(?:from|join|into|update)\s+"?([a-z_]+)"?/gi)].map((match) => match[1] ?? '');
+}
+
 describe('the hot statements of the embedded store', () => {
   it('are prepared once: no bound LIMIT, no bound value against a partial index condition', async () => {
-    const columns = await partialIndexColumns();
-    expect(columns).toEqual(expect.arrayContaining(['uses_left', 'invalidated_at']));
+    const columnsByTable = await partialIndexColumns();
+    expect(columnsByTable.get('codes')).toEqual(expect.arrayContaining(['uses_left', 'invalidated_at']));
 
     const now = 1000;
     await store.sessions.find('h-1');
@@ -101,11 +114,17 @@ describe('the hot statements of the embedded store', () => {
       audit: { userId: USER, actor: 'test', clientAddress: null },
     });
     expect(verified.outcome).toEqual({ used: false, reason: 'no-usable-code' });
+    // The audit trail's seal, which runs about every AUDIT_SEAL_GATHER_MS while entries are written:
+    // asked here, so that its statements are checked in every run, not only when a round falls in.
+    expect(
+      await store.auditTrail.seal(auditSealer(deriveKeys(randomBytes(32))), SEAL_BATCH, now),
+    ).toBeGreaterThan(0);
 
     const statements = prepared.filter((source) => /^(select|insert|update|delete)\b/i.test(source));
     expect(statements.length).toBeGreaterThanOrEqual(7);
     for (const source of statements) {
       expect(source, source).not.toMatch(/\blimit\s+\?/i);
+      const columns = tablesOf(source).flatMap((table) => columnsByTable.get(table) ?? []);
       for (const column of columns) {
         expect(source, source).not.toMatch(new RegExp(`"?${column}"?\\s*(?:[<>]=?|=|!=|<>)\\s*\\?`, 'i'));
       }
