@@ -29,9 +29,9 @@ describe(
   () => {
     it('warns, naming them, when DEA_LDAP_AD_PROTECTED_ADMINS lets the filter take protected administrators', async () => {
       const readerPassword = `Rdr-${randomBytes(6).toString('hex')}!`;
-      await dc.tool('user', 'add', reader, readerPassword, '--use-username-as-cn');
-      await dc.tool('user', 'add', admin, `Op-${randomBytes(6).toString('hex')}!`, '--use-username-as-cn');
-      await dc.tool('group', 'addmembers', 'Domain Admins', admin);
+      await dc.admin.addUser(reader, readerPassword);
+      await dc.admin.addUser(admin, `Op-${randomBytes(6).toString('hex')}!`);
+      await dc.admin.addMembers('Domain Admins', [admin]);
       // What AD's SDProp sets on the members of protected groups.
       await dc.modify(
         `dn: CN=${admin},CN=Users,${dc.baseDn}\nchangetype: modify\nreplace: adminCount\nadminCount: 1\n`,

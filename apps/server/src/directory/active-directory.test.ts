@@ -26,7 +26,7 @@ const READER = `dea-reader-${FILE_TAG}`;
 /** An account like the one Samba makes for BIND's DNS (dns-<dc>): a user with a service principal name. */
 const DNS_ACCOUNT = `dns-${FILE_TAG}`;
 const READER_PASSWORD = `Rdr-${randomBytes(6).toString('hex')}!`;
-/** Active Directory's lockout after this many bad passwords (samba-tool domain passwordsettings). */
+/** Active Directory's lockout after this many bad passwords (the domain's lockoutThreshold). */
 const AD_LOCKOUT_THRESHOLD = 4;
 
 const passwordOf = (name: string) => `Pw-${name}-7x!`;
@@ -35,17 +35,10 @@ const dnOf = (name: string) => `CN=${name},CN=Users,${dc.baseDn}`;
 /** A person of the domain, with a name of their own for this test (and an explicit principal name). */
 async function addPerson(prefix: string): Promise<string> {
   const name = `${prefix}${randomBytes(3).toString('hex')}`;
-  await dc.tool(
-    'user',
-    'add',
-    name,
-    passwordOf(name),
-    '--use-username-as-cn',
-    `--mail-address=${name}@dea.test`,
-  );
-  await dc.modify(
-    `dn: ${dnOf(name)}\nchangetype: modify\nreplace: userPrincipalName\nuserPrincipalName: ${name}.p@corp.example\n`,
-  );
+  await dc.admin.addUser(name, passwordOf(name), {
+    mail: `${name}@dea.test`,
+    principalName: `${name}.p@corp.example`,
+  });
   return name;
 }
 
@@ -70,11 +63,11 @@ function directoryOf(
 
 beforeAll(async () => {
   dc = await sharedSambaDc();
-  await dc.tool('user', 'add', READER, READER_PASSWORD, '--use-username-as-cn');
-  await dc.tool('user', 'add', DNS_ACCOUNT, `Dns-${randomBytes(6).toString('hex')}!`, '--use-username-as-cn');
-  await dc.tool('spn', 'add', `DNS/${DNS_ACCOUNT}.dea.test`, DNS_ACCOUNT);
+  await dc.admin.addUser(READER, READER_PASSWORD);
+  await dc.admin.addUser(DNS_ACCOUNT, `Dns-${randomBytes(6).toString('hex')}!`);
+  await dc.admin.addServicePrincipalName(DNS_ACCOUNT, `DNS/${DNS_ACCOUNT}.dea.test`);
   // The domain's own setting, which no other file of the run depends on.
-  await dc.tool('domain', 'passwordsettings', 'set', `--account-lockout-threshold=${AD_LOCKOUT_THRESHOLD}`);
+  await dc.admin.setLockoutThreshold(AD_LOCKOUT_THRESHOLD);
   secretDir = mkdtempSync(join(tmpdir(), 'dea-ad-bind-'));
   writeFileSync(join(secretDir, 'bind-password'), READER_PASSWORD, { mode: 0o600 });
   settings = {
@@ -94,7 +87,7 @@ afterAll(() => {
   if (secretDir !== undefined) rmSync(secretDir, { recursive: true, force: true });
 });
 
-// samba-tool takes about half a second a call, more on a busy machine: generous deadlines.
+// A domain controller shared by the run's files, on a machine that may be loaded: generous deadlines.
 describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000 }, () => {
   appTest(
     'the default filter takes people only: no system accounts, computers or the service account',
@@ -112,7 +105,7 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
 
   appTest('the start warns of the protected administrators the filter would take, naming them', async () => {
     const admin = await addPerson('opadmin');
-    await dc.tool('group', 'addmembers', 'Domain Admins', admin);
+    await dc.admin.addMembers('Domain Admins', [admin]);
     // What AD's SDProp sets on members of protected groups.
     await dc.modify(`dn: ${dnOf(admin)}\nchangetype: modify\nreplace: adminCount\nadminCount: 1\n`);
     const allowed = directoryOf({ DEA_LDAP_AD_PROTECTED_ADMINS: 'true' });
@@ -218,9 +211,9 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
         const mustChange = await addPerson('chg');
         await dc.modify(`dn: ${dnOf(mustChange)}\nchangetype: modify\nreplace: pwdLastSet\npwdLastSet: 0\n`);
         const disabled = await addPerson('dis');
-        await dc.tool('user', 'disable', disabled);
+        await dc.admin.disableUser(disabled);
         const expired = await addPerson('exp');
-        await dc.tool('user', 'setexpiry', expired, '--days=0');
+        await dc.admin.expireUser(expired);
         const passwordExpired = await addPerson('old');
         // A password set in 1970, past the domain's maximum password age (42 days).
         await dc.modify(
@@ -291,12 +284,11 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
       const tag = randomBytes(3).toString('hex');
       const ou = `OU=sync${tag}`;
       const base = `${ou},${dc.baseDn}`;
-      await dc.tool('ou', 'add', ou);
+      await dc.admin.addOu(ou);
       const personDn = (name: string) => `CN=${name},${base}`;
       const groupDn = (name: string) => `CN=${name},${base}`;
-      const addUser = async (name: string) =>
-        dc.tool('user', 'add', name, passwordOf(name), '--use-username-as-cn', `--userou=${ou}`);
-      const addGroup = (name: string) => dc.tool('group', 'add', name, `--groupou=${ou}`);
+      const addUser = (name: string) => dc.admin.addUser(name, passwordOf(name), { ou });
+      const addGroup = (name: string) => dc.admin.addGroup(name, { ou });
       const [one, two, three] = [`one${tag}`, `two${tag}`, `three${tag}`];
       for (const name of [one, two, three]) await addUser(name);
       // top > middle > leafA; leafB on its own. top and leafB are mapped.
@@ -304,10 +296,10 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
         (name) => `${name}${tag}`,
       ) as [string, string, string, string, string];
       for (const group of [top, middle, leafA, leafB]) await addGroup(group);
-      await dc.tool('group', 'addmembers', top, middle);
-      await dc.tool('group', 'addmembers', middle, leafA);
-      await dc.tool('group', 'addmembers', leafA, `${one},${two}`);
-      await dc.tool('group', 'addmembers', leafB, three);
+      await dc.admin.addMembers(top, [middle]);
+      await dc.admin.addMembers(middle, [leafA]);
+      await dc.admin.addMembers(leafA, [one, two]);
+      await dc.admin.addMembers(leafB, [three]);
       // More members than one read of a group's member values gives (AD: 1,500), written by
       // ldbmodify 200 entries at a time: the run's other files share this controller, whose LDAP
       // service waits while ldbmodify holds the database in its transaction (one of all 1,600 took
@@ -404,8 +396,8 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
       await dc.modify(
         `dn: ${personDn(one)}\nchangetype: modify\nreplace: displayName\ndisplayName: Renamed One\n`,
       );
-      await dc.tool('group', 'removemembers', leafA, two);
-      await dc.tool('group', 'addmembers', leafB, two);
+      await dc.admin.removeMembers(leafA, [two]);
+      await dc.admin.addMembers(leafB, [two]);
       const four = `four${tag}`;
       await addUser(four);
       for (const { kind, store, sync, groupsOf } of stores) {
@@ -419,7 +411,7 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
       }
 
       // A deletion shows in no change: the full pass, DEA_LDAP_FULL_SYNC_HOURS later, disables the user.
-      await dc.tool('user', 'delete', three);
+      await dc.admin.deleteEntry(three);
       for (const { kind, store, sync } of stores) {
         const byChange = await sync.syncAll();
         expect(byChange, kind).toMatchObject({ full: false, disabled: 0 });
