@@ -57,6 +57,15 @@ test("the help desk's tables: the people found, then one of them with a code", a
   await expect(page.getByTestId('helpdesk-codes').getByRole('row')).toHaveCount(2);
   await expectConsoleFitsPhone(page);
   await expectConsoleAccessible(page);
+  // The check holds axe's landmark-unique beside the WCAG rules: two navigations without names fail it.
+  await page.evaluate(() => {
+    for (const text of ['one', 'two']) {
+      const navigation = document.createElement('nav');
+      navigation.textContent = text;
+      document.body.append(navigation);
+    }
+  });
+  await expect(expectConsoleAccessible(page)).rejects.toThrow(/landmark-unique/);
 });
 
 test('the audit log and the reports, their charts and their numbers', async ({ page, context }) => {
