@@ -75,7 +75,7 @@ export interface SambaDcAdmin {
   setLockoutThreshold(threshold: number): Promise<void>;
 }
 
-/** Windows' time: 100-nanosecond intervals since 1601-01-01 (accountExpires, pwdLastSet). */
+/** Windows' time, as accountExpires holds it: 100-nanosecond intervals since 1601-01-01. */
 const windowsTime = (ms: number) => String(BigInt(ms + 11_644_473_600_000) * 10_000n);
 
 /** AD's password attribute: the password in double quotes, UTF-16LE (written only over TLS). */
@@ -84,9 +84,11 @@ const unicodePwd = (password: string) =>
 
 function administration(reach: Omit<SambaDcPlaces, 'dir'>): SambaDcAdmin {
   const { baseDn, realm } = reach;
+  let ca: Buffer | undefined;
   /** One bound connection per change: opened, used, closed (nothing left open in a test file). */
   async function asAdmin<T>(work: (client: Client) => Promise<T>): Promise<T> {
-    const client = new Client({ url: reach.ldapsUrl, tlsOptions: { ca: readFileSync(reach.caFile) } });
+    ca ??= readFileSync(reach.caFile);
+    const client = new Client({ url: reach.ldapsUrl, tlsOptions: { ca } });
     try {
       await client.bind(reach.adminDn, reach.adminPassword);
       return await work(client);
