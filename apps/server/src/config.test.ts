@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import Value from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, SETTINGS, loadConfig } from './config.js';
 import { DEFAULT_CODE_ALPHABET } from './domain/code-settings.js';
@@ -254,6 +255,14 @@ describe('loadConfig', () => {
     for (const [name, setting] of Object.entries(SETTINGS)) {
       expect(setting.doc.length, name).toBeGreaterThan(10);
       expect('default' in setting.schema, name).toBe(true);
+    }
+  });
+
+  it('keeps every default of its own type: loadConfig converts the given values only', () => {
+    for (const [name, { schema }] of Object.entries(SETTINGS)) {
+      const fallback = (schema as { default?: unknown }).default;
+      expect(Value.Convert(schema, structuredClone(fallback)), name).toStrictEqual(fallback);
+      expect(Value.Check(schema, fallback), name).toBe(true);
     }
   });
 });

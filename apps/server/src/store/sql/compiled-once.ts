@@ -20,26 +20,33 @@ export interface CompiledOnce<P, R> {
  * operation tree and compiles it each time, a measurable part of a signed-in call). `build` gets
  * stand-ins for the values, in place of which each run's values go, in the order the SQL uses them.
  * `prepared`: on PostgreSQL a named prepared statement (prepared-statements.ts, whose conditions
- * it must meet).
+ * it must meet). Built at its first run, not when the store is opened: a store makes about a
+ * hundred of these, and a process that runs a few of them (a `dea` command, a test's store) would
+ * otherwise build them all (about a tenth of a test's app).
  */
 export function compiledOnce<P extends Record<string, unknown>, R>(
   db: Db,
   build: (values: Slots<P>) => Compilable<R>,
   options: { prepared?: boolean } = {},
 ): CompiledOnce<P, R> {
-  const stand = new Proxy({} as Slots<P>, {
-    get: (_target, name) => new Slot(String(name)),
-  });
-  const built: CompiledQuery<R> = build(stand).compile();
-  const compiled: CompiledQuery<R> = options.prepared
-    ? { ...built, sql: `${PREPARED_MARK}${built.sql}` }
-    : built;
-  const order = compiled.parameters.map((parameter) =>
-    parameter instanceof Slot ? parameter.name : { fixed: parameter },
-  );
+  let made: { compiled: CompiledQuery<R>; order: (string | { fixed: unknown })[] } | undefined;
+  const make = (): NonNullable<typeof made> => {
+    const stand = new Proxy({} as Slots<P>, {
+      get: (_target, name) => new Slot(String(name)),
+    });
+    const built: CompiledQuery<R> = build(stand).compile();
+    const compiled: CompiledQuery<R> = options.prepared
+      ? { ...built, sql: `${PREPARED_MARK}${built.sql}` }
+      : built;
+    const order = compiled.parameters.map((parameter) =>
+      parameter instanceof Slot ? parameter.name : { fixed: parameter },
+    );
+    return { compiled, order };
+  };
   const direct = directStatementsOf(db);
   return {
     run(target, values) {
+      const { compiled, order } = (made ??= make());
       const parameters = order.map((entry) => (typeof entry === 'string' ? values[entry] : entry.fixed));
       // On the embedded store, at once: inside an open transaction of the store (which holds the
       // one connection, so the statement runs in it, as Kysely would run it: inOpenTransaction), or
