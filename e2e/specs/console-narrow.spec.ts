@@ -57,7 +57,8 @@ test("the help desk's tables: the people found, then one of them with a code", a
   await expect(page.getByTestId('helpdesk-codes').getByRole('row')).toHaveCount(2);
   await expectConsoleFitsPhone(page);
   await expectConsoleAccessible(page);
-  // The check holds axe's landmark-unique beside the WCAG rules: two navigations without names fail it.
+  // The check holds axe's landmark-unique beside the WCAG rules: two navigations without names fail
+  // it, in a second run of the axe the first check put into this document.
   await page.evaluate(() => {
     for (const text of ['one', 'two']) {
       const navigation = document.createElement('nav');

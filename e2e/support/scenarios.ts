@@ -1,6 +1,10 @@
 import { PAGE_STARTUP_ELEMENT_ID } from '@dea/contract';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, type Route } from '@playwright/test';
+import axe from 'axe-core';
+
+/** The source AxeBuilder evaluates where axe's own is already in the document: nothing. */
+const AXE_ALREADY_IN_PAGE = ';';
 
 /** Steps the scenarios are written in: goTo*, signIn*, click*, expect*. */
 
@@ -71,10 +75,14 @@ export async function expectFitsNarrowPhone(page: Page): Promise<void> {
  * tags), in one run of axe. Legacy mode runs axe.run in the page itself: the default opens a blank
  * page to finish a run across cross-origin frames, which the product's pages never hold (its HTML
  * sanitizer takes iframes out), and took twice the wall time and CPU of the scenarios' worker a
- * check (docs/benchmarks.md).
+ * check (docs/benchmarks.md). axe's source (half a megabyte) goes into a document once, as
+ * cypress-axe's injectAxe puts it: AxeBuilder evaluates the source it is given twice a check
+ * (`analyze`, then `inject` for each frame), here a statement that does nothing once `window.axe`
+ * is there, so a page checked again after a step (a console view, a dialog) runs only axe.run.
  */
 export async function expectNoAxeViolations(page: Page, extraRules: readonly string[] = []): Promise<void> {
-  const results = await new AxeBuilder({ page })
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
+  const results = await new AxeBuilder({ page, axeSource: AXE_ALREADY_IN_PAGE })
     .setLegacyMode(true)
     .options({
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
