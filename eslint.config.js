@@ -43,13 +43,20 @@ function serverLayers() {
 }
 
 /**
+ * The contract's tests: in no tsconfig.json (the contract's own builds its dist/ without them), so
+ * `npm run lint`'s project service lints them in its default project; scripts/check-code.mjs type
+ * checks and lints them on packages/contract/tsconfig.test.json.
+ */
+export const CONTRACT_TEST_FILES = ['packages/contract/src/*.test.ts'];
+
+/**
  * The TypeScript files of no project (no tsconfig.json includes them), linted in the project
  * service's default project; scripts/check-code.mjs lints every other TypeScript file on the
  * program of its project.
  */
 export const DEFAULT_PROJECT_FILES = [
   '*.ts',
-  'packages/contract/src/*.test.ts',
+  ...CONTRACT_TEST_FILES,
   'docs/.vitepress/*.mts',
   'docs/.vitepress/theme/*.mts',
   'scripts/*.d.mts',

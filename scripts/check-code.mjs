@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import ts from 'typescript';
-import { DEFAULT_PROJECT_FILES } from '../eslint.config.js';
+import { CONTRACT_TEST_FILES, DEFAULT_PROJECT_FILES } from '../eslint.config.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = new Set(process.argv.slice(2));
@@ -22,8 +22,11 @@ const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s
  * The projects of `npm run typecheck`, in the order a file is looked for (a file of two programs,
  * the contract's sources, is linted in the first: its own, as the project service does).
  */
+const CONTRACT_TESTS_PROJECT = 'packages/contract/tsconfig.test.json';
 const PROJECTS = [
   'packages/contract/tsconfig.json',
+  // The contract's tests, which no other program holds, with the sources they import.
+  CONTRACT_TESTS_PROJECT,
   'apps/server/tsconfig.json',
   'apps/web/tsconfig.app.json',
   'apps/web/tsconfig.node.json',
@@ -62,6 +65,24 @@ function createProgram(project) {
   };
 }
 
+/**
+ * A project's errors, as `tsc -p <project> --noEmit` reports them; of the contract's test program,
+ * those of its tests only (its sources are the contract program's, checked there, and checking
+ * them again cost about as much as the tests: their TypeBox types).
+ */
+function diagnosticsOf(project, program) {
+  if (project !== CONTRACT_TESTS_PROJECT) return ts.getPreEmitDiagnostics(program);
+  const tests = program.getSourceFiles().filter((file) => file.fileName.endsWith('.test.ts'));
+  return [
+    ...program.getOptionsDiagnostics(),
+    ...program.getGlobalDiagnostics(),
+    ...tests.flatMap((file) => [
+      ...program.getSyntacticDiagnostics(file),
+      ...program.getSemanticDiagnostics(file),
+    ]),
+  ];
+}
+
 let failed = false;
 const typesBegan = performance.now();
 const programs = PROJECTS.map(createProgram);
@@ -69,7 +90,7 @@ if (!args.has('--no-types')) {
   // What `tsc -p <project> --noEmit` reports: options, syntax, types (and declarations' errors).
   let errors = 0;
   for (const { project, configErrors, program } of programs) {
-    const diagnostics = [...configErrors, ...ts.getPreEmitDiagnostics(program)];
+    const diagnostics = [...configErrors, ...diagnosticsOf(project, program)];
     if (diagnostics.length === 0) continue;
     process.stdout.write(`\n${project}:\n`);
     process.stdout.write(ts.formatDiagnosticsWithColorAndContext(diagnostics, formatHost));
@@ -87,13 +108,13 @@ if (!args.has('--no-lint')) {
     cwd: ROOT,
     overrideConfig: [
       {
-        // Every TypeScript file of a project is linted on that project's program; those of no
-        // project (eslint.config.js's default project: the root's config, the contract's tests,
-        // the documentation theme) keep the project service. A TypeScript file in neither stops
+        // Every TypeScript file of a project is linted on that project's program (the contract's
+        // tests on tsconfig.test.json's); those of no project (eslint.config.js's default project:
+        // the root's config, the documentation theme) keep the project service. A TypeScript file in neither stops
         // the lint with "not found in any of the provided program instance(s)", as the project
         // service stops on a file of no project.
         files: ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'],
-        ignores: DEFAULT_PROJECT_FILES,
+        ignores: DEFAULT_PROJECT_FILES.filter((glob) => !CONTRACT_TEST_FILES.includes(glob)),
         languageOptions: {
           parserOptions: {
             projectService: false,
