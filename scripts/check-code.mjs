@@ -18,11 +18,13 @@ const args = new Set(process.argv.slice(2));
 const began = performance.now();
 const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
+/** The contract's tests (eslint.config.js CONTRACT_TEST_FILES) with the sources they import. */
+const CONTRACT_TESTS_PROJECT = 'packages/contract/tsconfig.test.json';
+
 /**
  * The projects of `npm run typecheck`, in the order a file is looked for (a file of two programs,
  * the contract's sources, is linted in the first: its own, as the project service does).
  */
-const CONTRACT_TESTS_PROJECT = 'packages/contract/tsconfig.test.json';
 const PROJECTS = [
   'packages/contract/tsconfig.json',
   // The contract's tests, which no other program holds, with the sources they import.
@@ -110,9 +112,9 @@ if (!args.has('--no-lint')) {
       {
         // Every TypeScript file of a project is linted on that project's program (the contract's
         // tests on tsconfig.test.json's); those of no project (eslint.config.js's default project:
-        // the root's config, the documentation theme) keep the project service. A TypeScript file in neither stops
-        // the lint with "not found in any of the provided program instance(s)", as the project
-        // service stops on a file of no project.
+        // the root's config, the documentation theme) keep the project service. A TypeScript file
+        // in neither stops the lint with "not found in any of the provided program instance(s)",
+        // as the project service stops on a file of no project.
         files: ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'],
         ignores: DEFAULT_PROJECT_FILES.filter((glob) => !CONTRACT_TEST_FILES.includes(glob)),
         languageOptions: {
