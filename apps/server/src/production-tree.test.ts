@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,12 +9,29 @@ import { demoUserGetsCode } from './testing/demo-journey.js';
 const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
+ * A temporary folder on node_modules' filesystem, where its copy can be hard links: the run's
+ * temporary folder is in memory where the machine allows (scripts/scratch-folder.mjs), so /var/tmp,
+ * the disk's, when the repository is on its filesystem; else the temporary folder (and a copy).
+ */
+function folderBesideNodeModules(): string {
+  const device = statSync(join(REPOSITORY, 'node_modules')).dev;
+  const base = [tmpdir(), '/var/tmp'].find((folder) => {
+    try {
+      return statSync(folder).dev === device;
+    } catch {
+      return false;
+    }
+  });
+  return mkdtempSync(join(base ?? tmpdir(), 'dea-production-'));
+}
+
+/**
  * What an operator deploys: the built checkout with its development dependencies pruned
  * (`npm run build`, then `npm prune --omit=dev`). It must start, sign in and issue a code, so a
  * runtime import of a development-only package (or an undeclared one) fails here, not in production.
  */
 describe('a production tree', () => {
-  const folder = mkdtempSync(join(tmpdir(), 'dea-production-'));
+  const folder = folderBesideNodeModules();
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it('starts after npm prune --omit=dev and serves a code', async () => {
@@ -26,9 +43,15 @@ describe('a production tree', () => {
     for (const built of ['packages/contract/dist', 'apps/server/dist', 'apps/web/dist']) {
       cpSync(join(REPOSITORY, built), join(tree, built), { recursive: true });
     }
-    // Hard links: a copy of node_modules in a moment, which the prune then thins out.
+    // Hard links: a copy of node_modules in a moment, which the prune then thins out (a copy of
+    // the files where the folder is on another filesystem).
+    const sameFilesystem = statSync(folder).dev === statSync(join(REPOSITORY, 'node_modules')).dev;
     expect(
-      spawnSync('cp', ['-al', join(REPOSITORY, 'node_modules'), join(tree, 'node_modules')]).status,
+      spawnSync('cp', [
+        sameFilesystem ? '-al' : '-a',
+        join(REPOSITORY, 'node_modules'),
+        join(tree, 'node_modules'),
+      ]).status,
     ).toBe(0);
     const pruned = spawnSync('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund', '--offline'], {
       cwd: tree,
