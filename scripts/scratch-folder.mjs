@@ -37,7 +37,7 @@ export function scratchFolder(environment = process.env) {
       chmodSync(path, 0o1777);
       return {
         path,
-        why: 'in memory (tmpfs)',
+        why: 'in memory, tmpfs',
         remove: () => rmSync(path, { recursive: true, force: true }),
       };
     }
