@@ -42,43 +42,38 @@ function run(title, command, args, env = {}) {
 }
 
 /**
- * Starts a step beside the others, once `after` holds (a step whose `after` fails is not run), its
- * output held and printed whole when every step has ended, so that their lines never interleave.
+ * Runs steps side by side (each mostly one thread: two fill this machine's two cores), each one's
+ * output held and printed whole when it ends, so that their lines never interleave.
  */
-async function startBeside({ title, command, args, env = {}, niceness = 0 }, after = true) {
-  if (!(await after)) return { title, command, args, status: 1, output: [], notRun: true };
-  return new Promise((resolve) => {
-    const stepBegan = performance.now();
-    const [program, programArgs] =
-      niceness === 0 ? [command, args] : ['nice', ['-n', String(niceness), command, ...args]];
-    const child = spawn(program, programArgs, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    const output = [];
-    child.stdout.on('data', (chunk) => output.push(chunk));
-    child.stderr.on('data', (chunk) => output.push(chunk));
-    child.on('close', (status) => {
-      timings.push(`${title} ${seconds(stepBegan)}`);
-      resolve({ title, command, args, status, output });
-    });
-    child.on('error', (error) =>
-      resolve({ title, command, args, status: 1, output: [Buffer.from(`${error}\n`)] }),
-    );
-  });
-}
-
-/** Waits for steps started beside each other and prints each one's output in their order. */
-async function awaitTogether(started, steps) {
-  const results = await Promise.all(steps);
+async function runTogether(steps) {
+  const started = performance.now();
+  const results = await Promise.all(
+    steps.map(
+      ([title, command, args, env = {}, niceness = 0]) =>
+        new Promise((resolve) => {
+          const stepBegan = performance.now();
+          const [program, programArgs] =
+            niceness === 0 ? [command, args] : ['nice', ['-n', String(niceness), command, ...args]];
+          const child = spawn(program, programArgs, {
+            stdio: ['ignore', 'pipe', 'pipe'],
+            env: { ...process.env, ...env },
+          });
+          const output = [];
+          child.stdout.on('data', (chunk) => output.push(chunk));
+          child.stderr.on('data', (chunk) => output.push(chunk));
+          child.on('close', (status) => {
+            timings.push(`${title} ${seconds(stepBegan)}`);
+            resolve({ title, command, args, status, output });
+          });
+          child.on('error', (error) =>
+            resolve({ title, command, args, status: 1, output: [Buffer.from(`${error}\n`)] }),
+          );
+        }),
+    ),
+  );
   timings.push(`(side by side: ${seconds(started)})`);
-  for (const { title, command, args, status, output, notRun } of results) {
+  for (const { title, command, args, status, output } of results) {
     process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
-    if (notRun) {
-      process.stdout.write('not run: the build failed\n');
-      failures.push(`${title} (not run: the build failed)`);
-      continue;
-    }
     process.stdout.write(Buffer.concat(output));
     if (status !== 0) failures.push(title);
   }
@@ -100,6 +95,8 @@ function countPlaywright(file) {
   skipped += report.stats?.skipped ?? 0;
 }
 
+const built = run('build', 'npm', ['run', 'build']);
+
 // Each report a file of its own: Vitest's JSON for both of its runs, Playwright's for the browser.
 const vitest = (selection, report) => [
   'vitest',
@@ -113,78 +110,46 @@ const browserReport = join(reports, 'vitest-browser.json');
 const serverReport = join(reports, 'vitest-server.json');
 const playwrightReport = join(reports, 'playwright.json');
 
-// The contract first (what every other step reads, the type check included: scripts/check-code.mjs
-// runs `tsc -b packages/contract`, which then finds it up to date), then the server's and the web
-// app's builds beside the steps that need no build: the type check and lint (one process),
-// Prettier, and the browser's and the contract's unit tests with V8 coverage and its floor
-// (vitest.config.ts). Once both builds are done, the documentation site's build and its links
-// (scripts/check-docs.mjs: the served OpenAPI document comes from the built server) and the
-// scenarios in Chromium against the built server start beside them. The build alone kept one
-// core of two busy for about half a minute on a fresh clone (docs/benchmarks.md). The server's
-// suite, which keeps both cores busy by itself, runs after them all. The type check and lint, one
-// thread that only computes, is the phase's longest step: the others but the builds run at a
-// lower priority (BESIDE, nice 5) so that it has a core while they share what is left
-// (docs/benchmarks.md, "Where the CPU of `npm test` goes"). (The checks at the lower priority
-// instead, nice 10, were measured and not kept: lint then ended last, 551 s against 503 s for the
-// whole run.)
+// What needs a core at times but mostly waits (the end-to-end scenarios keep one core busy on
+// average) runs side by side: the type check and lint (one process), Prettier, the documentation
+// site's build and its links (scripts/check-docs.mjs: the served OpenAPI document comes from the
+// built server), the browser's and the contract's unit tests with V8 coverage and its floor
+// (vitest.config.ts), and the scenarios in Chromium against the built server. The server's suite,
+// which keeps both cores busy by itself, runs after them. The type check and lint, one thread that
+// only computes, is the phase's longest step: the others run at a lower priority (BESIDE, nice 5)
+// so that it has a core while they share what is left (docs/benchmarks.md, "Where the CPU of
+// `npm test` goes"). (The checks at the lower priority instead, nice 10, were measured and not
+// kept: lint then ended last, 551 s against 503 s for the whole run.)
 const BESIDE = 5;
-const contractBuilt = run('build (contract)', 'npm', ['run', 'build', '--workspace', '@dea/contract']);
-const startedTogether = performance.now();
-const builds = ['@dea/server', '@dea/web'].map((workspace) =>
-  startBeside(
-    { title: `build (${workspace})`, command: 'npm', args: ['run', 'build', '--workspace', workspace] },
-    contractBuilt,
-  ),
-);
-const built = Promise.all(builds).then((results) => results.every(({ status }) => status === 0));
-await awaitTogether(startedTogether, [
-  ...builds,
+await runTogether([
   // The type check and ESLint on one TypeScript program per project (scripts/check-code.mjs:
   // `npm run typecheck` and `npm run lint`'s ESLint each built and typed them, 44 and 78
   // CPU-seconds, together 90), Prettier beside them.
   // Semi-spaces of 128 MB (V8's default here 16): more of the compiler's short-lived objects die
   // young instead of being copied on, about a tenth less CPU (docs/benchmarks.md).
-  startBeside({
-    title: 'type check and lint',
-    command: 'node',
-    args: ['--max-semi-space-size=128', 'scripts/check-code.mjs'],
-  }),
-  startBeside({
-    title: 'format (Prettier)',
-    command: 'npx',
-    args: ['prettier', '--check', '.'],
-    niceness: BESIDE,
-  }),
-  startBeside(
-    {
-      title: 'documentation (site and links)',
-      command: 'node',
-      args: ['scripts/check-docs.mjs'],
-      niceness: BESIDE,
-    },
-    built,
-  ),
-  startBeside({
-    title: 'unit (browser and contract, with coverage)',
-    command: 'npx',
-    args: vitest(['--project', 'web', '--project', 'contract', '--coverage'], browserReport),
-    niceness: BESIDE,
-  }),
-  ...(existsSync('e2e/playwright.config.ts')
+  ['type check and lint', 'node', ['--max-semi-space-size=128', 'scripts/check-code.mjs']],
+  ['format (Prettier)', 'npx', ['prettier', '--check', '.'], {}, BESIDE],
+  ...(built ? [['documentation (site and links)', 'node', ['scripts/check-docs.mjs'], {}, BESIDE]] : []),
+  [
+    'unit (browser and contract, with coverage)',
+    'npx',
+    vitest(['--project', 'web', '--project', 'contract', '--coverage'], browserReport),
+    {},
+    BESIDE,
+  ],
+  ...(built && existsSync('e2e/playwright.config.ts')
     ? [
-        startBeside(
-          {
-            title: 'end-to-end',
-            command: 'npx',
-            args: ['playwright', 'test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'],
-            env: { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
-            niceness: BESIDE,
-          },
-          built,
-        ),
+        [
+          'end-to-end',
+          'npx',
+          ['playwright', 'test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'],
+          { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
+          BESIDE,
+        ],
       ]
     : []),
 ]);
+if (!built) failures.push('end-to-end (not run: the build failed)');
 countVitest(browserReport);
 countPlaywright(playwrightReport);
 
