@@ -90,8 +90,12 @@ test('each part of the administration that holds a table', async ({ page, contex
   await signInOnPhone(page, context, 'nadia');
   await page.goto(`${origin}/admin/#/administration/service-keys`);
   await expect(page.getByRole('heading', { name: 'Service keys' })).toBeVisible();
+  // The section's list loaded before the form is used: once, under a loaded machine, the click on
+  // "Create the key" made no key and showed nothing, and the scenario waited out its deadline.
+  await expect(page.getByText('No service keys yet.')).toBeVisible();
   await page.getByLabel('Name').fill('a gateway with a long name');
   await page.getByRole('button', { name: 'Create the key' }).click();
+  await expect(page.getByTestId('service-key-once')).toBeVisible();
   await page.getByRole('button', { name: 'I have stored it' }).click();
   for (const section of ['groups', 'service-keys', 'settings', 'texts']) {
     await page.goto(`${origin}/admin/#/administration/${section}`);
