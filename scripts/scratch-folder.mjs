@@ -9,7 +9,7 @@
 //
 // DEA_TEST_TMPDIR names another folder instead (it must exist), for instance a disk's to keep the
 // memory free; without /dev/shm, the run keeps the system's temporary folder (TMPDIR, or /tmp).
-import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 /** tmpfs's magic number in statfs(2). */
@@ -22,6 +22,7 @@ export function scratchFolder(environment = process.env) {
   const named = environment.DEA_TEST_TMPDIR;
   if (named !== undefined && named !== '') {
     try {
+      if (!statSync(named).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
       accessSync(named, constants.W_OK);
     } catch (error) {
       throw new Error(`DEA_TEST_TMPDIR=${named}: not a folder this user can write to (${error.code})`);
@@ -45,4 +46,20 @@ export function scratchFolder(environment = process.env) {
     // No /dev/shm to write to: the system's temporary folder below.
   }
   return { path: tmpdir(), why: "the system's temporary folder", remove() {} };
+}
+
+/**
+ * The run's scratch folder made the TMPDIR of this process and of every process it starts, and
+ * removed when it exits, interrupted (Ctrl-C) or stopped included. Answers it, to print.
+ */
+export function useScratchFolder() {
+  const scratch = scratchFolder();
+  process.env.TMPDIR = scratch.path;
+  process.on('exit', () => scratch.remove());
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ])
+    process.on(signal, () => process.exit(code));
+  return scratch;
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { scratchFolder } from './scratch-folder.mjs';
+import { useScratchFolder } from './scratch-folder.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -23,9 +23,7 @@ if (!Number.isInteger(runs) || runs < 1)
   throw new Error(`--runs must be a whole number above 0, not ${values.runs}`);
 
 // The run's scratch files where `npm test` makes them (scripts/scratch-folder.mjs).
-const scratch = scratchFolder();
-process.env.TMPDIR = scratch.path;
-process.on('exit', () => scratch.remove());
+useScratchFolder();
 
 const hog = values.load ? spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }) : undefined;
 const folder = mkdtempSync(join(tmpdir(), 'dea-suite-runs-'));

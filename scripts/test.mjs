@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scratchFolder } from './scratch-folder.mjs';
+import { useScratchFolder } from './scratch-folder.mjs';
 
 const began = performance.now();
 const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
@@ -16,15 +16,8 @@ const timings = [];
 
 // Every process of the run makes its scratch files in one folder, in memory where the machine
 // allows (scripts/scratch-folder.mjs), removed at the end.
-const scratch = scratchFolder();
-process.env.TMPDIR = scratch.path;
+const scratch = useScratchFolder();
 process.stdout.write(`scratch files: ${scratch.path} (${scratch.why})\n`);
-process.on('exit', () => scratch.remove());
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-])
-  process.on(signal, () => process.exit(code));
 
 const reports = mkdtempSync(join(tmpdir(), 'dea-test-'));
 const failures = [];
