@@ -42,26 +42,6 @@ function serverLayers() {
   ];
 }
 
-/**
- * The contract's tests: in no tsconfig.json (the contract's own builds its dist/ without them), so
- * `npm run lint`'s project service lints them in its default project; scripts/check-code.mjs type
- * checks and lints them on packages/contract/tsconfig.test.json.
- */
-export const CONTRACT_TEST_FILES = ['packages/contract/src/*.test.ts'];
-
-/**
- * The TypeScript files of no project (no tsconfig.json includes them), linted in the project
- * service's default project; scripts/check-code.mjs lints every other TypeScript file on the
- * program of its project.
- */
-export const DEFAULT_PROJECT_FILES = [
-  '*.ts',
-  ...CONTRACT_TEST_FILES,
-  'docs/.vitepress/*.mts',
-  'docs/.vitepress/theme/*.mts',
-  'scripts/*.d.mts',
-];
-
 /** Dependencies flow one way: contract <- server, contract <- web; never server <-> web. */
 const boundaries = [
   {
@@ -126,28 +106,20 @@ export default tseslint.config(
     ],
   },
   js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  // typescript-eslint's recommended rules that need no types. Its type-aware ones
+  // (recommendedTypeChecked: no-floating-promises, no-misused-promises, no-unsafe-*, ...) run in
+  // oxlint's typescript-go beside the type check (.oxlintrc.json, docs/decisions/0025): ESLint
+  // builds no TypeScript program.
+  ...tseslint.configs.recommended,
   {
     languageOptions: {
       globals: { ...globals.node },
-      parserOptions: {
-        projectService: {
-          allowDefaultProject: ['*.js', 'scripts/*.mjs', ...DEFAULT_PROJECT_FILES],
-        },
-        tsconfigRootDir: import.meta.dirname,
-      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       eqeqeq: ['error', 'always'],
-      // Fastify plugins and hooks are async by contract, awaiting or not.
-      '@typescript-eslint/require-await': 'off',
     },
-  },
-  {
-    files: ['**/*.mjs', '**/*.js'],
-    ...tseslint.configs.disableTypeChecked,
   },
   {
     files: ['apps/web/src/**/*.{ts,tsx}', 'apps/web/entries/**/*.tsx'],
@@ -156,15 +128,6 @@ export default tseslint.config(
     rules: {
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'error',
-    },
-  },
-  {
-    // Tests read untyped JSON answers and assert on them; the assertions are the type check.
-    files: ['**/*.test.{ts,tsx}', '**/*.suite.ts', 'e2e/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
     },
   },
   ...boundaries,

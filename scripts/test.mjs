@@ -104,23 +104,22 @@ const serverReport = join(reports, 'vitest-server.json');
 const playwrightReport = join(reports, 'playwright.json');
 
 // What needs a core at times but mostly waits (the end-to-end scenarios keep one core busy on
-// average) runs side by side: the type check and lint (one process), Prettier, the documentation
-// site's build and its links (scripts/check-docs.mjs: the served OpenAPI document comes from the
-// built server), the browser's and the contract's unit tests with V8 coverage and its floor
-// (vitest.config.ts), and the scenarios in Chromium against the built server. The server's suite,
-// which keeps both cores busy by itself, runs after them. The type check and lint, one thread that
-// only computes, is the phase's longest step: the others run at a lower priority (BESIDE, nice 5)
-// so that it has a core while they share what is left (docs/benchmarks.md, "Where the CPU of
-// `npm test` goes"). (The checks at the lower priority instead, nice 10, were measured and not
-// kept: lint then ended last, 551 s against 503 s for the whole run.)
+// average) runs side by side: the type check and lint, Prettier, the documentation site's build
+// and its links (scripts/check-docs.mjs: the served OpenAPI document comes from the built server),
+// the browser's and the contract's unit tests with V8 coverage and its floor (vitest.config.ts),
+// and the scenarios in Chromium against the built server. The server's suite, which keeps both
+// cores busy by itself, runs after them. The scenarios are the phase's longest step and the type
+// check and lint its busiest at its start (both cores, about half a minute): the others run at a
+// lower priority (BESIDE, nice 5) so that these two are not kept waiting by steps that would end
+// before them anyway (docs/benchmarks.md, "The type check and the type-aware rules in
+// typescript-go").
 const BESIDE = 5;
 await runTogether([
-  // The type check and ESLint on one TypeScript program per project (scripts/check-code.mjs:
-  // `npm run typecheck` and `npm run lint`'s ESLint each built and typed them, 44 and 78
-  // CPU-seconds, together 90), Prettier beside them.
-  // Semi-spaces of 128 MB (V8's default here 16): more of the compiler's short-lived objects die
-  // young instead of being copied on, about a tenth less CPU (docs/benchmarks.md).
-  ['type check and lint', 'node', ['--max-semi-space-size=128', 'scripts/check-code.mjs']],
+  // The type check and the lint, each half at once (scripts/check-code.mjs): oxlint's
+  // typescript-go for TypeScript's diagnostics and the type-aware rules, ESLint for the rest
+  // (docs/decisions/0025; about 57 CPU-seconds, where one TypeScript program per project shared
+  // by the type check and ESLint took 142-168).
+  ['type check and lint', 'node', ['scripts/check-code.mjs']],
   ['format (Prettier)', 'npx', ['prettier', '--check', '.'], {}, BESIDE],
   ...(built ? [['documentation (site and links)', 'node', ['scripts/check-docs.mjs'], {}, BESIDE]] : []),
   [
@@ -137,7 +136,6 @@ await runTogether([
           'npx',
           ['playwright', 'test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'],
           { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
-          BESIDE,
         ],
       ]
     : []),

@@ -22,15 +22,17 @@ export async function protectedAdminsWarning(directory: LdapDirectory): Promise<
  */
 export function warnOfProtectedAdmins(config: DirectoryConfig, log: { warn(message: string): void }): void {
   const directory = new LdapDirectory(config);
-  void protectedAdminsWarning(directory)
-    .then(
-      (warning) => {
-        if (warning !== undefined) log.warn(warning);
-      },
-      (error: unknown) =>
-        log.warn(
-          `DEA_LDAP_AD_PROTECTED_ADMINS is true: accounts Active Directory protects as administrators (adminCount=1) can sign in here with their domain password (which of them the filter takes could not be asked: ${(error as Error).message}); set it to false unless they must`,
-        ),
-    )
-    .finally(() => directory.close());
+  void (async () => {
+    try {
+      const warning = await protectedAdminsWarning(directory);
+      if (warning !== undefined) log.warn(warning);
+    } catch (error) {
+      log.warn(
+        `DEA_LDAP_AD_PROTECTED_ADMINS is true: accounts Active Directory protects as administrators (adminCount=1) can sign in here with their domain password (which of them the filter takes could not be asked: ${(error as Error).message}); set it to false unless they must`,
+      );
+    } finally {
+      // Closing the connections it opened; a failure to close changes nothing for the start.
+      await directory.close().catch(() => undefined);
+    }
+  })();
 }
