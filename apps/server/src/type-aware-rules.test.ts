@@ -27,10 +27,13 @@ interface OxlintConfig {
 function recommendedTypeAwareRules(): string[] {
   const rules: Record<string, unknown> = {};
   for (const config of tseslint.configs.recommendedTypeChecked) Object.assign(rules, config.rules ?? {});
-  const plugin = tseslint.plugin.rules as Record<
-    string,
-    { meta: { docs?: { requiresTypeChecking?: boolean } } }
-  >;
+  // The plugin's type leaves its rules out (ESLint's compatible shape); each rule's meta says
+  // whether it needs types.
+  const plugin = (
+    tseslint.plugin as unknown as {
+      rules: Record<string, { meta: { docs?: { requiresTypeChecking?: boolean } } }>;
+    }
+  ).rules;
   return Object.entries(rules)
     .filter(([name, level]) => {
       const rule = plugin[name.replace('@typescript-eslint/', '')];
