@@ -87,8 +87,9 @@ export default defineConfig({
           environmentOptions: { happyDOM: { url: 'http://host.test/dea/' } },
           setupFiles: ['apps/web/src/testing/setup.ts'],
           // A deadline as a safety net only: beside the type check, lint and the browser scenarios
-          // a test of a few user steps took over the default 5 s on this 2-core machine.
-          testTimeout: 20_000,
+          // a test of a few user steps took over the default 5 s on this 2-core machine; longer
+          // than one wait of testing/setup.ts (15 s).
+          testTimeout: 30_000,
         },
       },
     ],

@@ -4,8 +4,10 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import { browserLocation } from '../shared/browser-location';
 
 // A loaded machine (the server suites with PostgreSQL beside these) can take longer than the
-// default second to render a page; findBy* and waitFor wait up to five.
-configure({ asyncUtilTimeout: 5000 });
+// default second to render a page; findBy* and waitFor wait up to fifteen, a safety net only
+// (each ends as soon as what it waits for is there): with every step of npm test started at
+// once, a wait of five seconds for the code on screen ran out (docs/benchmarks.md).
+configure({ asyncUtilTimeout: 15_000 });
 
 beforeEach(() => {
   vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
