@@ -10,6 +10,7 @@
 // Why the split, and what it saves: docs/decisions/0025. Prettier stays a step of its own
 // (`npx prettier --check .`).
 import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 
@@ -27,10 +28,11 @@ function typeCheck() {
   const typesBegan = performance.now();
   return new Promise((resolve) => {
     let output = '';
-    const child = spawn('npx', ['oxlint', '--format', 'stylish'], { cwd: ROOT });
+    // The checkout's own oxlint (npx would fetch one from the registry if it were missing).
+    const child = spawn(join(ROOT, 'node_modules/.bin/oxlint'), ['--format', 'stylish'], { cwd: ROOT });
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', (error) => resolve({ ok: false, output: `oxlint did not start: ${error.message}\n` }));
+    child.on('error', (error) => resolve({ ok: false, output: `oxlint did not start (${error.message}): run npm ci\n` }));
     child.on('close', (code) =>
       resolve({
         ok: code === 0,
@@ -53,9 +55,14 @@ async function lint() {
   };
 }
 
-const [types, rules] = await Promise.all([typeCheck(), lint()]);
-process.stdout.write(types.output);
-process.stdout.write(rules.output);
-const failed = !types.ok || !rules.ok;
+// Each half's output printed whole, even when the other one threw (ESLint's configuration, say).
+const halves = await Promise.allSettled([typeCheck(), lint()]);
+const outcomes = halves.map((half) =>
+  half.status === 'fulfilled'
+    ? half.value
+    : { ok: false, output: `${half.reason instanceof Error ? half.reason.stack : String(half.reason)}\n` },
+);
+for (const { output } of outcomes) process.stdout.write(output);
+const failed = outcomes.some(({ ok }) => !ok);
 process.stdout.write(`checked in ${seconds(began)}${failed ? ': failed' : ''}\n`);
 process.exit(failed ? 1 : 0);
