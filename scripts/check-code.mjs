@@ -32,7 +32,9 @@ function typeCheck() {
     const child = spawn(join(ROOT, 'node_modules/.bin/oxlint'), ['--format', 'stylish'], { cwd: ROOT });
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', (error) => resolve({ ok: false, output: `oxlint did not start (${error.message}): run npm ci\n` }));
+    child.on('error', (error) =>
+      resolve({ ok: false, output: `oxlint did not start (${error.message}): run npm ci\n` }),
+    );
     child.on('close', (code) =>
       resolve({
         ok: code === 0,
