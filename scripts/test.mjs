@@ -140,7 +140,7 @@ await runTogether([
       ]
     : []),
 ]);
-if (!built) failures.push('end-to-end (not run: the build failed)');
+if (!built) failures.push('documentation and end-to-end (not run: the build failed)');
 countVitest(browserReport);
 countPlaywright(playwrightReport);
 

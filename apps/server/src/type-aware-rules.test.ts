@@ -20,9 +20,11 @@ const CONFIG = join(REPOSITORY, '.oxlintrc.json');
 const TURNED_OFF = ['typescript/require-await'];
 
 interface OxlintConfig {
-  rules: Record<string, string>;
   overrides: { files: string[]; rules: Record<string, string> }[];
 }
+
+/** Where `.oxlintrc.json` turns the rules on: its first override, for TypeScript files. */
+const TYPESCRIPT_FILES = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts'];
 
 /** The type-aware rules recommendedTypeChecked turns on, as oxlint names them. */
 function recommendedTypeAwareRules(): string[] {
@@ -142,11 +144,13 @@ describe("the type check and the type-aware rules (oxlint's typescript-go)", () 
     // The file's comments are whole lines.
     const text = readFileSync(CONFIG, 'utf8').replace(/^\s*\/\/.*$/gm, '');
     const config = JSON.parse(text) as OxlintConfig;
+    const [typescript] = config.overrides;
+    expect(typescript?.files).toEqual(TYPESCRIPT_FILES);
+    const rules = typescript?.rules ?? {};
     const expected = recommendedTypeAwareRules();
     expect(expected.length).toBeGreaterThan(20);
-    expect(Object.keys(config.rules).sort()).toEqual(expected);
-    for (const rule of expected)
-      expect(config.rules[rule], rule).toBe(TURNED_OFF.includes(rule) ? 'off' : 'error');
+    expect(Object.keys(rules).sort()).toEqual(expected);
+    for (const rule of expected) expect(rules[rule], rule).toBe(TURNED_OFF.includes(rule) ? 'off' : 'error');
   });
 
   it('fails a file on each of those rules', () => {
