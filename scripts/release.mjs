@@ -5,9 +5,12 @@
 //   dist/release/SHA256SUMS
 // Every file gets the commit's time (SOURCE_DATE_EPOCH, else `git log -1 --format=%ct`), owner
 // root and a mode of 0644 or 0755, and every list is sorted: building the same commit twice gives
-// byte-identical files (release.test.ts). The product is the built server, web assets and contract
-// with the production dependencies of the server only, as the lock resolves them, the native
-// better-sqlite3 built by `npm ci` included: the target needs Node.js, no compiler.
+// byte-identical files (release.test.ts). The product is the server's two bundles (the server and
+// the `dea` tool, each with the contract and the packages it imports in one file), the web assets,
+// and the few packages the bundles load from node_modules (apps/server/scripts/bundle-externals.mjs)
+// with what those need, as the lock resolves them, the native better-sqlite3 built by `npm ci`
+// included: the target needs Node.js, no compiler. The licences of the packages inside the bundles
+// are in THIRD-PARTY-NOTICES (docs/decisions/0026).
 // Options: --version V (default: the root package.json's), --out DIR, --no-build, --only deb|tar,
 // --compression xz|gzip|none (of the package; xz unless a test wants speed), --compression-level
 // 0-9 (dpkg-deb's -z: its own default, 6 for xz, unless a test wants speed).
@@ -34,6 +37,7 @@ import {
 import { dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { BUNDLE_EXTERNALS } from '../apps/server/scripts/bundle-externals.mjs';
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), '..');
 const { values } = parseArgs({
@@ -97,14 +101,21 @@ function copyTree(from, to, skip = () => false, base = from) {
 const docsOnly = (path, name) =>
   name.startsWith('.') || name === 'public' || !(/\.md$/.test(name) || !name.includes('.'));
 
-const builtOnly = (path, name) =>
-  name.endsWith('.d.ts') || name.endsWith('.map') || name.endsWith('.tsbuildinfo');
-for (const part of ['packages/contract', 'apps/server', 'apps/web']) {
+// The server as it runs: its two bundles (apps/server/scripts/bundle.mjs), each the server or the
+// `dea` tool with the contract and every package it imports in one file, and the licence comments
+// esbuild gathered from their code (`<bundle>.LEGAL.txt`, where there are any). The per-module
+// files tsc writes beside them are not run by anything the release holds.
+const BUNDLES = ['server.js', 'dea.js'];
+for (const part of ['apps/server', 'apps/web']) {
   if (!existsSync(join(ROOT, part, 'dist'))) throw new Error(`${part}/dist is missing: run npm run build`);
 }
-copyTree(join(ROOT, 'packages/contract/dist'), join(product, 'packages/contract/dist'), builtOnly);
-copyFileSync(join(ROOT, 'packages/contract/package.json'), join(product, 'packages/contract/package.json'));
-copyTree(join(ROOT, 'apps/server/dist'), join(product, 'apps/server/dist'), builtOnly);
+mkdirSync(join(product, 'apps/server/dist'), { recursive: true });
+for (const bundle of BUNDLES.flatMap((name) => [name, `${name}.LEGAL.txt`])) {
+  const source = join(ROOT, 'apps/server/dist', bundle);
+  if (existsSync(source)) copyFileSync(source, join(product, 'apps/server/dist', bundle));
+  else if (!bundle.endsWith('.LEGAL.txt'))
+    throw new Error(`apps/server/dist/${bundle} is missing: run npm run build`);
+}
 copyTree(join(ROOT, 'apps/server/bin'), join(product, 'apps/server/bin'));
 copyFileSync(join(ROOT, 'apps/server/package.json'), join(product, 'apps/server/package.json'));
 copyTree(join(ROOT, 'apps/web/dist'), join(product, 'apps/web/dist'));
@@ -113,7 +124,7 @@ writeFileSync(
   `${JSON.stringify({ name: manifest.name, version, private: true, type: 'module' }, null, 2)}\n`,
 );
 
-// The server's production dependencies, resolved as Node resolves them through the lock's layout.
+// Packages, resolved as Node resolves them through the lock's layout.
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).packages;
 function resolveIn(from, name) {
   for (let dir = from; ; dir = dirname(dir)) {
@@ -123,37 +134,102 @@ function resolveIn(from, name) {
     if (prefix === '') return undefined;
   }
 }
-// The server imports the contract as @dea/contract, the workspace's link, which its package.json
-// does not list (a TypeScript project reference): it is needed as the server's own dependency.
-const needed = new Set(['node_modules/@dea/contract', 'packages/contract']);
-const pending = ['apps/server', 'packages/contract'];
-while (pending.length > 0) {
-  const at = pending.pop();
-  const entry = lock[at];
-  const optional = new Set([
-    ...Object.keys(entry.optionalDependencies ?? {}),
-    ...Object.entries(entry.peerDependenciesMeta ?? {})
-      .filter(([, meta]) => meta.optional)
-      .map(([name]) => name),
-  ]);
-  const names = [
-    ...Object.keys(entry.dependencies ?? {}),
-    ...Object.keys(entry.optionalDependencies ?? {}),
-    ...Object.keys(entry.peerDependencies ?? {}),
-  ];
-  for (const name of names) {
-    const found = resolveIn(at, name);
-    if (found === undefined || !existsSync(join(ROOT, found))) {
-      if (optional.has(name)) continue;
-      throw new Error(`${at} needs ${name}, which is not installed: run npm ci`);
+/**
+ * Packages a dependency lists but runs only when npm installs it: better-sqlite3's download of a
+ * prebuilt library (`npm ci` built or fetched it already; the release ships the library itself).
+ */
+const INSTALL_ONLY = new Set(['prebuild-install']);
+/** The lock's paths of `starts` and of everything they need, optional packages where installed. */
+function dependencyClosure(starts) {
+  const needed = new Set(starts);
+  const pending = [...starts];
+  while (pending.length > 0) {
+    const at = pending.pop();
+    const entry = lock[at];
+    const optional = new Set([
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...Object.entries(entry.peerDependenciesMeta ?? {})
+        .filter(([, meta]) => meta.optional)
+        .map(([name]) => name),
+    ]);
+    const names = [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...Object.keys(entry.peerDependencies ?? {}),
+    ];
+    for (const name of names) {
+      if (INSTALL_ONLY.has(name)) continue;
+      const found = resolveIn(at, name);
+      if (found === undefined || !existsSync(join(ROOT, found))) {
+        if (optional.has(name)) continue;
+        throw new Error(`${at} needs ${name}, which is not installed: run npm ci`);
+      }
+      if (needed.has(found)) continue;
+      needed.add(found);
+      const target = lock[found].link ? lock[found].resolved : found;
+      if (lock[found].link) needed.add(target);
+      pending.push(target);
     }
-    if (needed.has(found)) continue;
-    needed.add(found);
-    const target = lock[found].link ? lock[found].resolved : found;
-    if (lock[found].link) needed.add(target);
-    pending.push(target);
   }
+  return needed;
 }
+// What the bundles load at run time: their externals that the server depends on (the optional
+// native PostgreSQL driver is no dependency of it, and not installed) and what those need.
+const serverDependencies = lock['apps/server'].dependencies ?? {};
+const runtime = dependencyClosure(
+  BUNDLE_EXTERNALS.filter((name) => Object.hasOwn(serverDependencies, name)).map((name) => {
+    const found = resolveIn('apps/server', name);
+    if (found === undefined || !existsSync(join(ROOT, found)))
+      throw new Error(`apps/server needs ${name}, which is not installed: run npm ci`);
+    return found;
+  }),
+);
+// What is inside the bundles: the server's production dependencies and the contract's, walked as
+// above (the server imports the contract as @dea/contract, the workspace's link, which its
+// package.json does not list: a TypeScript project reference).
+const bundled = [
+  ...dependencyClosure(['apps/server', 'packages/contract', 'node_modules/@dea/contract']),
+].filter((path) => path.includes('node_modules/') && !lock[path].link && !runtime.has(path));
+
+/**
+ * The licences of the packages inside the bundles, which ship no folder of their own: each
+ * package's name, version and declared licence, then its licence files (LICENSE, LICENCE, COPYING,
+ * NOTICE, in any case and with any ending) as the package holds them.
+ */
+function thirdPartyNotices() {
+  const seen = new Set();
+  const sections = [];
+  const packages = bundled
+    .map((path) => ({ path, name: path.replace(/^.*node_modules\//, ''), lockEntry: lock[path] }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const { path, name, lockEntry } of packages) {
+    const key = `${name}@${lockEntry.version}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const files = readdirSync(join(ROOT, path))
+      .filter((file) => /^(licen[cs]e|copying|notice)([.\-_].*)?$/i.test(file))
+      .filter((file) => lstatSync(join(ROOT, path, file)).isFile())
+      .sort();
+    const texts = files.map((file) => readFileSync(join(ROOT, path, file), 'utf8').trimEnd());
+    sections.push(
+      [
+        `${name} ${lockEntry.version} (${lockEntry.license ?? 'no licence declared'})`,
+        ...(texts.length === 0
+          ? ['The package holds no licence file; its package.json declares the licence above.']
+          : texts),
+      ].join('\n\n'),
+    );
+  }
+  return [
+    'Emergency Access: the packages built into apps/server/dist/server.js and dea.js',
+    '(apps/server/scripts/bundle.mjs), with the licence each declares and the licence files it holds.',
+    'The packages under node_modules keep their own files beside them.',
+    '',
+    ...sections.map((section) => `${'='.repeat(78)}\n${section}\n`),
+  ].join('\n');
+}
+writeFileSync(join(product, 'THIRD-PARTY-NOTICES'), thirdPartyNotices());
+
 /**
  * What a package needs at run time: not its sources of native code, its tests, benchmarks and
  * examples (top-level folders of those names), dot files (lint and VCS settings) or nested modules
@@ -170,8 +246,7 @@ const NOT_RUN = new Set([
   'integration',
 ]);
 const NATIVE_BUILD = /^(deps|src|build\/(?!Release(\/better_sqlite3\.node)?$).*)$/;
-for (const path of [...needed].sort()) {
-  if (!path.includes('node_modules/')) continue; // a workspace: copied above
+for (const path of [...runtime].sort()) {
   const entry = lock[path];
   if (entry.link) {
     mkdirSync(dirname(join(product, path)), { recursive: true });

@@ -11,12 +11,11 @@
 //   over tsc's own `dist/server.js`, never read from it: an incremental `tsc -b` that leaves
 //   server.js alone must not make the next bundle from the last one.
 //
-// Kept out of both: packages with native code (loaded from node_modules as before), the optional
-// native PostgreSQL driver, and the OpenAPI document's packages, which read files beside their own
-// code (`__dirname`: Swagger UI's pages, its logo, the package's own package.json).
+// Kept out of both: the packages of bundle-externals.mjs, loaded from node_modules at run time.
 import { chmodSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { BUNDLE_EXTERNALS } from './bundle-externals.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -31,7 +30,7 @@ const COMMON = {
   target: 'node20.19',
   // The ECMAScript modules of packages that ship both, as Node itself would load them.
   mainFields: ['module', 'main'],
-  external: ['better-sqlite3', 'pg-native', '@fastify/swagger', '@fastify/swagger-ui'],
+  external: BUNDLE_EXTERNALS,
   // CommonJS packages inside an ES module bundle still call require() for Node's own modules.
   banner: {
     js: "import { createRequire as deaCreateRequire } from 'node:module';\nconst require = deaCreateRequire(import.meta.url);",

@@ -85,6 +85,59 @@ describe('the release artifacts', () => {
     expect(members.trim().split('\n')).toEqual(['debian-binary', 'control.tar.xz', 'data.tar.xz']);
   });
 
+  it('hold the two bundles and only the packages they load, with the licences of those inside them', () => {
+    const listing = spawnSync('tar', ['-tzf', join(first.out, first.tar)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    }).stdout;
+    const top = first.tar.replace(/-linux-.*$/, '');
+    const names = listing
+      .trim()
+      .split('\n')
+      .map((name) => name.slice(top.length + 1));
+    // The server as it runs, not tsc's per-module files beside the bundles, nor the contract apart.
+    expect(names.filter((name) => name.startsWith('apps/server/dist/') && name.endsWith('.js'))).toEqual([
+      'apps/server/dist/dea.js',
+      'apps/server/dist/server.js',
+    ]);
+    expect(names.some((name) => name.startsWith('packages/'))).toBe(false);
+    // Packages: the bundles' externals (apps/server/scripts/bundle-externals.mjs) and what they need.
+    const packages = new Set(
+      names.flatMap((name) => /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/@][^/]*)\/$/.exec(name)?.[1] ?? []),
+    );
+    for (const name of ['better-sqlite3', 'bindings', '@fastify/swagger', '@fastify/swagger-ui', 'yaml'])
+      expect(packages, name).toContain(name);
+    for (const name of ['fastify', 'kysely', 'pg', 'typebox', 'nodemailer', 'prebuild-install'])
+      expect(packages, name).not.toContain(name);
+    expect(names).toContain('node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+    // Each package inside the bundles: its name, version, declared licence and licence text.
+    const notices = spawnSync('tar', ['-xzOf', join(first.out, first.tar), `${top}/THIRD-PARTY-NOTICES`], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    }).stdout;
+    const server = JSON.parse(readFileSync(join(REPOSITORY, 'apps/server/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const fastify = new RegExp(
+      `^fastify ${server.dependencies.fastify?.replaceAll('.', '\\.')} \\(MIT\\)\n\nMIT License`,
+      'm',
+    );
+    expect(notices).toMatch(fastify);
+    expect(notices).toMatch(/^kysely [\d.]+ \(MIT\)$/m);
+    expect(notices).toMatch(/^@opentelemetry\/api [\d.]+ \(Apache-2\.0\)\n\n +Apache License/m);
+    expect(notices).not.toMatch(/^better-sqlite3 /m);
+    // The package holds the same product under /usr/lib/dea.
+    const contents = spawnSync('dpkg-deb', ['-c', join(first.out, first.deb)], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    }).stdout;
+    expect(contents).toMatch(/ \.\/usr\/lib\/dea\/THIRD-PARTY-NOTICES$/m);
+    expect(contents).toMatch(
+      / \.\/usr\/lib\/dea\/node_modules\/better-sqlite3\/build\/Release\/better_sqlite3\.node$/m,
+    );
+    expect(contents).not.toMatch(/ \.\/usr\/lib\/dea\/node_modules\/fastify\//m);
+  });
+
   it('give the package the Installed-Size dpkg-gencontrol counts for its files', () => {
     // dpkg-gencontrol counts the package's tree before DEBIAN/control and md5sums are written.
     const tree = join(folder, 'installed-size');
@@ -161,6 +214,10 @@ describe('the release artifacts', () => {
     try {
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
       expect((await fetch(`${base}/dea/`)).status).toBe(200);
+      // The OpenAPI document and its pages, from the packages the bundle loads from node_modules.
+      const document = (await (await fetch(`${base}/dea/api/docs/json`)).json()) as { openapi?: string };
+      expect(document.openapi).toBe('3.1.0');
+      expect((await fetch(`${base}/dea/api/docs/static/swagger-ui.css`)).status).toBe(200);
     } finally {
       const exited = new Promise((resolve) => server.once('exit', resolve));
       server.kill('SIGTERM');
