@@ -1,15 +1,14 @@
-// Bundles the built product into one file per process, after `tsc -b`: Node then reads and links
+// Bundles the built product into one file per process, after scripts/compile.mjs: Node then reads and links
 // one module instead of about a thousand. The command-line tool starts in about a quarter of the
 // time (docs/benchmarks.md, "The command-line tool"), which an operator's script of many `dea`
 // lines, and the test suite, feel at every line; a server's start and stop takes about 2 CPU-seconds
 // instead of 3.5 ("A server's start from one file"), at every start and restart of a service and in
 // every test that starts one.
 //
-// - `dist/dea.js` (which bin/dea.js runs): dist/cli.js and everything it imports.
+// - `dist/dea.js` (which bin/dea.js runs): src/cli.ts and everything it imports.
 // - `dist/server.js` (what `npm start`, the service unit and the tests run): src/server.ts and
-//   everything it imports, compiled from the sources by esbuild (as the tests run them) and written
-//   over tsc's own `dist/server.js`, never read from it: an incremental `tsc -b` that leaves
-//   server.js alone must not make the next bundle from the last one.
+//   everything it imports, written over compile.mjs's own `dist/server.js`.
+// Both are made from the sources, as the tests run them, never from a module of dist/.
 //
 // Kept out of both: the packages of bundle-externals.mjs, loaded from node_modules at run time.
 import { chmodSync, rmSync } from 'node:fs';
@@ -39,7 +38,12 @@ const COMMON = {
   logLevel: 'warning',
 };
 
-await build({ ...COMMON, entryPoints: [here('../dist/cli.js')], outfile: here('../dist/dea.js') });
+await build({
+  ...COMMON,
+  entryPoints: [here('../src/cli.ts')],
+  outfile: here('../dist/dea.js'),
+  tsconfig: here('../tsconfig.build.json'),
+});
 chmodSync(here('../dist/dea.js'), 0o755);
 await build({
   ...COMMON,

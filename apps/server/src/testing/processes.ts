@@ -23,25 +23,18 @@ let checked: string | undefined;
 
 /** Why the build cannot be used ('' when it can): missing, or older than a source it is built from. */
 function buildProblem(): string {
-  const packages = [
-    [serverPackage, 'tsconfig.build.tsbuildinfo'],
-    [join(serverPackage, '..', '..', 'packages', 'contract'), 'tsconfig.tsbuildinfo'],
-  ] as const;
-  for (const [folder, recordName] of packages) {
-    const record = join(folder, recordName);
-    if (
-      !existsSync(record) ||
-      !['dea.js', 'server.js'].every((bundle) => existsSync(join(serverPackage, 'dist', bundle)))
-    )
-      return `${folder} is not built (no ${record}): run "npm run build" first`;
-    if (newestSource(join(folder, 'src')) > statSync(record).mtimeMs)
-      return `the build of ${folder} is older than its sources: run "npm run build" first`;
-  }
-  // The tool and the server, each in one file, are made after the compiled sources (scripts/bundle.mjs).
-  const compiled = statSync(join(serverPackage, 'tsconfig.build.tsbuildinfo')).mtimeMs;
-  for (const bundle of ['dea.js', 'server.js']) {
-    if (statSync(join(serverPackage, 'dist', bundle)).mtimeMs < compiled)
-      return `${join(serverPackage, 'dist', bundle)} is older than the compiled sources: run "npm run build" first`;
+  // The contract, built by tsc (its record), which the bundles take from its dist/.
+  const contract = join(serverPackage, '..', '..', 'packages', 'contract');
+  const record = join(contract, 'tsconfig.tsbuildinfo');
+  if (!existsSync(record)) return `${contract} is not built (no ${record}): run "npm run build" first`;
+  if (newestSource(join(contract, 'src')) > statSync(record).mtimeMs)
+    return `the build of ${contract} is older than its sources: run "npm run build" first`;
+  // The tool and the server, each in one file made from the sources (scripts/bundle.mjs), after them.
+  const sources = Math.max(newestSource(join(serverPackage, 'src')), statSync(record).mtimeMs);
+  for (const bundle of ['dea.js', 'server.js'].map((name) => join(serverPackage, 'dist', name))) {
+    if (!existsSync(bundle)) return `${serverPackage} is not built (no ${bundle}): run "npm run build" first`;
+    if (sources > statSync(bundle).mtimeMs)
+      return `${bundle} is older than the sources it is built from: run "npm run build" first`;
   }
   return '';
 }
