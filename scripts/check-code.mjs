@@ -7,8 +7,8 @@
 //   no-unsafe-*, ...), both on typescript-go's checker, natively and on every core.
 // - ESLint (eslint.config.js): the rules that need no types: ESLint's and typescript-eslint's
 //   recommended ones, React's hooks, consistent type imports and the dependency directions.
-// Why the split, and what it saves: docs/decisions/0025. Prettier stays a step of its own
-// (`npx prettier --check .`).
+// Why the split, and what it saves: docs/decisions/0025. The format is a step of its own
+// (`biome format .`, docs/decisions/0028).
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -104,7 +104,7 @@ const serverReport = join(reports, 'vitest-server.json');
 const playwrightReport = join(reports, 'playwright.json');
 
 // What needs a core at times but mostly waits (the end-to-end scenarios keep one core busy on
-// average) runs side by side: the type check and lint, Prettier, the documentation site's build
+// average) runs side by side: the type check and lint, the format, the documentation site's build
 // and its links (scripts/check-docs.mjs: the served OpenAPI document comes from the built server),
 // the browser's and the contract's unit tests with V8 coverage and its floor (vitest.config.ts),
 // and the scenarios in Chromium against the built server. The server's suite, which keeps both
@@ -120,7 +120,8 @@ await runTogether([
   // (docs/decisions/0025; about 57 CPU-seconds, where one TypeScript program per project shared
   // by the type check and ESLint took 142-168).
   ['type check and lint', 'node', ['scripts/check-code.mjs']],
-  ['format (Prettier)', 'npx', ['prettier', '--check', '.'], {}, BESIDE],
+  // The format (Biome, biome.json; docs/decisions/0028): about 2 CPU-seconds.
+  ['format (Biome)', 'node_modules/.bin/biome', ['format', '.'], {}, BESIDE],
   ...(built ? [['documentation (site and links)', 'node', ['scripts/check-docs.mjs'], {}, BESIDE]] : []),
   [
     'unit (browser and contract, with coverage)',

@@ -2,7 +2,13 @@ import Type from 'typebox';
 import type { GatewayPrefix } from './delivery-config.js';
 
 type GatewayField =
-  'URL' | 'METHOD' | 'HEADERS' | 'BODY' | 'CONTENT_TYPE' | 'SUCCESS_STATUS' | 'SUCCESS_BODY';
+  | 'URL'
+  | 'METHOD'
+  | 'HEADERS'
+  | 'BODY'
+  | 'CONTENT_TYPE'
+  | 'SUCCESS_STATUS'
+  | 'SUCCESS_BODY';
 export interface StringSetting {
   schema: Type.TString;
   doc: string;

@@ -20,7 +20,8 @@ export interface OutgoingMessage {
  * codes and error codes only, never from the message, the address or a peer's answer text.
  */
 export type DeliveryResult =
-  { ok: true; providerMessageId: string } | { ok: false; transient: boolean; reason: string };
+  | { ok: true; providerMessageId: string }
+  | { ok: false; transient: boolean; reason: string };
 
 export interface DeliverOptions {
   /** Aborted when the attempt has run out of time. */

@@ -23,7 +23,12 @@ export interface ConsoleDirectorySettings {
 
 /** Why a directory person's console sign-in (or the reading of their role again) was refused. */
 export type ConsoleDirectoryRefusal =
-  'not-in-directory' | 'wrong-password' | 'directory-account' | 'disabled' | 'unmapped' | 'username-taken';
+  | 'not-in-directory'
+  | 'wrong-password'
+  | 'directory-account'
+  | 'disabled'
+  | 'unmapped'
+  | 'username-taken';
 
 export type ConsoleDirectorySignIn =
   | { kind: 'signed-in'; account: ConsoleAccount }

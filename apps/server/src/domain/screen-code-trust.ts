@@ -23,7 +23,8 @@ export interface PageRequest {
 
 /** Why a code may be shown on screen, or why not. */
 export type ScreenCodeTrust =
-  { trusted: true; by: 'not-required' | 'network' | 'device' } | { trusted: false; device: DeviceRefusal };
+  | { trusted: true; by: 'not-required' | 'network' | 'device' }
+  | { trusted: false; device: DeviceRefusal };
 
 /** Whether an entry is an IPv4 or IPv6 address or CIDR range (10.0.0.0/8, 2001:db8::/32). */
 export function isTrustedNetwork(entry: string): boolean {

@@ -8,7 +8,9 @@ const TOUCH_INTERVAL_MS = 60_000;
 const SESSION_ID_BYTES = 32;
 
 export type SessionState =
-  { state: 'none' } | { state: 'expired' } | { state: 'active'; session: Session; user: User };
+  | { state: 'none' }
+  | { state: 'expired' }
+  | { state: 'active'; session: Session; user: User };
 
 export interface SessionTimeouts {
   idleMs: number;

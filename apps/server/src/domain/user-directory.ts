@@ -24,7 +24,9 @@ export { DIRECTORY_ACCOUNT_PROBLEMS, type DirectoryAccountProblem } from '@dea/c
 
 /** What a bind as the user said of a password. */
 export type PasswordCheck =
-  { kind: 'right' } | { kind: 'wrong' } | { kind: 'account-problem'; problem: DirectoryAccountProblem };
+  | { kind: 'right' }
+  | { kind: 'wrong' }
+  | { kind: 'account-problem'; problem: DirectoryAccountProblem };
 
 export type DirectorySignInResult =
   | { kind: 'signed-in'; user: User }

@@ -86,9 +86,7 @@ export class UserPasskeys {
       await this.refusedSignIn(person, 'no-passkey');
       throw registrationSignInNeeded();
     }
-    const options = await (
-      await webAuthn()
-    ).generateAuthenticationOptions({
+    const options = await (await webAuthn()).generateAuthenticationOptions({
       rpID: rp.rpId,
       userVerification: 'required',
       allowCredentials: passkeys.map((passkey) => ({
@@ -144,9 +142,7 @@ export class UserPasskeys {
       await this.audit(person, 'passkey.refused', { reason: 'too-many' });
       throw addRefused();
     }
-    const options = await (
-      await webAuthn()
-    ).generateRegistrationOptions({
+    const options = await (await webAuthn()).generateRegistrationOptions({
       rpName: 'Emergency Access',
       rpID: rp.rpId,
       userName: user.username,
@@ -179,9 +175,7 @@ export class UserPasskeys {
     const challenge = challengeOf(response);
     if (challenge === undefined || !(await this.takeChallenge(user, 'registration', challenge)))
       throw await refuse('challenge-unknown');
-    const verification = await (
-      await webAuthn()
-    )
+    const verification = await (await webAuthn())
       .verifyRegistrationResponse({
         response,
         expectedChallenge: challenge,

@@ -18,7 +18,8 @@ export interface SignedPost {
 }
 
 export type PostAnswer =
-  { ok: true } | { ok: false; why: string; status?: number; retryAfterMs?: number | undefined };
+  | { ok: true }
+  | { ok: false; why: string; status?: number; retryAfterMs?: number | undefined };
 
 /**
  * The one signed HTTPS POST of the server (webhooks, the audit export): JSON, signed as Standard

@@ -9,7 +9,9 @@ export type ReplyAttribute = [name: string, value: string];
  * by the code, directly (`concatenated`) or with a separator between them (`separator:<text>`).
  */
 export type PasswordAndCode =
-  { kind: 'off' } | { kind: 'concatenated' } | { kind: 'separated'; separator: string };
+  | { kind: 'off' }
+  | { kind: 'concatenated' }
+  | { kind: 'separated'; separator: string };
 
 export interface RadiusPolicy {
   replyAttributes: ReplyAttribute[];

@@ -24,7 +24,8 @@ import { UndoLanding } from './undo-landing';
 
 /** What the address's fragment asks for: #undo=<token>, #link=<token>, #signin=refused. */
 export type ChannelsRoute =
-  { name: 'undo'; token: string } | { name: 'channels'; link?: string; providerRefused: boolean };
+  | { name: 'undo'; token: string }
+  | { name: 'channels'; link?: string; providerRefused: boolean };
 
 export function channelsRouteOf(hash: string): ChannelsRoute {
   const fragment = new URLSearchParams(hash.replace(/^#/, ''));

@@ -7,7 +7,10 @@ import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { undoChannel } from './channels-api';
 
 type State =
-  { phase: 'asking' } | { phase: 'undoing' } | { phase: 'done' } | { phase: 'refused'; message: PageMessage };
+  | { phase: 'asking' }
+  | { phase: 'undoing' }
+  | { phase: 'done' }
+  | { phase: 'refused'; message: PageMessage };
 
 /**
  * The link in a new channel's notice ("this was not me", #undo=<token>): needs no session, since

@@ -31,7 +31,8 @@ export interface CodeToSend {
  * and error codes only, never from the message, the address or a peer's answer text.
  */
 export type CodeSendOutcome =
-  { ok: true; attempts: number } | { ok: false; reason: string; attempts: number };
+  | { ok: true; attempts: number }
+  | { ok: false; reason: string; attempts: number };
 
 /** The sender of one send type: composes the message in its language and delivers it, with retries. */
 export interface CodeSender {

@@ -32,10 +32,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ['user_id', 'actor', ...REPORT_COLUMNS.map(([column]) => column)].map((name) => sql.ref(name)),
   );
   // PostgreSQL answers from the index alone (an index-only scan) with the rest as INCLUDE columns.
-  await (
-    postgres
-      ? sql`create index audit_log_report on audit_log (event, at) include (${held})`
-      : sql`create index audit_log_report on audit_log (event, at, ${held})`
+  await (postgres
+    ? sql`create index audit_log_report on audit_log (event, at) include (${held})`
+    : sql`create index audit_log_report on audit_log (event, at, ${held})`
   ).execute(db);
   await sql`create index codes_unused_expiry on codes (expires_at, user_id, channel_type, invalidated_at, uses_left) where invalidated_at is null and uses_left > 0`.execute(
     db,

@@ -250,13 +250,15 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         .orderBy('seq')
         .limit(limit)
         .execute();
-      return rows.map((row): SealedAuditEntry => ({
-        ...auditEntryOf(row),
-        detailsText: row.details,
-        seq: Number(row.seq),
-        chain: row.chain ?? '',
-        chainKey: row.chain_key ?? '',
-      }));
+      return rows.map(
+        (row): SealedAuditEntry => ({
+          ...auditEntryOf(row),
+          detailsText: row.details,
+          seq: Number(row.seq),
+          chain: row.chain ?? '',
+          chainKey: row.chain_key ?? '',
+        }),
+      );
     },
     async firstSealedSince(at) {
       const row = await db

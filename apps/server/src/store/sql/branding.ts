@@ -15,12 +15,14 @@ export function brandingRepository(db: Db): BrandingRepository {
   return {
     async list() {
       const rows = await db.selectFrom('branding').selectAll().orderBy('name').execute();
-      return rows.map((row): BrandingEntry => ({
-        name: row.name,
-        type: isBrandingType(row.type) ? row.type : 'text',
-        value: row.value,
-        isDefault: row.is_default === 1,
-      }));
+      return rows.map(
+        (row): BrandingEntry => ({
+          name: row.name,
+          type: isBrandingType(row.type) ? row.type : 'text',
+          value: row.value,
+          isDefault: row.is_default === 1,
+        }),
+      );
     },
     async set(entry) {
       const values = { type: entry.type, value: entry.value, is_default: flag(entry.isDefault) };

@@ -52,11 +52,7 @@ export function consolePasskeyRepository(db: Db): ConsolePasskeyRepository {
     async removeKeepingOne(accountId, credentialId) {
       // An update that changes nothing holds the account's row (PostgreSQL) until the transaction
       // ends; the embedded store runs one writing transaction at a time.
-      await db
-        .updateTable('console_accounts')
-        .set({ id: sql`id` })
-        .where('id', '=', accountId)
-        .execute();
+      await db.updateTable('console_accounts').set({ id: sql`id` }).where('id', '=', accountId).execute();
       const passkeys = await db
         .selectFrom('console_passkeys')
         .select('credential_id')

@@ -406,12 +406,11 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
         .select(GROUP_COLUMNS)
         .where('source', '=', source)
         .where(whereOf(filter, groupFilterColumn, dialect));
-      const rows = await (
-        order === undefined
-          ? selected.orderBy('priority', 'desc').orderBy('name')
-          : orderTermsOf(order, groupFilterColumn, dialect)
-              .reduce((query, term) => query.orderBy(term), selected)
-              .orderBy('groups.id')
+      const rows = await (order === undefined
+        ? selected.orderBy('priority', 'desc').orderBy('name')
+        : orderTermsOf(order, groupFilterColumn, dialect)
+            .reduce((query, term) => query.orderBy(term), selected)
+            .orderBy('groups.id')
       ).execute();
       return rows.map(asGroup);
     },

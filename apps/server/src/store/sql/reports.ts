@@ -3,7 +3,14 @@ import type { Db } from './db.js';
 
 /** What the reports count (domain/reports.ts names them to people). */
 export type ReportMetric =
-  'issued' | 'used' | 'expired' | 'revoked' | 'lockouts' | 'signinFailures' | 'delivered' | 'deliveryFailed';
+  | 'issued'
+  | 'used'
+  | 'expired'
+  | 'revoked'
+  | 'lockouts'
+  | 'signinFailures'
+  | 'delivered'
+  | 'deliveryFailed';
 
 /** How a count is broken down; `total` has the one key `all`. */
 export type ReportDimension = 'total' | 'group' | 'channel' | 'agent' | 'source' | 'reason' | 'provider';

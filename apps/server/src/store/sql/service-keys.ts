@@ -45,10 +45,7 @@ export function serviceKeyRepository(db: Db, dialect: Dialect): ServiceKeyReposi
   const byIds = compiledOnce(
     db,
     (values: { ids: string[] }) =>
-      db
-        .selectFrom('service_keys')
-        .selectAll()
-        .where('id', '=', sql<string>`any(${values.ids})`),
+      db.selectFrom('service_keys').selectAll().where('id', '=', sql<string>`any(${values.ids})`),
     { prepared: true },
   );
   const gathered = readsGatheredByTurn(async (ids: string[]) => {

@@ -187,19 +187,13 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
   const byIds = compiledOnce(
     db,
     (values: { ids: string[] }) =>
-      db
-        .selectFrom('users')
-        .selectAll()
-        .where('id', '=', sql<string>`any(${values.ids})`),
+      db.selectFrom('users').selectAll().where('id', '=', sql<string>`any(${values.ids})`),
     { prepared: true },
   );
   const byUsernames = compiledOnce(
     db,
     (values: { usernames: Username[] }) =>
-      db
-        .selectFrom('users')
-        .selectAll()
-        .where('username', '=', sql<Username>`any(${values.usernames})`),
+      db.selectFrom('users').selectAll().where('username', '=', sql<Username>`any(${values.usernames})`),
     { prepared: true },
   );
   const idsGathered = readsGatheredByTurn(async (ids: string[]) => {
@@ -280,12 +274,11 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         .selectAll()
         .where('source', '=', source)
         .where(whereOf(filter, userFilterColumn, dialect));
-      const rows = await (
-        order === undefined
-          ? selected.orderBy('username')
-          : orderTermsOf(order, userFilterColumn, dialect)
-              .reduce((query, term) => query.orderBy(term), selected)
-              .orderBy('id')
+      const rows = await (order === undefined
+        ? selected.orderBy('username')
+        : orderTermsOf(order, userFilterColumn, dialect)
+            .reduce((query, term) => query.orderBy(term), selected)
+            .orderBy('id')
       ).execute();
       return rows.map(toUser);
     },

@@ -93,7 +93,8 @@ export function ConsoleAccountsSection() {
   };
   const reset = async (account: AdminConsoleAccount) => {
     const answer = (await act(`${encodeURIComponent(account.id)}/passkeys/reset`)) as
-      AdminEnrolmentLink | undefined;
+      | AdminEnrolmentLink
+      | undefined;
     if (answer) setLink({ username: account.username, url: answer.url });
   };
   const addOwnPasskey = async () => {

@@ -6,7 +6,8 @@ import type { Translate } from './translator';
  * language itself is still being chosen), so it is resolved to text only when shown.
  */
 export type PageMessage =
-  { key: TextKey; values?: Readonly<Record<string, string | number | PageMessage>> } | { serverText: string };
+  | { key: TextKey; values?: Readonly<Record<string, string | number | PageMessage>> }
+  | { serverText: string };
 
 export function resolveMessage(message: PageMessage, t: Translate): string {
   if ('serverText' in message) return message.serverText;

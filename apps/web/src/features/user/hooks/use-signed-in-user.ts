@@ -5,7 +5,9 @@ import { usePromise } from '../../../shared/hooks/use-promise';
 import type { PageMessage } from '../../../shared/i18n/page-message';
 
 export type SignedInUser =
-  { state: 'loading' } | { state: 'known'; user: UserInfo } | { state: 'failed'; error: unknown };
+  | { state: 'loading' }
+  | { state: 'known'; user: UserInfo }
+  | { state: 'failed'; error: unknown };
 
 /** Who is signed in (POST userinfo), the first call of the startup (spec section 4). */
 export function useSignedInUser(report: (message: PageMessage) => void): SignedInUser {
