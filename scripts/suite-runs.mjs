@@ -3,7 +3,9 @@
 // failed, the failing tests): the measure of issue 35's "five quiet runs, three loaded" in
 // docs/benchmarks.md. `--load` keeps a CPU-bound process on one core for the whole time.
 //
-//   node scripts/suite-runs.mjs [--runs 5] [--load] [--project server]
+//   node scripts/suite-runs.mjs [--runs 5] [--load] [--project server] [file filters...]
+//
+// File filters, as Vitest takes them, narrow each run to those files (the issue's named ones).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -11,7 +13,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { useScratchFolder } from './scratch-folder.mjs';
 
-const { values } = parseArgs({
+const { values, positionals: files } = parseArgs({
+  allowPositionals: true,
   options: {
     runs: { type: 'string', default: '5' },
     load: { type: 'boolean', default: false },
@@ -40,6 +43,7 @@ try {
         'run',
         '--project',
         values.project,
+        ...files,
         '--reporter=dot',
         '--reporter=json',
         `--outputFile.json=${report}`,
