@@ -34,56 +34,42 @@ function run(title, command, args, env = {}) {
   return result.status === 0;
 }
 
-/** `command` under `nice -n niceness` (none at 0). */
-const niced = (command, args, niceness) =>
-  niceness === 0 ? [command, args] : ['nice', ['-n', String(niceness), command, ...args]];
-
 /**
- * Starts a step whose output is held and printed whole by `report` (steps side by side: each mostly
- * one thread, two fill this machine's two cores), so that their lines never interleave.
+ * Runs steps side by side (each mostly one thread: two fill this machine's two cores), each one's
+ * output held and printed whole when it ends, so that their lines never interleave.
  */
-function startStep([title, command, args, env = {}, niceness = 0]) {
-  return new Promise((resolve) => {
-    const stepBegan = performance.now();
-    const [program, programArgs] = niced(command, args, niceness);
-    const child = spawn(program, programArgs, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    const output = [];
-    child.stdout.on('data', (chunk) => output.push(chunk));
-    child.stderr.on('data', (chunk) => output.push(chunk));
-    child.on('close', (status) => {
-      timings.push(`${title} ${seconds(stepBegan)}`);
-      resolve({ title, command, args, status, output });
-    });
-    child.on('error', (error) =>
-      resolve({ title, command, args, status: 1, output: [Buffer.from(`${error}\n`)] }),
-    );
-  });
-}
-
-function report({ title, command, args, status, output }) {
-  process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
-  process.stdout.write(Buffer.concat(output));
-  if (status !== 0) failures.push(title);
-}
-
-/** A step whose output goes straight to this one's, without blocking the steps still running. */
-function runLive(title, command, args, niceness = 0) {
-  process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
+async function runTogether(steps) {
   const started = performance.now();
-  const [program, programArgs] = niced(command, args, niceness);
-  return new Promise((resolve) => {
-    const child = spawn(program, programArgs, { stdio: 'inherit' });
-    const done = (status) => {
-      timings.push(`${title} ${seconds(started)}`);
-      if (status !== 0) failures.push(title);
-      resolve(status === 0);
-    };
-    child.on('close', done);
-    child.on('error', () => done(1));
-  });
+  const results = await Promise.all(
+    steps.map(
+      ([title, command, args, env = {}, niceness = 0]) =>
+        new Promise((resolve) => {
+          const stepBegan = performance.now();
+          const [program, programArgs] =
+            niceness === 0 ? [command, args] : ['nice', ['-n', String(niceness), command, ...args]];
+          const child = spawn(program, programArgs, {
+            stdio: ['ignore', 'pipe', 'pipe'],
+            env: { ...process.env, ...env },
+          });
+          const output = [];
+          child.stdout.on('data', (chunk) => output.push(chunk));
+          child.stderr.on('data', (chunk) => output.push(chunk));
+          child.on('close', (status) => {
+            timings.push(`${title} ${seconds(stepBegan)}`);
+            resolve({ title, command, args, status, output });
+          });
+          child.on('error', (error) =>
+            resolve({ title, command, args, status: 1, output: [Buffer.from(`${error}\n`)] }),
+          );
+        }),
+    ),
+  );
+  timings.push(`(side by side: ${seconds(started)})`);
+  for (const { title, command, args, status, output } of results) {
+    process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
+    process.stdout.write(Buffer.concat(output));
+    if (status !== 0) failures.push(title);
+  }
 }
 
 function countVitest(file) {
@@ -122,14 +108,13 @@ const playwrightReport = join(reports, 'playwright.json');
 // and its links (scripts/check-docs.mjs: the served OpenAPI document comes from the built server),
 // the browser's and the contract's unit tests with V8 coverage and its floor (vitest.config.ts),
 // and the scenarios in Chromium against the built server. The server's suite, which keeps both
-// cores busy by itself, runs after them (beside the scenarios' end: below). The scenarios are the phase's longest step and the type
+// cores busy by itself, runs after them. The scenarios are the phase's longest step and the type
 // check and lint its busiest at its start (both cores, about half a minute): the others run at a
 // lower priority (BESIDE, nice 5) so that these two are not kept waiting by steps that would end
 // before them anyway (docs/benchmarks.md, "The type check and the type-aware rules in
 // typescript-go").
 const BESIDE = 5;
-const sideStarted = performance.now();
-const side = [
+await runTogether([
   // The type check and the lint, each half at once (scripts/check-code.mjs): oxlint's
   // typescript-go for TypeScript's diagnostics and the type-aware rules, ESLint for the rest
   // (docs/decisions/0025; about 57 CPU-seconds, where one TypeScript program per project shared
@@ -155,29 +140,12 @@ const side = [
         ],
       ]
     : []),
-].map((step) => ({ title: step[0], done: startStep(step) }));
+]);
 if (!built) failures.push('documentation and end-to-end (not run: the build failed)');
-
-// The server's suite starts as soon as the scenarios are the only step left, rather than after
-// their last ones: at nice 10 (SCENARIOS_FIRST), so that the scenarios' last minutes, whose
-// deadlines are kept for a machine they share with steps of their own phase, keep their cores,
-// and the suite takes what they leave (the phase's end used about one and a half cores) until they
-// end. The scenarios' output is held until the suite's has been printed.
-const SCENARIOS_FIRST = 10;
-const scenarios = side.find(({ title }) => title === 'end-to-end');
-for (const result of await Promise.all(side.filter((step) => step !== scenarios).map(({ done }) => done)))
-  report(result);
-const server = runLive(
-  'unit and integration (server)',
-  'npx',
-  vitest(['--project', 'server'], serverReport),
-  scenarios === undefined ? 0 : SCENARIOS_FIRST,
-);
-const [, scenariosResult] = await Promise.all([server, scenarios?.done]);
-timings.push(`(the phase of the steps side by side and the server's suite: ${seconds(sideStarted)})`);
-if (scenariosResult !== undefined) report(scenariosResult);
 countVitest(browserReport);
 countPlaywright(playwrightReport);
+
+run('unit and integration (server)', 'npx', vitest(['--project', 'server'], serverReport));
 countVitest(serverReport);
 
 if (failures.length > 0) process.stdout.write(`\nfailed steps: ${failures.join(', ')}\n`);

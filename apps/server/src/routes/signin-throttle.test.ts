@@ -3,6 +3,7 @@ import { describe, expect } from 'vitest';
 import { purgeAsScheduled } from '../bootstrap.js';
 import { costOf, hashPassword } from '../crypto/password-hash.js';
 import { decoyPasswordHash } from '../domain/sign-in.js';
+import { leavingClient } from '../testing/leaving-client.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { appTest } from '../testing/fixtures.js';
 import { checkedPasswords, signInAttempt } from '../testing/sign-in-attempts.js';
@@ -316,22 +317,23 @@ describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const address = t.app.server.address();
       const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-      const signIn = (username: string, password: string, signal?: AbortSignal) =>
+      const signIn = (username: string, password: string) =>
         fetch(`${base}/login/api/session`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ username, password }),
-          ...(signal && { signal }),
         });
       const hashes = (): { running: number; waiting: number } => t.services.hashQueue.load;
       const holding = signIn(slow.username, 'wrong');
       await expect.poll(hashes, { interval: 1 }).toEqual({ running: 1, waiting: 0 });
-      const leaving = new AbortController();
-      const left = signIn(user.username, user.password, leaving.signal).catch(() => 'left');
+      const leaving = leavingClient(`${base}/login/api/session`, {
+        username: user.username,
+        password: user.password,
+      });
       // Its attempt waits in the queue behind the slow hash (about 0.3 s, longer on a loaded machine).
       await expect.poll(hashes, { interval: 1 }).toEqual({ running: 1, waiting: 1 });
-      leaving.abort();
-      expect(await left).toBe('left');
+      leaving.leave();
+      expect(await leaving.left).toBe('left');
       await holding;
       await expect
         .poll(

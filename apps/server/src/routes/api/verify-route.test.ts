@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServiceKey } from '../../domain/service-keys.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { STORE_KINDS } from '../../testing/stores.js';
+import { leavingClient } from '../../testing/leaving-client.js';
 import { createTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 const MINUTE = 60_000;
@@ -70,16 +71,14 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
     });
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      const leaving = new AbortController();
-      const left = fetch(`${base}${API}/tempPass/verify`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-        body: JSON.stringify({ userId: user.id, code }),
-        signal: leaving.signal,
-      }).catch(() => 'left');
+      const client = leavingClient(
+        `${base}${API}/tempPass/verify`,
+        { userId: user.id, code },
+        { authorization: `Bearer ${key}` },
+      );
       await expect.poll(() => spy.mock.calls.length).toBe(1);
-      leaving.abort();
-      expect(await left).toBe('left');
+      client.leave();
+      expect(await client.left).toBe('left');
       // The server has seen the client go (its connection closed) before the store answers.
       const connections = () =>
         new Promise<number>((resolve, reject) =>
@@ -89,6 +88,8 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
       release();
       await expect.poll(async () => (await events(user.id, 'code.use_given_back')).length).toBe(1);
     } finally {
+      // Also when a step above failed: the held verification ends, and the server can close.
+      release();
       spy.mockRestore();
       await new Promise((resolve) => t.app.server.close(resolve));
     }
