@@ -104,7 +104,7 @@ const docsOnly = (path, name) =>
 // The server as it runs: its two bundles (apps/server/scripts/bundle.mjs), each the server or the
 // `dea` tool with the contract and every package it imports in one file, and the licence comments
 // esbuild gathered from their code (`<bundle>.LEGAL.txt`, where there are any). The per-module
-// files tsc writes beside them are not run by anything the release holds.
+// files compile.mjs writes beside them are not run by anything the release holds.
 const BUNDLES = ['server.js', 'dea.js'];
 for (const part of ['apps/server', 'apps/web']) {
   if (!existsSync(join(ROOT, part, 'dist'))) throw new Error(`${part}/dist is missing: run npm run build`);
@@ -139,8 +139,11 @@ function resolveIn(from, name) {
  * prebuilt library (`npm ci` built or fetched it already; the release ships the library itself).
  */
 const INSTALL_ONLY = new Set(['prebuild-install']);
-/** The lock's paths of `starts` and of everything they need, optional packages where installed. */
-function dependencyClosure(starts) {
+/**
+ * The lock's paths of `starts` and of everything they need, optional packages where installed;
+ * the packages named in `leaveOut` (and what only they need) not followed.
+ */
+function dependencyClosure(starts, leaveOut = new Set()) {
   const needed = new Set(starts);
   const pending = [...starts];
   while (pending.length > 0) {
@@ -158,7 +161,7 @@ function dependencyClosure(starts) {
       ...Object.keys(entry.peerDependencies ?? {}),
     ];
     for (const name of names) {
-      if (INSTALL_ONLY.has(name)) continue;
+      if (INSTALL_ONLY.has(name) || leaveOut.has(name)) continue;
       const found = resolveIn(at, name);
       if (found === undefined || !existsSync(join(ROOT, found))) {
         if (optional.has(name)) continue;
@@ -184,12 +187,17 @@ const runtime = dependencyClosure(
     return found;
   }),
 );
-// What is inside the bundles: the server's production dependencies and the contract's, walked as
-// above (the server imports the contract as @dea/contract, the workspace's link, which its
-// package.json does not list: a TypeScript project reference).
+// What is inside the bundles: the server's production dependencies and the contract's but the
+// externals, walked as above (the server imports the contract as @dea/contract, the workspace's
+// link, which its package.json does not list: a TypeScript project reference). A package both
+// inside a bundle and needed by an external (fastify-plugin, by the OpenAPI packages) is listed
+// in the notices and shipped under node_modules as well.
 const bundled = [
-  ...dependencyClosure(['apps/server', 'packages/contract', 'node_modules/@dea/contract']),
-].filter((path) => path.includes('node_modules/') && !lock[path].link && !runtime.has(path));
+  ...dependencyClosure(
+    ['apps/server', 'packages/contract', 'node_modules/@dea/contract'],
+    new Set(BUNDLE_EXTERNALS),
+  ),
+].filter((path) => path.includes('node_modules/') && !lock[path].link);
 
 /**
  * The licences of the packages inside the bundles, which ship no folder of their own: each

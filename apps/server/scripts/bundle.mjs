@@ -19,7 +19,7 @@ import { BUNDLE_EXTERNALS } from './bundle-externals.mjs';
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
 // A bundle that fails leaves none behind, never the last one: `node dist/server.js` would run the
-// code of the build before in every module but the ones tsc wrote again.
+// code of the build before.
 for (const bundle of ['../dist/dea.js', '../dist/server.js']) rmSync(here(bundle), { force: true });
 
 const COMMON = {

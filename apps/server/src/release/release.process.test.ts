@@ -124,6 +124,8 @@ describe('the release artifacts', () => {
     );
     expect(notices).toMatch(fastify);
     expect(notices).toMatch(/^kysely [\d.]+ \(MIT\)$/m);
+    // Inside the server's bundle and needed by the OpenAPI packages as well: listed, and shipped.
+    expect(notices).toMatch(/^fastify-plugin [\d.]+ \(MIT\)$/m);
     expect(notices).toMatch(/^@opentelemetry\/api [\d.]+ \(Apache-2\.0\)\n\n +Apache License/m);
     expect(notices).not.toMatch(/^better-sqlite3 /m);
     // The package holds the same product under /usr/lib/dea.
