@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { fixedWorkMilliseconds } from './machine-speed.mjs';
 import { useScratchFolder } from './scratch-folder.mjs';
 
 const { values, positionals: files } = parseArgs({
@@ -35,6 +36,7 @@ try {
   for (let run = 1; run <= runs; run += 1) {
     const report = join(folder, `run-${run}.json`);
     const load = loadavg()[0].toFixed(1);
+    const speed = fixedWorkMilliseconds();
     const started = performance.now();
     spawnSync(
       'npx',
@@ -55,7 +57,7 @@ try {
     const failing = result.testResults.flatMap((file) =>
       file.assertionResults.filter((test) => test.status === 'failed').map((test) => test.fullName),
     );
-    const row = `run ${run}${hog ? ' (loaded)' : ''}: ${seconds} s, ${result.numPassedTests} passed, ${result.numFailedTests} failed, load average ${load} at the start${failing.length ? `; failed: ${failing.join('; ')}` : ''}`;
+    const row = `run ${run}${hog ? ' (loaded)' : ''}: ${seconds} s, ${result.numPassedTests} passed, ${result.numFailedTests} failed, load average ${load} and the machine's speed ${speed} ms (scripts/machine-speed.mjs) at the start${failing.length ? `; failed: ${failing.join('; ')}` : ''}`;
     rows.push(row);
     process.stdout.write(`${row}\n`);
   }

@@ -7,8 +7,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fixedWorkMilliseconds } from './machine-speed.mjs';
 import { useScratchFolder } from './scratch-folder.mjs';
 
+// The machine's speed before and after the run (scripts/machine-speed.mjs): on a shared machine the
+// same run's time moves with it, so the summary line says at which speed it was measured.
+const speedBefore = fixedWorkMilliseconds();
 const began = performance.now();
 const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 /** How long each step took, printed at the end (docs/benchmarks.md keeps the figures). */
@@ -149,6 +153,9 @@ run('unit and integration (server)', 'npx', vitest(['--project', 'server'], serv
 countVitest(serverReport);
 
 if (failures.length > 0) process.stdout.write(`\nfailed steps: ${failures.join(', ')}\n`);
-process.stdout.write(`\ntook ${seconds(began)}: ${timings.join(', ')}\n`);
+const took = seconds(began);
+const speed = `${speedBefore} ms before, ${fixedWorkMilliseconds()} ms after`;
+process.stdout.write(`\ntook ${took}: ${timings.join(', ')}\n`);
+process.stdout.write(`\nthis machine's speed: the fixed work of scripts/machine-speed.mjs took ${speed}\n`);
 process.stdout.write(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
 process.exit(failures.length > 0 || failed > 0 ? 1 : 0);

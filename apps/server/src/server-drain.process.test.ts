@@ -30,7 +30,13 @@ class KeptAlive {
       this.waiting?.();
     });
     this.socket.on('error', (error) => this.errors.push(error));
-    this.closed = new Promise((resolve) => this.socket.on('close', () => resolve()));
+    // One listener for the whole connection: a wait for the next chunk also ends when it closes.
+    this.closed = new Promise((resolve) =>
+      this.socket.on('close', () => {
+        resolve();
+        this.waiting?.();
+      }),
+    );
   }
 
   /** Writes `text` and answers the next complete answer on the connection. */
@@ -59,7 +65,6 @@ class KeptAlive {
       if (this.socket.destroyed) throw new Error(`connection closed before an answer: ${this.errors.join()}`);
       await new Promise<void>((resolve) => {
         this.waiting = resolve;
-        this.socket.once('close', resolve);
       });
     }
   }
