@@ -13,11 +13,11 @@ const LONGEST: readonly RegExp[] = [
 ];
 
 /**
- * The files that spend much of their time waiting (on a process they started, a drain, a throttle's
- * window, a restarted database) and are long enough to matter (docs/benchmarks.md, "The order of
- * the server's files, 2026-11-28"). Started together, as they were after the longest, they left a core idle for
- * about a minute; spread among the files that compute, each waits beside two that keep the cores
- * busy.
+ * The files that spend much of their time waiting (on a process they started, a drain, a
+ * throttle's window, a restarted database) and are long enough to matter (docs/benchmarks.md, "The
+ * order of the server's files, 2026-11-28"). Started together, as they were after the longest,
+ * they left a core idle for about a minute; spread among the files that compute, each waits beside
+ * two that keep the cores busy.
  */
 const WAITING: readonly RegExp[] = [
   /\.process\.test\.ts$/,
@@ -27,23 +27,24 @@ const WAITING: readonly RegExp[] = [
   /webhooks\/webhooks\.test\.ts$/,
 ];
 
-/** How many other files go between two waiting ones (the suite runs three at a time). */
+/** How many files that compute follow each waiting one (the suite runs three at a time). */
 const BETWEEN_WAITING = 2;
 
-const matches = (patterns: readonly RegExp[], file: TestSpecification): boolean =>
-  patterns.some((pattern) => pattern.test(file.moduleId));
+const waits = (file: TestSpecification): boolean => WAITING.some((pattern) => pattern.test(file.moduleId));
 
 /**
- * Vitest's order (failed first, then longest by its cache), with the longest files known ahead and
- * the waiting ones spread among the rest, in that order.
+ * Vitest's order (failed first, then longest by its cache, or by size on a fresh clone), with the
+ * longest files known ahead, then one waiting file before every two others.
  */
 export class LongFilesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const longest = LONGEST.flatMap((pattern) => sorted.filter((file) => pattern.test(file.moduleId)));
-    const rest = sorted.filter((file) => !matches(LONGEST, file));
-    const waiting = rest.filter((file) => matches(WAITING, file));
-    const computing = rest.filter((file) => !matches(WAITING, file));
+    const rank = (file: TestSpecification): number =>
+      LONGEST.findIndex((pattern) => pattern.test(file.moduleId));
+    const longest = sorted.filter((file) => rank(file) >= 0).sort((a, b) => rank(a) - rank(b));
+    const rest = sorted.filter((file) => rank(file) < 0);
+    const waiting = rest.filter(waits);
+    const computing = rest.filter((file) => !waits(file));
     const spread: TestSpecification[] = [];
     computing.forEach((file, index) => {
       if (index % BETWEEN_WAITING === 0 && waiting.length > 0) spread.push(waiting.shift()!);
