@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // How fast this machine is at this moment: the milliseconds one thread takes for a fixed piece of
 // work (100,000 SHA-256 digests of 1 KiB). On the shared 2-core machine the repository is measured
-// on, the same work took up to about 1.6 times as long from one hour to the next, with nothing else
-// of ours running, and `npm test` moved with it (327 s in one hour, 656 s in another for the same
-// code: docs/benchmarks.md, "The machine's speed"). `npm test` and scripts/suite-runs.mjs print it
-// beside their times, so that two runs compare only at about the same speed.
+// on, the same work took up to nearly twice as long from one hour to the next (210 to 387 ms on
+// 2026-11-28), with nothing else of ours running, and `npm test` moved with it (327 s in one hour,
+// 656 s in another for the same code: docs/benchmarks.md, "The machine's speed"). `npm test` and
+// scripts/suite-runs.mjs print it beside their times, so that two runs compare only at about the
+// same speed.
 //
 //   node scripts/machine-speed.mjs
 import { createHash } from 'node:crypto';
@@ -24,10 +25,7 @@ export function fixedWorkMilliseconds() {
   return Math.round(fastest);
 }
 
-/** One line for a run's output: the fixed work's time, and what it means. */
-export function machineSpeedLine() {
-  const milliseconds = fixedWorkMilliseconds();
-  return `this machine's speed: ${milliseconds} ms for a fixed piece of work (lower is faster)`;
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) process.stdout.write(`${machineSpeedLine()}\n`);
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  process.stdout.write(
+    `this machine's speed: ${fixedWorkMilliseconds()} ms for a fixed piece of work (lower is faster)\n`,
+  );
