@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       demo: false,
       secret: '',
       logLevel: 'info',
+      requestLogWaitMs: 1000,
       trustProxy: false,
       cookieSecure: 'auto',
       loginPath: '/login/',
@@ -68,6 +69,7 @@ describe('loadConfig', () => {
       DEA_CODE_ALPHABET: '0123456789',
       DEA_CODE_MAX_UNUSED: '2',
       DEA_LOG_LEVEL: 'warn',
+      DEA_REQUEST_LOG_WAIT_MS: '0',
     });
     expect(config).toMatchObject({
       port: 9090,
@@ -79,6 +81,7 @@ describe('loadConfig', () => {
       sessionIdleMs: 10 * 60_000,
       sessionAbsoluteMs: 8 * 3_600_000,
       logLevel: 'warn',
+      requestLogWaitMs: 0,
     });
     expect(config.codeDefaults).toMatchObject({ codeAlphabet: '0123456789', maxUnusedCodes: 2 });
     expect(loadConfig({ DATABASE_URL: 'postgresql://x/y' }).databaseUrl).toBe('postgresql://x/y');

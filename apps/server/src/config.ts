@@ -113,6 +113,10 @@ export const SETTINGS = {
     ),
     doc: 'Log level: fatal, error, warn, info, debug, trace or silent.',
   },
+  DEA_REQUEST_LOG_WAIT_MS: {
+    schema: Type.Integer({ minimum: 0, maximum: 10000, default: 1000 }),
+    doc: "Each request's log line may wait in memory this long (or until 4 KiB of them wait, or another line is logged) and is written with the others in one write, instead of one write per request. Every other line is written at once, after the request lines before it, and what waits is written when the server exits; a server killed without warning (SIGKILL) loses at most this long of request lines. 0 writes each line at once.",
+  },
   DEA_TRUST_PROXY: {
     schema: Type.String({ default: 'false' }),
     doc: 'Reverse proxies whose X-Forwarded-For/-Proto/-Host are believed: false (none), their addresses or CIDR ranges (10.0.0.1,10.0.0.0/8, loopback), or the number of proxies in front (1). The client address is the right-most one no trusted proxy added. true is refused: it would let every client name its own address; so are ranges that together cover more than a /8 of public IPv4 or a /32 of public IPv6 addresses (private, loopback and link-local ranges do not count).',
@@ -241,6 +245,8 @@ export interface Config {
   /** DEA_SECRET_PREVIOUS: a secret whose material is still accepted; empty: none. */
   secretPrevious: string;
   logLevel: string;
+  /** DEA_REQUEST_LOG_WAIT_MS: how long a request's log line may wait to be written with others. */
+  requestLogWaitMs: number;
   /** false, a hop count, or the addresses and ranges of trusted proxies (Fastify's trustProxy). */
   trustProxy: false | number | string[];
   cookieSecure: 'auto' | 'always' | 'never';
@@ -550,6 +556,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     secret: s.DEA_SECRET,
     secretPrevious: s.DEA_SECRET_PREVIOUS.trim(),
     logLevel: s.DEA_LOG_LEVEL,
+    requestLogWaitMs: s.DEA_REQUEST_LOG_WAIT_MS,
     trustProxy,
     cookieSecure: s.DEA_COOKIE_SECURE,
     cspImageOrigins,

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, splitChannelValue, usernameOrThrow } from '@dea/contract';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { startServices } from './bootstrap.js';
 import { newId } from './crypto/ids.js';
@@ -12,7 +13,7 @@ import { openOutboxMessage } from './delivery/outbox-provider.js';
 import { createServiceKey } from './domain/service-keys.js';
 import { SESSION_COOKIE } from './http/cookies.js';
 import type { Services } from './http/types.js';
-import { createLogger } from './logging.js';
+import { REQUEST_LINES_BUFFER_BYTES, createLogger, linesTo } from './logging.js';
 import { API, bodies } from './testing/api-bodies.js';
 import { TEST_PASSWORD_HASH_COST, testConfig } from './testing/test-app.js';
 
@@ -200,5 +201,74 @@ describe('log lines', () => {
       expect(log, what).not.toContain(secret);
     }
     expect(log.toLowerCase()).not.toContain(code.toLowerCase());
+  });
+});
+
+/** Lines to a real file: what is in it is what a log collector would have read by then. */
+describe('lines to a file descriptor (DEA_REQUEST_LOG_WAIT_MS)', () => {
+  let folder: string;
+  let ended: (() => void)[] = [];
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'dea-lines-'));
+  });
+  afterEach(() => {
+    for (const end of ended) end();
+    ended = [];
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  function opened(waitMs: number): { streams: ReturnType<typeof linesTo>; written: () => string } {
+    const file = join(folder, `${waitMs}-${ended.length}.log`);
+    const streams = linesTo(openSync(file, 'w'), waitMs);
+    ended.push(() => streams.end());
+    return { streams, written: () => readFileSync(file, 'utf8') };
+  }
+
+  it('writes a request line at once when asked to wait 0 ms', () => {
+    const { streams, written } = opened(0);
+    streams.requestLines.write('{"msg":"request completed"}\n');
+    expect(written()).toBe('{"msg":"request completed"}\n');
+  });
+
+  it('keeps request lines until another line comes, then writes them first, in order', () => {
+    const { streams, written } = opened(60_000);
+    streams.requestLines.write('{"n":1}\n');
+    streams.requestLines.write('{"n":2}\n');
+    expect(written()).toBe('');
+    streams.lines.write('{"n":3,"level":40}\n');
+    expect(written()).toBe('{"n":1}\n{"n":2}\n{"n":3,"level":40}\n');
+  });
+
+  it(`writes request lines once ${REQUEST_LINES_BUFFER_BYTES} bytes of them wait`, () => {
+    const { streams, written } = opened(60_000);
+    const line = `{"msg":"request completed","path":"${'x'.repeat(90)}"}\n`;
+    const fits = Math.ceil(REQUEST_LINES_BUFFER_BYTES / line.length);
+    for (let n = 1; n < fits; n += 1) streams.requestLines.write(line);
+    expect(written()).toBe('');
+    streams.requestLines.write(line);
+    expect(written()).toBe(line.repeat(fits));
+  });
+
+  it('writes waiting request lines when the wait has passed', async () => {
+    const { streams, written } = opened(50);
+    streams.requestLines.write('{"n":1}\n');
+    await expect.poll(written).toBe('{"n":1}\n');
+  });
+
+  it('loads the logger through them: a request line waits, the next other line takes it along', () => {
+    const file = join(folder, 'logger.log');
+    const streams = linesTo(openSync(file, 'w'), 60_000);
+    ended.push(() => streams.end());
+    const logger = pino({ base: null, timestamp: false }, streams.lines);
+    const requestLines = pino({ base: null, timestamp: false }, streams.requestLines);
+    requestLines.info({ path: '/dea/api/tempPass/verify' }, 'request completed');
+    expect(readFileSync(file, 'utf8')).toBe('');
+    logger.warn('something to see now');
+    expect(
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg),
+    ).toEqual(['request completed', 'something to see now']);
   });
 });

@@ -1,5 +1,6 @@
 import { usernameOrThrow } from '@dea/contract';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,9 +33,10 @@ describe('the server process', () => {
     const server = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'info' }, ['--demo']);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dea\/$/);
     // Not a terminal: every line the process writes is one JSON object.
-    expect(messages(server.output())).toContain(
-      'demo users, password "demo" for each: demo, demo-channel, demo-off',
-    );
+    // The line after the one that says where it runs.
+    await expect
+      .poll(() => messages(server.output()))
+      .toContain('demo users, password "demo" for each: demo, demo-channel, demo-off');
 
     const base = server.url.replace(/\/dea\/$/, '');
     const { code, sessionId, xsrf } = await demoUserGetsCode(base);
@@ -51,12 +53,14 @@ describe('the server process', () => {
     // A second start on the same store, even without demo mode, keeps the users, does not seed
     // again, and warns loudly that public demo accounts exist.
     const again = await startServer({ DEA_DATA_DIR: dir, DEA_LOG_LEVEL: 'info' });
-    expect(messages(again.output())).toEqual(
-      expect.arrayContaining([
-        'demo users, password "demo" for each: demo, demo-channel, demo-off',
-        'demo accounts with the public password "demo" exist in this store',
-      ]),
-    );
+    await expect
+      .poll(() => messages(again.output()))
+      .toEqual(
+        expect.arrayContaining([
+          'demo users, password "demo" for each: demo, demo-channel, demo-off',
+          'demo accounts with the public password "demo" exist in this store',
+        ]),
+      );
     const stopped = exitOf(again.child);
     again.child.kill('SIGINT');
     expect(await stopped).toBe(0);
@@ -86,6 +90,40 @@ describe('the server process', () => {
     expect(messages(server.output())).toEqual(
       expect.arrayContaining(['closing the listener; requests under way finish']),
     );
+  });
+
+  it('writes the request lines still waiting when it exits, after every other line', async () => {
+    // Request lines wait in memory (DEA_REQUEST_LOG_WAIT_MS); this one is answered after the last
+    // other line, during the close: only the write at exit puts it in the log.
+    const server = await startServer({
+      DEA_DATA_DIR: dataDir(),
+      DEA_LOG_LEVEL: 'info',
+      DEA_REQUEST_LOG_WAIT_MS: '10000',
+    });
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const body = '{"username":"nobody","code":"2345678923"}';
+    // Half a request is under way when the listener closes; the close waits for it.
+    socket.write(
+      `POST /dea/api/tempPass/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    const answered = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('\r\n\r\n')) resolve(text);
+      });
+    });
+    const exited = exitOf(server.child);
+    server.child.kill('SIGTERM');
+    await expect.poll(() => server.output()).toContain('closing the listener; requests under way finish');
+    socket.end(body.slice(10));
+    expect(await answered).toMatch(/^HTTP\/1\.1 401/);
+    expect(await exited).toBe(0);
+    const lines = messages(server.output());
+    expect(lines.at(-1)).toBe('request completed');
+    expect(server.output()).toContain('"path":"/dea/api/tempPass/verify","statusCode":401');
   });
 
   it('stops at once on a second signal during the drain', async () => {

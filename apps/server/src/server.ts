@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) failedToStart(error.message, { problems: error.problems });
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.requestLogWaitMs);
   const tlsFiles = config.listeners.tls;
   let tls;
   try {
