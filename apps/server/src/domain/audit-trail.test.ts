@@ -4,6 +4,7 @@ import { deriveKeys } from '../crypto/secret-keys.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { storeTest } from '../testing/fixtures.js';
+import { recordStatements } from '../testing/recorded-sql.js';
 import { execRaw } from '../testing/store-dump.js';
 import { STORE_KINDS, type TestStore } from '../testing/stores.js';
 import { purgeStore, type RetentionRules } from './retention.js';
@@ -189,6 +190,34 @@ describe.each(STORE_KINDS)('the audit trail on %s', (kind) => {
       });
       await execRaw(testStore, `update audit_log set actor = 'someone' where seq = 5`);
       expect((await verifyAuditTrail(store, retired)).broken).toMatchObject({ seq: 5 });
+    },
+  );
+
+  storeTest(
+    'a round reads what waits and where the trail ends in one statement, and continues from the signed head when no sealed entry is left',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      await appendSome(store, 3);
+      await sealAuditTrail(store, KEYS, NOW);
+      // Every sealed entry gone (a purge keeps a checkpoint; here only the signed head is left).
+      await execRaw(testStore, 'delete from audit_log');
+      await appendSome(store, 2, NOW + 10);
+      const recorded = recordStatements(kind);
+      try {
+        expect(await sealAuditTrail(store, KEYS, NOW)).toBe(2);
+        const reads = recorded.texts().filter((text) => /^select/i.test(text.trim()));
+        expect(reads).toHaveLength(1);
+        expect(reads[0]).toMatch(/"seq" is null/);
+        // Written: the places, and the head's mark.
+        expect(recorded.texts()).toHaveLength(3);
+        // Nothing waits: one statement, nothing written.
+        const before = recorded.texts().length;
+        expect(await sealAuditTrail(store, KEYS, NOW)).toBe(0);
+        expect(recorded.texts().length - before).toBe(1);
+      } finally {
+        recorded.stop();
+      }
+      expect((await seqs(store)).map(({ seq }) => seq)).toEqual([4, 5]);
     },
   );
 

@@ -99,29 +99,38 @@ function markOf(row: {
 }
 
 export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailRepository {
-  // A seal's reads and its mark of the head, at every round (while entries are written, one about
-  // every AUDIT_SEAL_GATHER_MS): compiled once, not built by Kysely each round. Their LIMITs are
-  // literals: SQLite prepares a statement with a bound LIMIT again at every run
-  // (store/sql/prepared-once.test.ts).
-  const lastSealed = compiledOnce(db, () =>
-    db
-      .selectFrom('audit_log')
-      .select(['seq', 'chain', 'chain_key'])
-      .where('seq', 'is not', null)
-      .orderBy('seq', 'desc')
-      .limit(sql.lit(1)),
-  );
-  const headMark = compiledOnce(db, () => db.selectFrom('audit_chain').selectAll().where('name', '=', HEAD));
+  // A seal's read and its mark of the head, at every round (while entries are written, one about
+  // every AUDIT_SEAL_GATHER_MS, and at every poll): compiled once, not built by Kysely each round.
+  // The read is one statement, one round trip to PostgreSQL: the oldest unsealed entries, each
+  // beside where the trail ends (the last sealed entry, and the signed head, which a purge may have
+  // left beyond it); no row when nothing waits. It was three, which on PostgreSQL cost the server
+  // about 75 µs of CPU each, at every round and every poll. Its LIMITs are literals: SQLite prepares a statement
+  // with a bound LIMIT again at every run (store/sql/prepared-once.test.ts).
   const oldestUnsealedOf = (limit: number) =>
-    compiledOnce(db, () =>
-      db
+    compiledOnce(db, () => {
+      const last = db
+        .selectFrom('audit_log')
+        .where('seq', 'is not', null)
+        .orderBy('seq', 'desc')
+        .limit(sql.lit(1));
+      const head = db.selectFrom('audit_chain').where('name', '=', HEAD);
+      // Each a scalar subquery, which both stores run once for the statement.
+      return db
         .selectFrom('audit_log')
         .select(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
+        .select([
+          last.select('seq').as('last_seq'),
+          last.select('chain').as('last_chain'),
+          last.select('chain_key').as('last_chain_key'),
+          head.select('seq').as('head_seq'),
+          head.select('chain').as('head_chain'),
+          head.select('chain_key').as('head_chain_key'),
+        ])
         .where('seq', 'is', null)
         .orderBy('at')
         .orderBy('id')
-        .limit(sql.lit(limit)),
-    );
+        .limit(sql.lit(limit));
+    });
   // One statement per batch size: the server seals SEAL_BATCH at a time, tests a few sizes more.
   const oldestUnsealedBySize = new Map<number, ReturnType<typeof oldestUnsealedOf>>();
   const oldestUnsealed = (limit: number) => {
@@ -171,16 +180,15 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
       // same process, which waits for the lock with the thread.)
       let sealed = 0;
       for (let attempt = 0; attempt < 50; attempt += 1) {
-        const last = (await lastSealed.run(db, {})).rows[0];
-        const head = (await headMark.run(db, {})).rows[0];
-        const lastSeq = Number(last?.seq ?? 0);
-        // After a purge that removed every sealed entry, the signed head says where the trail ends.
-        const fromHead = head !== undefined && Number(head.seq) > lastSeq;
-        const base = fromHead ? Number(head.seq) : lastSeq;
-        const baseChain = (fromHead ? head.chain : last?.chain) ?? '';
-        const baseKey = (fromHead ? head.chain_key : last?.chain_key) ?? '';
         const rows = (await oldestUnsealed(limit).run(db, {})).rows;
-        if (rows.length === 0) return sealed;
+        const ends = rows[0];
+        if (ends === undefined) return sealed;
+        const lastSeq = Number(ends.last_seq ?? 0);
+        // After a purge that removed every sealed entry, the signed head says where the trail ends.
+        const fromHead = ends.head_seq !== null && Number(ends.head_seq) > lastSeq;
+        const base = fromHead ? Number(ends.head_seq) : lastSeq;
+        const baseChain = (fromHead ? ends.head_chain : ends.last_chain) ?? '';
+        const baseKey = (fromHead ? ends.head_chain_key : ends.last_chain_key) ?? '';
         if (base > 0 && baseKey !== sealer.chainKey) {
           // A new secret: a checkpoint under its key vouches for the chain so far.
           const checkpoint = {
