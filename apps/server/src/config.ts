@@ -115,7 +115,7 @@ export const SETTINGS = {
   },
   DEA_REQUEST_LOG_WAIT_MS: {
     schema: Type.Integer({ minimum: 0, maximum: 10000, default: 1000 }),
-    doc: "Each request's log line may wait in memory this long (or until 4 KiB of them wait, or another line is logged) and is written with the others in one write, instead of one write per request. Every other line is written at once, after the request lines before it, and what waits is written when the server exits; a server killed without warning (SIGKILL) loses at most this long of request lines. 0 writes each line at once.",
+    doc: "Each request's log line may wait in memory this long (or until 4 KiB of them wait, or another line is logged) and is written with the others in one write, instead of one write per request. Every other line is written at once, after the request lines before it, and what waits is written when the server exits; a server killed by a signal it does not handle (SIGKILL, SIGQUIT) or aborted (out of memory) loses at most this long of request lines. 0 writes each line at once.",
   },
   DEA_TRUST_PROXY: {
     schema: Type.String({ default: 'false' }),

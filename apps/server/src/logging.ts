@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 /**
@@ -55,7 +56,7 @@ export function createLogger(level: string, destination?: DestinationStream, req
   return logger;
 }
 
-/** How many bytes of request lines wait before they are written together (sonic-boom's minLength). */
+/** How many characters (bytes, for the ASCII of most lines) of request lines wait before they are written together. */
 export const REQUEST_LINES_BUFFER_BYTES = 4096;
 
 interface LineStreams {
@@ -69,58 +70,77 @@ interface LineStreams {
 
 let stdoutStreams: { waitMs: number; streams: LineStreams } | undefined;
 
-/** The process's stdout as LineStreams (one per process, whichever logger asks). */
+/** The process's stdout as LineStreams: one per process, with one wait. */
 function stdoutLines(waitMs: number): LineStreams {
-  if (stdoutStreams?.waitMs !== waitMs) {
-    stdoutStreams = { waitMs, streams: linesTo(process.stdout.fd || 1, waitMs) };
-  }
+  stdoutStreams ??= { waitMs, streams: linesTo(process.stdout.fd || 1, waitMs) };
+  if (stdoutStreams.waitMs !== waitMs)
+    throw new Error(`stdout's log lines already wait ${stdoutStreams.waitMs} ms, not ${waitMs}`);
   return stdoutStreams.streams;
 }
 
 /**
- * Lines to a file descriptor, each written by the thread that logs it (sonic-boom's sync mode), so
- * none overtakes another. With `waitMs` 0 each line is one write. Otherwise a request's line waits
- * in memory until REQUEST_LINES_BUFFER_BYTES of them wait, `waitMs` has passed or another line comes,
- * and they go out in one write: one write a request was about a tenth of the server's CPU for a
- * code's issue and verification from one client (docs/benchmarks.md, ADR 0029). What waits when the
- * process exits is written then; only a process killed without warning (SIGKILL) loses the request
- * lines of its last `waitMs`.
+ * Lines to a file descriptor through pino's destination as pino writes by default (sonic-boom's
+ * asynchronous mode: lines logged while a write is under way go out together after it; a reader
+ * that falls behind delays the writes, never the thread). With `waitMs` 0 that is all. Otherwise a
+ * request's line first waits here until REQUEST_LINES_BUFFER_BYTES of them wait, `waitMs` has
+ * passed or another line comes, and they go to the destination together: from one client every
+ * request's line was a write of its own, about a twentieth of the server's CPU for a code's issue
+ * and verification (docs/benchmarks.md, ADR 0029). What waits when the process exits is written
+ * then, after what the destination holds; a process killed by a signal it does not handle
+ * (SIGKILL, SIGHUP, SIGQUIT) or aborted (out of memory) loses the request lines of its last
+ * `waitMs`, as it loses what the destination has not written yet.
  */
 export function linesTo(fd: number, waitMs: number): LineStreams {
-  if (waitMs === 0) {
-    const stream = pino.destination({ dest: fd, sync: true });
-    return { lines: stream, requestLines: stream, end: () => stream.end() };
-  }
-  const stream = pino.destination({ dest: fd, sync: true, minLength: REQUEST_LINES_BUFFER_BYTES });
-  // Whether request lines may wait: the timer then writes them, and an idle server writes nothing.
-  let waiting = false;
-  const writeWaiting = () => {
-    if (!waiting) return;
-    waiting = false;
-    stream.flush();
+  const stream = pino.destination({ dest: fd, sync: false });
+  if (waitMs === 0) return { lines: stream, requestLines: stream, end: () => stream.end() };
+  let waiting = '';
+  const release = (then = '') => {
+    if (waiting === '' && then === '') return;
+    stream.write(waiting + then);
+    waiting = '';
   };
-  const timer = setInterval(writeWaiting, waitMs).unref();
-  process.once('exit', writeWaiting);
+  const timer = setInterval(() => release(), waitMs).unref();
+  const atExit = () => {
+    if (waiting === '') return;
+    // What the destination holds goes first (pino wrote it at exit already), then these, synchronously.
+    try {
+      stream.flushSync();
+    } catch {
+      // A destination already closed holds nothing.
+    }
+    writeWhole(fd, Buffer.from(waiting));
+    waiting = '';
+  };
+  process.once('exit', atExit);
   return {
     requestLines: {
       write(line: string) {
-        waiting = true;
-        stream.write(line);
+        waiting += line;
+        if (waiting.length >= REQUEST_LINES_BUFFER_BYTES) release();
       },
     },
-    lines: {
-      write(line: string) {
-        waiting = false;
-        stream.write(line);
-        stream.flush();
-      },
-    },
+    lines: { write: (line: string) => release(line) },
     end() {
       clearInterval(timer);
-      process.removeListener('exit', writeWaiting);
+      process.removeListener('exit', atExit);
+      release();
       stream.end();
     },
   };
+}
+
+/** Writes all of `bytes` before the process ends, waiting a little while a reader is behind. */
+function writeWhole(fd: number, bytes: Buffer): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let offset = 0;
+  for (let tries = 0; offset < bytes.length && tries < 200; tries += 1) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
 }
 
 const requestLineLoggers = new WeakMap<object, Logger>();

@@ -24,10 +24,10 @@ export const AUDIT_EXPORT_POLL_MS = 500;
 /**
  * A local write asks for a round this soon: the entries written meanwhile are sealed (and sent)
  * together, where a round for each entry sealed each one alone, a second write transaction for
- * every request at low concurrency. 100 ms, not 20: a round's three round trips to PostgreSQL
- * then come about once every twenty requests from one client, not every fourth or fifth, about a
- * tenth of the server's CPU for a code's issue and verification (ADR 0030); an entry reaches the
- * SIEM or a webhook at most about 80 ms later.
+ * every request at low concurrency. 100 ms, not 20: from one client a round's three round trips to
+ * PostgreSQL then come about once every twenty requests, not every fourth or fifth, 5 to 20% of
+ * the server's CPU for a code's issue and verification, no clear change from eight (ADR 0030); an
+ * entry reaches the SIEM or a webhook at most about 80 ms later.
  */
 export const AUDIT_SEAL_GATHER_MS = 100;
 /** Retries of a failing destination: 0.5 s, then doubling, up to 30 s. */

@@ -197,14 +197,23 @@ describe.each(STORE_KINDS)('the audit trail on %s', (kind) => {
     'a round reads what waits and where the trail ends in one statement, and continues from the signed head when no sealed entry is left',
     async ({ testStore }) => {
       const { store } = testStore;
-      await appendSome(store, 3);
+      await appendSome(store, 3, NOW - 400 * DAY);
       await sealAuditTrail(store, KEYS, NOW);
-      // Every sealed entry gone (a purge keeps a checkpoint; here only the signed head is left).
-      await execRaw(testStore, 'delete from audit_log');
+      // The purge removes every sealed entry: only its checkpoint and the signed head say where the trail ends.
+      expect(
+        await purgeStore(store, rules(365), {
+          now: () => NOW,
+          holder: 'test',
+          actor: 'cli',
+          kinds: ['audit'],
+          keys: KEYS,
+        }),
+      ).toMatchObject({ removed: { audit: 3 } });
       await appendSome(store, 2, NOW + 10);
       const recorded = recordStatements(kind);
       try {
-        expect(await sealAuditTrail(store, KEYS, NOW)).toBe(2);
+        // The purge's own entry and the two.
+        expect(await sealAuditTrail(store, KEYS, NOW)).toBe(3);
         const reads = recorded.texts().filter((text) => /^select/i.test(text.trim()));
         expect(reads).toHaveLength(1);
         expect(reads[0]).toMatch(/"seq" is null/);
@@ -217,7 +226,13 @@ describe.each(STORE_KINDS)('the audit trail on %s', (kind) => {
       } finally {
         recorded.stop();
       }
-      expect((await seqs(store)).map(({ seq }) => seq)).toEqual([4, 5]);
+      expect((await seqs(store)).map(({ seq }) => seq)).toEqual([4, 5, 6]);
+      // Chained onto the head: the checkpoint vouches for what went before.
+      expect(await verifyAuditTrail(store, KEYS)).toMatchObject({
+        firstSeq: 4,
+        checked: 3,
+        broken: undefined,
+      });
     },
   );
 
