@@ -45,7 +45,8 @@ export function createLogger(level: string, destination?: DestinationStream, req
       censor: '[redacted]',
     },
   };
-  // One stream under both loggers below, so that their lines go out whole and in order.
+  // One file descriptor under both loggers below, through one destination, so that their lines
+  // go out whole and in order.
   const streams =
     destination === undefined
       ? stdoutLines(requestLinesWaitMs)
@@ -87,7 +88,7 @@ function stdoutLines(waitMs: number): LineStreams {
  * request's line was a write of its own, about a twentieth of the server's CPU for a code's issue
  * and verification (docs/benchmarks.md, ADR 0029). What waits when the process exits is written
  * then, after what the destination holds; a process killed by a signal it does not handle
- * (SIGKILL, SIGHUP, SIGQUIT) or aborted (out of memory) loses the request lines of its last
+ * (SIGKILL, SIGQUIT) or aborted (out of memory) loses the request lines of its last
  * `waitMs`, as it loses what the destination has not written yet.
  */
 export function linesTo(fd: number, waitMs: number): LineStreams {
