@@ -1,6 +1,7 @@
 import { canonicalUsername } from '@dea/contract';
 import type { ConsoleAccount, Store, User } from '../store/store.js';
 import type { UserWithPolicy } from '../store/sql/users-with-policy.js';
+import type { ServiceKeyWithUser } from '../store/sql/service-key-with-user.js';
 
 /**
  * The user a name names, however it is spelled: its canonical form (RFC 8265, ADR 0016) looked
@@ -20,6 +21,25 @@ export async function userNamedWithPolicy(
 ): Promise<UserWithPolicy | undefined> {
   const name = canonicalUsername(typed);
   return name === undefined ? undefined : store.users.findByUsernameWithPolicy(name, category);
+}
+
+/**
+ * The service key an integrator presents and the user its verification names (by id, or by a
+ * typed name as userNamed finds it), read together: one round trip on PostgreSQL. A request that
+ * names no user, both ways, or a name the profile refuses reads the key alone.
+ */
+export async function serviceKeyWithUserNamed(
+  store: Store,
+  keyId: string,
+  named: { userId?: string | undefined; username?: string | undefined },
+): Promise<ServiceKeyWithUser> {
+  const { userId, username } = named;
+  const name = username === undefined ? undefined : canonicalUsername(username);
+  if (userId !== undefined && username === undefined)
+    return store.serviceKeys.findWithUser(keyId, { id: userId });
+  if (userId === undefined && name !== undefined)
+    return store.serviceKeys.findWithUser(keyId, { username: name });
+  return { serviceKey: await store.serviceKeys.findById(keyId), user: undefined };
 }
 
 /** The console account a name names, by the same rule as users. */

@@ -134,9 +134,10 @@ function sqliteDb(dataDir: string): Db {
 }
 
 export function storeOver(db: Db, dialect: Dialect): Store {
+  const users = userRepository(db, dialect);
   return {
     kind: dialect,
-    users: userRepository(db, dialect),
+    users,
     bulkUsers: bulkUserRepository(db, dialect),
     groups: groupRepository(db, dialect),
     channels: channelRepository(db, dialect),
@@ -152,7 +153,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     auditTrail: auditTrailRepository(db, dialect),
     reports: reportRepository(db),
     outbox: outboxRepository(db),
-    serviceKeys: serviceKeyRepository(db, dialect),
+    serviceKeys: serviceKeyRepository(db, dialect, users),
     console: consoleRepository(db),
     consoleOidc: consoleOidcRepository(db),
     consoleDirectory: consoleDirectoryRepository(db),

@@ -1773,6 +1773,79 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.serviceKeys.revoke(newId(), T0)).toBe(false);
       expect((await store.serviceKeys.findById(other.id))?.revokedAt).toBeNull();
     });
+
+    test('reads a key with the user a verification names, by id or by name, the reads of one turn in one statement on PostgreSQL', async (fixture) => {
+      const { store, expect } = fixture;
+      const key = {
+        id: newId(),
+        name: `with-user-${newId()}`,
+        keyHash: 'hash-w',
+        scopes: ['verify'],
+        createdAt: T0,
+        revokedAt: T0 + 3,
+        hashedAt: T0 + 1,
+      };
+      await store.serviceKeys.create(key);
+      const added = await fixture.addUser({ fullName: 'Read Together', locale: 'de' });
+      const user = await store.users.findById(added.id);
+      expect(user).toBeDefined();
+      expect(await store.serviceKeys.findWithUser(key.id, { id: added.id })).toEqual({
+        serviceKey: key,
+        user,
+      });
+      expect(await store.serviceKeys.findWithUser(key.id, { username: added.username })).toEqual({
+        serviceKey: key,
+        user,
+      });
+      const withUser = await store.serviceKeys.findWithUser(key.id, { id: added.id });
+      expect(typeof withUser.serviceKey?.revokedAt).toBe('number');
+      expect(typeof withUser.user?.createdAt).toBe('number');
+      expect(withUser.user?.disabled).toBe(false);
+      // Each part is found or not on its own.
+      expect(await store.serviceKeys.findWithUser(newId(), { id: added.id })).toEqual({
+        serviceKey: undefined,
+        user,
+      });
+      expect(await store.serviceKeys.findWithUser(key.id, { id: newId() })).toEqual({
+        serviceKey: key,
+        user: undefined,
+      });
+      expect(
+        await store.serviceKeys.findWithUser(key.id, { username: usernameOrThrow(`nobody-${newId()}`) }),
+      ).toEqual({ serviceKey: key, user: undefined });
+      await store.users.update(added.id, { disabled: true });
+      expect((await store.serviceKeys.findWithUser(key.id, { id: added.id })).user?.disabled).toBe(true);
+
+      // Reads of one turn, each answered its own, in one statement on PostgreSQL.
+      const others = await Promise.all(Array.from({ length: 4 }, () => fixture.addUser()));
+      const recording = recordPostgresQueries();
+      let reads: Awaited<ReturnType<typeof store.serviceKeys.findWithUser>>[];
+      try {
+        reads = await Promise.all(
+          others.map((other, index) =>
+            store.serviceKeys.findWithUser(
+              index % 2 === 0 ? key.id : newId(),
+              index < 2 ? { id: other.id } : { username: other.username },
+            ),
+          ),
+        );
+      } finally {
+        recording.stop();
+      }
+      expect(reads.map((read) => [read.serviceKey?.id, read.user?.id])).toEqual(
+        others.map((other, index) => [index % 2 === 0 ? key.id : undefined, other.id]),
+      );
+      if (store.kind === 'postgres') {
+        const mine = recording.queries.filter(({ values }) =>
+          others.some(
+            (other) =>
+              JSON.stringify(values ?? null).includes(other.id) ||
+              JSON.stringify(values ?? null).includes(other.username),
+          ),
+        );
+        expect(mine).toHaveLength(1);
+      }
+    });
   });
 
   describe.concurrent('meta', () => {

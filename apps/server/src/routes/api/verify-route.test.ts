@@ -3,6 +3,7 @@ import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServiceKey } from '../../domain/service-keys.js';
 import { API, bodies } from '../../testing/api-bodies.js';
+import { recordPostgresQueries } from '../../testing/recorded-sql.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { leavingClient } from '../../testing/leaving-client.js';
 import { createTestApp, type TestApp, type TestUser } from '../../testing/test-app.js';
@@ -217,6 +218,41 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
     expect(unknown.slice(-2).map((entry) => entry.details)).toEqual([
       { reason: 'unknown-user' },
       { reason: 'unknown-user' },
+    ]);
+  });
+
+  it('reads the service key with the user it verifies for, then verifies: two statements on PostgreSQL', async () => {
+    const { user, code } = await issuedCode();
+    const recorded = kind === 'postgres' ? recordPostgresQueries() : undefined;
+    let answers: unknown[];
+    try {
+      answers = [
+        (await verify(user.id, 'WRONG2345')).json(),
+        (await byName(user.username.toUpperCase(), code)).json(),
+        (await verify(user.id, code, `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).statusCode,
+      ];
+    } finally {
+      recorded?.stop();
+    }
+    expect(answers).toEqual([
+      { error: 0, message: '', result: { valid: false } },
+      { error: 0, message: '', result: { valid: true } },
+      401,
+    ]);
+    if (recorded === undefined) return;
+    // Statements about this user (other tests' work may run beside): per request one read of the
+    // key with the user, then dea_verify_code; a wrong key's request reads and goes no further.
+    const about = recorded.queries.filter(
+      (query) =>
+        JSON.stringify(query.values).includes(user.id) ||
+        JSON.stringify(query.values).includes(user.username),
+    );
+    expect(about.map((query) => (query.text.includes('dea_verify_code') ? 'verify' : 'read'))).toEqual([
+      'read',
+      'verify',
+      'read',
+      'verify',
+      'read',
     ]);
   });
 
