@@ -31,6 +31,7 @@ describe.each(STORE_KINDS)('dea purge and dea codes purge on %s', (kind) => {
     };
     expect(await cli.store.codes.issue(code, 100, { event: 'code.issued', userId })).toEqual({
       issued: true,
+      channels: [],
     });
     return id;
   }

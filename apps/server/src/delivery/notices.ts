@@ -52,8 +52,8 @@ export class Notices implements CodeNotices {
   }
 
   private async send(event: NoticeEvent): Promise<void> {
-    const { store, catalogs, rules } = this.deps;
-    const others = (await store.channels.listOfUser(event.userId)).filter(
+    const { catalogs, rules } = this.deps;
+    const others = event.channels.filter(
       (channel) =>
         channel.id !== event.sentTo?.id &&
         channelRefusal(rules, SEND_TYPE_OF_CHANNEL[channel.key], channel.address) === undefined,

@@ -2,7 +2,7 @@ import type { PolicyOptions } from '@dea/contract';
 import { generateCode, normalizeCode } from '../crypto/code-generator.js';
 import { newId } from '../crypto/ids.js';
 import { keyedHash } from '../crypto/keyed-hash.js';
-import type { Store } from '../store/store.js';
+import type { Channel, Store } from '../store/store.js';
 import { codeStoreFull, notPermitted } from './api-error.js';
 
 const MINUTE = 60_000;
@@ -12,6 +12,8 @@ export interface IssuedCode {
   /** The code in clear: handed to exactly one response or one delivery, never stored or logged. */
   code: string;
   expiresAt: number;
+  /** The user's channels, read with the issue in the same round trip: whom the notice tells. */
+  channels: Channel[];
 }
 
 export interface IssueRequest {
@@ -80,7 +82,7 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
       Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : undefined,
     );
   }
-  return { id, code, expiresAt };
+  return { id, code, expiresAt, channels: outcome.channels };
 }
 
 /**

@@ -51,6 +51,7 @@ export async function issueCodeOnScreen(
     userId: user.id,
     codeId: issued.id,
     sentTo: null,
+    channels: issued.channels,
     language: await services.catalogs.choose([locale, user.locale]),
     timeZone: user.timeZone ?? services.config.timeZone,
     at: services.now(),

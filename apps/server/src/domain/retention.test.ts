@@ -60,7 +60,10 @@ beforeEach(async () => {
       uses: 1,
       channelType: null,
     };
-    expect(await store.codes.issue(code, 100, { event: 'code.issued', userId })).toEqual({ issued: true });
+    expect(await store.codes.issue(code, 100, { event: 'code.issued', userId })).toEqual({
+      issued: true,
+      channels: [],
+    });
   }
   // Each batch keeps the purge busy BATCH_MS by its clock, as a batch of a large purge would.
   clock = 0;

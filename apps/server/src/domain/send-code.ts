@@ -133,6 +133,7 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
     userId: user.id,
     codeId: issued.id,
     sentTo: channel,
+    channels: issued.channels,
     language,
     timeZone,
     at: services.now(),

@@ -189,6 +189,7 @@ describe('operations', () => {
           await t.services.store.codes.issue(code, 10, { event: 'code.issued', userId: user.id }),
         ).toEqual({
           issued: true,
+          channels: [],
         });
       }
       const purgedCodes = async () =>

@@ -57,7 +57,10 @@ describe('named prepared statements on PostgreSQL', () => {
         uses: 1,
         channelType: null,
       };
-      expect(await store.codes.issue(code, 5, { event: 'code.issued', userId })).toEqual({ issued: true });
+      expect(await store.codes.issue(code, 5, { event: 'code.issued', userId })).toEqual({
+        issued: true,
+        channels: [],
+      });
       // A verification's: the user by name, then dea_verify_code.
       expect((await store.users.findByUsername(usernameOrThrow(`p-${userId}`)))?.id).toBe(userId);
       const verified = await store.codes.verify({

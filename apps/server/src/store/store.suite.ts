@@ -68,7 +68,7 @@ function storeFixture(testStore: TestStore, expect: ExpectStatic): StoreFixture 
     },
     issue: async (userId, overrides = {}) => {
       const code = newCode(userId, overrides);
-      expect(await store.codes.issue(code, 100, issueAudit(userId))).toEqual({ issued: true });
+      expect(await store.codes.issue(code, 100, issueAudit(userId))).toEqual({ issued: true, channels: [] });
       return code;
     },
     expectTimesAreNumbers: (user) => {
@@ -803,7 +803,7 @@ export function storeSuite(kind: StoreKind): void {
           3,
           issueAudit(user.id),
         );
-        expect(outcome).toEqual({ issued: true });
+        expect(outcome).toEqual({ issued: true, channels: [] });
       }
       const refused = await store.codes.issue(
         newCode(user.id, { createdAt: T0 + 3 }),
@@ -814,7 +814,76 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.countActive(user.id, T0 + 4)).toBe(3);
       // The limit is per user.
       const other = await addUser();
-      expect(await store.codes.issue(newCode(other.id), 3, issueAudit(other.id))).toEqual({ issued: true });
+      expect(await store.codes.issue(newCode(other.id), 3, issueAudit(other.id))).toEqual({
+        issued: true,
+        channels: [],
+      });
+    });
+
+    test("answers the user's channels with the issue, as listOfUser lists them, alone and gathered in one statement", async ({
+      store,
+      expect,
+      addUser,
+    }) => {
+      const users = await Promise.all([addUser(), addUser(), addUser()]);
+      const [first, second, third] = users.map((user) => user.id) as [string, string, string];
+      await store.channels.set({
+        id: newId(),
+        userId: first,
+        key: 'mobile',
+        address: '+491705550101',
+        createdAt: T0 + 2,
+      });
+      await store.channels.set({
+        id: newId(),
+        userId: first,
+        key: 'email',
+        address: 'one@example.com',
+        createdAt: T0 + 2,
+      });
+      await store.channels.set({
+        id: newId(),
+        userId: first,
+        key: 'telephone',
+        address: '+4930550101',
+        createdAt: T0 + 1,
+      });
+      await store.channels.setProven({
+        id: newId(),
+        userId: second,
+        key: 'email',
+        address: 'two@example.com',
+        at: T0 + 3,
+      });
+      const listed = await Promise.all(users.map((user) => store.channels.listOfUser(user.id)));
+      expect(listed.map((channels) => channels.length)).toEqual([3, 1, 0]);
+      expect(listed[0]!.map((channel) => channel.key)).toEqual(['telephone', 'email', 'mobile']);
+      expect(await store.codes.issue(newCode(first), 5, issueAudit(first))).toEqual({
+        issued: true,
+        channels: listed[0],
+      });
+      // The issues of one turn (one statement on PostgreSQL), each with its own user's channels.
+      const recording = recordPostgresQueries();
+      let outcomes: Awaited<ReturnType<typeof store.codes.issue>>[];
+      try {
+        outcomes = await Promise.all(
+          users.map((user) => store.codes.issue(newCode(user.id), 5, issueAudit(user.id))),
+        );
+      } finally {
+        recording.stop();
+      }
+      expect(outcomes).toEqual(listed.map((channels) => ({ issued: true, channels })));
+      if (store.kind === 'postgres')
+        expect(
+          recording.queries.filter(({ values }) =>
+            [first, second, third].some((id) => JSON.stringify(values ?? null).includes(id)),
+          ),
+        ).toHaveLength(1);
+      // A refused issue answers no channels.
+      expect(await store.codes.issue(newCode(first), 1, issueAudit(first))).toEqual({
+        issued: false,
+        reason: 'store-full',
+      });
     });
 
     test('gives back a use whose answer did not get out, never to an unused or revoked code', async ({
@@ -884,7 +953,10 @@ export function storeSuite(kind: StoreKind): void {
       expect(await store.codes.listActive(user.id, T0)).toEqual([]);
       expect(await store.audit.list({})).toEqual([]);
       // The rolled-back transaction leaves the store usable.
-      expect(await store.codes.issue(newCode(user.id), 1, issueAudit(user.id))).toEqual({ issued: true });
+      expect(await store.codes.issue(newCode(user.id), 1, issueAudit(user.id))).toEqual({
+        issued: true,
+        channels: [],
+      });
     });
 
     test('does not count expired, invalidated or used-up codes against maxUnused', async ({
@@ -894,22 +966,25 @@ export function storeSuite(kind: StoreKind): void {
     }) => {
       const user = await addUser();
       const expiring = newCode(user.id, { createdAt: T0, expiresAt: T0 + 10 });
-      expect(await store.codes.issue(expiring, 1, issueAudit(user.id))).toEqual({ issued: true });
+      expect(await store.codes.issue(expiring, 1, issueAudit(user.id))).toEqual({
+        issued: true,
+        channels: [],
+      });
       expect(
         await store.codes.issue(newCode(user.id, { createdAt: T0 + 9 }), 1, issueAudit(user.id)),
       ).toEqual({ issued: false, reason: 'store-full' });
 
       // At its expiry time the first code no longer counts.
       const second = newCode(user.id, { createdAt: T0 + 10, expiresAt: T0 + MINUTE });
-      expect(await store.codes.issue(second, 1, issueAudit(user.id))).toEqual({ issued: true });
+      expect(await store.codes.issue(second, 1, issueAudit(user.id))).toEqual({ issued: true, channels: [] });
 
       await store.codes.invalidate(second.id, T0 + 11);
       const third = newCode(user.id, { createdAt: T0 + 12, expiresAt: T0 + MINUTE });
-      expect(await store.codes.issue(third, 1, issueAudit(user.id))).toEqual({ issued: true });
+      expect(await store.codes.issue(third, 1, issueAudit(user.id))).toEqual({ issued: true, channels: [] });
 
       expect(await store.codes.consume(third.id, T0 + 13)).toBe(true);
       const fourth = newCode(user.id, { createdAt: T0 + 14, expiresAt: T0 + MINUTE });
-      expect(await store.codes.issue(fourth, 1, issueAudit(user.id))).toEqual({ issued: true });
+      expect(await store.codes.issue(fourth, 1, issueAudit(user.id))).toEqual({ issued: true, channels: [] });
 
       expect(await store.codes.listActive(user.id, T0 + 15)).toEqual([listed(fourth)]);
     });

@@ -201,7 +201,10 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
             2,
             { event: 'code.issued', userId: second ?? '' },
           );
-        expect(await issue(newId())).toEqual({ issued: true });
+        expect(await issue(newId())).toMatchObject({
+          issued: true,
+          channels: [{ key: 'email', address: 'user1@example.com' }],
+        });
         expect(await issue(newId())).toEqual({ issued: false, reason: 'store-full' });
         expect(await upgraded.audit.list({ event: 'code.issued', limit: 10 })).toHaveLength(6);
       } finally {

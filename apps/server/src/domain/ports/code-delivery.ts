@@ -52,6 +52,8 @@ export interface CodeNotice {
   codeId: string;
   /** The channel the code went to (it gets the code, not a notice); null for a code shown on screen. */
   sentTo: Channel | null;
+  /** The user's channels as the code's issue read them: the notice goes to the others. */
+  channels: readonly Channel[];
   language: string;
   /** The time zone times in the notice are written in (the user's, else DEA_TIME_ZONE). */
   timeZone: string;

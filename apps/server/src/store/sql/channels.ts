@@ -47,7 +47,7 @@ export interface ChannelRepository {
   findUserIdsByAddressEnding(digits: string, limit: number): Promise<string[]>;
 }
 
-interface ChannelRow {
+export interface ChannelRow {
   id: string;
   user_id: string;
   key: string;
@@ -72,23 +72,43 @@ function toChannel(row: ChannelRow): Channel {
   };
 }
 
-export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
-  // Every code issued or sent looks up the user's other channels, to tell them.
-  const channelsOfUser = compiledOnce(db, (values: { userId: string }) =>
+/** The columns a Channel is made of. */
+const CHANNEL_COLUMNS = ['id', 'user_id', 'key', 'address', 'origin', 'proven_at', 'registered_at'] as const;
+
+/**
+ * A user's channels, in the order every reader lists them (created, then key), as JSON rows: a
+ * part of a larger statement (a code's issue reads them with it, for the notice), by `userRef`,
+ * the SQL that names the user there.
+ */
+export const channelsOfUserJson = (userRef: string): string =>
+  `(select json_agg(c order by c.created_at, c.key) from (select ${CHANNEL_COLUMNS.join(', ')}, created_at from channels where user_id = ${userRef}) c)`;
+
+/** The Channels of rows as a read or channelsOfUserJson answers them (null: none); unknown keys left out. */
+export const channelsOfRows = (rows: readonly ChannelRow[] | null): Channel[] =>
+  (rows ?? []).filter((row) => isChannelKey(row.key)).map(toChannel);
+
+/** A user's channels in that order, compiled once: a statement of its own, or of a transaction. */
+export function channelsOfUserStatement(db: Db) {
+  return compiledOnce(db, (values: { userId: string }) =>
     db
       .selectFrom('channels')
-      .selectAll()
+      .select(CHANNEL_COLUMNS)
       .where('user_id', '=', values.userId)
       .orderBy('created_at')
       .orderBy('key'),
   );
+}
+
+export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
+  // Every code issued or sent looks up the user's other channels, to tell them.
+  const channelsOfUser = channelsOfUserStatement(db);
   // On PostgreSQL the channels read in one turn of the event loop are read in one round trip.
   const channelsOfUsers = compiledOnce(
     db,
     (values: { userIds: string[] }) =>
       db
         .selectFrom('channels')
-        .select(['id', 'user_id', 'key', 'address', 'origin', 'proven_at', 'registered_at'])
+        .select(CHANNEL_COLUMNS)
         .where('user_id', '=', sql<string>`any(${values.userIds})`)
         .orderBy('user_id')
         .orderBy('created_at')
@@ -185,8 +205,7 @@ export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
     },
     async listOfUser(userId) {
       if (dialect === 'postgres') return (await channelsGathered(userId)) ?? [];
-      const { rows } = await channelsOfUser.run(db, { userId });
-      return rows.filter((row) => isChannelKey(row.key)).map(toChannel);
+      return channelsOfRows((await channelsOfUser.run(db, { userId })).rows);
     },
     async findOfUser(userId, reference) {
       const row = await db

@@ -151,7 +151,7 @@ describe.each(STORE_KINDS.filter((kind) => kind === 'postgres'))('a code’s use
             5,
             { event: 'code.issued', userId, actor: userId },
           ),
-        ).toEqual({ issued: true });
+        ).toEqual({ issued: true, channels: [] });
       const updatesOfCodes = () =>
         withClient(url, async (client) => {
           const row = (
@@ -194,6 +194,7 @@ describe.each(STORE_KINDS.filter((kind) => kind === 'postgres'))('a code’s use
       };
       expect(await store.codes.issue(revoked, 5, { event: 'code.issued', userId: revoked.userId })).toEqual({
         issued: true,
+        channels: [],
       });
       expect(await store.codes.invalidate(revoked.id, T0 + 4)).toBe(true);
       const recorded = recordPostgresQueries();

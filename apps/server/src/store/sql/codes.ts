@@ -12,6 +12,13 @@ import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
 import { gatheredByTurn } from './by-turn.js';
 import { policyOfUserQuery, policyOfUserStatement, policyOptionsOf } from './groups.js';
+import {
+  type Channel,
+  type ChannelRow,
+  channelsOfRows,
+  channelsOfUserJson,
+  channelsOfUserStatement,
+} from './channels.js';
 import type { Db, Dialect } from './db.js';
 
 export interface NewCode {
@@ -34,7 +41,13 @@ export interface ActiveCode {
   usesLeft: number;
 }
 
-export type IssueOutcome = { issued: true } | { issued: false; reason: 'store-full' | 'no-user' };
+export type IssueOutcome =
+  | {
+      issued: true;
+      /** The user's channels, read with the issue (the notice to them needs no read of its own). */
+      channels: Channel[];
+    }
+  | { issued: false; reason: 'store-full' | 'no-user' };
 
 /** Why a verification failed (for the audit log only: callers answer just valid or not). */
 export type VerifyRefusal = 'unknown-user' | 'disabled' | 'codes-disabled' | 'no-usable-code' | 'locked';
@@ -172,7 +185,8 @@ interface FunctionAnswer {
  */
 const STILL_USABLE = sql.lit(0);
 
-const ISSUE_CODE_CALL = `${PREPARED_MARK}select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome`;
+const ISSUE_CODE_CALL = `${PREPARED_MARK}select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome,
+  ${channelsOfUserJson('$2')} as channels`;
 
 interface IssueCall {
   code: NewCode;
@@ -201,8 +215,8 @@ function issueArguments({ code, maxUnused, audit }: IssueCall): unknown[] {
   ];
 }
 
-function outcomeOf(outcome: string | undefined): IssueOutcome {
-  if (outcome === 'issued') return { issued: true };
+function outcomeOf(outcome: string | undefined, channels: readonly ChannelRow[] | null): IssueOutcome {
+  if (outcome === 'issued') return { issued: true, channels: channelsOfRows(channels) };
   if (outcome === 'store-full' || outcome === 'no-user') return { issued: false, reason: outcome };
   throw new Error(`dea_issue_code answered ${String(outcome)}`);
 }
@@ -225,12 +239,14 @@ const ISSUE_CODE_COLUMNS = [
   ['audit_details', 'text'],
 ] as const;
 
-const ISSUE_CODES_CALL = `${PREPARED_MARK}select t.ord, dea_issue_code(${ISSUE_CODE_COLUMNS.map(([name]) => `t.${name}`).join(', ')}) as outcome
+const ISSUE_CODES_CALL = `${PREPARED_MARK}select t.ord, dea_issue_code(${ISSUE_CODE_COLUMNS.map(([name]) => `t.${name}`).join(', ')}) as outcome,
+  ${channelsOfUserJson('t.user_id')} as channels
   from unnest(${ISSUE_CODE_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')})
   with ordinality as t(${ISSUE_CODE_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
 
 export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   const insertAudit = auditInserter(db);
+  const channelsOfUser = channelsOfUserStatement(db);
   // Issuing a code is a hot path. On the embedded store it is a transaction of statements compiled
   // once; SQLite needs no row lock: its single connection runs one transaction at a time. The issues
   // of one turn of the event loop share a transaction and its commit (sharingTransactions).
@@ -305,15 +321,16 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
         return { issued: false, reason: exists ? 'store-full' : 'no-user' } as const;
       }
       await insertAudit(trx, audit, code.createdAt);
-      return { issued: true } as const;
+      const channels = channelsOfRows((await channelsOfUser.run(trx, { userId: code.userId })).rows);
+      return { issued: true, channels } as const;
     },
   );
   // On PostgreSQL the same steps are one call of dea_issue_code (migration 0011): one round trip.
   const issueInOneCall = async (call: IssueCall) => {
-    const result = await db.executeQuery<{ outcome: string }>(
+    const result = await db.executeQuery<{ outcome: string; channels: ChannelRow[] | null }>(
       CompiledQuery.raw(ISSUE_CODE_CALL, issueArguments(call)),
     );
-    return outcomeOf(result.rows[0]?.outcome);
+    return outcomeOf(result.rows[0]?.outcome, result.rows[0]?.channels ?? null);
   };
   // The issues of one turn of the event loop go in one statement: dea_issue_code once per issue,
   // in turn (each sees the codes the ones before it inserted), ordered by user so that concurrent
@@ -324,11 +341,14 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     order.sort((a, b) => (userOf(a) === userOf(b) ? a - b : userOf(a) < userOf(b) ? -1 : 1));
     const rows = order.map((index) => issueArguments(items[index]!));
     const columns = ISSUE_CODE_COLUMNS.map((_, column) => rows.map((row) => row[column]));
-    const result = await db.executeQuery<{ ord: number | string; outcome: string }>(
-      CompiledQuery.raw(ISSUE_CODES_CALL, columns),
-    );
+    const result = await db.executeQuery<{
+      ord: number | string;
+      outcome: string;
+      channels: ChannelRow[] | null;
+    }>(CompiledQuery.raw(ISSUE_CODES_CALL, columns));
     const outcomes: IssueOutcome[] = new Array<IssueOutcome>(items.length);
-    for (const row of result.rows) outcomes[order[Number(row.ord) - 1]!] = outcomeOf(row.outcome);
+    for (const row of result.rows)
+      outcomes[order[Number(row.ord) - 1]!] = outcomeOf(row.outcome, row.channels);
     return outcomes;
   };
   const issueGathered = gatheredByTurn(issueManyInOneCall, issueInOneCall);

@@ -96,7 +96,7 @@ describe('the hot statements of the embedded store', () => {
       10,
       { event: 'code.issued', userId: USER },
     );
-    expect(issued).toEqual({ issued: true });
+    expect(issued).toEqual({ issued: true, channels: [] });
     await store.codes.listActive(USER, now);
     await store.codes.countActive(USER, now);
     await store.channels.listOfUser(USER);
