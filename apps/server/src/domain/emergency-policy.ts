@@ -4,10 +4,16 @@ import {
   type PolicyOptions,
 } from '@dea/contract';
 import type { CodeDefaults } from './code-settings.js';
-import type { Store } from '../store/store.js';
+import type { Store, StoredPolicyPair } from '../store/store.js';
 import { notPermitted } from './api-error.js';
 import { resolvePolicy, sendsByChannel } from './policy.js';
 import { pagePolicy, type PageRequest } from './screen-code-trust.js';
+
+/** The policies a request from the page follows (screen-code-trust.ts), read in one statement. */
+export const PAGE_POLICY_CATEGORIES = [
+  POLICY_CATEGORY_SELF_SERVICE,
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
+] as const satisfies readonly [string, string];
 
 /** What deciding on a user's policy needs. */
 export interface PolicyServices {
@@ -40,20 +46,23 @@ export async function emergencyPolicy(
   clientAddress: string | null,
   /** Who asks, when not the user themself (a help-desk agent). */
   actor: string = userId,
-  page?: PageRequest,
+  /** `stored`: the page policies (PAGE_POLICY_CATEGORIES) as read with the session, when they were. */
+  page?: PageRequest & { stored?: StoredPolicyPair | undefined },
 ): Promise<PolicyOptions> {
-  // Asked for the page, the "Channel Registration" policy may decide too: both read in one statement.
+  // Asked for the page, the "Channel Registration" policy may decide too: both read in one
+  // statement, or with the session already.
   const followed =
     page === undefined
       ? { options: await policyOf(services, userId) }
-      : await services.store.groups
-          .findPoliciesOfUser(userId, [POLICY_CATEGORY_SELF_SERVICE, POLICY_CATEGORY_CHANNEL_REGISTRATION])
-          .then(([selfService, registration]) =>
-            pagePolicy(services, userId, resolvePolicy(selfService, services.config.codeDefaults), {
-              ...page,
-              registrationPolicy: { stored: registration },
-            }),
-          );
+      : await (page.stored === undefined
+          ? services.store.groups.findPoliciesOfUser(userId, PAGE_POLICY_CATEGORIES)
+          : Promise.resolve(page.stored)
+        ).then(([selfService, registration]) =>
+          pagePolicy(services, userId, resolvePolicy(selfService, services.config.codeDefaults), {
+            ...page,
+            registrationPolicy: { stored: registration },
+          }),
+        );
   const policy = followed.options;
   const untrusted = delivery === 'screen' && followed.trust?.trusted === false ? followed.trust : undefined;
   if (untrusted !== undefined) {

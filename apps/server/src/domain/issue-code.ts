@@ -1,5 +1,5 @@
 import type { CodeDefaults } from './code-settings.js';
-import type { Store, User } from '../store/store.js';
+import type { Store, StoredPolicyPair, User } from '../store/store.js';
 import type { Catalogs } from './catalogs.js';
 import { issueCode } from './codes.js';
 import { emergencyPolicy } from './emergency-policy.js';
@@ -24,6 +24,8 @@ export interface OnScreenRequest {
   clientAddress: string;
   /** The remembered-device cookie the request carries (screen-code-trust.ts). */
   deviceCookie: string | undefined;
+  /** The page policies as read with the session, when they were (emergency-policy.ts). */
+  storedPolicies?: StoredPolicyPair | undefined;
 }
 
 /**
@@ -33,12 +35,13 @@ export interface OnScreenRequest {
  */
 export async function issueCodeOnScreen(
   services: CodeServices,
-  { user, locale, clientAddress, deviceCookie }: OnScreenRequest,
+  { user, locale, clientAddress, deviceCookie, storedPolicies }: OnScreenRequest,
 ): Promise<{ id: string; code: string }> {
   const policy = await emergencyPolicy(services, user.id, 'screen', clientAddress, user.id, {
     clientAddress,
     deviceCookie,
     devices: services.rememberedDevices,
+    stored: storedPolicies,
   });
   const issued = await issueCode(services.store, services.keys.codeHash, {
     userId: user.id,

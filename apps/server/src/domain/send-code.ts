@@ -9,7 +9,7 @@ import type { CodeServices } from './issue-code.js';
 import { maskAddress } from './masking.js';
 import type { CodeDelivery } from './ports/code-delivery.js';
 import type { SendLimits } from './send-limits.js';
-import type { User } from '../store/store.js';
+import type { StoredPolicyPair, User } from '../store/store.js';
 
 /** What sending a code needs besides issuing it: delivery (a port), channel rules, limits. */
 export interface SendCodeServices extends CodeServices {
@@ -35,7 +35,11 @@ export interface SendRequest {
    * Asked from the page: its remembered-device cookie. Where no reason to trust a code on screen
    * holds, a policy that shows codes on screen sends them by channel (screen-code-trust.ts).
    */
-  page?: { deviceCookie: string | undefined };
+  page?: {
+    deviceCookie: string | undefined;
+    /** The page policies as read with the session, when they were (emergency-policy.ts). */
+    stored?: StoredPolicyPair | undefined;
+  };
 }
 
 /**
@@ -62,6 +66,7 @@ export async function sendCode(services: SendCodeServices, request: SendRequest)
       clientAddress,
       deviceCookie: request.page.deviceCookie,
       devices: services.rememberedDevices,
+      stored: request.page.stored,
     },
   );
   const channel = await services.store.channels.findOfUser(user.id, request.reference);

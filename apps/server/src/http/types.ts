@@ -1,4 +1,4 @@
-import type { User } from '../store/store.js';
+import type { StoredPolicyPair, User } from '../store/store.js';
 import type { Services } from '../services.js';
 
 export type { Services } from '../services.js';
@@ -9,6 +9,13 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** The signed-in user, set by the session guard. */
-    signedIn: { user: User; sessionId: string } | undefined;
+    signedIn:
+      | {
+          user: User;
+          sessionId: string;
+          /** The user's page policies, when the guard read them with the session (requirePageSession). */
+          policies?: StoredPolicyPair;
+        }
+      | undefined;
   }
 }

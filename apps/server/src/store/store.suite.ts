@@ -1394,6 +1394,62 @@ export function storeSuite(kind: StoreKind): void {
       return idHash;
     }
 
+    test("finds a session with the user's policies of two categories: in the same statement on PostgreSQL, left to the caller on the embedded store", async ({
+      store,
+      expect,
+      addUser,
+    }) => {
+      const user = await addUser();
+      const low = newId();
+      const high = newId();
+      for (const [id, priority] of [
+        [low, 1],
+        [high, 9],
+      ] as const) {
+        await store.groups.create({ id, name: `session-policies-${id}`, priority });
+        await store.groups.addMember(id, user.id);
+      }
+      await store.groups.setPolicy(low, 'first', { from: 'low' });
+      await store.groups.setPolicy(high, 'first', { from: 'high' });
+      await store.groups.setPolicy(low, 'second', { from: 'low', second: true });
+      const sessions = await Promise.all([
+        addSession(store, user.id, T0),
+        addSession(store, user.id, T0 + 1),
+      ]);
+      const recording = recordPostgresQueries();
+      let found: Awaited<ReturnType<typeof store.sessions.findWithPolicies>>[];
+      try {
+        found = await Promise.all(
+          sessions.map((idHash) => store.sessions.findWithPolicies(idHash, ['first', 'second'])),
+        );
+      } finally {
+        recording.stop();
+      }
+      for (const [index, session] of found.entries()) {
+        const plain = await store.sessions.find(sessions[index]!);
+        if (store.kind === 'postgres')
+          expect(session).toEqual({ ...plain, policies: [{ from: 'high' }, { from: 'low', second: true }] });
+        else expect(session).toEqual(plain);
+      }
+      if (store.kind === 'postgres') {
+        expect(
+          recording.queries.filter(({ values }) => JSON.stringify(values ?? null).includes(sessions[0]!)),
+        ).toHaveLength(1);
+        // None of a category, none of a user without groups, no session: each answered as such.
+        const loner = await addUser();
+        const lonerSession = await addSession(store, loner.id, T0);
+        expect((await store.sessions.findWithPolicies(sessions[0]!, ['second', 'third']))?.policies).toEqual([
+          { from: 'low', second: true },
+          undefined,
+        ]);
+        expect((await store.sessions.findWithPolicies(lonerSession, ['first', 'second']))?.policies).toEqual([
+          undefined,
+          undefined,
+        ]);
+      }
+      expect(await store.sessions.findWithPolicies(newId(), ['first', 'second'])).toBeUndefined();
+    });
+
     test('creates and finds a session', async ({ store, expect, addUser }) => {
       const user = await addUser();
       const idHash = await addSession(store, user.id, T0, T0 + 5);

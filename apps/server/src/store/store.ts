@@ -86,7 +86,7 @@ export type {
 } from './sql/retention.js';
 export { PURGE_KINDS } from './sql/retention.js';
 export type { ServiceKey, ServiceKeyRepository } from './sql/service-keys.js';
-export type { SessionWithUser, Session, SessionRepository } from './sql/sessions.js';
+export type { SessionWithUser, Session, SessionRepository, StoredPolicyPair } from './sql/sessions.js';
 export type {
   SigninFailures,
   SigninAttemptLimit,

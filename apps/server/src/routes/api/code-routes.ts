@@ -11,7 +11,7 @@ import { revokeOwnCode } from '../../domain/codes.js';
 import { issueCodeOnScreen } from '../../domain/issue-code.js';
 import { sendCode } from '../../domain/send-code.js';
 import { ok } from '../../http/envelope.js';
-import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
+import { assertOwnUserId, requirePageSession } from '../../http/session-guard.js';
 import { pageRequestOf, signedInUser } from './user-routes.js';
 import { documented } from '../../http/route-docs.js';
 
@@ -20,7 +20,7 @@ import { documented } from '../../http/route-docs.js';
  * and taking back one's own unused code (revoke).
  */
 export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.addHook('onRequest', requireSession);
+  app.addHook('onRequest', requirePageSession);
   const { services } = app;
 
   app.post(
@@ -41,6 +41,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         user: signedInUser(request),
         locale: request.body.attrs.locale,
         ...pageRequestOf(request),
+        storedPolicies: request.signedIn?.policies,
       });
       const fields = { id: issued.id, password: issued.code };
       const row = Object.fromEntries(request.body.return.map((field) => [field, fields[field]]));
@@ -95,7 +96,7 @@ export const codeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         locale,
         clientAddress: request.ip,
         log: request.log,
-        page: { deviceCookie: pageRequestOf(request).deviceCookie },
+        page: { deviceCookie: pageRequestOf(request).deviceCookie, stored: request.signedIn?.policies },
       });
       return ok({ to } satisfies CreateAndSendResult);
     },

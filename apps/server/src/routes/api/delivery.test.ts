@@ -1,6 +1,14 @@
-import { splitChannelValue, type ChannelKey, type SendType } from '@dea/contract';
+import {
+  POLICY_CATEGORY_SELF_SERVICE,
+  splitChannelValue,
+  type ChannelKey,
+  type SendType,
+} from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256 } from '../../crypto/keyed-hash.js';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
+import { PREPARED_MARK } from '../../store/prepared-statements.js';
+import { recordPostgresQueries } from '../../testing/recorded-sql.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { refusedPort, startHttpPeer, type HttpPeer } from '../../testing/http-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../../testing/smtp-peer.js';
@@ -465,6 +473,49 @@ describe.each(STORE_KINDS)('notices to the other channels on %s', (kind) => {
     const notices = await events(t, user.id, 'notice.sent');
     expect(notices.map((entry) => entry.details.channel).sort()).toEqual(['TWITTER', 'smtp']);
     expect(outbox.filter((message) => message.recipient === channels.mobile)).toHaveLength(1);
+  });
+
+  it('a code on screen asks the store two statements on PostgreSQL: the session with the page policies, then the issue with the channels the notice tells', async () => {
+    const { user, session } = await signedIn(t, {
+      policy: SCREEN,
+      channels: { email: 'two.reads@example.com', twitter: '@two_reads' },
+    });
+    const recorded = kind === 'postgres' ? recordPostgresQueries() : undefined;
+    try {
+      const response = await t.call(`${API}/tempPass/create`, bodies.create(user.id), session);
+      expect(response.json()).toMatchObject({ error: 0 });
+      await t.services.notices.settled();
+    } finally {
+      recorded?.stop();
+    }
+    expect((await events(t, user.id, 'notice.sent')).map((entry) => entry.details.channelKey).sort()).toEqual(
+      ['email', 'twitter'],
+    );
+    // A policy changed between two requests counts at the next one: nothing is kept in between.
+    const [group] = await t.services.store.groups.listOfUser(user.id);
+    await t.services.store.groups.setPolicy(group?.id ?? '', POLICY_CATEGORY_SELF_SERVICE, {
+      ...SCREEN,
+      enableECode: false,
+    });
+    expect((await t.call(`${API}/tempPass/create`, bodies.create(user.id), session)).json()).toMatchObject({
+      error: 3,
+    });
+    if (recorded === undefined) return;
+    // The statements about this user or their session, prepared ones (the hot path's): no read of
+    // the policies or the channels of their own.
+    const sessionHash = sha256(session.sessionId);
+    const about = recorded.queries.filter(
+      (query) =>
+        query.text.startsWith(PREPARED_MARK) &&
+        (JSON.stringify(query.values).includes(user.id) ||
+          JSON.stringify(query.values).includes(sessionHash)),
+    );
+    expect(about.map((query) => (query.text.includes('dea_issue_code') ? 'issue' : 'session'))).toEqual([
+      'session',
+      'issue',
+    ]);
+    expect(about[0]?.text).toContain('"policies"');
+    expect(about[1]?.text).toContain('channels');
   });
 
   it('after a code shown on screen, tells every channel; a failing notice is audited and changes nothing', async () => {

@@ -262,6 +262,23 @@ export function policyOfUserQuery(db: Db, values: { userId: string; category: st
   );
 }
 
+/**
+ * The same rule as a column of a larger statement: the options of the first policy of `category`
+ * of the user that `userRef` (a column of the outer statement) names; null when none.
+ */
+export function policyOfUserColumn(db: Db, userRef: 'users.id' | 'sessions.user_id', category: string) {
+  return db
+    .selectFrom('policies')
+    .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
+    .innerJoin('groups', 'groups.id', 'policies.group_id')
+    .select('policies.options')
+    .where('user_groups.user_id', '=', sql.ref<string>(userRef))
+    .where('policies.category', '=', category)
+    .orderBy('groups.priority', 'desc')
+    .orderBy('groups.name')
+    .limit(sql.lit(1));
+}
+
 /** Parsed policy options, by their stored text: the policies are few, and read by every code's issue and use. */
 const parsedPolicies = new Map<string, Readonly<Record<string, unknown>>>();
 const PARSED_POLICIES_KEPT = 1_000;

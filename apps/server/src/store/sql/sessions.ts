@@ -5,9 +5,13 @@ import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { toUser, USER_COLUMNS } from './users.js';
 import type { Db, Dialect } from './db.js';
+import { policyOfUserColumn, policyOptionsOf } from './groups.js';
 
 /** A session with its user (undefined when the user is gone). */
 export type SessionWithUser = Session & { user: User | undefined };
+
+/** The stored options of the user's policies of two categories, in their order (undefined: none). */
+export type StoredPolicyPair = [Record<string, unknown> | undefined, Record<string, unknown> | undefined];
 
 export interface Session {
   idHash: string;
@@ -21,6 +25,15 @@ export interface SessionRepository {
   create(session: Omit<Session, 'endedAt'>): Promise<void>;
   /** The session with its user (undefined when the user is gone), in one query: every signed-in call asks. */
   find(idHash: string): Promise<SessionWithUser | undefined>;
+  /**
+   * The session with its user and the user's policies of two categories: on PostgreSQL in the same
+   * statement (a call that needs them saves their round trip); on the embedded store, where a read
+   * costs no round trip, `policies` is left out and the caller reads them when it needs them.
+   */
+  findWithPolicies(
+    idHash: string,
+    categories: readonly [string, string],
+  ): Promise<(SessionWithUser & { policies?: StoredPolicyPair }) | undefined>;
   touch(idHash: string, at: number): Promise<void>;
   end(idHash: string, at: number): Promise<void>;
   /** The user's sessions that have not ended, newest first. */
@@ -81,6 +94,23 @@ export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
     const { rows } = await findManyWithUser.run(db, { idHashes });
     return new Map(rows.map((row) => [row.session_id_hash, sessionOf(row as SessionRow)]));
   });
+  // With the user's policies of two categories (the rule of groups.ts, as columns).
+  const findManyWithPolicies = compiledOnce(
+    db,
+    (values: { idHashes: string[]; first: string; second: string }) =>
+      withUser()
+        .select([
+          policyOfUserColumn(db, 'sessions.user_id', values.first).as('policy_first'),
+          policyOfUserColumn(db, 'sessions.user_id', values.second).as('policy_second'),
+        ])
+        .where('sessions.id_hash', '=', sql<string>`any(${values.idHashes})`),
+    { prepared: true },
+  );
+  const withPoliciesGathered = new Map<
+    string,
+    (idHash: string) => Promise<(SessionWithUser & { policies: StoredPolicyPair }) | undefined>
+  >();
+  const optionsOf = (text: string | null) => (text === null ? undefined : policyOptionsOf(text));
   const touch = compiledOnce(db, (values: { idHash: string; at: number }) =>
     db
       .updateTable('sessions')
@@ -105,6 +135,29 @@ export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
       if (dialect === 'postgres') return findGathered(idHash);
       const row = (await findWithUser.run(db, { idHash })).rows[0];
       return row && sessionOf(row as SessionRow);
+    },
+    async findWithPolicies(idHash, categories) {
+      if (dialect !== 'postgres') return this.find(idHash);
+      const [first, second] = categories;
+      const key = `${first}\n${second}`;
+      let read = withPoliciesGathered.get(key);
+      if (read === undefined) {
+        read = readsGatheredByTurn(async (idHashes: string[]) => {
+          const { rows } = await findManyWithPolicies.run(db, { idHashes, first, second });
+          return new Map(
+            rows.map((row) => {
+              const read = row as SessionRow & { policy_first: string | null; policy_second: string | null };
+              const policies: StoredPolicyPair = [
+                optionsOf(read.policy_first),
+                optionsOf(read.policy_second),
+              ];
+              return [read.session_id_hash, { ...sessionOf(read), policies }];
+            }),
+          );
+        });
+        withPoliciesGathered.set(key, read);
+      }
+      return read(idHash);
     },
     async touch(idHash, at) {
       await touch.run(db, { idHash, at });

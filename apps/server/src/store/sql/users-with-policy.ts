@@ -4,7 +4,7 @@ import type { UsersTable } from '../database.js';
 import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
-import { policyOfUserStatement } from './groups.js';
+import { policyOfUserColumn, policyOfUserStatement } from './groups.js';
 import { toUser, type User } from './users.js';
 
 /** A user found by name, with their policy of one category (undefined: their groups set none). */
@@ -30,19 +30,7 @@ export function userWithPolicyReader(
       db
         .selectFrom('users')
         .selectAll('users')
-        .select((eb) =>
-          eb
-            .selectFrom('policies')
-            .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-            .innerJoin('groups', 'groups.id', 'policies.group_id')
-            .select('policies.options')
-            .whereRef('user_groups.user_id', '=', 'users.id')
-            .where('policies.category', '=', values.category)
-            .orderBy('groups.priority', 'desc')
-            .orderBy('groups.name')
-            .limit(sql.lit(1))
-            .as('policy_options'),
-        )
+        .select(policyOfUserColumn(db, 'users.id', values.category).as('policy_options'))
         .where('users.username', '=', sql<Username>`any(${values.usernames})`),
     { prepared: true },
   );
