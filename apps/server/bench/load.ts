@@ -27,7 +27,9 @@
  * the pairs rows, as the issue's check measures: BENCH_PAIRS pairs (issue a code on screen, then
  * verify it with the service key) from 1 and from 8 clients, each client one request at a time,
  * the server's CPU per pair against the bare route's CPU per request at the same concurrency,
- * measured right before and right after.
+ * measured right before and right after. BENCH_SERVER_ENTRY=<server.js of another build> (a copy
+ * of its dist/ inside apps/server/, so that it finds the same packages) runs that build instead,
+ * to compare builds run in turn.
  */
 import { createSocket } from 'node:dgram';
 import type { EventEmitter } from 'node:events';
@@ -765,7 +767,7 @@ async function measureStore(label: string, databaseUrl: string | undefined): Pro
   const seeded = await seed(dataDir, databaseUrl);
   const { names } = seeded;
   const radiusPort = await freePort();
-  const server = await startServer('dist/server.js', {
+  const server = await startServer(process.env.BENCH_SERVER_ENTRY ?? 'dist/server.js', {
     DEA_DATA_DIR: dataDir,
     DEA_SECRET: SECRET,
     DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',

@@ -46,7 +46,13 @@ describe('named prepared statements on PostgreSQL', () => {
       expect(await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE)).toEqual({
         enableECode: true,
       });
-      expect((await store.channels.listOfUser(userId)).map((channel) => channel.key)).toEqual(['email']);
+      const channels = await store.channels.listOfUser(userId);
+      expect(channels.map((channel) => channel.key)).toEqual(['email']);
+      // The page's session with its policies, and a service key with the user it verifies for.
+      expect(
+        (await store.sessions.findWithPolicies(idHash, [POLICY_CATEGORY_SELF_SERVICE, 'other']))?.policies,
+      ).toEqual([{ enableECode: true }, undefined]);
+      expect((await store.serviceKeys.findWithUser(newId(), { id: userId })).user?.id).toBe(userId);
       const now = Date.now();
       const code = {
         id: newId(),
@@ -59,7 +65,7 @@ describe('named prepared statements on PostgreSQL', () => {
       };
       expect(await store.codes.issue(code, 5, { event: 'code.issued', userId })).toEqual({
         issued: true,
-        channels: [],
+        channels,
       });
       // A verification's: the user by name, then dea_verify_code.
       expect((await store.users.findByUsername(usernameOrThrow(`p-${userId}`)))?.id).toBe(userId);
@@ -77,14 +83,14 @@ describe('named prepared statements on PostgreSQL', () => {
       });
       expect(verified.outcome).toEqual({ used: false, reason: 'no-usable-code' });
       const named = seen.filter((query) => query.name !== undefined);
-      expect(named).toHaveLength(6);
+      expect(named).toHaveLength(8);
       for (const query of named) {
         expect(query.text.startsWith(PREPARED_MARK)).toBe(true);
         expect(query.name).toBe(preparedName(query.text));
       }
       // What is not marked goes as before.
       await store.groups.listOfUser(userId);
-      expect(seen.filter((query) => query.name !== undefined)).toHaveLength(6);
+      expect(seen.filter((query) => query.name !== undefined)).toHaveLength(8);
     } finally {
       await store.close();
     }
