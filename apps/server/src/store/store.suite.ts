@@ -1433,12 +1433,12 @@ export function storeSuite(kind: StoreKind): void {
       }
       if (store.kind === 'postgres') {
         expect(
-          recording.queries.filter(({ values }) => JSON.stringify(values ?? null).includes(sessions[0]!)),
+          recording.queries.filter(({ values }) => JSON.stringify(values ?? null).includes(sessions[0])),
         ).toHaveLength(1);
         // None of a category, none of a user without groups, no session: each answered as such.
         const loner = await addUser();
         const lonerSession = await addSession(store, loner.id, T0);
-        expect((await store.sessions.findWithPolicies(sessions[0]!, ['second', 'third']))?.policies).toEqual([
+        expect((await store.sessions.findWithPolicies(sessions[0], ['second', 'third']))?.policies).toEqual([
           { from: 'low', second: true },
           undefined,
         ]);
