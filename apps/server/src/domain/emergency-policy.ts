@@ -4,7 +4,8 @@ import {
   type PolicyOptions,
 } from '@dea/contract';
 import type { CodeDefaults } from './code-settings.js';
-import type { Store, StoredPolicyPair } from '../store/store.js';
+import type { Store } from '../store/store.js';
+import type { PoliciesReadWithSession } from './sessions.js';
 import { notPermitted } from './api-error.js';
 import { resolvePolicy, sendsByChannel } from './policy.js';
 import { pagePolicy, type PageRequest } from './screen-code-trust.js';
@@ -14,6 +15,16 @@ export const PAGE_POLICY_CATEGORIES = [
   POLICY_CATEGORY_SELF_SERVICE,
   POLICY_CATEGORY_CHANNEL_REGISTRATION,
 ] as const satisfies readonly [string, string];
+
+/** Policies read with a session count for the page only when they are this user's page policies. */
+const isPagePoliciesOf = (
+  read: PoliciesReadWithSession | undefined,
+  userId: string,
+): read is PoliciesReadWithSession =>
+  read !== undefined &&
+  read.userId === userId &&
+  read.categories[0] === PAGE_POLICY_CATEGORIES[0] &&
+  read.categories[1] === PAGE_POLICY_CATEGORIES[1];
 
 /** What deciding on a user's policy needs. */
 export interface PolicyServices {
@@ -46,17 +57,17 @@ export async function emergencyPolicy(
   clientAddress: string | null,
   /** Who asks, when not the user themself (a help-desk agent). */
   actor: string = userId,
-  /** `stored`: the page policies (PAGE_POLICY_CATEGORIES) as read with the session, when they were. */
-  page?: PageRequest & { stored?: StoredPolicyPair | undefined },
+  /** `stored`: the page policies as read with the session, when they were (used for that user only). */
+  page?: PageRequest & { stored?: PoliciesReadWithSession | undefined },
 ): Promise<PolicyOptions> {
   // Asked for the page, the "Channel Registration" policy may decide too: both read in one
   // statement, or with the session already.
   const followed =
     page === undefined
       ? { options: await policyOf(services, userId) }
-      : await (page.stored === undefined
-          ? services.store.groups.findPoliciesOfUser(userId, PAGE_POLICY_CATEGORIES)
-          : Promise.resolve(page.stored)
+      : await (isPagePoliciesOf(page.stored, userId)
+          ? Promise.resolve(page.stored.stored)
+          : services.store.groups.findPoliciesOfUser(userId, PAGE_POLICY_CATEGORIES)
         ).then(([selfService, registration]) =>
           pagePolicy(services, userId, resolvePolicy(selfService, services.config.codeDefaults), {
             ...page,

@@ -1,5 +1,6 @@
 import type { CodeDefaults } from './code-settings.js';
-import type { Store, StoredPolicyPair, User } from '../store/store.js';
+import type { Store, User } from '../store/store.js';
+import type { PoliciesReadWithSession } from './sessions.js';
 import type { Catalogs } from './catalogs.js';
 import { issueCode } from './codes.js';
 import { emergencyPolicy } from './emergency-policy.js';
@@ -25,7 +26,7 @@ export interface OnScreenRequest {
   /** The remembered-device cookie the request carries (screen-code-trust.ts). */
   deviceCookie: string | undefined;
   /** The page policies as read with the session, when they were (emergency-policy.ts). */
-  storedPolicies?: StoredPolicyPair | undefined;
+  storedPolicies?: PoliciesReadWithSession | undefined;
 }
 
 /**

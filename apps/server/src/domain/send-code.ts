@@ -9,7 +9,8 @@ import type { CodeServices } from './issue-code.js';
 import { maskAddress } from './masking.js';
 import type { CodeDelivery } from './ports/code-delivery.js';
 import type { SendLimits } from './send-limits.js';
-import type { StoredPolicyPair, User } from '../store/store.js';
+import type { User } from '../store/store.js';
+import type { PoliciesReadWithSession } from './sessions.js';
 
 /** What sending a code needs besides issuing it: delivery (a port), channel rules, limits. */
 export interface SendCodeServices extends CodeServices {
@@ -38,7 +39,7 @@ export interface SendRequest {
   page?: {
     deviceCookie: string | undefined;
     /** The page policies as read with the session, when they were (emergency-policy.ts). */
-    stored?: StoredPolicyPair | undefined;
+    stored?: PoliciesReadWithSession | undefined;
   };
 }
 

@@ -7,10 +7,17 @@ const TOUCH_INTERVAL_MS = 60_000;
 /** Session ids carry 256 bits of randomness. */
 const SESSION_ID_BYTES = 32;
 
+/** A user's stored policies of two categories as read with their session: whose, and which. */
+export interface PoliciesReadWithSession {
+  userId: string;
+  categories: readonly [string, string];
+  stored: StoredPolicyPair;
+}
+
 export type SessionState =
   | { state: 'none' }
   | { state: 'expired' }
-  | { state: 'active'; session: Session; user: User; policies?: StoredPolicyPair };
+  | { state: 'active'; session: Session; user: User; policies?: PoliciesReadWithSession };
 
 export interface SessionTimeouts {
   idleMs: number;
@@ -57,9 +64,9 @@ export class Sessions {
     if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
       await this.store.sessions.touch(session.idHash, now);
     }
-    return read === undefined
+    return read === undefined || policies === undefined
       ? { state: 'active', session, user }
-      : { state: 'active', session, user, policies: read };
+      : { state: 'active', session, user, policies: { userId: user.id, categories: policies, stored: read } };
   }
 
   hasExpired(session: Session, now: number): boolean {

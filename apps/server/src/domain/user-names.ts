@@ -5,8 +5,9 @@ import type { ServiceKeyWithUser } from '../store/sql/service-key-with-user.js';
 
 /**
  * The user a name names, however it is spelled: its canonical form (RFC 8265, ADR 0016) looked
- * up. A name the profile refuses names nobody. Every door that takes a user name (verification by
- * name, /validate/check, RADIUS, the console's and the CLI's filters) finds users through this.
+ * up. A name the profile refuses names nobody. Every door that takes a user name (/validate/check,
+ * RADIUS, the console's and the CLI's filters) finds users through this or, where the user comes
+ * with something else in one read, through the functions below, by the same rule.
  */
 export async function userNamed(store: Store, typed: string): Promise<User | undefined> {
   const name = canonicalUsername(typed);

@@ -1,4 +1,5 @@
-import type { StoredPolicyPair, User } from '../store/store.js';
+import type { PoliciesReadWithSession } from '../domain/sessions.js';
+import type { User } from '../store/store.js';
 import type { Services } from '../services.js';
 
 export type { Services } from '../services.js';
@@ -14,7 +15,7 @@ declare module 'fastify' {
           user: User;
           sessionId: string;
           /** The user's page policies, when the guard read them with the session (requirePageSession). */
-          policies?: StoredPolicyPair;
+          policies?: PoliciesReadWithSession;
         }
       | undefined;
   }

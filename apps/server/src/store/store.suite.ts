@@ -1412,9 +1412,16 @@ export function storeSuite(kind: StoreKind): void {
       await store.groups.setPolicy(low, 'first', { from: 'low' });
       await store.groups.setPolicy(high, 'first', { from: 'high' });
       await store.groups.setPolicy(low, 'second', { from: 'low', second: true });
+      // Another user in another group, read in the same turn: each session gets its own user's.
+      const other = await addUser();
+      const others = newId();
+      await store.groups.create({ id: others, name: `session-policies-${others}`, priority: 50 });
+      await store.groups.addMember(others, other.id);
+      await store.groups.setPolicy(others, 'first', { from: 'other' });
       const sessions = await Promise.all([
         addSession(store, user.id, T0),
-        addSession(store, user.id, T0 + 1),
+        addSession(store, other.id, T0 + 1),
+        addSession(store, user.id, T0 + 2),
       ]);
       const recording = recordPostgresQueries();
       let found: Awaited<ReturnType<typeof store.sessions.findWithPolicies>>[];
@@ -1427,8 +1434,10 @@ export function storeSuite(kind: StoreKind): void {
       }
       for (const [index, session] of found.entries()) {
         const plain = await store.sessions.find(sessions[index]!);
-        if (store.kind === 'postgres')
-          expect(session).toEqual({ ...plain, policies: [{ from: 'high' }, { from: 'low', second: true }] });
+        expect(plain?.userId).toBe(index === 1 ? other.id : user.id);
+        const policies =
+          index === 1 ? [{ from: 'other' }, undefined] : [{ from: 'high' }, { from: 'low', second: true }];
+        if (store.kind === 'postgres') expect(session).toEqual({ ...plain, policies });
         else expect(session).toEqual(plain);
       }
       if (store.kind === 'postgres') {

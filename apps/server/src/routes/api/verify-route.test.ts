@@ -242,10 +242,13 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
     if (recorded === undefined) return;
     // Statements about this user (other tests' work may run beside): per request one read of the
     // key with the user, then dea_verify_code; a wrong key's request reads and goes no further.
+    const keyId = /^dea_([^.]+)\./.exec(key)?.[1] ?? '';
+    expect(keyId).toHaveLength(36);
     const about = recorded.queries.filter(
       (query) =>
         JSON.stringify(query.values).includes(user.id) ||
-        JSON.stringify(query.values).includes(user.username),
+        JSON.stringify(query.values).includes(user.username) ||
+        JSON.stringify(query.values).includes(keyId),
     );
     expect(about.map((query) => (query.text.includes('dea_verify_code') ? 'verify' : 'read'))).toEqual([
       'read',
@@ -254,6 +257,15 @@ describe.each(STORE_KINDS)('POST tempPass/verify on %s', (kind) => {
       'verify',
       'read',
     ]);
+  });
+
+  it('answers an id no store can hold (a NUL) as it answers an unknown user: 401 without a valid key, false with one', async () => {
+    const forged = `dea_${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}.${'A'.repeat(43)}`;
+    const unheld = 'a\u0000b';
+    expect((await verify(unheld, 'ABCDEFGHJK', forged)).statusCode).toBe(401);
+    const answer = await verify(unheld, 'ABCDEFGHJK');
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toEqual({ error: 0, message: '', result: { valid: false } });
   });
 
   it('takes any letter case only where the alphabet has one case', async () => {

@@ -1,4 +1,4 @@
-import { CompiledQuery, type QueryResult, sql } from 'kysely';
+import { CompiledQuery, type Expression, type QueryResult, sql } from 'kysely';
 import type { UserSource } from '../store.js';
 import { auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
@@ -245,8 +245,11 @@ export function policyOfUserStatement(db: Db) {
   return compiledOnce(db, (values: { userId: string; category: string }) => policyOfUserQuery(db, values));
 }
 
-/** The query of that rule, also a part of a larger statement (the embedded store's verification). */
-export function policyOfUserQuery(db: Db, values: { userId: string; category: string }) {
+/**
+ * The query of that rule, also a part of a larger statement: the embedded store's verification,
+ * and (`userId` a column of the outer statement, policyOfUserColumn) a column of a session's read.
+ */
+export function policyOfUserQuery(db: Db, values: { userId: string | Expression<string>; category: string }) {
   return (
     db
       .selectFrom('policies')
@@ -267,16 +270,7 @@ export function policyOfUserQuery(db: Db, values: { userId: string; category: st
  * of the user that `userRef` (a column of the outer statement) names; null when none.
  */
 export function policyOfUserColumn(db: Db, userRef: 'users.id' | 'sessions.user_id', category: string) {
-  return db
-    .selectFrom('policies')
-    .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-    .innerJoin('groups', 'groups.id', 'policies.group_id')
-    .select('policies.options')
-    .where('user_groups.user_id', '=', sql.ref<string>(userRef))
-    .where('policies.category', '=', category)
-    .orderBy('groups.priority', 'desc')
-    .orderBy('groups.name')
-    .limit(sql.lit(1));
+  return policyOfUserQuery(db, { userId: sql.ref<string>(userRef), category });
 }
 
 /** Parsed policy options, by their stored text: the policies are few, and read by every code's issue and use. */

@@ -4,7 +4,7 @@ import type { ServiceKeysTable, UsersTable } from '../database.js';
 import { PREPARED_MARK } from '../prepared-statements.js';
 import { gatheredByTurn } from './by-turn.js';
 import type { Db, Dialect } from './db.js';
-import { type ServiceKey, toServiceKey } from './service-keys.js';
+import { SERVICE_KEY_COLUMNS, type ServiceKey, toServiceKey } from './service-key-rows.js';
 import { USER_COLUMNS, type User, toUser } from './users.js';
 
 /** The user a verification names: by id, or by canonical user name. */
@@ -15,22 +15,6 @@ export interface ServiceKeyWithUser {
   serviceKey: ServiceKey | undefined;
   user: User | undefined;
 }
-
-const SERVICE_KEY_COLUMNS = [
-  'id',
-  'name',
-  'key_hash',
-  'scopes',
-  'created_at',
-  'revoked_at',
-  'hashed_at',
-] as const satisfies readonly (keyof ServiceKeysTable)[];
-// A column of ServiceKeysTable missing from SERVICE_KEY_COLUMNS fails to compile here.
-const everyKeyColumn: Record<
-  Exclude<keyof ServiceKeysTable, (typeof SERVICE_KEY_COLUMNS)[number]>,
-  never
-> = {};
-void everyKeyColumn;
 
 const userColumns = USER_COLUMNS.map((column) => `"${column}"`).join(', ');
 
@@ -74,7 +58,9 @@ export function serviceKeyWithUserReader(
     }>(
       CompiledQuery.raw(KEYS_WITH_USERS, [
         reads.map((read) => read.keyId),
-        reads.map((read) => ('id' in read.named ? read.named.id : null)),
+        // An id PostgreSQL's text cannot hold (a NUL) names nobody, as on the embedded store: no
+        // error for a request whose key is not yet checked, nor for the others of its turn.
+        reads.map((read) => ('id' in read.named && !read.named.id.includes('\u0000') ? read.named.id : null)),
         reads.map((read) => ('username' in read.named ? read.named.username : null)),
       ]),
     );

@@ -1,5 +1,5 @@
-import { sql, type Selectable } from 'kysely';
-import type { ServiceKeysTable } from '../database.js';
+import { sql } from 'kysely';
+import { SERVICE_KEY_COLUMNS, type ServiceKey, toServiceKey } from './service-key-rows.js';
 import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import type { Db, Dialect } from './db.js';
@@ -10,16 +10,7 @@ import {
 } from './service-key-with-user.js';
 import type { UserRepository } from './users.js';
 
-export interface ServiceKey {
-  id: string;
-  name: string;
-  keyHash: string;
-  scopes: string[];
-  createdAt: number;
-  revokedAt: number | null;
-  /** When keyHash was made with the secret of that time (its creation, or a re-hash after a rotation). */
-  hashedAt: number;
-}
+export type { ServiceKey } from './service-key-rows.js';
 
 export interface ServiceKeyRepository {
   create(key: ServiceKey): Promise<void>;
@@ -35,18 +26,6 @@ export interface ServiceKeyRepository {
   revoke(id: string, at: number): Promise<boolean>;
 }
 
-export function toServiceKey(row: Selectable<ServiceKeysTable>): ServiceKey {
-  return {
-    id: row.id,
-    name: row.name,
-    keyHash: row.key_hash,
-    scopes: row.scopes.split(' ').filter(Boolean),
-    createdAt: Number(row.created_at),
-    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
-    hashedAt: Number(row.hashed_at ?? row.created_at),
-  };
-}
-
 export function serviceKeyRepository(
   db: Db,
   dialect: Dialect,
@@ -60,7 +39,10 @@ export function serviceKeyRepository(
   const byIds = compiledOnce(
     db,
     (values: { ids: string[] }) =>
-      db.selectFrom('service_keys').selectAll().where('id', '=', sql<string>`any(${values.ids})`),
+      db
+        .selectFrom('service_keys')
+        .select(SERVICE_KEY_COLUMNS)
+        .where('id', '=', sql<string>`any(${values.ids})`),
     { prepared: true },
   );
   const gathered = readsGatheredByTurn(async (ids: string[]) => {

@@ -5,7 +5,7 @@ import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { policyOfUserColumn, policyOfUserStatement } from './groups.js';
-import { toUser, type User } from './users.js';
+import { toUser, USER_COLUMNS, type User } from './users.js';
 
 /** A user found by name, with their policy of one category (undefined: their groups set none). */
 export interface UserWithPolicy {
@@ -29,7 +29,7 @@ export function userWithPolicyReader(
     (values: { usernames: Username[]; category: string }) =>
       db
         .selectFrom('users')
-        .selectAll('users')
+        .select(USER_COLUMNS.map((column) => `users.${column}` as const))
         .select(policyOfUserColumn(db, 'users.id', values.category).as('policy_options'))
         .where('users.username', '=', sql<Username>`any(${values.usernames})`),
     { prepared: true },

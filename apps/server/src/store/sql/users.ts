@@ -187,13 +187,16 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
   const byIds = compiledOnce(
     db,
     (values: { ids: string[] }) =>
-      db.selectFrom('users').selectAll().where('id', '=', sql<string>`any(${values.ids})`),
+      db.selectFrom('users').select(USER_COLUMNS).where('id', '=', sql<string>`any(${values.ids})`),
     { prepared: true },
   );
   const byUsernames = compiledOnce(
     db,
     (values: { usernames: Username[] }) =>
-      db.selectFrom('users').selectAll().where('username', '=', sql<Username>`any(${values.usernames})`),
+      db
+        .selectFrom('users')
+        .select(USER_COLUMNS)
+        .where('username', '=', sql<Username>`any(${values.usernames})`),
     { prepared: true },
   );
   const idsGathered = readsGatheredByTurn(async (ids: string[]) => {
