@@ -91,7 +91,9 @@ describe.each(STORE_KINDS)('verification of an unknown user name on %s', (kind) 
 
       const known = await workOf(t, () => check(user.username));
       const unknown = await workOf(t, () => check('nobody-at-all'));
-      expect(known.statements.length).toBeGreaterThan(2);
+      // The key read with the user (one statement on PostgreSQL, two on the embedded store), then
+      // the verification (one call on PostgreSQL, a transaction's statements on the embedded store).
+      expect(known.statements.length).toBeGreaterThan(kind === 'postgres' ? 1 : 2);
       expect(unknown.statements).toEqual(known.statements);
       // The input hashed in every form of every alphabet (the same for every name, known or not).
       expect(known.hashes).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
+import { recordPostgresQueries } from '../testing/recorded-sql.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp, TestUser } from '../testing/test-app.js';
 
@@ -91,6 +92,55 @@ describe.each(STORE_KINDS)('POST /validate/check on %s', (kind) => {
       expect((await check(base, { user: user.username, pass: code }, key)).body.result).toEqual(REJECT);
       expect(await t.services.store.audit.list({ userId: user.id, event: 'code.used' })).toMatchObject([
         { actor: 'service-key:keycloak', clientAddress: '127.0.0.1' },
+      ]);
+    },
+  );
+
+  appTest(
+    'with an API key, reads the key with the user, then verifies: two statements on PostgreSQL',
+    async ({ startApp, expect }) => {
+      const t = await startApp();
+      const base = await listening(t);
+      const { key, serviceKey } = await createServiceKey(
+        t.services.store,
+        t.services.keys.serviceKey,
+        'two-reads',
+        ['verify'],
+        t.clock.now(),
+      );
+      const { user, code } = await codeFor(t);
+      const recorded = kind === 'postgres' ? recordPostgresQueries() : undefined;
+      let answers: unknown[];
+      try {
+        answers = [
+          (await check(base, { user: user.username.toUpperCase(), pass: code }, key)).body.result,
+          (
+            await check(
+              base,
+              { user: user.username, pass: code },
+              `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`,
+            )
+          ).status,
+          (await check(base, { user: 'x'.repeat(201), pass: code }, key)).status,
+        ];
+      } finally {
+        recorded?.stop();
+      }
+      expect(answers).toEqual([ACCEPT, 401, 400]);
+      if (recorded === undefined) return;
+      // Statements naming this key or user (other work may run beside): the key with the user, then
+      // dea_verify_code; a wrong key's request reads and goes no further; a name too long is not read.
+      const about = recorded.queries.filter(
+        (query) =>
+          JSON.stringify(query.values).includes(serviceKey.id) ||
+          JSON.stringify(query.values).includes(user.id) ||
+          JSON.stringify(query.values).includes(user.username),
+      );
+      expect(about.map((query) => (query.text.includes('dea_verify_code') ? 'verify' : 'read'))).toEqual([
+        'read',
+        'verify',
+        'read',
+        'read',
       ]);
     },
   );

@@ -7,13 +7,16 @@ import { bearerToken } from '../http/bearer.js';
 import { verifiedOnce } from '../http/idempotency-key.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf, unavailableReason } from '../store/store-error.js';
-import { userNamed } from '../domain/user-names.js';
+import { serviceKeyWithUserNamed, userNamed } from '../domain/user-names.js';
+import type { User } from '../store/store.js';
 
 /** Where the plugins of the second-factor server send their checks. */
 export const VALIDATE_CHECK_PATH = '/validate/check';
 
 /** The error numbers of privacyIDEA's protocol this endpoint answers with. */
 const ERROR = { authentication: 4033, parameter: 905, server: 903 } as const;
+/** The longest `user` taken (longer: 400). */
+const MAX_USER_LENGTH = 200;
 
 /** Every answer carries these, as the protocol's servers send them. */
 function answer(result: Record<string, unknown>, detail: Record<string, unknown> | null) {
@@ -81,10 +84,28 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
 
   app.post(VALIDATE_CHECK_PATH, { schema: { hide: true } }, async (request, reply) => {
     const key = presentedKey(request);
+    const user = parameter(request.body, 'user');
+    // With a key, the user is read with it (one round trip on PostgreSQL); counted only once the key
+    // is valid. A name too long to be checked is not read (answered 400 below).
+    const named: { user?: User; read?: true } = {};
     const serviceKey =
       key === undefined
         ? undefined
-        : await authenticateServiceKey(services.store, services.keys, key, 'verify', services.now());
+        : await authenticateServiceKey(
+            services.store,
+            services.keys,
+            key,
+            'verify',
+            services.now(),
+            async (keyId) => {
+              const read = await serviceKeyWithUserNamed(services.store, keyId, {
+                username: user !== undefined && user.length <= MAX_USER_LENGTH ? user : undefined,
+              });
+              named.read = true;
+              if (read.user !== undefined) named.user = read.user;
+              return read.serviceKey;
+            },
+          );
     const byAddress = serviceKey === undefined && key === undefined && allowedAddress(request.ip);
     if (serviceKey === undefined && !byAddress) {
       request.log.info(
@@ -98,14 +119,13 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
         'Authentication failure: a service key with the scope verify in the Authorization header, or a caller listed in DEA_VALIDATE_CHECK_CLIENTS, is needed',
       );
     }
-    const user = parameter(request.body, 'user');
     const pass = parameter(request.body, 'pass');
     const missing = user === undefined ? 'user' : pass === undefined ? 'pass' : undefined;
     if (missing !== undefined) return refuse(reply, 400, ERROR.parameter, `Missing parameter: '${missing}'`);
-    if ((user ?? '').length > 200 || (pass ?? '').length > 128)
+    if ((user ?? '').length > MAX_USER_LENGTH || (pass ?? '').length > 128)
       return refuse(reply, 400, ERROR.parameter, 'user or pass is too long');
 
-    const found = await userNamed(services.store, user ?? '');
+    const found = named.read === true ? named.user : await userNamed(services.store, user ?? '');
     const attempt = {
       actor: serviceKey === undefined ? `validate-check:${request.ip}` : `service-key:${serviceKey.name}`,
       clientAddress: request.ip,
