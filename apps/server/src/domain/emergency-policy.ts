@@ -26,6 +26,21 @@ const isPagePoliciesOf = (
   read.categories[0] === PAGE_POLICY_CATEGORIES[0] &&
   read.categories[1] === PAGE_POLICY_CATEGORIES[1];
 
+/** The policy the page follows for the user: from the policies read with the session, else read now. */
+async function pagePolicyOf(
+  services: PolicyServices,
+  userId: string,
+  page: PageRequest & { stored?: PoliciesReadWithSession | undefined },
+) {
+  const [selfService, registration] = isPagePoliciesOf(page.stored, userId)
+    ? page.stored.stored
+    : await services.store.groups.findPoliciesOfUser(userId, PAGE_POLICY_CATEGORIES);
+  return pagePolicy(services, userId, resolvePolicy(selfService, services.config.codeDefaults), {
+    ...page,
+    registrationPolicy: { stored: registration },
+  });
+}
+
 /** What deciding on a user's policy needs. */
 export interface PolicyServices {
   store: Store;
@@ -65,15 +80,7 @@ export async function emergencyPolicy(
   const followed =
     page === undefined
       ? { options: await policyOf(services, userId) }
-      : await (isPagePoliciesOf(page.stored, userId)
-          ? Promise.resolve(page.stored.stored)
-          : services.store.groups.findPoliciesOfUser(userId, PAGE_POLICY_CATEGORIES)
-        ).then(([selfService, registration]) =>
-          pagePolicy(services, userId, resolvePolicy(selfService, services.config.codeDefaults), {
-            ...page,
-            registrationPolicy: { stored: registration },
-          }),
-        );
+      : await pagePolicyOf(services, userId, page);
   const policy = followed.options;
   const untrusted = delivery === 'screen' && followed.trust?.trusted === false ? followed.trust : undefined;
   if (untrusted !== undefined) {

@@ -1,6 +1,6 @@
 import { randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash, sha256 } from '../crypto/keyed-hash.js';
-import type { Session, Store, StoredPolicyPair, User } from '../store/store.js';
+import type { Session, SessionWithUser, Store, StoredPolicyPair, User } from '../store/store.js';
 
 /** Writing last-seen at most this often keeps reads off the write path. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -53,13 +53,13 @@ export class Sessions {
   ): Promise<SessionState> {
     if (!sessionId) return { state: 'none' };
     const idHash = sha256(sessionId);
-    const found =
+    const found: (SessionWithUser & { policies?: StoredPolicyPair }) | undefined =
       policies === undefined
         ? await this.store.sessions.find(idHash)
         : await this.store.sessions.findWithPolicies(idHash, policies);
     if (found === undefined) return { state: 'none' };
     if (this.hasExpired(found, now)) return { state: 'expired' };
-    const { user, policies: read, ...session } = found as typeof found & { policies?: StoredPolicyPair };
+    const { user, policies: read, ...session } = found;
     if (user === undefined || user.disabled) return { state: 'expired' };
     if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
       await this.store.sessions.touch(session.idHash, now);

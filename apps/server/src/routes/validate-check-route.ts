@@ -87,7 +87,7 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
     const user = parameter(request.body, 'user');
     // With a key, the user is read with it (one round trip on PostgreSQL); counted only once the key
     // is valid. A name too long to be checked is not read (answered 400 below).
-    const named: { user?: User; read?: true } = {};
+    const named: { user?: User } = {};
     const serviceKey =
       key === undefined
         ? undefined
@@ -101,7 +101,6 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
               const read = await serviceKeyWithUserNamed(services.store, keyId, {
                 username: user !== undefined && user.length <= MAX_USER_LENGTH ? user : undefined,
               });
-              named.read = true;
               if (read.user !== undefined) named.user = read.user;
               return read.serviceKey;
             },
@@ -125,7 +124,8 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
     if ((user ?? '').length > MAX_USER_LENGTH || (pass ?? '').length > 128)
       return refuse(reply, 400, ERROR.parameter, 'user or pass is too long');
 
-    const found = named.read === true ? named.user : await userNamed(services.store, user ?? '');
+    // A valid key was read with the user; a listed address reads the user now.
+    const found = serviceKey !== undefined ? named.user : await userNamed(services.store, user ?? '');
     const attempt = {
       actor: serviceKey === undefined ? `validate-check:${request.ip}` : `service-key:${serviceKey.name}`,
       clientAddress: request.ip,

@@ -74,6 +74,8 @@ function toChannel(row: ChannelRow): Channel {
 
 /** The columns a Channel is made of. */
 const CHANNEL_COLUMNS = ['id', 'user_id', 'key', 'address', 'origin', 'proven_at', 'registered_at'] as const;
+/** The order every reader lists a user's channels in. */
+const [FIRST_ORDER, THEN_ORDER] = ['created_at', 'key'] as const;
 
 /**
  * A user's channels, in the order every reader lists them (created, then key), as JSON rows: a
@@ -81,7 +83,7 @@ const CHANNEL_COLUMNS = ['id', 'user_id', 'key', 'address', 'origin', 'proven_at
  * the SQL that names the user there.
  */
 export const channelsOfUserJson = (userRef: string): string =>
-  `(select json_agg(c order by c.created_at, c.key) from (select ${CHANNEL_COLUMNS.join(', ')}, created_at from channels where user_id = ${userRef}) c)`;
+  `(select json_agg(c order by c.${FIRST_ORDER}, c.${THEN_ORDER}) from (select ${CHANNEL_COLUMNS.join(', ')}, ${FIRST_ORDER} from channels where user_id = ${userRef}) c)`;
 
 /** The Channels of rows as a read or channelsOfUserJson answers them (null: none); unknown keys left out. */
 export const channelsOfRows = (rows: readonly ChannelRow[] | null): Channel[] =>
@@ -94,8 +96,8 @@ export function channelsOfUserStatement(db: Db) {
       .selectFrom('channels')
       .select(CHANNEL_COLUMNS)
       .where('user_id', '=', values.userId)
-      .orderBy('created_at')
-      .orderBy('key'),
+      .orderBy(FIRST_ORDER)
+      .orderBy(THEN_ORDER),
   );
 }
 
@@ -111,8 +113,8 @@ export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
         .select(CHANNEL_COLUMNS)
         .where('user_id', '=', sql<string>`any(${values.userIds})`)
         .orderBy('user_id')
-        .orderBy('created_at')
-        .orderBy('key'),
+        .orderBy(FIRST_ORDER)
+        .orderBy(THEN_ORDER),
     { prepared: true },
   );
   const channelsGathered = readsGatheredByTurn(async (userIds: string[]) => {

@@ -146,12 +146,12 @@ export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
           const { rows } = await findManyWithPolicies.run(db, { idHashes, first, second });
           return new Map(
             rows.map((row) => {
-              const read = row as SessionRow & { policy_first: string | null; policy_second: string | null };
+              const found = row as SessionRow & { policy_first: string | null; policy_second: string | null };
               const policies: StoredPolicyPair = [
-                optionsOf(read.policy_first),
-                optionsOf(read.policy_second),
+                optionsOf(found.policy_first),
+                optionsOf(found.policy_second),
               ];
-              return [read.session_id_hash, { ...sessionOf(read), policies }];
+              return [found.session_id_hash, { ...sessionOf(found), policies }];
             }),
           );
         });
