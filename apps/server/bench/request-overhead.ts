@@ -12,22 +12,30 @@
  * figures are the median's), BENCH_ROUTES=healthz,languages,... a subset (`pair`: issue 34's pair,
  * a code on screen with the session and its verification with the service key, BENCH_PAIR_CLIENTS
  * clients (default 8) one request at a time, its CPU per pair beside the bare route's per request
- * at the same concurrency; measured only when named), BENCH_PROFILE=<dir>
+ * at the same concurrency; measured only when named; `floor`: the same pair against
+ * bench/pair-floor-server.ts, bare Fastify and the store's own schema doing only what a second
+ * factor cannot leave out, the floor no build of the product can go under; measured only when
+ * named), BENCH_POSTGRES=1 every store a database of a PostgreSQL started for the run with durable
+ * commits instead of the embedded store, BENCH_PROFILE=<dir>
  * writes the server's CPU profile there. BENCH_BEFORE=<server.js of an earlier build> (a copy of
  * its dist/ inside apps/server/, so that it finds the same packages) runs every product row on it
  * too, in turn with this build's, on a store of its own: before and after in the same breath.
  * Prints a Markdown table; writes nothing.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import {
   type Running,
   SERVER_PACKAGE,
   cpuSecondsOf,
   groupShowingCodes,
   startBare,
+  startProcess,
   startServer,
   stop,
 } from './bench-processes.js';
@@ -36,7 +44,8 @@ import { newId } from '../src/crypto/ids.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
 import { deriveKeys, secretBytesOf } from '../src/crypto/secret-keys.js';
 import { createServiceKey } from '../src/domain/service-keys.js';
-import { openStore } from '../src/store/open-store.js';
+import { EMBEDDED_STORE_FILE, openStore } from '../src/store/open-store.js';
+import { createTestDatabase, startPostgresCluster } from '../src/testing/postgres-cluster.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -119,28 +128,121 @@ async function main(): Promise<void> {
     { label: '', entry: 'dist/server.js' },
     ...(process.env.BENCH_BEFORE ? [{ label: ' (before)', entry: process.env.BENCH_BEFORE }] : []),
   ];
+  // BENCH_POSTGRES=1: every store a database of its own on a PostgreSQL started for the run, with
+  // durable commits (fsync, synchronous_commit, full_page_writes on) as in production.
+  const cluster =
+    process.env.BENCH_POSTGRES === '1' ? await startPostgresCluster({}, { durable: true }) : undefined;
+  const databases: { url: string; drop(): Promise<void> }[] = [];
+  const newStoreUrl = async (): Promise<string | undefined> => {
+    if (cluster === undefined) return undefined;
+    const database = await createTestDatabase(cluster.url);
+    databases.push(database);
+    return database.url;
+  };
   const bare = await startBare();
   const products: (Running & { dataDir: string; serviceKey: string })[] = [];
+  const floor = CHOSEN_ROUTES?.includes('floor') ? await startFloor(await newStoreUrl()) : undefined;
   try {
-    for (const build of builds) products.push(await startProduct(build.entry));
+    for (const build of builds) products.push(await startProduct(build.entry, await newStoreUrl()));
     const rows: Row[] = [bareRow(bare)];
-    if (CHOSEN_ROUTES?.includes('pair'))
+    if (CHOSEN_ROUTES?.some((key) => key === 'pair' || key === 'floor'))
       rows.push({
         ...bareRow(bare),
         key: 'bare-pair',
         connections: PAIR_CLIENTS,
         name: `POST /bare, ${PAIR_CLIENTS} connections`,
       });
+    if (floor !== undefined)
+      rows.push({
+        key: 'floor',
+        name: `the pair's floor (bare Fastify and the ${cluster === undefined ? "store's file" : 'PostgreSQL database'}, bench/pair-floor-server.ts) from ${PAIR_CLIENTS} clients (per pair)`,
+        server: () => floor,
+        path: '',
+        method: 'POST',
+        headers: {},
+        status: 200,
+        drive: pairDriver(floor.session, '', floor.serviceKey),
+      });
     for (const [index, build] of builds.entries())
       rows.push(...(await productRows(products[index]!, build.label)));
     await measureRows(rows);
   } finally {
-    for (const product of products) {
-      await stop(product);
-      rmSync(product.dataDir, { recursive: true, force: true });
+    for (const running of [...products, ...(floor === undefined ? [] : [floor])]) {
+      await stop(running);
+      rmSync(running.dataDir, { recursive: true, force: true });
     }
     await stop(bare);
+    for (const database of databases) await database.drop();
+    await cluster?.stop();
   }
+}
+
+/**
+ * The floor's server (bench/pair-floor-server.ts) on a store of its own (a file, or with
+ * `databaseUrl` a PostgreSQL database), made by the product's migrations, with the pair's user, a
+ * session and a service key written straight into it.
+ */
+async function startFloor(
+  databaseUrl: string | undefined,
+): Promise<Running & { dataDir: string; serviceKey: string; session: Record<string, string> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dea-floor-'));
+  const store = await openStore({ dataDir, databaseUrl });
+  await store.close();
+  const now = Date.now();
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  const userId = newId(now);
+  const sessionId = randomBytes(32).toString('base64url');
+  const keyId = newId(now);
+  const secret = randomBytes(32).toString('base64url');
+  const rows: [string, unknown[]][] = [
+    [
+      'insert into users (id, username, password_hash, full_name, locale, created_at) values ($1, $2, $3, $4, $5, $6)',
+      [userId, 'overhead', '-', 'Overhead', 'en', now],
+    ],
+    [
+      'insert into sessions (id_hash, user_id, created_at, last_seen_at) values ($1, $2, $3, $4)',
+      [sha256(sessionId), userId, now, now],
+    ],
+    [
+      'insert into service_keys (id, name, key_hash, scopes, created_at) values ($1, $2, $3, $4, $5)',
+      [keyId, 'floor', sha256(secret), '["verify"]', now],
+    ],
+  ];
+  if (databaseUrl === undefined) {
+    const db = new Database(join(dataDir, EMBEDDED_STORE_FILE));
+    for (const [text, values] of rows) db.prepare(text.replace(/\$\d+/g, '?')).run(...values);
+    db.close();
+  } else {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    for (const [text, values] of rows) await client.query(text, values);
+    await client.end();
+  }
+  const floor = await startProcess(
+    [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      '--import',
+      'tsx',
+      'bench/pair-floor-server.ts',
+    ],
+    {
+      ...(databaseUrl === undefined
+        ? { FLOOR_FILE: join(dataDir, EMBEDDED_STORE_FILE) }
+        : { FLOOR_DATABASE_URL: databaseUrl }),
+      FLOOR_KEY: randomBytes(32).toString('hex'),
+    },
+    /floor: (http:\/\/\S+)/,
+  );
+  return {
+    ...floor,
+    dataDir,
+    serviceKey: `${keyId}.${secret}`,
+    session: {
+      'content-type': 'application/json',
+      cookie: `dea_session=${sessionId}`,
+      'x-xsrf-token': sha256(`xsrf:${sessionId}`),
+    },
+  };
 }
 
 function bareRow(bare: Running): Row {
@@ -198,9 +300,12 @@ function pairDriver(session: Record<string, string>, userId: string, serviceKey:
 }
 
 /** A built server on a store of its own, with a user to sign in and a service key. */
-async function startProduct(entry: string): Promise<Running & { dataDir: string; serviceKey: string }> {
+async function startProduct(
+  entry: string,
+  databaseUrl: string | undefined,
+): Promise<Running & { dataDir: string; serviceKey: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-overhead-'));
-  const store = await openStore({ dataDir, databaseUrl: undefined });
+  const store = await openStore({ dataDir, databaseUrl });
   const now = Date.now();
   const keys = deriveKeys(secretBytesOf(SECRET) ?? Buffer.alloc(0));
   const { key: serviceKey } = await createServiceKey(store, keys.serviceKey, 'overhead', ['verify'], now);
@@ -218,6 +323,7 @@ async function startProduct(entry: string): Promise<Running & { dataDir: string;
   await store.close();
   const product = await startServer(entry, {
     DEA_DATA_DIR: dataDir,
+    ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
     DEA_SECRET: SECRET,
     // The checkout's web build for every build measured (an earlier one's copy has none beside it).
     DEA_WEB_DIR: join(SERVER_PACKAGE, '..', 'web', 'dist'),
@@ -243,8 +349,9 @@ async function productRows(product: Running & { serviceKey: string }, label: str
     headers: session,
     body: '{}',
   });
-  const { userId } = (await info.json()) as { userId?: string };
-  if (!info.ok || userId === undefined) throw new Error(`userinfo answered ${info.status}`);
+  const answer = await info.text();
+  const { userId } = JSON.parse(answer) as { userId?: string };
+  if (!info.ok || userId === undefined) throw new Error(`userinfo answered ${info.status}: ${answer}`);
   const rows: Row[] = [
     {
       key: 'healthz',
@@ -329,7 +436,7 @@ async function measureRows(measured: Row[]): Promise<void> {
       return `| ${row.name} | ${Math.round(median(figures.map((each) => each.perSecond)))} | ${Math.round(cpu)} µs | ${row.key === 'bare' ? '–' : `${Math.round(cpu - bareCpu)} µs`} | ${figures.reduce((sum, each) => sum + each.wrong, 0)} |`;
     }),
   ];
-  const pairs = measured.filter((row) => row.key === 'pair');
+  const pairs = measured.filter((row) => row.key === 'pair' || row.key === 'floor');
   const barePair = measured.find((row) => row.key === 'bare-pair');
   if (barePair !== undefined) {
     const bareAtPairs = median(runs.get(barePair)!.map((figures) => figures.cpuMicros));
