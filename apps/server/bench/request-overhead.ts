@@ -161,7 +161,7 @@ async function main(): Promise<void> {
         method: 'POST',
         headers: {},
         status: 200,
-        drive: pairDriver(floor.session, '', floor.serviceKey),
+        drive: pairDriver(floor.clients, floor.serviceKey),
       });
     for (const [index, build] of builds.entries())
       rows.push(...(await productRows(products[index]!, build.label)));
@@ -179,30 +179,35 @@ async function main(): Promise<void> {
 
 /**
  * The floor's server (bench/pair-floor-server.ts) on a store of its own (a file, or with
- * `databaseUrl` a PostgreSQL database), made by the product's migrations, with the pair's user, a
- * session and a service key written straight into it.
+ * `databaseUrl` a PostgreSQL database), made by the product's migrations, with the pair's users, a
+ * session each and a service key written straight into it.
  */
 async function startFloor(
   databaseUrl: string | undefined,
-): Promise<Running & { dataDir: string; serviceKey: string; session: Record<string, string> }> {
+): Promise<Running & { dataDir: string; serviceKey: string; clients: PairClient[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-floor-'));
   const store = await openStore({ dataDir, databaseUrl });
   await store.close();
   const now = Date.now();
   const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-  const userId = newId(now);
-  const sessionId = randomBytes(32).toString('base64url');
+  const clients = pairUsernames().map((username) => ({
+    username,
+    userId: newId(now),
+    sessionId: randomBytes(32).toString('base64url'),
+  }));
   const keyId = newId(now);
   const secret = randomBytes(32).toString('base64url');
   const rows: [string, unknown[]][] = [
-    [
-      'insert into users (id, username, password_hash, full_name, locale, created_at) values ($1, $2, $3, $4, $5, $6)',
-      [userId, 'overhead', '-', 'Overhead', 'en', now],
-    ],
-    [
-      'insert into sessions (id_hash, user_id, created_at, last_seen_at) values ($1, $2, $3, $4)',
-      [sha256(sessionId), userId, now, now],
-    ],
+    ...clients.flatMap(({ username, userId, sessionId }): [string, unknown[]][] => [
+      [
+        'insert into users (id, username, password_hash, full_name, locale, created_at) values ($1, $2, $3, $4, $5, $6)',
+        [userId, username, '-', 'Overhead', 'en', now],
+      ],
+      [
+        'insert into sessions (id_hash, user_id, created_at, last_seen_at) values ($1, $2, $3, $4)',
+        [sha256(sessionId), userId, now, now],
+      ],
+    ]),
     [
       'insert into service_keys (id, name, key_hash, scopes, created_at) values ($1, $2, $3, $4, $5)',
       [keyId, 'floor', sha256(secret), '["verify"]', now],
@@ -237,11 +242,15 @@ async function startFloor(
     ...floor,
     dataDir,
     serviceKey: `${keyId}.${secret}`,
-    session: {
-      'content-type': 'application/json',
-      cookie: `dea_session=${sessionId}`,
-      'x-xsrf-token': sha256(`xsrf:${sessionId}`),
-    },
+    clients: clients.map(({ username, userId, sessionId }) => ({
+      username,
+      userId,
+      headers: {
+        'content-type': 'application/json',
+        cookie: `dea_session=${sessionId}`,
+        'x-xsrf-token': sha256(`xsrf:${sessionId}`),
+      },
+    })),
   };
 }
 
@@ -258,21 +267,33 @@ function bareRow(bare: Running): Row {
   };
 }
 
+/** A pair's client: the session it issues with, and the user it verifies for. */
+interface PairClient {
+  headers: Record<string, string>;
+  userId: string;
+  username: string;
+}
+
+/** The names of the pair's users, one a client: `overhead-1`, `overhead-2`, ... */
+const pairUsernames = (): string[] =>
+  Array.from({ length: PAIR_CLIENTS }, (_, index) => `overhead-${index + 1}`);
+
 /**
- * Issue 34's pair from PAIR_CLIENTS clients for SECONDS, each client a code on screen
- * (tempPass/create with the session) and then its verification (tempPass/verify with the service
- * key), one request at a time; wrong: a pair whose code was not issued or not accepted.
+ * Issue 34's pair from PAIR_CLIENTS clients for SECONDS, each client a user of its own (as the
+ * users of an organisation, and bench/load.ts's pairs) issuing a code on screen (tempPass/create
+ * with its session) and then verifying it (tempPass/verify with the service key), one request at a
+ * time; wrong: a pair whose code was not issued or not accepted.
  */
-function pairDriver(session: Record<string, string>, userId: string, serviceKey: string) {
+function pairDriver(clients: PairClient[], serviceKey: string) {
   return async (server: Running): Promise<{ done: number; wrong: number }> => {
     const until = performance.now() + SECONDS * 1000;
     let done = 0;
     let wrong = 0;
-    const client = async (): Promise<void> => {
+    const client = async ({ headers, userId, username }: PairClient): Promise<void> => {
       while (performance.now() < until) {
         const issued = await fetch(`${server.base}/dea/api/tempPass/create`, {
           method: 'POST',
-          headers: session,
+          headers,
           body: JSON.stringify({
             count: 1,
             return: ['id', 'password'],
@@ -287,19 +308,19 @@ function pairDriver(session: Record<string, string>, userId: string, serviceKey:
             : await fetch(`${server.base}/dea/api/tempPass/verify`, {
                 method: 'POST',
                 headers: { 'content-type': 'application/json', authorization: `Bearer ${serviceKey}` },
-                body: JSON.stringify({ username: 'overhead', code }),
+                body: JSON.stringify({ username, code }),
               });
         const verdict = verified === undefined ? '' : await verified.text();
         done += 1;
         if (!verdict.includes('"valid":true')) wrong += 1;
       }
     };
-    await Promise.all(Array.from({ length: PAIR_CLIENTS }, client));
+    await Promise.all(clients.map(client));
     return { done, wrong };
   };
 }
 
-/** A built server on a store of its own, with a user to sign in and a service key. */
+/** A built server on a store of its own, with users to sign in (the pair's too) and a service key. */
 async function startProduct(
   entry: string,
   databaseUrl: string | undefined,
@@ -309,17 +330,21 @@ async function startProduct(
   const now = Date.now();
   const keys = deriveKeys(secretBytesOf(SECRET) ?? Buffer.alloc(0));
   const { key: serviceKey } = await createServiceKey(store, keys.serviceKey, 'overhead', ['verify'], now);
-  const userId = newId(now);
-  await store.users.create({
-    id: userId,
-    username: usernameOrThrow('overhead'),
-    passwordHash: await hashPassword(PASSWORD, 10),
-    fullName: 'Overhead',
-    locale: 'en',
-    createdAt: now,
-  });
-  // Codes on screen for the pair, as many unused as a run leaves (each pair uses its code).
-  await store.groups.addMember(await groupShowingCodes(store, 'Overhead', 30), userId);
+  // Codes on screen for every user, as many unused as a run leaves (each pair uses its code).
+  const group = await groupShowingCodes(store, 'Overhead', 30);
+  const passwordHash = await hashPassword(PASSWORD, 10);
+  for (const username of ['overhead', ...(CHOSEN_ROUTES?.includes('pair') ? pairUsernames() : [])]) {
+    const userId = newId(now);
+    await store.users.create({
+      id: userId,
+      username: usernameOrThrow(username),
+      passwordHash,
+      fullName: 'Overhead',
+      locale: 'en',
+      createdAt: now,
+    });
+    await store.groups.addMember(group, userId);
+  }
   await store.close();
   const product = await startServer(entry, {
     DEA_DATA_DIR: dataDir,
@@ -331,27 +356,33 @@ async function startProduct(
   return { ...product, dataDir, serviceKey };
 }
 
-/** The product's rows on one server: its cheapest routes, a 404 and a verification. */
-async function productRows(product: Running & { serviceKey: string }, label: string): Promise<Row[]> {
-  const { serviceKey } = product;
-  const signIn = await fetch(`${product.base}/login/api/session`, {
+/** A user of the product signed in: the headers of its session, its id and name. */
+async function signIn(product: Running, username: string): Promise<PairClient> {
+  const answered = await fetch(`${product.base}/login/api/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'overhead', password: PASSWORD }),
+    body: JSON.stringify({ username, password: PASSWORD }),
   });
-  if (!signIn.ok) throw new Error(`the sign-in answered ${signIn.status}: ${await signIn.text()}`);
-  const cookies = signIn.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
+  if (!answered.ok) throw new Error(`the sign-in answered ${answered.status}: ${await answered.text()}`);
+  const cookies = answered.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
   const xsrf = cookies.find((cookie) => cookie.startsWith(`${XSRF_COOKIE_NAME}=`))?.split('=')[1] ?? '';
-  const json = { 'content-type': 'application/json' };
-  const session = { ...json, cookie: cookies.join('; '), [XSRF_HEADER_NAME]: xsrf };
-  const info = await fetch(`${product.base}/dea/api/userinfo`, {
-    method: 'POST',
-    headers: session,
-    body: '{}',
-  });
+  const headers = {
+    'content-type': 'application/json',
+    cookie: cookies.join('; '),
+    [XSRF_HEADER_NAME]: xsrf,
+  };
+  const info = await fetch(`${product.base}/dea/api/userinfo`, { method: 'POST', headers, body: '{}' });
   const answer = await info.text();
   const { userId } = JSON.parse(answer) as { userId?: string };
   if (!info.ok || userId === undefined) throw new Error(`userinfo answered ${info.status}: ${answer}`);
+  return { headers, userId, username };
+}
+
+/** The product's rows on one server: its cheapest routes, a 404 and a verification. */
+async function productRows(product: Running & { serviceKey: string }, label: string): Promise<Row[]> {
+  const { serviceKey } = product;
+  const json = { 'content-type': 'application/json' };
+  const { headers: session } = await signIn(product, 'overhead');
   const rows: Row[] = [
     {
       key: 'healthz',
@@ -410,7 +441,10 @@ async function productRows(product: Running & { serviceKey: string }, label: str
       method: 'POST',
       headers: {},
       status: 200,
-      drive: pairDriver(session, userId, serviceKey),
+      drive: pairDriver(
+        await Promise.all(pairUsernames().map((username) => signIn(product, username))),
+        serviceKey,
+      ),
     });
   return rows
     .filter((row) => CHOSEN_ROUTES === undefined || CHOSEN_ROUTES.includes(row.key))
