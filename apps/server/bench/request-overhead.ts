@@ -15,7 +15,8 @@
  * at the same concurrency; measured only when named; `floor`: the same pair against
  * bench/pair-floor-server.ts, bare Fastify and the store's own schema doing only what a second
  * factor cannot leave out, the floor no build of the product can go under; measured only when
- * named), BENCH_POSTGRES=1 every store a database of a PostgreSQL started for the run with durable
+ * named; BENCH_FLOOR_INDEXES=keys the floor without the schema's other indexes on codes and audit
+ * entries), BENCH_POSTGRES=1 every store a database of a PostgreSQL started for the run with durable
  * commits instead of the embedded store, BENCH_PROFILE=<dir>
  * writes the server's CPU profile there. BENCH_BEFORE=<server.js of an earlier build> (a copy of
  * its dist/ inside apps/server/, so that it finds the same packages) runs every product row on it
@@ -177,6 +178,19 @@ async function main(): Promise<void> {
   }
 }
 
+/** The indexes on codes and audit entries that BENCH_FLOOR_INDEXES=keys takes from the floor. */
+const FLOOR_DROPPED_INDEXES = [
+  'codes_user',
+  'codes_spent',
+  'codes_expiry',
+  'codes_unused_expiry',
+  'codes_invalidated',
+  'audit_log_at',
+  'audit_log_seq',
+  'audit_log_unsealed',
+  'audit_log_report',
+];
+
 /**
  * The floor's server (bench/pair-floor-server.ts) on a store of its own (a file, or with
  * `databaseUrl` a PostgreSQL database), made by the product's migrations, with the pair's users, a
@@ -198,6 +212,12 @@ async function startFloor(
   const keyId = newId(now);
   const secret = randomBytes(32).toString('base64url');
   const rows: [string, unknown[]][] = [
+    // BENCH_FLOOR_INDEXES=keys: the floor without the schema's other indexes on codes and audit
+    // entries (only their keys, and the active codes' by user that a verification reads by), to
+    // see what those indexes cost a pair.
+    ...(process.env.BENCH_FLOOR_INDEXES === 'keys'
+      ? FLOOR_DROPPED_INDEXES.map((name): [string, unknown[]] => [`drop index if exists ${name}`, []])
+      : []),
     ...clients.flatMap(({ username, userId, sessionId }): [string, unknown[]][] => [
       [
         'insert into users (id, username, password_hash, full_name, locale, created_at) values ($1, $2, $3, $4, $5, $6)',
