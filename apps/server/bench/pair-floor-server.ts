@@ -1,20 +1,21 @@
 /**
- * The floor under issue 34's pair (`request-overhead.ts`, row `floor`): bare Fastify and the
- * embedded store's own file (the product's schema, its tables and indexes), doing only what no
- * second factor can leave out of a code on screen and its verification, with nothing of the
- * product's:
+ * The floor under issue 34's pair (`request-overhead.ts`, row `floor`): bare Fastify and a store of
+ * the product's schema (its tables and indexes, made by its migrations; the embedded store's file,
+ * or with FLOOR_DATABASE_URL a PostgreSQL database), doing only what no second factor can leave
+ * out of a code on screen and its verification, with nothing of the product's:
  *
  * - `POST /dea/api/tempPass/create`: the session by the hash of its cookie, with its user (one
  *   statement), the cross-site token compared, a code drawn and hashed with a key, the code and
- *   its audit entry inserted in one transaction;
- * - `POST /dea/api/tempPass/verify`: the service key by id, its secret's hash compared in constant
- *   time, the user by name, the user's usable codes compared in constant time, the match used and
- *   its audit entry written in one transaction.
+ *   its audit entry written in one transaction (on PostgreSQL one statement);
+ * - `POST /dea/api/tempPass/verify`: the service key by id with the user it names (one statement),
+ *   the key's secret's hash compared in constant time, the user's usable codes compared (in
+ *   constant time; on PostgreSQL by the hash, in the statement), the match used and its audit
+ *   entry written in one transaction (on PostgreSQL one statement).
  *
  * No policy, limit, failure count, lockout, seal, log line, metric, header, schema or notice: what
  * the product adds on top of this is its rules. Not the product, never served: a bench's yardstick,
- * started by `request-overhead.ts` (`node --import tsx bench/pair-floor-server.ts`, FLOOR_FILE the
- * store's file, FLOOR_KEY the code hash's key in hex), printing `floor: <url>`.
+ * started by `request-overhead.ts` (`node --import tsx bench/pair-floor-server.ts`, FLOOR_FILE or
+ * FLOOR_DATABASE_URL its store, FLOOR_KEY the code hash's key in hex), printing `floor: <url>`.
  */
 import { createHash, createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import Database from 'better-sqlite3';
