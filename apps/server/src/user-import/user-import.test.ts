@@ -1,8 +1,8 @@
 import { usernameOrThrow } from '@dea/contract';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { verifyPassword } from '../crypto/password-hash.js';
 import { cliTest } from '../testing/fixtures.js';
 import { type CliFixture, storeSnapshot } from '../testing/cli.js';
@@ -15,9 +15,17 @@ import {
   readImportFile,
 } from './import-file.js';
 
+/** The folders the files of this module's tests were written into, removed after them. */
+const folders: string[] = [];
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
 /** Writes the file into a fresh folder and answers its path. */
 function file(name: string, text: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'dea-import-')), name);
+  const folder = mkdtempSync(join(tmpdir(), 'dea-import-'));
+  folders.push(folder);
+  const path = join(folder, name);
   writeFileSync(path, text);
   return path;
 }
