@@ -203,6 +203,8 @@ test('a code to a proven channel opens the page; a phone is proven through the S
   const before = await mark();
   await page.getByRole('button', { name: 'Send the code' }).click();
   await expect(page.getByTestId('challenge-sent')).toBeVisible();
+  // The keys go where the focus is: the code's field takes it once the code is on its way.
+  await expect(page.getByLabel('Code', { exact: true })).toBeFocused();
   await page.keyboard.type(await codeTo('+491705550102', before));
   await page.keyboard.press('Enter');
   await expect(channelsHeading(page)).toBeVisible();
