@@ -142,8 +142,9 @@ async function main(): Promise<void> {
   };
   const bare = await startBare();
   const products: (Running & { dataDir: string; serviceKey: string })[] = [];
-  const floor = CHOSEN_ROUTES?.includes('floor') ? await startFloor(await newStoreUrl()) : undefined;
+  let floor: Awaited<ReturnType<typeof startFloor>> | undefined;
   try {
+    if (CHOSEN_ROUTES?.includes('floor')) floor = await startFloor(await newStoreUrl());
     for (const build of builds) products.push(await startProduct(build.entry, await newStoreUrl()));
     const rows: Row[] = [bareRow(bare)];
     if (CHOSEN_ROUTES?.some((key) => key === 'pair' || key === 'floor'))
@@ -153,16 +154,17 @@ async function main(): Promise<void> {
         connections: PAIR_CLIENTS,
         name: `POST /bare, ${PAIR_CLIENTS} connections`,
       });
-    if (floor !== undefined)
+    const started = floor;
+    if (started !== undefined)
       rows.push({
         key: 'floor',
         name: `the pair's floor (bare Fastify and the ${cluster === undefined ? "store's file" : 'PostgreSQL database'}, bench/pair-floor-server.ts) from ${PAIR_CLIENTS} clients (per pair)`,
-        server: () => floor,
+        server: () => started,
         path: '',
         method: 'POST',
         headers: {},
         status: 200,
-        drive: pairDriver(floor.clients, floor.serviceKey),
+        drive: pairDriver(started.clients, started.serviceKey),
       });
     for (const [index, build] of builds.entries())
       rows.push(...(await productRows(products[index]!, build.label)));
