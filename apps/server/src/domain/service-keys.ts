@@ -2,8 +2,9 @@ import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
 import { SERVICE_KEY_SCOPES } from '@dea/contract';
 import type { SecretKeys } from '../crypto/secret-keys.js';
-import type { ServiceKey, Store } from '../store/store.js';
+import type { ServiceKey, Store, User } from '../store/store.js';
 import { RuleError } from './rule-error.js';
+import { serviceKeyWithUserNamed } from './user-names.js';
 
 /**
  * Service keys let integrators call the verification API. A key reads `dea_<id>.<secret>`; the
@@ -60,6 +61,28 @@ export async function authenticateServiceKey(
     return undefined;
   if (!matchesCurrent) await store.serviceKeys.rehash(id, serviceKey.keyHash, current, now);
   return serviceKey.scopes.includes(scope) ? serviceKey : undefined;
+}
+
+/**
+ * A verification's service key and the user it names, read together (one round trip on
+ * PostgreSQL, user-names.ts serviceKeyWithUserNamed), the key checked by authenticateServiceKey's
+ * rule: undefined unless the key is valid with the scope, and the user only with a valid key.
+ */
+export async function authenticateServiceKeyWithUser(
+  store: Store,
+  keys: SecretKeys,
+  presented: string | undefined,
+  scope: string,
+  now: number,
+  named: { userId?: string | undefined; username?: string | undefined },
+): Promise<{ serviceKey: ServiceKey; user: User | undefined } | undefined> {
+  let user: User | undefined;
+  const serviceKey = await authenticateServiceKey(store, keys, presented, scope, now, async (keyId) => {
+    const read = await serviceKeyWithUserNamed(store, keyId, named);
+    user = read.user;
+    return read.serviceKey;
+  });
+  return serviceKey === undefined ? undefined : { serviceKey, user };
 }
 
 const KEY_NAME = /^[A-Za-z0-9][\w .@-]{0,99}$/;

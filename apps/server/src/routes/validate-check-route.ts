@@ -1,14 +1,13 @@
 import { APP_VERSION } from '@dea/contract';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateServiceKey } from '../domain/service-keys.js';
+import { authenticateServiceKeyWithUser } from '../domain/service-keys.js';
 import { addressList } from '../net/address-ranges.js';
 import { bearerToken } from '../http/bearer.js';
 import { verifiedOnce } from '../http/idempotency-key.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf, unavailableReason } from '../store/store-error.js';
-import { serviceKeyWithUserNamed, userNamed } from '../domain/user-names.js';
-import type { User } from '../store/store.js';
+import { userNamed } from '../domain/user-names.js';
 
 /** Where the plugins of the second-factor server send their checks. */
 export const VALIDATE_CHECK_PATH = '/validate/check';
@@ -85,26 +84,15 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
   app.post(VALIDATE_CHECK_PATH, { schema: { hide: true } }, async (request, reply) => {
     const key = presentedKey(request);
     const user = parameter(request.body, 'user');
-    // With a key, the user is read with it (one round trip on PostgreSQL); counted only once the key
-    // is valid. A name too long to be checked is not read (answered 400 below).
-    const named: { user?: User } = {};
-    const serviceKey =
+    // With a key, the user is read with it (one round trip on PostgreSQL), and counts only once the
+    // key is valid. A name too long to be checked is not read (answered 400 below).
+    const authenticated =
       key === undefined
         ? undefined
-        : await authenticateServiceKey(
-            services.store,
-            services.keys,
-            key,
-            'verify',
-            services.now(),
-            async (keyId) => {
-              const read = await serviceKeyWithUserNamed(services.store, keyId, {
-                username: user !== undefined && user.length <= MAX_USER_LENGTH ? user : undefined,
-              });
-              if (read.user !== undefined) named.user = read.user;
-              return read.serviceKey;
-            },
-          );
+        : await authenticateServiceKeyWithUser(services.store, services.keys, key, 'verify', services.now(), {
+            username: user !== undefined && user.length <= MAX_USER_LENGTH ? user : undefined,
+          });
+    const serviceKey = authenticated?.serviceKey;
     const byAddress = serviceKey === undefined && key === undefined && allowedAddress(request.ip);
     if (serviceKey === undefined && !byAddress) {
       request.log.info(
@@ -125,7 +113,8 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
       return refuse(reply, 400, ERROR.parameter, 'user or pass is too long');
 
     // A valid key was read with the user; a listed address reads the user now.
-    const found = serviceKey !== undefined ? named.user : await userNamed(services.store, user ?? '');
+    const found =
+      authenticated !== undefined ? authenticated.user : await userNamed(services.store, user ?? '');
     const attempt = {
       actor: serviceKey === undefined ? `validate-check:${request.ip}` : `service-key:${serviceKey.name}`,
       clientAddress: request.ip,

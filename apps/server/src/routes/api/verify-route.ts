@@ -1,13 +1,11 @@
 import { ErrorNumber, VerifyHeaders, VerifyRequest, VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
-import { authenticateServiceKey } from '../../domain/service-keys.js';
+import { authenticateServiceKeyWithUser } from '../../domain/service-keys.js';
 import { ok } from '../../http/envelope.js';
 import { bearerToken } from '../../http/bearer.js';
 import { verifiedOnce } from '../../http/idempotency-key.js';
 import { documented } from '../../http/route-docs.js';
-import { serviceKeyWithUserNamed } from '../../domain/user-names.js';
-import type { User } from '../../store/store.js';
 
 const unauthorized = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
 
@@ -33,27 +31,21 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { userId, username, code } = request.body;
-      // The key and the user it verifies for are read together (one round trip on PostgreSQL);
-      // the user counts only once the key is valid.
-      const named: { user?: User } = {};
-      const serviceKey = await authenticateServiceKey(
+      // The key and the user it verifies for are read together (one round trip on PostgreSQL).
+      const authenticated = await authenticateServiceKeyWithUser(
         services.store,
         services.keys,
         bearerToken(request),
         'verify',
         services.now(),
-        async (keyId) => {
-          const read = await serviceKeyWithUserNamed(services.store, keyId, { userId, username });
-          named.user = read.user;
-          return read.serviceKey;
-        },
+        { userId, username },
       );
-      if (serviceKey === undefined) throw unauthorized();
+      if (authenticated === undefined) throw unauthorized();
+      const { serviceKey, user } = authenticated;
       if ((userId === undefined) === (username === undefined))
         throw invalidRequest('give exactly one of userId and username');
       // Unknown users, wrong, expired, used and locked codes all answer { valid: false }; only
       // the audit log tells them apart.
-      const { user } = named;
       const attempt = {
         actor: `service-key:${serviceKey.name}`,
         clientAddress: request.ip,
