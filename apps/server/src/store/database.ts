@@ -45,6 +45,7 @@ export interface Database {
   user_passkeys: UserPasskeysTable;
   user_passkey_challenges: UserPasskeyChallengesTable;
   remembered_devices: RememberedDevicesTable;
+  blocked_addresses: BlockedAddressesTable;
 }
 
 export interface UsersTable {
@@ -451,4 +452,14 @@ export interface RememberedDevicesTable {
   created_at: number;
   expires_at: number;
   forgotten_at: number | null;
+}
+
+export interface BlockedAddressesTable {
+  user_id: string;
+  /** The send type (sms, smtp, ...): the same address under another key is the same address. */
+  type: string;
+  /** Canonical (recipients.ts canonicalAddress). */
+  address: string;
+  blocked_at: number;
+  blocked_by: string;
 }

@@ -33,6 +33,7 @@ import * as userPasskeys from './0031-user-passkeys.js';
 import * as purgeIndexes from './0032-purge-indexes.js';
 import * as rememberedDevices from './0033-remembered-devices.js';
 import * as codesUsedInPlace from './0034-codes-used-in-place.js';
+import * as blockedAddresses from './0036-blocked-addresses.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0032-purge-indexes': purgeIndexes,
   '0033-remembered-devices': rememberedDevices,
   '0034-codes-used-in-place': codesUsedInPlace,
+  '0036-blocked-addresses': blockedAddresses,
 };
 
 export const migrationProvider: MigrationProvider = {

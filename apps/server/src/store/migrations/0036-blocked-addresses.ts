@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+
+/**
+ * Addresses a person may not register again (issue 59): the link of a new channel's notice ("this
+ * was not me") blocks the address it undid, and those of the other channels it removed, for that
+ * person, until the help desk or `dea user allow-addresses` allows them again. One row per person,
+ * type of send and canonical address (the same number under another key is the same address);
+ * allowing deletes the row, the audit keeps the history.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('blocked_addresses')
+    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('address', 'text', (c) => c.notNull())
+    .addColumn('blocked_at', 'bigint', (c) => c.notNull())
+    .addColumn('blocked_by', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('blocked_addresses_pk', ['user_id', 'type', 'address'])
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('blocked_addresses').execute();
+}
