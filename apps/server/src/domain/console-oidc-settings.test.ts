@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { grantOfValues, showsSecondFactor, roleOfValues } from './console-oidc.js';
+import { grantOfValues, roleOfValues } from './console-oidc.js';
 import { consoleOidcConfigOf } from './console-oidc-settings.js';
 
 const base = {
@@ -98,19 +98,5 @@ describe('the console OpenID settings', () => {
     ]);
     chmodSync(open, 0o600);
     expect(configOf({ DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: open }).config?.clientSecret).toBe('a secret');
-  });
-
-  test('a second factor is mfa or mca in amr, two methods, or a named acr', () => {
-    expect(showsSecondFactor({ amr: ['mfa'] }, [])).toBe(true);
-    expect(showsSecondFactor({ amr: ['pwd', 'otp'] }, [])).toBe(true);
-    expect(showsSecondFactor({ amr: ['hwk', 'pin'] }, [])).toBe(true);
-    expect(showsSecondFactor({ amr: ['pwd'] }, [])).toBe(false);
-    expect(showsSecondFactor({ amr: ['pwd', 'pwd'] }, [])).toBe(false);
-    expect(showsSecondFactor({}, [])).toBe(false);
-    expect(showsSecondFactor({ acr: '2' }, [])).toBe(false);
-    expect(showsSecondFactor({ acr: '2' }, ['2'])).toBe(true);
-    expect(
-      showsSecondFactor({ acr: 'http://schemas.openid.net/pape/policies/2007/06/multi-factor' }, []),
-    ).toBe(true);
   });
 });

@@ -7,13 +7,14 @@ import type { ConsoleOidcSession } from '../store/sql/console-oidc.js';
 import type { ConsoleAccount, ConsoleRole, ConsoleSession, Store } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
 import type { ConsoleOidcConfig } from './console-oidc-settings.js';
+import { authenticatedAt, authenticatedWithin, showsSecondFactor } from './oidc-assurance.js';
 
 /** openid-client, loaded at the first sign-in with the provider (as the passkey library is). */
 let openIdModule: Promise<typeof OpenIdClient> | undefined;
 const openId = () => (openIdModule ??= import('openid-client'));
 
 /** A sign-in again (before a code) must have authenticated the person at most this long before. */
-const AGAIN_MAX_AGE_SECONDS = 120;
+const AGAIN_MAX_AGE_MS = 120_000;
 
 /** How long a sign-in may take at the provider before its callback is refused (state-unknown). */
 export const OIDC_FLOW_MS = 10 * 60_000;
@@ -32,22 +33,6 @@ export class ConsoleOidcRefused extends Error {
 
 /** The role order when a person's claim values map to several roles: the first wins. */
 const ROLE_ORDER: readonly ConsoleRole[] = ['admin', 'helpdesk', 'auditor'];
-/** OpenID's PAPE policy for multi-factor authentication, an acr every provider may send. */
-const PAPE_MULTI_FACTOR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
-
-/**
- * Whether an ID token shows a second factor: amr (RFC 8176) holding mfa or mca, or two methods
- * (pwd and otp, hwk and pin, ...); or an acr the operator named (or PAPE's multi-factor).
- */
-export function showsSecondFactor(claims: Record<string, unknown>, mfaAcrValues: readonly string[]): boolean {
-  const amr = Array.isArray(claims.amr)
-    ? claims.amr.filter((value): value is string => typeof value === 'string')
-    : [];
-  if (amr.includes('mfa') || amr.includes('mca') || new Set(amr).size >= 2) return true;
-  const { acr } = claims;
-  return typeof acr === 'string' && (acr === PAPE_MULTI_FACTOR || mfaAcrValues.includes(acr));
-}
-
 /** The claim's values as strings: a list (groups) or one value. */
 export function claimValuesOf(claims: Record<string, unknown>, claim: string): string[] | undefined {
   const value = claims[claim];
@@ -218,8 +203,6 @@ export class ConsoleOidc {
         expectedState: flow.state,
         expectedNonce: flow.nonce,
         idTokenExpected: true,
-        // A sign-in again must be new at the provider (auth_time), not its session's earlier one.
-        ...(flow.again && { maxAge: AGAIN_MAX_AGE_SECONDS }),
       });
     } catch (error) {
       throw await refuse('token-refused', (error as Error).message, { error: (error as Error).message });
@@ -227,6 +210,14 @@ export class ConsoleOidc {
     const claims = tokens.claims() as Record<string, unknown> & { sub: string };
     const issuer = String(claims.iss);
     const identity = { issuer, subject: claims.sub };
+    // A sign-in again must be new at the provider (auth_time, on this server's clock), not its
+    // session's earlier one.
+    if (flow.again && !authenticatedWithin(claims, at, AGAIN_MAX_AGE_MS))
+      throw await refuse(
+        'token-refused',
+        `a sign-in again needs an authentication at the provider within ${AGAIN_MAX_AGE_MS / 1000} s (auth_time ${JSON.stringify(claims.auth_time ?? null)})`,
+        { ...identity, authTime: claims.auth_time ?? null },
+      );
     if (config.requireMfa && !showsSecondFactor(claims, config.mfaAcrValues))
       throw await refuse('mfa-missing', 'the ID token shows no second factor (amr, acr)', {
         ...identity,
@@ -250,6 +241,7 @@ export class ConsoleOidc {
       throw await refuse('username-taken', 'the name belongs to another console account', identity);
     const { account, created } = found;
     if (account.disabled) throw await refuse('disabled', 'the console account is disabled', identity);
+    const authAt = authenticatedAt(claims, at);
     const sessionId = randomToken(32);
     const xsrfToken = randomToken(32);
     const idHash = sha256(sessionId);
@@ -261,8 +253,11 @@ export class ConsoleOidc {
         createdAt: at,
         lastSeenAt: at,
       });
-      // The provider's second factor stands for the passkey: the session is fully signed in.
-      await tx.console.markPasskey(idHash, at);
+      // The provider's second factor stands for the passkey: the session is fully signed in. Its
+      // freshness (DEA_CONSOLE_PASSKEY_FRESH_MINUTES) is that of the authentication at the provider
+      // (auth_time), never this callback's: a silent sign-in through the provider's session is as
+      // old as that session's authentication; a token that does not say when is never fresh.
+      await tx.console.markPasskey(idHash, authAt ?? 0);
       await tx.consoleOidc.addSession({
         idHash,
         refreshToken: this.sealed(tokens.refresh_token, idHash),
@@ -274,7 +269,14 @@ export class ConsoleOidc {
           event: 'console.oidc_signin',
           actor: `console:${account.username}`,
           clientAddress,
-          details: { ...identity, role, ...(scope !== null && { scope }), claimValues: values, created },
+          details: {
+            ...identity,
+            role,
+            ...(scope !== null && { scope }),
+            claimValues: values,
+            created,
+            authenticatedAt: authAt === undefined ? null : new Date(authAt).toISOString(),
+          },
         },
         at,
       );

@@ -5,7 +5,7 @@ import { keyedHash } from '../crypto/keyed-hash.js';
 import type { Store } from '../store/store.js';
 import { ApiError } from './api-error.js';
 import type { ChannelRegistrationConfig } from './channel-registration-settings.js';
-import { showsSecondFactor } from './console-oidc.js';
+import { showsSecondFactor } from './oidc-assurance.js';
 import type { RegistrationOidcConfig } from './registration-oidc-settings.js';
 import {
   registrationSignInNeeded,

@@ -24,8 +24,22 @@ export interface TestOidcProvider {
   /**
    * Goes through the provider's own login and consent pages (HTTP, no browser) from the
    * authorization address the console sent the browser to; answers where the provider sends it back.
+   * Each call is a new browser: the provider has no session of it yet.
    */
   signIn(authorizationUrl: string, login: string): Promise<URL>;
+  /**
+   * A browser that keeps the provider's cookies from one sign-in to the next: with the provider's
+   * session, a later sign-in goes back without a login (single sign-on) unless the console asks
+   * for one (prompt=login, max_age).
+   */
+  browser(): { signIn(authorizationUrl: string, login: string): Promise<URL> };
+  /** The names typed on the provider's login page, in order: a sign-in through its session adds none. */
+  logins: string[];
+  /**
+   * The clock of the provider's logins, their ID tokens' auth_time (ms; Date.now unless set): the
+   * tests set the app's, so that an authentication is as old as the app's clock says.
+   */
+  clock: () => number;
   /** The refresh tokens the provider has destroyed (revoked, or rotated by a refresh), in order. */
   destroyedRefreshTokens: string[];
   close(): Promise<void>;
@@ -63,6 +77,8 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
         redirect_uris: [redirectUri],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
+        // Every ID token says when the person authenticated (as Keycloak's and Okta's do).
+        require_auth_time: true,
       },
     ],
     findAccount: (_ctx: unknown, id: string) => {
@@ -98,12 +114,20 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
       if (form.get('prompt') === 'login') {
         const login = form.get('login') ?? '';
         const person = people.get(login);
+        logins.push(login);
         await provider.interactionFinished(
           request,
           response,
           person === undefined
             ? { error: 'access_denied', error_description: 'no such person' }
-            : { login: { accountId: login, amr: person.amr, acr: person.acr } },
+            : {
+                login: {
+                  accountId: login,
+                  amr: person.amr,
+                  acr: person.acr,
+                  ts: Math.floor(testProvider.clock() / 1000),
+                },
+              },
           { mergeWithLastSubmission: false },
         );
         return;
@@ -130,6 +154,7 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
     });
   };
   const destroyedRefreshTokens: string[] = [];
+  const logins: string[] = [];
   provider.on('refresh_token.destroyed', (...args: unknown[]) => {
     destroyedRefreshTokens.push((args[0] as { jti: string }).jti);
   });
@@ -140,57 +165,70 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
     else providerHandler(request, response);
   };
 
-  return {
+  /** Sign-ins through the provider's pages with the cookies of one browser. */
+  const signInWith = async (
+    cookies: Map<string, string>,
+    authorizationUrl: string,
+    login: string,
+  ): Promise<URL> => {
+    const call = async (url: string, form?: Record<string, string>) => {
+      const response = await fetch(url, {
+        method: form === undefined ? 'GET' : 'POST',
+        redirect: 'manual',
+        headers: {
+          cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+          ...(form !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }),
+        },
+        ...(form !== undefined && { body: new URLSearchParams(form).toString() }),
+      });
+      for (const cookie of response.headers.getSetCookie()) {
+        const [pair = ''] = cookie.split(';');
+        const at = pair.indexOf('=');
+        cookies.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      return response;
+    };
+    let url = authorizationUrl;
+    for (let step = 0; step < 12; step += 1) {
+      const response = await call(url);
+      const location = response.headers.get('location');
+      if (location === null)
+        throw new Error(`the provider answered ${response.status} at ${url}: ${await response.text()}`);
+      const next = new URL(location, url);
+      if (next.href.startsWith(redirectUri)) return next;
+      if (/^\/interaction\/[^/]+$/.test(next.pathname)) {
+        const page = await (await call(next.href)).text();
+        const prompt = /name="prompt" value="(\w+)"/.exec(page)?.[1] ?? '';
+        const submitted = await call(
+          next.href,
+          prompt === 'login' ? { prompt, login, password: 'any' } : { prompt },
+        );
+        url = new URL(submitted.headers.get('location') ?? '', next).href;
+      } else {
+        url = next.href;
+      }
+    }
+    throw new Error('the provider did not send the browser back');
+  };
+
+  const testProvider: TestOidcProvider = {
     destroyedRefreshTokens,
     issuer,
     clientId,
     clientSecretFile,
     people,
-    async signIn(authorizationUrl, login) {
+    signIn: (authorizationUrl, login) => signInWith(new Map(), authorizationUrl, login),
+    browser() {
       const cookies = new Map<string, string>();
-      const call = async (url: string, form?: Record<string, string>) => {
-        const response = await fetch(url, {
-          method: form === undefined ? 'GET' : 'POST',
-          redirect: 'manual',
-          headers: {
-            cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-            ...(form !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }),
-          },
-          ...(form !== undefined && { body: new URLSearchParams(form).toString() }),
-        });
-        for (const cookie of response.headers.getSetCookie()) {
-          const [pair = ''] = cookie.split(';');
-          const at = pair.indexOf('=');
-          cookies.set(pair.slice(0, at), pair.slice(at + 1));
-        }
-        return response;
-      };
-      let url = authorizationUrl;
-      for (let step = 0; step < 12; step += 1) {
-        const response = await call(url);
-        const location = response.headers.get('location');
-        if (location === null)
-          throw new Error(`the provider answered ${response.status} at ${url}: ${await response.text()}`);
-        const next = new URL(location, url);
-        if (next.href.startsWith(redirectUri)) return next;
-        if (/^\/interaction\/[^/]+$/.test(next.pathname)) {
-          const page = await (await call(next.href)).text();
-          const prompt = /name="prompt" value="(\w+)"/.exec(page)?.[1] ?? '';
-          const submitted = await call(
-            next.href,
-            prompt === 'login' ? { prompt, login, password: 'any' } : { prompt },
-          );
-          url = new URL(submitted.headers.get('location') ?? '', next).href;
-        } else {
-          url = next.href;
-        }
-      }
-      throw new Error('the provider did not send the browser back');
+      return { signIn: (authorizationUrl, login) => signInWith(cookies, authorizationUrl, login) };
     },
+    logins,
+    clock: Date.now,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(folder, { recursive: true, force: true });
     },
   };
+  return testProvider;
 }

@@ -25,6 +25,8 @@ async function withProvider(
     DEA_CONSOLE_OIDC_ROLES: JSON.stringify(ROLES),
     ...settings,
   });
+  // The provider's logins are on the app's clock: an authentication is as old as it says.
+  provider.clock = t.clock.now;
   return { t, provider };
 }
 
@@ -44,10 +46,20 @@ function callback(t: TestApp, back: URL, flowCookie: string | undefined) {
   });
 }
 
-/** Signs `login` in end to end; answers the callback's answer and the console session's headers. */
-async function signIn(t: TestApp, provider: TestOidcProvider, login: string) {
-  const { location, flowCookie } = await begin(t);
-  const back = await provider.signIn(location, login);
+/**
+ * Signs `login` in end to end (in a new browser, or in `browser` with its provider's session);
+ * answers the callback's answer and the console session's headers.
+ */
+async function signIn(
+  t: TestApp,
+  provider: TestOidcProvider,
+  login: string,
+  { browser = provider, again = false }: { browser?: Pick<TestOidcProvider, 'signIn'>; again?: boolean } = {},
+) {
+  const started = await t.app.inject({ method: 'GET', url: `${BASE}/oidc/start${again ? '?again=1' : ''}` });
+  const location = started.headers.location ?? '';
+  const flowCookie = started.cookies.find((cookie) => cookie.name === 'dea_console_oidc')?.value;
+  const back = await browser.signIn(location, login);
   const answer = await callback(t, back, flowCookie);
   const cookies = Object.fromEntries(answer.cookies.map((cookie) => [cookie.name, cookie.value]));
   return {
@@ -384,6 +396,111 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
         'x-console-token': cookies.dea_console_token ?? '',
       };
       expect((await issue(fresh)).json()).toMatchObject({ error: 0 });
+    },
+  );
+
+  appTest(
+    'a second factor is mfa or mca, or methods of two factor classes, or a named acr; never a location, a risk score, a presence test, wia, two methods of one class or two spellings of one',
+    async ({ startApp, expect }) => {
+      const { t, provider } = await withProvider(startApp, { DEA_CONSOLE_OIDC_MFA_ACR_VALUES: 'gold' });
+      const refused = {
+        geo: { amr: ['pwd', 'geo'] },
+        rba: { amr: ['pwd', 'rba'] },
+        user: { amr: ['pwd', 'user'] },
+        kba: { amr: ['pwd', 'kba'] },
+        wia: { amr: ['pwd', 'wia'] },
+        spelt: { amr: ['PWD', 'pwd'] },
+        silver: { amr: ['pwd'], acr: 'silver' },
+      };
+      const signedIn = {
+        mfa: { amr: ['mfa'] },
+        mca: { amr: ['mca'] },
+        otp: { amr: ['pwd', 'otp'] },
+        hwk: { amr: ['hwk', 'pin'] },
+        face: { amr: ['swk', 'face'] },
+        gold: { amr: ['pwd'], acr: 'gold' },
+      };
+      for (const [login, person] of Object.entries({ ...refused, ...signedIn }))
+        provider.people.set(login, { groups: ['auditors'], ...person });
+      for (const login of Object.keys(refused)) {
+        const { answer } = await signIn(t, provider, login);
+        expect({ login, location: answer.headers.location }).toEqual({
+          login,
+          location: '/admin/#oidc-refused=mfa-missing',
+        });
+      }
+      for (const login of Object.keys(signedIn)) {
+        const { answer, headers } = await signIn(t, provider, login);
+        expect({ login, location: answer.headers.location }).toEqual({ login, location: '/admin/' });
+        expect((await me(t, headers)).json()).toMatchObject({
+          result: { username: login, passkeyVerified: true },
+        });
+      }
+      expect(
+        (await t.services.store.audit.list({ event: 'console.oidc_refused' })).map(
+          (entry) => entry.details.amr,
+        ),
+      ).toEqual(expect.arrayContaining(Object.values(refused).map((person) => person.amr)));
+    },
+  );
+
+  appTest(
+    "a silent sign-in through the provider's session is as old as its authentication there: no code for a caller until a sign-in again authenticates anew",
+    async ({ startApp, expect }) => {
+      const { t, provider } = await withProvider(startApp);
+      provider.people.set('ivo', { groups: ['it-helpdesk'], amr: ['pwd', 'otp'] });
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 9 },
+      });
+      const issue = (headers: { cookie: string; 'x-console-token': string }) =>
+        t.app.inject({
+          method: 'POST',
+          url: `${BASE}/helpdesk/users/${user.id}/codes`,
+          headers,
+          payload: { reason: 'Ticket 4712, called back on the desk phone' },
+        });
+      const browser = provider.browser();
+      const first = await signIn(t, provider, 'ivo', { browser });
+      expect(provider.logins).toEqual(['ivo']);
+      expect((await issue(first.headers)).json()).toMatchObject({ error: 0 });
+
+      // Past DEA_CONSOLE_PASSKEY_FRESH_MINUTES (5), a plain sign-in goes through the provider's
+      // session without a login: a console session, but its second factor is six minutes old.
+      t.clock.advance(6 * 60_000);
+      expect((await issue(first.headers)).json()).toMatchObject({ result: { passkey: 'provider' } });
+      const silent = await signIn(t, provider, 'ivo', { browser });
+      expect(silent.answer.headers.location).toBe('/admin/');
+      expect(provider.logins).toEqual(['ivo']);
+      expect((await me(t, silent.headers)).json()).toMatchObject({ result: { passkeyVerified: true } });
+      const refused = await issue(silent.headers);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ result: { passkey: 'provider' } });
+      const [, silentSignIn] = await t.services.store.audit.list({ event: 'console.oidc_signin' });
+      expect(silentSignIn?.details).toMatchObject({
+        authenticatedAt: new Date(t.clock.now() - 6 * 60_000).toISOString(),
+      });
+
+      // The sign-in again asks the provider for a new authentication, which makes the code possible.
+      const again = await signIn(t, provider, 'ivo', { browser, again: true });
+      expect(again.answer.headers.location).toBe('/admin/');
+      expect(provider.logins).toEqual(['ivo', 'ivo']);
+      expect((await issue(again.headers)).json()).toMatchObject({ error: 0 });
+    },
+  );
+
+  appTest(
+    'a sign-in again whose ID token says the authentication is older than two minutes is refused',
+    async ({ startApp, expect }) => {
+      const { t, provider } = await withProvider(startApp);
+      provider.people.set('jo', { groups: ['it-helpdesk'], amr: ['mfa'] });
+      // A provider that keeps its session's old authentication despite prompt=login and max_age=0.
+      provider.clock = () => t.clock.now() - 10 * 60_000;
+      const stale = await signIn(t, provider, 'jo', { again: true });
+      expect(stale.answer.headers.location).toBe('/admin/#oidc-refused=token-refused');
+      expect(await t.services.store.audit.list({ event: 'console.oidc_refused' })).toMatchObject([
+        { details: { reason: 'token-refused', subject: 'jo', authTime: expect.any(Number) } },
+      ]);
+      expect(await t.services.store.audit.list({ event: 'console.oidc_signin' })).toEqual([]);
     },
   );
 });
