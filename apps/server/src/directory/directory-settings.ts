@@ -84,7 +84,7 @@ export const directorySettings = {
   },
   DEA_LDAP_TIMEOUT_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 120, default: 5 }),
-    doc: 'Longest wait for the directory to connect or answer one operation before the next URL is tried.',
+    doc: 'Longest wait for the directory to connect, upgrade with StartTLS or answer one operation (on a new connection or a kept one); a URL that does not is passed over (DEA_LDAP_DEAD_SERVER_SECONDS) and the work goes on at the next URL.',
   },
   DEA_LDAP_POOL_SIZE: {
     schema: Type.Integer({ minimum: 1, maximum: 100, default: 4 }),
@@ -92,7 +92,7 @@ export const directorySettings = {
   },
   DEA_LDAP_DEAD_SERVER_SECONDS: {
     schema: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
-    doc: 'A directory URL that did not answer is passed over for this long: sign-ins and syncs go to the next URL at once. Then a probe in the background tries it again, and it is used once the probe gets through. When every URL is passed over, all are tried in order.',
+    doc: 'A directory URL that was refused or did not answer in time is passed over for this long: sign-ins, syncs and the console go to the next URL at once. Then a probe in the background (no request waits on it) connects and has the server answer, a bind as the service account or a read of its root DSE, over TLS where the URL uses it; the URL is used again only once it answered. When every URL is passed over, all are tried in order.',
   },
 } as const;
 

@@ -37,8 +37,54 @@ export interface DirectoryLog {
 
 const SILENT: DirectoryLog = { warn: () => undefined, info: () => undefined };
 
+/** A server that took longer than DEA_LDAP_TIMEOUT_SECONDS to answer a step (connect, StartTLS, bind or search). */
+class NoAnswerError extends Error {
+  constructor(step: string, timeoutMs: number) {
+    super(`${step}: no answer within ${timeoutMs / 1000} s (timed out)`);
+    this.name = 'NoAnswerError';
+  }
+}
+
+/**
+ * Whether a failure means the server did not answer in time: ldapts's "Connection timeout" and
+ * "Operation timed out", Node's ETIMEDOUT, or a step of ours that timed out. (A refused or reset
+ * connection fails at once; a connection the server closed while idle is not a dead server.)
+ */
+function didNotAnswer(error: unknown): boolean {
+  if (error instanceof NoAnswerError) return true;
+  if ((error as NodeJS.ErrnoException).code === 'ETIMEDOUT') return true;
+  return /timed out|connection timeout/i.test((error as Error).message ?? '');
+}
+
+/**
+ * `work`, or a NoAnswerError once `timeoutMs` passed without it settling; `abandon` then ends
+ * what it waits on (ldapts bounds each message and the connect, not the TLS handshake of StartTLS).
+ */
+async function answeredWithin<T>(
+  step: string,
+  timeoutMs: number,
+  work: Promise<T>,
+  abandon: () => void,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abandon();
+      reject(new NoAnswerError(step, timeoutMs));
+    }, timeoutMs);
+  });
+  // The work's own failure after the deadline is nobody's to hear.
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The settings an operator checks for a URL that failed this way. */
 function settingsToCheck(error: unknown): string {
+  if (didNotAnswer(error)) return 'DEA_LDAP_URL and DEA_LDAP_TIMEOUT_SECONDS';
   const code = (error as NodeJS.ErrnoException).code ?? '';
   if (
     /CERT|SIGNATURE|ALTNAME|SELF_SIGNED|TLS|SSL/i.test(code) ||
@@ -46,7 +92,6 @@ function settingsToCheck(error: unknown): string {
   )
     return 'DEA_LDAP_CA_FILE and DEA_LDAP_TLS_SERVER_NAME';
   if (error instanceof ResultCodeError) return 'DEA_LDAP_URL and DEA_LDAP_STARTTLS';
-  if (/timeout|timed out/i.test((error as Error).message)) return 'DEA_LDAP_URL and DEA_LDAP_TIMEOUT_SECONDS';
   return 'DEA_LDAP_URL';
 }
 
@@ -122,9 +167,12 @@ function hostOf(url: string): string {
  * binding as them, and lists every user page by page. Each call opens its own connection to the
  * first URL that answers (failover), upgraded with StartTLS on ldap:// unless switched off.
  *
- * A URL that did not answer is passed over for `deadServerMs`, so that one dead domain controller
- * first in the list does not make every sign-in wait out its timeout; once that time is up, a
- * probe in the background tries it again, and requests go back to it once the probe got through.
+ * A URL that did not answer (refused, or no answer within the timeout at connect, StartTLS, bind
+ * or search, on a new connection or a kept one) is passed over for `deadServerMs`, and the work
+ * goes on at the next URL: one dead or hung domain controller first in the list costs the first
+ * request that meets it one timeout, and no later one. Once that time is up, a probe in the
+ * background connects, upgrades and has the server answer (a bind as the service account, or a
+ * read of its root DSE), and requests go back to it only once the probe got that answer.
  */
 export class LdapDirectory implements UserSource {
   /** URL -> until when it is passed over (this instance's view). */
@@ -156,8 +204,14 @@ export class LdapDirectory implements UserSource {
           client.isConnected &&
           socketOf(client)?.destroyed === false &&
           this.urlOf.get(client) === this.urlsToTry()[0],
-        // An LDAP result is an answer on a working connection; anything else may have broken it.
-        broken: (error) => !(error instanceof ResultCodeError),
+        // An LDAP result is an answer on a working connection; anything else may have broken it,
+        // and a server that stopped answering in the middle is passed over as one that refused.
+        broken: (error, client) => {
+          if (error instanceof ResultCodeError) return false;
+          this.connectionFailed(client, error);
+          return true;
+        },
+        retryElsewhere: (client) => this.urlsToTry()[0] !== this.urlOf.get(client),
         idle: (client, idle) => {
           if (idle) socketOf(client)?.unref();
           else socketOf(client)?.ref();
@@ -226,12 +280,49 @@ export class LdapDirectory implements UserSource {
     });
     this.urlOf.set(client, url);
     try {
-      if (!secure && config.startTls) await client.startTLS(tlsOptions());
+      if (!secure && config.startTls)
+        await answeredWithin('StartTLS', config.timeoutMs, client.startTLS(tlsOptions()), () =>
+          socketOf(client)?.destroy(),
+        );
       return client;
     } catch (error) {
       await client.unbind().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * A connection to `url` on which the server has answered: bound as `dn`, or (anonymous) after a
+   * read of its root DSE. ldapts connects only when something is sent, so a connection that was
+   * merely made proves nothing: a server that takes TCP connections and never answers is found
+   * here, within the timeout, not by the work that follows.
+   */
+  private async reach(url: string, dn: string, password: string): Promise<Client> {
+    const client = await this.connect(url);
+    try {
+      if (dn !== '') await client.bind(dn, password);
+      else
+        await client.search('', {
+          scope: 'base',
+          filter: '(objectClass=*)',
+          attributes: ['supportedLDAPVersion'],
+        });
+      return client;
+    } catch (error) {
+      await client.unbind().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Work on a connection failed: a server that did not answer in time is passed over, so that the
+   * next connection goes to the next URL. A connection closed or reset is only dropped by its owner.
+   */
+  private connectionFailed(client: Client, error: unknown): void {
+    const url = this.urlOf.get(client);
+    if (url === undefined || !didNotAnswer(error)) return;
+    this.passOver(url);
+    this.serverFailed(url, (error as Error).message, settingsToCheck(error));
   }
 
   /**
@@ -253,23 +344,36 @@ export class LdapDirectory implements UserSource {
     this.passedOver.set(url, this.now() + this.config.deadServerMs);
   }
 
-  /** Tries a passed-over URL again without anyone waiting on it: back in use once it answers. */
+  /**
+   * Tries a passed-over URL again without anyone waiting on it: back in use once it answered over
+   * the network (connected, TLS, and a bind as the service account or a read of its root DSE; an
+   * LDAP result such as a refused bind is an answer too).
+   */
   private probe(url: string): void {
     if (this.probing.has(url)) return;
     this.probing.add(url);
-    void this.connect(url)
+    const { bindDn, bindPassword } = this.config;
+    void this.reach(url, bindDn, bindPassword)
       .then(
         async (client) => {
           await client.unbind().catch(() => undefined);
-          this.passedOver.delete(url);
-          this.serverAnswered(url);
+          this.cameBack(url);
         },
         (error: unknown) => {
+          if (error instanceof ResultCodeError) {
+            this.cameBack(url);
+            return;
+          }
           this.passOver(url);
           this.serverFailed(url, (error as Error).message, settingsToCheck(error));
         },
       )
       .finally(() => this.probing.delete(url));
+  }
+
+  private cameBack(url: string): void {
+    this.passedOver.delete(url);
+    this.serverAnswered(url);
   }
 
   /**
@@ -279,15 +383,11 @@ export class LdapDirectory implements UserSource {
   private async bound(dn: string, password: string): Promise<Client> {
     const failures: string[] = [];
     for (const url of this.urlsToTry()) {
-      let client: Client | undefined;
       try {
-        client = await this.connect(url);
-        if (dn !== '') await client.bind(dn, password);
-        this.passedOver.delete(url);
-        this.serverAnswered(url);
+        const client = await this.reach(url, dn, password);
+        this.cameBack(url);
         return client;
       } catch (error) {
-        await client?.unbind().catch(() => undefined);
         if (error instanceof InvalidCredentialsError) {
           if (dn === this.config.bindDn)
             this.serverFailed(
@@ -315,26 +415,29 @@ export class LdapDirectory implements UserSource {
    */
   async checkEachServer(): Promise<{ url: string; problem: string | undefined }[]> {
     const { bindDn, bindPassword } = this.config;
-    const results: { url: string; problem: string | undefined }[] = [];
-    for (const url of this.config.urls) {
-      let client: Client | undefined;
-      try {
-        client = await this.connect(url);
-        if (bindDn !== '') await client.bind(bindDn, bindPassword);
-        results.push({ url, problem: undefined });
-      } catch (error) {
-        results.push({
-          url,
-          problem:
-            error instanceof InvalidCredentialsError
-              ? `the directory refused the service account ${bindDn}: check DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE`
-              : `${(error as Error).message}: check DEA_LDAP_URL, DEA_LDAP_CA_FILE, DEA_LDAP_TLS_SERVER_NAME and DEA_LDAP_STARTTLS`,
-        });
-      } finally {
-        await client?.unbind().catch(() => undefined);
-      }
-    }
-    return results;
+    // All at once: a URL that does not answer costs the timeout once, not once per URL after it.
+    return Promise.all(
+      this.config.urls.map(async (url) => {
+        try {
+          const client = await this.reach(url, bindDn, bindPassword);
+          await client.unbind().catch(() => undefined);
+          this.cameBack(url);
+          return { url, problem: undefined };
+        } catch (error) {
+          if (error instanceof InvalidCredentialsError)
+            return {
+              url,
+              problem: `the directory refused the service account ${bindDn}: check DEA_LDAP_BIND_DN and DEA_LDAP_BIND_PASSWORD_FILE`,
+            };
+          // What follows (a user's lookup) goes to the URLs that answered.
+          if (!(error instanceof ResultCodeError)) this.passOver(url);
+          return {
+            url,
+            problem: `${(error as Error).message}: check ${settingsToCheck(error)}`,
+          };
+        }
+      }),
+    );
   }
 
   /** A connection bound as the service account. */
@@ -522,6 +625,7 @@ export class LdapDirectory implements UserSource {
       });
       for await (const page of pages) yield this.pageOf(page.searchEntries);
     } catch (error) {
+      this.connectionFailed(client, error);
       throw unavailable(error);
     } finally {
       await client.unbind().catch(() => undefined);
@@ -571,6 +675,7 @@ export class LdapDirectory implements UserSource {
         yield ids;
       }
     } catch (error) {
+      this.connectionFailed(client, error);
       throw unavailable(error);
     } finally {
       await client.unbind().catch(() => undefined);

@@ -5,7 +5,13 @@ export interface PoolConnections<C> {
   /** Whether a connection kept idle can still be used (its socket is open). */
   usable(connection: C): boolean;
   /** Whether a failure of work on a connection means the connection itself is broken. */
-  broken(error: unknown): boolean;
+  broken(error: unknown, connection: C): boolean;
+  /**
+   * Whether work that broke a connection just opened is tried once more on a new one: when the
+   * new one would go elsewhere (a server that stopped answering was passed over). Work that found a
+   * kept connection broken is always tried once more.
+   */
+  retryElsewhere?(connection: C): boolean;
   /** Told when a connection goes idle (true) or back into use (false): an idle one holds no process open. */
   idle?(connection: C, idle: boolean): void;
 }
@@ -15,7 +21,8 @@ export interface PoolConnections<C> {
  * costs one round trip instead of a connection, a TLS handshake and a bind. A caller beyond `size`
  * waits for a connection to come back (first come, first served). A connection whose work failed
  * as a broken connection is closed and forgotten; work that found a kept connection broken is
- * tried once more on a new one, so a connection the server closed while idle costs no caller.
+ * tried once more on a new one, so a connection the server closed while idle costs no caller, and
+ * so is work whose server stopped answering when the new connection goes to another one.
  */
 /** What a waiting caller is handed: a connection, a place to open one in, or the end. */
 type Grant<C> = { connection: C } | 'open' | 'closed';
@@ -44,21 +51,21 @@ export class ConnectionPool<C> {
       this.giveBack(connection);
       return result;
     } catch (error) {
-      if (!this.connections.broken(error)) {
+      if (!this.connections.broken(error, connection)) {
         this.giveBack(connection);
         throw error;
       }
       await this.drop(connection);
-      if (!kept) throw error;
+      if (!kept && this.connections.retryElsewhere?.(connection) !== true) throw error;
     }
-    // A kept connection had gone: once more on a new one.
+    // A kept connection had gone, or its server stopped answering: once more on a new one.
     const { connection: fresh } = await this.take(true);
     try {
       const result = await work(fresh);
       this.giveBack(fresh);
       return result;
     } catch (error) {
-      if (this.connections.broken(error)) await this.drop(fresh);
+      if (this.connections.broken(error, fresh)) await this.drop(fresh);
       else this.giveBack(fresh);
       throw error;
     }

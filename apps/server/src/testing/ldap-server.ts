@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,15 @@ export interface LdapServer {
   adminPassword: string;
   /** PEM file of the authority that signed the server's certificate. */
   caFile: string;
+  /** Stops the process with SIGSTOP: its connections stay open and nothing is answered (a hung server). */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
+  /**
+   * A second slapd holding a copy of this one's entries as they are now (slapcat, slapadd: the
+   * same entryUUIDs, as a replica has them), with the same certificate: a second domain controller.
+   */
+  replica(): Promise<LdapServer>;
   stop(): Promise<void>;
 }
 
@@ -39,6 +48,112 @@ async function waitUntilReady(url: string, adminDn: string, password: string, lo
   }
 }
 
+/** Where a slapd keeps its files, and the certificate it serves. */
+interface SlapdFiles {
+  dir: string;
+  caFile: string;
+  /** Removes what is not the folder's (the authority's files). */
+  dispose(): void;
+}
+
+const BASE_DN = 'dc=dea,dc=test';
+const ADMIN_DN = `cn=admin,${BASE_DN}`;
+const ADMIN_PASSWORD = 'admin-secret';
+
+function writeSlapdConfig(dir: string, caFile: string): string {
+  const config = join(dir, 'slapd.conf');
+  const schemas = ['core', 'cosine', 'inetorgperson'].map((name) => join(SCHEMA_DIR, `${name}.schema`));
+  writeFileSync(
+    config,
+    [
+      ...schemas.map((file) => `include ${file}`),
+      `include ${join(HERE, 'ldap', 'ad-attributes.schema')}`,
+      `pidfile ${join(dir, 'slapd.pid')}`,
+      'modulepath /usr/lib/ldap',
+      'moduleload back_mdb',
+      `TLSCACertificateFile ${caFile}`,
+      `TLSCertificateFile ${join(dir, 'server.pem')}`,
+      `TLSCertificateKeyFile ${join(dir, 'server.key')}`,
+      'sizelimit unlimited',
+      'database mdb',
+      'maxsize 104857600',
+      `suffix "${BASE_DN}"`,
+      `rootdn "${ADMIN_DN}"`,
+      `rootpw ${ADMIN_PASSWORD}`,
+      `directory ${join(dir, 'db')}`,
+      'index objectClass,uid,sAMAccountName,userPrincipalName,member,uniqueMember eq',
+      'access to attrs=userPassword by self write by anonymous auth by * none',
+      'access to * by * read',
+      '',
+    ].join('\n'),
+  );
+  return config;
+}
+
+/** Runs slapd over `files` on free ports; `entries`: an LDIF loaded before it starts (else the base entry is added). */
+async function runSlapd(files: SlapdFiles, entries?: string): Promise<LdapServer> {
+  const { dir } = files;
+  const config = writeSlapdConfig(dir, files.caFile);
+  if (entries !== undefined) {
+    writeFileSync(join(dir, 'entries.ldif'), entries);
+    execFileSync(SLAPD, ['-T', 'add', '-q', '-f', config, '-l', join(dir, 'entries.ldif')], {
+      stdio: 'pipe',
+    });
+  }
+  const [port, tlsPort] = [await freePort(), await freePort()];
+  const url = `ldap://127.0.0.1:${port}`;
+  const ldapsUrl = `ldaps://127.0.0.1:${tlsPort}`;
+  let output = '';
+  const server = spawn(SLAPD, ['-f', config, '-h', `${url}/ ${ldapsUrl}/`, '-d', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitUntilReady(url, ADMIN_DN, ADMIN_PASSWORD, () => output);
+  if (entries === undefined) {
+    const admin = new Client({ url });
+    await admin.bind(ADMIN_DN, ADMIN_PASSWORD);
+    await admin.add(BASE_DN, {
+      objectClass: ['top', 'dcObject', 'organization'],
+      dc: 'dea',
+      o: 'Emergency Access tests',
+    });
+    await admin.unbind();
+  }
+  const signal = (name: NodeJS.Signals) => {
+    if (server.exitCode === null) server.kill(name);
+  };
+  return {
+    url,
+    ldapsUrl,
+    baseDn: BASE_DN,
+    adminDn: ADMIN_DN,
+    adminPassword: ADMIN_PASSWORD,
+    caFile: files.caFile,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+    async replica() {
+      const copy = mkdtempSync(join(tmpdir(), 'dea-ldap-'));
+      mkdirSync(join(copy, 'db'));
+      for (const name of ['server.pem', 'server.key']) copyFileSync(join(dir, name), join(copy, name));
+      copyFileSync(files.caFile, join(copy, 'ca.pem'));
+      const ldif = execFileSync(SLAPD, ['-T', 'cat', '-f', config, '-b', BASE_DN], { encoding: 'utf8' });
+      return runSlapd({ dir: copy, caFile: join(copy, 'ca.pem'), dispose: () => undefined }, ldif);
+    },
+    async stop() {
+      if (server.exitCode === null) {
+        const exited = new Promise((resolve) => server.once('exit', resolve));
+        // A paused server hears SIGTERM only once it goes on.
+        server.kill('SIGCONT');
+        server.kill('SIGTERM');
+        await exited;
+      }
+      files.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * Starts slapd on free ports with an empty tree under dc=dea,dc=test; its certificate is for
  * `certificateNames` (openssl's subjectAltName: 127.0.0.1 and localhost unless told).
@@ -52,67 +167,5 @@ export async function startLdapServer(certificateNames?: string): Promise<LdapSe
   const ca = createPrivateCa(certificateNames);
   writeFileSync(join(dir, 'server.pem'), ca.cert);
   writeFileSync(join(dir, 'server.key'), ca.key, { mode: 0o600 });
-  const baseDn = 'dc=dea,dc=test';
-  const adminDn = `cn=admin,${baseDn}`;
-  const adminPassword = 'admin-secret';
-  const schemas = ['core', 'cosine', 'inetorgperson'].map((name) => join(SCHEMA_DIR, `${name}.schema`));
-  writeFileSync(
-    join(dir, 'slapd.conf'),
-    [
-      ...schemas.map((file) => `include ${file}`),
-      `include ${join(HERE, 'ldap', 'ad-attributes.schema')}`,
-      `pidfile ${join(dir, 'slapd.pid')}`,
-      'modulepath /usr/lib/ldap',
-      'moduleload back_mdb',
-      `TLSCACertificateFile ${ca.caFile}`,
-      `TLSCertificateFile ${join(dir, 'server.pem')}`,
-      `TLSCertificateKeyFile ${join(dir, 'server.key')}`,
-      'sizelimit unlimited',
-      'database mdb',
-      'maxsize 104857600',
-      `suffix "${baseDn}"`,
-      `rootdn "${adminDn}"`,
-      `rootpw ${adminPassword}`,
-      `directory ${join(dir, 'db')}`,
-      'index objectClass,uid,sAMAccountName,userPrincipalName,member,uniqueMember eq',
-      'access to attrs=userPassword by self write by anonymous auth by * none',
-      'access to * by * read',
-      '',
-    ].join('\n'),
-  );
-  const [port, tlsPort] = [await freePort(), await freePort()];
-  const url = `ldap://127.0.0.1:${port}`;
-  const ldapsUrl = `ldaps://127.0.0.1:${tlsPort}`;
-  let output = '';
-  const server = spawn(SLAPD, ['-f', join(dir, 'slapd.conf'), '-h', `${url}/ ${ldapsUrl}/`, '-d', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitUntilReady(url, adminDn, adminPassword, () => output);
-  const admin = new Client({ url });
-  await admin.bind(adminDn, adminPassword);
-  await admin.add(baseDn, {
-    objectClass: ['top', 'dcObject', 'organization'],
-    dc: 'dea',
-    o: 'Emergency Access tests',
-  });
-  await admin.unbind();
-  return {
-    url,
-    ldapsUrl,
-    baseDn,
-    adminDn,
-    adminPassword,
-    caFile: ca.caFile,
-    async stop() {
-      if (server.exitCode === null) {
-        const exited = new Promise((resolve) => server.once('exit', resolve));
-        server.kill('SIGTERM');
-        await exited;
-      }
-      ca.dispose();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return runSlapd({ dir, caFile: ca.caFile, dispose: () => ca.dispose() });
 }
