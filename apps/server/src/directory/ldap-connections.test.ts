@@ -1,5 +1,5 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { tcpFront } from '../testing/tcp-fronts.js';
 import { DirectoryUnavailableError } from '../domain/user-directory.js';
 import { startLdapServer, type LdapServer } from '../testing/ldap-server.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
@@ -11,53 +11,6 @@ function directoryOf(settings: Record<string, string>, now: () => number = Date.
   return new LdapDirectory(testConfig(settings).directory as DirectoryConfig, now);
 }
 
-/**
- * A TCP port in front of slapd that counts the connections it is offered and, as told, forwards
- * them, takes them and never answers (a dead domain controller whose host still answers TCP),
- * or refuses them.
- */
-async function frontOf(target: string): Promise<{
-  url: string;
-  connections: () => number;
-  /** Connections still open: a probe that timed out has closed its own. */
-  open: () => number;
-  become(state: 'forwarding' | 'silent'): void;
-  close(): Promise<void>;
-}> {
-  const { hostname, port } = new URL(target);
-  let state: 'forwarding' | 'silent' = 'silent';
-  let count = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    count += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    if (state === 'silent') {
-      // Read and drop what comes, so that the client's close is seen.
-      socket.resume();
-      return;
-    }
-    const upstream = connect(Number(port), hostname);
-    upstream.on('error', () => socket.destroy());
-    socket.pipe(upstream).pipe(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const listening = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `ldap://127.0.0.1:${listening}`,
-    connections: () => count,
-    open: () => sockets.size,
-    become: (next) => (state = next),
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('connections to the directory', () => {
   let tree: LdapTree;
   beforeAll(async () => {
@@ -66,7 +19,7 @@ describe('connections to the directory', () => {
   afterAll(() => tree.dispose());
 
   it('passes over a server that did not answer, probes it in the background once its time is up, and uses it again once it answers', async () => {
-    const dead = await frontOf(tree.settings.DEA_LDAP_URL ?? '');
+    const dead = await tcpFront(tree.settings.DEA_LDAP_URL ?? '', 'silent');
     try {
       let now = Date.UTC(2026, 10, 26, 12);
       const directory = directoryOf(
@@ -113,7 +66,7 @@ describe('connections to the directory', () => {
   });
 
   it('tries every URL in order when all of them are passed over, and says which setting to check', async () => {
-    const dead = await frontOf(tree.settings.DEA_LDAP_URL ?? '');
+    const dead = await tcpFront(tree.settings.DEA_LDAP_URL ?? '', 'silent');
     try {
       const directory = directoryOf({
         ...tree.settings,

@@ -1,55 +1,9 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { tcpFront } from '../testing/tcp-fronts.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
 import { testConfig } from '../testing/test-app.js';
 import type { DirectoryConfig } from './directory-settings.js';
 import { LdapDirectory, type DirectoryLog } from './ldap-directory.js';
-
-/**
- * A TCP port in front of slapd that counts the connections it is offered and the most open at
- * once, forwards them or refuses them as told, and can cut every open one (a server restarted, a
- * firewall's idle timeout).
- */
-async function frontOf(target: string) {
-  const { hostname, port } = new URL(target);
-  let state: 'forwarding' | 'refusing' = 'forwarding';
-  let count = 0;
-  let most = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    count += 1;
-    socket.on('error', () => undefined);
-    if (state === 'refusing') {
-      socket.destroy();
-      return;
-    }
-    sockets.add(socket);
-    most = Math.max(most, sockets.size);
-    socket.on('close', () => sockets.delete(socket));
-    const upstream = connect(Number(port), hostname);
-    upstream.on('error', () => socket.destroy());
-    socket.on('close', () => upstream.destroy());
-    socket.pipe(upstream).pipe(socket);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const listening = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
-    url: `ldap://127.0.0.1:${listening}`,
-    connections: () => count,
-    mostOpen: () => most,
-    open: () => sockets.size,
-    become: (next: 'forwarding' | 'refusing') => (state = next),
-    cutAll: () => {
-      for (const socket of sockets) socket.destroy();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 function recordingLog(): DirectoryLog & { lines: { level: string; details: object; message: string }[] } {
   const lines: { level: string; details: object; message: string }[] = [];
@@ -71,7 +25,7 @@ describe('the kept connections of the service account', () => {
     new LdapDirectory(testConfig({ ...tree.settings, ...settings }).directory as DirectoryConfig, now, log);
 
   it('reuses one connection for search after search; a user password check has its own', async () => {
-    const front = await frontOf(tree.settings.DEA_LDAP_URL ?? '');
+    const front = await tcpFront(tree.settings.DEA_LDAP_URL ?? '');
     const directory = directoryOf({ DEA_LDAP_URL: front.url });
     try {
       for (let round = 0; round < 20; round += 1)
@@ -90,7 +44,7 @@ describe('the kept connections of the service account', () => {
   });
 
   it('opens at most DEA_LDAP_POOL_SIZE for 40 parallel searches, and every one is answered', async () => {
-    const front = await frontOf(tree.settings.DEA_LDAP_URL ?? '');
+    const front = await tcpFront(tree.settings.DEA_LDAP_URL ?? '');
     const directory = directoryOf({ DEA_LDAP_URL: front.url, DEA_LDAP_POOL_SIZE: '3' });
     try {
       const names = ['alice', 'bob', 'carol', 'nobody'];
@@ -109,7 +63,7 @@ describe('the kept connections of the service account', () => {
   });
 
   it('drops connections that broke and answers on new ones, without failing the caller', async () => {
-    const front = await frontOf(tree.settings.DEA_LDAP_URL ?? '');
+    const front = await tcpFront(tree.settings.DEA_LDAP_URL ?? '');
     // A cut connection taken for a search would wait out the timeout, longer than the test may run.
     const directory = directoryOf({
       DEA_LDAP_URL: front.url,
@@ -140,7 +94,7 @@ describe("the directory's state in the service log", () => {
   afterAll(() => tree.dispose());
 
   it('says once at warn that a URL cannot be used, with the cause and the setting, and at info when it answers again', async () => {
-    const front = await frontOf(tree.settings.DEA_LDAP_URL ?? '');
+    const front = await tcpFront(tree.settings.DEA_LDAP_URL ?? '');
     front.become('refusing');
     const log = recordingLog();
     let now = Date.UTC(2026, 10, 26, 12);
