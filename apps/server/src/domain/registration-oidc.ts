@@ -1,11 +1,10 @@
-import { canonicalUsername } from '@dea/contract';
 import type * as OpenIdClient from 'openid-client';
 import { newId, randomToken } from '../crypto/ids.js';
 import { keyedHash } from '../crypto/keyed-hash.js';
 import type { Store } from '../store/store.js';
 import { ApiError } from './api-error.js';
 import type { ChannelRegistrationConfig } from './channel-registration-settings.js';
-import { showsSecondFactor } from './oidc-assurance.js';
+import { authenticatedWithin, showsSecondFactor } from './oidc-assurance.js';
 import type { RegistrationOidcConfig } from './registration-oidc-settings.js';
 import {
   registrationSignInNeeded,
@@ -21,6 +20,8 @@ const openId = () => (openIdModule ??= import('openid-client'));
 /** How long a sign-in at the provider may take, from its start to its callback (then the purge may remove it). */
 export const REGISTRATION_OIDC_FLOW_MS = 10 * 60_000;
 const FLOW_MS = REGISTRATION_OIDC_FLOW_MS;
+/** The authentication at the provider (auth_time) must be at most this old at the callback. */
+const FRESH_MS = 5 * 60_000;
 
 /** Where the provider sends the browser back, under the channels page's origin. */
 export const REGISTRATION_OIDC_CALLBACK = '/dea/api/registration/oidc/callback';
@@ -142,22 +143,48 @@ export class RegistrationOidc {
         expectedState: flow.state,
         expectedNonce: flow.nonce,
         idTokenExpected: true,
-        maxAge: 300,
       });
       claims = tokens.claims() ?? {};
     } catch (error) {
       throw await refuse('token-refused', { error: (error as Error).message });
     }
-    const named = claims[oidc.usernameClaim];
-    const same =
-      typeof named === 'string' &&
-      canonicalUsername(named) !== undefined &&
-      canonicalUsername(named) === person.user.username;
-    if (!same) throw await refuse('other-person', { subject: claims.sub ?? null });
+    const at = now();
+    const issuer = String(claims.iss);
+    const subject = String(claims.sub);
+    // The person authenticated at the provider just now (prompt=login, max_age=0), by its
+    // auth_time on this server's clock: an older session there is no strong sign-in now.
+    if (!authenticatedWithin(claims, at, FRESH_MS))
+      throw await refuse('token-refused', {
+        error: `no authentication at the provider within ${FRESH_MS / 1000} s (auth_time)`,
+        authTime: claims.auth_time ?? null,
+      });
+    const identity = await this.identityOf(person, issuer, subject, claims);
+    if (identity === 'other-person')
+      throw await refuse('other-person', {
+        issuer,
+        subject,
+        claim: oidc.usernameClaim,
+        named: claims[oidc.usernameClaim] ?? null,
+      });
     if (!showsSecondFactor(claims, oidc.mfaAcrValues))
       throw await refuse('mfa-missing', { amr: claims.amr ?? null, acr: claims.acr ?? null });
+    // The first registration through the provider links its subject to the person; of two first
+    // uses at once (two accounts of the provider), the link kept decides.
+    const linked =
+      identity === 'first' &&
+      (await store.registrationOidcLinks.link({ issuer, subject, userId: person.user.id, linkedAt: at }));
+    if (
+      identity === 'first' &&
+      !linked &&
+      (await store.registrationOidcLinks.userOf(issuer, subject)) !== person.user.id
+    )
+      throw await refuse('other-person', {
+        issuer,
+        subject,
+        claim: oidc.usernameClaim,
+        linkedMeanwhile: true,
+      });
     const token = randomToken(32);
-    const at = now();
     const expiresAt = at + config.channelRegistration.registrationSessionMs;
     const sessionId = newId();
     await store.registration.addOpen({
@@ -179,13 +206,35 @@ export class RegistrationOidc {
         details: {
           method: 'oidc',
           sessionId,
-          issuer: String(claims.iss),
-          subject: claims.sub ?? null,
+          issuer,
+          subject,
+          ...(linked && { linked: true }),
           expiresAt: new Date(expiresAt).toISOString(),
         },
       },
       at,
     );
     return { token, expiresAt, device: await this.deps.rememberedDevices.remember(person, 'oidc') };
+  }
+
+  /**
+   * Who the provider's person is for this registration (ADR 0033): a subject linked already is
+   * compared by issuer and subject alone ('linked' when it is this person's); a person linked to
+   * another subject of this issuer is someone else's account there; unlinked, the claim
+   * DEA_OIDC_USERNAME_CLAIM must be exactly the person's user name (as stored: no case or width
+   * folded, so that `ALICE` or a fullwidth `ａlice` at the provider is not alice) and its subject
+   * is then linked ('first').
+   */
+  private async identityOf(
+    person: SignedInPerson,
+    issuer: string,
+    subject: string,
+    claims: Record<string, unknown>,
+  ): Promise<'linked' | 'first' | 'other-person'> {
+    const links = this.deps.store.registrationOidcLinks;
+    const linkedUser = await links.userOf(issuer, subject);
+    if (linkedUser !== undefined) return linkedUser === person.user.id ? 'linked' : 'other-person';
+    if ((await links.subjectOf(person.user.id, issuer)) !== undefined) return 'other-person';
+    return claims[this.deps.oidc.usernameClaim] === person.user.username ? 'first' : 'other-person';
   }
 }

@@ -45,6 +45,7 @@ export interface Database {
   user_passkeys: UserPasskeysTable;
   user_passkey_challenges: UserPasskeyChallengesTable;
   remembered_devices: RememberedDevicesTable;
+  registration_oidc_links: RegistrationOidcLinksTable;
   blocked_addresses: BlockedAddressesTable;
 }
 
@@ -462,4 +463,12 @@ export interface BlockedAddressesTable {
   address: string;
   blocked_at: number;
   blocked_by: string;
+}
+
+/** A subject of the registration's OpenID provider linked to its person (migration 0037, ADR 0033). */
+export interface RegistrationOidcLinksTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  linked_at: ColumnType<number, number, never>;
 }

@@ -20,6 +20,7 @@ import { channelProofRepository } from './sql/channel-proofs.js';
 import { registrationRepository } from './sql/registration.js';
 import { userPasskeyRepository } from './sql/user-passkeys.js';
 import { rememberedDeviceRepository } from './sql/remembered-devices.js';
+import { registrationOidcLinkRepository } from './sql/registration-oidc-links.js';
 import { channelRepository } from './sql/channels.js';
 import { codeRepository } from './sql/codes.js';
 import type { Db, Dialect } from './sql/db.js';
@@ -145,6 +146,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     registration: registrationRepository(db),
     userPasskeys: userPasskeyRepository(db),
     rememberedDevices: rememberedDeviceRepository(db),
+    registrationOidcLinks: registrationOidcLinkRepository(db),
     codes: codeRepository(db, dialect),
     sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),

@@ -10,6 +10,7 @@ import type { ChannelProofRepository } from './sql/channel-proofs.js';
 import type { RegistrationRepository } from './sql/registration.js';
 import type { UserPasskeyRepository } from './sql/user-passkeys.js';
 import type { RememberedDeviceRepository } from './sql/remembered-devices.js';
+import type { RegistrationOidcLinkRepository } from './sql/registration-oidc-links.js';
 import type { CodeRepository } from './sql/codes.js';
 import type { ConsoleRepository } from './sql/console.js';
 import type { ConsoleDirectoryRepository } from './sql/console-directory.js';
@@ -55,6 +56,7 @@ export type { ChannelProof, ChannelUndoLink, ChannelProofRepository } from './sq
 export type { RegistrationSession, RegistrationRepository } from './sql/registration.js';
 export type { UserPasskey, UserPasskeyRepository } from './sql/user-passkeys.js';
 export type { RememberedDevice, RememberedDeviceRepository } from './sql/remembered-devices.js';
+export type { RegistrationOidcLink, RegistrationOidcLinkRepository } from './sql/registration-oidc-links.js';
 export type { NewCode, ActiveCode, IssueOutcome, CodeRepository, VerifyPolicy } from './sql/codes.js';
 export type {
   ConsoleRole,
@@ -118,6 +120,8 @@ export interface Store {
   readonly userPasskeys: UserPasskeyRepository;
   /** Browsers remembered for codes on screen (issue 32), each bound to its person. */
   readonly rememberedDevices: RememberedDeviceRepository;
+  /** The provider's subject of each person, for the registration through it (ADR 0033). */
+  readonly registrationOidcLinks: RegistrationOidcLinkRepository;
   readonly codes: CodeRepository;
   readonly sessions: SessionRepository;
   readonly branding: BrandingRepository;

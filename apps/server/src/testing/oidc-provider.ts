@@ -11,6 +11,8 @@ export interface ProviderPerson {
   amr?: string[];
   acr?: string;
   name?: string;
+  /** Their preferred_username; absent: the login's name (their subject). */
+  preferredUsername?: string;
 }
 
 export interface TestOidcProvider {
@@ -88,7 +90,7 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
           accountId: id,
           claims: () => ({
             sub: id,
-            preferred_username: id,
+            preferred_username: person.preferredUsername ?? id,
             name: person.name ?? id,
             groups: person.groups,
             amr: person.amr,
