@@ -174,6 +174,15 @@ export type ChannelTestRequest = Type.Static<typeof ChannelTestRequest>;
 export const ChannelTestResult = Type.Object({ to: Type.String({ description: 'The masked recipient' }) });
 export const ChannelUndoRequest = Type.Object({ token: Token }, strict);
 export const ChannelChangeResult = Type.Object({ done: Type.Boolean() });
+/** What an undo did ("this was not me"): someone else knows the person's password. */
+export const ChannelUndoResult = Type.Object({
+  done: Type.Boolean(),
+  passwordChange: Type.Union([Type.Literal('help-desk'), Type.Literal('organisation')], {
+    description:
+      'How the person gets a new password: a password link from the help desk (a local user), or the way of the organisation that keeps it (directory, SCIM, import)',
+  }),
+});
+export type ChannelUndoResult = Type.Static<typeof ChannelUndoResult>;
 export const DevicesForgetResult = Type.Object({
   forgotten: Type.Integer({ description: 'How many remembered devices were forgotten' }),
 });

@@ -60,6 +60,7 @@ export const TEXT_KEYS = [
   'error.channelProofInvalid',
   'error.channelNotRegistrable',
   'error.channelUndoInvalid',
+  'error.channelAddressBlocked',
   'error.registrationSignInNeeded',
   'error.wrongDeliveryMode',
   'error.screenCodeUntrusted',
@@ -153,6 +154,8 @@ export const TEXT_KEYS = [
   'channels.undo.text',
   'channels.undo.submit',
   'channels.undo.done',
+  'channels.undo.passwordHelpDesk',
+  'channels.undo.passwordOrganisation',
   // delivered messages
   'delivery.subject',
   'delivery.text',

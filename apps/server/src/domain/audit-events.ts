@@ -14,7 +14,7 @@ export const AUDIT_EVENTS = {
     'an attempt whose client left before its answer: no hash when it left while waiting for one, no session when it left after a right password',
   'signin.directory_unavailable':
     'an attempt refused unchecked: the directory could not be reached (details.cause)',
-  signout: 'the user signed out',
+  signout: 'the user signed out; their registration sessions ended (details: registrationSessionsEnded)',
   // codes (actor: the user id, a service key or a RADIUS client)
   'code.issued': 'a code was made (shown on screen or about to be sent)',
   'code.refused': 'no code: the policy does not allow one, or the user holds too many unused ones',
@@ -43,13 +43,16 @@ export const AUDIT_EVENTS = {
   // operators (actor: cli)
   'user.created': 'a user was added',
   'user.updated': "a user's name, locale or time zone changed",
-  'user.password_set': "a user's password was set; their sessions ended",
+  'user.password_set':
+    "a user's password was set; their sessions and registration sessions ended (details: sessionsEnded, registrationSessionsEnded)",
   'user.password_link_issued':
     "a one-time link to set a user's password was made (the console's People screen or dea user password-link; details.expiresAt)",
   'user.password_link_refused':
     'a one-time password link was refused (details.reason: unknown, used, expired)',
-  'user.signed_out': "an operator ended a user's sessions",
-  'user.disabled': 'a user was disabled; their sessions ended',
+  'user.signed_out':
+    "an operator ended a user's sessions and registration sessions (details: sessionsEnded, registrationSessionsEnded)",
+  'user.disabled':
+    'a user was disabled; their sessions and registration sessions ended (details: sessionsEnded, registrationSessionsEnded)',
   'user.enabled': 'a user was enabled',
   'user.removed': 'a user was removed with channels, codes and sessions',
   'channel.set': "a user's channel was set",
@@ -60,11 +63,13 @@ export const AUDIT_EVENTS = {
   'channel.proof_sent':
     'a code that proves a new address was sent to it (details: key, channel, to, origin, proofId, expiresAt)',
   'channel.proof_refused':
-    'an address was not taken or not proven (details.reason: type-not-allowed, owned-by-source, too-many, unusable-address, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile)',
+    'an address was not taken or not proven (details.reason: type-not-allowed, owned-by-source, too-many, unusable-address, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, address-blocked; type-not-allowed, too-many and address-blocked checked again as the proof ends)',
   'channel.registered':
     'an address was proven and became the channel of its key (by its person, or with the code the person read out to a console agent, details.origin console; details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
   'channel.registration_undone':
-    "the link in a new channel's notice was used (\"this was not me\"): the channel was removed, the person's sessions ended and their unused codes taken back; the help desk's alert (a webhook of this event; details: key, channelId, removed, sessionsEnded, codesRevoked)",
+    "the link in a new channel's notice was used (\"this was not me\"): someone else knows the person's password. The channel and what was added since (details.since: the person's other channels, proofs, passkeys, remembered devices) were removed, the addresses removed blocked until the help desk allows them, every session and registration session ended and their unused codes taken back; the help desk's alert (a webhook of this event; details: key, channelId, removed, since, channelsRemoved, proofsEnded, passkeysRemoved, devicesForgotten, blocked, sessionsEnded, registrationSessionsEnded, codesRevoked, passwordKnown, passwordChange: help-desk (a password link) or organisation)",
+  'channel.addresses_allowed':
+    'the help desk or dea user allow-addresses allowed a person to register again the addresses an undo blocked (details: count, allowed)',
   'registration.challenge_sent':
     "a code that opens the registration of channels was sent to one of the person's proven channels (details: channelKey, channel, to, challengeId)",
   'registration.opened':
@@ -81,7 +86,7 @@ export const AUDIT_EVENTS = {
   'passkey.forgotten':
     'every passkey of a person was removed by the help desk or dea user forget-passkeys (details: count)',
   'registration.link_issued':
-    'a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt)',
+    "a one-time registration link was made for a person (dea user registration-link, the help desk; details: expiresAt, earlierRevoked: the person's earlier unused links it ended)",
   'device.remembered':
     'a browser that opened a registration session became a remembered device of its person, on which codes may be shown on screen (details: deviceId, method, expiresAt)',
   'device.forgotten':

@@ -319,6 +319,73 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
   );
 
   appTest(
+    "the group's maximum and types hold when the proofs end: three started under a maximum of one give one channel, proven one after another or at once",
+    async ({ startApp }) => {
+      const t = await startApp();
+      const refusedWith = (reason: string) =>
+        auditEvents(t, user.id, 'channel.proof_refused').then((entries) =>
+          entries.filter((entry) => entry.details?.reason === reason),
+        );
+      const person = await t.createUser();
+      const user = await userOf(t, person);
+      await setRegistrationPolicy(t, person, { registrationMaxChannels: 1 });
+      const keys = ['personalEmail', 'email', 'personalMobile'] as const;
+      const addresses = ['ha@example.org', 'ha.work@example.org', '+491705550155'];
+      const proofs = [];
+      for (const [index, key] of keys.entries()) {
+        const { proofId } = await start(t, user, key, addresses[index]!);
+        proofs.push({ proofId, code: await proofCodeSentTo(t, user.id, addresses[index]!) });
+      }
+      const outcomes = await Promise.allSettled(
+        proofs.map((proof) => t.services.channelProofs.prove({ ...request(user), ...proof })),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      for (const outcome of outcomes)
+        if (outcome.status === 'rejected')
+          expect(outcome.reason).toMatchObject({ textKey: 'error.channelNotRegistrable' });
+      expect(await t.services.store.channels.listOfUser(user.id)).toHaveLength(1);
+      expect(await refusedWith('too-many')).toHaveLength(2);
+      expect(await t.services.store.channelProofs.listOfUser(user.id)).toEqual([]);
+
+      // One after another, the same: the second is refused as it ends.
+      const other = await t.createUser();
+      const second = await userOf(t, other);
+      await setRegistrationPolicy(t, other, { registrationMaxChannels: 1 });
+      const started = [];
+      for (const address of ['jo@example.org', 'jo.work@example.org'])
+        started.push({
+          key: address.startsWith('jo@') ? ('personalEmail' as const) : ('email' as const),
+          ...(await start(t, second, address.startsWith('jo@') ? 'personalEmail' : 'email', address)),
+          address,
+        });
+      for (const proof of started) {
+        const code = await proofCodeSentTo(t, second.id, proof.address);
+        const proving = t.services.channelProofs.prove({ ...request(second), proofId: proof.proofId, code });
+        if (proof === started[0]) await proving;
+        else await expect(proving).rejects.toMatchObject({ textKey: 'error.channelNotRegistrable' });
+      }
+      expect(await t.services.store.channels.listOfUser(second.id)).toHaveLength(1);
+
+      // A type the group stopped allowing while the proof was under way.
+      const third = await t.createUser();
+      const typed = await userOf(t, third);
+      const { proofId } = await start(t, typed, 'personalMobile', '+49 170 5550144');
+      await setRegistrationPolicy(t, third, { registrationChannelTypes: ['smtp'] });
+      await expect(
+        t.services.channelProofs.prove({
+          ...request(typed),
+          proofId,
+          code: await proofCodeSentTo(t, typed.id, '+491705550144'),
+        }),
+      ).rejects.toMatchObject({ textKey: 'error.channelNotRegistrable' });
+      expect(await t.services.store.channels.listOfUser(typed.id)).toEqual([]);
+      expect(
+        (await auditEvents(t, typed.id, 'channel.proof_refused')).map((entry) => entry.details?.reason),
+      ).toEqual(['type-not-allowed']);
+    },
+  );
+
+  appTest(
     'proof codes are sent within the send limits of emergency codes: of ten at once under a limit of three, three go',
     async ({ startApp }) => {
       const t = await startApp({ DEA_SEND_LIMIT_PER_USER: '3' });

@@ -11,7 +11,7 @@ import Value from 'typebox/value';
 import { generateCode } from '../crypto/code-generator.js';
 import { newId, randomToken } from '../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../crypto/keyed-hash.js';
-import type { Channel, ChannelProof, Store, User, UserSource } from '../store/store.js';
+import type { BlockedAddress, Channel, ChannelProof, Store, User, UserSource } from '../store/store.js';
 import { ApiError, deliveryFailed, invalidRequest, tooManyRequests, unknownChannel } from './api-error.js';
 import type { AuditEventName } from './audit-events.js';
 import type { Catalogs } from './catalogs.js';
@@ -107,6 +107,15 @@ export async function untrustedChannel(
   return trust.usable ? undefined : trust.reason;
 }
 
+/** How a person whose password someone else knows gets a new one: from the help desk (a password link), or the organisation's own way. */
+export type PasswordChange = 'help-desk' | 'organisation';
+
+/** What an undo did, for the person who used its link. */
+export interface UndoOutcome {
+  removed: boolean;
+  passwordChange: PasswordChange;
+}
+
 /** A person's channel or address waiting for its proof, as the channels page shows it. */
 export type ChannelView =
   | {
@@ -156,6 +165,8 @@ export interface ChannelRequest {
 const notRegistrable = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelNotRegistrable');
 const proofInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelProofInvalid');
 const undoInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelUndoInvalid');
+/** An address whose registration was undone: the help desk allows it again (allowAddresses). */
+const addressBlocked = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelAddressBlocked');
 
 /** A local user's channels are the administrators'; another source's refuse the console, naming it. */
 const ownedElsewhere = (user: User): OwnershipRefused | undefined =>
@@ -324,6 +335,8 @@ export class ChannelProofs {
       const owned = channels.filter((channel) => channel.origin === 'owner' && channel.key !== key).length;
       if (owned + 1 > policy.registrationMaxChannels)
         throw await refuse('too-many', notRegistrable(), { max: policy.registrationMaxChannels });
+      if (await store.channelProofs.isBlocked(user.id, type, blockedForm(type, address)))
+        throw await refuse('address-blocked', addressBlocked(), { to: maskAddress(key, address) });
     }
     const to = maskAddress(key, address);
     const sender = this.services.codeDelivery.senderOf(type);
@@ -436,8 +449,12 @@ export class ChannelProofs {
       throw proofInvalid();
     }
     const registered = await store.transaction(async (trx) => {
+      // The person's row, held to the end, makes the proofs of one person end one at a time: the
+      // policy's limits below are checked against the channels the others wrote (on PostgreSQL
+      // too, where two transactions would otherwise each count the channels before the other's).
+      const owner = await trx.users.findForChange(request.user.id);
       if (!(await trx.channelProofs.complete(taken.id))) return undefined;
-      return this.register(trx, request, taken);
+      return this.register(trx, request, taken, owner);
     });
     if (registered === undefined) {
       await this.audit(store, request, 'channel.proof_refused', {
@@ -446,39 +463,59 @@ export class ChannelProofs {
       });
       throw proofInvalid();
     }
+    if ('refused' in registered) throw registered.refused;
     const { channel, undoToken, view } = registered;
     if (undoToken !== undefined) await this.tell(request, channel, undoToken);
     return view;
   }
 
+  /**
+   * Writes the proven address as the channel of its key, inside the transaction that ended the
+   * proof, with the person's row held. What changed since the proof began, or what the rules
+   * allow now, refuses it here: the proof ends, the refusal is audited and answered.
+   */
   private async register(
     store: Store,
     request: ChannelRequest,
     proof: ChannelProof,
-  ): Promise<{ channel: Channel; undoToken: string | undefined; view: ChannelView }> {
+    owner: User | undefined,
+  ): Promise<{ channel: Channel; undoToken: string | undefined; view: ChannelView } | { refused: Error }> {
     const { now, config } = this.services;
     const at = now();
     const policy = await registrationPolicyOf(store, request.user.id);
-    const before = (await store.channels.listOfUser(request.user.id)).find(
-      (channel) => channel.key === proof.key,
-    );
+    const channels = await store.channels.listOfUser(request.user.id);
+    const before = channels.find((channel) => channel.key === proof.key);
     const byConsole = proof.origin === 'console';
+    const type = SEND_TYPE_OF_CHANNEL[proof.key];
+    const refusal = async (reason: string, error: Error, more: Record<string, unknown> = {}) => {
+      await this.audit(store, request, 'channel.proof_refused', {
+        key: proof.key,
+        channel: type,
+        proofId: proof.id,
+        reason,
+        ...more,
+      });
+      return { refused: error };
+    };
     // What changed since the proof began (a source took the key, or the user) refuses it now.
-    const owner = byConsole ? await store.users.findById(request.user.id) : undefined;
     const taken = byConsole
       ? owner === undefined
         ? notRegistrable()
         : ownedElsewhere(owner)
-      : before?.origin === 'source'
+      : owner === undefined || before?.origin === 'source'
         ? notRegistrable()
         : undefined;
-    if (taken !== undefined) {
-      await this.audit(store, request, 'channel.proof_refused', {
-        key: proof.key,
-        channel: SEND_TYPE_OF_CHANNEL[proof.key],
-        reason: 'owned-by-source',
-      });
-      throw taken;
+    if (taken !== undefined) return refusal('owned-by-source', taken);
+    if (!byConsole) {
+      // The group's rules hold for what is written, whatever was started: three proofs started
+      // under a maximum of one give one channel.
+      if (!policy.registrationChannelTypes.includes(type))
+        return refusal('type-not-allowed', notRegistrable());
+      const others = channels.filter((channel) => channel.origin === 'owner' && channel.key !== proof.key);
+      if (others.length + 1 > policy.registrationMaxChannels)
+        return refusal('too-many', notRegistrable(), { max: policy.registrationMaxChannels });
+      if (await store.channelProofs.isBlocked(request.user.id, type, blockedForm(type, proof.address)))
+        return refusal('address-blocked', addressBlocked());
     }
     // The console's address replaces the key's old one in this transaction, as the CLI's would.
     const channel = byConsole
@@ -516,6 +553,7 @@ export class ChannelProofs {
         userId: request.user.id,
         channelId: channel.id,
         key: channel.key,
+        address: channel.address,
         createdAt: at,
         expiresAt: at + config.channelRegistration.undoLinkMs,
       });
@@ -548,39 +586,111 @@ export class ChannelProofs {
   }
 
   /**
-   * The link of a notice ("this was not me"): used once, it removes the channel it was made for
-   * (unless its address changed since), ends the person's sessions and takes back their unused codes; its audit event is the help
-   * desk's alert (a webhook of `channel.registration_undone`). Needs no session: whoever holds one
-   * of the person's other channels may use it.
+   * The link of a notice ("this was not me"), used once. Whoever registered the channel held the
+   * person's password and a strong sign-in (ADR 0034), so it takes back everything added since:
+   * from the opening of the earliest registration session open when the channel was registered,
+   * reaching further back for each passkey or channel that opened a registration session since
+   * and was added before. It removes the channel (unless its address changed since) and the
+   * person's other channels registered since, every proof under way, the passkeys added or used
+   * since, the devices remembered since; it blocks the addresses removed from being registered
+   * again by the person until the help desk allows them (allowAddresses); it ends every session
+   * and registration session of the person and takes back their unused codes. Its audit event is
+   * the help desk's alert (a webhook of `channel.registration_undone`), saying that someone else
+   * knows the password; the answer tells the person how they get a new one (`passwordChange`:
+   * a password link from the help desk for a local user, else the organisation's own way).
+   * Needs no session: whoever holds one of the person's other channels may use it.
    */
-  async undo(token: string, clientAddress: string): Promise<{ removed: boolean }> {
+  async undo(token: string, clientAddress: string): Promise<UndoOutcome> {
     const { store, now, hashKeys } = this.services;
     const at = now();
     const hashes = hashKeys.map((key) => this.undoHash(key, token));
     const outcome = await store.transaction(async (trx) => {
       const link = await trx.channelProofs.useUndoLink(hashes, at);
       if (link === undefined) return undefined;
-      const channel = await trx.channels.findOfUser(link.userId, link.channelId);
-      const removed = channel !== undefined && (await trx.channels.remove(link.userId, link.key));
-      await trx.channelProofs.remove(link.userId, link.key);
-      const sessionsEnded = await trx.sessions.endAllOfUser(link.userId, at);
-      // Whoever registered the channel held the person's password: no code of theirs stays usable
-      // (one may already have gone to that channel, or been shown to whoever signed in).
+      const userId = link.userId;
+      const owner = await trx.users.findForChange(userId);
+      const since = await this.undoneSince(trx, userId, link.createdAt);
+      const removedChannels: Channel[] = [];
+      let removed = false;
+      for (const channel of await trx.channels.listOfUser(userId)) {
+        const undone = channel.id === link.channelId;
+        const addedSince = channel.origin === 'owner' && (channel.registeredAt ?? -1) >= since;
+        if (!undone && !addedSince) continue;
+        if (!(await trx.channels.remove(userId, channel.key))) continue;
+        removedChannels.push(channel);
+        if (undone) removed = true;
+      }
+      let proofsEnded = 0;
+      for (const proof of await trx.channelProofs.listOfUser(userId))
+        if (proof.origin === 'owner' && (await trx.channelProofs.remove(userId, proof.key))) proofsEnded += 1;
+      const passkeysRemoved: string[] = [];
+      for (const passkey of await trx.userPasskeys.listOfUser(userId))
+        if (
+          (passkey.createdAt >= since || (passkey.lastUsedAt ?? -1) >= since) &&
+          (await trx.userPasskeys.remove(userId, passkey.credentialId))
+        )
+          passkeysRemoved.push(passkey.credentialId);
+      const devicesForgotten = await trx.rememberedDevices.forgetSince(userId, since, at);
+      const blocked = new Map<string, { type: SendType; address: string; key: ChannelKey }>();
+      const block = (key: ChannelKey, address: string) =>
+        blocked.set(`${SEND_TYPE_OF_CHANNEL[key]}\u0000${blockedForm(SEND_TYPE_OF_CHANNEL[key], address)}`, {
+          type: SEND_TYPE_OF_CHANNEL[key],
+          address: blockedForm(SEND_TYPE_OF_CHANNEL[key], address),
+          key,
+        });
+      if (link.address !== null) block(link.key, link.address);
+      for (const channel of removedChannels) block(channel.key, channel.address);
+      await trx.channelProofs.block(
+        [...blocked.values()].map(({ type, address }) => ({
+          userId,
+          type,
+          address,
+          blockedAt: at,
+          blockedBy: 'undo-link',
+        })),
+      );
+      const sessionsEnded = await trx.sessions.endAllOfUser(userId, at);
+      const registrationSessionsEnded = await trx.registration.endAllOfUser(userId, at);
+      // One of the person's codes may already have gone to that channel, or been shown to whoever
+      // signed in: none stays usable.
       const codesRevoked: string[] = [];
-      for (const code of await trx.codes.listActive(link.userId, at)) {
+      for (const code of await trx.codes.listActive(userId, at)) {
         if (await trx.codes.invalidate(code.id, at)) codesRevoked.push(code.id);
       }
+      const passwordChange: PasswordChange =
+        owner !== undefined && mayChange(owner, 'password', 'operator') ? 'help-desk' : 'organisation';
       await trx.audit.append(
         {
           event: 'channel.registration_undone',
-          userId: link.userId,
+          userId,
           actor: 'undo-link',
           clientAddress,
-          details: { key: link.key, channelId: link.channelId, removed, sessionsEnded, codesRevoked },
+          details: {
+            key: link.key,
+            channelId: link.channelId,
+            removed,
+            since: new Date(since).toISOString(),
+            channelsRemoved: removedChannels.map((channel) => ({
+              key: channel.key,
+              to: maskAddress(channel.key, channel.address),
+            })),
+            proofsEnded,
+            passkeysRemoved,
+            devicesForgotten,
+            blocked: [...blocked.values()].map(({ type, address, key }) => ({
+              channel: type,
+              to: maskAddress(key, address),
+            })),
+            sessionsEnded,
+            registrationSessionsEnded,
+            codesRevoked,
+            passwordKnown: true,
+            passwordChange,
+          },
         },
         at,
       );
-      return { removed };
+      return { removed, passwordChange };
     });
     if (outcome === undefined) {
       await store.audit.append(
@@ -590,6 +700,32 @@ export class ChannelProofs {
       throw undoInvalid();
     }
     return outcome;
+  }
+
+  /**
+   * From when an undo takes back what was added: the opening of the earliest registration session
+   * open at `registeredAt`, then further back for every passkey or channel added before that which
+   * opened a registration session since (its holder is whoever undid nothing), to the opening of
+   * the earliest session open when it was added; until nothing reaches further.
+   */
+  private async undoneSince(store: Store, userId: string, registeredAt: number): Promise<number> {
+    const openedAround = async (at: number) =>
+      Math.min(at, (await store.registration.earliestOpenAt(userId, at)) ?? at);
+    let since = await openedAround(registeredAt);
+    for (;;) {
+      let earlier = since;
+      for (const passkey of await store.userPasskeys.listOfUser(userId))
+        if ((passkey.lastUsedAt ?? -1) >= since && passkey.createdAt < since)
+          earlier = Math.min(earlier, await openedAround(passkey.createdAt));
+      const channels = await store.channels.listOfUser(userId);
+      for (const session of await store.registration.openedSince(userId, since)) {
+        const channel = channels.find((each) => each.id === session.channelId);
+        if (channel?.origin === 'owner' && channel.registeredAt !== null && channel.registeredAt < since)
+          earlier = Math.min(earlier, await openedAround(channel.registeredAt));
+      }
+      if (earlier >= since) return since;
+      since = earlier;
+    }
   }
 
   /**
@@ -620,4 +756,50 @@ export class ChannelProofs {
   private undoHash(key: Buffer, token: string): string {
     return keyedHash(key, 'channel-undo', token);
   }
+}
+
+/**
+ * Allows the person's addresses blocked by an undo ("this was not me") to be registered by them
+ * again: the one function of the help desk (`addresses/allow`, actor console:<agent>) and of `dea
+ * user allow-addresses` (actor cli), audited as `channel.addresses_allowed`. Answers those allowed.
+ */
+export async function allowAddresses(
+  services: { store: Store; now: () => number },
+  user: User,
+  by: { actor: string; clientAddress: string | null },
+): Promise<BlockedAddress[]> {
+  const { store, now } = services;
+  return store.transaction(async (trx) => {
+    const allowed = await trx.channelProofs.allow(user.id);
+    await trx.audit.append(
+      {
+        event: 'channel.addresses_allowed',
+        userId: user.id,
+        actor: by.actor,
+        clientAddress: by.clientAddress,
+        details: {
+          count: allowed.length,
+          allowed: allowed.map((blocked) => ({ channel: blocked.type, to: maskedOf(blocked) })),
+        },
+      },
+      now(),
+    );
+    return allowed;
+  });
+}
+
+/**
+ * The form in which an address is blocked and compared: the canonical address, an e-mail address
+ * and a handle in lower case (one mailbox or account, however it is written).
+ */
+export function blockedForm(type: SendType, address: string): string {
+  return type === 'smtp' || type === 'TWITTER' ? address.toLowerCase() : address;
+}
+
+/** A blocked address masked as its type's channels are (the first key of that type masks it). */
+export function maskedOf(blocked: Pick<BlockedAddress, 'type' | 'address'>): string {
+  const key = (Object.keys(SEND_TYPE_OF_CHANNEL) as ChannelKey[]).find(
+    (each) => SEND_TYPE_OF_CHANNEL[each] === blocked.type,
+  );
+  return key === undefined ? '***' : maskAddress(key, blocked.address);
 }

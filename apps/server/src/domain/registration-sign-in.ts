@@ -54,7 +54,7 @@ export interface SignedInPerson {
 /**
  * A one-time registration link for the person, from `dea user registration-link` or the help
  * desk (`actor` says who): valid DEA_REGISTRATION_LINK_HOURS, for this person only, kept as a
- * keyed hash. The one function every door calls.
+ * keyed hash; it ends the person's earlier unused links. The one function every door calls.
  */
 export async function issueRegistrationLink(
   services: Pick<RegistrationSignInServices, 'store' | 'hashKeys' | 'now'> & {
@@ -63,26 +63,32 @@ export async function issueRegistrationLink(
   user: User,
   actor: string,
 ): Promise<{ url: string; expiresAt: number }> {
-  const { store, now, config } = services;
+  const { now, config } = services;
   const token = randomToken(32);
   const at = now();
   const expiresAt = at + config.channelRegistration.registrationLinkMs;
-  await store.registration.addLink({
-    tokenHash: keyedHash(services.hashKeys[0]!, 'registration-link', token),
-    userId: user.id,
-    createdBy: actor,
-    createdAt: at,
-    expiresAt,
-  });
-  await store.audit.append(
-    {
-      event: 'registration.link_issued',
+  // The newest link is the only one: the person's earlier unused links end with it. The person's
+  // row, held to the end, makes two links issued at once end one another in turn.
+  await services.store.transaction(async (store) => {
+    await store.users.findForChange(user.id);
+    const earlierRevoked = await store.registration.revokeLinks(user.id, at);
+    await store.registration.addLink({
+      tokenHash: keyedHash(services.hashKeys[0]!, 'registration-link', token),
       userId: user.id,
-      actor,
-      details: { expiresAt: new Date(expiresAt).toISOString() },
-    },
-    at,
-  );
+      createdBy: actor,
+      createdAt: at,
+      expiresAt,
+    });
+    await store.audit.append(
+      {
+        event: 'registration.link_issued',
+        userId: user.id,
+        actor,
+        details: { expiresAt: new Date(expiresAt).toISOString(), earlierRevoked },
+      },
+      at,
+    );
+  });
   return { url: `${config.channelRegistration.channelsUrl}#link=${token}`, expiresAt };
 }
 

@@ -77,8 +77,14 @@ export class Sessions {
     );
   }
 
-  async end(sessionId: string, now: number): Promise<void> {
-    await this.store.sessions.end(sha256(sessionId), now);
+  /**
+   * Ends the session, and with it every registration session of its user (registration-sign-in.ts):
+   * a strong sign-in added to a page session ends when the person signs out. Answers how many
+   * registration sessions ended.
+   */
+  async end(sessionId: string, now: number): Promise<number> {
+    const userId = await this.store.sessions.end(sha256(sessionId), now);
+    return userId === undefined ? 0 : this.store.registration.endAllOfUser(userId, now);
   }
 
   /** The cross-site request token is bound to the session: an HMAC of its id. */

@@ -289,6 +289,7 @@ export class Metrics {
       'channel.registered': () => this.channelProofs.inc({ outcome: 'proven', reason: '' }),
       'channel.registration_undone': () => this.channelUndoLinks.inc({ outcome: 'undone' }),
       'channel.undo_refused': () => this.channelUndoLinks.inc({ outcome: 'refused' }),
+      'channel.addresses_allowed': none,
       'channel.test_sent': () => this.channelTests.inc({ outcome: 'sent', reason: '' }),
       'channel.test_refused': () => this.channelTests.inc({ outcome: 'refused', reason }),
       'registration.challenge_sent': () =>

@@ -85,10 +85,16 @@ const logoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (sessionId !== undefined) {
       const now = services.now();
       const state = await services.sessions.resolve(sessionId, now);
-      await services.sessions.end(sessionId, now);
+      const registrationSessionsEnded = await services.sessions.end(sessionId, now);
       if (state.state === 'active') {
         await services.store.audit.append(
-          { event: 'signout', userId: state.user.id, actor: state.user.username, clientAddress: request.ip },
+          {
+            event: 'signout',
+            userId: state.user.id,
+            actor: state.user.username,
+            clientAddress: request.ip,
+            details: { registrationSessionsEnded },
+          },
           now,
         );
       }

@@ -135,6 +135,8 @@ export interface ChannelUndoLinksTable {
   user_id: string;
   channel_id: string;
   key: string;
+  /** The address registered (migration 0036; null for older links). */
+  address: string | null;
   created_at: number;
   expires_at: number;
   used_at: number | null;

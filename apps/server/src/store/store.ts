@@ -52,7 +52,12 @@ export type { BrandingRepository } from './sql/branding.js';
 export type { BulkUserRepository, NewBatchUser, NewUsersBatch } from './sql/bulk-users.js';
 export type { CatalogRepository } from './sql/catalogs.js';
 export type { Channel, ChannelOrigin, ChannelRepository, ProvenChannel } from './sql/channels.js';
-export type { ChannelProof, ChannelUndoLink, ChannelProofRepository } from './sql/channel-proofs.js';
+export type {
+  BlockedAddress,
+  ChannelProof,
+  ChannelUndoLink,
+  ChannelProofRepository,
+} from './sql/channel-proofs.js';
 export type { RegistrationSession, RegistrationRepository } from './sql/registration.js';
 export type { UserPasskey, UserPasskeyRepository } from './sql/user-passkeys.js';
 export type { RememberedDevice, RememberedDeviceRepository } from './sql/remembered-devices.js';

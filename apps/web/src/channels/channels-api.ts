@@ -41,4 +41,5 @@ export const testChannel = (key: string, locale: string | undefined) =>
 /** Forgets every remembered device of the person (codes on screen), this browser's cookie too. */
 export const forgetDevices = () => post<{ forgotten: number }>('registration/devices/forget');
 
-export const undoChannel = (token: string) => post<{ done: boolean }>('channels/undo', { token });
+export const undoChannel = (token: string) =>
+  post<{ done: boolean; passwordChange: 'help-desk' | 'organisation' }>('channels/undo', { token });

@@ -414,16 +414,29 @@ describe('the channels page with a registration session', () => {
 describe('the "this was not me" landing (#undo=)', () => {
   it('asks first, needs no session, then undoes and says the help desk was alerted', async () => {
     server.answer('POST userinfo', httpStatus(403));
-    server.answer('POST channels/undo', ok({ done: true }));
+    server.answer('POST channels/undo', ok({ done: true, passwordChange: 'help-desk' }));
     const { user } = renderChannels('#undo=tokentokentokentoken');
     await screen.findByRole('heading', { level: 1, name: text('en', 'channels.undo.heading') });
     expect(window.location.hash).toBe('');
     expect(server.callsTo('POST channels/undo')).toHaveLength(0);
     await user.click(screen.getByRole('button', { name: text('en', 'channels.undo.submit') }));
     expect(await screen.findByTestId('undo-done')).toHaveTextContent(text('en', 'channels.undo.done'));
+    expect(screen.getByTestId('undo-password')).toHaveTextContent(
+      text('en', 'channels.undo.passwordHelpDesk'),
+    );
     expect(server.callsTo('POST channels/undo')[0]?.body).toEqual({ token: 'tokentokentokentoken' });
     expect(server.callsTo('POST userinfo')).toHaveLength(0);
     expect(navigations()).toEqual([]);
+  });
+
+  it("says that someone else knows the password, and how to change it the organisation's way", async () => {
+    server.answer('POST userinfo', httpStatus(403));
+    server.answer('POST channels/undo', ok({ done: true, passwordChange: 'organisation' }));
+    const { user } = renderChannels('#undo=tokentokentokentoken');
+    await user.click(await screen.findByRole('button', { name: text('en', 'channels.undo.submit') }));
+    expect(await screen.findByTestId('undo-password')).toHaveTextContent(
+      text('en', 'channels.undo.passwordOrganisation'),
+    );
   });
 
   it("shows the server's refusal of a used link", async () => {

@@ -9,13 +9,15 @@ import { undoChannel } from './channels-api';
 type State =
   | { phase: 'asking' }
   | { phase: 'undoing' }
-  | { phase: 'done' }
+  | { phase: 'done'; passwordChange: 'help-desk' | 'organisation' }
   | { phase: 'refused'; message: PageMessage };
 
 /**
  * The link in a new channel's notice ("this was not me", #undo=<token>): needs no session, since
  * whoever holds the person's other channel opens it, maybe on another device. It asks first, then
- * undoes the channel (its sessions ended, its codes taken back, the help desk alerted).
+ * undoes the channel (what was added with it removed, its sessions ended, its codes taken back,
+ * the help desk alerted), then says that someone else knows the password and how to get a new
+ * one: a link from the help desk, or the organisation's own way.
  */
 export function UndoLanding({ token }: { token: string }) {
   const { t } = useI18n();
@@ -30,7 +32,7 @@ export function UndoLanding({ token }: { token: string }) {
     if (state.phase === 'undoing') return;
     setState({ phase: 'undoing' });
     undoChannel(token).then(
-      () => setState({ phase: 'done' }),
+      (answer) => setState({ phase: 'done', passwordChange: answer.passwordChange }),
       (error: unknown) =>
         setState({ phase: 'refused', message: failureMessage(error) ?? { key: 'error.generic' } }),
     );
@@ -42,9 +44,18 @@ export function UndoLanding({ token }: { token: string }) {
         {t('channels.undo.heading')}
       </h1>
       {state.phase === 'done' ? (
-        <Alert variant="success" announce focusable ref={doneRef} testId="undo-done">
-          {t('channels.undo.done')}
-        </Alert>
+        <>
+          <Alert variant="success" announce focusable ref={doneRef} testId="undo-done">
+            {t('channels.undo.done')}
+          </Alert>
+          <Alert variant="info" testId="undo-password">
+            {t(
+              state.passwordChange === 'help-desk'
+                ? 'channels.undo.passwordHelpDesk'
+                : 'channels.undo.passwordOrganisation',
+            )}
+          </Alert>
+        </>
       ) : state.phase === 'refused' ? (
         <Alert variant="danger" announce focusable ref={doneRef} testId="undo-refused">
           {resolveMessage(state.message, t)}

@@ -243,7 +243,10 @@ export class People {
     });
   }
 
-  /** The user's own password (a hash); whoever signed in with the old one is signed out. */
+  /**
+   * The user's own password (a hash); whoever signed in with the old one is signed out, and every
+   * registration session of theirs ends.
+   */
   async setPassword(by: ChangeBy, userId: string, passwordHash: string): Promise<PersonChange> {
     const at = this.now();
     return this.store.transaction(async (store) => {
@@ -251,7 +254,11 @@ export class People {
       requireOwnership(user, 'password', by.door);
       await store.users.update(user.id, { passwordHash, updatedAt: at });
       const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
-      await this.audit(store, by, 'user.password_set', user.id, at, { sessionsEnded });
+      const registrationSessionsEnded = await store.registration.endAllOfUser(user.id, at);
+      await this.audit(store, by, 'user.password_set', user.id, at, {
+        sessionsEnded,
+        registrationSessionsEnded,
+      });
       return { user: await this.read(store, user.id), changed: ['password'], sessionsEnded };
     });
   }
@@ -268,7 +275,8 @@ export class People {
       if (user.disabled) return { user, changed: [], sessionsEnded: 0 };
       await store.users.update(user.id, { disabled: true, updatedAt: at });
       const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
-      await this.audit(store, by, 'user.disabled', user.id, at, { sessionsEnded });
+      const registrationSessionsEnded = await store.registration.endAllOfUser(user.id, at);
+      await this.audit(store, by, 'user.disabled', user.id, at, { sessionsEnded, registrationSessionsEnded });
       await revokeCodesIfSwitchedOff(store, [user.id], { actor: by.actor, at, cause: 'user disabled' });
       return { user: { ...user, disabled: true, updatedAt: at }, changed: ['disabled'], sessionsEnded };
     });
@@ -299,14 +307,18 @@ export class People {
     });
   }
 
-  /** Every session of the user ends (signed out everywhere). */
+  /** Every session of the user ends (signed out everywhere), their registration sessions too. */
   async endSessions(by: ChangeBy, userId: string): Promise<PersonChange> {
     const at = this.now();
     return this.store.transaction(async (store) => {
       const user = await this.forChange(store, userId);
       requireOwnership(user, 'sessions', by.door);
       const sessionsEnded = await store.sessions.endAllOfUser(user.id, at);
-      await this.audit(store, by, 'user.signed_out', user.id, at, { sessionsEnded });
+      const registrationSessionsEnded = await store.registration.endAllOfUser(user.id, at);
+      await this.audit(store, by, 'user.signed_out', user.id, at, {
+        sessionsEnded,
+        registrationSessionsEnded,
+      });
       return { user, changed: sessionsEnded === 0 ? [] : ['sessions'], sessionsEnded };
     });
   }

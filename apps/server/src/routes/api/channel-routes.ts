@@ -8,6 +8,7 @@ import {
   ChannelTestRequest,
   ChannelTestResult,
   ChannelUndoRequest,
+  ChannelUndoResult,
   DevicesForgetResult,
   REGISTRATION_COOKIE_NAME,
   REMEMBERED_DEVICE_COOKIE_NAME,
@@ -353,15 +354,15 @@ export const channelUndoRoute: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         body: ChannelUndoRequest,
         ...documented({
-          summary: `Undo a channel's registration with the link of its notice (${CHANNELS_PAGE_PATH}#undo=...); alerts the help desk`,
+          summary: `Undo a channel's registration with the link of its notice (${CHANNELS_PAGE_PATH}#undo=...): takes back what was added since, blocks the addresses removed, ends every session; alerts the help desk that someone else knows the password`,
           security: 'none',
-          result: ChannelChangeResult,
+          result: ChannelUndoResult,
         }),
       },
     },
     async (request) => {
-      await app.services.channelProofs.undo(request.body.token, request.ip);
-      return ok({ done: true });
+      const outcome = await app.services.channelProofs.undo(request.body.token, request.ip);
+      return ok({ done: true, passwordChange: outcome.passwordChange });
     },
   );
 };

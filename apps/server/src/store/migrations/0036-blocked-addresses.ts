@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
  * was not me") blocks the address it undid, and those of the other channels it removed, for that
  * person, until the help desk or `dea user allow-addresses` allows them again. One row per person,
  * type of send and canonical address (the same number under another key is the same address);
- * allowing deletes the row, the audit keeps the history.
+ * allowing deletes the row, the audit keeps the history. An undo link keeps the address it was
+ * made for, so that the address is blocked even when the channel changed since.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -17,8 +18,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('blocked_by', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('blocked_addresses_pk', ['user_id', 'type', 'address'])
     .execute();
+  await db.schema.alterTable('channel_undo_links').addColumn('address', 'text').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('channel_undo_links').dropColumn('address').execute();
   await db.schema.dropTable('blocked_addresses').execute();
 }

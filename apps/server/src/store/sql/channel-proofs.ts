@@ -21,8 +21,21 @@ export interface ChannelUndoLink {
   userId: string;
   channelId: string;
   key: ChannelKey;
+  /** The address registered (null for a link made before migration 0036). */
+  address: string | null;
   createdAt: number;
   expiresAt: number;
+}
+
+/** An address its person may not register again until the help desk allows it (migration 0036). */
+export interface BlockedAddress {
+  userId: string;
+  /** The send type: the same address under another key is the same address. */
+  type: string;
+  /** Canonical. */
+  address: string;
+  blockedAt: number;
+  blockedBy: string;
 }
 
 export interface ChannelProofRepository {
@@ -38,10 +51,32 @@ export interface ChannelProofRepository {
   /** Ends a proof that succeeded: true for the one caller that ended it. */
   complete(proofId: string): Promise<boolean>;
   remove(userId: string, key: ChannelKey): Promise<boolean>;
-  addUndoLink(link: ChannelUndoLink): Promise<void>;
+  addUndoLink(link: Omit<ChannelUndoLink, 'address'> & { address?: string | null }): Promise<void>;
   /** Uses a link (any of the hashes: the secret's and the previous one's): true for the one caller that did. */
   useUndoLink(tokenHashes: readonly string[], at: number): Promise<ChannelUndoLink | undefined>;
+  /** Blocks addresses for the user (again: the newer time and actor). */
+  block(addresses: readonly BlockedAddress[]): Promise<void>;
+  isBlocked(userId: string, type: string, address: string): Promise<boolean>;
+  listBlocked(userId: string): Promise<BlockedAddress[]>;
+  /** Allows the user's blocked addresses again (of one type and address, or all); answers those allowed. */
+  allow(userId: string, only?: { type: string; address: string }): Promise<BlockedAddress[]>;
 }
+
+interface BlockedRow {
+  user_id: string;
+  type: string;
+  address: string;
+  blocked_at: number | string;
+  blocked_by: string;
+}
+
+const toBlocked = (row: BlockedRow): BlockedAddress => ({
+  userId: row.user_id,
+  type: row.type,
+  address: row.address,
+  blockedAt: Number(row.blocked_at),
+  blockedBy: row.blocked_by,
+});
 
 interface ProofRow {
   id: string;
@@ -153,6 +188,7 @@ export function channelProofRepository(db: Db): ChannelProofRepository {
           user_id: link.userId,
           channel_id: link.channelId,
           key: link.key,
+          address: link.address ?? null,
           created_at: link.createdAt,
           expires_at: link.expiresAt,
           used_at: null,
@@ -175,9 +211,54 @@ export function channelProofRepository(db: Db): ChannelProofRepository {
         userId: row.user_id,
         channelId: row.channel_id,
         key: row.key,
+        address: row.address,
         createdAt: Number(row.created_at),
         expiresAt: Number(row.expires_at),
       };
+    },
+    async block(addresses) {
+      for (const blocked of addresses)
+        await db
+          .insertInto('blocked_addresses')
+          .values({
+            user_id: blocked.userId,
+            type: blocked.type,
+            address: blocked.address,
+            blocked_at: blocked.blockedAt,
+            blocked_by: blocked.blockedBy,
+          })
+          .onConflict((oc) =>
+            oc
+              .columns(['user_id', 'type', 'address'])
+              .doUpdateSet({ blocked_at: blocked.blockedAt, blocked_by: blocked.blockedBy }),
+          )
+          .execute();
+    },
+    async isBlocked(userId, type, address) {
+      const row = await db
+        .selectFrom('blocked_addresses')
+        .select('user_id')
+        .where('user_id', '=', userId)
+        .where('type', '=', type)
+        .where('address', '=', address)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    async listBlocked(userId) {
+      const rows = await db
+        .selectFrom('blocked_addresses')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('blocked_at')
+        .orderBy('type')
+        .orderBy('address')
+        .execute();
+      return rows.map(toBlocked);
+    },
+    async allow(userId, only) {
+      let query = db.deleteFrom('blocked_addresses').where('user_id', '=', userId);
+      if (only !== undefined) query = query.where('type', '=', only.type).where('address', '=', only.address);
+      return (await query.returningAll().execute()).map(toBlocked);
     },
   };
 }

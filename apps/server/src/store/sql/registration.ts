@@ -39,8 +39,20 @@ export interface RegistrationRepository {
     createdAt: number;
     expiresAt: number;
   }): Promise<void>;
+  /** Ends the user's unused, unexpired links (a newer one replaces them); answers how many. */
+  revokeLinks(userId: string, at: number): Promise<number>;
   /** Uses the user's unused, unexpired link: true for the one caller that did. */
   useLink(userId: string, tokenHashes: readonly string[], at: number): Promise<boolean>;
+  /**
+   * Ends every registration session of the user, open or still a challenge, and their flows at the
+   * identity provider: nothing of theirs opens or keeps a registration after `at`. Answers how many
+   * sessions and challenges ended.
+   */
+  endAllOfUser(userId: string, at: number): Promise<number>;
+  /** When the earliest of the user's registration sessions open at `at` was opened (undefined: none was). */
+  earliestOpenAt(userId: string, at: number): Promise<number | undefined>;
+  /** The user's registration sessions opened at `since` or later, oldest first. */
+  openedSince(userId: string, since: number): Promise<RegistrationSession[]>;
   addOidcFlow(flow: RegistrationOidcFlow): Promise<void>;
   /** Takes the user's flow of that state once (made after `since`); undefined for any other. */
   takeOidcFlow(userId: string, state: string, since: number): Promise<RegistrationOidcFlow | undefined>;
@@ -169,6 +181,47 @@ export function registrationRepository(db: Db): RegistrationRepository {
           used_at: null,
         })
         .execute();
+    },
+    async revokeLinks(userId, at) {
+      const result = await db
+        .updateTable('registration_links')
+        .set({ expires_at: at })
+        .where('user_id', '=', userId)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+    async endAllOfUser(userId, at) {
+      const result = await db
+        .updateTable('registration_sessions')
+        .set({ expires_at: at })
+        .where('user_id', '=', userId)
+        .where('expires_at', '>', at)
+        .executeTakeFirst();
+      await db.deleteFrom('registration_oidc_flows').where('user_id', '=', userId).execute();
+      return Number(result.numUpdatedRows);
+    },
+    async earliestOpenAt(userId, at) {
+      const row = await db
+        .selectFrom('registration_sessions')
+        .select((eb) => eb.fn.min<number | string | null>('opened_at').as('earliest'))
+        .where('user_id', '=', userId)
+        .where('opened_at', 'is not', null)
+        .where('opened_at', '<=', at)
+        .where('expires_at', '>=', at)
+        .executeTakeFirst();
+      return row?.earliest === null || row?.earliest === undefined ? undefined : Number(row.earliest);
+    },
+    async openedSince(userId, since) {
+      const rows = await db
+        .selectFrom('registration_sessions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('opened_at', '>=', since)
+        .orderBy('opened_at')
+        .execute();
+      return rows.map(toSession);
     },
     async addOidcFlow(flow) {
       await db

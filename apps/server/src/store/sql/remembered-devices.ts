@@ -16,6 +16,8 @@ export interface RememberedDeviceRepository {
   find(id: string): Promise<RememberedDevice | undefined>;
   /** Forgets every device of the user still remembered; answers how many. */
   forgetAll(userId: string, at: number): Promise<number>;
+  /** Forgets the user's devices remembered since `since` (inclusive) and still remembered; answers how many. */
+  forgetSince(userId: string, since: number, at: number): Promise<number>;
 }
 
 export function rememberedDeviceRepository(db: Db): RememberedDeviceRepository {
@@ -48,6 +50,16 @@ export function rememberedDeviceRepository(db: Db): RememberedDeviceRepository {
         expiresAt: Number(row.expires_at),
         forgottenAt: row.forgotten_at === null ? null : Number(row.forgotten_at),
       };
+    },
+    async forgetSince(userId, since, at) {
+      const result = await db
+        .updateTable('remembered_devices')
+        .set({ forgotten_at: at })
+        .where('user_id', '=', userId)
+        .where('created_at', '>=', since)
+        .where('forgotten_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
     async forgetAll(userId, at) {
       const result = await db

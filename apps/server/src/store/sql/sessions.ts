@@ -35,7 +35,8 @@ export interface SessionRepository {
     categories: readonly [string, string],
   ): Promise<(SessionWithUser & { policies?: StoredPolicyPair }) | undefined>;
   touch(idHash: string, at: number): Promise<void>;
-  end(idHash: string, at: number): Promise<void>;
+  /** Ends the session; answers its user's id when it was open, else undefined. */
+  end(idHash: string, at: number): Promise<string | undefined>;
   /** The user's sessions that have not ended, newest first. */
   listOpenOfUser(userId: string): Promise<Session[]>;
   /** Ends every open session of the user; answers how many. */
@@ -163,12 +164,14 @@ export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
       await touch.run(db, { idHash, at });
     },
     async end(idHash, at) {
-      await db
+      const row = await db
         .updateTable('sessions')
         .set({ ended_at: at })
         .where('id_hash', '=', idHash)
         .where('ended_at', 'is', null)
-        .execute();
+        .returning('user_id')
+        .executeTakeFirst();
+      return row?.user_id;
     },
     async listOpenOfUser(userId) {
       const rows = await db
