@@ -6,6 +6,7 @@ import { runScheduledSync } from './scheduled-sync.js';
 import { appTest } from '../testing/fixtures.js';
 import { createLdapTree, DIRECTORY_PEOPLE } from '../testing/ldap-tree.js';
 import { STORE_KINDS } from '../testing/stores.js';
+import { tcpFront } from '../testing/tcp-fronts.js';
 import type { TestApp } from '../testing/test-app.js';
 
 // Vitest reads a fixture's dependencies from its first parameter's destructuring: none here.
@@ -95,6 +96,80 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
       }
       const events = (await t.services.store.audit.list({ limit: 100 })).map((entry) => entry.event);
       expect(events.filter((event) => event === 'signin.directory_unavailable')).toHaveLength(4);
+    },
+  );
+
+  directoryTest(
+    'a first URL that takes connections and never answers: four sign-ins in a row succeed, only the first meets it',
+    async ({ startApp, tree }) => {
+      const hung = await tcpFront(tree.settings.DEA_LDAP_URL ?? '', 'silent');
+      try {
+        // Anonymous and without StartTLS nothing is sent before the search: it must be answered too.
+        const t = await startApp({
+          ...tree.settings,
+          DEA_LDAP_URL: `${hung.url},${tree.settings.DEA_LDAP_URL}`,
+          DEA_LDAP_TIMEOUT_SECONDS: '1',
+          DEA_LDAP_STARTTLS: 'false',
+          DEA_LDAP_BIND_DN: '',
+          DEA_LDAP_BIND_PASSWORD_FILE: '',
+        });
+        for (let attempt = 0; attempt < 4; attempt += 1)
+          expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({
+            error: 0,
+          });
+        expect(hung.connections()).toBe(1);
+        const events = (await t.services.store.audit.list({ limit: 100 })).map((entry) => entry.event);
+        expect(events).not.toContain('signin.directory_unavailable');
+      } finally {
+        await hung.close();
+      }
+    },
+  );
+
+  directoryTest(
+    'an entry deleted and made again under the same name is a new person: refused with a reason until the old user is removed',
+    async ({ startApp, tree }) => {
+      const t = await startApp(tree.settings);
+      expect((await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password)).json()).toMatchObject({ error: 0 });
+      const old = await t.services.store.users.findByUsername(usernameOrThrow('alice'));
+      // Deleted and made again (a re-hire, an account made anew): a new entryUUID.
+      const admin = await tree.admin();
+      try {
+        await admin.del(tree.dnOf('alice'));
+        await admin.add(tree.dnOf('alice'), {
+          objectClass: ['inetOrgPerson'],
+          uid: 'alice',
+          cn: 'Alice Archer',
+          sn: 'Archer',
+          userPassword: 'alice-new-directory-pw',
+          mail: 'alice.new@dea.test',
+        });
+      } finally {
+        await admin.unbind();
+      }
+      const refused = await signIn(t, 'alice', 'alice-new-directory-pw');
+      expect(refused.statusCode).toBe(200);
+      expect(refused.json()).toMatchObject({ error: 3, message: expect.stringMatching(/needs attention/) });
+      const failed = (await t.services.store.audit.list({ limit: 100 })).find(
+        (entry) => entry.event === 'signin.failed',
+      );
+      expect(failed).toMatchObject({
+        userId: old?.id,
+        details: { reason: 'directory-entry-replaced', previousExternalId: old?.externalId },
+      });
+      expect((failed?.details as { externalId?: string }).externalId).not.toBe(old?.externalId);
+      // The old user keeps what was theirs: no channel of the new entry came to them.
+      const channels = await t.services.store.channels.listOfUser(old?.id ?? '');
+      expect(channels.map((channel) => channel.address)).toContain('alice@dea.test');
+
+      // The sync says the same, naming what to do; the operator removes the old user.
+      const sync = await t.dea(['directory', 'sync'], tree.settings);
+      expect(sync.out).toMatch(/alice.*entry was replaced.*dea user remove alice/);
+      expect((await t.dea(['user', 'remove', 'alice'], tree.settings)).code).toBe(0);
+      expect((await signIn(t, 'alice', 'alice-new-directory-pw')).json()).toMatchObject({ error: 0 });
+      const replaced = await t.services.store.users.findByUsername(usernameOrThrow('alice'));
+      expect(replaced?.id).not.toBe(old?.id);
+      expect(replaced?.externalId).toBe((failed?.details as { externalId?: string }).externalId);
     },
   );
 

@@ -1,6 +1,7 @@
 import { BUILT_IN_LANGUAGES, type Username } from '@dea/contract';
 import type { Store, User } from '../store/store.js';
 import { isKnownLocale } from '../domain/known-locale.js';
+import { provisionedName } from '../domain/identity/people.js';
 import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
 import type { DirectorySignInResult, UserDirectory } from '../domain/user-directory.js';
 import {
@@ -134,6 +135,11 @@ export class DirectoryUsers implements UserDirectory {
     const known = await this.store.users.findByExternalId('ldap', found.externalId);
     const check = await this.directory.passwordCheck(found.dn, password);
     if (check.kind === 'wrong') return { kind: 'wrong-password', user: known };
+    if (known === undefined) {
+      const named = await this.store.users.findByUsername(provisionedName(found.username));
+      if (named?.source === 'ldap' && named.externalId !== found.externalId)
+        return { kind: 'entry-replaced', user: named, externalId: found.externalId };
+    }
     if (check.kind === 'account-problem') {
       // The directory refuses the account itself (Active Directory's sub-reasons): the person is
       // brought up to date, so that the help desk finds them and the reason in their activity.

@@ -220,7 +220,7 @@ describe('a directory server that stops answering in the middle of kept connecti
       {
         ...tree.settings,
         DEA_LDAP_URL: `${front.url},${second.url}`,
-        DEA_LDAP_TIMEOUT_SECONDS: '1',
+        DEA_LDAP_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
         DEA_LDAP_POOL_SIZE: '2',
       },
       () => now,
@@ -268,7 +268,7 @@ describe('a directory server that stops answering in the middle of kept connecti
     const directory = directoryOf({
       ...tree.settings,
       DEA_LDAP_URL: first.url,
-      DEA_LDAP_TIMEOUT_SECONDS: '1',
+      DEA_LDAP_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
     });
     try {
       await signInThrough(directory);

@@ -195,7 +195,7 @@ export class UserProvisioning {
     if (byName !== undefined && byName.id !== user?.id && !adopt) {
       throw new ProvisionError(
         byName.source === input.source
-          ? `the user name ${username} belongs to another ${input.source} user (${byName.externalId ?? '?'})`
+          ? `the user name ${username} belongs to another ${input.source} user (${byName.externalId ?? '?'}; this one is ${input.externalId}): its entry was replaced at the source (deleted and made again); the new entry is a new person and comes in once the old user is removed (dea user remove ${username}, after checking)`
           : `the user name ${username} belongs to a ${byName.source} user; remove or rename that one first`,
       );
     }

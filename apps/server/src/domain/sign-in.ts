@@ -52,6 +52,8 @@ interface CheckedPassword {
   local: boolean;
   /** Why a right password would not do either (audited). */
   refusal?: 'name-owned-by-directory';
+  /** The directory's entry of this name is not the stored user's: the entry that was checked. */
+  replacedBy?: string;
   /** The directory refused the account itself: the person is told to have it seen to. */
   accountProblem?: DirectoryAccountProblem;
 }
@@ -210,6 +212,15 @@ export class SignIn {
     }
     const checked = await this.checkPassword(attempt);
     user = checked.user;
+    if (checked.replacedBy !== undefined) {
+      // The person is told to have the account seen to; the help desk and the operator find why.
+      await audit('signin.failed', {
+        reason: 'directory-entry-replaced',
+        externalId: checked.replacedBy,
+        previousExternalId: user?.externalId ?? null,
+      });
+      throw new ApiError(ErrorNumber.notPermitted, 'login.directoryAccount');
+    }
     if (checked.accountProblem !== undefined) {
       // Never "wrong password": the directory says what is wrong with the account, the audit (and
       // so the help desk) says which, and the person is told their directory account needs attention.
@@ -257,6 +268,8 @@ export class SignIn {
       }
       if (result.kind === 'signed-in') return { user: result.user, passwordOk: true, local: false };
       if (result.kind === 'wrong-password') return { user: result.user, passwordOk: false, local: false };
+      if (result.kind === 'entry-replaced')
+        return { user: result.user, passwordOk: false, local: false, replacedBy: result.externalId };
       if (result.kind === 'account-problem')
         return { user: result.user, passwordOk: false, local: false, accountProblem: result.problem };
       // Not in the directory: an unknown name, or a directory user just disabled for it. The

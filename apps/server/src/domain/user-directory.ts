@@ -32,6 +32,13 @@ export type DirectorySignInResult =
   | { kind: 'signed-in'; user: User }
   | { kind: 'wrong-password'; user: User | undefined }
   | { kind: 'account-problem'; user: User | undefined; problem: DirectoryAccountProblem }
+  /**
+   * The password is right, but the name is that of a stored user of another entry: the entry was
+   * replaced in the directory (deleted and made again, a re-hire's new objectGUID). The new entry
+   * is a new person to the product and does not take over the stored user: refused until an
+   * operator removes that user (docs/operator/directory.md).
+   */
+  | { kind: 'entry-replaced'; user: User; externalId: string }
   | { kind: 'not-in-directory' };
 
 /** The directory as the owner of user names (DESIGN section 8: a name belongs to exactly one source). */
