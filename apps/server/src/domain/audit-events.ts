@@ -7,7 +7,7 @@ export const AUDIT_EVENTS = {
   // sign-in (actor: the user name, or unknown:<keyed hash> for a name that is no user)
   'signin.succeeded': 'a password was right; a session started',
   'signin.failed':
-    "a password was checked and refused (details.reason: wrong-password, unknown-user, disabled, name-owned-by-directory, or directory-account with details.directoryProblem, Active Directory's reason: must-change-password, locked, password-expired, disabled, account-expired, not-allowed-now, not-allowed-here)",
+    "a password was checked and refused (details.reason: wrong-password, unknown-user, disabled, name-owned-by-directory, directory-entry-replaced with details.externalId and previousExternalId (the directory's entry of this name was replaced; the old user stays until removed), or directory-account with details.directoryProblem, Active Directory's reason: must-change-password, locked, password-expired, disabled, account-expired, not-allowed-now, not-allowed-here)",
   'signin.locked': 'an attempt refused unchecked: a sign-in limit holds (details.limit)',
   'signin.busy': 'an attempt refused unchecked: every hashing slot and queue place was taken',
   'signin.abandoned':
