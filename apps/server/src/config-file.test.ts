@@ -41,6 +41,25 @@ describe('config file', () => {
     expect(loadConfigWithFile({ DEA_CONFIG_FILE: own }).port).toBe(9001);
   });
 
+  it('refuses an address carrying a password or key (DATABASE_URL and every _URL) in a file others may read', () => {
+    const carrying = {
+      DATABASE_URL: 'postgres://dea:db-password@db.example.com/dea',
+      DEA_AUDIT_HTTPS_URL: 'https://siem.example.com/ingest?api_key=abc123',
+    };
+    for (const [name, value] of Object.entries(carrying)) {
+      const path = file(`open-${name}.json`, { [name]: value }, 0o644);
+      expect(problemsOf(() => loadConfigWithFile({ DEA_CONFIG_FILE: path }))).toContain(
+        `${name} (in ${path}): DEA_CONFIG_FILE ${path} may be read by others than its owner (mode 0644): refused, as ssh refuses such a key; run chmod 600 ${path}, or keep the secret in the environment`,
+      );
+    }
+    // In a file of its owner's alone, the same address is taken.
+    const own = file('own-database-url.json', { DATABASE_URL: carrying.DATABASE_URL }, 0o600);
+    expect(loadConfigWithFile({ DEA_CONFIG_FILE: own }).databaseUrl).toBe(carrying.DATABASE_URL);
+    // An address without a credential stays fine in a readable file.
+    const plain = file('open-plain-url.json', { DATABASE_URL: 'postgres://db.example.com/dea' }, 0o644);
+    expect(loadConfigWithFile({ DEA_CONFIG_FILE: plain }).databaseUrl).toBe('postgres://db.example.com/dea');
+  });
+
   it('reads the settings of the file named by DEA_CONFIG_FILE, JSON values as written', () => {
     const path = file('good.json', {
       PORT: 9000,

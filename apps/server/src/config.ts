@@ -36,7 +36,7 @@ import {
 } from './domain/console-oidc-settings.js';
 import { isAddressOrRange, tooWideForProxies } from './net/address-ranges.js';
 import { isOpenMode, OpenPrivateFileError } from './files/private-files.js';
-import { SECRET_SETTINGS } from './domain/effective-settings.js';
+import { addressCarriesSecret, SECRET_SETTINGS } from './domain/effective-settings.js';
 import { SECRET_FILE_SETTINGS, withSecretFiles } from './secret-setting-files.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
@@ -399,7 +399,12 @@ function settingTextsOfFile(file: ConfigFile, problems: string[]): Record<string
   for (const [name, value] of Object.entries(file.values)) {
     if (!Object.hasOwn(SETTINGS, name) || name === 'DEA_CONFIG_FILE') {
       problems.push(`${name} (in ${file.path}): not a setting of this product`);
-    } else if (file.openMode !== undefined && SECRET_SETTINGS.has(name) && value !== '') {
+    } else if (
+      file.openMode !== undefined &&
+      value !== '' &&
+      (SECRET_SETTINGS.has(name) ||
+        (name.endsWith('_URL') && typeof value === 'string' && addressCarriesSecret(value)))
+    ) {
       problems.push(
         `${name} (in ${file.path}): ${new OpenPrivateFileError(file.path, file.openMode, 'DEA_CONFIG_FILE ').message}, or keep the secret in the environment`,
       );

@@ -22,6 +22,26 @@ export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
   'DEA_WEBHOOK_SECRET',
 ]);
 
+/** Query parameters and libpq keywords that hold a credential (an address's API key, a password). */
+const CREDENTIAL_PARAMETER =
+  /^(password|passwd|pass|secret|token|api[_-]?key|key|access[_-]?token|sslpassword)$/i;
+
+/**
+ * Whether an address (an `_URL` setting) carries a credential: a password in its user part
+ * (`postgres://dea:secret@db/dea`), a credential parameter in its query (`?password=`, `?api_key=`),
+ * or, for a libpq connection string (`host=db password=secret`), a password keyword.
+ */
+export function addressCarriesSecret(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return /(^|\s)(password|sslpassword)\s*=/i.test(text);
+  }
+  if (url.password !== '') return true;
+  return [...url.searchParams.keys()].some((name) => CREDENTIAL_PARAMETER.test(name));
+}
+
 /** A setting name that looks like it may hold a secret; a test holds each one to a rule here. */
 export const LOOKS_SECRET = /SECRET|PASSWORD|TOKEN|HEADERS|_BODY$|CLIENTS|WEBHOOKS|URL/;
 
