@@ -1,4 +1,5 @@
 import { RememberedDevices } from '../domain/remembered-devices.js';
+import { allowAddresses, maskedOf } from '../domain/channel-proof.js';
 import { issueRegistrationLink } from '../domain/registration-sign-in.js';
 import { forgetUserPasskeys } from '../domain/user-passkeys.js';
 import type { Username } from '@dea/contract';
@@ -375,6 +376,33 @@ export const userCommands: CommandGroup = {
         return count === 0
           ? `${user.username} had no passkeys.`
           : `Removed ${count} passkey${count === 1 ? '' : 's'} of ${user.username}.`;
+      },
+    ),
+    'blocked-addresses': oneUserCommand(
+      'list the addresses the user may not register again since an undo ("this was not me") removed them',
+      async (user, _context, store) => {
+        const blocked = await store.channelProofs.listBlocked(user.id);
+        if (blocked.length === 0) return `${user.username} has no blocked address.`;
+        return blocked
+          .map(
+            (each) =>
+              `${each.type}  ${each.address}  blocked ${new Date(each.blockedAt).toISOString()} by ${each.blockedBy}`,
+          )
+          .join('\n');
+      },
+    ),
+    'allow-addresses': oneUserCommand(
+      'allow the user to register again the addresses an undo ("this was not me") blocked, as the help desk does',
+      async (user, context, store) => {
+        const allowed = await allowAddresses({ store, now: () => context.now() }, user, {
+          actor: 'cli',
+          clientAddress: null,
+        });
+        return allowed.length === 0
+          ? `${user.username} had no blocked address.`
+          : `Allowed ${allowed.length} address${allowed.length === 1 ? '' : 'es'} of ${user.username} again: ${allowed
+              .map((each) => maskedOf(each))
+              .join(', ')}.`;
       },
     ),
     import: userImportCommand,

@@ -17,6 +17,7 @@ import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 import { forgetUserPasskeys } from '../../domain/user-passkeys.js';
+import { allowAddresses } from '../../domain/channel-proof.js';
 
 /** The help desk's calls: find a user, see them, and help them; roles admin and helpdesk. */
 export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -181,6 +182,22 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
           await consoleCallerOf(request, true),
           request.params.userId,
           (user, actor) => forgetUserPasskeys({ store, now }, user, actor),
+        ),
+      }),
+  );
+  app.post(
+    '/helpdesk/users/:userId/addresses/allow',
+    action(
+      'Allow the user to register again the addresses an undo ("this was not me") blocked',
+      HelpDeskCountResult,
+    ),
+    async (request) =>
+      ok({
+        count: await helpDesk.forgetFor(
+          await consoleCallerOf(request, true),
+          request.params.userId,
+          async (user, actor) =>
+            (await allowAddresses({ store, now }, user, { actor, clientAddress: request.ip })).length,
         ),
       }),
   );

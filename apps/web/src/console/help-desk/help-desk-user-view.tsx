@@ -23,6 +23,15 @@ interface HelpDeskRegistrationLink {
  * Why the directory refused a sign-in of this person when it refused the account itself (Active
  * Directory's reasons, audited by the server): the help desk sees what to have seen to.
  */
+/** When the newest undo of the audit shown happened, unless a password was set after it (newest first). */
+function passwordKnownSince(audit: HelpDeskUser['audit']): string | undefined {
+  for (const entry of audit) {
+    if (entry.event === 'user.password_set') return undefined;
+    if (entry.event === 'channel.registration_undone') return entry.at;
+  }
+  return undefined;
+}
+
 function directoryProblemOf(
   details: Readonly<Record<string, unknown>> | undefined,
 ): (typeof DIRECTORY_ACCOUNT_PROBLEMS)[number] | undefined {
@@ -79,6 +88,12 @@ function UserDetails({
       reload();
     }
   };
+
+  /**
+   * Someone else knows the person's password: the newest undo ("this was not me") of the recent
+   * audit, unless a password was set after it.
+   */
+  const undone = passwordKnownSince(user.audit);
 
   /** A one-time registration link (the one function of the help desk and dea user registration-link). */
   const [registrationLink, setRegistrationLink] = useState<HelpDeskRegistrationLink>();
@@ -269,6 +284,16 @@ function UserDetails({
           {t('helpdesk.forgetDevices')}
         </BusyButton>
         <h3>{t('helpdesk.registration')}</h3>
+        {undone !== undefined && (
+          <Alert variant="danger" testId="helpdesk-password-known">
+            {t(
+              user.user.source === 'local'
+                ? 'helpdesk.passwordKnownLocal'
+                : 'helpdesk.passwordKnownOrganisation',
+              { time: formatTime(undone) },
+            )}
+          </Alert>
+        )}
         <p>{t('helpdesk.registrationHint')}</p>
         <BusyButton
           variant="outline"
@@ -297,6 +322,18 @@ function UserDetails({
           testId="helpdesk-forget-passkeys"
         >
           {t('helpdesk.forgetPasskeys')}
+        </BusyButton>
+        <p>{t('helpdesk.allowAddressesHint')}</p>
+        <BusyButton
+          variant="outline"
+          busy={action.busy}
+          busyLabel={t('working')}
+          onClick={() =>
+            void act('addresses/allow', {}, (count) => t('helpdesk.addressesAllowed', { count }))
+          }
+          testId="helpdesk-allow-addresses"
+        >
+          {t('helpdesk.allowAddresses')}
         </BusyButton>
       </section>
 
