@@ -35,7 +35,7 @@ import {
   consoleOidcSettings,
 } from './domain/console-oidc-settings.js';
 import { isAddressOrRange, tooWideForProxies } from './net/address-ranges.js';
-import { isOpenMode, OpenPrivateFileError } from './files/private-files.js';
+import { isOpenFile, OpenPrivateFileError } from './files/private-files.js';
 import { addressCarriesSecret, SECRET_SETTINGS } from './domain/effective-settings.js';
 import { SECRET_FILE_SETTINGS, withSecretFiles } from './secret-setting-files.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
@@ -422,11 +422,11 @@ function settingTextsOfFile(file: ConfigFile, problems: string[]): Record<string
 /** Reads a JSON config file; throws ConfigError when it cannot be read or is not one JSON object. */
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
-  let mode: number;
+  let stat: { mode: number; uid: number };
   try {
     const descriptor = openSync(path, 'r');
     try {
-      mode = fstatSync(descriptor).mode & 0o7777;
+      stat = fstatSync(descriptor);
       text = readFileSync(descriptor, 'utf8');
     } finally {
       closeSync(descriptor);
@@ -445,7 +445,11 @@ export function readConfigFile(path: string): ConfigFile {
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
     throw new ConfigError([`DEA_CONFIG_FILE: ${path} must hold one JSON object of settings`]);
   }
-  return { path, values: values as Record<string, unknown>, ...(isOpenMode(mode) && { openMode: mode }) };
+  return {
+    path,
+    values: values as Record<string, unknown>,
+    ...(isOpenFile(stat) && { openMode: stat.mode & 0o7777 }),
+  };
 }
 
 /**

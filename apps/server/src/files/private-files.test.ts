@@ -1,12 +1,24 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServices } from '../bootstrap.js';
 import { runCli } from '../cli/run.js';
 import { testConfig } from '../testing/test-app.js';
 import { OpenPrivateFileError, readPrivateFile, readPrivateFileSync } from './private-files.js';
 
+const HERE = dirname(fileURLToPath(import.meta.url));
 const parent = mkdtempSync(join(tmpdir(), 'dea-modes-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
@@ -34,6 +46,57 @@ describe('files holding a secret', () => {
       expect(() => readPrivateFileSync(path, 'the password file ')).toThrow(message);
       await expect(readPrivateFile(path, 'the password file ')).rejects.toThrow(message);
       await expect(readPrivateFile(path)).rejects.toBeInstanceOf(OpenPrivateFileError);
+    },
+  );
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "reads a file of root's that only its group may read, as a service of that group (the package's secret, root:dea 0440), and refuses it when that group may change it",
+    () => {
+      const folder = mkdtempSync(join(tmpdir(), 'dea-group-secret-'));
+      chmodSync(folder, 0o755);
+      const path = join(folder, 'secret');
+      writeFileSync(path, 'a secret\n');
+      const nogroup = Number(
+        execFileSync('getent', ['group', 'nogroup'], { encoding: 'utf8' }).split(':')[2],
+      );
+      chownSync(path, 0, nogroup);
+      const readAsNobody = () =>
+        spawnSync(
+          'runuser',
+          [
+            '-u',
+            'nobody',
+            '-g',
+            'nogroup',
+            '--',
+            process.execPath,
+            '--import',
+            'tsx',
+            '-e',
+            `import { readPrivateFileSync } from ${JSON.stringify(join(HERE, 'private-files.ts'))};
+             try { process.stdout.write(readPrivateFileSync(${JSON.stringify(path)}).toString()); }
+             catch (error) { process.stdout.write(error.message); process.exitCode = 3; }`,
+          ],
+          { encoding: 'utf8', cwd: HERE },
+        );
+      try {
+        for (const mode of [0o440, 0o640]) {
+          chmodSync(path, mode);
+          expect(readAsNobody()).toMatchObject({ status: 0, stdout: 'a secret\n' });
+        }
+        for (const mode of [0o460, 0o444, 0o442]) {
+          chmodSync(path, mode);
+          expect(readAsNobody()).toMatchObject({
+            status: 3,
+            stdout: expect.stringMatching(/may be read by others than its owner/),
+          });
+        }
+        // Root itself has no need of the group: the same file is refused to a process of root's.
+        chmodSync(path, 0o440);
+        expect(() => readPrivateFileSync(path)).toThrow(OpenPrivateFileError);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
     },
   );
 

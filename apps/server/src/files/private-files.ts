@@ -28,20 +28,30 @@ export class OpenPrivateFileError extends Error {
   }
 }
 
-/** Whether a mode lets the file's group or anyone else in (as ssh checks its keys). */
-export const isOpenMode = (mode: number): boolean => process.platform !== 'win32' && (mode & 0o077) !== 0;
+/**
+ * Whether a file lets others than its owner in, as ssh checks its keys: its group or anyone else
+ * may read or change it. One exception, as PostgreSQL makes it for its key files: a file of root's
+ * that its group may only read (at most 0640), read by a process that is not root and so reads it
+ * through that group, the service's: the Debian package keeps the server secret `root:dea 0440`,
+ * so the service reads it and cannot change it.
+ */
+export function isOpenFile({ mode, uid }: { mode: number; uid: number }): boolean {
+  if (process.platform === 'win32') return false;
+  if (uid === 0 && process.getuid?.() !== 0) return (mode & 0o037) !== 0;
+  return (mode & 0o077) !== 0;
+}
 
 /**
  * The content of a file that holds a secret (password, key), read only when its group and others
- * have no access to it; the mode is checked on the file opened, not on its name. Throws
+ * have no access to it (isOpenFile); the mode is checked on the file opened, not on its name. Throws
  * OpenPrivateFileError naming the file and the mode to set, or the reading's own error (ENOENT).
  * `what` starts the message ("the password file ").
  */
 export function readPrivateFileSync(path: string, what = ''): Buffer {
   const descriptor = openSync(path, 'r');
   try {
-    const { mode } = fstatSync(descriptor);
-    if (isOpenMode(mode)) throw new OpenPrivateFileError(path, mode & 0o7777, what);
+    const stat = fstatSync(descriptor);
+    if (isOpenFile(stat)) throw new OpenPrivateFileError(path, stat.mode & 0o7777, what);
     return readFileSync(descriptor);
   } finally {
     closeSync(descriptor);
@@ -52,8 +62,8 @@ export function readPrivateFileSync(path: string, what = ''): Buffer {
 export async function readPrivateFile(path: string, what = ''): Promise<Buffer> {
   const handle = await open(path, 'r');
   try {
-    const { mode } = await handle.stat();
-    if (isOpenMode(mode)) throw new OpenPrivateFileError(path, mode & 0o7777, what);
+    const stat = await handle.stat();
+    if (isOpenFile(stat)) throw new OpenPrivateFileError(path, stat.mode & 0o7777, what);
     return await handle.readFile();
   } finally {
     await handle.close();

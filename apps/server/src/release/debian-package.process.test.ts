@@ -94,7 +94,9 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
     const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
     expect(mode('/var/lib/dea')).toBe('700');
     expect(mode('/etc/dea/dea.env')).toBe('640');
-    expect(mode('/etc/dea/secret')).toBe('400');
+    // The secret is root's: the service reads it through its group and cannot change it.
+    expect(mode('/etc/dea/secret')).toBe('440');
+    expect(sh('stat', ['-c', '%U:%G', '/etc/dea/secret']).trim()).toBe('root:dea');
     // The installed unit (made from deploy/systemd/dea.service) is one systemd accepts as it is.
     const verify = spawnSync('systemd-analyze', ['verify', '/lib/systemd/system/dea.service'], {
       encoding: 'utf8',
