@@ -5,6 +5,7 @@ import { sha256 } from '../../crypto/keyed-hash.js';
 import { appTest } from '../../testing/fixtures.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../../testing/ldap-tree.js';
 import { STORE_KINDS } from '../../testing/stores.js';
+import { tcpFront } from '../../testing/tcp-fronts.js';
 import type { TestApp } from '../../testing/test-app.js';
 
 const BASE = '/dea/admin-api';
@@ -70,6 +71,28 @@ async function changeMembers(
 
 describe.each(STORE_KINDS)('console roles from directory groups on %s', (kind) => {
   directoryTest.override('storeKind', kind);
+
+  directoryTest(
+    'a first directory URL that takes connections and never answers: console sign-ins get their role through the next, meeting it once',
+    async ({ startApp, tree }) => {
+      const hung = await tcpFront(tree.settings.DEA_LDAP_URL ?? '', 'silent');
+      try {
+        const t = await startApp({
+          ...settingsOf(tree),
+          DEA_LDAP_URL: `${hung.url},${tree.settings.DEA_LDAP_URL}`,
+          DEA_LDAP_TIMEOUT_SECONDS: '1',
+        });
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          const alice = await signIn(t, 'alice', DIRECTORY_PEOPLE.alice.password);
+          expect(alice.answer.json()).toMatchObject({ error: 0 });
+          expect((await alice.get('/me')).json()).toMatchObject({ result: { role: 'helpdesk' } });
+        }
+        expect(hung.connections()).toBe(1);
+      } finally {
+        await hung.close();
+      }
+    },
+  );
 
   directoryTest(
     'a member of a mapped group signs in with the directory password, then a passkey, with the role of the group',
