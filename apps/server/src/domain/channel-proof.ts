@@ -594,7 +594,8 @@ export class ChannelProofs {
    * person's other channels registered since, every proof under way, the passkeys added or used
    * since, the devices remembered since; it blocks the addresses removed from being registered
    * again by the person until the help desk allows them (allowAddresses); it ends every session
-   * and registration session of the person and takes back their unused codes. Its audit event is
+   * and registration session of the person and their unused registration links, and takes back
+   * their unused codes. Its audit event is
    * the help desk's alert (a webhook of `channel.registration_undone`), saying that someone else
    * knows the password; the answer tells the person how they get a new one (`passwordChange`:
    * a password link from the help desk for a local user, else the organisation's own way).
@@ -651,6 +652,7 @@ export class ChannelProofs {
       );
       const sessionsEnded = await trx.sessions.endAllOfUser(userId, at);
       const registrationSessionsEnded = await trx.registration.endAllOfUser(userId, at);
+      const registrationLinksRevoked = await trx.registration.revokeLinks(userId, at);
       // One of the person's codes may already have gone to that channel, or been shown to whoever
       // signed in: none stays usable.
       const codesRevoked: string[] = [];
@@ -683,6 +685,7 @@ export class ChannelProofs {
             })),
             sessionsEnded,
             registrationSessionsEnded,
+            registrationLinksRevoked,
             codesRevoked,
             passwordKnown: true,
             passwordChange,

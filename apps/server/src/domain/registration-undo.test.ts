@@ -248,6 +248,40 @@ describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (k
   );
 
   appTest(
+    'a proof that ends while the undo runs leaves no channel, whichever comes first; an unused registration link ends with the undo',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const person = await t.createUser({ channels: { email: 'dot@example.com' } });
+      await registrationPolicy(t, person, { registrationCoolingHours: 0 });
+      const user = await userOf(t, person);
+      await openWithLink(t, user, ATTACKER_ADDRESS);
+      await register(t, user, ATTACKER_ADDRESS, 'personalMobile', '+49 170 5550188');
+      const undo = /#undo=([\w-]+)/.exec(await lastTo(t, user.id, 'dot@example.com'))![1]!;
+      const request = { ...signedIn(user, ATTACKER_ADDRESS), origin: 'owner' as const };
+      const { proofId } = await t.services.channelProofs.start({
+        ...request,
+        key: 'personalEmail',
+        address: 'dot.evil@example.org',
+      });
+      const code = /confirmation code is (\d{8})/.exec(await lastTo(t, user.id, 'dot.evil@example.org'))![1]!;
+      const waiting = await t.services.registrationSignIn.issueLink(user, 'console:desk');
+      await Promise.allSettled([
+        t.services.channelProofs.undo(undo, PERSON_ADDRESS),
+        t.services.channelProofs.prove({ ...request, proofId, code }),
+      ]);
+      expect((await t.services.store.channels.listOfUser(user.id)).map((channel) => channel.key)).toEqual([
+        'email',
+      ]);
+      await expect(
+        t.services.registrationSignIn.openWithLink({
+          ...signedIn(user, ATTACKER_ADDRESS),
+          link: /#link=([\w-]+)/.exec(waiting.url)![1]!,
+        }),
+      ).rejects.toMatchObject({ textKey: 'error.registrationSignInNeeded' });
+    },
+  );
+
+  appTest(
     'an address blocked while its proof was under way is refused as the proof ends',
     async ({ startApp }) => {
       const t = await startApp();

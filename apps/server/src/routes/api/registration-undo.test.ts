@@ -1,4 +1,5 @@
 import {
+  PASSWORD_LINK_FRAGMENT,
   POLICY_CATEGORY_CHANNEL_REGISTRATION,
   REGISTRATION_COOKIE_NAME,
   REMEMBERED_DEVICE_COOKIE_NAME,
@@ -57,8 +58,10 @@ async function browser(t: TestApp, person: TestUser, address: string) {
   return {
     cookies,
     call: async (path: string, body: unknown = {}) => keep(await post(path, body)),
-    async signInAgain() {
-      signedIn = await t.signIn(person);
+    /** The page's own session cookie. */
+    sessionCookie: () => signedIn.headers.cookie ?? '',
+    async signInAgain(password = person.password) {
+      signedIn = await t.signIn({ ...person, password });
     },
     async openWithLink() {
       const link = /#link=([\w-]+)/.exec(
@@ -179,6 +182,41 @@ describe.each(STORE_KINDS)('"this was not me" over HTTP, on %s', (kind) => {
       expect(
         (await attacker.call('channels/add', { key: 'personalMobile', address: '+49 170 5550199' })).error,
       ).toBe(0);
+    },
+  );
+
+  appTest(
+    'signing out at /dea/logout and a new password through a password link end the registration session',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const person = await t.createUser();
+      const page = await browser(t, person, PERSON);
+      expect((await page.openWithLink()).error).toBe(0);
+      expect((await page.call('channels/list')).error).toBe(0);
+      const signedOut = await t.app.inject({
+        method: 'GET',
+        url: '/dea/logout',
+        headers: { cookie: page.sessionCookie(), 'sec-fetch-site': 'same-origin' },
+      });
+      expect(signedOut.statusCode).toBe(302);
+      // Signed in again with the password, the registration cookie the browser kept opens nothing.
+      await page.signInAgain();
+      expect(await page.call('channels/list')).toMatchObject({ error: 3 });
+      expect(
+        (await t.services.store.audit.list({ userId: person.id, event: 'signout' }))[0]?.details,
+      ).toMatchObject({ registrationSessionsEnded: 1 });
+
+      expect((await page.openWithLink()).error).toBe(0);
+      const printed = (await t.dea(['user', 'password-link', person.username])).out;
+      const link = new URL(printed.split('\n')[1]!).hash.slice(1 + PASSWORD_LINK_FRAGMENT.length);
+      const reset = await t.app.inject({
+        method: 'POST',
+        url: '/login/api/password-link',
+        payload: { token: link, password: 'another horse battery' },
+      });
+      expect(reset.json()).toMatchObject({ error: 0 });
+      await page.signInAgain('another horse battery');
+      expect(await page.call('channels/list')).toMatchObject({ error: 3 });
     },
   );
 
