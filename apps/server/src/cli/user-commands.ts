@@ -2,6 +2,7 @@ import { RememberedDevices } from '../domain/remembered-devices.js';
 import { allowAddresses, maskedOf } from '../domain/channel-proof.js';
 import { issueRegistrationLink } from '../domain/registration-sign-in.js';
 import { forgetUserPasskeys } from '../domain/user-passkeys.js';
+import { unlinkRegistrationProvider } from '../domain/registration-oidc.js';
 import type { Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
 import { changeMembership } from '../domain/group-membership.js';
@@ -376,6 +377,15 @@ export const userCommands: CommandGroup = {
         return count === 0
           ? `${user.username} had no passkeys.`
           : `Removed ${count} passkey${count === 1 ? '' : 's'} of ${user.username}.`;
+      },
+    ),
+    'unlink-provider': oneUserCommand(
+      "remove the user's link to a subject of the registration's OpenID provider (DEA_OIDC_ISSUER; an account there made anew): their next registration through it links again",
+      async (user, context, store) => {
+        const count = await unlinkRegistrationProvider({ store, now: () => context.now() }, user, 'cli');
+        return count === 0
+          ? `${user.username} had no link to the provider.`
+          : `Removed the link of ${user.username} to the provider.`;
       },
     ),
     'blocked-addresses': oneUserCommand(

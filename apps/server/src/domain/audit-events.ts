@@ -73,9 +73,11 @@ export const AUDIT_EVENTS = {
   'registration.challenge_sent':
     "a code that opens the registration of channels was sent to one of the person's proven channels (details: channelKey, channel, to, challengeId)",
   'registration.opened':
-    'a strong sign-in opened a registration session (details.method: channel-code, link, passkey with credentialId, or oidc with issuer and subject; sessionId, expiresAt)',
+    'a strong sign-in opened a registration session (details.method: channel-code, link, passkey with credentialId, or oidc with issuer and subject, and linked: true when this first registration through the provider linked the subject to the person; sessionId, expiresAt)',
+  'registration.provider_unlinked':
+    "a person's link to a subject of the registration's OpenID provider was removed (dea user unlink-provider; details: count): their next registration through it links again (ADR 0033)",
   'registration.refused':
-    "a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for passkey no-passkey, challenge-unknown (replayed, expired or answered already), unknown-passkey (not one of this person's), not-verified, counter; for oidc provider-unavailable, provider-error, state-unknown, token-refused, other-person, mfa-missing)",
+    "a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable; for passkey no-passkey, challenge-unknown (replayed, expired or answered already), unknown-passkey (not one of this person's), not-verified, counter; for oidc provider-unavailable, provider-error, state-unknown, token-refused (also an authentication at the provider older than five minutes, details.authTime), other-person (a subject linked to someone else, another subject than the person's link, or unlinked and a claim that is not exactly the user name), mfa-missing)",
   // people's own passkeys (issue 32; actor: the user id, or console:<agent> or cli when forgotten)
   'passkey.registered':
     'a person added a passkey inside a registration session (details: credentialId, aaguid)',
@@ -137,7 +139,7 @@ export const AUDIT_EVENTS = {
     'a first passkey was refused for want of a valid enrolment link (details.reason: missing, unknown, used, expired, other-account)',
   'console.codes_revoked': 'a help-desk agent took back unused codes of a user (details.codeIds)',
   'console.oidc_signin':
-    'a person signed in to the console through the OpenID provider (details: issuer, subject, role, claimValues, created: the account made at this first sign-in)',
+    'a person signed in to the console through the OpenID provider (details: issuer, subject, role, claimValues, created: the account made at this first sign-in, authenticatedAt: auth_time, from which the second factor counts as fresh)',
   'console.oidc_refused':
     'a sign-in or role refresh through the OpenID provider was refused (details.stage signin or refresh; details.reason: provider-unavailable, provider-error, state-unknown, wrong-issuer, token-refused, mfa-missing, unmapped, disabled, username-taken, refresh-failed)',
   'console.oidc_role_changed':

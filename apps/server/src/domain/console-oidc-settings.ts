@@ -36,11 +36,11 @@ export const consoleOidcSettings = {
   },
   DEA_CONSOLE_OIDC_REQUIRE_MFA: {
     schema: Type.Boolean({ default: true }),
-    doc: 'The ID token must show a second factor: amr holding mfa (or mca, or two methods such as pwd and otp), or an acr of DEA_CONSOLE_OIDC_MFA_ACR_VALUES; else the sign-in is refused with that reason.',
+    doc: 'The ID token must show a second factor: amr holding mfa or mca, or RFC 8176 methods of two factor classes (something known: pwd, pin, kba; held: otp, hwk, swk, sc, sms, tel, pop; of the body: face, fpt, iris, retina, vbm; so pwd and otp, never pwd and kba, and geo, rba, user or wia count for nothing), or an acr of DEA_CONSOLE_OIDC_MFA_ACR_VALUES; else the sign-in is refused with that reason.',
   },
   DEA_CONSOLE_OIDC_MFA_ACR_VALUES: {
     schema: Type.String({ default: '' }),
-    doc: 'acr values (comma-separated) that show a second factor at this provider (Keycloak: the level of your step-up flow, such as 2); the PAPE multi-factor policy URI always counts.',
+    doc: 'acr values (comma-separated, compared exactly) that show a second factor at this provider (Keycloak: the level of your step-up flow, such as 2); the PAPE multi-factor policy URI always counts.',
   },
   DEA_CONSOLE_OIDC_ROLE_REFRESH_SECONDS: {
     schema: Type.Integer({ minimum: 30, maximum: 3600, default: 300 }),

@@ -6,7 +6,7 @@ import { oidcClientOf } from './oidc-client-settings.js';
 export const registrationOidcSettings = {
   DEA_OIDC_ISSUER: {
     schema: Type.String({ default: '' }),
-    doc: "The organisation's OpenID provider (https://login.example.com/realms/staff) with which people open the registration of their channels; its ID token must show a second factor. Empty: not offered.",
+    doc: "The organisation's OpenID provider (https://login.example.com/realms/staff) with which people open the registration of their channels; its ID token must show a second factor and an authentication at most five minutes old (auth_time). Empty: not offered.",
   },
   DEA_OIDC_CLIENT_ID: {
     schema: Type.String({ default: '' }),
@@ -18,11 +18,11 @@ export const registrationOidcSettings = {
   },
   DEA_OIDC_USERNAME_CLAIM: {
     schema: Type.String({ default: 'preferred_username' }),
-    doc: "The ID token's claim that must name the person signed in with their password (compared in the canonical form of user names).",
+    doc: "The ID token's claim that must name the person signed in with their password, exactly as their user name is stored (no case or width folded), at their first registration through DEA_OIDC_ISSUER: it links the provider's subject (iss and sub) to the person, and later registrations are compared by that subject alone.",
   },
   DEA_OIDC_MFA_ACR_VALUES: {
     schema: Type.String({ default: '' }),
-    doc: 'acr values (comma-separated) that show a second factor at DEA_OIDC_ISSUER, besides amr holding mfa, mca or two methods.',
+    doc: 'acr values (comma-separated, compared exactly) that show a second factor at DEA_OIDC_ISSUER, besides amr holding mfa or mca or RFC 8176 methods of two factor classes (as DEA_CONSOLE_OIDC_REQUIRE_MFA says).',
   },
 } as const;
 

@@ -1,7 +1,7 @@
 import type * as OpenIdClient from 'openid-client';
 import { newId, randomToken } from '../crypto/ids.js';
 import { keyedHash } from '../crypto/keyed-hash.js';
-import type { Store } from '../store/store.js';
+import type { Store, User } from '../store/store.js';
 import { ApiError } from './api-error.js';
 import type { ChannelRegistrationConfig } from './channel-registration-settings.js';
 import { authenticatedWithin, showsSecondFactor } from './oidc-assurance.js';
@@ -237,4 +237,25 @@ export class RegistrationOidc {
     if ((await links.subjectOf(person.user.id, issuer)) !== undefined) return 'other-person';
     return claims[this.deps.oidc.usernameClaim] === person.user.username ? 'first' : 'other-person';
   }
+}
+
+/**
+ * Removes a person's links to subjects of the provider (ADR 0033), for a person whose account there
+ * was made anew: their next registration through the provider links again, by the exact claim.
+ * `dea user unlink-provider` (actor cli). Answers how many links were removed.
+ */
+export function unlinkRegistrationProvider(
+  services: { store: Store; now: () => number },
+  user: User,
+  actor: string,
+): Promise<number> {
+  const { store, now } = services;
+  return store.transaction(async (tx) => {
+    const removed = await tx.registrationOidcLinks.unlinkAll(user.id);
+    await tx.audit.append(
+      { event: 'registration.provider_unlinked', userId: user.id, actor, details: { count: removed } },
+      now(),
+    );
+    return removed;
+  });
 }

@@ -300,6 +300,7 @@ export class Metrics {
         this.registrationSessions.inc({ outcome: 'refused', method: methodOf(details) }),
       'registration.link_issued': () =>
         this.registrationSessions.inc({ outcome: 'link_issued', method: 'link' }),
+      'registration.provider_unlinked': none,
       'passkey.registered': () => this.userPasskeys.inc({ outcome: 'registered' }),
       'passkey.refused': () => this.userPasskeys.inc({ outcome: 'refused' }),
       'passkey.renamed': () => this.userPasskeys.inc({ outcome: 'renamed' }),

@@ -225,6 +225,34 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
       expect(await t.services.store.audit.list({ userId: other.id, event: 'registration.opened' })).toEqual(
         [],
       );
+
+      // The person's account at the provider made anew (another subject, the same name): refused
+      // until an operator removes the link; then its first registration links it.
+      provider.people.set('made-anew', {
+        groups: [],
+        amr: ['pwd', 'otp'],
+        preferredUsername: person.username,
+      });
+      expect((await throughProvider(t, provider, signedIn, 'made-anew')).headers.location).toBe(
+        `${CHANNELS_URL}#signin=refused`,
+      );
+      const unlinked = await t.dea(['user', 'unlink-provider', person.username]);
+      expect(unlinked).toMatchObject({
+        code: 0,
+        out: `Removed the link of ${person.username} to the provider.`,
+      });
+      expect((await t.dea(['user', 'unlink-provider', person.username])).out).toBe(
+        `${person.username} had no link to the provider.`,
+      );
+      expect(
+        await t.services.store.audit.list({ userId: person.id, event: 'registration.provider_unlinked' }),
+      ).toMatchObject([
+        { actor: 'cli', details: { count: 0 } },
+        { actor: 'cli', details: { count: 1 } },
+      ]);
+      expect((await throughProvider(t, provider, signedIn, 'made-anew')).headers.location).toBe(CHANNELS_URL);
+      const [relinked] = await opened();
+      expect(relinked?.details).toMatchObject({ subject: 'made-anew', linked: true });
     },
   );
 
