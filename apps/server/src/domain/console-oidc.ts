@@ -258,6 +258,8 @@ export class ConsoleOidc {
       // (auth_time), never this callback's: a silent sign-in through the provider's session is as
       // old as that session's authentication; a token that does not say when is never fresh.
       await tx.console.markPasskey(idHash, authAt ?? 0);
+      // markPasskey sees the session then; it is seen now, however old the authentication.
+      await tx.console.touchSession(idHash, at);
       await tx.consoleOidc.addSession({
         idHash,
         refreshToken: this.sealed(tokens.refresh_token, idHash),

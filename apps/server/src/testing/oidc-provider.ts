@@ -53,7 +53,13 @@ export interface TestOidcProvider {
  * is the account, its amr and acr those of the person (the login page has no second factor of its
  * own). Refresh tokens are issued to the one client, whose redirect URI is `redirectUri`.
  */
-export async function startOidcProvider(redirectUri: string): Promise<TestOidcProvider> {
+export async function startOidcProvider(
+  redirectUri: string,
+  options: {
+    /** false: ID tokens say when the person authenticated only when asked (max_age), as some providers do. */
+    requireAuthTime?: boolean;
+  } = {},
+): Promise<TestOidcProvider> {
   const people = new Map<string, ProviderPerson>();
   let handler: RequestListener = (_request, response) => {
     response.statusCode = 503;
@@ -80,7 +86,7 @@ export async function startOidcProvider(redirectUri: string): Promise<TestOidcPr
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         // Every ID token says when the person authenticated (as Keycloak's and Okta's do).
-        require_auth_time: true,
+        require_auth_time: options.requireAuthTime ?? true,
       },
     ],
     findAccount: (_ctx: unknown, id: string) => {

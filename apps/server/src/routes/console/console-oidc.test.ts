@@ -13,8 +13,9 @@ const ROLES = { 'dea-admins': 'admin', 'it-helpdesk': 'helpdesk', auditors: 'aud
 async function withProvider(
   startApp: (settings?: Record<string, string>) => Promise<TestApp>,
   settings: Record<string, string> = {},
+  providerOptions: Parameters<typeof startOidcProvider>[1] = {},
 ): Promise<{ t: TestApp; provider: TestOidcProvider }> {
-  const provider = await startOidcProvider(REDIRECT_URI);
+  const provider = await startOidcProvider(REDIRECT_URI, providerOptions);
   onTestFinished(() => provider.close());
   const t = await startApp({
     DEA_CONSOLE_URL: CONSOLE_URL,
@@ -464,10 +465,11 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
       expect(provider.logins).toEqual(['ivo']);
       expect((await issue(first.headers)).json()).toMatchObject({ error: 0 });
 
-      // Past DEA_CONSOLE_PASSKEY_FRESH_MINUTES (5), a plain sign-in goes through the provider's
-      // session without a login: a console session, but its second factor is six minutes old.
-      t.clock.advance(6 * 60_000);
-      expect((await issue(first.headers)).json()).toMatchObject({ result: { passkey: 'provider' } });
+      // Past DEA_CONSOLE_PASSKEY_FRESH_MINUTES (5), and past DEA_CONSOLE_IDLE_MINUTES (15) too, a
+      // plain sign-in goes through the provider's session without a login: a console session, but
+      // its second factor is as old as that session's authentication, 40 minutes.
+      t.clock.advance(40 * 60_000);
+      expect((await issue(first.headers)).statusCode).toBe(401);
       const silent = await signIn(t, provider, 'ivo', { browser });
       expect(silent.answer.headers.location).toBe('/admin/');
       expect(provider.logins).toEqual(['ivo']);
@@ -478,7 +480,7 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
       // The audit lists the newest first.
       const [silentSignIn] = await t.services.store.audit.list({ event: 'console.oidc_signin' });
       expect(silentSignIn?.details).toMatchObject({
-        authenticatedAt: new Date(t.clock.now() - 6 * 60_000).toISOString(),
+        authenticatedAt: new Date(t.clock.now() - 40 * 60_000).toISOString(),
       });
 
       // The sign-in again asks the provider for a new authentication, which makes the code possible.
@@ -502,6 +504,36 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
         { details: { reason: 'token-refused', subject: 'jo', authTime: expect.any(Number) } },
       ]);
       expect(await t.services.store.audit.list({ event: 'console.oidc_signin' })).toEqual([]);
+    },
+  );
+
+  appTest(
+    'an ID token that does not say when the person authenticated signs in, but gives no code for a caller before a sign-in again that says it',
+    async ({ startApp, expect }) => {
+      const { t, provider } = await withProvider(startApp, {}, { requireAuthTime: false });
+      provider.people.set('kai', { groups: ['it-helpdesk'], amr: ['pwd', 'hwk'] });
+      const user = await t.createUser({
+        policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 9 },
+      });
+      const issue = (headers: { cookie: string; 'x-console-token': string }) =>
+        t.app.inject({
+          method: 'POST',
+          url: `${BASE}/helpdesk/users/${user.id}/codes`,
+          headers,
+          payload: { reason: 'Ticket 4713, called back on the desk phone' },
+        });
+      const first = await signIn(t, provider, 'kai');
+      expect(first.answer.headers.location).toBe('/admin/');
+      expect(await t.services.store.audit.list({ event: 'console.oidc_signin' })).toMatchObject([
+        { details: { authenticatedAt: null } },
+      ]);
+      expect((await me(t, first.headers)).json()).toMatchObject({ result: { passkeyVerified: true } });
+      expect((await issue(first.headers)).json()).toMatchObject({ result: { passkey: 'provider' } });
+
+      // max_age makes auth_time required (OpenID Connect Core 3.1.2.1).
+      const again = await signIn(t, provider, 'kai', { again: true });
+      expect(again.answer.headers.location).toBe('/admin/');
+      expect((await issue(again.headers)).json()).toMatchObject({ error: 0 });
     },
   );
 });
