@@ -272,4 +272,40 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
       ).toMatchObject([{ details: { reason: 'token-refused', authTime: expect.any(Number) } }]);
     },
   );
+
+  appTest(
+    'of two accounts of the provider whose claim names the person, signing in at once for the first time, one is linked and the other refused',
+    async ({ startApp }) => {
+      const { t, provider } = await withProvider(startApp);
+      const person = await t.createUser();
+      const signedIn = await t.signIn(person);
+      for (const login of ['first-account', 'second-account'])
+        provider.people.set(login, { groups: [], amr: ['mfa'], preferredUsername: person.username });
+      const started = await Promise.all(
+        ['first-account', 'second-account'].map(async (login) => {
+          const start = await t.app.inject({
+            method: 'GET',
+            url: `${API}/registration/oidc/start`,
+            headers: signedIn.headers,
+          });
+          return provider.signIn(start.headers.location ?? '', login);
+        }),
+      );
+      const answers = await Promise.all(
+        started.map((back) =>
+          t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, headers: signedIn.headers }),
+        ),
+      );
+      expect(answers.map((answer) => answer.headers.location).sort()).toEqual([
+        CHANNELS_URL,
+        `${CHANNELS_URL}#signin=refused`,
+      ]);
+      const [opened] = await t.services.store.audit.list({ userId: person.id, event: 'registration.opened' });
+      const linked = opened?.details?.subject as string;
+      expect(await t.services.store.registrationOidcLinks.subjectOf(person.id, provider.issuer)).toBe(linked);
+      expect(
+        await t.services.store.audit.list({ userId: person.id, event: 'registration.refused' }),
+      ).toMatchObject([{ details: { reason: 'other-person' } }]);
+    },
+  );
 });
