@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DirectoryUnavailableError } from '../domain/user-directory.js';
 import { openCliFixture, type CliFixture } from '../testing/cli.js';
-import { startLdapServer, type LdapServer } from '../testing/ldap-server.js';
+import { startLdapServer, type LdapServer, type LdapServerAddress } from '../testing/ldap-server.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
 import { portThatNeverConnects, tcpFront, type FrontState } from '../testing/tcp-fronts.js';
 import { testConfig } from '../testing/test-app.js';
@@ -41,7 +41,7 @@ async function signInThrough(directory: LdapDirectory): Promise<number> {
 }
 
 /** How the product reaches the directory: the URL's scheme, StartTLS, a service account or none. */
-const WAYS: Record<string, (tree: LdapTree, server: Omit<LdapServer, 'stop'>) => Record<string, string>> = {
+const WAYS: Record<string, (tree: LdapTree, server: LdapServerAddress) => Record<string, string>> = {
   'StartTLS, service account': (tree: LdapTree) => ({ ...tree.settings }),
   'no StartTLS, anonymous': (tree: LdapTree) => ({
     ...tree.settings,
@@ -49,7 +49,7 @@ const WAYS: Record<string, (tree: LdapTree, server: Omit<LdapServer, 'stop'>) =>
     DEA_LDAP_BIND_DN: '',
     DEA_LDAP_BIND_PASSWORD_FILE: '',
   }),
-  'ldaps://, service account': (tree: LdapTree, server: Omit<LdapServer, 'stop'>) => ({
+  'ldaps://, service account': (tree: LdapTree, server: LdapServerAddress) => ({
     ...tree.settings,
     DEA_LDAP_URL: server.ldapsUrl,
   }),

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
-import { startLdapServer, type LdapServer } from './ldap-server.js';
+import { startLdapServer, type LdapServerAddress } from './ldap-server.js';
 import { startPostgresCluster } from './postgres-cluster.js';
 import { buildSharedRelease, makeReleaseFolders } from './release.js';
 import { startSambaDc } from './samba-dc.js';
@@ -11,7 +11,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
     /** The run's OpenLDAP server; each test builds its own subtree (testing/ldap-tree.ts). */
-    ldap: Omit<LdapServer, 'stop'>;
+    ldap: LdapServerAddress;
     /** Where a file asks for what is made once per run, when first needed (testing/shared-services.ts). */
     sharedServices: string;
     /** The migrated stores a test's fresh store is copied from (testing/store-templates.ts). */

@@ -28,6 +28,12 @@ export interface LdapServer {
   stop(): Promise<void>;
 }
 
+/** Where a slapd answers and as whom to change it: what the run's global setup hands each test file. */
+export type LdapServerAddress = Pick<
+  LdapServer,
+  'url' | 'ldapsUrl' | 'baseDn' | 'adminDn' | 'adminPassword' | 'caFile'
+>;
+
 const SLAPD = '/usr/sbin/slapd';
 const SCHEMA_DIR = '/etc/ldap/schema';
 const HERE = dirname(fileURLToPath(import.meta.url));

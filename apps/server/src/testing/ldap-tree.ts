@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Attribute, Client } from 'ldapts';
-import type { LdapServer } from './ldap-server.js';
+import type { LdapServerAddress } from './ldap-server.js';
 
 /** The people of a test directory, as an organisation would have them. */
 export const DIRECTORY_PEOPLE = {
@@ -78,7 +78,7 @@ const AD_NORMAL = '512';
  * of them disabled), groups vpn <- staff <- alice, carol (nested) and contractors <- bob, and a
  * read-only service account. `ldap` is the run's server (Vitest: `inject('ldap')`).
  */
-export async function createLdapTree(ldap: Omit<LdapServer, 'stop'>): Promise<LdapTree> {
+export async function createLdapTree(ldap: LdapServerAddress): Promise<LdapTree> {
   const baseDn = `ou=t${randomUUID().slice(0, 8)},${ldap.baseDn}`;
   const dnOf = (person: DirectoryPerson) => `uid=${person},ou=people,${baseDn}`;
   const groupDn = (name: string) => `cn=${name},ou=groups,${baseDn}`;
