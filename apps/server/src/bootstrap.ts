@@ -55,6 +55,7 @@ import { AuditView } from './domain/audit-view.js';
 import { type PurgeOutcome, purgeStore, retentionRulesOf } from './domain/retention.js';
 import pino, { type Logger } from 'pino';
 import { openStore } from './store/open-store.js';
+import { auditStampKeyOf } from './domain/audit-trail.js';
 import { checkSecretFingerprint } from './store/secret-fingerprint.js';
 import type { Store } from './store/store.js';
 
@@ -92,6 +93,7 @@ export async function startServices(
           poolSize: config.dbPoolSize,
           timeouts: config.dbTimeouts,
           schema: config.migrate === 'on' ? 'migrate' : 'require-current',
+          auditStampKey: auditStampKeyOf(keys),
           preparedStatements: {
             enabled: config.dbPreparedStatements,
             onTurnedOff: (cause) =>

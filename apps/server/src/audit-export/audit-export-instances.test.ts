@@ -1,20 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect } from 'vitest';
-import { deriveKeys } from '../crypto/secret-keys.js';
-import { verifyAuditTrail } from '../domain/audit-trail.js';
+import { auditStampKeyOf, verifyAuditTrail } from '../domain/audit-trail.js';
 import { Metrics } from '../observability/metrics.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { storeTest } from '../testing/fixtures.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { STORE_KINDS, TEST_STORE_KEYS } from '../testing/stores.js';
 import { AuditExport } from './audit-export.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
 
-const KEYS = deriveKeys(randomBytes(32));
+// What a test store writes is stamped under these keys' secret.
+const KEYS = TEST_STORE_KEYS;
 const silent = pino({ level: 'silent' });
 
 function fileConfig(file: string): AuditExportConfig {
@@ -48,6 +47,7 @@ describe.each(STORE_KINDS)('the audit export of two instances on %s', (kind) => 
       const first: Store = testStore.store;
       const second = await openStore({
         dataDir: testStore.dataDir,
+        auditStampKey: auditStampKeyOf(KEYS),
         ...(testStore.databaseUrl !== undefined && { databaseUrl: testStore.databaseUrl }),
       });
       const metrics = [new Metrics(), new Metrics()];

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { SecretKeys } from '../crypto/secret-keys.js';
-import { sealAuditTrail } from '../domain/audit-trail.js';
+import { beginAuditTrail, exportedHeadOf, sealAuditTrail } from '../domain/audit-trail.js';
 import { Backoff } from '../net/backoff.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Store } from '../store/store.js';
@@ -124,6 +124,9 @@ export class AuditExport {
    */
   async begin(): Promise<void> {
     if (this.begun) return;
+    // An unused store's trail gets its signed head at place 0 (ADR 0032), before the server
+    // records its secret's fingerprint.
+    await beginAuditTrail(this.store, this.keys, this.options.now());
     const fresh = this.exported.filter(({ destination }) => destination.begins === 'at-end');
     if (fresh.length > 0) {
       const last = await this.store.auditTrail.lastSeq();
@@ -269,8 +272,14 @@ export class AuditExport {
       if (wallNow() < exported.notBefore) return;
       // A batch that is not full waits for more while its oldest entry has waited less than the linger.
       if (entries.length < destination.batchSize && waited < destination.lingerMs) return;
+      const records = entries.map((entry) => auditRecordOf(entry, this.host));
+      // Each copy of the trail carries its signed head, the anchor of its end outside the store.
+      const lastEntry = entries.at(-1);
+      const lastRecord = records.at(-1);
+      if (!destination.name.startsWith('webhook:') && lastEntry !== undefined && lastRecord !== undefined)
+        lastRecord.head = exportedHeadOf(this.keys, lastEntry, now());
       try {
-        await destination.send(entries.map((entry) => auditRecordOf(entry, this.host)));
+        await destination.send(records);
       } catch (error) {
         // What went before the failure was received: the position moves past it.
         const delivered = error instanceof DestinationFailure ? error.delivered : 0;

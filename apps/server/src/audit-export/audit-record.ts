@@ -22,6 +22,20 @@ export interface AuditRecord {
   chain: string;
   /** The host of the instance that exported it. */
   host: string;
+  /**
+   * On the last record of each batch sent to syslog, HTTPS or the file: the trail's head as far as
+   * this copy goes, signed under the server secret's chain key (ADR 0032). `dea audit verify
+   * --anchor` checks the stored trail against the furthest one, so that its end cannot be cut unseen.
+   */
+  head?: {
+    seq: number;
+    chain: string;
+    /** When it was sent (milliseconds since 1970). */
+    at: number;
+    /** The fingerprint of the secret whose key signed it. */
+    key: string;
+    mac: string;
+  };
 }
 
 export function auditRecordOf(entry: SealedAuditEntry, host: string): AuditRecord {

@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { describe, expect, vi } from 'vitest';
-import { deriveKeys } from '../crypto/secret-keys.js';
 import { Metrics } from '../observability/metrics.js';
 import { storeTest } from '../testing/fixtures.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { STORE_KINDS, TEST_STORE_KEYS } from '../testing/stores.js';
 import { AuditExport } from './audit-export.js';
 
-const KEYS = deriveKeys(randomBytes(32));
+// What a test store writes is stamped under these keys' secret.
+const KEYS = TEST_STORE_KEYS;
 
 describe.each(STORE_KINDS)('the audit trail’s seal on %s', (kind) => {
   storeTest.override('storeKind', kind);

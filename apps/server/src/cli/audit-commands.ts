@@ -11,7 +11,8 @@ import {
   UsageError,
 } from './command.js';
 import { userNamed } from '../domain/user-names.js';
-import { verifyAuditTrail } from '../domain/audit-trail.js';
+import { readFile } from 'node:fs/promises';
+import { readAnchor, verifyAuditTrail } from '../domain/audit-trail.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_LIMIT = 10_000;
@@ -122,20 +123,54 @@ export const auditCommands: CommandGroup = {
   commands: {
     verify: {
       summary:
-        'check the chain of the audit trail (from its start, or from --since) and name the first entry that breaks it',
-      usage: '[--since 2h|ISO-TIME]',
-      options: { since: { type: 'string' } },
+        'check the chain of the audit trail (from its start, or from --since), and its end against an exported copy (--anchor); name the first entry that breaks it and every entry the product did not write',
+      usage: '[--since 2h|ISO-TIME] [--anchor EXPORTED-FILE]',
+      options: { since: { type: 'string' }, anchor: { type: 'string' } },
       async run(values, positionals, context) {
         noMoreArguments(positionals, 0);
         const sinceText = optionText(values, 'since');
         const since = sinceText === undefined ? undefined : parseSince(sinceText, context.now());
+        const anchorFile = optionText(values, 'anchor');
+        let anchorText: string | undefined;
+        if (anchorFile !== undefined) {
+          try {
+            anchorText = await readFile(anchorFile, 'utf8');
+          } catch (error) {
+            throw new UsageError(
+              `--anchor ${anchorFile}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+              false,
+            );
+          }
+        }
         const { store, keys } = await context.open();
-        const verified = await verifyAuditTrail(store, keys, since);
+        const reading = anchorText === undefined ? undefined : readAnchor(anchorText, keys);
+        if (reading !== undefined && reading.anchor === undefined) {
+          const why = [
+            reading.unsigned > 0 ? `${reading.unsigned} whose signature does not match (changed)` : '',
+            reading.unknownKey > 0
+              ? `${reading.unknownKey} signed under a secret that is not configured (set DEA_SECRET_PREVIOUS)`
+              : '',
+          ].filter(Boolean);
+          context.err(
+            `The end of the audit trail cannot be checked: ${anchorFile ?? ''} holds no head signed under the configured secret${why.length > 0 ? ` (heads found: ${why.join(', ')})` : ' (give the file DEA_AUDIT_FILE writes, or a copy of what syslog or the HTTPS endpoint received)'}.`,
+          );
+          return 1;
+        }
+        const verified = await verifyAuditTrail(store, keys, since, reading?.anchor);
         const waiting =
-          verified.unsealed === 0
+          verified.unsealed - verified.forgedCount <= 0
             ? ''
-            : ` ${verified.unsealed} newer entries are not chained yet (a running server chains them within a second).`;
+            : ` ${verified.unsealed - verified.forgedCount} newer entries are not chained yet (a running server chains them within a second).`;
         const { broken } = verified;
+        let failed = false;
+        if (verified.forgedCount > 0) {
+          failed = true;
+          context.err(
+            `${verified.forgedCount} entries in the audit log were not written by the product and are not part of the trail:`,
+          );
+          for (const forged of verified.forged)
+            context.err(`  ${forged.id} (${forged.event} at ${isoTime(forged.at)}): ${forged.reason}`);
+        }
         if (broken !== undefined) {
           const entry =
             broken.id === undefined
@@ -146,10 +181,22 @@ export const auditCommands: CommandGroup = {
           );
           return 1;
         }
+        if (failed) {
+          context.err(
+            `The chain of the audit trail verifies (${verified.checked} entries), but the log holds the entries above.`,
+          );
+          return 1;
+        }
         context.out(
           verified.checked === 0
             ? `The audit trail verifies: no chained entries${since === undefined ? '' : ' since then'}.${waiting}`
             : `The audit trail verifies: ${verified.checked} entries, #${verified.firstSeq ?? 0} to #${verified.lastSeq ?? 0}.${waiting}`,
+        );
+        const { anchor } = verified;
+        context.out(
+          anchor === undefined
+            ? 'Not proven without an exported copy (--anchor): that no entries were removed from the end of the trail together with its head, nor the trail rolled back to an earlier state of the database.'
+            : `Its end holds the exported copy's signed head of ${isoTime(anchor.at)} (#${anchor.seq}): nothing up to there was cut away or rolled back.`,
         );
         return 0;
       },

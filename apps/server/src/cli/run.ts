@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigWithFile } from '../config.js';
 import { deriveKeys, loadSecret, SECRET_KEY_FILE, secretBytesOf } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
-import { sealAuditTrail } from '../domain/audit-trail.js';
+import { auditStampKeyOf, sealAuditTrail } from '../domain/audit-trail.js';
 import { ensurePrivateFolder, OpenPrivateFileError } from '../files/private-files.js';
 import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
@@ -187,6 +187,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
         timeouts: config.dbTimeouts,
         preparedStatements: { enabled: config.dbPreparedStatements },
         schema: options.schema ?? 'require-current',
+        auditStampKey: auditStampKeyOf(keys),
       });
       try {
         // dea migrate may find no tables at all; it needs no keys either.

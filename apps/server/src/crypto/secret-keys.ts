@@ -26,6 +26,11 @@ export interface DerivedKeys {
   /** HMAC key of the audit trail's chain values and checkpoints (ADR 0018). */
   auditChain: Buffer;
   /**
+   * HMAC key of the stamp each audit entry gets as it is written (ADR 0032): a seal chains only
+   * what the product wrote, never a row put in the database by someone without the secret.
+   */
+  auditEntry: Buffer;
+  /**
    * Names the secret without revealing it: kept in the store, so an instance started with another
    * secret is stopped instead of rejecting the others' sessions, keys and codes.
    */
@@ -104,6 +109,7 @@ function derivedKeys(secret: Buffer): DerivedKeys {
     identifier: derive(secret, 'identifier'),
     consoleEnrolment: derive(secret, 'console-enrolment'),
     auditChain: derive(secret, 'audit-chain'),
+    auditEntry: derive(secret, 'audit-entry'),
     fingerprint: derive(secret, 'fingerprint').subarray(0, 12).toString('base64url'),
   };
 }

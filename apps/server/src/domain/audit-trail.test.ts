@@ -6,13 +6,14 @@ import type { Store } from '../store/store.js';
 import { storeTest } from '../testing/fixtures.js';
 import { recordStatements } from '../testing/recorded-sql.js';
 import { execRaw } from '../testing/store-dump.js';
-import { STORE_KINDS, type TestStore } from '../testing/stores.js';
+import { STORE_KINDS, TEST_STORE_KEYS, type TestStore } from '../testing/stores.js';
 import { purgeStore, type RetentionRules } from './retention.js';
-import { sealAuditTrail, verifyAuditTrail } from './audit-trail.js';
+import { auditStampKeyOf, sealAuditTrail, verifyAuditTrail } from './audit-trail.js';
 
 const NOW = Date.UTC(2026, 10, 26, 9, 0, 0);
 const DAY = 86_400_000;
-const KEYS = deriveKeys(randomBytes(32));
+// The keys whose audit-entry key stamps what a test store writes.
+const KEYS = TEST_STORE_KEYS;
 
 async function appendSome(store: Store, count: number, at = NOW): Promise<void> {
   for (let index = 0; index < count; index += 1)
@@ -26,6 +27,7 @@ async function seqs(store: Store): Promise<{ seq: number; id: string }[]> {
 function secondStore(testStore: TestStore): Promise<Store> {
   return openStore({
     dataDir: testStore.dataDir,
+    auditStampKey: auditStampKeyOf(KEYS),
     ...(testStore.databaseUrl !== undefined && { databaseUrl: testStore.databaseUrl }),
   });
 }

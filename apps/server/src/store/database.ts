@@ -195,6 +195,11 @@ export interface AuditLogTable {
   seq: ColumnType<number | null, number | null | undefined, number | null>;
   chain: ColumnType<string | null, string | null | undefined, string | null>;
   chain_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * The writer's stamp (`<fingerprint>.<HMAC>` under the secret's audit-entry key, migration 0035):
+   * a seal chains only stamped entries; 'legacy' for what an older version left unsealed.
+   */
+  stamp: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The signed head of the audit chain ('head') and its checkpoints ('checkpoint:<seq>'). */

@@ -6,7 +6,7 @@ import {
   type PostgresCluster,
   startPostgresCluster,
 } from '../testing/postgres-cluster.js';
-import { ISSUE_CODE_SIGNATURE } from './migrations/0013-issue-code-generic-plan.js';
+import { STAMPED_ISSUE_CODE_SIGNATURE as ISSUE_CODE_SIGNATURE } from './migrations/0035-audit-stamps.js';
 import { openStore } from './open-store.js';
 import type { Store } from './store.js';
 

@@ -10,7 +10,7 @@ import { poolPreparing, type PreparedStatements } from './prepared-statements.js
 import { WAL_BACKSTOP_PAGES } from './wal-checkpoints.js';
 import { migrate, requireCurrentSchema, schemaState } from './schema.js';
 import { pendingProblems } from './migrations/index.js';
-import { auditRepository } from './sql/audit.js';
+import { type AuditStampKey, auditRepository } from './sql/audit.js';
 import { reportRepository } from './sql/reports.js';
 import { auditTrailRepository } from './sql/audit-trail.js';
 import { leaseRepository, retentionRepository, secretUsageRepository } from './sql/retention.js';
@@ -55,6 +55,11 @@ export interface StoreOptions {
   schema?: 'migrate' | 'require-current' | 'as-is';
   /** Hot statements as named prepared statements on PostgreSQL (default on). */
   preparedStatements?: PreparedStatements;
+  /**
+   * The key that stamps every audit entry written through this store (the current secret's, ADR
+   * 0032); without it entries go unstamped, and no seal chains them.
+   */
+  auditStampKey?: AuditStampKey | undefined;
 }
 
 export interface DatabaseTimeouts {
@@ -134,24 +139,24 @@ function sqliteDb(dataDir: string): Db {
   return embeddedDb(withStatementCache(database), file);
 }
 
-export function storeOver(db: Db, dialect: Dialect): Store {
+export function storeOver(db: Db, dialect: Dialect, stampKey?: AuditStampKey): Store {
   const users = userRepository(db, dialect);
   return {
     kind: dialect,
     users,
-    bulkUsers: bulkUserRepository(db, dialect),
-    groups: groupRepository(db, dialect),
+    bulkUsers: bulkUserRepository(db, dialect, stampKey),
+    groups: groupRepository(db, dialect, stampKey),
     channels: channelRepository(db, dialect),
     channelProofs: channelProofRepository(db),
     registration: registrationRepository(db),
     userPasskeys: userPasskeyRepository(db),
     rememberedDevices: rememberedDeviceRepository(db),
     registrationOidcLinks: registrationOidcLinkRepository(db),
-    codes: codeRepository(db, dialect),
+    codes: codeRepository(db, dialect, stampKey),
     sessions: sessionRepository(db, dialect),
     branding: brandingRepository(db),
     catalogs: catalogRepository(db, dialect),
-    audit: auditRepository(db),
+    audit: auditRepository(db, stampKey),
     auditTrail: auditTrailRepository(db, dialect),
     reports: reportRepository(db),
     outbox: outboxRepository(db),
@@ -176,7 +181,7 @@ export function storeOver(db: Db, dialect: Dialect): Store {
     },
     transaction(work) {
       if (db.isTransaction) return work(this);
-      return db.transaction().execute((trx) => work(storeOver(trx, dialect)));
+      return db.transaction().execute((trx) => work(storeOver(trx, dialect, stampKey)));
     },
     async ping() {
       await sql`select 1`.execute(db);
@@ -235,5 +240,5 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy();
     throw storeConnectionError(error, options);
   }
-  return storeOver(db, dialect);
+  return storeOver(db, dialect, options.auditStampKey);
 }

@@ -44,6 +44,9 @@ export type {
 } from './sql/reports.js';
 export type {
   SealedAuditEntry,
+  WrittenAuditEntry,
+  RefusedAuditEntry,
+  StampJudgement,
   AuditChainMark,
   AuditSealer,
   AuditTrailRepository,

@@ -107,7 +107,18 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
             channel_type: null,
           },
         ]);
-        await old.audit.append({ event: 'code.issued', userId: id, details: { index } }, NOW);
+        // As the previous release wrote them (before the writer's stamp of migration 0035).
+        await target.insert('audit_log', [
+          {
+            id: newId(),
+            at: NOW,
+            event: 'code.issued',
+            user_id: id,
+            actor: null,
+            client_address: null,
+            details: JSON.stringify({ index }),
+          },
+        ]);
         await old.sessions.create({ idHash: newId(), userId: id, createdAt: NOW, lastSeenAt: NOW });
       }
       expect(await old.codes.consume(codeIds[0] ?? '', NOW)).toBe(true);
@@ -142,10 +153,19 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
         // Audit entries gain columns for their place and chain value (0017-audit-chain); users
         // and groups the attributes SCIM keeps (0020-scim-attributes, 0021-scim-modified), all null;
         // audit entries what the reports count them by, generated from their details (0026-report-indexes);
-        // channels who registered them (0027-channel-proofs: the source's, never proven by a person).
+        // channels who registered them (0027-channel-proofs: the source's, never proven by a person);
+        // audit entries their writer's stamp (0035-audit-stamps).
         const added: Record<string, string[]> = {
           channels: ['origin', 'proven_at', 'registered_at'],
-          audit_log: ['seq', 'chain', 'chain_key', 'report_channel', 'report_provider', 'report_reason'],
+          audit_log: [
+            'seq',
+            'chain',
+            'chain_key',
+            'report_channel',
+            'report_provider',
+            'report_reason',
+            'stamp',
+          ],
           users: ['given_name', 'family_name', 'primary_email', 'primary_phone', 'updated_at'],
           groups: ['external_id', 'created_by', 'created_at', 'updated_at'],
         };
@@ -165,6 +185,8 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
       expect(after.codes).toHaveLength(5);
       const issued = (after.audit_log ?? []).filter((row) => row.event === 'code.issued');
       expect(issued).toHaveLength(5);
+      // Left unsealed by the previous release: marked so that the first seal takes them (0035-audit-stamps).
+      for (const row of issued) expect(row.stamp).toBe('legacy');
       for (const row of issued)
         expect(row.report_channel).toBe(
           (JSON.parse(String(row.details)) as { channel?: string }).channel ?? null,

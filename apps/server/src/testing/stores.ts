@@ -2,6 +2,8 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { deriveKeys } from '../crypto/secret-keys.js';
+import { auditStampKeyOf } from '../domain/audit-trail.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { leaseTestDatabase } from './store-templates.js';
@@ -26,6 +28,14 @@ export function storeKindsOf(setting: string | undefined): StoreKind[] {
 
 export const STORE_KINDS: StoreKind[] = storeKindsOf(process.env.DEA_TEST_STORES);
 
+/**
+ * The secret whose audit-entry key stamps what a test store writes (ADR 0032; the CLI's of
+ * testing/cli.ts, CLI_SECRET): a test that seals
+ * or verifies the trail of a test store does so with these keys.
+ */
+export const TEST_STORE_KEYS = deriveKeys(Buffer.alloc(32, 9));
+const auditStampKey = auditStampKeyOf(TEST_STORE_KEYS);
+
 export interface TestStore {
   store: Store;
   /** What opens this same store again (a second instance). */
@@ -44,7 +54,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   const templates = inject('storeTemplates');
   if (kind === 'sqlite') {
     copyFileSync(templates.sqliteFile, join(dataDir, EMBEDDED_STORE_FILE));
-    const store = await openStore({ dataDir });
+    const store = await openStore({ dataDir, auditStampKey });
     return {
       store,
       databaseUrl: undefined,
@@ -56,7 +66,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
     };
   }
   const database = await leaseTestDatabase(inject('postgresUrl'), templates);
-  const store = await openStore({ dataDir, databaseUrl: database.url });
+  const store = await openStore({ dataDir, databaseUrl: database.url, auditStampKey });
   return {
     store,
     databaseUrl: database.url,

@@ -8,8 +8,7 @@ import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect } from 'vitest';
 import { AuditExport } from '../audit-export/audit-export.js';
-import { deriveKeys } from '../crypto/secret-keys.js';
-import { sealAuditTrail } from '../domain/audit-trail.js';
+import { auditStampKeyOf, sealAuditTrail } from '../domain/audit-trail.js';
 import { retentionRulesOf } from '../domain/retention.js';
 import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
 import { Metrics } from '../observability/metrics.js';
@@ -20,7 +19,7 @@ import { CHANNEL_DELIVERY_MODE } from '@dea/contract';
 import { API, bodies } from '../testing/api-bodies.js';
 import { appTest, storeTest } from '../testing/fixtures.js';
 import { createPrivateCa, type PrivateCa } from '../testing/private-ca.js';
-import { STORE_KINDS, type TestStore } from '../testing/stores.js';
+import { STORE_KINDS, TEST_STORE_KEYS, type TestStore } from '../testing/stores.js';
 import type { TestApp, TestUser } from '../testing/test-app.js';
 import { loadConfig } from '../config.js';
 import type { WebhookConfig } from './webhook-settings.js';
@@ -56,6 +55,8 @@ async function receiver(ca: PrivateCa, answer: (index: number, response: ServerR
   return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+// What a test store writes is stamped under these keys' secret.
+const KEYS = TEST_STORE_KEYS;
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
 /** Checks a message with the Standard Webhooks reference library, as a receiver does. */
@@ -87,9 +88,11 @@ async function idsOf(store: Store, event: string): Promise<string[]> {
     .map((entry) => `msg_${entry.id}`);
 }
 
-function secondStore(testStore: TestStore): Promise<Store> {
+/** Another instance's store, which stamps what it writes with the keys of the secret it runs with. */
+function secondStore(testStore: TestStore, keys = KEYS): Promise<Store> {
   return openStore({
     dataDir: testStore.dataDir,
+    auditStampKey: auditStampKeyOf(keys),
     ...(testStore.databaseUrl !== undefined && { databaseUrl: testStore.databaseUrl }),
   });
 }
@@ -349,7 +352,7 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
         DEA_WEBHOOK_CA_FILE: ca.caFile,
       });
       const user = await t.createUser();
-      const other = await secondStore(t.testStore);
+      const other = await secondStore(t.testStore, t.services.keys);
       onTestFinished(() => other.close());
       await other.audit.append(
         {
@@ -438,7 +441,6 @@ describe.each(STORE_KINDS)('webhooks on %s', (kind) => {
   );
 });
 
-const KEYS = deriveKeys(randomBytes(32));
 const silent = pino({ level: 'silent' });
 
 describe.each(STORE_KINDS)('webhooks of two instances on %s', (kind) => {

@@ -4,6 +4,10 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 export const VERIFY_CODE_SIGNATURE =
   'dea_verify_code(text, text, text[], integer, integer, text, bigint, integer, bigint, text, text, text, text, text)';
 
+/** The function as migration 0035 makes it, with the stamps of its entries. */
+export const STAMPED_VERIFY_CODE_SIGNATURE =
+  'dea_verify_code(text, text, text[], integer, integer, text, bigint, integer, bigint, text, text, text, text, text, text, text)';
+
 /**
  * On PostgreSQL, verifying a code is one call of this function instead of about seven statements
  * (issue 34): it counts the attempt, reads the user's policy, finds the usable code the input's
@@ -30,15 +34,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 /**
  * Creates (or replaces) dea_verify_code; `forgetFailures` is the statement by which a success
- * forgets the user's failures (migration 0029 keeps the row and sets it to zero instead).
+ * forgets the user's failures (migration 0029 keeps the row and sets it to zero instead). With
+ * `stamped` (migration 0035) it takes the stamps of its two possible entries as two more arguments
+ * and writes them with the entries.
  */
-export async function createVerifyCodeFunction(db: Kysely<unknown>, forgetFailures: string): Promise<void> {
+export async function createVerifyCodeFunction(
+  db: Kysely<unknown>,
+  forgetFailures: string,
+  stamped = false,
+): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  const stampArguments = stamped ? sql.raw(', p_audit_stamp text, p_second_audit_stamp text') : sql.raw('');
+  const stampColumn = stamped ? sql.raw(', stamp') : sql.raw('');
+  const stampValue = stamped ? sql.raw(', p_audit_stamp') : sql.raw('');
+  const secondStampValue = stamped ? sql.raw(', p_second_audit_stamp') : sql.raw('');
   await sql`
     create or replace function dea_verify_code(
       p_user_id text, p_refusal text, p_candidates text[], p_keys integer, p_default_form integer,
       p_category text, p_now bigint, p_lock_after integer, p_lock_until bigint,
-      p_audit_user_id text, p_actor text, p_client_address text, p_audit_id text, p_second_audit_id text
+      p_audit_user_id text, p_actor text, p_client_address text, p_audit_id text, p_second_audit_id text${stampArguments}
     ) returns text language plpgsql volatile as $body$
     declare
       v_options jsonb;
@@ -117,9 +131,9 @@ export async function createVerifyCodeFunction(db: Kysely<unknown>, forgetFailur
       end if;
 
       if v_counted and v_locked_at is not null and v_failures > p_lock_after then
-        insert into audit_log (id, at, event, user_id, actor, client_address, details)
+        insert into audit_log (id, at, event, user_id, actor, client_address, details${stampColumn})
         values (p_audit_id, p_now, 'code.verify_locked', p_audit_user_id, p_actor, p_client_address,
-                jsonb_build_object('failures', v_failures, 'lockedUntil', v_until_text)::text);
+                jsonb_build_object('failures', v_failures, 'lockedUntil', v_until_text)::text${stampValue});
         return jsonb_build_object('outcome', 'locked', 'entries', jsonb_build_array(jsonb_build_object(
           'id', p_audit_id, 'event', 'code.verify_locked',
           'details', jsonb_build_object('failures', v_failures, 'lockedUntil', v_until_text))))::text;
@@ -141,9 +155,9 @@ export async function createVerifyCodeFunction(db: Kysely<unknown>, forgetFailur
           -- A success forgets the failures, and ends the lock this very attempt may have started.
           ${sql.raw(forgetFailures)}
           v_details := jsonb_build_object('codeId', v_code_id, 'channel', coalesce(v_channel, 'screen'));
-          insert into audit_log (id, at, event, user_id, actor, client_address, details)
+          insert into audit_log (id, at, event, user_id, actor, client_address, details${stampColumn})
           values (p_audit_id, p_now, 'code.used', p_audit_user_id, p_actor, p_client_address,
-                  v_details::text);
+                  v_details::text${stampValue});
           return jsonb_build_object('outcome', 'used', 'codeId', v_code_id, 'entries',
             jsonb_build_array(jsonb_build_object('id', p_audit_id, 'event', 'code.used',
                                                  'details', v_details)))::text;
@@ -154,17 +168,17 @@ export async function createVerifyCodeFunction(db: Kysely<unknown>, forgetFailur
       v_details := case when v_counted
                         then jsonb_build_object('reason', v_refusal, 'failures', v_failures)
                         else jsonb_build_object('reason', v_refusal) end;
-      insert into audit_log (id, at, event, user_id, actor, client_address, details)
+      insert into audit_log (id, at, event, user_id, actor, client_address, details${stampColumn})
       values (p_audit_id, p_now, 'code.verify_failed', p_audit_user_id, p_actor, p_client_address,
-              v_details::text);
+              v_details::text${stampValue});
       v_entries := jsonb_build_array(jsonb_build_object('id', p_audit_id, 'event', 'code.verify_failed',
                                                         'details', v_details));
       -- Increments are atomic, so exactly one failure reaches the limit: that one started the lock.
       if v_counted and v_failures = p_lock_after and v_locked_at is not null then
         v_details := jsonb_build_object('failures', v_failures, 'lockedUntil', v_until_text);
-        insert into audit_log (id, at, event, user_id, actor, client_address, details)
+        insert into audit_log (id, at, event, user_id, actor, client_address, details${stampColumn})
         values (p_second_audit_id, p_now, 'code.verify_lockout', p_audit_user_id, p_actor,
-                p_client_address, v_details::text);
+                p_client_address, v_details::text${secondStampValue});
         v_entries := v_entries || jsonb_build_array(jsonb_build_object(
           'id', p_second_audit_id, 'event', 'code.verify_lockout', 'details', v_details));
       end if;
@@ -173,7 +187,9 @@ export async function createVerifyCodeFunction(db: Kysely<unknown>, forgetFailur
     $body$`.execute(db);
   // Plans kept per connection whatever the statistics, as dea_issue_code's (migration 0013).
   await sql
-    .raw(`alter function ${VERIFY_CODE_SIGNATURE} set plan_cache_mode = force_generic_plan`)
+    .raw(
+      `alter function ${stamped ? STAMPED_VERIFY_CODE_SIGNATURE : VERIFY_CODE_SIGNATURE} set plan_cache_mode = force_generic_plan`,
+    )
     .execute(db);
 }
 

@@ -33,6 +33,7 @@ import * as userPasskeys from './0031-user-passkeys.js';
 import * as purgeIndexes from './0032-purge-indexes.js';
 import * as rememberedDevices from './0033-remembered-devices.js';
 import * as codesUsedInPlace from './0034-codes-used-in-place.js';
+import * as auditStamps from './0035-audit-stamps.js';
 import * as registrationOidcLinks from './0037-registration-oidc-links.js';
 import * as blockedAddresses from './0036-blocked-addresses.js';
 
@@ -78,6 +79,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0032-purge-indexes': purgeIndexes,
   '0033-remembered-devices': rememberedDevices,
   '0034-codes-used-in-place': codesUsedInPlace,
+  '0035-audit-stamps': auditStamps,
   '0037-registration-oidc-links': registrationOidcLinks,
   '0036-blocked-addresses': blockedAddresses,
 };

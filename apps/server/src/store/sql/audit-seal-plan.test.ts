@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deriveKeys } from '../../crypto/secret-keys.js';
-import { auditSealer, SEAL_BATCH } from '../../domain/audit-trail.js';
+import { auditSealer, auditStampKeyOf, SEAL_BATCH } from '../../domain/audit-trail.js';
 import { recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';
@@ -15,12 +15,13 @@ import type { Store } from '../store.js';
  * scanned the batch's values. The seal's UPDATE must lead with the batch's values and find each
  * entry by its id, never by that index (`store/sql/audit-trail.ts`).
  */
+const KEYS = deriveKeys(randomBytes(32));
 let dataDir: string;
 let store: Store;
 
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'dea-seal-plan-'));
-  store = await openStore({ dataDir });
+  store = await openStore({ dataDir, auditStampKey: auditStampKeyOf(KEYS) });
 });
 
 afterEach(async () => {
@@ -35,7 +36,7 @@ describe('sealing the audit trail on the embedded store', () => {
     for (let index = 0; index < count; index += 1)
       await store.audit.append({ event: 'user.created', actor: 'cli', details: { index } }, 1_000 + index);
     const prepared = recordSqlitePrepares();
-    const sealer = auditSealer(deriveKeys(randomBytes(32)));
+    const sealer = auditSealer(KEYS);
     expect(await store.auditTrail.seal(sealer, SEAL_BATCH, 5_000)).toBe(count);
     const updates = prepared.filter((source) => /update audit_log set seq/.test(source));
     // One text for a full batch and one for the rest.

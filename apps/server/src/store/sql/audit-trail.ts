@@ -4,15 +4,32 @@ import { auditEntryOf } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import { type Db, type Dialect } from './db.js';
 
+/** An audit entry as written, with what its stamp covers (ADR 0032). */
+export interface WrittenAuditEntry extends AuditEntry {
+  /** The details exactly as stored, which the stamp and the chain value cover. */
+  detailsText: string;
+  /** The writer's stamp; null when none (not written by the product), 'legacy' (an older version's). */
+  stamp: string | null;
+}
+
 /** An audit entry as sealed in the trail (ADR 0018). */
-export interface SealedAuditEntry extends AuditEntry {
+export interface SealedAuditEntry extends WrittenAuditEntry {
   seq: number;
   chain: string;
   /** The fingerprint of the secret whose key made the chain value. */
   chainKey: string;
-  /** The details exactly as stored, which the chain value covers. */
-  detailsText: string;
 }
+
+/** What a sealer makes of an entry's stamp. */
+export type StampJudgement =
+  /** Stamped under a key the sealer knows, and the stamp matches. */
+  | 'valid'
+  /** Without a stamp, or one that does not match under the key it names. */
+  | 'invalid'
+  /** Left unsealed by a version before stamps (migration 0035). */
+  | 'legacy'
+  /** Stamped under a secret the sealer does not hold (the fingerprint it names). */
+  | { unknownKey: string };
 
 /** The head of the chain ('head') or a checkpoint ('checkpoint:<seq>'), signed. */
 export interface AuditChainMark {
@@ -31,7 +48,16 @@ export interface AuditSealer {
   chainKey: string;
   chainOf(previous: string, entry: Omit<SealedAuditEntry, 'chain' | 'chainKey'>): string;
   macOf(mark: Omit<AuditChainMark, 'mac' | 'chainKey'>): string;
+  /** Whether the entry's stamp shows the product wrote it (ADR 0032). */
+  stampOf(entry: WrittenAuditEntry): StampJudgement;
+  /** Whether a mark's signature matches; undefined when the sealer holds no key of its secret. */
+  markIsSigned(mark: AuditChainMark): boolean | undefined;
+  /** What the entry after a cut end of the trail is chained onto instead of its predecessor. */
+  cutLinkOf(previous: string, previousSeq: number): string;
 }
+
+/** An entry a seal set aside: written without a valid stamp, so not by the product. */
+export type RefusedAuditEntry = WrittenAuditEntry;
 
 /**
  * The audit trail's one order and chain. Entries are written unsealed in the transaction of
@@ -42,8 +68,23 @@ export interface AuditSealer {
 export interface AuditTrailRepository {
   /** Seals at most `limit` entries; answers how many. */
   seal(sealer: AuditSealer, limit: number, now: number): Promise<number>;
+  /**
+   * Gives an unused store's trail its signed head at place 0 (its first seal then needs no other
+   * evidence that the trail is whole); does nothing on a store that was used (ADR 0032).
+   */
+  begin(sealer: AuditSealer, now: number): Promise<void>;
+  /**
+   * Whether anything shows the trail was ever sealed: a sealed entry, a mark, a destination's
+   * position, or the secret's fingerprint a server records at its start.
+   */
+  wasUsed(): Promise<boolean>;
   /** Sealed entries after `seq`, in the trail's order. */
   sealedAfter(seq: number, limit: number): Promise<SealedAuditEntry[]>;
+  /** Unsealed entries (not set aside) after `after` in the seal's order (time, then id). */
+  unsealed(after: { at: number; id: string } | undefined, limit: number): Promise<WrittenAuditEntry[]>;
+  /** Entries a seal set aside (not written by the product), oldest first. */
+  refused(limit: number): Promise<RefusedAuditEntry[]>;
+  refusedCount(): Promise<number>;
   /** The first sealed entry written at or after `at`. */
   firstSealedSince(at: number): Promise<number | undefined>;
   unsealedCount(): Promise<number>;
@@ -68,6 +109,14 @@ export interface AuditTrailRepository {
 }
 
 const HEAD = 'head';
+/** The chain_key of an entry a seal set aside: written without a valid stamp (ADR 0032). */
+export const REFUSED = 'refused';
+/** The stamp of an entry an older version left unsealed (migration 0035). */
+export const LEGACY = 'legacy';
+/** Set by migration 0035 on a store whose trail was never sealed: its first start gives it a head. */
+export const UNSEALED_AT_0035_KEY = 'audit.unsealed_at_0035';
+/** Where a server records its secret's fingerprint (secret-fingerprint.ts). */
+const SECRET_FINGERPRINT_KEY = 'secret.fingerprint';
 
 /** PostgreSQL's unique_violation, SQLite's SQLITE_CONSTRAINT_UNIQUE: another sealer took the place. */
 /** The PostgreSQL advisory lock (transaction-level) under which sealers place entries in turn. */
@@ -116,21 +165,28 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         .limit(sql.lit(1));
       const head = db.selectFrom('audit_chain').where('name', '=', HEAD);
       // Each a scalar subquery, which both stores run once for the statement.
-      return db
-        .selectFrom('audit_log')
-        .select(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
-        .select([
-          last.select('seq').as('last_seq'),
-          last.select('chain').as('last_chain'),
-          last.select('chain_key').as('last_chain_key'),
-          head.select('seq').as('head_seq'),
-          head.select('chain').as('head_chain'),
-          head.select('chain_key').as('head_chain_key'),
-        ])
-        .where('seq', 'is', null)
-        .orderBy('at')
-        .orderBy('id')
-        .limit(sql.lit(limit));
+      return (
+        db
+          .selectFrom('audit_log')
+          .select(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details', 'stamp'])
+          .select([
+            last.select('seq').as('last_seq'),
+            last.select('chain').as('last_chain'),
+            last.select('chain_key').as('last_chain_key'),
+            head.select('seq').as('head_seq'),
+            head.select('chain').as('head_chain'),
+            head.select('chain_key').as('head_chain_key'),
+            head.select('at').as('head_at'),
+            head.select('reason').as('head_reason'),
+            head.select('mac').as('head_mac'),
+          ])
+          // Entries a seal set aside (chain_key 'refused') are left out, as the index does.
+          .where('seq', 'is', null)
+          .where('chain_key', 'is', null)
+          .orderBy('at')
+          .orderBy('id')
+          .limit(sql.lit(limit))
+      );
     });
   // One statement per batch size: the server seals SEAL_BATCH at a time, tests a few sizes more.
   const oldestUnsealedBySize = new Map<number, ReturnType<typeof oldestUnsealedOf>>();
@@ -171,7 +227,49 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
             .where(sql<boolean>`audit_chain.seq < ${values.seq}`),
         ),
   );
-  return {
+  // The secret the store records (a server's start, secret-fingerprint.ts): an entry stamped under
+  // it waits for a sealer that holds it; any other unknown fingerprint is not the product's.
+  const storeFingerprint = async (): Promise<string | undefined> =>
+    (await db.selectFrom('meta').select('value').where('key', '=', SECRET_FINGERPRINT_KEY).executeTakeFirst())
+      ?.value;
+  const stampedSealed = async (): Promise<boolean> =>
+    (await db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('seq', 'is not', null)
+      .where('stamp', 'is not', null)
+      .where('stamp', '<>', LEGACY)
+      .limit(1)
+      .executeTakeFirst()) !== undefined;
+  // Why the end of the trail is not where a seal may go on from, if it is not.
+  const cutOf = async (
+    sealer: AuditSealer,
+    ends: {
+      head_seq: number | string | null;
+      head_chain: string | null;
+      head_chain_key: string | null;
+      head_at: number | string | null;
+      head_reason: string | null;
+      head_mac: string | null;
+    },
+    lastSeq: number,
+  ): Promise<string | undefined> => {
+    if (ends.head_seq === null) {
+      if (lastSeq > 0) return 'the head of the trail was missing';
+      return (await auditTrail.wasUsed()) ? 'the trail and its head were missing (emptied)' : undefined;
+    }
+    const signed = sealer.markIsSigned({
+      name: HEAD,
+      seq: Number(ends.head_seq),
+      chain: ends.head_chain ?? '',
+      reason: ends.head_reason ?? '',
+      at: Number(ends.head_at ?? 0),
+      chainKey: ends.head_chain_key ?? '',
+      mac: ends.head_mac ?? '',
+    });
+    return signed === false ? 'the head of the trail was changed (its signature did not match)' : undefined;
+  };
+  const auditTrail: AuditTrailRepository = {
     async seal(sealer, limit, now) {
       // Optimistic and without a transaction held across statements: the places are given by one
       // UPDATE that applies only while the trail still ends where this sealer read it, and the
@@ -181,16 +279,57 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
       // same process, which waits for the lock with the thread.)
       let sealed = 0;
       for (let attempt = 0; attempt < 50; attempt += 1) {
-        const rows = (await oldestUnsealed(limit).run(db, {})).rows;
-        const ends = rows[0];
+        const read = (await oldestUnsealed(limit).run(db, {})).rows;
+        const ends = read[0];
         if (ends === undefined) return sealed;
+        // Only what the product wrote is chained (ADR 0032): an entry without a valid stamp is set
+        // aside; one stamped under a secret this sealer does not hold waits for a sealer that does
+        // (an instance with the other secret during a rotation), if it is the store's secret.
+        const written = read.map((row) => ({
+          row,
+          entry: { ...auditEntryOf(row), detailsText: row.details, stamp: row.stamp },
+        }));
+        const judged = written.map((item) => ({ ...item, judgement: sealer.stampOf(item.entry) }));
+        const refused = judged.filter(({ judgement }) => judgement === 'invalid').map(({ row }) => row.id);
+        const unknownKeys = new Set(
+          judged.flatMap(({ judgement }) => (typeof judgement === 'object' ? [judgement.unknownKey] : [])),
+        );
+        const storeSecret = unknownKeys.size > 0 ? await storeFingerprint() : undefined;
+        for (const { judgement, row } of judged)
+          if (typeof judgement === 'object' && judgement.unknownKey !== storeSecret) refused.push(row.id);
+        // What an older version left unsealed, only while no stamped entry is sealed.
+        if (judged.some(({ judgement }) => judgement === 'legacy') && (await stampedSealed()))
+          for (const { judgement, row } of judged) if (judgement === 'legacy') refused.push(row.id);
+        if (refused.length > 0) {
+          await db
+            .updateTable('audit_log')
+            .set({ chain_key: REFUSED })
+            .where('id', 'in', refused)
+            .where('seq', 'is', null)
+            .execute();
+          continue;
+        }
+        const rows = judged.filter(({ judgement }) => judgement === 'valid' || judgement === 'legacy');
+        if (rows.length === 0) return sealed;
         const lastSeq = Number(ends.last_seq ?? 0);
         // After a purge that removed every sealed entry, the signed head says where the trail ends.
         const fromHead = ends.head_seq !== null && Number(ends.head_seq) > lastSeq;
         const base = fromHead ? Number(ends.head_seq) : lastSeq;
         const baseChain = (fromHead ? ends.head_chain : ends.last_chain) ?? '';
         const baseKey = (fromHead ? ends.head_chain_key : ends.last_chain_key) ?? '';
-        if (base > 0 && baseKey !== sealer.chainKey) {
+        // A head removed or changed (the end of the trail cut, or the trail emptied): the cut stays
+        // in the chain, which goes on from a link only a holder of the secret makes (ADR 0032).
+        const cut = await cutOf(sealer, ends, lastSeq);
+        let chain = baseChain;
+        if (cut !== undefined) {
+          chain = sealer.cutLinkOf(baseChain, base);
+          const mark = { name: `cut:${base}`, seq: base, chain, reason: `cut:${cut}`, at: now };
+          await db
+            .insertInto('audit_chain')
+            .values({ ...mark, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
+            .onConflict((oc) => oc.column('name').doNothing())
+            .execute();
+        } else if (base > 0 && baseKey !== sealer.chainKey) {
           // A new secret: a checkpoint under its key vouches for the chain so far.
           const checkpoint = {
             name: `checkpoint:${base}`,
@@ -206,10 +345,9 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
             .execute();
         }
         let seq = base;
-        let chain = baseChain;
-        const values = rows.map((row) => {
+        const values = rows.map(({ row, entry }) => {
           seq += 1;
-          chain = sealer.chainOf(chain, { seq, ...auditEntryOf(row), detailsText: row.details });
+          chain = sealer.chainOf(chain, { seq, ...entry });
           return sql`(${row.id}, ${seq}, ${chain})`;
         });
         const seqType = sql.raw(dialect === 'postgres' ? 'bigint' : 'integer');
@@ -247,9 +385,69 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
           const mark = { name: HEAD, seq, chain, reason: HEAD, at: now };
           await markHead.run(db, { seq, chain, at: now, chainKey: sealer.chainKey, mac: sealer.macOf(mark) });
         }
-        if (rows.length < limit && updated === rows.length) return sealed;
+        if (read.length < limit && updated === rows.length) return sealed;
       }
       return sealed;
+    },
+    async begin(sealer, now) {
+      // Used: a sealed entry, a mark or a destination's position; or a server recorded its secret,
+      // unless migration 0035 found the trail never sealed (a store nothing was written to yet).
+      const { rows } = await sql<{ used: number | string; fresh: number | string }>`select
+          (select count(*) from (select 1 from audit_log where seq is not null limit 1) s)
+          + (select count(*) from (select 1 from audit_chain limit 1) c)
+          + (select count(*) from (select 1 from audit_export_positions where seq > 0 limit 1) p) as used,
+          (select count(*) from meta where key = ${UNSEALED_AT_0035_KEY}) as fresh`.execute(db);
+      if (Number(rows[0]?.used ?? 0) > 0) return;
+      if (Number(rows[0]?.fresh ?? 0) === 0 && (await storeFingerprint()) !== undefined) return;
+      const mark = { name: HEAD, seq: 0, chain: '', reason: HEAD, at: now };
+      await db
+        .insertInto('audit_chain')
+        .values({ ...mark, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
+      await db.deleteFrom('meta').where('key', '=', UNSEALED_AT_0035_KEY).execute();
+    },
+    async wasUsed() {
+      const { rows } = await sql<{ used: number | string }>`select
+          (select count(*) from (select 1 from audit_log where seq is not null limit 1) s)
+          + (select count(*) from (select 1 from audit_chain limit 1) c)
+          + (select count(*) from (select 1 from audit_export_positions where seq > 0 limit 1) p)
+          + (select count(*) from meta where key = ${SECRET_FINGERPRINT_KEY}) as used`.execute(db);
+      return Number(rows[0]?.used ?? 0) > 0;
+    },
+    async unsealed(after, limit) {
+      let query = db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('seq', 'is', null)
+        .where('chain_key', 'is', null);
+      if (after !== undefined)
+        query = query.where((eb) =>
+          eb.or([eb('at', '>', after.at), eb.and([eb('at', '=', after.at), eb('id', '>', after.id)])]),
+        );
+      const rows = await query.orderBy('at').orderBy('id').limit(limit).execute();
+      return rows.map((row) => ({ ...auditEntryOf(row), detailsText: row.details, stamp: row.stamp }));
+    },
+    async refused(limit) {
+      const rows = await db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('seq', 'is', null)
+        .where('chain_key', '=', REFUSED)
+        .orderBy('at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ ...auditEntryOf(row), detailsText: row.details, stamp: row.stamp }));
+    },
+    async refusedCount() {
+      const row = await db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('seq', 'is', null)
+        .where('chain_key', '=', REFUSED)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
     },
     async sealedAfter(after, limit) {
       const rows = await db
@@ -263,6 +461,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         (row): SealedAuditEntry => ({
           ...auditEntryOf(row),
           detailsText: row.details,
+          stamp: row.stamp,
           seq: Number(row.seq),
           chain: row.chain ?? '',
           chainKey: row.chain_key ?? '',
@@ -362,4 +561,5 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         .execute();
     },
   };
+  return auditTrail;
 }

@@ -1,5 +1,6 @@
 import type { AuditEventName } from '../audit-event-names.js';
 import { newId } from '../../crypto/ids.js';
+import { entryStampOf, verificationStampOf } from '../../crypto/audit-chain.js';
 import { type CompiledQuery, type Selectable, sql } from 'kysely';
 import type { AuditLogTable } from '../database.js';
 import { compiledOnce } from './compiled-once.js';
@@ -40,13 +41,25 @@ export interface AuditFilter {
   userInGroups?: readonly string[];
 }
 
+/**
+ * The key that stamps every entry this store writes (the current secret's audit-entry key, by its
+ * fingerprint; ADR 0032). A store opened without one writes entries no seal chains.
+ */
+export interface AuditStampKey {
+  fingerprint: string;
+  key: Buffer;
+}
+
 export interface AuditRepository {
   append(entry: NewAuditEntry, at: number): Promise<void>;
   list(filter: AuditFilter): Promise<AuditEntry[]>;
 }
 
 /** Writes audit entries, on the store or inside a transaction of it (compiled once: most calls write one). */
-export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: number) => Promise<void> {
+export function auditInserter(
+  db: Db,
+  stampKey: AuditStampKey | undefined,
+): (target: Db, entry: NewAuditEntry, at: number) => Promise<void> {
   const insert = compiledOnce(db, (row: AuditRow) =>
     db.insertInto('audit_log').values({
       id: row.id,
@@ -56,10 +69,11 @@ export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: nu
       actor: row.actor,
       client_address: row.client_address,
       details: row.details,
+      stamp: row.stamp,
     }),
   );
   return async (target, entry, at) => {
-    await insert.run(target, auditRowOf(entry, at));
+    await insert.run(target, auditRowOf(entry, at, stampKey));
   };
 }
 
@@ -68,11 +82,16 @@ export function auditInserter(db: Db): (target: Db, entry: NewAuditEntry, at: nu
  * before it on the connection changed a row (SQLite's changes()): a change and its entry in one
  * transaction whose statements need not wait for each other's answers.
  */
-export function auditInsertIfChanged(db: Db, entry: NewAuditEntry, at: number): CompiledQuery {
-  const row = auditRowOf(entry, at);
+export function auditInsertIfChanged(
+  db: Db,
+  entry: NewAuditEntry,
+  at: number,
+  stampKey: AuditStampKey | undefined,
+): CompiledQuery {
+  const row = auditRowOf(entry, at, stampKey);
   return db
     .insertInto('audit_log')
-    .columns(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details'])
+    .columns(['id', 'at', 'event', 'user_id', 'actor', 'client_address', 'details', 'stamp'])
     .expression(
       db
         .selectNoFrom((eb) => [
@@ -83,6 +102,7 @@ export function auditInsertIfChanged(db: Db, entry: NewAuditEntry, at: number): 
           eb.val(row.actor).as('actor'),
           eb.val(row.client_address).as('client_address'),
           eb.val(row.details).as('details'),
+          eb.val(row.stamp).as('stamp'),
         ])
         .where(sql<boolean>`changes() > 0`),
     )
@@ -92,9 +112,9 @@ export function auditInsertIfChanged(db: Db, entry: NewAuditEntry, at: number): 
 /** What is written of an audit entry; the store seals it (seq, chain) afterwards. */
 export type AuditRow = Omit<Selectable<AuditLogTable>, 'seq' | 'chain' | 'chain_key'>;
 
-/** The stored row of an audit entry. */
-export function auditRowOf(entry: NewAuditEntry, at: number): AuditRow {
-  return {
+/** The stored row of an audit entry, stamped with the store's key (unstamped without one). */
+export function auditRowOf(entry: NewAuditEntry, at: number, stampKey: AuditStampKey | undefined): AuditRow {
+  const row = {
     id: entry.id ?? newId(at),
     at,
     event: entry.event,
@@ -103,10 +123,42 @@ export function auditRowOf(entry: NewAuditEntry, at: number): AuditRow {
     client_address: entry.clientAddress ?? null,
     details: JSON.stringify(entry.details ?? {}),
   };
+  return {
+    ...row,
+    stamp:
+      stampKey === undefined
+        ? null
+        : entryStampOf(stampKey.key, stampKey.fingerprint, {
+            id: row.id,
+            at: row.at,
+            event: row.event,
+            userId: row.user_id,
+            actor: row.actor,
+            clientAddress: row.client_address,
+            details: row.details,
+          }),
+  };
+}
+
+/**
+ * The stamp of an entry a code's verification writes inside PostgreSQL (`dea_verify_code`, which
+ * decides its event and details): null without a key.
+ */
+export function verificationStamp(
+  stampKey: AuditStampKey | undefined,
+  entry: {
+    id: string;
+    at: number;
+    userId: string | null;
+    actor: string | null;
+    clientAddress: string | null;
+  },
+): string | null {
+  return stampKey === undefined ? null : verificationStampOf(stampKey.key, stampKey.fingerprint, entry);
 }
 
 /** An entry as the store answers it, from its row (the trail adds the details' text, place and chain). */
-export function auditEntryOf(row: AuditRow): AuditEntry {
+export function auditEntryOf(row: Omit<AuditRow, 'stamp'>): AuditEntry {
   return {
     id: row.id,
     at: Number(row.at),
@@ -118,8 +170,8 @@ export function auditEntryOf(row: AuditRow): AuditEntry {
   };
 }
 
-export function auditRepository(db: Db): AuditRepository {
-  const insert = auditInserter(db);
+export function auditRepository(db: Db, stampKey: AuditStampKey | undefined): AuditRepository {
+  const insert = auditInserter(db, stampKey);
   return {
     append: (entry, at) => insert(db, entry, at),
     async list(filter) {

@@ -1,5 +1,5 @@
 import type { Username } from '@dea/contract';
-import { auditRowOf, type NewAuditEntry } from './audit.js';
+import { type AuditStampKey, auditRowOf, type NewAuditEntry } from './audit.js';
 import { flag, type Db, type Dialect } from './db.js';
 import type { NewUser, UserSource } from './users.js';
 
@@ -43,7 +43,11 @@ function chunks<T>(rows: readonly T[]): T[][] {
   return result;
 }
 
-export function bulkUserRepository(db: Db, dialect: Dialect): BulkUserRepository {
+export function bulkUserRepository(
+  db: Db,
+  dialect: Dialect,
+  stampKey: AuditStampKey | undefined,
+): BulkUserRepository {
   return {
     async taken(source, externalIds, usernames) {
       const found = { externalIds: new Set<string>(), usernames: new Set<string>() };
@@ -121,7 +125,7 @@ export function bulkUserRepository(db: Db, dialect: Dialect): BulkUserRepository
       for (const part of chunks(batch.audit))
         await db
           .insertInto('audit_log')
-          .values(part.map((entry) => auditRowOf(entry, at)))
+          .values(part.map((entry) => auditRowOf(entry, at, stampKey)))
           .execute();
     },
   };

@@ -6,7 +6,7 @@ import { digestBytes, keyedHash, sameDigest } from '../../crypto/keyed-hash.js';
 import type { AuditEventName } from '../audit-event-names.js';
 import { failureClearer, failureRecorder, type VerifyFailureRule } from './verify-failures.js';
 import type { CodesTable } from '../database.js';
-import { auditInserter, auditRowOf } from './audit.js';
+import { type AuditStampKey, auditInserter, auditRowOf, verificationStamp } from './audit.js';
 import { PREPARED_MARK } from '../prepared-statements.js';
 import { compiledOnce } from './compiled-once.js';
 import { sharingTransactions } from './shared-transactions.js';
@@ -124,10 +124,15 @@ const DECOY_CODE_HASH = digestBytes(keyedHash(randomBytes(32), 'no code'));
 
 const isoOf = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
 
-const VERIFY_CODE_CALL = `${PREPARED_MARK}select dea_verify_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as answer`;
+const VERIFY_CODE_CALL = `${PREPARED_MARK}select dea_verify_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) as answer`;
 
-function verifyArguments(call: VerifyCall): unknown[] {
+function verifyArguments(call: VerifyCall, stampKey: AuditStampKey | undefined): unknown[] {
   const { now, rule, audit } = call;
+  // The entries' ids, and their stamps (migration 0035): the function decides their event and details.
+  const [first, second] = [newId(now), newId(now)].map((id) => ({
+    id,
+    stamp: verificationStamp(stampKey, { id, at: now, ...audit }),
+  }));
   return [
     call.userId,
     call.refusal,
@@ -141,8 +146,10 @@ function verifyArguments(call: VerifyCall): unknown[] {
     audit.userId,
     audit.actor,
     audit.clientAddress,
-    newId(now),
-    newId(now),
+    first?.id,
+    second?.id,
+    first?.stamp,
+    second?.stamp,
   ];
 }
 
@@ -163,6 +170,8 @@ const VERIFY_CODE_COLUMNS = [
   ['client_address', 'text'],
   ['audit_id', 'text'],
   ['second_audit_id', 'text'],
+  ['audit_stamp', 'text'],
+  ['second_audit_stamp', 'text'],
 ] as const;
 
 const VERIFY_CODES_CALL = `${PREPARED_MARK}select t.ord, dea_verify_code(${VERIFY_CODE_COLUMNS.map(
@@ -185,7 +194,7 @@ interface FunctionAnswer {
  */
 const STILL_USABLE = sql.lit(0);
 
-const ISSUE_CODE_CALL = `${PREPARED_MARK}select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) as outcome,
+const ISSUE_CODE_CALL = `${PREPARED_MARK}select dea_issue_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) as outcome,
   ${channelsOfUserJson('$2')} as channels`;
 
 interface IssueCall {
@@ -195,8 +204,11 @@ interface IssueCall {
 }
 
 /** dea_issue_code's arguments for one issue, in the order of ISSUE_CODE_COLUMNS. */
-function issueArguments({ code, maxUnused, audit }: IssueCall): unknown[] {
-  const entry = auditRowOf(audit, code.createdAt);
+function issueArguments(
+  { code, maxUnused, audit }: IssueCall,
+  stampKey: AuditStampKey | undefined,
+): unknown[] {
+  const entry = auditRowOf(audit, code.createdAt, stampKey);
   return [
     code.id,
     code.userId,
@@ -212,6 +224,7 @@ function issueArguments({ code, maxUnused, audit }: IssueCall): unknown[] {
     entry.actor,
     entry.client_address,
     entry.details,
+    entry.stamp,
   ];
 }
 
@@ -237,6 +250,7 @@ const ISSUE_CODE_COLUMNS = [
   ['audit_actor', 'text'],
   ['audit_client_address', 'text'],
   ['audit_details', 'text'],
+  ['audit_stamp', 'text'],
 ] as const;
 
 const ISSUE_CODES_CALL = `${PREPARED_MARK}select t.ord, dea_issue_code(${ISSUE_CODE_COLUMNS.map(([name]) => `t.${name}`).join(', ')}) as outcome,
@@ -244,8 +258,12 @@ const ISSUE_CODES_CALL = `${PREPARED_MARK}select t.ord, dea_issue_code(${ISSUE_C
   from unnest(${ISSUE_CODE_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')})
   with ordinality as t(${ISSUE_CODE_COLUMNS.map(([name]) => name).join(', ')}, ord)`;
 
-export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
-  const insertAudit = auditInserter(db);
+export function codeRepository(
+  db: Db,
+  dialect: Dialect,
+  stampKey: AuditStampKey | undefined,
+): CodeRepository {
+  const insertAudit = auditInserter(db, stampKey);
   const channelsOfUser = channelsOfUserStatement(db);
   // Issuing a code is a hot path. On the embedded store it is a transaction of statements compiled
   // once; SQLite needs no row lock: its single connection runs one transaction at a time. The issues
@@ -328,7 +346,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   // On PostgreSQL the same steps are one call of dea_issue_code (migration 0011): one round trip.
   const issueInOneCall = async (call: IssueCall) => {
     const result = await db.executeQuery<{ outcome: string; channels: ChannelRow[] | null }>(
-      CompiledQuery.raw(ISSUE_CODE_CALL, issueArguments(call)),
+      CompiledQuery.raw(ISSUE_CODE_CALL, issueArguments(call, stampKey)),
     );
     return outcomeOf(result.rows[0]?.outcome, result.rows[0]?.channels ?? null);
   };
@@ -339,7 +357,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     const userOf = (index: number) => items[index]!.code.userId;
     const order = items.map((_, index) => index);
     order.sort((a, b) => (userOf(a) === userOf(b) ? a - b : userOf(a) < userOf(b) ? -1 : 1));
-    const rows = order.map((index) => issueArguments(items[index]!));
+    const rows = order.map((index) => issueArguments(items[index]!, stampKey));
     const columns = ISSUE_CODE_COLUMNS.map((_, column) => rows.map((row) => row[column]));
     const result = await db.executeQuery<{
       ord: number | string;
@@ -497,7 +515,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
   // statement, so that a gathered statement that did its work is never run again call by call.
   const verifyInOneCall = async (call: VerifyCall): Promise<string | undefined> => {
     const result = await db.executeQuery<{ answer: string }>(
-      CompiledQuery.raw(VERIFY_CODE_CALL, verifyArguments(call)),
+      CompiledQuery.raw(VERIFY_CODE_CALL, verifyArguments(call, stampKey)),
     );
     return result.rows[0]?.answer;
   };
@@ -510,7 +528,7 @@ export function codeRepository(db: Db, dialect: Dialect): CodeRepository {
     const order = calls.map((_, index) => index);
     order.sort((a, b) => (userOf(a) === userOf(b) ? a - b : userOf(a) < userOf(b) ? -1 : 1));
     const rows = order.map((index) => {
-      const row = verifyArguments(calls[index]!);
+      const row = verifyArguments(calls[index]!, stampKey);
       row[2] = (row[2] as string[]).join(',');
       return row;
     });

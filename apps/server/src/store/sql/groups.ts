@@ -1,6 +1,6 @@
 import { CompiledQuery, type Expression, type QueryResult, sql } from 'kysely';
 import type { UserSource } from '../store.js';
-import { auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit.js';
+import { type AuditStampKey, auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { readsGatheredByTurn } from './by-turn.js';
@@ -207,11 +207,16 @@ function groupTouched(db: Db, groupId: string, at: number, onlyIfChanged: boolea
  * beside a server) until busy_timeout. Each audit entry is inserted only when the statement before
  * it changed a row (SQLite's changes()).
  */
-async function sqliteWrite(db: Db, writes: readonly AuditedGroupWrite[], at: number): Promise<boolean[]> {
+async function sqliteWrite(
+  db: Db,
+  writes: readonly AuditedGroupWrite[],
+  at: number,
+  stampKey: AuditStampKey | undefined,
+): Promise<boolean[]> {
   const statements = writes.map(({ change, audit }) => ({
     change: changeStatement(db, change, at),
     touch: isMembership(change) ? groupTouched(db, change.groupId, at, true) : undefined,
-    audit: auditInsertIfChanged(db, audit, at),
+    audit: auditInsertIfChanged(db, audit, at, stampKey),
   }));
   return db.getExecutor().provideConnection(async (connection) => {
     // The SQLite driver runs each statement as it is called: nothing below awaits until the commit.
@@ -291,8 +296,12 @@ export function policyOptionsOf(text: string): Record<string, unknown> {
   return parsed;
 }
 
-export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
-  const insertAudit = auditInserter(db);
+export function groupRepository(
+  db: Db,
+  dialect: Dialect,
+  stampKey: AuditStampKey | undefined,
+): GroupRepository {
+  const insertAudit = auditInserter(db, stampKey);
   // Every code issued asks for its user's policy.
   const policyOfUser = policyOfUserStatement(db);
   // A code on screen asks for two categories' policies: the rows of both, in the order that
@@ -534,7 +543,7 @@ export function groupRepository(db: Db, dialect: Dialect): GroupRepository {
       };
       // Within a transaction of the store (Store.transaction), they are part of it.
       if (db.isTransaction) return writeAll(db);
-      if (dialect === 'sqlite') return sqliteWrite(db, writes, at);
+      if (dialect === 'sqlite') return sqliteWrite(db, writes, at, stampKey);
       return db.transaction().execute(writeAll);
     },
   };
