@@ -51,7 +51,9 @@ export interface TestOidcProvider {
  * A real OpenID provider (oidc-provider, certified) on a free port of 127.0.0.1, with its own
  * login and consent pages. Its ID tokens carry the person's groups and amr; the login page's name
  * is the account, its amr and acr those of the person (the login page has no second factor of its
- * own). Refresh tokens are issued to the one client, whose redirect URI is `redirectUri`.
+ * own), its time (auth_time) that of `clock`. A browser that keeps its cookies (`browser`) signs in
+ * again through the provider's session without a login, unless asked for one (prompt=login,
+ * max_age). Refresh tokens are issued to the one client, whose redirect URI is `redirectUri`.
  */
 export async function startOidcProvider(
   redirectUri: string,
