@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { createServiceKey } from '../domain/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
 import { recordPostgresQueries } from '../testing/recorded-sql.js';
+import { fullwidth } from '../testing/spellings.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp, TestUser } from '../testing/test-app.js';
 
@@ -38,17 +39,35 @@ async function check(
   fields: Record<string, string>,
   authorization?: string,
   json = false,
+  userAgent?: string,
 ): Promise<{ status: number; body: PluginAnswer }> {
   const response = await fetch(`${base}/validate/check`, {
     method: 'POST',
     headers: {
       'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded',
       ...(authorization !== undefined && { authorization }),
+      ...(userAgent !== undefined && { 'user-agent': userAgent }),
     },
     body: json ? JSON.stringify(fields) : new URLSearchParams(fields).toString(),
   });
   return { status: response.status, body: (await response.json()) as PluginAnswer };
 }
+
+/**
+ * A text percent-encoded as privacyIDEA's FreeRADIUS plugin encodes `user` and `pass` before its
+ * HTTP library form-encodes them again (each UTF-8 byte but letters, digits and `-._~` as `%XY`).
+ */
+const percentEncoded = (text: string): string =>
+  [...Buffer.from(text, 'utf8')]
+    .map((byte) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
+
+/** A code as a person types it from the screen: in groups of three with spaces (`UF2 AJF MFWQ`). */
+const spaced = (code: string): string => (code.match(/.{1,3}/g) ?? []).join(' ');
 
 const ACCEPT = { status: true, value: true, authentication: 'ACCEPT' };
 const REJECT = { status: true, value: false, authentication: 'REJECT' };
@@ -220,6 +239,65 @@ describe.each(STORE_KINDS)('POST /validate/check on %s', (kind) => {
         await t.services.store.audit.list({ userId: user.id, event: 'code.verify_failed' }),
       ).toHaveLength(4);
       expect((await check(base, { user: user.username, pass: code })).body.result).toEqual(REJECT);
+    },
+  );
+
+  appTest(
+    "decodes a form's fields once more for the clients privacyIDEA does, as its FreeRADIUS plugin needs, and for no other",
+    async ({ startApp, expect }) => {
+      const t = await startApp({ DEA_VALIDATE_CHECK_CLIENTS: 'loopback' });
+      const base = await listening(t);
+      const juergen = await t.createUser({ username: `jürgen-${kind}` });
+      const form = (user: string, pass: string, agent?: string) =>
+        check(base, { user, pass }, undefined, false, agent);
+      const json = (user: string, pass: string, agent?: string) =>
+        check(base, { user, pass }, undefined, true, agent);
+      const fresh = () => t.codeOnScreen(juergen);
+
+      // As the FreeRADIUS plugin sends them: a non-ASCII name, a fullwidth spelling, a spaced code.
+      let code = await fresh();
+      expect(
+        (await form(percentEncoded(juergen.username), percentEncoded(spaced(code)), 'FreeRADIUS')).body
+          .result,
+      ).toEqual(ACCEPT);
+      code = await fresh();
+      expect(
+        (await form(percentEncoded(fullwidth(juergen.username)), percentEncoded(code), 'FreeRADIUS')).body
+          .result,
+      ).toEqual(ACCEPT);
+      // Without a User-Agent, and for any client privacyIDEA does not name, alike.
+      code = await fresh();
+      expect(
+        (await form(percentEncoded(juergen.username), percentEncoded(spaced(code)))).body.result,
+      ).toEqual(ACCEPT);
+
+      // The clients privacyIDEA takes as they send: a form's fields are the name and code themselves.
+      code = await fresh();
+      for (const agent of ['simpleSAMLphp', 'privacyidea-cp/2.0', 'privacyIDEA-LDAP-Proxy/1.0'])
+        expect((await form(percentEncoded(juergen.username), code, agent)).body.result, agent).toEqual(
+          REJECT,
+        );
+      expect((await form(juergen.username, spaced(code), 'privacyIDEA-LDAP-Proxy/1.0')).body.result).toEqual(
+        ACCEPT,
+      );
+      // A JSON body is never decoded twice, whoever sends it.
+      code = await fresh();
+      expect((await json(percentEncoded(juergen.username), code, 'FreeRADIUS')).body.result).toEqual(REJECT);
+      expect((await json(fullwidth(juergen.username), spaced(code), 'FreeRADIUS')).body.result).toEqual(
+        ACCEPT,
+      );
+
+      // privacyIDEA's own case: a % in what is sent is taken as an escape by a client it decodes
+      // twice for, unless that client sent it escaped; its LDAP proxy sends it as it is.
+      const percent = await t.createUser({ username: `pw%45-${kind}` });
+      code = await t.codeOnScreen(percent);
+      expect((await form(percent.username, code, 'some-generic-agent/1.0')).body.result).toEqual(REJECT);
+      expect(
+        (await form(percentEncoded(percent.username), code, 'some-generic-agent/1.0')).body.result,
+      ).toEqual(ACCEPT);
+      code = await t.codeOnScreen(percent);
+      expect((await form(percent.username, code, 'privacyIDEA-LDAP-Proxy')).body.result).toEqual(ACCEPT);
+      expect(await t.services.store.audit.list({ event: 'code.verify_failed', limit: 100 })).toHaveLength(5);
     },
   );
 });

@@ -8,6 +8,7 @@ import { verifiedOnce } from '../http/idempotency-key.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf, unavailableReason } from '../store/store-error.js';
 import { userNamed } from '../domain/user-names.js';
+import { fieldsAsPrivacyIdeaReads } from '../validate-check/plugin-quoting.js';
 
 /** Where the plugins of the second-factor server send their checks. */
 export const VALIDATE_CHECK_PATH = '/validate/check';
@@ -51,8 +52,9 @@ function parameter(body: unknown, name: string): string | undefined {
 
 /**
  * `POST /validate/check` as privacyIDEA's plugins call it (Keycloak, SimpleSAMLphp, PAM, Windows
- * logon): `user` and `pass` (the emergency code), form-encoded or JSON, `realm` accepted and not
- * used. The answer is that protocol's JSON: `result.value` true for a valid code (consumed), false
+ * logon, FreeRADIUS): `user` and `pass` (the emergency code), form-encoded or JSON, `realm`
+ * accepted and not used; a form's fields percent-decoded once more for the clients privacyIDEA
+ * decodes them twice for (validate-check/plugin-quoting.ts). The answer is that protocol's JSON: `result.value` true for a valid code (consumed), false
  * for every kind of failure, with the one verification rule behind it (lockout, single use,
  * audit). Authorized by a service key with the scope verify, or by the caller's address
  * (DEA_VALIDATE_CHECK_CLIENTS). An Idempotency-Key header makes a retry get the first answer
@@ -83,7 +85,13 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
 
   app.post(VALIDATE_CHECK_PATH, { schema: { hide: true } }, async (request, reply) => {
     const key = presentedKey(request);
-    const user = parameter(request.body, 'user');
+    // The FreeRADIUS plugin's fields come percent-encoded twice: read as privacyIDEA reads them.
+    const body = fieldsAsPrivacyIdeaReads(
+      request.body,
+      request.headers['content-type'],
+      request.headers['user-agent'],
+    );
+    const user = parameter(body, 'user');
     // With a key, the user is read with it (one round trip on PostgreSQL), and counts only once the
     // key is valid. A name too long to be checked is not read (answered 400 below).
     const authenticated =
@@ -106,7 +114,7 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
         'Authentication failure: a service key with the scope verify in the Authorization header, or a caller listed in DEA_VALIDATE_CHECK_CLIENTS, is needed',
       );
     }
-    const pass = parameter(request.body, 'pass');
+    const pass = parameter(body, 'pass');
     const missing = user === undefined ? 'user' : pass === undefined ? 'pass' : undefined;
     if (missing !== undefined) return refuse(reply, 400, ERROR.parameter, `Missing parameter: '${missing}'`);
     if ((user ?? '').length > MAX_USER_LENGTH || (pass ?? '').length > 128)
@@ -120,7 +128,7 @@ export const validateCheckRoute: FastifyPluginAsync = async (app) => {
       clientAddress: request.ip,
       now: services.now(),
     };
-    const realm = parameter(request.body, 'realm');
+    const realm = parameter(body, 'realm');
     const once = await verifiedOnce(
       request,
       reply,

@@ -51,6 +51,8 @@ export interface TestApp {
   testStore: TestStore;
   /** A user in a group whose Self Service policy has these options. */
   createUser(options?: {
+    /** The name, canonical (RFC 8265); a random `user-…` without it. */
+    username?: string;
     policy?: Record<string, unknown>;
     channels?: Partial<Record<ChannelKey, string>>;
     locale?: string;
@@ -126,7 +128,7 @@ export async function createTestApp(
       // Canonical from the start (RFC 8265): what the server answers is this spelling.
       const user = {
         id: newId(now),
-        username: usernameOrThrow(`user-${randomToken(6)}`),
+        username: usernameOrThrow(options.username ?? `user-${randomToken(6)}`),
         password: 'correct horse',
       };
       await services.store.users.create({
