@@ -242,6 +242,25 @@ export const HelpDeskUser = Type.Object({
       details: Type.Record(Type.String(), Type.Unknown()),
     }),
   ),
+  registrationUndone: Type.Optional(
+    Type.Object(
+      {
+        passwordKnownSince: Type.Union([Type.String(), Type.Null()], {
+          description:
+            'When the person last undid a registration ("this was not me"), unless a password was set after it: someone else knows their password; null otherwise',
+        }),
+        blocked: Type.Array(
+          Type.Object({
+            channel: Type.String({ description: 'The send type' }),
+            to: Type.String({ description: 'The masked address' }),
+            blockedAt: Type.String(),
+          }),
+          { description: 'The addresses the person may not register again until the help desk allows them' },
+        ),
+      },
+      { description: 'What an undo of a registration left for the help desk (ADR 0034)' },
+    ),
+  ),
 });
 export type HelpDeskUser = Type.Static<typeof HelpDeskUser>;
 

@@ -792,6 +792,32 @@ export async function allowAddresses(
 }
 
 /**
+ * What an undo left for the help desk to see: since when someone else knows the person's password
+ * (the newest `channel.registration_undone`, unless a password was set after it) and the
+ * addresses blocked, masked.
+ */
+export async function registrationUndoneOf(
+  store: Store,
+  userId: string,
+): Promise<{
+  passwordKnownSince: number | null;
+  blocked: { channel: string; to: string; blockedAt: number }[];
+}> {
+  const [undone] = await store.audit.list({ userId, event: 'channel.registration_undone', limit: 1 });
+  const [passwordSet] =
+    undone === undefined ? [] : await store.audit.list({ userId, event: 'user.password_set', limit: 1 });
+  const known = undone !== undefined && (passwordSet === undefined || passwordSet.at < undone.at);
+  return {
+    passwordKnownSince: known ? undone.at : null,
+    blocked: (await store.channelProofs.listBlocked(userId)).map((each) => ({
+      channel: each.type,
+      to: maskedOf(each),
+      blockedAt: each.blockedAt,
+    })),
+  };
+}
+
+/**
  * The form in which an address is blocked and compared: the canonical address, an e-mail address
  * and a handle in lower case (one mailbox or account, however it is written).
  */

@@ -166,12 +166,28 @@ describe.each(STORE_KINDS)('"this was not me" over HTTP, on %s', (kind) => {
 
       // The help desk sees that the password is known, and allows the number again.
       const agent = await consoleAgent(t, '/dea/admin-api/helpdesk', 'helpdesk');
-      const view = (await agent.get(`/users/${person.id}`)).json<{
-        result: { audit: { event: string; details: Record<string, unknown> }[] };
-      }>();
+      const viewed = async () =>
+        (await agent.get(`/users/${person.id}`)).json<{
+          result: {
+            audit: { event: string; details: Record<string, unknown> }[];
+            registrationUndone: {
+              passwordKnownSince: string | null;
+              blocked: { channel: string; to: string }[];
+            };
+          };
+        }>().result;
+      const view = await viewed();
       expect(
-        view.result.audit.find((entry) => entry.event === 'channel.registration_undone')?.details,
-      ).toMatchObject({ passwordKnown: true, passwordChange: 'help-desk', blocked: [{ channel: 'sms' }] });
+        view.audit.find((entry) => entry.event === 'channel.registration_undone')?.details,
+      ).toMatchObject({
+        passwordKnown: true,
+        passwordChange: 'help-desk',
+        blocked: [{ channel: 'sms' }],
+      });
+      expect(view.registrationUndone).toEqual({
+        passwordKnownSince: expect.any(String),
+        blocked: [{ channel: 'sms', to: expect.stringMatching(/99$/), blockedAt: expect.any(String) }],
+      });
       expect((await agent.post(`/users/${person.id}/addresses/allow`)).json()).toMatchObject({
         error: 0,
         result: { count: 1 },
@@ -182,6 +198,17 @@ describe.each(STORE_KINDS)('"this was not me" over HTTP, on %s', (kind) => {
       expect(
         (await attacker.call('channels/add', { key: 'personalMobile', address: '+49 170 5550199' })).error,
       ).toBe(0);
+      expect((await viewed()).registrationUndone.blocked).toEqual([]);
+      // Once the person has a new password, the help desk is no longer told that it is known.
+      const printed = (await t.dea(['user', 'password-link', person.username])).out;
+      const token = new URL(printed.split('\n')[1]!).hash.slice(1 + PASSWORD_LINK_FRAGMENT.length);
+      const reset = await t.app.inject({
+        method: 'POST',
+        url: '/login/api/password-link',
+        payload: { token, password: 'a new horse battery' },
+      });
+      expect(reset.json()).toMatchObject({ error: 0 });
+      expect((await viewed()).registrationUndone.passwordKnownSince).toBeNull();
     },
   );
 

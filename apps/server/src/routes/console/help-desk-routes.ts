@@ -17,7 +17,7 @@ import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 import { forgetUserPasskeys } from '../../domain/user-passkeys.js';
-import { allowAddresses } from '../../domain/channel-proof.js';
+import { allowAddresses, registrationUndoneOf } from '../../domain/channel-proof.js';
 
 /** The help desk's calls: find a user, see them, and help them; roles admin and helpdesk. */
 export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -61,7 +61,19 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => ok(await helpDesk.user(await consoleCallerOf(request, false), request.params.userId)),
+    async (request) => {
+      const view = await helpDesk.user(await consoleCallerOf(request, false), request.params.userId);
+      // What an undo left (ADR 0034): the person's view is read first, so only someone the agent may see.
+      const undone = await registrationUndoneOf(store, view.user.id);
+      const iso = (at: number) => new Date(at).toISOString();
+      return ok({
+        ...view,
+        registrationUndone: {
+          passwordKnownSince: undone.passwordKnownSince === null ? null : iso(undone.passwordKnownSince),
+          blocked: undone.blocked.map((each) => ({ ...each, blockedAt: iso(each.blockedAt) })),
+        },
+      });
+    },
   );
   app.post(
     '/helpdesk/users/:userId/codes',

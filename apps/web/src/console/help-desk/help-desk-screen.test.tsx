@@ -309,42 +309,42 @@ describe("a user's view for the help desk", () => {
     ]);
   });
 
-  it('says when someone else knows the password, until a password is set, and allows the blocked addresses again', async () => {
+  it('says when someone else knows the password, lists the blocked addresses and allows them again', async () => {
     const undone = {
-      at: '2026-11-24T09:40:00Z',
-      event: 'channel.registration_undone',
-      actor: 'undo-link',
-      details: {},
+      passwordKnownSince: '2026-11-24T09:40:00Z',
+      blocked: [{ channel: 'sms', to: '+49 170 ****99', blockedAt: '2026-11-24T09:40:00Z' }],
     };
     const calls = fakeConsoleApi({
-      'GET helpdesk/users/u1': () => envelope({ ...DANA, audit: [undone, ...DANA.audit] }),
-      'POST helpdesk/users/u1/addresses/allow': () => envelope({ count: 2 }),
+      'GET helpdesk/users/u1': () => envelope({ ...DANA, registrationUndone: undone }),
+      'POST helpdesk/users/u1/addresses/allow': () => envelope({ count: 1 }),
     });
     renderConsole(<HelpDeskScreen userId="u1" />);
     expect(await screen.findByTestId('helpdesk-password-known')).toHaveTextContent(
       /Someone else knows this person's password.*give them a password link/,
     );
+    expect(screen.getByTestId('helpdesk-blocked-addresses')).toHaveTextContent('+49 170 ****99');
     await userEvent.click(screen.getByRole('button', { name: 'Allow the blocked addresses again' }));
-    expect(await screen.findByText('Addresses allowed again: 2')).toBeInTheDocument();
+    expect(await screen.findByText('Addresses allowed again: 1')).toBeInTheDocument();
     expect(calls.filter((call) => call.method === 'POST').map((call) => call.path)).toEqual([
       'helpdesk/users/u1/addresses/allow',
     ]);
   });
 
-  it("asks for the organisation's way for a directory person, and says nothing once a password was set", async () => {
-    const undone = {
-      at: '2026-11-24T09:40:00Z',
-      event: 'channel.registration_undone',
-      actor: 'undo-link',
-      details: {},
+  it("asks for the organisation's way for a directory person, and says nothing without an undo", async () => {
+    const directory = {
+      ...DANA,
+      user: { ...DANA.user, source: 'ldap' as const },
+      registrationUndone: { passwordKnownSince: '2026-11-24T09:40:00Z', blocked: [] },
     };
-    const directory = { ...DANA, user: { ...DANA.user, source: 'ldap' as const }, audit: [undone] };
     fakeConsoleApi({ 'GET helpdesk/users/u1': () => envelope(directory) });
     const { unmount } = renderConsole(<HelpDeskScreen userId="u1" />);
     expect(await screen.findByTestId('helpdesk-password-known')).toHaveTextContent(/the organisation's way/);
+    expect(screen.getByRole('button', { name: 'Allow the blocked addresses again' })).toBeDisabled();
     unmount();
-    const reset = { at: '2026-11-24T10:00:00Z', event: 'user.password_set', actor: 'cli', details: {} };
-    fakeConsoleApi({ 'GET helpdesk/users/u1': () => envelope({ ...DANA, audit: [reset, undone] }) });
+    fakeConsoleApi({
+      'GET helpdesk/users/u1': () =>
+        envelope({ ...DANA, registrationUndone: { passwordKnownSince: null, blocked: [] } }),
+    });
     renderConsole(<HelpDeskScreen userId="u1" />);
     await screen.findByTestId('helpdesk-user-name');
     expect(screen.queryByTestId('helpdesk-password-known')).toBeNull();

@@ -23,15 +23,6 @@ interface HelpDeskRegistrationLink {
  * Why the directory refused a sign-in of this person when it refused the account itself (Active
  * Directory's reasons, audited by the server): the help desk sees what to have seen to.
  */
-/** When the newest undo of the audit shown happened, unless a password was set after it (newest first). */
-function passwordKnownSince(audit: HelpDeskUser['audit']): string | undefined {
-  for (const entry of audit) {
-    if (entry.event === 'user.password_set') return undefined;
-    if (entry.event === 'channel.registration_undone') return entry.at;
-  }
-  return undefined;
-}
-
 function directoryProblemOf(
   details: Readonly<Record<string, unknown>> | undefined,
 ): (typeof DIRECTORY_ACCOUNT_PROBLEMS)[number] | undefined {
@@ -89,11 +80,9 @@ function UserDetails({
     }
   };
 
-  /**
-   * Someone else knows the person's password: the newest undo ("this was not me") of the recent
-   * audit, unless a password was set after it.
-   */
-  const undone = passwordKnownSince(user.audit);
+  /** Someone else knows the person's password since an undo ("this was not me"), until one is set. */
+  const undone = user.registrationUndone?.passwordKnownSince ?? undefined;
+  const blocked = user.registrationUndone?.blocked ?? [];
 
   /** A one-time registration link (the one function of the help desk and dea user registration-link). */
   const [registrationLink, setRegistrationLink] = useState<HelpDeskRegistrationLink>();
@@ -324,10 +313,20 @@ function UserDetails({
           {t('helpdesk.forgetPasskeys')}
         </BusyButton>
         <p>{t('helpdesk.allowAddressesHint')}</p>
+        {blocked.length > 0 && (
+          <ul data-testid="helpdesk-blocked-addresses">
+            {blocked.map((each) => (
+              <li key={`${each.channel}-${each.to}-${each.blockedAt}`}>
+                <span dir="ltr">{each.to}</span> · {formatTime(each.blockedAt)}
+              </li>
+            ))}
+          </ul>
+        )}
         <BusyButton
           variant="outline"
           busy={action.busy}
           busyLabel={t('working')}
+          disabled={blocked.length === 0}
           onClick={() =>
             void act('addresses/allow', {}, (count) => t('helpdesk.addressesAllowed', { count }))
           }
