@@ -178,6 +178,9 @@ test('a registration link opens the page; an e-mail is proven through SMTP, the 
   await page.goto(channelsPage());
   await expect(page).toHaveURL(/\/dea\/#\/logoutLanding/);
   expect(deaHere(['channel', 'list', 'casey'])).not.toContain('casey.home@example.org');
+  // The address stays blocked for casey until the help desk (here the CLI) allows it again.
+  expect(deaHere(['user', 'blocked-addresses', 'casey'])).toContain('casey.home@example.org');
+  expect(deaHere(['user', 'allow-addresses', 'casey'])).toContain('Allowed 1 address of casey again');
 });
 
 /** "This was not me", opened where the notice arrived: no session there. */
@@ -190,6 +193,9 @@ async function undoInAnotherBrowser(browser: Browser, undoLink: string): Promise
   await expectNoAxeViolations(other);
   await other.getByRole('button', { name: 'Undo it and alert the help desk' }).click();
   await expect(other.getByTestId('undo-done')).toContainText('Your help desk has been alerted');
+  // Whoever registered it knew the password: the person is told, and how to get a new one.
+  await expect(other.getByTestId('undo-password')).toContainText('Someone else knows your password');
+  await expectNoAxeViolations(other);
   await context.close();
 }
 

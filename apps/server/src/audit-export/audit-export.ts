@@ -5,7 +5,7 @@ import type { SecretKeys } from '../crypto/secret-keys.js';
 import { beginAuditTrail, exportedHeadOf, sealAuditTrail } from '../domain/audit-trail.js';
 import { Backoff } from '../net/backoff.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Store } from '../store/store.js';
+import type { SealFinding, Store } from '../store/store.js';
 import type { WebhookConfig } from '../webhooks/webhook-settings.js';
 import { WebhookDestination } from '../webhooks/webhook-destination.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
@@ -215,7 +215,7 @@ export class AuditExport {
     const { now, holder } = this.options;
     try {
       await this.begin();
-      await sealAuditTrail(this.store, this.keys, now());
+      await sealAuditTrail(this.store, this.keys, now(), (finding) => this.sealFound(finding));
       if (this.exported.length > 0) {
         const at = now();
         if (await this.store.leases.take(AUDIT_EXPORT_LEASE, holder, at, at + AUDIT_EXPORT_LEASE_MS)) {
@@ -239,6 +239,20 @@ export class AuditExport {
     } catch (error) {
       this.storeFailed(error);
     }
+  }
+
+  /** What a seal found that the operator must hear of: entries the product did not write, a cut end. */
+  private sealFound(finding: SealFinding): void {
+    if (finding.kind === 'refused')
+      this.log.warn(
+        { ids: finding.ids.slice(0, 10), count: finding.ids.length },
+        `audit trail: ${finding.ids.length} entries in the audit log were not written by the product (no valid stamp) and are set aside, never sealed; someone wrote to the database directly (npx dea audit verify names them)`,
+      );
+    else
+      this.log.warn(
+        { afterSeq: finding.afterSeq },
+        `audit trail: ${finding.reason} after entry #${finding.afterSeq}: the end of the trail was cut in the database; the trail goes on and records the cut (npx dea audit verify --anchor <the audit file> tells what is missing)`,
+      );
   }
 
   private storeFailed(error: unknown): void {

@@ -168,7 +168,7 @@ describe.each(STORE_KINDS)('the end of the audit trail and its forgeries on %s',
   );
 
   storeTest(
-    'a rolled-back trail (an earlier head put back after newer entries were deleted) is told against the exported copy, and so is a cut the head was left out of',
+    'a rolled-back trail (an earlier head put back after newer entries were deleted) is told against the exported copy, also once the places are written anew',
     async ({ testStore }) => {
       const { store } = testStore;
       const folder = mkdtempSync(join(tmpdir(), 'dea-anchor-'));
@@ -328,6 +328,40 @@ describe.each(STORE_KINDS)('the end of the audit trail and its forgeries on %s',
         broken: undefined,
         forgedCount: 0,
       });
+    },
+  );
+
+  storeTest(
+    'a server warns when its seal sets entries aside and when it finds the end of the trail cut',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      await usedStore(store, 3);
+      const warnings: string[] = [];
+      const log = {
+        warn: (_fields: unknown, message: string) => warnings.push(message),
+        info: () => undefined,
+      };
+      const exporter = new AuditExport(undefined, store, KEYS, new Metrics(), log, {
+        holder: 'warning',
+        now: () => NOW + 100,
+        pollMs: 600_000,
+      });
+      try {
+        await forge(testStore, 'forged', null);
+        await exporter.round();
+        expect(warnings).toEqual([
+          expect.stringMatching(/^audit trail: 1 entries .* not written by the product/),
+        ]);
+        await execRaw(testStore, `delete from audit_log where seq = 3`);
+        await execRaw(testStore, `delete from audit_chain where name = 'head'`);
+        await appendSome(store, 1, NOW + 50);
+        await exporter.round();
+        expect(warnings[1]).toMatch(
+          /^audit trail: the head of the trail was missing after entry #2: the end of the trail was cut/,
+        );
+      } finally {
+        await exporter.close(1000);
+      }
     },
   );
 });

@@ -12,6 +12,7 @@ import type {
   AuditChainMark,
   AuditSealer,
   SealedAuditEntry,
+  SealFinding,
   StampJudgement,
   Store,
   WrittenAuditEntry,
@@ -103,8 +104,13 @@ function chainedOf(entry: Omit<SealedAuditEntry, 'chain' | 'chainKey'>) {
  * Seals every entry written so far (by this process or any other writer): each gets the next
  * place of the trail and its chain value. Safe from any number of processes at once.
  */
-export async function sealAuditTrail(store: Store, keys: SecretKeys, now: number): Promise<number> {
-  const sealer = auditSealer(keys);
+export async function sealAuditTrail(
+  store: Store,
+  keys: SecretKeys,
+  now: number,
+  noticed?: (finding: SealFinding) => void,
+): Promise<number> {
+  const sealer = { ...auditSealer(keys), ...(noticed !== undefined && { noticed }) };
   let sealed = 0;
   for (;;) {
     const count = await store.auditTrail.seal(sealer, SEAL_BATCH, now);

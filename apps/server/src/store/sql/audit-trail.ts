@@ -54,7 +54,14 @@ export interface AuditSealer {
   markIsSigned(mark: AuditChainMark): boolean | undefined;
   /** What the entry after a cut end of the trail is chained onto instead of its predecessor. */
   cutLinkOf(previous: string, previousSeq: number): string;
+  /** Told when the seal sets entries aside or finds the end of the trail cut (the server warns). */
+  noticed?(finding: SealFinding): void;
 }
+
+/** What a seal found that the operator must hear of (ADR 0032). */
+export type SealFinding =
+  | { kind: 'refused'; ids: readonly string[] }
+  | { kind: 'cut'; afterSeq: number; reason: string };
 
 /** An entry a seal set aside: written without a valid stamp, so not by the product. */
 export type RefusedAuditEntry = WrittenAuditEntry;
@@ -307,6 +314,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
             .where('id', 'in', refused)
             .where('seq', 'is', null)
             .execute();
+          sealer.noticed?.({ kind: 'refused', ids: refused });
           continue;
         }
         const rows = judged.filter(({ judgement }) => judgement === 'valid' || judgement === 'legacy');
@@ -329,6 +337,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
             .values({ ...mark, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
             .onConflict((oc) => oc.column('name').doNothing())
             .execute();
+          sealer.noticed?.({ kind: 'cut', afterSeq: base, reason: cut });
         } else if (base > 0 && baseKey !== sealer.chainKey) {
           // A new secret: a checkpoint under its key vouches for the chain so far.
           const checkpoint = {
