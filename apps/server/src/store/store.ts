@@ -47,6 +47,7 @@ export type {
   WrittenAuditEntry,
   RefusedAuditEntry,
   StampJudgement,
+  SealFinding,
   AuditChainMark,
   AuditSealer,
   AuditTrailRepository,
