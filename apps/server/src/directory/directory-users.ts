@@ -128,7 +128,8 @@ export class DirectoryUsers implements UserDirectory {
     if (found === undefined) {
       await this.directory.decoyCheck();
       const stale = await this.store.users.findByUsername(username);
-      if (stale?.source === 'ldap') await this.provisioning.disableMissing(stale, DIRECTORY_ACTOR);
+      if (stale?.source === 'ldap')
+        await this.provisioning.disableMissing(stale, DIRECTORY_ACTOR, { managedGroups: this.managedGroups });
       return { kind: 'not-in-directory' };
     }
     await admitEntry(found.externalId);
@@ -217,7 +218,10 @@ export class DirectoryUsers implements UserDirectory {
       for await (const page of this.directory.syncPages()) await take(page);
       for (const user of await this.store.users.listOfSource('ldap')) {
         if (user.externalId !== null && seen.has(user.externalId)) continue;
-        if (await this.provisioning.disableMissing(user, DIRECTORY_ACTOR)) summary.disabled += 1;
+        if (
+          await this.provisioning.disableMissing(user, DIRECTORY_ACTOR, { managedGroups: this.managedGroups })
+        )
+          summary.disabled += 1;
       }
     } else {
       for await (const page of this.directory.syncPages({ term: changedSinceTerm(previous) }))

@@ -11,6 +11,7 @@ import type { DirectoryConfig } from './directory-settings.js';
 import { DirectoryUsers } from './directory-users.js';
 import { LdapDirectory } from './ldap-directory.js';
 import { logSyncProblems } from './sync-report.js';
+import { recordStatements } from '../testing/recorded-sql.js';
 
 const USERS = 300;
 /** Six leaf groups of 50 people, two middle groups of three leaves each, one top group of both. */
@@ -91,6 +92,7 @@ describe.each(STORE_KINDS)('the directory sync by change on %s', (kind) => {
           [groupDn('leaf0')]: 'Leaf0',
           [groupDn('leaf5')]: 'Leaf5',
         }),
+        DEA_LDAP_USER_FILTER: '(&(objectClass=inetOrgPerson)(!(employeeType=left)))',
         DEA_LDAP_PAGE_SIZE: '100',
         DEA_LDAP_FULL_SYNC_HOURS: '24',
         DEA_PROVISION_BATCH_SIZE: '40',
@@ -174,13 +176,60 @@ describe.each(STORE_KINDS)('the directory sync by change on %s', (kind) => {
       // DEA_LDAP_FULL_SYNC_HOURS later: a full pass disables the removed user, and only them.
       now += 24 * 3_600_000;
       directory.searches = 0;
-      const full = await sync.syncAll();
+      const recording = recordStatements(kind);
+      const full = await (async () => {
+        try {
+          return await sync.syncAll();
+        } finally {
+          recording.stop();
+        }
+      })();
+      // The unchanged users compared a batch at a time: the statements grow with the batches
+      // (DEA_PROVISION_BATCH_SIZE), not with the users (about a dozen each, read one by one).
+      const batches = Math.ceil(USERS / 40);
+      expect(recording.texts().length).toBeLessThanOrEqual(batches * 10 + 60);
       expect(full).toMatchObject({ full: true, fullReason: 'DEA_LDAP_FULL_SYNC_HOURS passed', disabled: 1 });
       expect(directory.searches).toBeLessThanOrEqual(3);
       expect((await store.users.findByUsername(usernameOrThrow(person(30))))?.disabled).toBe(true);
+      // And out of the groups the directory gave them, in one audit entry, not one per group.
+      expect(await groupsOf(store, person(30))).toEqual([]);
+      const left = (await store.audit.list({ limit: 5000 })).filter(
+        (entry) => entry.event === 'user.groups_left',
+      );
+      expect(left).toHaveLength(1);
+      expect(left[0]).toMatchObject({
+        actor: 'directory',
+        details: {
+          groups: expect.arrayContaining(['Leaf0', 'Top']),
+          reason: 'not in source',
+          source: 'ldap',
+        },
+      });
+      expect((left[0]?.details as { groups: string[] }).groups).toHaveLength(2);
       // The user without a user name is reported, not disabled.
       expect((await store.users.findByUsername(usernameOrThrow(person(40))))?.disabled).toBe(false);
       expect(full.skipped).toHaveLength(1);
+
+      // One that leaves the user filter and comes back (the same entry): out of the groups with
+      // the full pass, back in them, enabled, once the directory has them again.
+      const admin31 = await tree.admin();
+      const employeeType = (operation: 'add' | 'delete') =>
+        admin31.modify(
+          userDn(31),
+          new Change({ operation, modification: new Attribute({ type: 'employeeType', values: ['left'] }) }),
+        );
+      try {
+        await employeeType('add');
+        now += 24 * 3_600_000;
+        expect(await sync.syncAll()).toMatchObject({ full: true, disabled: 1 });
+        expect(await groupsOf(store, person(31))).toEqual([]);
+        await employeeType('delete');
+      } finally {
+        await admin31.unbind();
+      }
+      expect(await sync.syncAll()).toMatchObject({ full: false, updated: 1, failed: [] });
+      expect((await store.users.findByUsername(usernameOrThrow(person(31))))?.disabled).toBe(false);
+      expect(await groupsOf(store, person(31))).toEqual(['Leaf0', 'Top']);
 
       // The log names each of them at warn, then counts the rest past the cap.
       const lines: { fields: Record<string, unknown>; message: string }[] = [];

@@ -108,6 +108,8 @@ export const AUDIT_EVENTS = {
     "a group's externalId (the SCIM client's own id of it) changed (details: group, from, externalId)",
   'group.member_added': 'a user joined a group',
   'group.member_removed': 'a user left a group',
+  'user.groups_left':
+    'a user the source no longer has (details.reason: not in source) left the groups that source gave them, all in this one entry (details: groups, source)',
   'policy.set': "a group's policy changed",
   'branding.set': 'a branding entry changed',
   'branding.reset': 'a branding entry went back to its default',

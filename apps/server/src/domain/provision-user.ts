@@ -1,6 +1,6 @@
 import { SEND_TYPE_OF_CHANNEL, type ChannelKey, type Username } from '@dea/contract';
 import { newChannelReference } from '../crypto/ids.js';
-import type { Store, User, UserSource } from '../store/store.js';
+import type { Channel, KnownUser, Store, User, UserSource } from '../store/store.js';
 import type { AuditEventName } from './audit-events.js';
 import { canonicalAddress } from './recipients.js';
 import { Groups } from './identity/groups.js';
@@ -131,8 +131,26 @@ export class UserProvisioning {
         }
       }
     }
-    for (const [index, input] of inputs.entries())
-      results[index] ??= { provisioned: await this.provision(input, actor, options) };
+    // The others compared with what the store has, read for the whole batch at once (an id twice
+    // in a batch: its later rows read their own, after the first one's writes).
+    const rest = inputs.filter((_, index) => results[index] === undefined);
+    const known =
+      first !== undefined && rest.every((input) => input.source === first.source)
+        ? await this.store.bulkUsers.known(
+            first.source,
+            rest.map((input) => input.externalId),
+          )
+        : undefined;
+    const compared = new Set<string>();
+    for (const [index, input] of inputs.entries()) {
+      if (results[index] !== undefined) continue;
+      const stored =
+        known === undefined || compared.has(input.externalId)
+          ? undefined
+          : (known.get(input.externalId) ?? null);
+      compared.add(input.externalId);
+      results[index] = { provisioned: await this.provision(input, actor, { ...options, stored }) };
+    }
     return results as BatchResult[];
   }
 
@@ -178,15 +196,27 @@ export class UserProvisioning {
   async provision(
     input: SourcedUser,
     actor: string,
-    options: { dryRun?: boolean; adoptLocal?: boolean; mustCreate?: boolean; retried?: boolean } = {},
+    options: {
+      dryRun?: boolean;
+      adoptLocal?: boolean;
+      mustCreate?: boolean;
+      retried?: boolean;
+      /** What the store has of this id, read for a batch (null: no user has it); else read here. */
+      stored?: KnownUser | null;
+    } = {},
   ): Promise<Provisioned> {
     const { store } = this;
     const dryRun = options.dryRun === true;
     const at = this.now();
     const warnings: string[] = [];
     const username = provisionedName(input.username);
-    const byId = await store.users.findByExternalId(input.source, input.externalId);
-    const byName = await store.users.findByUsername(username);
+    const { stored } = options;
+    const byId =
+      stored === undefined
+        ? await store.users.findByExternalId(input.source, input.externalId)
+        : (stored?.user ?? undefined);
+    // A user keeps its name: the one found by its id is the one of its name (names are unique).
+    const byName = byId?.username === username ? byId : await store.users.findByUsername(username);
     // Read after byId, byName may be the same user created meanwhile by another writer.
     let user =
       byId ??
@@ -238,7 +268,7 @@ export class UserProvisioning {
         // meanwhile: the unique name refused this one; bring theirs up to date instead, once.
         const meanwhile = await store.users.findByExternalId(input.source, input.externalId);
         if (meanwhile !== undefined && options.mustCreate !== true && options.retried !== true)
-          return this.provision(input, actor, { ...options, retried: true });
+          return this.provision(input, actor, { ...options, retried: true, stored: undefined });
         if (meanwhile !== undefined || (await store.users.findByUsername(username)) !== undefined)
           throw new ProvisionError(`the user name ${username} was taken meanwhile`);
         throw error;
@@ -270,9 +300,11 @@ export class UserProvisioning {
       await write.disabled(user.id, input.disabled);
       changed = true;
     }
-    changed = (await this.syncChannels(user.id, input, warnings, write)) || changed;
-    changed = (await this.syncGroups(user.id, input, write)) || changed;
-    const current = dryRun ? user : ((await store.users.findById(user.id)) ?? user);
+    const known = stored?.user.id === user.id ? stored : undefined;
+    changed = (await this.syncChannels(user.id, input, warnings, write, known?.channels)) || changed;
+    changed = (await this.syncGroups(user.id, input, write, known?.groups)) || changed;
+    // Read back only what changed: an unchanged user is the one read.
+    const current = dryRun || !changed ? user : ((await store.users.findById(user.id)) ?? user);
     return { outcome: changed ? 'updated' : 'unchanged', user: current, warnings };
   }
 
@@ -304,9 +336,10 @@ export class UserProvisioning {
     input: SourcedUser,
     warnings: string[],
     write: Writes,
+    known?: readonly Channel[],
   ): Promise<boolean> {
     const existing = new Map(
-      (await this.store.channels.listOfUser(userId)).map((channel) => [channel.key, channel]),
+      (known ?? (await this.store.channels.listOfUser(userId))).map((channel) => [channel.key, channel]),
     );
     let changed = false;
     for (const [key, text] of Object.entries(input.channels) as [ChannelKey, string | null][]) {
@@ -327,9 +360,14 @@ export class UserProvisioning {
     return changed;
   }
 
-  private async syncGroups(userId: string, input: SourcedUser, write: Writes): Promise<boolean> {
+  private async syncGroups(
+    userId: string,
+    input: SourcedUser,
+    write: Writes,
+    known?: readonly string[],
+  ): Promise<boolean> {
     const { store } = this;
-    const current = new Set((await store.groups.listOfUser(userId)).map((group) => group.name));
+    const current = new Set(known ?? (await store.groups.listOfUser(userId)).map((group) => group.name));
     const wanted = new Set(input.groups.memberOf);
     let changed = false;
     for (const name of input.groups.managed) {
@@ -340,8 +378,17 @@ export class UserProvisioning {
     return changed;
   }
 
-  /** A user the source no longer has: disabled, sessions ended; kept for the audit trail. */
-  async disableMissing(user: User, actor: string, options: { dryRun?: boolean } = {}): Promise<boolean> {
+  /**
+   * A user the source no longer has: disabled, sessions ended, and out of the groups the source
+   * manages (`managedGroups`: the directory's mapped groups), audited once for all of them; kept
+   * for the audit trail. Should the source have them again, provisioning enables them and puts
+   * them back into its groups.
+   */
+  async disableMissing(
+    user: User,
+    actor: string,
+    options: { dryRun?: boolean; managedGroups?: readonly string[] } = {},
+  ): Promise<boolean> {
     if (user.disabled) return false;
     const write = new Writes(
       this.store,
@@ -352,6 +399,8 @@ export class UserProvisioning {
       options.dryRun === true,
     );
     await write.disabled(user.id, true, { reason: 'not in source' });
+    if (options.managedGroups !== undefined && options.managedGroups.length > 0)
+      await write.leftGroups(user.id, options.managedGroups, { reason: 'not in source' });
     return true;
   }
 }
@@ -407,6 +456,21 @@ class Writes {
     if (await this.store.channels.remove(userId, key)) {
       await this.store.users.update(userId, { updatedAt: this.at });
       await this.audit('channel.removed', userId, { key });
+    }
+  }
+
+  async leftGroups(
+    userId: string,
+    names: readonly string[],
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    if (this.dryRun) return;
+    const changer = { by: this.source, actor: this.actor, details: { source: this.source, ...details } };
+    try {
+      await new Groups(this.store, () => this.at).leaveAll(userId, names, changer);
+    } catch (error) {
+      if (error instanceof RuleError) throw new ProvisionError(`groups: ${error.message}`, 'invalid');
+      throw error;
     }
   }
 

@@ -309,6 +309,7 @@ export class Metrics {
       'group.created': none,
       'group.member_added': none,
       'group.member_removed': none,
+      'user.groups_left': none,
       'group.renamed': none,
       'group.removed': none,
       'group.owner_set': none,

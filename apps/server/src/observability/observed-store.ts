@@ -45,10 +45,13 @@ function observing(store: Store, observer: Observer): Store {
     groups: {
       ...groups,
       async write(writes, at) {
-        const entries = writes.map(({ change, audit: audited }) => ({ change, audit: withId(audited, at) }));
+        const entries = writes.map(({ change, audit: audited }) => ({
+          change,
+          audit: audited === undefined ? undefined : withId(audited, at),
+        }));
         const changed = await groups.write(entries, at);
         entries.forEach(({ audit: entry }, index) => {
-          if (changed[index] === true) observer.audited(entry, at);
+          if (changed[index] === true && entry !== undefined) observer.audited(entry, at);
         });
         return changed;
       },

@@ -53,7 +53,7 @@ export type {
   AuditTrailRepository,
 } from './sql/audit-trail.js';
 export type { BrandingRepository } from './sql/branding.js';
-export type { BulkUserRepository, NewBatchUser, NewUsersBatch } from './sql/bulk-users.js';
+export type { BulkUserRepository, KnownUser, NewBatchUser, NewUsersBatch } from './sql/bulk-users.js';
 export type { CatalogRepository } from './sql/catalogs.js';
 export type { Channel, ChannelOrigin, ChannelRepository, ProvenChannel } from './sql/channels.js';
 export type {

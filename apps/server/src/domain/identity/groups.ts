@@ -1,5 +1,5 @@
 import { newId } from '../../crypto/ids.js';
-import type { AuditedGroupWrite, Group, Store, UserSource } from '../../store/store.js';
+import type { AuditedGroupWrite, Group, NewAuditEntry, Store, UserSource } from '../../store/store.js';
 import { revokeCodesIfSwitchedOff } from '../codes-switched-off.js';
 import { RuleError } from '../rule-error.js';
 import {
@@ -293,6 +293,35 @@ export class Groups {
     return added.length + removed.length > 0;
   }
 
+  /**
+   * The user leaves those of these groups they are in, together, as a source that no longer has
+   * them takes back the memberships it gave: one audit entry (`user.groups_left`, details.groups)
+   * for all of them, written with them in one transaction. Answers the names of the groups left.
+   */
+  async leaveAll(userId: string, names: readonly string[], changer: GroupChanger): Promise<string[]> {
+    const wanted = new Set(names);
+    return this.store.transaction(async (store) => {
+      const groups = (await store.groups.listOfUser(userId)).filter((group) => wanted.has(group.name));
+      for (const group of groups) this.owned(group, 'members', changer);
+      if (groups.length === 0) return [];
+      const at = this.now();
+      const changed = await store.groups.write(
+        groups.map((group) => ({
+          change: { kind: 'removeMember', groupId: group.id, userId },
+          audit: undefined,
+        })),
+        at,
+      );
+      const left = groups.filter((_, index) => changed[index] === true).map((group) => group.name);
+      if (left.length > 0)
+        await store.audit.append(
+          { ...this.entry(changer, 'user.groups_left', { groups: left }), userId },
+          at,
+        );
+      return left;
+    });
+  }
+
   /** The members `changer` manages become `wanted`, as `replace` sets them, the name kept. */
   async setMembers(
     group: Group,
@@ -385,9 +414,9 @@ export class Groups {
 
   private entry(
     changer: GroupChanger,
-    event: AuditedGroupWrite['audit']['event'],
+    event: NewAuditEntry['event'],
     details: Record<string, unknown>,
-  ): AuditedGroupWrite['audit'] {
+  ): NewAuditEntry {
     return { event, actor: changer.actor, details: { ...changer.details, ...details } };
   }
 

@@ -1,7 +1,8 @@
 import type { Username } from '@dea/contract';
 import { type AuditStampKey, auditRowOf, type NewAuditEntry } from './audit.js';
 import { flag, type Db, type Dialect } from './db.js';
-import type { NewUser, UserSource } from './users.js';
+import { type Channel, channelsOfRows } from './channels.js';
+import { type NewUser, toUser, type User, type UserSource } from './users.js';
 
 /** A new user of a batch: the row, disabled or not, and when it last changed (a channel, the disabling). */
 export interface NewBatchUser extends NewUser {
@@ -31,6 +32,19 @@ export interface BulkUserRepository {
     usernames: readonly Username[],
   ): Promise<{ externalIds: Set<string>; usernames: Set<string> }>;
   createMany(batch: NewUsersBatch, at: number): Promise<void>;
+  /**
+   * The stored users of these ids of the source, by id, each with its channels and the names of
+   * its groups: what provisioning compares a batch with, in three statements per 500 users
+   * instead of several per user.
+   */
+  known(source: UserSource, externalIds: readonly string[]): Promise<Map<string, KnownUser>>;
+}
+
+/** A stored user with what provisioning compares: its channels and the names of its groups. */
+export interface KnownUser {
+  user: User;
+  channels: Channel[];
+  groups: string[];
 }
 
 /** Rows per statement: well below both stores' limits on bound values. */
@@ -65,6 +79,41 @@ export function bulkUserRepository(
         for (const row of rows) found.usernames.add(row.username);
       }
       return found;
+    },
+    async known(source, externalIds) {
+      const known = new Map<string, KnownUser>();
+      for (const part of chunks(externalIds)) {
+        const rows = await db
+          .selectFrom('users')
+          .selectAll()
+          .where('source', '=', source)
+          .where('external_id', 'in', part)
+          .execute();
+        if (rows.length === 0) continue;
+        const byId = new Map<string, KnownUser>();
+        for (const row of rows) {
+          const entry = { user: toUser(row), channels: [], groups: [] };
+          byId.set(row.id, entry);
+          if (row.external_id !== null) known.set(row.external_id, entry);
+        }
+        const ids = [...byId.keys()];
+        const channels = await db
+          .selectFrom('channels')
+          .select(['id', 'user_id', 'key', 'address', 'origin', 'proven_at', 'registered_at'])
+          .where('user_id', 'in', ids)
+          .orderBy('created_at')
+          .orderBy('key')
+          .execute();
+        for (const channel of channelsOfRows(channels)) byId.get(channel.userId)?.channels.push(channel);
+        const memberships = await db
+          .selectFrom('user_groups')
+          .innerJoin('groups', 'groups.id', 'user_groups.group_id')
+          .select(['user_groups.user_id', 'groups.name'])
+          .where('user_groups.user_id', 'in', ids)
+          .execute();
+        for (const { user_id: userId, name } of memberships) byId.get(userId)?.groups.push(name);
+      }
+      return known;
     },
     async createMany(batch, at) {
       // Membership writers take their groups' rows first, in one order (as GroupRepository.write).

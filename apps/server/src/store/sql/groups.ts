@@ -90,7 +90,8 @@ export type GroupWrite =
 
 export interface AuditedGroupWrite {
   change: GroupWrite;
-  audit: NewAuditEntry;
+  /** None: the writer audits the writes together (Groups.leaveAll: one entry for a user's groups). */
+  audit: NewAuditEntry | undefined;
 }
 
 const GROUP_COLUMNS = [
@@ -216,7 +217,7 @@ async function sqliteWrite(
   const statements = writes.map(({ change, audit }) => ({
     change: changeStatement(db, change, at),
     touch: isMembership(change) ? groupTouched(db, change.groupId, at, true) : undefined,
-    audit: auditInsertIfChanged(db, audit, at, stampKey),
+    audit: audit === undefined ? undefined : auditInsertIfChanged(db, audit, at, stampKey),
   }));
   return db.getExecutor().provideConnection(async (connection) => {
     // The SQLite driver runs each statement as it is called: nothing below awaits until the commit.
@@ -227,7 +228,7 @@ async function sqliteWrite(
         answers.push(connection.executeQuery(statement.change));
         // The group is there (its membership row refers to it): touched exactly when the change was.
         if (statement.touch !== undefined) void connection.executeQuery(statement.touch);
-        void connection.executeQuery(statement.audit);
+        if (statement.audit !== undefined) void connection.executeQuery(statement.audit);
       }
       void connection.executeQuery(CompiledQuery.raw('commit'));
     } catch (error) {
@@ -536,7 +537,7 @@ export function groupRepository(
           const done = touched(await trx.executeQuery(changeStatement(trx, change, at)));
           if (done && isMembership(change))
             await trx.executeQuery(groupTouched(trx, change.groupId, at, false));
-          if (done) await insertAudit(trx, audit, at);
+          if (done && audit !== undefined) await insertAudit(trx, audit, at);
           changed.push(done);
         }
         return changed;
