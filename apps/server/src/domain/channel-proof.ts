@@ -708,8 +708,8 @@ export class ChannelProofs {
   /**
    * From when an undo takes back what was added: the opening of the earliest registration session
    * open at `registeredAt`, then further back for every passkey or channel added before that which
-   * opened a registration session since (its holder is whoever undid nothing), to the opening of
-   * the earliest session open when it was added; until nothing reaches further.
+   * opened a registration session since (whoever registered the channel may hold it), to the
+   * opening of the earliest session open when it was added; until nothing reaches further.
    */
   private async undoneSince(store: Store, userId: string, registeredAt: number): Promise<number> {
     const openedAround = async (at: number) =>
