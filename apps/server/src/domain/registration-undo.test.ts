@@ -282,6 +282,46 @@ describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (k
   );
 
   appTest(
+    'a channel registered earlier that opened the registration of the undone one is taken back with it',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const person = await t.createUser({ channels: { email: 'eve@example.com' } });
+      await registrationPolicy(t, person, { registrationCoolingHours: 0 });
+      const user = await userOf(t, person);
+      // A first session registers his address; an hour later a code to it opens a second one.
+      await openWithLink(t, user, ATTACKER_ADDRESS);
+      await register(t, user, ATTACKER_ADDRESS, 'personalEmail', 'eve.evil@example.org');
+      t.clock.advance(60 * MINUTE);
+      const reference = (await t.services.store.channels.listOfUser(user.id)).find(
+        (channel) => channel.key === 'personalEmail',
+      )!.id;
+      const { challengeId } = await t.services.registrationSignIn.challenge({
+        ...signedIn(user, ATTACKER_ADDRESS),
+        reference,
+      });
+      const code = /register channels is (\d{8})/.exec(await lastTo(t, user.id, 'eve.evil@example.org'))![1]!;
+      await t.services.registrationSignIn.openWithCode({
+        ...signedIn(user, ATTACKER_ADDRESS),
+        challengeId,
+        code,
+      });
+      await register(t, user, ATTACKER_ADDRESS, 'personalMobile', '+49 170 5550166');
+      // The person undoes the number: the address that opened its registration goes too.
+      const notices = (await outbox(t, user.id)).filter(
+        (message) => message.recipient === 'eve@example.com' && message.text.includes('#undo='),
+      );
+      const undo = /#undo=([\w-]+)/.exec(notices.at(-1)!.text)![1]!;
+      await t.services.channelProofs.undo(undo, PERSON_ADDRESS);
+      expect((await t.services.store.channels.listOfUser(user.id)).map((channel) => channel.key)).toEqual([
+        'email',
+      ]);
+      expect(
+        (await t.services.store.channelProofs.listBlocked(user.id)).map((blocked) => blocked.address).sort(),
+      ).toEqual(['+491705550166', 'eve.evil@example.org']);
+    },
+  );
+
+  appTest(
     'an address blocked while its proof was under way is refused as the proof ends',
     async ({ startApp }) => {
       const t = await startApp();
