@@ -91,7 +91,9 @@ export const UserInfo = Type.Object({
     description: 'The previous sign-in (ISO-8601 UTC), null on the first one',
   }),
   userId: UserId,
-  userLocale: Type.String(),
+  userLocale: Type.Optional(
+    Type.String({ description: "The user's language; absent: none, the page's language rule applies" }),
+  ),
 });
 export type UserInfo = Type.Static<typeof UserInfo>;
 

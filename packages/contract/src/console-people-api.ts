@@ -41,7 +41,9 @@ export const AdminPerson = Type.Object({
   id: Type.String(),
   username: Type.String(),
   fullName: Type.String(),
-  locale: Type.String(),
+  locale: Type.Union([Type.String(), Type.Null()], {
+    description: "null: none, the page's language rule applies",
+  }),
   timeZone: Type.Union([Type.String(), Type.Null()]),
   source: Type.String(),
   disabled: Type.Boolean(),

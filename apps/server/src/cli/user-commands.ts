@@ -434,7 +434,7 @@ export const userCommands: CommandGroup = {
           const state = user.disabled ? '  DISABLED' : '';
           const groupText = user.groups.length === 0 ? '-' : user.groups.join(', ');
           context.out(
-            `${user.username}  "${user.fullName}"  locale ${user.locale}  time zone ${user.timeZone ?? `${context.config.timeZone} (default)`}  groups ${groupText}  from ${user.source}  last sign-in ${user.lastLoginAt ?? '-'}${state}`,
+            `${user.username}  "${user.fullName}"  locale ${user.locale ?? 'none (the page chooses)'}  time zone ${user.timeZone ?? `${context.config.timeZone} (default)`}  groups ${groupText}  from ${user.source}  last sign-in ${user.lastLoginAt ?? '-'}${state}`,
           );
         }
         return 0;

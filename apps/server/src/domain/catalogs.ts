@@ -64,7 +64,8 @@ export class Catalogs {
     return value;
   }
 
-  async choose(candidates: readonly (string | undefined)[]): Promise<string> {
+  /** The first candidate with a catalog; null and undefined (a user without a language) are passed over. */
+  async choose(candidates: readonly (string | null | undefined)[]): Promise<string> {
     const languages = await this.languages();
     return chooseLanguage(
       candidates,

@@ -5,7 +5,7 @@ import { DEFAULT_LANGUAGE } from '@dea/contract';
  * primary part ('pt'); English when none matches.
  */
 export function chooseLanguage(
-  candidates: readonly (string | undefined)[],
+  candidates: readonly (string | null | undefined)[],
   available: readonly string[],
 ): string {
   const lowerToCode = new Map(available.map((code) => [code.toLowerCase(), code]));

@@ -28,14 +28,17 @@ export function userInfoOf(user: User): UserInfo {
     fullName: user.fullName,
     lastLogin: user.lastLoginAt === null ? null : new Date(user.lastLoginAt).toISOString(),
     userId: user.id,
-    userLocale: user.locale,
+    // A user without a language has none to answer: the page's language rule applies.
+    ...(user.locale !== null && { userLocale: user.locale }),
   };
 }
 
 /** POST user/get: the fields asked for of the signed-in user. */
 export function userFieldsOf(user: User, fields: readonly (keyof UserGetResult)[]): UserGetResult {
-  const values: Required<UserGetResult> = { id: user.id, userLocale: user.locale };
-  return Object.fromEntries(fields.map((field) => [field, values[field]]));
+  const values: UserGetResult = { id: user.id, ...(user.locale !== null && { userLocale: user.locale }) };
+  return Object.fromEntries(
+    fields.flatMap((field) => (values[field] === undefined ? [] : [[field, values[field]]])),
+  );
 }
 
 const KNOWN_BRANDING = new Set<string>(BRANDING_NAMES);

@@ -53,7 +53,11 @@ export async function pageStartupAnswers(
   const policy = policyAnswered.options;
   const messageFile = messageFileName(
     choosePageLanguage(
-      { stored: undefined, userLocale: user.locale, browserLanguage: acceptedLanguages(acceptLanguage)[0] },
+      {
+        stored: undefined,
+        userLocale: user.locale ?? undefined,
+        browserLanguage: acceptedLanguages(acceptLanguage)[0],
+      },
       languages,
     ),
   );

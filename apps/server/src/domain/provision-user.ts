@@ -30,7 +30,8 @@ export interface SourcedUser {
   /** As the source spells it: provisioning stores its canonical form (RFC 8265). */
   username: string;
   fullName: string;
-  locale?: string | undefined;
+  /** null: none (the page's language rule applies); absent: left as it is (a new user's is en). */
+  locale?: string | null | undefined;
   /** null: none (DEA_TIME_ZONE); absent: left as it is. */
   timeZone?: string | null | undefined;
   /** Absent: the user's state is left as it is (a new user is enabled). */
@@ -315,7 +316,7 @@ export class UserProvisioning {
       username,
       passwordHash: NO_LOCAL_PASSWORD,
       fullName: input.fullName,
-      locale: input.locale ?? 'en',
+      locale: input.locale === undefined ? 'en' : input.locale,
       disabled: input.disabled === true,
       createdAt: at,
       lastLoginAt: null,
@@ -327,6 +328,8 @@ export class UserProvisioning {
       familyName: input.profile?.familyName ?? null,
       primaryEmail: input.profile?.primaryEmail ?? null,
       primaryPhone: input.profile?.primaryPhone ?? null,
+      displayName: input.profile?.displayName ?? null,
+      formattedName: input.profile?.formattedName ?? null,
       updatedAt: null,
     };
   }

@@ -13,7 +13,7 @@ export function languageCandidates(request: FastifyRequest): (string | undefined
     attrsLocale,
     queryLang,
     ...acceptedLanguages(request.headers['accept-language']),
-    request.signedIn?.user.locale,
+    request.signedIn?.user.locale ?? undefined,
   ];
 }
 

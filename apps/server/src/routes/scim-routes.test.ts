@@ -1,7 +1,12 @@
-import { usernameOrThrow } from '@dea/contract';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { messageFileName, PAGE_CALLS, pageCallKey, usernameOrThrow } from '@dea/contract';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { createServiceKey } from '../domain/service-keys.js';
+import { API } from '../testing/api-bodies.js';
+import { consoleAgent } from '../testing/console-agent.js';
 import { appTest } from '../testing/fixtures.js';
 import { startTwoInstances } from '../testing/instances.js';
 import { STORE_KINDS } from '../testing/stores.js';
@@ -11,6 +16,16 @@ const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/** The page's HTML as built, where the server puts its startup answers. */
+const PAGE_TEMPLATE = `<!doctype html>
+<html lang="en">
+  <head><script type="module" src="/dea/assets/dea.js"></script></head>
+  <body>
+    <div id="root"><!--first-paint--><!--/first-paint--></div>
+  </body>
+</html>
+`;
 
 /** A SCIM answer: JSON read field by field in the assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -113,7 +128,8 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         externalId: entraUser.externalId,
         // userName is not case-exact (RFC 7643 4.1.1): it is kept in its canonical form (RFC 8265).
         userName: entraUser.userName.toLowerCase(),
-        displayName: 'givenName familyName',
+        // Entra sent no displayName: none is answered (RFC 7643 2.5); name.formatted as sent.
+        name: { formatted: 'givenName familyName', givenName: 'givenName', familyName: 'familyName' },
         active: true,
         emails: [
           {
@@ -130,7 +146,14 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         meta: { resourceType: 'User', location: `${scim.base}/Users/${id}` },
       });
       const user = await t.services.store.users.findById(id);
-      expect(user).toMatchObject({ source: 'scim', externalId: entraUser.externalId, passwordHash: '!' });
+      expect(user).toMatchObject({
+        source: 'scim',
+        externalId: entraUser.externalId,
+        passwordHash: '!',
+        fullName: 'givenName familyName',
+        displayName: null,
+      });
+      expect(created.body.displayName).toBeUndefined();
       const channels = await t.services.store.channels.listOfUser(id);
       expect(Object.fromEntries(channels.map((channel) => [channel.key, channel.address]))).toEqual({
         email: 'Test_User_fd0ea19b-0777-472c-9f96-4f70d2226f2e@testuser.com',
@@ -868,12 +891,16 @@ describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) =>
       })),
     });
     expect(removed.status).toBe(200);
-    expect(removed.body).toMatchObject({ displayName: 'Test User', preferredLanguage: 'en', active: false });
+    expect(removed.body).toMatchObject({ name: { givenName: 'Test', familyName: 'User' }, active: false });
     expect(removed.body.externalId).toBeUndefined();
+    expect(removed.body.displayName).toBeUndefined();
+    expect(removed.body.preferredLanguage).toBeUndefined();
     expect(removed.body.timezone).toBeUndefined();
     expect(await t.services.store.users.findById(id)).toMatchObject({
       disabled: true,
-      locale: 'en',
+      fullName: 'Test User',
+      displayName: null,
+      locale: null,
       timeZone: null,
     });
     expect(
@@ -892,8 +919,9 @@ describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) =>
         { op: 'remove', path: 'displayName' },
       ],
     });
-    expect(unnamed.body.displayName).toBe('test.user@okta.local');
+    expect(unnamed.body.displayName).toBeUndefined();
     expect(unnamed.body.name).toBeUndefined();
+    expect((await t.services.store.users.findById(id))?.fullName).toBe('test.user@okta.local');
     expect(unnamed.body.active).toBe(false);
     const required = await scim.call('PATCH', `/Users/${id}`, {
       schemas: [PATCH],
@@ -901,6 +929,117 @@ describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) =>
     });
     expect(required).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
   });
+
+  appTest(
+    'name.formatted is kept as given; a PATCH remove leaves displayName and preferredLanguage unassigned, the page and the console falling back as for a user created without them',
+    async ({ startApp, expect, onTestFinished }) => {
+      const webDir = mkdtempSync(join(tmpdir(), 'dea-web-'));
+      onTestFinished(() => rmSync(webDir, { recursive: true, force: true }));
+      mkdirSync(join(webDir, 'dea'));
+      writeFileSync(join(webDir, 'dea', 'index.html'), PAGE_TEMPLATE);
+      const t = await startApp({ DEA_WEB_DIR: webDir });
+      const scim = await scimClient(t);
+      const formatted = 'Dr. Ada M. Lovelace, PhD';
+      const password = 'Analytical1843';
+      const created = await scim.call('POST', '/Users', {
+        schemas: [USER],
+        userName: 'ada@example.org',
+        displayName: 'Ada L.',
+        name: { formatted, givenName: 'Ada', familyName: 'Lovelace' },
+        preferredLanguage: 'de',
+        password,
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      expect(created.body).toMatchObject({
+        displayName: 'Ada L.',
+        name: { formatted, givenName: 'Ada', familyName: 'Lovelace' },
+        preferredLanguage: 'de',
+      });
+      const filtered = async (filter: string) =>
+        (await scim.call('GET', `/Users?filter=${encodeURIComponent(filter)}`)).body.totalResults as number;
+      expect(await filtered(`name.formatted eq "${formatted}"`)).toBe(1);
+      // A part of the name changes; name.formatted stays as the client gave it.
+      const renamed = await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'replace', path: 'name.givenName', value: 'Augusta' }],
+      });
+      expect(renamed.body.name).toEqual({ formatted, givenName: 'Augusta', familyName: 'Lovelace' });
+
+      const removed = await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [
+          { op: 'remove', path: 'displayName' },
+          { op: 'remove', path: 'preferredLanguage' },
+        ],
+      });
+      expect(removed.status).toBe(200);
+      for (const answer of [removed.body, (await scim.call('GET', `/Users/${id}`)).body]) {
+        expect(answer.displayName).toBeUndefined();
+        expect(answer.preferredLanguage).toBeUndefined();
+        expect(answer.name).toEqual({ formatted, givenName: 'Augusta', familyName: 'Lovelace' });
+      }
+      expect(await filtered('displayName pr')).toBe(0);
+      expect(await filtered('preferredLanguage pr')).toBe(0);
+      expect(await filtered(`name.formatted eq "${formatted}"`)).toBe(1);
+      expect(
+        await t.services.store.audit.list({ userId: id, event: 'user.updated', limit: 10 }),
+      ).toMatchObject([
+        { actor: 'scim:entra', details: { fields: ['fullName', 'locale', 'displayName'] } },
+        { actor: 'scim:entra', details: { fields: ['givenName'] } },
+      ]);
+
+      // As a user created without them: the full name is made of the name, there is no language.
+      const without = await scim.call('POST', '/Users', {
+        schemas: [USER],
+        userName: 'augusta@example.org',
+        name: { formatted, givenName: 'Augusta', familyName: 'Lovelace' },
+      });
+      expect(without.body.displayName).toBeUndefined();
+      expect(without.body.preferredLanguage).toBeUndefined();
+      for (const userId of [id, without.body.id as string])
+        expect(await t.services.store.users.findById(userId)).toMatchObject({
+          fullName: formatted,
+          displayName: null,
+          formattedName: formatted,
+          locale: null,
+        });
+
+      // The page: its userinfo names the full name; no language is answered, so the page's
+      // language rule takes the browser's; the page's HTML chooses its texts so.
+      const signedIn = await t.signIn({ id, username: 'ada@example.org', password });
+      const userInfo = (await t.call(`${API}/userinfo`, {}, signedIn)).json<Json>();
+      expect(userInfo).toMatchObject({ fullName: formatted, userId: id });
+      expect(userInfo).not.toHaveProperty('userLocale');
+      const locale = PAGE_CALLS.userLocale(id);
+      expect((await t.call(`${API}/${locale.path}`, locale.body, signedIn)).json()).toEqual({
+        error: 0,
+        message: '',
+        result: { id },
+      });
+      const html = await t.app.inject({
+        method: 'GET',
+        url: '/dea/',
+        headers: { cookie: signedIn.headers.cookie, 'accept-language': 'ja-JP,en;q=0.5' },
+      });
+      expect(html.body).toContain('<html lang="ja" dir="ltr">');
+      expect(html.body).toContain(pageCallKey(PAGE_CALLS.messages(messageFileName('ja'))));
+
+      // The console shows the full name and no language.
+      const admin = await consoleAgent(t, '/dea/admin-api', 'admin');
+      expect((await admin.get(`/admin/people/${id}`)).json().result).toMatchObject({
+        fullName: formatted,
+        locale: null,
+      });
+
+      // Given again, the language is the user's.
+      await scim.call('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'add', path: 'preferredLanguage', value: 'fr-CA' }],
+      });
+      expect((await t.call(`${API}/userinfo`, {}, signedIn)).json()).toMatchObject({ userLocale: 'fr_CA' });
+    },
+  );
 
   appTest(
     'keeps name.givenName and familyName, primary, and a group externalId',
@@ -921,7 +1060,8 @@ describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) =>
       });
       const id = created.body.id as string;
       const read = (await scim.call('GET', `/Users/${id}`)).body;
-      expect(read.name).toEqual({ formatted: 'Test User', givenName: 'Test', familyName: 'User' });
+      // No name.formatted was sent: none is answered.
+      expect(read.name).toEqual({ givenName: 'Test', familyName: 'User' });
       expect(read.displayName).toBe('Test User');
       expect((read.phoneNumbers as { primary: boolean }[]).filter((phone) => phone.primary)).toHaveLength(1);
       expect(read.phoneNumbers).toContainEqual({ value: '+49305550100', type: 'work', primary: true });
@@ -938,7 +1078,7 @@ describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) =>
           { op: 'replace', path: 'emails[type eq "home"].primary', value: false },
         ],
       });
-      expect(patched.body.name).toEqual({ formatted: 'Tess User', givenName: 'Tess', familyName: 'User' });
+      expect(patched.body.name).toEqual({ givenName: 'Tess', familyName: 'User' });
       expect(patched.body.displayName).toBe('Test User');
       expect(patched.body.emails).toEqual([
         { value: 'work@example.com', type: 'work', primary: true },
@@ -985,7 +1125,7 @@ describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) =>
         .body;
       expect(excluded.id).toBe(id);
       expect(excluded.emails).toBeUndefined();
-      expect(excluded.name).toEqual({ formatted: 'Test User', familyName: 'User' });
+      expect(excluded.name).toEqual({ familyName: 'User' });
       expect(excluded.userName).toBe('test.user@okta.local');
       const listed = await scim.call('GET', `/Users?attributes=${encodeURIComponent(`${USER}:userName`)}`);
       expect(listed.body.Resources).toEqual([{ schemas: [USER], id, userName: 'test.user@okta.local' }]);

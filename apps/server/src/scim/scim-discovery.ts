@@ -90,18 +90,24 @@ export function schemas(base: string): Record<string, unknown>[] {
           description: 'The name the user signs in with',
         }),
         attribute('displayName', {
-          description: 'The full name; else name.formatted, else givenName familyName',
+          description:
+            'Kept as given; the full name is it, else name.formatted, else givenName familyName, else userName',
         }),
         attribute('name', {
           type: 'complex',
-          subAttributes: [attribute('formatted'), attribute('givenName'), attribute('familyName')],
+          subAttributes: [
+            attribute('formatted', { description: 'Kept as given; none is made of the other parts' }),
+            attribute('givenName'),
+            attribute('familyName'),
+          ],
         }),
         attribute('active', {
           type: 'boolean',
           description: 'false disables the user and ends their sessions',
         }),
         attribute('preferredLanguage', {
-          description: 'The language of the page and messages, such as de or pt-BR',
+          description:
+            "The language of the page and messages, such as de or pt-BR; unassigned: the page's language rule (the browser's language, else English)",
         }),
         attribute('timezone', { description: 'An IANA time zone for the times in messages' }),
         typedValues('emails', ['work', 'home'], 'work: the email channel; home: personalEmail'),

@@ -109,8 +109,8 @@ const USER_FILTER: Readonly<Record<string, AttributeMap<UserFilterColumn>>> = {
       filter: { kind: 'compare', column: 'external_id', op: 'sw', value: OWN_EXTERNAL_ID },
     },
   },
-  displayname: text('full_name'),
-  'name.formatted': text('full_name'),
+  displayname: text('display_name'),
+  'name.formatted': text('formatted_name'),
   'name.givenname': text('given_name'),
   'name.familyname': text('family_name'),
   preferredlanguage: {
@@ -336,9 +336,11 @@ export class ScimUsers {
   }
 
   /**
-   * PUT, and the result of a PATCH. With `omittedClears` (a PATCH, whose result is the whole
-   * resource) an attribute the resource no longer has is cleared: externalId, displayName, name,
-   * preferredLanguage (back to en), timezone; `active` left out never changes the user's state.
+   * PUT, and the result of a PATCH. displayName and name are what the body has (left out:
+   * unassigned). With `omittedClears` (a PATCH, whose result is the whole resource) an attribute
+   * the resource no longer has is unassigned too: externalId, preferredLanguage (the user has no
+   * language: the page's language rule applies), timezone; `active` left out never changes the
+   * user's state.
    */
   async replace(
     id: string,
@@ -396,7 +398,11 @@ export class ScimUsers {
         const value = channels.get(key);
         return value === undefined ? [] : [{ value, type, primary: key === primary }];
       });
-    const given = [user.givenName, user.familyName].filter((part) => part !== null).join(' ');
+    const name = {
+      ...(user.formattedName !== null && { formatted: user.formattedName }),
+      ...(user.givenName !== null && { givenName: user.givenName }),
+      ...(user.familyName !== null && { familyName: user.familyName }),
+    };
     const groups = await this.store.groups.listOfUser(user.id);
     const resource: Resource = {
       schemas: [SCIM.user],
@@ -404,16 +410,11 @@ export class ScimUsers {
       ...(user.externalId !== null &&
         !user.externalId.startsWith(OWN_EXTERNAL_ID) && { externalId: user.externalId }),
       userName: user.username,
-      displayName: user.fullName,
-      ...(given !== '' && {
-        name: {
-          formatted: given,
-          ...(user.givenName !== null && { givenName: user.givenName }),
-          ...(user.familyName !== null && { familyName: user.familyName }),
-        },
-      }),
+      // An attribute the client left unassigned is not answered (RFC 7643 section 2.5).
+      ...(user.displayName !== null && { displayName: user.displayName }),
+      ...(Object.keys(name).length > 0 && { name }),
       active: !user.disabled,
-      preferredLanguage: user.locale.replace('_', '-'),
+      ...(user.locale !== null && { preferredLanguage: user.locale.replace('_', '-') }),
       ...(user.timeZone !== null && { timezone: user.timeZone }),
       emails: typed(SCIM_CHANNELS.emails, user.primaryEmail),
       phoneNumbers: typed(SCIM_CHANNELS.phoneNumbers, user.primaryPhone),
@@ -459,20 +460,31 @@ export class ScimUsers {
     options: { mustCreate?: boolean; omittedClears?: boolean },
   ): Promise<User> {
     const name = input.name;
-    const part = (value: string | undefined) => (value === undefined || value.trim() === '' ? null : value);
+    const part = (value: string | null | undefined) =>
+      value === undefined || value === null || value.trim() === '' ? null : value;
     const givenName = part(name?.givenName);
     const familyName = part(name?.familyName);
+    // displayName and name.formatted kept as given (a blank one is none), checked as a full name.
+    const sentName = (value: string | null | undefined, label: string) => {
+      const sent = part(value);
+      return sent === null ? null : field(() => validFullName(sent, label));
+    };
+    const displayName = sentName(input.displayName, 'displayName');
+    const formattedName = sentName(name?.formatted, 'name.formatted');
     const given = [givenName, familyName].filter((each) => each !== null).join(' ');
-    const fullName = input.displayName ?? name?.formatted ?? (given === '' ? input.userName : given);
+    const fullName = displayName ?? formattedName ?? (given === '' ? input.userName : given);
+    // Left out of a new user or of a PATCH's result: the user has no language.
+    const unassigned = options.omittedClears === true || options.mustCreate === true;
+    const sentNull = input.preferredLanguage === null || input.locale === null;
+    const language = input.preferredLanguage ?? input.locale ?? (sentNull || unassigned ? null : undefined);
     const clears = options.omittedClears === true;
-    const language = input.preferredLanguage ?? input.locale ?? (clears ? 'en' : undefined);
     const { channels, primaryEmail, primaryPhone } = channelsOf(input);
     const sourced: SourcedUser = {
       source: 'scim',
       externalId,
       username: field(() => validUsername(input.userName)),
       fullName: field(() => validFullName(fullName, 'displayName')),
-      locale: language === undefined ? undefined : languageTag(language),
+      locale: language === undefined || language === null ? language : languageTag(language),
       timeZone:
         input.timezone === undefined || input.timezone === null
           ? input.timezone === null || clears
@@ -481,7 +493,7 @@ export class ScimUsers {
           : field(() => validTimeZone(input.timezone as string, 'timezone')),
       // RFC 7643 `active` left out (or removed by a PATCH) leaves the user's state as it is.
       disabled: input.active === undefined ? undefined : !input.active,
-      profile: { givenName, familyName, primaryEmail, primaryPhone },
+      profile: { givenName, familyName, displayName, formattedName, primaryEmail, primaryPhone },
       channels,
       groups: { managed: [], memberOf: [] },
     };

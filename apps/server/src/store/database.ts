@@ -55,7 +55,8 @@ export interface UsersTable {
   username: Username;
   password_hash: string;
   full_name: string;
-  locale: string;
+  /** The user's language; null (migration 0038): none, the page's language rule applies. */
+  locale: ColumnType<string | null, string | null | undefined, string | null>;
   disabled: number;
   created_at: number;
   /** The sign-in before the current one: what the page shows as last login. */
@@ -71,6 +72,9 @@ export interface UsersTable {
   /** The channel key of the primary e-mail address and phone number SCIM marked (migration 0020). */
   primary_email: ColumnType<string | null, string | null | undefined, string | null>;
   primary_phone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SCIM's displayName and name.formatted as given (migration 0038); null: unassigned. */
+  display_name: ColumnType<string | null, string | null | undefined, string | null>;
+  formatted_name: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the user last changed (migration 0021); null: not since it was created. */
   updated_at: ColumnType<number | null, number | null | undefined, number | null>;
 }

@@ -302,6 +302,8 @@ export function storeSuite(kind: StoreKind): void {
         familyName: null,
         primaryEmail: null,
         primaryPhone: null,
+        displayName: null,
+        formattedName: null,
         updatedAt: null,
       };
       const byId = await store.users.findById(user.id);

@@ -151,7 +151,8 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
       for (const [table, rows] of Object.entries(before)) {
         if (table === 'kysely_migration') continue;
         // Audit entries gain columns for their place and chain value (0017-audit-chain); users
-        // and groups the attributes SCIM keeps (0020-scim-attributes, 0021-scim-modified), all null;
+        // and groups the attributes SCIM keeps (0020-scim-attributes, 0021-scim-modified,
+        // 0038-scim-attributes-as-given), all null;
         // audit entries what the reports count them by, generated from their details (0026-report-indexes);
         // channels who registered them (0027-channel-proofs: the source's, never proven by a person);
         // audit entries their writer's stamp (0035-audit-stamps).
@@ -166,7 +167,15 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
             'report_reason',
             'stamp',
           ],
-          users: ['given_name', 'family_name', 'primary_email', 'primary_phone', 'updated_at'],
+          users: [
+            'given_name',
+            'family_name',
+            'primary_email',
+            'primary_phone',
+            'updated_at',
+            'display_name',
+            'formatted_name',
+          ],
           groups: ['external_id', 'created_by', 'created_at', 'updated_at'],
         };
         const kept = (after[table] ?? []).map((row) =>
@@ -336,3 +345,78 @@ describe.each(STORE_KINDS)('user names take their canonical form on a %s store (
     }
   });
 });
+
+describe.each(STORE_KINDS)(
+  "SCIM's names as given and a user without a language on a %s store (migration 0038)",
+  (kind) => {
+    const MIGRATION = '0038-scim-attributes-as-given';
+    const BEFORE = MIGRATION_NAMES[MIGRATION_NAMES.indexOf(MIGRATION) - 1] ?? '';
+    const userRow = (username: string, source: string, name: Record<string, string | null> = {}) => ({
+      id: newId(),
+      username,
+      password_hash: '!',
+      full_name: `Person ${username}`,
+      locale: 'de',
+      disabled: 0,
+      created_at: NOW,
+      last_login_at: null,
+      current_login_at: null,
+      time_zone: null,
+      source,
+      external_id: source === 'local' ? null : `ext-${username}`,
+      given_name: null,
+      family_name: null,
+      ...name,
+    });
+
+    it('keeps what SCIM users were answered as their displayName and name.formatted; a language may then be none', async () => {
+      const target = await emptyStore(kind);
+      try {
+        await target.migrateTo(BEFORE);
+        const both = userRow('both', 'scim', { given_name: 'Ada', family_name: 'Lovelace' });
+        const family = userRow('family', 'scim', { family_name: 'Lovelace' });
+        const unnamed = userRow('unnamed', 'scim');
+        const local = userRow('local', 'local', { given_name: 'Lo', family_name: 'Cal' });
+        await target.insert('users', [both, family, unnamed, local]);
+        await target.insert('channels', [
+          { id: newId(), user_id: both.id, key: 'email', address: 'ada@example.org', created_at: NOW },
+        ]);
+        await target.migrateTo(MIGRATION);
+        const upgraded = await openStore({ ...target, schema: 'require-current' });
+        try {
+          const read = async (row: { id: string }) => upgraded.users.findById(row.id);
+          expect(await read(both)).toMatchObject({
+            fullName: 'Person both',
+            displayName: 'Person both',
+            formattedName: 'Ada Lovelace',
+            locale: 'de',
+          });
+          expect(await read(family)).toMatchObject({
+            displayName: 'Person family',
+            formattedName: 'Lovelace',
+          });
+          expect(await read(unnamed)).toMatchObject({ displayName: 'Person unnamed', formattedName: null });
+          expect(await read(local)).toMatchObject({ displayName: null, formattedName: null, locale: 'de' });
+          // The user's rows stay theirs (the embedded store's column was made anew under its keys).
+          expect(await upgraded.channels.listOfUser(both.id)).toMatchObject([{ address: 'ada@example.org' }]);
+          expect(await upgraded.users.update(both.id, { locale: null })).toBe(true);
+          expect((await read(both))?.locale).toBeNull();
+          const id = newId();
+          await upgraded.users.create({
+            id,
+            username: usernameOrThrow('new'),
+            passwordHash: '!',
+            fullName: 'New',
+            locale: null,
+            createdAt: NOW,
+          });
+          expect(await upgraded.users.findById(id)).toMatchObject({ locale: null, displayName: null });
+        } finally {
+          await upgraded.close();
+        }
+      } finally {
+        await target.drop();
+      }
+    });
+  },
+);

@@ -45,7 +45,7 @@ export async function createPeople(
   for (const input of inputs) {
     const username = provisionedName(input.username);
     const fullName = checked(() => validFullName(input.fullName));
-    const locale = checked(() => validLocale(input.locale ?? 'en'));
+    const locale = input.locale === null ? null : checked(() => validLocale(input.locale ?? 'en'));
     const warnings: string[] = [];
     const zone =
       input.timeZone === undefined || input.timeZone === null || isTimeZone(input.timeZone)
@@ -107,6 +107,8 @@ export async function createPeople(
       familyName: input.profile?.familyName ?? null,
       primaryEmail: input.profile?.primaryEmail ?? null,
       primaryPhone: input.profile?.primaryPhone ?? null,
+      displayName: input.profile?.displayName ?? null,
+      formattedName: input.profile?.formattedName ?? null,
       updatedAt: channels > 0 || input.disabled === true ? at : null,
     };
     batch.users.push(user);

@@ -37,6 +37,58 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
   storeTest.override('storeKind', kind);
 
   storeTest(
+    "a user may have no language, and SCIM's displayName and name.formatted as given or none, each change audited",
+    async ({ testStore: { store }, expect }) => {
+      const people = new People(store, () => T0);
+      const BY_SCIM: ChangeBy = { door: 'scim', actor: 'scim:idp' };
+      const { user } = await people.create(BY_SCIM, {
+        username: 'ada@example.org',
+        fullName: 'Ada L.',
+        locale: null,
+        externalId: 'ada-1',
+        displayName: 'Ada L.',
+        formattedName: 'Dr. Ada M. Lovelace, PhD',
+      });
+      expect(await store.users.findById(user.id)).toMatchObject({
+        locale: null,
+        displayName: 'Ada L.',
+        formattedName: 'Dr. Ada M. Lovelace, PhD',
+      });
+      // Absent, as from every other door: English.
+      expect((await people.create(BY_OPERATOR, { username: 'bob', fullName: 'Bob' })).user.locale).toBe('en');
+
+      const given = await people.update(BY_SCIM, user.id, { locale: 'de' });
+      expect(given).toMatchObject({ changed: ['locale'], user: { locale: 'de' } });
+      const removed = await people.update(BY_SCIM, user.id, {
+        fullName: 'Dr. Ada M. Lovelace, PhD',
+        locale: null,
+        displayName: null,
+      });
+      expect(removed.changed).toEqual(['fullName', 'locale', 'displayName']);
+      expect(await store.users.findById(user.id)).toMatchObject({
+        fullName: 'Dr. Ada M. Lovelace, PhD',
+        locale: null,
+        displayName: null,
+        formattedName: 'Dr. Ada M. Lovelace, PhD',
+      });
+      expect((await people.update(BY_SCIM, user.id, { locale: null, displayName: null })).changed).toEqual(
+        [],
+      );
+      expect(
+        (await entriesOf(store, user.id))
+          .filter((entry) => entry.event === 'user.updated')
+          .map((entry) => entry.details),
+      ).toEqual(
+        expect.arrayContaining([{ fields: ['locale'] }, { fields: ['fullName', 'locale', 'displayName'] }]),
+      );
+      // They go with the full name: only its owner changes them.
+      await expect(people.update(BY_OPERATOR, user.id, { displayName: 'Ada' })).rejects.toBeInstanceOf(
+        OwnershipRefused,
+      );
+    },
+  );
+
+  storeTest(
     'each operation writes its change and exactly one audit entry, and answers what changed',
     async ({ testStore: { store }, expect }) => {
       const people = new People(store, () => T0);

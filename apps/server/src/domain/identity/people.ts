@@ -85,7 +85,8 @@ export interface NewPerson {
   /** As the door got it: stored in its canonical form (RFC 8265). */
   username: string;
   fullName: string;
-  locale?: string | undefined;
+  /** Absent: en; null: none (the page's language rule applies). */
+  locale?: string | null | undefined;
   /** An IANA time zone; null or absent: DEA_TIME_ZONE. */
   timeZone?: string | null | undefined;
   /** A hash of the user's own password; absent: none (NO_LOCAL_PASSWORD). */
@@ -95,27 +96,39 @@ export interface NewPerson {
   familyName?: string | null | undefined;
   primaryEmail?: string | null | undefined;
   primaryPhone?: string | null | undefined;
+  displayName?: string | null | undefined;
+  formattedName?: string | null | undefined;
 }
 
 /**
  * The parts of a user SCIM round-trips (RFC 7643): the name's given and family parts, and the
- * channel keys of the e-mail address and phone number marked primary. They go with the full name:
- * whoever owns it owns them.
+ * channel keys of the e-mail address and phone number marked primary; displayName and
+ * name.formatted as given (null: unassigned). They go with the full name: whoever owns it owns them.
  */
 export interface PersonProfile {
   givenName?: string | null;
   familyName?: string | null;
   primaryEmail?: string | null;
   primaryPhone?: string | null;
+  displayName?: string | null;
+  formattedName?: string | null;
 }
 
-const PROFILE_PARTS = ['givenName', 'familyName', 'primaryEmail', 'primaryPhone'] as const;
+const PROFILE_PARTS = [
+  'givenName',
+  'familyName',
+  'primaryEmail',
+  'primaryPhone',
+  'displayName',
+  'formattedName',
+] as const;
 
 /** The fields of a user that `update` changes; each checked against its rule and its owner. */
 export interface PersonFields extends PersonProfile {
   username?: string;
   fullName?: string;
-  locale?: string;
+  /** null: none (the page's language rule applies). */
+  locale?: string | null;
   timeZone?: string | null;
   externalId?: string | null;
   /** A local user taken over by the import (`--adopt`). */
@@ -164,7 +177,7 @@ export class People {
   async create(by: ChangeBy, input: NewPerson): Promise<PersonChange> {
     const username = provisionedName(input.username);
     const fullName = checked(() => validFullName(input.fullName));
-    const locale = checked(() => validLocale(input.locale ?? 'en'));
+    const locale = input.locale === null ? null : checked(() => validLocale(input.locale ?? 'en'));
     const zone = input.timeZone;
     const timeZone = zone === undefined || zone === null ? null : checked(() => validTimeZone(zone));
     await this.mayTakeName(by.door, username);
@@ -187,6 +200,8 @@ export class People {
         familyName: input.familyName ?? null,
         primaryEmail: input.primaryEmail ?? null,
         primaryPhone: input.primaryPhone ?? null,
+        displayName: input.displayName ?? null,
+        formattedName: input.formattedName ?? null,
       });
       await this.audit(store, by, 'user.created', id, at, { username });
       return this.read(store, id);
@@ -209,7 +224,9 @@ export class People {
       ...(fields.fullName !== undefined && {
         fullName: checked(() => validFullName(fields.fullName as string)),
       }),
-      ...(fields.locale !== undefined && { locale: checked(() => validLocale(fields.locale as string)) }),
+      ...(fields.locale !== undefined && {
+        locale: fields.locale === null ? null : checked(() => validLocale(fields.locale as string)),
+      }),
       ...(fields.timeZone !== undefined && {
         timeZone: fields.timeZone === null ? null : checked(() => validTimeZone(fields.timeZone as string)),
       }),

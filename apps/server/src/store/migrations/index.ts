@@ -36,6 +36,7 @@ import * as codesUsedInPlace from './0034-codes-used-in-place.js';
 import * as auditStamps from './0035-audit-stamps.js';
 import * as registrationOidcLinks from './0037-registration-oidc-links.js';
 import * as blockedAddresses from './0036-blocked-addresses.js';
+import * as scimAttributesAsGiven from './0038-scim-attributes-as-given.js';
 
 /**
  * A migration that can refuse to run exports `problems`: what stops it, found without changing
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0035-audit-stamps': auditStamps,
   '0037-registration-oidc-links': registrationOidcLinks,
   '0036-blocked-addresses': blockedAddresses,
+  '0038-scim-attributes-as-given': scimAttributesAsGiven,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -147,6 +147,8 @@ export function bulkUserRepository(
               family_name: user.familyName ?? null,
               primary_email: user.primaryEmail ?? null,
               primary_phone: user.primaryPhone ?? null,
+              display_name: user.displayName ?? null,
+              formatted_name: user.formattedName ?? null,
               updated_at: user.updatedAt,
             })),
           )

@@ -14,7 +14,8 @@ export interface User {
   username: Username;
   passwordHash: string;
   fullName: string;
-  locale: string;
+  /** The user's language; null: none, the page's language rule applies (messages: the request's, else English). */
+  locale: string | null;
   disabled: boolean;
   createdAt: number;
   lastLoginAt: number | null;
@@ -31,6 +32,12 @@ export interface User {
   /** The channel key of the e-mail address and of the phone number marked primary; null: none. */
   primaryEmail: string | null;
   primaryPhone: string | null;
+  /**
+   * SCIM's displayName and name.formatted as the client gave them; null: unassigned. The full name
+   * is made of them (else of the given and family name, else of the user name).
+   */
+  displayName: string | null;
+  formattedName: string | null;
   /** When the user last changed (SCIM's meta.lastModified); null: not since created. */
   updatedAt: number | null;
 }
@@ -41,6 +48,8 @@ export type UserFilterColumn =
   | 'username'
   | 'external_id'
   | 'full_name'
+  | 'display_name'
+  | 'formatted_name'
   | 'given_name'
   | 'family_name'
   | 'locale'
@@ -61,7 +70,7 @@ export interface NewUser {
   username: Username;
   passwordHash: string;
   fullName: string;
-  locale: string;
+  locale: string | null;
   createdAt: number;
   timeZone?: string | null;
   source?: UserSource;
@@ -70,6 +79,8 @@ export interface NewUser {
   familyName?: string | null;
   primaryEmail?: string | null;
   primaryPhone?: string | null;
+  displayName?: string | null;
+  formattedName?: string | null;
 }
 
 export interface UserRepository {
@@ -112,6 +123,8 @@ export interface UserRepository {
         | 'familyName'
         | 'primaryEmail'
         | 'primaryPhone'
+        | 'displayName'
+        | 'formattedName'
         | 'updatedAt'
       >
     >,
@@ -147,6 +160,8 @@ export const USER_COLUMNS = [
   'family_name',
   'primary_email',
   'primary_phone',
+  'display_name',
+  'formatted_name',
   'updated_at',
 ] as const satisfies readonly (keyof UsersTable)[];
 // A column of UsersTable missing from USER_COLUMNS fails to compile here.
@@ -171,6 +186,8 @@ export function toUser(row: Selectable<UsersTable>): User {
     familyName: row.family_name,
     primaryEmail: row.primary_email,
     primaryPhone: row.primary_phone,
+    displayName: row.display_name,
+    formattedName: row.formatted_name,
     updatedAt: row.updated_at === null ? null : Number(row.updated_at),
   };
 }
@@ -230,6 +247,8 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
           ...(typeof user.familyName === 'string' && { family_name: user.familyName }),
           ...(typeof user.primaryEmail === 'string' && { primary_email: user.primaryEmail }),
           ...(typeof user.primaryPhone === 'string' && { primary_phone: user.primaryPhone }),
+          ...(typeof user.displayName === 'string' && { display_name: user.displayName }),
+          ...(typeof user.formattedName === 'string' && { formatted_name: user.formattedName }),
         })
         .execute();
     },
@@ -303,6 +322,8 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         ...(changes.familyName !== undefined && { family_name: changes.familyName }),
         ...(changes.primaryEmail !== undefined && { primary_email: changes.primaryEmail }),
         ...(changes.primaryPhone !== undefined && { primary_phone: changes.primaryPhone }),
+        ...(changes.displayName !== undefined && { display_name: changes.displayName }),
+        ...(changes.formattedName !== undefined && { formatted_name: changes.formattedName }),
         ...(changes.updatedAt !== undefined && { updated_at: changes.updatedAt }),
       };
       if (Object.keys(values).length === 0) return (await this.findById(id)) !== undefined;

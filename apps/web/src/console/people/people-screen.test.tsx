@@ -111,6 +111,23 @@ describe('people in the console', () => {
     expect(screen.getByTestId('person-channels')).toHaveTextContent('+49 *** ***12');
   });
 
+  it('shows a user without a language with an empty one, and keeps it none while the field is left empty', async () => {
+    const calls = fakeConsoleApi({
+      'GET admin/people/u1': () => envelope({ ...NINA, locale: null }),
+      'POST admin/people/u1': () => envelope({ changed: ['fullName'], sessionsEnded: 0 }),
+    });
+    renderConsole(<PeopleScreen userId="u1" />);
+    const fullName = await screen.findByLabelText('Full name');
+    expect(screen.getByLabelText('Language')).toHaveValue('');
+    await userEvent.type(fullName, ' N.');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByTestId('person-done')).toHaveTextContent('Saved.');
+    expect(calls.find((call) => call.path === 'admin/people/u1' && call.method === 'POST')?.body).toEqual({
+      fullName: 'Nina Novak N.',
+      timeZone: null,
+    });
+  });
+
   it('adds a channel: a code goes to the address, and the code the person reads out makes it the channel', async () => {
     let person = NINA;
     const calls = fakeConsoleApi({

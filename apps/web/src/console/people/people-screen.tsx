@@ -172,7 +172,9 @@ function PersonView({ userId }: { userId: string }) {
     };
     const body: AdminPersonUpdate = {
       ...(person.editable.fullName && { fullName: text('fullName') }),
-      ...(person.editable.locale && { locale: text('locale') }),
+      // A user without a language keeps none while the field is left empty.
+      ...(person.editable.locale &&
+        (person.locale !== null || text('locale') !== '') && { locale: text('locale') }),
       ...(person.editable.timeZone && { timeZone: text('timeZone') === '' ? null : text('timeZone') }),
     };
     setDone(undefined);
@@ -252,7 +254,7 @@ function PersonView({ userId }: { userId: string }) {
           <input
             id={`${id}-locale`}
             name="locale"
-            defaultValue={person.locale}
+            defaultValue={person.locale ?? ''}
             autoCapitalize="none"
             {...readOnly(person.editable.locale)}
           />
