@@ -166,16 +166,20 @@ export const auditCommands: CommandGroup = {
         if (verified.forgedCount > 0) {
           failed = true;
           context.err(
-            `${verified.forgedCount} entries in the audit log were not written by the product and are not part of the trail:`,
+            verified.forgedCount === 1
+              ? '1 entry in the audit log was not written by the product and is not part of the trail:'
+              : `${verified.forgedCount} entries in the audit log were not written by the product and are not part of the trail:`,
           );
           for (const forged of verified.forged)
             context.err(`  ${forged.id} (${forged.event} at ${isoTime(forged.at)}): ${forged.reason}`);
         }
         if (broken !== undefined) {
           const entry =
-            broken.id === undefined
-              ? `entry #${broken.seq}`
-              : `entry #${broken.seq} (${broken.id}, ${broken.event ?? ''} at ${isoTime(broken.at ?? 0)})`;
+            broken.mark !== undefined
+              ? `the chain's ${broken.mark} (at #${broken.seq})`
+              : broken.id === undefined
+                ? `entry #${broken.seq}`
+                : `entry #${broken.seq} (${broken.id}, ${broken.event ?? ''} at ${isoTime(broken.at ?? 0)})`;
           context.err(
             `The audit trail does not verify: ${entry}: ${broken.reason}. ${verified.checked} entries before it verified.`,
           );

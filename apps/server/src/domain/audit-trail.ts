@@ -126,6 +126,8 @@ export interface ChainBreak {
   id: string | undefined;
   at: number | undefined;
   event: string | undefined;
+  /** The mark (the head, a checkpoint) that is broken, when it is a mark. */
+  mark?: string;
   reason: string;
 }
 
@@ -364,13 +366,19 @@ export async function verifyAuditTrail(
     ...result,
     broken: { seq, id: undefined, at: undefined, event: undefined, reason },
   });
+  const markBroken = (mark: AuditChainMark, reason: string): AuditVerification => ({
+    ...result,
+    broken: { seq: mark.seq, id: undefined, at: undefined, event: undefined, mark: mark.name, reason },
+  });
   for (const mark of marks) {
     if (!markIsSigned(mark, keyOf)) {
-      return missing(
-        mark.seq,
+      return markBroken(
+        mark,
         keyOf(mark.chainKey) === undefined
-          ? `the chain's ${mark.name} was signed under a secret that is not configured (set DEA_SECRET_PREVIOUS to the secret before)`
-          : `the chain's ${mark.name} was changed (its signature does not match)`,
+          ? `it was signed under a secret that is not configured (set DEA_SECRET_PREVIOUS to the secret before)`
+          : mark.name === 'head'
+            ? `the head of the trail was changed (its signature does not match): the end of the trail cannot be vouched for`
+            : `the chain's ${mark.name} was changed (its signature does not match)`,
       );
     }
   }
@@ -525,7 +533,7 @@ export async function verifyAuditTrail(
   if (head === undefined && (await store.auditTrail.wasUsed()))
     return missing(
       1,
-      'the trail and its head are missing, though the store was used (it holds a server’s secret fingerprint, a checkpoint or a destination’s position): the trail was emptied',
+      'the trail and its head are missing, though the store was used (it records a seal, a server’s secret fingerprint, a checkpoint or a destination’s position): the trail was emptied',
     );
   if (head !== undefined && head.seq > previousSeq && head.seq > 0)
     return missing(

@@ -34,6 +34,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       and not exists (select 1 from audit_chain) and not exists (select 1 from audit_log where seq is not null)`.execute(
     db,
   );
+  // A trail sealed before: the store says so, one more trace beside its head (ADR 0032).
+  await sql`insert into meta (key, value)
+    select 'audit.sealed', '1'
+    where exists (select 1 from audit_chain) or exists (select 1 from audit_log where seq is not null)`.execute(
+    db,
+  );
   await db.schema.dropIndex('audit_log_unsealed').execute();
   await db.schema
     .createIndex('audit_log_unsealed')
@@ -123,5 +129,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     .where(sql.ref('seq'), 'is', null)
     .execute();
   await db.schema.alterTable('audit_log').dropColumn('stamp').execute();
-  await sql`delete from meta where key = 'audit.unsealed_at_0035'`.execute(db);
+  await sql`delete from meta where key in ('audit.unsealed_at_0035', 'audit.sealed')`.execute(db);
 }

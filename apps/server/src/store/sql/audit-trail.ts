@@ -122,6 +122,10 @@ export const REFUSED = 'refused';
 export const LEGACY = 'legacy';
 /** Set by migration 0035 on a store whose trail was never sealed: its first start gives it a head. */
 export const UNSEALED_AT_0035_KEY = 'audit.unsealed_at_0035';
+/** What `cutOf` answers when another sealer changed the end meanwhile. */
+const READ_AGAIN = Symbol('read again');
+/** Recorded at a store's first head: its trail was sealed (ADR 0032). */
+export const SEALED_KEY = 'audit.sealed';
 /** Where a server records its secret's fingerprint (secret-fingerprint.ts). */
 const SECRET_FINGERPRINT_KEY = 'secret.fingerprint';
 
@@ -239,6 +243,14 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
   const storeFingerprint = async (): Promise<string | undefined> =>
     (await db.selectFrom('meta').select('value').where('key', '=', SECRET_FINGERPRINT_KEY).executeTakeFirst())
       ?.value;
+  // Recorded once, at the store's first head: one more trace that its trail was ever sealed.
+  const markSealed = async (): Promise<void> => {
+    await db
+      .insertInto('meta')
+      .values({ key: SEALED_KEY, value: '1' })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+  };
   const stampedSealed = async (): Promise<boolean> =>
     (await db
       .selectFrom('audit_log')
@@ -260,10 +272,22 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
       head_mac: string | null;
     },
     lastSeq: number,
-  ): Promise<string | undefined> => {
+  ): Promise<string | typeof READ_AGAIN | undefined> => {
     if (ends.head_seq === null) {
-      if (lastSeq > 0) return 'the head of the trail was missing';
-      return (await auditTrail.wasUsed()) ? 'the trail and its head were missing (emptied)' : undefined;
+      const cut =
+        lastSeq > 0
+          ? 'the head of the trail was missing'
+          : (await auditTrail.wasUsed())
+            ? 'the trail and its head were missing (emptied)'
+            : undefined;
+      // Another sealer's first head, written since this one read: no cut, read again.
+      if (
+        cut !== undefined &&
+        (await db.selectFrom('audit_chain').select('name').where('name', '=', HEAD).executeTakeFirst()) !==
+          undefined
+      )
+        return READ_AGAIN;
+      return cut;
     }
     const signed = sealer.markIsSigned({
       name: HEAD,
@@ -328,6 +352,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         // A head removed or changed (the end of the trail cut, or the trail emptied): the cut stays
         // in the chain, which goes on from a link only a holder of the secret makes (ADR 0032).
         const cut = await cutOf(sealer, ends, lastSeq);
+        if (cut === READ_AGAIN) continue;
         let chain = baseChain;
         if (cut !== undefined) {
           chain = sealer.cutLinkOf(baseChain, base);
@@ -338,6 +363,16 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
             .onConflict((oc) => oc.column('name').doNothing())
             .execute();
           sealer.noticed?.({ kind: 'cut', afterSeq: base, reason: cut });
+        } else if (ends.head_seq === null) {
+          // The store's first seal: its head at place 0 first, so that another sealer that reads
+          // the entries placed here before this one marks its head never takes them for a cut.
+          const mark = { name: HEAD, seq: 0, chain: '', reason: HEAD, at: now };
+          await db
+            .insertInto('audit_chain')
+            .values({ ...mark, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
+            .onConflict((oc) => oc.column('name').doNothing())
+            .execute();
+          await markSealed();
         } else if (base > 0 && baseKey !== sealer.chainKey) {
           // A new secret: a checkpoint under its key vouches for the chain so far.
           const checkpoint = {
@@ -393,18 +428,21 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         if (updated === rows.length) {
           const mark = { name: HEAD, seq, chain, reason: HEAD, at: now };
           await markHead.run(db, { seq, chain, at: now, chainKey: sealer.chainKey, mac: sealer.macOf(mark) });
+          // The store's first head (or one after a cut): the store now says its trail was sealed.
+          if (ends.head_seq === null) await markSealed();
         }
         if (read.length < limit && updated === rows.length) return sealed;
       }
       return sealed;
     },
     async begin(sealer, now) {
-      // Used: a sealed entry, a mark or a destination's position; or a server recorded its secret,
-      // unless migration 0035 found the trail never sealed (a store nothing was written to yet).
+      // Used: a sealed entry, a mark, a destination's position or the record of a seal; or a server
+      // recorded its secret, unless migration 0035 found the trail never sealed (nothing written yet).
       const { rows } = await sql<{ used: number | string; fresh: number | string }>`select
           (select count(*) from (select 1 from audit_log where seq is not null limit 1) s)
           + (select count(*) from (select 1 from audit_chain limit 1) c)
-          + (select count(*) from (select 1 from audit_export_positions where seq > 0 limit 1) p) as used,
+          + (select count(*) from (select 1 from audit_export_positions where seq > 0 limit 1) p)
+          + (select count(*) from meta where key = ${SEALED_KEY}) as used,
           (select count(*) from meta where key = ${UNSEALED_AT_0035_KEY}) as fresh`.execute(db);
       if (Number(rows[0]?.used ?? 0) > 0) return;
       if (Number(rows[0]?.fresh ?? 0) === 0 && (await storeFingerprint()) !== undefined) return;
@@ -414,6 +452,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         .values({ ...mark, chain_key: sealer.chainKey, mac: sealer.macOf(mark) })
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
+      await markSealed();
       await db.deleteFrom('meta').where('key', '=', UNSEALED_AT_0035_KEY).execute();
     },
     async wasUsed() {
@@ -421,7 +460,8 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
           (select count(*) from (select 1 from audit_log where seq is not null limit 1) s)
           + (select count(*) from (select 1 from audit_chain limit 1) c)
           + (select count(*) from (select 1 from audit_export_positions where seq > 0 limit 1) p)
-          + (select count(*) from meta where key = ${SECRET_FINGERPRINT_KEY}) as used`.execute(db);
+          + (select count(*) from meta where key = ${SECRET_FINGERPRINT_KEY})
+          + (select count(*) from meta where key = ${SEALED_KEY}) as used`.execute(db);
       return Number(rows[0]?.used ?? 0) > 0;
     },
     async unsealed(after, limit) {
