@@ -151,6 +151,19 @@ describe.each(STORE_KINDS)('the end of the audit trail and its forgeries on %s',
   );
 
   storeTest(
+    'a trail emptied on a store no server ran on (only dea) is told by the record of its first seal',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      await appendSome(store, 3);
+      await sealAuditTrail(store, KEYS, NOW);
+      expect(await verifyAuditTrail(store, KEYS)).toMatchObject({ checked: 3, broken: undefined });
+      await execRaw(testStore, `delete from audit_log`);
+      await execRaw(testStore, `delete from audit_chain`);
+      expect((await verifyAuditTrail(store, KEYS)).broken?.reason).toMatch(/trail was emptied/);
+    },
+  );
+
+  storeTest(
     'a new store verifies, before and after its first entries; one never sealed is not taken for an emptied one',
     async ({ testStore }) => {
       const { store } = testStore;
