@@ -1038,6 +1038,19 @@ describe.each(STORE_KINDS)('SCIM as RFC 7643 and RFC 7644 say, on %s', (kind) =>
         Operations: [{ op: 'add', path: 'preferredLanguage', value: 'fr-CA' }],
       });
       expect((await t.call(`${API}/userinfo`, {}, signedIn)).json()).toMatchObject({ userLocale: 'fr_CA' });
+      // A PUT keeps a language it does not name; null leaves none.
+      const put = (extra: Record<string, unknown>) =>
+        scim.call('PUT', `/Users/${id}`, {
+          schemas: [USER],
+          userName: 'ada@example.org',
+          name: { formatted, givenName: 'Augusta', familyName: 'Lovelace' },
+          ...extra,
+        });
+      expect((await put({})).body).toMatchObject({ preferredLanguage: 'fr-CA' });
+      const cleared = await put({ preferredLanguage: null });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body.preferredLanguage).toBeUndefined();
+      expect((await t.services.store.users.findById(id))?.locale).toBeNull();
     },
   );
 
