@@ -5,6 +5,8 @@ import { readTlsFiles, TlsFilesError } from './http/listener-settings.js';
 import { purgeAsScheduled, startServices } from './bootstrap.js';
 import { PurgeSchedule } from './domain/retention.js';
 import { runScheduledSync } from './directory/scheduled-sync.js';
+import { auditSync } from './directory/sync-report.js';
+import { SyncRequests } from './directory/sync-requests.js';
 import { warnOfProtectedAdmins } from './directory/protected-admins.js';
 import { ConfigError, loadConfigWithFile } from './config.js';
 import { createLogger } from './logging.js';
@@ -22,6 +24,8 @@ import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
 
 /** How often the embedded store's log is copied back, off the thread that answers requests. */
 const WAL_CHECKPOINT_INTERVAL_MS = 250;
+/** How often the server looks for a sync asked by `dea directory sync` (embedded store). */
+const SYNC_REQUEST_POLL_MS = 1000;
 
 const USAGE = `Usage: node apps/server/dist/server.js [--demo] [--help]
 
@@ -164,6 +168,24 @@ async function main(): Promise<void> {
         }, config.directory.syncMs)
       : undefined;
   directorySync?.unref();
+  // On the embedded store, a sync asked by `dea directory sync` is written here, between requests
+  // (directory/sync-requests.ts): the command beside the server would hold the file from them.
+  const { directoryUsers } = services;
+  const syncRequests =
+    config.databaseUrl === undefined && directoryUsers !== undefined
+      ? new SyncRequests(services.store, directoryUsers, services.now, (summary) =>
+          auditSync(services.store, summary, 'cli', services.now()),
+        )
+      : undefined;
+  const syncAsked =
+    syncRequests &&
+    setInterval(() => {
+      syncRequests.take().then(
+        (ran) => ran && logger.info('directory sync asked by dea directory sync finished'),
+        (error: unknown) => logger.warn({ err: error }, 'directory sync asked by dea directory sync failed'),
+      );
+    }, SYNC_REQUEST_POLL_MS);
+  syncAsked?.unref();
 
   const radius = await startRadius(services, logger);
   let skipDrain: () => void = () => undefined;
@@ -181,6 +203,7 @@ async function main(): Promise<void> {
     clearInterval(purge);
     const purgeStopped = purges.stop();
     clearInterval(directorySync);
+    clearInterval(syncAsked);
     new Promise<void>((resolve) => {
       skipDrain = resolve;
       setTimeout(resolve, config.shutdownDrainMs);

@@ -3,6 +3,11 @@ import { DirectoryUnavailableError } from '../domain/user-directory.js';
 import type { DirectoryConfig } from '../directory/directory-settings.js';
 import { LdapDirectory } from '../directory/ldap-directory.js';
 import { CliFailure, type CliContext, type CommandGroup, noMoreArguments } from './command.js';
+import type { SyncSummary } from '../directory/directory-users.js';
+import { answerOf, askServerToSync } from '../directory/sync-requests.js';
+import { auditSync } from '../directory/sync-report.js';
+import { embeddedServerRuns } from '../store/embedded-store-lock.js';
+import type { Store } from '../store/store.js';
 
 const NO_DIRECTORY =
   'no directory is set: DEA_LDAP_URL and DEA_LDAP_BASE_DN name it (see docs/operator/directory.md, "Users from LDAP or Active Directory")';
@@ -10,6 +15,44 @@ const NO_DIRECTORY =
 function directoryConfigOf(context: CliContext): DirectoryConfig {
   if (context.config.directory === undefined) throw new CliFailure(NO_DIRECTORY);
   return context.config.directory;
+}
+
+/** How long a running server has to take a sync asked of it before the command gives up. */
+const TAKE_MS = 15_000;
+
+/**
+ * The sync asked of the server that runs on this embedded store (sync-requests.ts: SQLite lets one
+ * process write at a time, and a server waiting for the file stops answering), followed until it
+ * ends, its progress printed as the command's own.
+ */
+async function syncByServer(store: Store, full: boolean, context: CliContext): Promise<SyncSummary> {
+  const { dataDir } = context.config;
+  context.err(
+    `a server runs on the embedded store in ${dataDir}: it writes the sync between its own requests; following it`,
+  );
+  const id = await askServerToSync(store, full);
+  const asked = Date.now();
+  let seen = 0;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (context.interrupted().aborted)
+      throw new CliFailure('interrupted: the server goes on with the sync; its end is in the audit log');
+    const answer = await answerOf(store, id);
+    if (answer?.state === 'done') return answer.summary;
+    if (answer?.state === 'failed') throw new CliFailure(`the server's sync failed: ${answer.error}`);
+    if (!embeddedServerRuns(dataDir))
+      throw new CliFailure(
+        `the server on ${dataDir} stopped before the sync ended: run dea directory sync again`,
+      );
+    if (answer === undefined && Date.now() - asked > TAKE_MS)
+      throw new CliFailure(
+        `the server on ${dataDir} did not take the sync within ${TAKE_MS / 1000} s (a release before this one?): its background sync (DEA_LDAP_SYNC_MINUTES) brings the users up to date, or stop it and run dea directory sync again`,
+      );
+    if (answer?.state === 'running' && answer.seen > seen) {
+      seen = answer.seen;
+      context.err(`… ${seen} directory users read`);
+    }
+  }
 }
 
 export const directoryCommands: CommandGroup = {
@@ -77,32 +120,22 @@ export const directoryCommands: CommandGroup = {
         const directoryUsers = directoryUsersOf(context.config, store, () => context.now());
         if (directoryUsers === undefined) throw new CliFailure(NO_DIRECTORY);
         const started = context.now();
-        let summary;
+        const full = values.full === true;
+        let summary: SyncSummary;
         try {
-          summary = await directoryUsers.syncAll((seen) => context.err(`… ${seen} directory users read`), {
-            full: values.full === true,
-          });
+          if (context.config.databaseUrl === undefined && embeddedServerRuns(context.config.dataDir)) {
+            summary = await syncByServer(store, full, context);
+          } else {
+            summary = await directoryUsers.syncAll((seen) => context.err(`… ${seen} directory users read`), {
+              full,
+            });
+            await auditSync(store, summary, 'cli', context.now());
+          }
         } catch (error) {
           if (error instanceof DirectoryUnavailableError) throw new CliFailure(error.message);
           throw error;
         }
         const { created, updated, disabled, unchanged, failed, warnings, skipped } = summary;
-        await store.audit.append(
-          {
-            event: 'directory.synced',
-            actor: 'cli',
-            details: {
-              created,
-              updated,
-              disabled,
-              unchanged,
-              failed: failed.length,
-              skipped: skipped.length,
-              full: summary.full,
-            },
-          },
-          context.now(),
-        );
         for (const { username, reason } of failed) context.out(`failed  ${username}: ${reason}`);
         for (const { dn, reason } of skipped) context.out(`skipped ${dn}: ${reason}`);
         for (const { username, warning } of warnings) context.out(`warning ${username}: ${warning}`);

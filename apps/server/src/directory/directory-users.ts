@@ -174,6 +174,17 @@ export class DirectoryUsers implements UserDirectory {
     progress: (seen: number) => void = () => undefined,
     options: { full?: boolean } = {},
   ): Promise<SyncSummary> {
+    // One at a time in a process (the background sync, one asked by `dea directory sync`): the
+    // next starts from the mark the one before saved.
+    const run = this.syncing.then(() => this.syncNow(progress, options));
+    this.syncing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The sync under way in this process, which the next one waits for. */
+  private syncing: Promise<unknown> = Promise.resolve();
+
+  private async syncNow(progress: (seen: number) => void, options: { full?: boolean }): Promise<SyncSummary> {
     const started = this.options.now();
     const mark = await loadMark(this.store);
     const server = await this.directory.serverPoint();

@@ -1,7 +1,7 @@
 import type { Services } from '../services.js';
 import type { SyncSummary } from './directory-users.js';
 import { DIRECTORY_ACTOR } from './directory-users.js';
-import { logSyncProblems, type SyncLog } from './sync-report.js';
+import { auditSync, logSyncProblems, type SyncLog } from './sync-report.js';
 
 /** The counter that lets one instance of all sharing the store sync per interval. */
 const SYNC_TURN = 'directory:sync';
@@ -21,22 +21,6 @@ export async function runScheduledSync(services: Services, log?: SyncLog): Promi
   if (!turn.allowed) return undefined;
   const summary = await directoryUsers.syncAll();
   if (log !== undefined) logSyncProblems(log, summary, directory.syncLogUsers);
-  const { created, updated, disabled, unchanged, failed, skipped, full } = summary;
-  await store.audit.append(
-    {
-      event: 'directory.synced',
-      actor: DIRECTORY_ACTOR,
-      details: {
-        created,
-        updated,
-        disabled,
-        unchanged,
-        failed: failed.length,
-        skipped: skipped.length,
-        full,
-      },
-    },
-    services.now(),
-  );
+  await auditSync(store, summary, DIRECTORY_ACTOR, services.now());
   return summary;
 }

@@ -1,3 +1,4 @@
+import type { Store } from '../store/store.js';
 import type { SyncSummary } from './directory-users.js';
 
 /** What a sync logs with: pino's warn (an object, then the message). */
@@ -30,4 +31,30 @@ export function logSyncProblems(log: SyncLog, summary: SyncSummary, limit: numbe
       { more: lines.length - limit },
       `directory sync: ${lines.length - limit} more users failed or were left out (DEA_LDAP_SYNC_LOG_USERS names at most ${limit}; dea directory sync prints them all)`,
     );
+}
+
+/** The audit entry of a finished sync (`directory.synced`), by `actor`: the directory's schedule or cli. */
+export async function auditSync(
+  store: Store,
+  summary: SyncSummary,
+  actor: string,
+  at: number,
+): Promise<void> {
+  const { created, updated, disabled, unchanged, failed, skipped, full } = summary;
+  await store.audit.append(
+    {
+      event: 'directory.synced',
+      actor,
+      details: {
+        created,
+        updated,
+        disabled,
+        unchanged,
+        failed: failed.length,
+        skipped: skipped.length,
+        full,
+      },
+    },
+    at,
+  );
 }

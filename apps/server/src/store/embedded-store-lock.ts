@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -54,6 +55,25 @@ export function claimEmbeddedStore(dataDir: string): ServerLock {
       lock.close();
     },
   };
+}
+
+/**
+ * Whether a server holds the embedded store in `dataDir` now: its lock file is locked. (A look, not
+ * a claim: a shared lock taken and given back at once, which a server's exclusive claim refuses.)
+ */
+export function embeddedServerRuns(dataDir: string): boolean {
+  const file = join(dataDir, SERVER_LOCK_FILE);
+  if (!existsSync(file)) return false;
+  const probe = new SqliteDatabase(file, { timeout: 0, fileMustExist: true });
+  try {
+    probe.prepare('select count(*) from sqlite_master').get();
+    return false;
+  } catch (error) {
+    if (codeOf(error).startsWith('SQLITE_BUSY') || codeOf(error).startsWith('SQLITE_LOCKED')) return true;
+    throw error;
+  } finally {
+    probe.close();
+  }
 }
 
 /**
