@@ -297,7 +297,7 @@ async function forgeriesOf(
   let forgedCount = await store.auditTrail.refusedCount();
   // What waits for a seal: judged as a seal would, without a verification changing anything. An
   // entry stamped under the store's other secret (a rotation) is left to the seal.
-  const stampedSealed = await hasStampedEntry(store);
+  const stampedSealed = await store.auditTrail.stampsBegun();
   const storeSecret = await store.meta.get(SECRET_FINGERPRINT_KEY);
   let after: { at: number; id: string } | undefined;
   for (;;) {
@@ -322,16 +322,6 @@ async function forgeriesOf(
     after = { at: last.at, id: last.id };
   }
   return { forged, forgedCount };
-}
-
-async function hasStampedEntry(store: Store): Promise<boolean> {
-  for (let after = 0; ; ) {
-    const page = await store.auditTrail.sealedAfter(after, VERIFY_PAGE);
-    if (page.some((entry) => entry.stamp !== null && entry.stamp !== LEGACY_STAMP)) return true;
-    const last = page.at(-1);
-    if (last === undefined || page.length < VERIFY_PAGE) return false;
-    after = last.seq;
-  }
 }
 
 /**

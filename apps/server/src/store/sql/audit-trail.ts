@@ -92,6 +92,8 @@ export interface AuditTrailRepository {
   /** Entries a seal set aside (not written by the product), oldest first. */
   refused(limit: number): Promise<RefusedAuditEntry[]>;
   refusedCount(): Promise<number>;
+  /** Whether a sealed entry carries a writer's stamp (stamps began, migration 0035). */
+  stampsBegun(): Promise<boolean>;
   /** The first sealed entry written at or after `at`. */
   firstSealedSince(at: number): Promise<number | undefined>;
   unsealedCount(): Promise<number>;
@@ -489,6 +491,7 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         .execute();
       return rows.map((row) => ({ ...auditEntryOf(row), detailsText: row.details, stamp: row.stamp }));
     },
+    stampsBegun: () => stampedSealed(),
     async refusedCount() {
       const row = await db
         .selectFrom('audit_log')
