@@ -403,4 +403,43 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
       ).toHaveLength(7);
     },
   );
+
+  appTest(
+    'the help desk adds no channel to a disabled user: refused before a code goes, and at the proof when disabled meanwhile',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const person = await t.createUser({ policy: CHANNEL_POLICY, channels: { email: 'dora@example.com' } });
+      const agent = { actor: 'console:agent', clientAddress: CLIENT, origin: 'console' as const };
+      expect((await t.dea(['user', 'disable', person.username])).code).toBe(0);
+      const refused = await t.services.channelProofs
+        .start({ ...agent, user: await userOf(t, person), key: 'mobile', address: '+49 170 5550199' })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(RuleError);
+      expect((refused as Error).message).toMatch(/disabled/);
+      expect((await outbox(t, person.id)).filter((message) => message.recipient === '+491705550199')).toEqual(
+        [],
+      );
+
+      // Started while enabled, proven after the user was disabled: nothing is written.
+      expect((await t.dea(['user', 'enable', person.username])).code).toBe(0);
+      const started = await t.services.channelProofs.start({
+        ...console,
+        user: await userOf(t, person),
+        key: 'mobile',
+        address: '+49 170 5550199',
+      });
+      const code = await proofCodeSentTo(t, person.id, '+491705550199');
+      expect((await t.dea(['user', 'disable', person.username])).code).toBe(0);
+      const late = await t.services.channelProofs
+        .prove({ ...agent, user: await userOf(t, person), proofId: started.proofId, code })
+        .catch((error: unknown) => error);
+      expect(late).toBeInstanceOf(RuleError);
+      expect((await t.services.store.channels.listOfUser(person.id)).map((channel) => channel.key)).toEqual([
+        'email',
+      ]);
+      expect(
+        (await auditEvents(t, person.id, 'channel.proof_refused')).map((entry) => entry.details?.reason),
+      ).toEqual(['user-disabled', 'user-disabled']);
+    },
+  );
 });

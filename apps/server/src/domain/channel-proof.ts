@@ -1,3 +1,4 @@
+import { RuleError } from './rule-error.js';
 import {
   ChannelRegistrationPolicyOptions,
   DEFAULT_CHANNEL_REGISTRATION_POLICY,
@@ -168,6 +169,10 @@ const undoInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'erro
 /** An address whose registration was undone: the help desk allows it again (allowAddresses). */
 const addressBlocked = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelAddressBlocked');
 
+/** The console's refusal of a new address for a disabled user (400, the reason in its detail). */
+const userDisabled = (): RuleError =>
+  new RuleError('the user is disabled: enable them before adding or changing a channel', 'conflict');
+
 /** A local user's channels are the administrators'; another source's refuse the console, naming it. */
 const ownedElsewhere = (user: User): OwnershipRefused | undefined =>
   mayChange(user, 'channels', 'operator')
@@ -325,6 +330,8 @@ export class ChannelProofs {
       // The administrators' door: the ownership table, not the group's rules for people themselves.
       const owner = ownedElsewhere(user);
       if (owner !== undefined) throw await refuse('owned-by-source', owner, { origin: request.origin });
+      // A disabled user gets no new address from the help desk either (no code, no notice sent).
+      if (user.disabled) throw await refuse('user-disabled', userDisabled(), { origin: request.origin });
     } else {
       const policy = await registrationPolicyOf(store, user.id);
       if (!policy.registrationChannelTypes.includes(type))
@@ -506,6 +513,8 @@ export class ChannelProofs {
         ? notRegistrable()
         : undefined;
     if (taken !== undefined) return refusal('owned-by-source', taken);
+    // Disabled since the agent's proof began: nothing is written.
+    if (byConsole && owner?.disabled === true) return refusal('user-disabled', userDisabled());
     if (!byConsole) {
       // The group's rules hold for what is written, whatever was started: three proofs started
       // under a maximum of one give one channel.
