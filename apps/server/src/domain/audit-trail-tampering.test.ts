@@ -345,6 +345,27 @@ describe.each(STORE_KINDS)('the end of the audit trail and its forgeries on %s',
   );
 
   storeTest(
+    'an entry stamped under the store’s secret waits for a sealer that holds it (an instance with another secret alone, during a rotation)',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      await usedStore(store, 2);
+      await appendSome(store, 1, NOW + 100);
+      // An instance started with another secret alone: it cannot check the stamp, nor refuse it.
+      const other = deriveKeys(Buffer.alloc(32, 79));
+      expect(await sealAuditTrail(store, other, NOW + 200)).toBe(0);
+      expect(await store.auditTrail.refusedCount()).toBe(0);
+      expect(await store.auditTrail.unsealedCount()).toBe(1);
+      expect((await verifyAuditTrail(store, KEYS)).forgedCount).toBe(0);
+      expect(await sealAuditTrail(store, KEYS, NOW + 300)).toBe(1);
+      expect(await verifyAuditTrail(store, KEYS)).toMatchObject({
+        checked: 3,
+        broken: undefined,
+        forgedCount: 0,
+      });
+    },
+  );
+
+  storeTest(
     'a server warns when its seal sets entries aside and when it finds the end of the trail cut',
     async ({ testStore }) => {
       const { store } = testStore;
