@@ -63,7 +63,7 @@ export const AUDIT_EVENTS = {
   'channel.proof_sent':
     'a code that proves a new address was sent to it (details: key, channel, to, origin, proofId, expiresAt)',
   'channel.proof_refused':
-    'an address was not taken or not proven (details.reason: type-not-allowed, owned-by-source, too-many, unusable-address, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, address-blocked, user-disabled (the console's door, for a disabled user); type-not-allowed, too-many and address-blocked checked again as the proof ends)',
+    'an address was not taken or not proven (details.reason: type-not-allowed, owned-by-source, too-many, unusable-address, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, address-blocked, user-disabled (the console door, for a disabled user); type-not-allowed, too-many and address-blocked checked again as the proof ends)',
   'channel.registered':
     'an address was proven and became the channel of its key (by its person, or with the code the person read out to a console agent, details.origin console; details: key, to, origin, channelId, reproof, usableFrom: when it may first receive emergency codes)',
   'channel.registration_undone':

@@ -423,7 +423,7 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
       // Started while enabled, proven after the user was disabled: nothing is written.
       expect((await t.dea(['user', 'enable', person.username])).code).toBe(0);
       const started = await t.services.channelProofs.start({
-        ...console,
+        ...agent,
         user: await userOf(t, person),
         key: 'mobile',
         address: '+49 170 5550199',
