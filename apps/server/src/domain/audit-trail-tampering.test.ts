@@ -314,6 +314,28 @@ describe.each(STORE_KINDS)('the end of the audit trail and its forgeries on %s',
   );
 
   storeTest(
+    'an entry put beside the trail (a key without a place, a place below the first) is named too',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      await usedStore(store, 2);
+      await forge(testStore, 'keyed-without-place', null);
+      await execRaw(testStore, `update audit_log set chain_key = 'x' where id = 'keyed-without-place'`);
+      await forge(testStore, 'below-the-first', null);
+      await execRaw(
+        testStore,
+        `update audit_log set seq = -5, chain = 'abc', chain_key = $1 where id = 'below-the-first'`,
+        [KEYS.fingerprint],
+      );
+      const verified = await verifyAuditTrail(store, KEYS);
+      expect(verified).toMatchObject({ checked: 2, broken: undefined, forgedCount: 2 });
+      expect(verified.forged.map(({ id, reason }) => [id, reason])).toEqual([
+        ['below-the-first', expect.stringMatching(/outside the trail/)],
+        ['keyed-without-place', expect.stringMatching(/outside the trail/)],
+      ]);
+    },
+  );
+
+  storeTest(
     'an entry sealed without a valid stamp (by a sealer that did not check) does not verify',
     async ({ testStore }) => {
       const { store } = testStore;

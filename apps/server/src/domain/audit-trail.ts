@@ -292,7 +292,9 @@ async function forgeriesOf(
     id: entry.id,
     at: entry.at,
     event: entry.event,
-    reason: 'set aside by a seal: it carries no valid stamp of the product',
+    reason: entry.setAside
+      ? 'set aside by a seal: it carries no valid stamp of the product'
+      : 'outside the trail: it was given a key or place no seal gives',
   }));
   let forgedCount = await store.auditTrail.refusedCount();
   // What waits for a seal: judged as a seal would, without a verification changing anything. An

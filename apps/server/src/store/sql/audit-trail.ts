@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../store.js';
-import { sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
+import type { Database } from '../database.js';
 import { auditEntryOf } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import { type Db, type Dialect } from './db.js';
@@ -64,7 +65,10 @@ export type SealFinding =
   | { kind: 'cut'; afterSeq: number; reason: string };
 
 /** An entry a seal set aside: written without a valid stamp, so not by the product. */
-export type RefusedAuditEntry = WrittenAuditEntry;
+export interface RefusedAuditEntry extends WrittenAuditEntry {
+  /** A seal set it aside (else it sits outside the trail by other means: a place or key no seal gives). */
+  setAside: boolean;
+}
 
 /**
  * The audit trail's one order and chain. Entries are written unsealed in the transaction of
@@ -89,7 +93,10 @@ export interface AuditTrailRepository {
   sealedAfter(seq: number, limit: number): Promise<SealedAuditEntry[]>;
   /** Unsealed entries (not set aside) after `after` in the seal's order (time, then id). */
   unsealed(after: { at: number; id: string } | undefined, limit: number): Promise<WrittenAuditEntry[]>;
-  /** Entries a seal set aside (not written by the product), oldest first. */
+  /**
+   * Entries outside the trail, oldest first: set aside by a seal (not written by the product), or
+   * given by other means what no seal gives (a key but no place, a place below 1).
+   */
   refused(limit: number): Promise<RefusedAuditEntry[]>;
   refusedCount(): Promise<number>;
   /** Whether a sealed entry carries a writer's stamp (stamps began, migration 0035). */
@@ -245,6 +252,10 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
   const storeFingerprint = async (): Promise<string | undefined> =>
     (await db.selectFrom('meta').select('value').where('key', '=', SECRET_FINGERPRINT_KEY).executeTakeFirst())
       ?.value;
+  // An entry no seal placed nor waits to place: set aside, or given a key without a place, or a
+  // place below the trail's first (which no walk of the trail would meet).
+  const outsideTheTrail = (eb: ExpressionBuilder<Database, 'audit_log'>) =>
+    eb.or([eb.and([eb('seq', 'is', null), eb('chain_key', 'is not', null)]), eb('seq', '<', 1)]);
   // Recorded once, at the store's first head: one more trace that its trail was ever sealed.
   const markSealed = async (): Promise<void> => {
     await db
@@ -483,21 +494,24 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
       const rows = await db
         .selectFrom('audit_log')
         .selectAll()
-        .where('seq', 'is', null)
-        .where('chain_key', '=', REFUSED)
+        .where(outsideTheTrail)
         .orderBy('at')
         .orderBy('id')
         .limit(limit)
         .execute();
-      return rows.map((row) => ({ ...auditEntryOf(row), detailsText: row.details, stamp: row.stamp }));
+      return rows.map((row) => ({
+        ...auditEntryOf(row),
+        detailsText: row.details,
+        stamp: row.stamp,
+        setAside: row.seq === null && row.chain_key === REFUSED,
+      }));
     },
     stampsBegun: () => stampedSealed(),
     async refusedCount() {
       const row = await db
         .selectFrom('audit_log')
         .select((eb) => eb.fn.countAll().as('count'))
-        .where('seq', 'is', null)
-        .where('chain_key', '=', REFUSED)
+        .where(outsideTheTrail)
         .executeTakeFirst();
       return Number(row?.count ?? 0);
     },
