@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { readAnchor } from '../domain/audit-trail.js';
+import { exportedHeadOf, readAnchor } from '../domain/audit-trail.js';
 import { createServiceKey } from '../domain/service-keys.js';
 import { API } from '../testing/api-bodies.js';
 import { selfSignedCertificate } from '../testing/certificates.js';
@@ -107,6 +107,18 @@ describe.each(STORE_KINDS)('the exported head of the audit trail on %s', (kind) 
       const alone = await t.dea(['audit', 'verify']);
       expect(alone.code).toBe(0);
       expect(alone.out).toContain('Not proven without an exported copy (--anchor)');
+      // An older copy (as the export wrote it after its first batch) proves the trail up to its head only.
+      const older = join(folder(), 'older.jsonl');
+      const [, second] = await store.auditTrail.sealedAfter(0, 2);
+      if (second === undefined) throw new Error('fewer than two entries');
+      const olderHead = second.seq;
+      writeFileSync(
+        older,
+        `${JSON.stringify({ seq: second.seq, head: exportedHeadOf(t.services.keys, second, t.clock.now()) })}\n`,
+      );
+      expect((await t.dea(['audit', 'verify', '--anchor', older])).out).toContain(
+        `entries #${olderHead + 1} to #${last} are newer than the copy, and not proven by it`,
+      );
 
       // A head changed in the copy is not taken; a copy without any is no anchor.
       const forged = join(folder(), 'forged.jsonl');

@@ -200,7 +200,7 @@ export const auditCommands: CommandGroup = {
         context.out(
           anchor === undefined
             ? 'Not proven without an exported copy (--anchor): that no entries were removed from the end of the trail together with its head, nor the trail rolled back to an earlier state of the database.'
-            : `Its end holds the exported copy's signed head of ${isoTime(anchor.at)} (#${anchor.seq}): nothing up to there was cut away or rolled back.`,
+            : `Its end holds the exported copy's signed head of ${isoTime(anchor.at)} (#${anchor.seq}): nothing up to there was cut away or rolled back${(verified.lastSeq ?? 0) > anchor.seq ? `; entries #${anchor.seq + 1} to #${verified.lastSeq ?? 0} are newer than the copy, and not proven by it` : ''}.`,
         );
         return 0;
       },
