@@ -120,6 +120,11 @@ describe.each(STORE_KINDS)('the exported head of the audit trail on %s', (kind) 
         `entries #${olderHead + 1} to #${last} are newer than the copy, and not proven by it`,
       );
 
+      const unreadable = await t.dea(['audit', 'verify', '--anchor', join(folder(), 'none.jsonl')]);
+      expect(unreadable).toMatchObject({
+        code: 2,
+        err: expect.stringContaining('cannot read it (ENOENT)') as unknown,
+      });
       // A head changed in the copy is not taken; a copy without any is no anchor.
       const forged = join(folder(), 'forged.jsonl');
       const lastLine = readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? '';
