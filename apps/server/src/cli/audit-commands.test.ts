@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../store/store.js';
-import { type CliFixture, openCliFixture } from '../testing/cli.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { beginAuditTrail, sealAuditTrail, verifyAuditTrail } from '../domain/audit-trail.js';
+import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
+import { CLI_SECRET, type CliFixture, openCliFixture } from '../testing/cli.js';
+import { STORE_KINDS, TEST_STORE_KEYS } from '../testing/stores.js';
 import { execRaw } from '../testing/store-dump.js';
 import { followAudit, parseSince } from './audit-commands.js';
 
@@ -168,6 +170,36 @@ describe.each(STORE_KINDS)('dea audit on %s', (kind) => {
     });
     await follow;
     expect(printed.map((entry) => entry.details.n)).toEqual([1, 2, 3]);
+  });
+
+  it('during a rotation no server recorded yet, dea stamps and seals under the store’s secret, which the servers still on it take', async () => {
+    const own = await openCliFixture(kind);
+    try {
+      const old = TEST_STORE_KEYS;
+      // A server started on the store with the old secret: the trail begun, the secret recorded.
+      await beginAuditTrail(own.store, old, T0);
+      await checkSecretFingerprint(own.store, old, true, T0);
+      const rotating = {
+        env: { DEA_SECRET: Buffer.alloc(32, 10).toString('base64'), DEA_SECRET_PREVIOUS: CLI_SECRET },
+      };
+      await own.run(['user', 'add', '--username', 'ivo', '--full-name', 'Ivo', '--password-stdin'], {
+        ...rotating,
+        stdin: 'a-long-enough-passw0rd',
+      });
+      // Written by dea with the new secret: a server still running with the old one alone seals it.
+      await own.store.audit.append({ event: 'system.start', details: {} }, T0);
+      await sealAuditTrail(own.store, old, T0);
+      expect(await own.store.auditTrail.refusedCount()).toBe(0);
+      expect(await own.store.auditTrail.unsealedCount()).toBe(0);
+      const verified = await verifyAuditTrail(own.store, old);
+      expect(verified).toMatchObject({ broken: undefined, forgedCount: 0 });
+      expect((await own.store.auditTrail.sealedAfter(0, 100)).map(({ event }) => event)).toContain(
+        'user.created',
+      );
+      expect(await own.run(['audit', 'verify'], rotating)).toMatchObject({ code: 0 });
+    } finally {
+      await own.dispose();
+    }
   });
 
   it('verify: passes on the untouched trail, then names the entry changed, removed or moved behind its back', async () => {

@@ -2,12 +2,19 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigWithFile } from '../config.js';
-import { deriveKeys, loadSecret, SECRET_KEY_FILE, secretBytesOf } from '../crypto/secret-keys.js';
+import {
+  type DerivedKeys,
+  deriveKeys,
+  loadSecret,
+  SECRET_KEY_FILE,
+  type SecretKeys,
+  secretBytesOf,
+} from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import { auditStampKeyOf, sealAuditTrail } from '../domain/audit-trail.js';
 import { ensurePrivateFolder, OpenPrivateFileError } from '../files/private-files.js';
 import { StoreError } from '../store/store-error.js';
-import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
+import { checkSecretFingerprint, SECRET_FINGERPRINT_KEY } from '../store/secret-fingerprint.js';
 import type { Store } from '../store/store.js';
 import { auditCommands } from './audit-commands.js';
 import { reportCommand } from './report-command.js';
@@ -151,7 +158,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     }
     throw error;
   }
-  let opened: { store: Store; keys: ReturnType<typeof deriveKeys> } | undefined;
+  let opened: { store: Store; keys: SecretKeys; auditKeys: SecretKeys } | undefined;
   let schemaAsIs = false;
   const context: CliContext = {
     config,
@@ -180,15 +187,17 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
         loadSecret(config.secret, config.dataDir).secret,
         secretBytesOf(config.secretPrevious),
       );
-      const store = await openStore({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
-        poolSize: 2,
-        timeouts: config.dbTimeouts,
-        preparedStatements: { enabled: config.dbPreparedStatements },
-        schema: options.schema ?? 'require-current',
-        auditStampKey: auditStampKeyOf(keys),
-      });
+      const storeWith = (stampKeys: DerivedKeys) =>
+        openStore({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          poolSize: 2,
+          timeouts: config.dbTimeouts,
+          preparedStatements: { enabled: config.dbPreparedStatements },
+          schema: options.schema ?? 'require-current',
+          auditStampKey: auditStampKeyOf(stampKeys),
+        });
+      let store = await storeWith(keys);
       try {
         // dea migrate may find no tables at all; it needs no keys either.
         if (options.schema !== 'as-is') await checkSecretFingerprint(store, keys, false);
@@ -196,7 +205,21 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
         await store.close();
         throw error;
       }
-      opened = { store, keys };
+      // A rotation no server has recorded yet: the store's secret is still DEA_SECRET_PREVIOUS, and
+      // what dea writes to the audit trail is stamped and sealed under it, so that the servers
+      // still running with it alone take it (ADR 0032); everything else uses DEA_SECRET.
+      let auditKeys: SecretKeys = keys;
+      if (
+        options.schema !== 'as-is' &&
+        keys.previous !== undefined &&
+        (await store.meta.get(SECRET_FINGERPRINT_KEY)) === keys.previous.fingerprint
+      ) {
+        await store.close();
+        store = await storeWith(keys.previous);
+        const { previous, ...current } = keys;
+        auditKeys = { ...previous, previous: current };
+      }
+      opened = { store, keys, auditKeys };
       return opened;
     },
     readStdin: () =>
@@ -229,7 +252,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     // What the command wrote to the audit log is chained before it ends (a server would chain it
     // within a second too); a failure here leaves it for the next sealer.
     if (opened !== undefined && !schemaAsIs)
-      await sealAuditTrail(opened.store, opened.keys, context.now()).catch(() => undefined);
+      await sealAuditTrail(opened.store, opened.auditKeys, context.now()).catch(() => undefined);
     await opened?.store.close();
   }
 }

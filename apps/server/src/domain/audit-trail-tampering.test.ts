@@ -133,6 +133,52 @@ describe.each(STORE_KINDS)('the end of the audit trail and its forgeries on %s',
   );
 
   storeTest(
+    'a head given a key no sealer has, after the last entries were deleted: the next seal keeps the cut in the chain',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      await usedStore(store, 5);
+      const [, , third] = await store.auditTrail.sealedAfter(0, 3);
+      await execRaw(testStore, `delete from audit_log where seq >= 4`);
+      await execRaw(
+        testStore,
+        `update audit_chain set seq = 3, chain = $1, chain_key = 'someone' where name = 'head'`,
+        [third?.chain],
+      );
+      expect((await verifyAuditTrail(store, KEYS)).broken?.reason).toMatch(
+        /signed under a secret that is not configured/,
+      );
+      await appendSome(store, 1, NOW + 100);
+      await sealAuditTrail(store, KEYS, NOW + 200);
+      expect((await verifyAuditTrail(store, KEYS)).broken?.reason).toMatch(
+        /cut before entry #4.*signed under a secret that is neither/,
+      );
+    },
+  );
+
+  storeTest(
+    'the last entry given a key no sealer has: no seal vouches for it with a rotation checkpoint',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      await usedStore(store, 3);
+      await execRaw(testStore, `update audit_log set chain_key = 'someone' where seq = 3`);
+      await appendSome(store, 1, NOW + 100);
+      await sealAuditTrail(store, KEYS, NOW + 200);
+      expect((await store.auditTrail.marks()).map(({ reason }) => reason)).not.toContain('rotation');
+      expect((await verifyAuditTrail(store, KEYS)).broken).toMatchObject({
+        seq: 3,
+        reason: expect.stringMatching(
+          /sealed under a secret that is not configured, and no later checkpoint vouches/,
+        ) as unknown,
+      });
+      // Its key put back, the cut the seal found stays in the chain.
+      await execRaw(testStore, `update audit_log set chain_key = $1 where seq = 3`, [KEYS.fingerprint]);
+      expect((await verifyAuditTrail(store, KEYS)).broken?.reason).toMatch(
+        /cut before entry #4.*sealed under a secret that is neither/,
+      );
+    },
+  );
+
+  storeTest(
     'an emptied trail: verification names it, and the next seal keeps the cut in the chain',
     async ({ testStore }) => {
       const { store } = testStore;

@@ -7,6 +7,7 @@ import {
   stampIsValid,
 } from '../crypto/audit-chain.js';
 import type { DerivedKeys, SecretKeys } from '../crypto/secret-keys.js';
+import { SECRET_FINGERPRINT_KEY } from '../store/secret-fingerprint.js';
 import type { AuditStampKey } from '../store/sql/audit.js';
 import type {
   AuditChainMark,
@@ -47,8 +48,6 @@ function judgeStamp(known: Map<string, DerivedKeys>, entry: WrittenAuditEntry): 
 }
 
 const LEGACY_STAMP = 'legacy';
-/** Where a server records its secret's fingerprint (store/secret-fingerprint.ts). */
-const SECRET_FINGERPRINT_KEY = 'secret.fingerprint';
 
 function stampedOf(entry: WrittenAuditEntry) {
   return {
@@ -74,6 +73,7 @@ export function auditSealer(keys: SecretKeys): AuditSealer {
       const key = known.get(mark.chainKey)?.auditChain;
       return key === undefined ? undefined : sameMac(chainMarkMacOf(key, mark), mark.mac);
     },
+    holds: (fingerprint) => known.has(fingerprint),
     cutLinkOf: (previous, previousSeq) => cutLinkOf(keys.auditChain, previous, previousSeq),
   };
 }

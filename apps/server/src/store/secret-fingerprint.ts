@@ -2,7 +2,9 @@ import type { SecretKeys } from '../crypto/secret-keys.js';
 import type { Store } from './store.js';
 import { StoreError } from './store-error.js';
 
-const META_KEY = 'secret.fingerprint';
+/** Where the store keeps its secret's fingerprint (the audit trail reads it too, ADR 0032). */
+export const SECRET_FINGERPRINT_KEY = 'secret.fingerprint';
+const META_KEY = SECRET_FINGERPRINT_KEY;
 /** Fingerprints of secrets a rotation replaced, space-separated: never the store's secret again. */
 const RETIRED_KEY = 'secret.retired';
 /** When the store's secret was last replaced (milliseconds), and the one it replaced. */

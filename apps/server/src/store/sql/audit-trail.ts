@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../store.js';
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Database } from '../database.js';
+import { SECRET_FINGERPRINT_KEY } from '../secret-fingerprint.js';
 import { auditEntryOf } from './audit.js';
 import { compiledOnce } from './compiled-once.js';
 import { type Db, type Dialect } from './db.js';
@@ -53,6 +54,8 @@ export interface AuditSealer {
   stampOf(entry: WrittenAuditEntry): StampJudgement;
   /** Whether a mark's signature matches; undefined when the sealer holds no key of its secret. */
   markIsSigned(mark: AuditChainMark): boolean | undefined;
+  /** Whether the sealer holds the key of this secret (its current or previous one). */
+  holds(fingerprint: string): boolean;
   /** What the entry after a cut end of the trail is chained onto instead of its predecessor. */
   cutLinkOf(previous: string, previousSeq: number): string;
   /** Told when the seal sets entries aside or finds the end of the trail cut (the server warns). */
@@ -135,8 +138,6 @@ export const UNSEALED_AT_0035_KEY = 'audit.unsealed_at_0035';
 const READ_AGAIN = Symbol('read again');
 /** Recorded at a store's first head: its trail was sealed (ADR 0032). */
 export const SEALED_KEY = 'audit.sealed';
-/** Where a server records its secret's fingerprint (secret-fingerprint.ts). */
-const SECRET_FINGERPRINT_KEY = 'secret.fingerprint';
 
 /** PostgreSQL's unique_violation, SQLite's SQLITE_CONSTRAINT_UNIQUE: another sealer took the place. */
 /** The PostgreSQL advisory lock (transaction-level) under which sealers place entries in turn. */
@@ -311,7 +312,12 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
       chainKey: ends.head_chain_key ?? '',
       mac: ends.head_mac ?? '',
     });
-    return signed === false ? 'the head of the trail was changed (its signature did not match)' : undefined;
+    if (signed === false) return 'the head of the trail was changed (its signature did not match)';
+    // Under a secret this sealer does not hold: the store's (another instance's during a rotation),
+    // or a key no sealer of this store has, which no seal wrote.
+    if (signed === undefined && ends.head_chain_key !== (await storeFingerprint()))
+      return 'the head of the trail was signed under a secret that is neither this server’s nor the store’s';
+    return undefined;
   };
   const auditTrail: AuditTrailRepository = {
     async seal(sealer, limit, now) {
@@ -364,8 +370,19 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
         const baseKey = (fromHead ? ends.head_chain_key : ends.last_chain_key) ?? '';
         // A head removed or changed (the end of the trail cut, or the trail emptied): the cut stays
         // in the chain, which goes on from a link only a holder of the secret makes (ADR 0032).
-        const cut = await cutOf(sealer, ends, lastSeq);
+        let cut = await cutOf(sealer, ends, lastSeq);
         if (cut === READ_AGAIN) continue;
+        // A rotation checkpoint vouches only for a chain under a secret this sealer holds, or the
+        // store's (another instance's): never for an end given a key no sealer of the store has.
+        if (
+          cut === undefined &&
+          base > 0 &&
+          baseKey !== sealer.chainKey &&
+          !sealer.holds(baseKey) &&
+          baseKey !== (await storeFingerprint())
+        )
+          cut =
+            'the end of the trail was sealed under a secret that is neither this server’s nor the store’s';
         let chain = baseChain;
         if (cut !== undefined) {
           chain = sealer.cutLinkOf(baseChain, base);
