@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../store/store.js';
 import { beginAuditTrail, sealAuditTrail, verifyAuditTrail } from '../domain/audit-trail.js';
@@ -170,6 +173,34 @@ describe.each(STORE_KINDS)('dea audit on %s', (kind) => {
     });
     await follow;
     expect(printed.map((entry) => entry.details.n)).toEqual([1, 2, 3]);
+  });
+
+  it('what dea writes in bulk (an import) and through groups is stamped, sealed and verifies; nothing is set aside', async () => {
+    const own = await openCliFixture(kind);
+    const folder = mkdtempSync(join(tmpdir(), 'dea-audit-import-'));
+    try {
+      const csv = join(folder, 'people.csv');
+      writeFileSync(
+        csv,
+        [
+          'username,fullName,group,email',
+          'anna,Anna Berg,Staff,anna@example.com',
+          'ben,Ben Carter,,ben@example.com',
+        ].join('\n'),
+      );
+      expect(await own.run(['group', 'add', '--name', 'Staff', '--priority', '5'])).toMatchObject({
+        code: 0,
+      });
+      expect(await own.run(['user', 'import', csv])).toMatchObject({ code: 0 });
+      expect(await own.store.auditTrail.refusedCount()).toBe(0);
+      expect(await own.store.auditTrail.unsealedCount()).toBe(0);
+      const events = (await own.store.auditTrail.sealedAfter(0, 100)).map(({ event }) => event);
+      expect(events).toEqual(expect.arrayContaining(['group.created', 'user.created', 'group.member_added']));
+      expect(await own.run(['audit', 'verify'])).toMatchObject({ code: 0 });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      await own.dispose();
+    }
   });
 
   it('during a rotation no server recorded yet, dea stamps and seals under the store’s secret, which the servers still on it take', async () => {
