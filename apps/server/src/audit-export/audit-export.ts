@@ -244,6 +244,9 @@ export class AuditExport {
   /** What a seal found that the operator must hear of: entries the product did not write, a cut end. */
   private sealFound(finding: SealFinding): void {
     if (finding.kind === 'refused')
+      this.metrics.auditTrailTampering.inc({ finding: 'set_aside' }, finding.ids.length);
+    else this.metrics.auditTrailTampering.inc({ finding: 'cut' });
+    if (finding.kind === 'refused')
       this.log.warn(
         { ids: finding.ids.slice(0, 10), count: finding.ids.length },
         `audit trail: ${finding.ids.length} entries in the audit log were not written by the product (no valid stamp) and are set aside, never sealed; someone wrote to the database directly (npx dea audit verify names them)`,

@@ -443,7 +443,10 @@ describe.each(STORE_KINDS)('the end of the audit trail and its forgeries on %s',
         { level: 'warn' },
         { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) },
       );
-      const exporter = new AuditExport(undefined, store, KEYS, new Metrics(), log, {
+      const metrics = new Metrics();
+      const tampering = async () =>
+        (await metrics.registry.getSingleMetric('dea_audit_trail_tampering_total')?.get())?.values;
+      const exporter = new AuditExport(undefined, store, KEYS, metrics, log, {
         holder: 'warning',
         now: () => NOW + 100,
         pollMs: 600_000,
@@ -458,6 +461,10 @@ describe.each(STORE_KINDS)('the end of the audit trail and its forgeries on %s',
         await execRaw(testStore, `delete from audit_chain where name = 'head'`);
         await appendSome(store, 1, NOW + 50);
         await exporter.round();
+        expect(await tampering()).toEqual([
+          expect.objectContaining({ labels: { finding: 'set_aside' }, value: 1 }),
+          expect.objectContaining({ labels: { finding: 'cut' }, value: 1 }),
+        ]);
         expect(warnings[1]).toMatch(
           /^audit trail: the head of the trail was missing after entry #2: the end of the trail was cut/,
         );

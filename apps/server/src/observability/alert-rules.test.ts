@@ -19,7 +19,7 @@ describe('the example Prometheus alerts (deploy/prometheus)', () => {
     'pass promtool, fire in its unit tests, and name only metrics the server exports',
     async ({ startApp }) => {
       const checked = promtool(['check', 'rules', 'dea-alerts.yml']);
-      expect(checked.output).toContain('SUCCESS: 11 rules found');
+      expect(checked.output).toContain('SUCCESS: 12 rules found');
       expect(checked.status).toBe(0);
       const tested = promtool(['test', 'rules', 'dea-alerts.test.yml']);
       expect(tested.output).toContain('SUCCESS');

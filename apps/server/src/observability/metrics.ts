@@ -131,6 +131,16 @@ export class Metrics {
     labelNames: ['destination', 'outcome'],
     registers: [this.registry],
   });
+  /**
+   * What a seal found in the store that the product did not do (ADR 0032): entries without a
+   * valid stamp set aside (set_aside, by entry), an end of the trail cut (cut, by cut found).
+   */
+  readonly auditTrailTampering = new Counter({
+    name: 'dea_audit_trail_tampering_total',
+    help: "What the audit trail's seal found done to the database behind the product: entries without a valid stamp set aside (finding set_aside), the end of the trail cut or emptied (finding cut). npx dea audit verify names them.",
+    labelNames: ['finding'],
+    registers: [this.registry],
+  });
   readonly auditExportFailures = new Counter({
     name: 'dea_audit_export_failures_total',
     help: 'Failed attempts to send audit entries to a destination (they wait and are retried).',
