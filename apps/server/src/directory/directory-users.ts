@@ -316,6 +316,9 @@ export class DirectoryUsers implements UserDirectory {
         this.sourced({ ...user, groups: memberships.of(user.dn) }, languages, warnings[index] as string[]),
       );
       const results = await this.provisioning.provisionBatch(inputs, DIRECTORY_ACTOR);
+      // The embedded store answers at once, so a page's batches would run without letting the
+      // server's other requests in: each batch gives them their turn.
+      await new Promise((resolve) => setImmediate(resolve));
       for (const [index, result] of results.entries()) {
         const user = users[index] as DirectoryUser;
         seen.add(user.externalId);
