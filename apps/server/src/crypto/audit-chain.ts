@@ -1,16 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** What the chain value of an audit entry covers: its place in the trail and all it stores. */
-export interface ChainedEntry {
+export interface ChainedEntry extends StampedEntry {
   seq: number;
-  id: string;
-  at: number;
-  event: string;
-  userId: string | null;
-  actor: string | null;
-  clientAddress: string | null;
-  /** The details exactly as stored (JSON text). */
-  details: string;
 }
 
 /** A signed row of the chain: its head, or a checkpoint left by the purge or a secret rotation. */
