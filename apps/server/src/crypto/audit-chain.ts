@@ -3,6 +3,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** What the chain value of an audit entry covers: its place in the trail and all it stores. */
 export interface ChainedEntry extends StampedEntry {
   seq: number;
+  /**
+   * The writer's stamp as sealed ('legacy': an older version's entry), which the chain value then
+   * covers: a stamp taken off a sealed entry breaks its chain, so "no stamped entry was sealed yet"
+   * cannot be made true again. None for an entry sealed before stamps (its chain value is as it was).
+   */
+  stamp?: string | null;
 }
 
 /** A signed row of the chain: its head, or a checkpoint left by the purge or a secret rotation. */
@@ -31,6 +37,7 @@ export function chainValueOf(key: Buffer, previous: string, entry: ChainedEntry)
       entry.actor,
       entry.clientAddress,
       entry.details,
+      ...(entry.stamp === undefined || entry.stamp === null ? [] : [entry.stamp]),
     ]),
   );
 }

@@ -97,6 +97,7 @@ function chainedOf(entry: Omit<SealedAuditEntry, 'chain' | 'chainKey'>) {
     actor: entry.actor,
     clientAddress: entry.clientAddress,
     details: entry.detailsText,
+    stamp: entry.stamp,
   };
 }
 
