@@ -226,6 +226,7 @@ export class RegistrationSignIn {
   ): Promise<OpenedRegistration> {
     const { store, now } = this.services;
     const { user } = person;
+    const checkedAt = now();
     const refuse = async (reason: string, more: Record<string, unknown> = {}) => {
       await this.audit(person, 'registration.refused', {
         method: 'channel-code',
@@ -262,11 +263,9 @@ export class RegistrationSignIn {
       sessionId: taken.id,
       expiresAt: new Date(expiresAt).toISOString(),
     });
-    return {
-      token,
-      expiresAt,
-      device: await this.services.rememberedDevices.remember(person, 'channel-code'),
-    };
+    const device = await this.services.rememberedDevices.remember(person, 'channel-code');
+    await this.refuseIfUndone(person, 'channel-code', checkedAt);
+    return { token, expiresAt, device };
   }
 
   /** A one-time registration link for the person (registrationLink, the one function of every door). */
@@ -287,7 +286,7 @@ export class RegistrationSignIn {
       await this.audit(person, 'registration.refused', { method: 'link', reason: 'link-unusable' });
       throw registrationSignInNeeded();
     }
-    return this.openAfter(person, 'link');
+    return this.openAfter(person, 'link', {}, at);
   }
 
   /**
@@ -298,6 +297,8 @@ export class RegistrationSignIn {
     person: SignedInPerson,
     method: Exclude<RegistrationMethod, 'channel-code'>,
     details: Record<string, unknown> = {},
+    /** When the caller began to check the sign-in: an undo since then leaves nothing open. */
+    checkedAt: number = this.services.now(),
   ): Promise<OpenedRegistration> {
     const { store, now, hashKeys } = this.services;
     const at = now();
@@ -320,7 +321,37 @@ export class RegistrationSignIn {
       sessionId,
       expiresAt: new Date(expiresAt).toISOString(),
     });
-    return { token, expiresAt, device: await this.services.rememberedDevices.remember(person, method) };
+    const device = await this.services.rememberedDevices.remember(person, method);
+    await this.refuseIfUndone(person, method, checkedAt);
+    return { token, expiresAt, device };
+  }
+
+  /**
+   * "This was not me" used since the sign-in was checked: what this sign-in opened (its session, its
+   * remembered device) ends, and it is refused. The undo holds the person's row and writes its entry
+   * in its transaction, so asked with the row held this is exact: an undo after the check ends the
+   * session and device itself.
+   */
+  private async refuseIfUndone(person: SignedInPerson, method: RegistrationMethod, checkedAt: number) {
+    const { store, now } = this.services;
+    const userId = person.user.id;
+    const undone = await store.transaction(async (trx) => {
+      await trx.users.findForChange(userId);
+      // After the check began (an undo in the same millisecond counts as before it).
+      const [entry] = await trx.audit.list({
+        userId,
+        event: 'channel.registration_undone',
+        since: checkedAt + 1,
+        limit: 1,
+      });
+      if (entry === undefined) return false;
+      await trx.registration.endAllOfUser(userId, now());
+      await trx.rememberedDevices.forgetSince(userId, checkedAt, now());
+      return true;
+    });
+    if (!undone) return;
+    await this.audit(person, 'registration.refused', { method, reason: 'undone-meanwhile' });
+    throw registrationSignInNeeded();
   }
 
   /** Whether the token is an open registration session of this person (refused with error 3 when not). */

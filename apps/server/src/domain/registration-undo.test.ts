@@ -370,4 +370,37 @@ describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (k
       });
     },
   );
+
+  appTest(
+    'a sign-in checked before the undo opens nothing after it: its registration session and remembered device end',
+    async ({ startApp }) => {
+      const t = await startApp();
+      const person = await t.createUser({ channels: { email: 'una@example.com' } });
+      await registrationPolicy(t, person, { screenCodeRememberedDeviceDays: 30 });
+      const user = await userOf(t, person);
+      await openWithLink(t, user, ATTACKER_ADDRESS);
+      await register(t, user, ATTACKER_ADDRESS, 'personalMobile', '+49 170 5550177');
+      const notice = (await outbox(t, user.id)).filter(
+        (message) => message.recipient === 'una@example.com' && message.text.includes('#undo='),
+      );
+      const undo = /#undo=([\w-]+)/.exec(notice.at(-1)!.text)![1]!;
+      // The attacker's next sign-in is checked; the person undoes; then it would open.
+      const checkedAt = t.services.now();
+      t.clock.advance(1);
+      await t.services.channelProofs.undo(undo, PERSON_ADDRESS);
+      const late = await t.services.registrationSignIn
+        .openAfter(signedIn(user, ATTACKER_ADDRESS), 'link', {}, checkedAt)
+        .catch((error: unknown) => error);
+      expect(late).toBeInstanceOf(Error);
+      // None is open a moment later (the clock of the test stands still: ended ones end at now).
+      expect(
+        await t.services.store.registration.earliestOpenAt(user.id, t.services.now() + 1),
+      ).toBeUndefined();
+      expect(await t.services.store.rememberedDevices.forgetSince(user.id, checkedAt, t.services.now())).toBe(
+        0,
+      );
+      const refused = await t.services.store.audit.list({ userId: user.id, event: 'registration.refused' });
+      expect(refused.map((entry) => entry.details?.reason)).toContain('undone-meanwhile');
+    },
+  );
 });

@@ -105,6 +105,7 @@ export class UserPasskeys {
   ): Promise<OpenedRegistration> {
     const { store, now } = this.services;
     const { user, response } = person;
+    const checkedAt = now();
     const refuse = async (reason: string) => {
       await this.refusedSignIn(person, reason, response.id);
       return registrationSignInNeeded();
@@ -118,9 +119,12 @@ export class UserPasskeys {
     if (newCounter === undefined) throw await refuse('not-verified');
     if (!(await store.userPasskeys.use(user.id, passkey.credentialId, newCounter, now())))
       throw await refuse('counter');
-    return this.services.registrationSignIn.openAfter(person, 'passkey', {
-      credentialId: passkey.credentialId,
-    });
+    return this.services.registrationSignIn.openAfter(
+      person,
+      'passkey',
+      { credentialId: passkey.credentialId },
+      checkedAt,
+    );
   }
 
   /** The person's passkeys, inside a registration session. */
