@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'vitest';
+import { startFreeradius } from '../testing/freeradius.js';
 import { appTest } from '../testing/fixtures.js';
 import { freeUdpPort } from '../testing/free-port.js';
 import { docsPage } from '../testing/guide-pages.js';
@@ -92,33 +92,7 @@ async function freeRadiusWithPlugin(
       '',
     ].join('\n'),
   );
-  const child = spawn('/usr/sbin/freeradius', ['-d', dir, '-n', 'radiusd', '-f', '-X'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stop = () => {
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`freeradius did not start:\n${output}`)), 15_000);
-    const listen = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to process requests')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', listen);
-    child.stderr.on('data', listen);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`freeradius exited (${code}):\n${output}`));
-    });
-  }).catch((error: unknown) => {
-    stop();
-    throw error;
-  });
+  const stop = await startFreeradius(dir);
   onTestFinished(stop);
   return port;
 }
