@@ -4,12 +4,14 @@ import {
   chownSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { transformSync } from 'esbuild';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,6 +62,14 @@ describe('files holding a secret', () => {
         execFileSync('getent', ['group', 'nogroup'], { encoding: 'utf8' }).split(':')[2],
       );
       chownSync(path, 0, nogroup);
+      // The module as JavaScript in that folder: nobody may not be able to read the checkout.
+      const module = join(folder, 'private-files.mjs');
+      writeFileSync(
+        module,
+        transformSync(readFileSync(join(HERE, 'private-files.ts'), 'utf8'), { loader: 'ts', format: 'esm' })
+          .code,
+      );
+      chmodSync(module, 0o644);
       const readAsNobody = () =>
         spawnSync(
           'runuser',
@@ -70,14 +80,13 @@ describe('files holding a secret', () => {
             'nogroup',
             '--',
             process.execPath,
-            '--import',
-            'tsx',
+            '--input-type=module',
             '-e',
-            `import { readPrivateFileSync } from ${JSON.stringify(join(HERE, 'private-files.ts'))};
+            `import { readPrivateFileSync } from ${JSON.stringify(module)};
              try { process.stdout.write(readPrivateFileSync(${JSON.stringify(path)}).toString()); }
              catch (error) { process.stdout.write(error.message); process.exitCode = 3; }`,
           ],
-          { encoding: 'utf8', cwd: HERE },
+          { encoding: 'utf8', cwd: folder },
         );
       try {
         for (const mode of [0o440, 0o640]) {
