@@ -4,6 +4,7 @@ import { CHANNEL_KEYS, type SEND_TYPES } from './channels.js';
 import { CHANNEL_QUERY_ACTION, CODE_COUNT_PER_REQUEST } from './constants.js';
 import { ErrorNumber } from './errors.js';
 import { LANGUAGE_CODE_PATTERN } from './languages.js';
+import { PASSWORD_MAX_LENGTH } from './passwords.js';
 
 /**
  * Request and response schemas of /dea/api/ (spec section 7, DESIGN section 2). Requests are
@@ -281,7 +282,7 @@ export type VerifyResult = Type.Static<typeof VerifyResult>;
 export const SignInRequest = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 200 }),
-    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
   },
   strict,
 );

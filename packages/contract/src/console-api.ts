@@ -3,6 +3,7 @@ import { BrandingList, PolicyOptions } from './api.js';
 import { BRANDING_NAMES, type BrandingName } from './branding.js';
 import { POLICY_CATEGORY_CHANNEL_REGISTRATION } from './channel-registration.js';
 import { LANGUAGE_CODE_PATTERN } from './languages.js';
+import { PASSWORD_MAX_LENGTH } from './passwords.js';
 import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE, SERVICE_KEY_SCOPES } from './constants.js';
 
 const strict = { additionalProperties: false } as const;
@@ -41,7 +42,7 @@ export type HelpDeskPolicyOptions = Type.Static<typeof HelpDeskPolicyOptions>;
 export const ConsoleSignInRequest = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 200 }),
-    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
   },
   strict,
 );

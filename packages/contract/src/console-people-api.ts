@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { NewPassword, PASSWORD_MAX_LENGTH } from './passwords.js';
 
 /** The console's people screens (issue 31, part 4): users administered by an administrator. */
 
@@ -117,7 +118,7 @@ export type AdminPasswordLink = Type.Static<typeof AdminPasswordLink>;
 /** The login application's form behind that link. */
 export const PasswordLinkUse = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 200 }),
-  password: Type.String({ minLength: 1, maxLength: 1024 }),
+  password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),
 });
 export type PasswordLinkUse = Type.Static<typeof PasswordLinkUse>;
 
@@ -189,6 +190,6 @@ export const AdminConsoleAccountCreate = Type.Object({
     Type.Null(),
   ]),
   /** The account's password, handed to its person with the enrolment link. */
-  password: Type.String({ minLength: 8, maxLength: 1024 }),
+  password: NewPassword,
 });
 export type AdminConsoleAccountCreate = Type.Static<typeof AdminConsoleAccountCreate>;

@@ -9,6 +9,7 @@ export * from './console-api.js';
 export * from './durations.js';
 export * from './page-startup.js';
 export * from './username.js';
+export * from './passwords.js';
 export * from './console-people-api.js';
 export * from './channel-registration.js';
 export * from './console-reports.js';

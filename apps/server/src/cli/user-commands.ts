@@ -3,7 +3,7 @@ import { allowAddresses, maskedOf } from '../domain/channel-proof.js';
 import { issueRegistrationLink } from '../domain/registration-sign-in.js';
 import { forgetUserPasskeys } from '../domain/user-passkeys.js';
 import { unlinkRegistrationProvider } from '../domain/registration-oidc.js';
-import type { Username } from '@dea/contract';
+import { newPasswordProblem, type Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
 import { changeMembership } from '../domain/group-membership.js';
 import { type ChangeBy, NoSuchUser, People, ProvisionError } from '../domain/identity/people.js';
@@ -31,10 +31,6 @@ import {
   UsageError,
   readOperatorSecretFile,
 } from './command.js';
-
-/** NIST SP 800-63B: at least 8 characters; the upper bound keeps hashing cheap. */
-const PASSWORD_MIN = 8;
-const PASSWORD_MAX = 1024;
 
 const checkUsername = (username: string): Username => asUsage(() => validUsername(username));
 
@@ -88,8 +84,8 @@ export async function readPassword(values: OptionValues, context: CliContext): P
   }
   const password = text.replace(/\r?\n$/, '');
   if (/[\r\n]/.test(password)) throw new UsageError('the password must be a single line');
-  if ([...password].length < PASSWORD_MIN || password.length > PASSWORD_MAX)
-    throw new UsageError(`the password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+  const problem = newPasswordProblem(password);
+  if (problem !== undefined) throw new UsageError(problem);
   return password;
 }
 

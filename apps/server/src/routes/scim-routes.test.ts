@@ -562,7 +562,7 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
         { ...oktaUser, password: 'short' },
         400,
         'invalidValue',
-        'the password must have at least 8 characters',
+        'the password must have 8 to 1024 characters',
       ],
       [
         'POST',
@@ -637,6 +637,19 @@ describe.each(STORE_KINDS)('SCIM 2.0 on %s', (kind) => {
     });
     expect(badPath).toMatchObject({ status: 400, body: { scimType: 'invalidPath' } });
     expect(await t.services.store.users.findById(created)).toMatchObject({ disabled: false });
+    // The password rule of every door (the contract's), the upper bound too, in a PATCH's value.
+    const stored = await t.services.store.users.findById(created);
+    for (const password of ['x'.repeat(1025), 'seven77']) {
+      const badPassword = await scim.call('PATCH', `/Users/${created}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'replace', value: { password } }],
+      });
+      expect(badPassword).toMatchObject({
+        status: 400,
+        body: { scimType: 'invalidValue', detail: 'the password must have 8 to 1024 characters' },
+      });
+    }
+    expect((await t.services.store.users.findById(created))?.passwordHash).toBe(stored?.passwordHash);
 
     for (const key of [null, 'dea_nope.nope']) {
       const refused = await scim.call('GET', '/Users', undefined, key);

@@ -1,3 +1,4 @@
+import { PASSWORD_MAX_LENGTH } from '@dea/contract';
 import Type, { type Static } from 'typebox';
 
 /** The URNs of RFC 7643 and RFC 7644 this server speaks. */
@@ -49,7 +50,7 @@ export const ScimUserInput = Type.Object({
   timezone: Type.Optional(Type.Union([Text, Type.Null()])),
   emails: Type.Optional(Type.Array(MultiValue, { maxItems: 20 })),
   phoneNumbers: Type.Optional(Type.Array(MultiValue, { maxItems: 20 })),
-  password: Type.Optional(Type.String({ maxLength: 1024 })),
+  password: Type.Optional(Type.String({ maxLength: PASSWORD_MAX_LENGTH })),
 });
 export type ScimUserInput = Static<typeof ScimUserInput>;
 

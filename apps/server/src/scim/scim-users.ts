@@ -1,4 +1,4 @@
-import { canonicalUsername, type ChannelKey } from '@dea/contract';
+import { canonicalUsername, type ChannelKey, newPasswordProblem } from '@dea/contract';
 import Value from 'typebox/value';
 import { newId } from '../crypto/ids.js';
 import { type ChangeBy, NoSuchUser } from '../domain/identity/people.js';
@@ -76,8 +76,6 @@ const MANAGED_KEYS: ChannelKey[] = [
 
 /** The store's id of a user whose client sent no externalId: made here, never shown as theirs. */
 const OWN_EXTERNAL_ID = 'dea:';
-
-const PASSWORD_MIN = 8;
 
 /** A user name compared as stored: in its canonical form (RFC 8265) when it is one. */
 function asUsername(value: string): string {
@@ -526,8 +524,8 @@ export class ScimUsers {
       if (prepared.hash !== undefined) return prepared.hash;
       if (prepared.kept === current?.passwordHash) return undefined;
     }
-    if ([...password].length < PASSWORD_MIN)
-      throw invalidValue(`the password must have at least ${PASSWORD_MIN} characters`);
+    const problem = newPasswordProblem(password);
+    if (problem !== undefined) throw invalidValue(problem);
     const busy = () => new ScimError(503, 'too many passwords are being hashed; try again shortly');
     if (current !== undefined) {
       const same = this.passwords.matches(password, current.passwordHash);

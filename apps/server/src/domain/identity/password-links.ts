@@ -1,14 +1,10 @@
-import { ErrorNumber, PASSWORD_LINK_FRAGMENT } from '@dea/contract';
+import { ErrorNumber, newPasswordProblem, PASSWORD_LINK_FRAGMENT } from '@dea/contract';
 import { randomToken } from '../../crypto/ids.js';
 import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { Store } from '../../store/store.js';
 import { ApiError, invalidRequest, tooManyRequests } from '../api-error.js';
 import { type ChangeBy, NoSuchUser, type People } from './people.js';
 import { requireOwnership } from './user-ownership.js';
-
-/** A password set through a link, as the CLI and SCIM take one. */
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 1024;
 
 /** Why a link did not set a password; the person is told only that the link cannot be used. */
 export type PasswordLinkRefusal = 'unknown' | 'used' | 'expired';
@@ -89,8 +85,8 @@ export class PasswordLinks {
     if (link === undefined) throw await refuse('unknown');
     if (link.usedAt !== null) throw await refuse('used', link.userId);
     if (link.expiresAt <= now()) throw await refuse('expired', link.userId);
-    if ([...password].length < PASSWORD_MIN || password.length > PASSWORD_MAX)
-      throw invalidRequest(`the password must have ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
+    const problem = newPasswordProblem(password);
+    if (problem !== undefined) throw invalidRequest(problem);
     const hashing = this.deps.hashPassword(password);
     if (hashing === undefined) throw tooManyRequests(1);
     const passwordHash = await hashing;

@@ -1,3 +1,4 @@
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@dea/contract';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { EnvelopeError } from '../../api/api-error';
 import { failureMessage } from '../../api/failure-message';
@@ -6,8 +7,8 @@ import { Alert } from '../../shared/components/alert';
 import { useI18n } from '../../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../../shared/i18n/page-message';
 
-/** As the server counts it (domain/identity/password-links.ts): characters, not UTF-16 units. */
-const PASSWORD_MIN = 8;
+/** The rule of a new password (the contract's), counted as the server counts it: characters, not UTF-16 units. */
+const PASSWORD_MIN = PASSWORD_MIN_LENGTH;
 
 type State =
   | { phase: 'editing' }
@@ -120,6 +121,7 @@ export function PasswordLinkForm({ token, signInHref }: PasswordLinkFormProps) {
               autoComplete="new-password"
               required
               minLength={PASSWORD_MIN}
+              maxLength={PASSWORD_MAX_LENGTH}
               aria-invalid={tooShort || undefined}
               aria-describedby={tooShort ? `${ids.problem} ${ids.hint}` : ids.hint}
               readOnly={busy}
