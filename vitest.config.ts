@@ -62,7 +62,7 @@ export default defineConfig({
           // and the store's code imported once per worker, not once per file (Vitest's import time
           // and CPU in docs/benchmarks.md). A test keeps what it changes to itself: spies restored in
           // `finally`, no environment or timers left changed; a file that counts calls through
-          // vi.mock imports its own modules and drops them after (domain/verification-work.test.ts).
+          // vi.mock imports its own modules and drops them after (domain/codes/verification-work.test.ts).
           isolate: false,
           environment: 'node',
           globalSetup: ['apps/server/src/testing/global-setup.ts'],

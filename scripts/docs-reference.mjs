@@ -2,7 +2,7 @@
 // npm run docs:reference (after `npm run build`): writes the documentation site's reference from
 // the code, so that it never says what the code does not: docs/reference/settings.md (the
 // configuration schema, SETTINGS), cli.md (every command group's definition, cli/run.ts),
-// audit-events.md (domain/audit-events.ts), metrics.md (observability/metrics.ts) and api.md (the
+// audit-events.md (domain/audit/audit-events.ts), metrics.md (observability/metrics.ts) and api.md (the
 // OpenAPI document the server serves at /dea/api/docs/json, rendered). The pages are committed;
 // readme-settings.test.ts, readme-audit-events.test.ts and reference-pages.test.ts fail when one
 // of them is behind the code. The document itself (400 kB) is not: `--openapi-json` writes it to
@@ -107,7 +107,7 @@ export function cliPage(COMMAND_GROUPS) {
 
 export function auditEventsPage(AUDIT_EVENTS) {
   return [
-    GENERATED('apps/server/src/domain/audit-events.ts'),
+    GENERATED('apps/server/src/domain/audit/audit-events.ts'),
     '',
     '# Audit events',
     '',
@@ -266,7 +266,7 @@ export async function writeReference() {
   const [{ SETTINGS }, { COMMAND_GROUPS }, { AUDIT_EVENTS }, { Metrics }] = await Promise.all([
     import(join(DIST, 'config.js')),
     import(join(DIST, 'cli/run.js')),
-    import(join(DIST, 'domain/audit-events.js')),
+    import(join(DIST, 'domain/audit/audit-events.js')),
     import(join(DIST, 'observability/metrics.js')),
   ]);
   mkdirSync(REFERENCE, { recursive: true });

@@ -51,7 +51,7 @@ import {
 import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, usernameOrThrow } from '@dea/contract';
 import { newId } from '../src/crypto/ids.js';
 import { deriveKeys, secretBytesOf } from '../src/crypto/secret-keys.js';
-import { createServiceKey } from '../src/domain/service-keys.js';
+import { createServiceKey } from '../src/domain/codes/service-keys.js';
 import { PacketCode, decodePacket, encodeAccessRequest } from '../src/radius/packet.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
 import { openStore } from '../src/store/open-store.js';

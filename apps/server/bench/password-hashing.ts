@@ -12,7 +12,7 @@ import { hash as argon2 } from '@node-rs/argon2';
 /** @node-rs/argon2's Algorithm.Argon2id (a const enum, which this build cannot import). */
 const ARGON2ID = 2;
 import { ScryptWorkers } from '../src/crypto/scrypt-workers.js';
-import { DEFAULT_PASSWORD_HASH_COST } from '../src/domain/sign-in-settings.js';
+import { DEFAULT_PASSWORD_HASH_COST } from '../src/domain/page/sign-in-settings.js';
 
 const ROUNDS = 12;
 const CORES = cpus().length;

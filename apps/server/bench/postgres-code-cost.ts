@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { sealAuditTrail } from '../src/domain/audit-trail.js';
+import { sealAuditTrail } from '../src/domain/audit/audit-trail.js';
 import { deriveKeys } from '../src/crypto/secret-keys.js';
 import { newId } from '../src/crypto/ids.js';
 import { openStore } from '../src/store/open-store.js';

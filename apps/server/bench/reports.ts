@@ -5,7 +5,7 @@
  * of its own with fsync, synchronous_commit and full_page_writes on). The rows go in by one
  * INSERT ... SELECT each (generate_series on PostgreSQL, a recursive CTE on SQLite), then
  * PostgreSQL is analysed as autovacuum would. Then the dashboard's work is timed as the route
- * does it: `reportsOf` (domain/reports.ts: the store's four GROUP BY statements and the breakdowns)
+ * does it: `reportsOf` (domain/reports/reports.ts: the store's four GROUP BY statements and the breakdowns)
  * and the answer's JSON, over the last 30 and the last 90 days, in Europe/Berlin, a warm-up then
  * `--runs` runs (default 7): median and slowest. `npm run bench:reports`; prints a Markdown table
  * for docs/benchmarks.md.
@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { reportsOf } from '../src/domain/reports.js';
+import { reportsOf } from '../src/domain/reports/reports.js';
 import { openStore } from '../src/store/open-store.js';
 import { createTestDatabase, durabilityOf, startPostgresCluster } from '../src/testing/postgres-cluster.js';
 

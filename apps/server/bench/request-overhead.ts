@@ -44,7 +44,7 @@ import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, usernameOrThrow } from '@dea/contra
 import { newId } from '../src/crypto/ids.js';
 import { hashPassword } from '../src/crypto/password-hash.js';
 import { deriveKeys, secretBytesOf } from '../src/crypto/secret-keys.js';
-import { createServiceKey } from '../src/domain/service-keys.js';
+import { createServiceKey } from '../src/domain/codes/service-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../src/store/open-store.js';
 import { createTestDatabase, startPostgresCluster } from '../src/testing/postgres-cluster.js';
 

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { startServices } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
-import { createServiceKey } from '../src/domain/service-keys.js';
+import { createServiceKey } from '../src/domain/codes/service-keys.js';
 
 const FLOOD = 60;
 

@@ -14,9 +14,9 @@ import { buildApp } from '../src/app.js';
 import { startServices } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { newId } from '../src/crypto/ids.js';
-import { issueCode } from '../src/domain/codes.js';
-import { resolvePolicy } from '../src/domain/policy.js';
-import { createServiceKey } from '../src/domain/service-keys.js';
+import { issueCode } from '../src/domain/codes/codes.js';
+import { resolvePolicy } from '../src/domain/policies/policy.js';
+import { createServiceKey } from '../src/domain/codes/service-keys.js';
 import { createTestDatabase, startPostgresCluster } from '../src/testing/postgres-cluster.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);

@@ -9,7 +9,7 @@ import { OneLinePerRequest } from './http/request-log.js';
 import { requestLineLoggerOf } from './logging.js';
 import { securityHeaders } from './http/security-headers.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
-import { demoModeOf } from './domain/demo-mode.js';
+import { demoModeOf } from './domain/settings/demo-mode.js';
 import type { Services } from './http/types.js';
 import { codeRoutes } from './routes/api/code-routes.js';
 import { channelRoutes, channelUndoRoute } from './routes/api/channel-routes.js';
@@ -207,7 +207,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   );
   await app.register(named(scimRoutes), { prefix: SCIM_BASE_PATH });
   await app.register(named(validateCheckRoute));
-  // The demo outbox only while demo mode is on (domain/demo-mode.ts); the page asks again each time.
+  // The demo outbox only while demo mode is on (domain/settings/demo-mode.ts); the page asks again each time.
   if ((await demoModeOf(config, services.store)).on) await app.register(named(outboxPage));
   await app.register(named(pageHtmlRoute), { webDir: config.webDir, loginPath: config.loginPath });
   await app.register(named(loginHtmlRoute), { webDir: config.webDir, loginPath: config.loginPath });

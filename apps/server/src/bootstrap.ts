@@ -1,4 +1,4 @@
-import { Administration } from './domain/administration.js';
+import { Administration } from './domain/settings/administration.js';
 import { BUILT_IN_LANGUAGES, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
 import { hostname } from 'node:os';
@@ -10,52 +10,52 @@ import { hashPassword, verifyPassword } from './crypto/password-hash.js';
 import { ScimGroups } from './scim/scim-groups.js';
 import { ScimUsers } from './scim/scim-users.js';
 import { acceptedKeys, deriveKeys, loadSecret, secretBytesOf } from './crypto/secret-keys.js';
-import { Catalogs } from './domain/catalogs.js';
+import { Catalogs } from './domain/texts/catalogs.js';
 import { openWhenReachable } from './store/wait-for-store.js';
 import { BUILT_IN_CATALOGS } from './i18n/built-in-catalogs.js';
-import { Sessions } from './domain/sessions.js';
-import { SendLimits } from './domain/send-limits.js';
-import { SignIn, decoyPasswordHash } from './domain/sign-in.js';
-import { SigninThrottle } from './domain/signin-throttle.js';
-import { Verification } from './domain/verification.js';
-import { RetriedVerifications } from './domain/retried-requests.js';
-import { UserProvisioning } from './domain/provision-user.js';
+import { Sessions } from './domain/page/sessions.js';
+import { SendLimits } from './domain/channels/send-limits.js';
+import { SignIn, decoyPasswordHash } from './domain/page/sign-in.js';
+import { SigninThrottle } from './domain/page/signin-throttle.js';
+import { Verification } from './domain/codes/verification.js';
+import { RetriedVerifications } from './domain/codes/retried-requests.js';
+import { UserProvisioning } from './domain/identity/provision-user.js';
 import { DirectoryUsers } from './directory/directory-users.js';
 import { LdapDirectory, type DirectoryLog } from './directory/ldap-directory.js';
 import { codeDelivery } from './delivery/code-delivery.js';
 import { Notices } from './delivery/notices.js';
 import { channelNotices } from './delivery/channel-notices.js';
-import { ChannelProofs } from './domain/channel-proof.js';
-import { RegistrationSignIn } from './domain/registration-sign-in.js';
-import { RememberedDevices } from './domain/remembered-devices.js';
-import { RegistrationOidc } from './domain/registration-oidc.js';
-import { UserPasskeys } from './domain/user-passkeys.js';
+import { ChannelProofs } from './domain/channels/channel-proof.js';
+import { RegistrationSignIn } from './domain/registration/registration-sign-in.js';
+import { RememberedDevices } from './domain/page/remembered-devices.js';
+import { RegistrationOidc } from './domain/registration/registration-oidc.js';
+import { UserPasskeys } from './domain/registration/user-passkeys.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
 import { deliveryRouting } from './delivery/routing.js';
 import type { Services } from './services.js';
 import { ensureBuiltInContent } from './seed/built-in-content.js';
 import { seedDemoData } from './seed/demo-data.js';
-import { type DemoMode, demoModeOf } from './domain/demo-mode.js';
+import { type DemoMode, demoModeOf } from './domain/settings/demo-mode.js';
 import { Metrics } from './observability/metrics.js';
 import { SignInBulkheads } from './domain/bulkheads.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { AuditExport } from './audit-export/audit-export.js';
 import { exportDestinationsOf } from './audit-export/audit-export-settings.js';
-import { ConsoleAuth } from './domain/console-auth.js';
-import { ConsoleOidc } from './domain/console-oidc.js';
-import { ConsoleDirectory } from './domain/console-directory.js';
-import { ConsoleAccounts } from './domain/console-accounts.js';
+import { ConsoleAuth } from './domain/console/console-auth.js';
+import { ConsoleOidc } from './domain/console/console-oidc.js';
+import { ConsoleDirectory } from './domain/console/console-directory.js';
+import { ConsoleAccounts } from './domain/console/console-accounts.js';
 import { People } from './domain/identity/people.js';
 import { PasswordLinks } from './domain/identity/password-links.js';
-import { PeopleAdministration } from './domain/people-administration.js';
-import { ConsoleEnrolment } from './domain/console-enrolment.js';
-import { HelpDesk } from './domain/help-desk.js';
-import { sendCode } from './domain/send-code.js';
-import { AuditView } from './domain/audit-view.js';
-import { type PurgeOutcome, purgeStore, retentionRulesOf } from './domain/retention.js';
+import { PeopleAdministration } from './domain/identity/people-administration.js';
+import { ConsoleEnrolment } from './domain/console/console-enrolment.js';
+import { HelpDesk } from './domain/help-desk/help-desk.js';
+import { sendCode } from './domain/channels/send-code.js';
+import { AuditView } from './domain/audit/audit-view.js';
+import { type PurgeOutcome, purgeStore, retentionRulesOf } from './domain/retention/retention.js';
 import pino, { type Logger } from 'pino';
 import { openStore } from './store/open-store.js';
-import { auditStampKeyOf } from './domain/audit-trail.js';
+import { auditStampKeyOf } from './domain/audit/audit-trail.js';
 import { checkSecretFingerprint } from './store/secret-fingerprint.js';
 import type { Store } from './store/store.js';
 
@@ -65,7 +65,7 @@ export interface Started {
   services: Services;
   /** Whether this start created the demo users. */
   seededDemo: boolean;
-  /** Demo mode as this start found it (domain/demo-mode.ts): asked for but off says why. */
+  /** Demo mode as this start found it (domain/settings/demo-mode.ts): asked for but off says why. */
   demoMode: DemoMode;
   generatedSecret: boolean;
 }
@@ -405,7 +405,7 @@ export function directoryUsersOf(
 }
 
 /**
- * This instance's turn of the retention purge (domain/retention.ts): skipped while another
+ * This instance's turn of the retention purge (domain/retention/retention.ts): skipped while another
  * instance or a `dea purge` holds the lease.
  */
 export function purgeAsScheduled(

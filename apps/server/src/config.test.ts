@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import Value from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, SETTINGS, loadConfig } from './config.js';
-import { DEFAULT_CODE_ALPHABET } from './domain/code-settings.js';
+import { DEFAULT_CODE_ALPHABET } from './domain/codes/code-settings.js';
 import { contentSecurityPolicy } from './http/security-headers.js';
 
 function problemsOf(env: Record<string, string>): string[] {

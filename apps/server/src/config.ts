@@ -1,18 +1,18 @@
 import type { DatabaseTimeouts } from './store/open-store.js';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { isTimeZone } from './domain/time-zone.js';
+import { isTimeZone } from './domain/identity/time-zone.js';
 import { secretBytesOf } from './crypto/secret-keys.js';
 import { resolve } from 'node:path';
 import Type from 'typebox';
 import Value from 'typebox/value';
-import { type CodeDefaults, codeConfigOf, codeSettings } from './domain/code-settings.js';
-import type { SendLimitSettings } from './domain/send-limits.js';
-import { sendLimitSettings, sendLimitsOf } from './domain/send-limit-settings.js';
-import { type SignInConfig, signInConfigOf, signinSettings } from './domain/sign-in-settings.js';
-import type { VerificationSettings } from './domain/verification.js';
+import { type CodeDefaults, codeConfigOf, codeSettings } from './domain/codes/code-settings.js';
+import type { SendLimitSettings } from './domain/channels/send-limits.js';
+import { sendLimitSettings, sendLimitsOf } from './domain/channels/send-limit-settings.js';
+import { type SignInConfig, signInConfigOf, signinSettings } from './domain/page/sign-in-settings.js';
+import type { VerificationSettings } from './domain/codes/verification.js';
 import { type RadiusConfig, radiusConfigOf, radiusSettings } from './radius/radius-config.js';
-import type { ConsoleAuthSettings } from './domain/console-auth.js';
-import { consoleEnrolmentConfigOf, consoleEnrolmentSettings } from './domain/console-settings.js';
+import type { ConsoleAuthSettings } from './domain/console/console-auth.js';
+import { consoleEnrolmentConfigOf, consoleEnrolmentSettings } from './domain/console/console-settings.js';
 import {
   type ConsoleDirectoryConfig,
   consoleDirectoryConfigOf,
@@ -23,20 +23,20 @@ import {
   channelRegistrationConfigOf,
   channelRegistrationSettings,
   type ChannelRegistrationConfig,
-} from './domain/channel-registration-settings.js';
+} from './domain/channels/channel-registration-settings.js';
 import {
   registrationOidcConfigOf,
   registrationOidcSettings,
   type RegistrationOidcConfig,
-} from './domain/registration-oidc-settings.js';
+} from './domain/registration/registration-oidc-settings.js';
 import {
   type ConsoleOidcConfig,
   consoleOidcConfigOf,
   consoleOidcSettings,
-} from './domain/console-oidc-settings.js';
+} from './domain/console/console-oidc-settings.js';
 import { isAddressOrRange, tooWideForProxies } from './net/address-ranges.js';
 import { isOpenFile, OpenPrivateFileError } from './files/private-files.js';
-import { addressCarriesSecret, SECRET_SETTINGS } from './domain/effective-settings.js';
+import { addressCarriesSecret, SECRET_SETTINGS } from './domain/settings/effective-settings.js';
 import { SECRET_FILE_SETTINGS, withSecretFiles } from './secret-setting-files.js';
 import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
 import {
@@ -46,12 +46,16 @@ import {
 } from './validate-check/validate-check-settings.js';
 import { type DeliveryConfig, deliveryConfigOf } from './delivery/delivery-config.js';
 import { deliverySettings } from './delivery/delivery-settings.js';
-import { type RetentionConfig, retentionConfigOf, retentionSettings } from './domain/retention-settings.js';
+import {
+  type RetentionConfig,
+  retentionConfigOf,
+  retentionSettings,
+} from './domain/retention/retention-settings.js';
 import {
   type ProvisioningConfig,
   provisioningConfigOf,
   provisioningSettings,
-} from './domain/provisioning-settings.js';
+} from './domain/identity/provisioning-settings.js';
 import { type ListenerConfig, listenerConfigOf, listenerSettings } from './http/listener-settings.js';
 import {
   type AuditExportConfig,
@@ -278,7 +282,7 @@ export interface Config {
   sendLimits: SendLimitSettings;
   delivery: DeliveryConfig;
   verification: VerificationSettings;
-  /** How long the answer of a verification asked with an Idempotency-Key is kept (domain/retried-requests.ts). */
+  /** How long the answer of a verification asked with an Idempotency-Key is kept (domain/codes/retried-requests.ts). */
   verifyIdempotencyMs: number;
   radius: RadiusConfig;
   /** The console's session limits, enrolment links and allowed authenticators. */
@@ -289,7 +293,7 @@ export interface Config {
   consoleDirectory: ConsoleDirectoryConfig | undefined;
   /** How long a one-time link to set a user's password stays valid (DEA_PASSWORD_LINK_HOURS). */
   passwordLinkMs: number;
-  /** People proving the addresses they register (domain/channel-proof.ts). */
+  /** People proving the addresses they register (domain/channels/channel-proof.ts). */
   channelRegistration: ChannelRegistrationConfig;
   /** The identity provider as a strong sign-in for registration; undefined: not offered. */
   registrationOidc: RegistrationOidcConfig | undefined;
@@ -303,7 +307,7 @@ export interface Config {
   directory: DirectoryConfig | undefined;
   /** How the sync and the import write users (batches). */
   provisioning: ProvisioningConfig;
-  /** What the purge removes and when (domain/retention.ts). */
+  /** What the purge removes and when (domain/retention/retention.ts). */
   retention: RetentionConfig;
   /** Native TLS and the management port. */
   listeners: ListenerConfig;

@@ -30,22 +30,26 @@ const importOf = (from: string) => `import { x } from '${from}';\nexport const y
 
 describe('the layer rules of the server (ESLint)', () => {
   it.each([
-    ['store/store.ts', '../domain/audit-events.js', /store\/ is the bottom layer/],
-    ['store/sql/users.ts', '../../domain/user-names.js', /store\/ is the bottom layer/],
+    ['store/store.ts', '../domain/audit/audit-events.js', /store\/ is the bottom layer/],
+    ['store/sql/users.ts', '../../domain/identity/user-names.js', /store\/ is the bottom layer/],
     ['store/sql/codes.ts', '../../delivery/notices.js', /store\/ is the bottom layer/],
     ['store/open-store.ts', '../http/envelope.js', /store\/ is the bottom layer/],
     ['store/schema.ts', '../cli/command.js', /store\/ is the bottom layer/],
     ['store/schema.ts', '../routes/login-routes.js', /store\/ is the bottom layer/],
-    ['domain/sign-in.ts', '../directory/ldap-directory.js', /domain\/ imports no door/],
-    ['domain/send-code.ts', '../delivery/compose.js', /declare a port in domain\/ports\//],
-    ['domain/issue-code.ts', '../delivery/notices.js', /domain\/ imports no door/],
-    ['domain/secret-rotation.ts', '../delivery/outbox-provider.js', /domain\/ imports no door/],
-    ['domain/retention.ts', '../audit-export/audit-export-settings.js', /domain\/ imports no door/],
-    ['domain/help-desk.ts', '../routes/console/help-desk-routes.js', /domain\/ imports no door/],
+    ['domain/page/sign-in.ts', '../../directory/ldap-directory.js', /domain\/ imports no door/],
+    ['domain/channels/send-code.ts', '../../delivery/compose.js', /declare a port in domain\/ports\//],
+    ['domain/codes/issue-code.ts', '../../delivery/notices.js', /domain\/ imports no door/],
+    ['domain/retention/secret-rotation.ts', '../../delivery/outbox-provider.js', /domain\/ imports no door/],
+    [
+      'domain/retention/retention.ts',
+      '../../audit-export/audit-export-settings.js',
+      /domain\/ imports no door/,
+    ],
+    ['domain/help-desk/help-desk.ts', '../../routes/console/help-desk-routes.js', /domain\/ imports no door/],
     ['domain/ports/code-delivery.ts', '../../http/types.js', /domain\/ imports no door/],
-    ['domain/sessions.ts', '../cli/command.js', /domain\/ imports no door/],
-    ['domain/administration.ts', '../services.js', /not the composition/],
-    ['domain/administration.ts', '../bootstrap.js', /domain\/ imports no door/],
+    ['domain/page/sessions.ts', '../../cli/command.js', /domain\/ imports no door/],
+    ['domain/settings/administration.ts', '../../services.js', /not the composition/],
+    ['domain/settings/administration.ts', '../../bootstrap.js', /domain\/ imports no door/],
     ['directory/scheduled-sync.ts', '../http/types.js', /An adapter .* never a door/],
     ['radius/start-radius.ts', '../cli/command.js', /An adapter .* never a door/],
     ['delivery/notices.ts', '../routes/api/code-routes.js', /An adapter .* never a door/],
@@ -61,19 +65,19 @@ describe('the layer rules of the server (ESLint)', () => {
   it.each([
     ['store/sql/users.ts', '../store.js'],
     ['store/store.ts', '@dea/contract'],
-    ['domain/sign-in.ts', './user-directory.js'],
-    ['domain/send-code.ts', './ports/code-delivery.js'],
-    ['domain/sessions.ts', '../store/store.js'],
-    ['domain/sessions.ts', '../crypto/keyed-hash.js'],
+    ['domain/page/sign-in.ts', '../identity/user-directory.js'],
+    ['domain/channels/send-code.ts', '../ports/code-delivery.js'],
+    ['domain/page/sessions.ts', '../../store/store.js'],
+    ['domain/page/sessions.ts', '../../crypto/keyed-hash.js'],
     ['delivery/notices.ts', '../domain/ports/code-delivery.js'],
-    ['directory/ldap-directory.ts', '../domain/user-directory.js'],
+    ['directory/ldap-directory.ts', '../domain/identity/user-directory.js'],
     ['directory/scheduled-sync.ts', '../services.js'],
     ['audit-export/audit-export.ts', '../store/store.js'],
     // Tests may drive the whole server.
-    ['domain/sign-in.test.ts', '../testing/test-app.js'],
+    ['domain/page/sign-in.test.ts', '../../testing/test-app.js'],
     ['store/store.test.ts', '../bootstrap.js'],
     // The doors and the composition import every layer.
-    ['routes/login-routes.ts', '../domain/sign-in.js'],
+    ['routes/login-routes.ts', '../domain/page/sign-in.js'],
     ['bootstrap.ts', './directory/ldap-directory.js'],
   ])('lets %s import %s', async (path, from) => {
     expect(await refusals(path, importOf(from))).toEqual([]);
@@ -82,7 +86,7 @@ describe('the layer rules of the server (ESLint)', () => {
   it('still keeps browser code out of every layer', async () => {
     for (const path of [
       'store/store.ts',
-      'domain/sign-in.ts',
+      'domain/page/sign-in.ts',
       'delivery/notices.ts',
       'routes/login-routes.ts',
     ]) {

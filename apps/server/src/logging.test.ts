@@ -10,7 +10,7 @@ import { startServices } from './bootstrap.js';
 import { newId } from './crypto/ids.js';
 import { hashPassword } from './crypto/password-hash.js';
 import { openOutboxMessage } from './delivery/outbox-provider.js';
-import { createServiceKey } from './domain/service-keys.js';
+import { createServiceKey } from './domain/codes/service-keys.js';
 import { SESSION_COOKIE } from './http/cookies.js';
 import type { Services } from './http/types.js';
 import { REQUEST_LINES_BUFFER_BYTES, createLogger, linesTo } from './logging.js';

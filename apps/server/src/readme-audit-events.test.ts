@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIT_EVENTS } from './domain/audit-events.js';
+import { AUDIT_EVENTS } from './domain/audit/audit-events.js';
 import { docsPage } from './testing/guide-pages.js';
 
 describe('the audit events reference (docs/reference/audit-events.md, npm run docs:reference)', () => {

@@ -8,7 +8,7 @@ import {
 } from '../../../scripts/docs-reference.mjs';
 import { COMMAND_GROUPS } from './cli/run.js';
 import { SETTINGS } from './config.js';
-import { AUDIT_EVENTS } from './domain/audit-events.js';
+import { AUDIT_EVENTS } from './domain/audit/audit-events.js';
 import { Metrics } from './observability/metrics.js';
 import { docsPage } from './testing/guide-pages.js';
 import { createTestApp } from './testing/test-app.js';

@@ -1,7 +1,7 @@
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { describe, expect } from 'vitest';
 import { runCli } from './cli/run.js';
-import { createServiceKey } from './domain/service-keys.js';
+import { createServiceKey } from './domain/codes/service-keys.js';
 import { API, bodies } from './testing/api-bodies.js';
 import { STORE_KINDS } from './testing/stores.js';
 import { appTest } from './testing/fixtures.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from './cli/run.js';
 import { newId } from './crypto/ids.js';
 import { outboxProvider } from './delivery/outbox-provider.js';
-import { createServiceKey } from './domain/service-keys.js';
+import { createServiceKey } from './domain/codes/service-keys.js';
 import { bodies } from './testing/api-bodies.js';
 import { createUserWithCodes, signInOver, startInstance, type Instance } from './testing/instances.js';
 import { createTestDatabase } from './testing/postgres-cluster.js';

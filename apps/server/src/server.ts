@@ -3,7 +3,7 @@ import type { Server as HttpsServer } from 'node:https';
 import { buildApp, buildManagementApp } from './app.js';
 import { readTlsFiles, TlsFilesError } from './http/listener-settings.js';
 import { purgeAsScheduled, startServices } from './bootstrap.js';
-import { PurgeSchedule } from './domain/retention.js';
+import { PurgeSchedule } from './domain/retention/retention.js';
 import { runScheduledSync } from './directory/scheduled-sync.js';
 import { auditSync } from './directory/sync-report.js';
 import { SyncRequests } from './directory/sync-requests.js';

@@ -1,25 +1,25 @@
-import type { Administration } from './domain/administration.js';
+import type { Administration } from './domain/settings/administration.js';
 import type { PasswordLinks } from './domain/identity/password-links.js';
-import type { ConsoleAccounts } from './domain/console-accounts.js';
-import type { PeopleAdministration } from './domain/people-administration.js';
+import type { ConsoleAccounts } from './domain/console/console-accounts.js';
+import type { PeopleAdministration } from './domain/identity/people-administration.js';
 import type { SendType } from '@dea/contract';
 import type { Config } from './config.js';
 import type { SecretKeys } from './crypto/secret-keys.js';
 import type { HashQueue } from './crypto/hash-queue.js';
-import type { Catalogs } from './domain/catalogs.js';
-import type { ChannelRules } from './domain/channel-rules.js';
-import type { SendLimits } from './domain/send-limits.js';
-import type { Sessions } from './domain/sessions.js';
+import type { Catalogs } from './domain/texts/catalogs.js';
+import type { ChannelRules } from './domain/channels/channel-rules.js';
+import type { SendLimits } from './domain/channels/send-limits.js';
+import type { Sessions } from './domain/page/sessions.js';
 import type { SignInBulkheads } from './domain/bulkheads.js';
-import type { SignIn } from './domain/sign-in.js';
-import type { Verification } from './domain/verification.js';
-import type { RetriedVerifications } from './domain/retried-requests.js';
+import type { SignIn } from './domain/page/sign-in.js';
+import type { Verification } from './domain/codes/verification.js';
+import type { RetriedVerifications } from './domain/codes/retried-requests.js';
 import type { DeliveryProvider } from './delivery/delivery.js';
-import type { ChannelProofs } from './domain/channel-proof.js';
-import type { RememberedDevices } from './domain/remembered-devices.js';
-import type { RegistrationSignIn } from './domain/registration-sign-in.js';
-import type { RegistrationOidc } from './domain/registration-oidc.js';
-import type { UserPasskeys } from './domain/user-passkeys.js';
+import type { ChannelProofs } from './domain/channels/channel-proof.js';
+import type { RememberedDevices } from './domain/page/remembered-devices.js';
+import type { RegistrationSignIn } from './domain/registration/registration-sign-in.js';
+import type { RegistrationOidc } from './domain/registration/registration-oidc.js';
+import type { UserPasskeys } from './domain/registration/user-passkeys.js';
 import type { Notices } from './delivery/notices.js';
 import type { CodeDelivery } from './domain/ports/code-delivery.js';
 import type { Metrics } from './observability/metrics.js';
@@ -28,10 +28,10 @@ import type { DirectoryUsers } from './directory/directory-users.js';
 import type { ScimGroups } from './scim/scim-groups.js';
 import type { ScimUsers } from './scim/scim-users.js';
 import type { AuditExport } from './audit-export/audit-export.js';
-import type { ConsoleAuth } from './domain/console-auth.js';
-import type { ConsoleOidc } from './domain/console-oidc.js';
-import type { HelpDesk } from './domain/help-desk.js';
-import type { AuditView } from './domain/audit-view.js';
+import type { ConsoleAuth } from './domain/console/console-auth.js';
+import type { ConsoleOidc } from './domain/console/console-oidc.js';
+import type { HelpDesk } from './domain/help-desk/help-desk.js';
+import type { AuditView } from './domain/audit/audit-view.js';
 
 /**
  * What every door (routes, CLI, RADIUS, the directory sync) may use: composed in bootstrap.ts
@@ -86,15 +86,15 @@ export interface Services {
   channelRules: ChannelRules;
   sendLimits: SendLimits;
   notices: Notices;
-  /** People registering and proving their own channels (domain/channel-proof.ts, issue 32). */
+  /** People registering and proving their own channels (domain/channels/channel-proof.ts, issue 32). */
   channelProofs: ChannelProofs;
-  /** The strong sign-in that opens the registration of channels (domain/registration-sign-in.ts). */
+  /** The strong sign-in that opens the registration of channels (domain/registration/registration-sign-in.ts). */
   registrationSignIn: RegistrationSignIn;
-  /** Browsers remembered for codes on screen, bound to their person (domain/remembered-devices.ts). */
+  /** Browsers remembered for codes on screen, bound to their person (domain/page/remembered-devices.ts). */
   rememberedDevices: RememberedDevices;
   /** The identity provider as a strong sign-in for registration; undefined without DEA_OIDC_ISSUER. */
   registrationOidc: RegistrationOidc | undefined;
-  /** People's own passkeys: a strong sign-in for registration, managed inside one (domain/user-passkeys.ts). */
+  /** People's own passkeys: a strong sign-in for registration, managed inside one (domain/registration/user-passkeys.ts). */
   userPasskeys: UserPasskeys;
   /** Delivery of codes as the domain asks for it (domain/ports/code-delivery.ts), on `delivery`. */
   codeDelivery: CodeDelivery;

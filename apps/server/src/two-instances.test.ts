@@ -1,7 +1,7 @@
 import { XSRF_HEADER_NAME } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from './crypto/ids.js';
-import { createServiceKey } from './domain/service-keys.js';
+import { createServiceKey } from './domain/codes/service-keys.js';
 import { purgeAsScheduled } from './bootstrap.js';
 import { bodies } from './testing/api-bodies.js';
 import {

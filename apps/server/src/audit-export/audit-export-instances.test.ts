@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect } from 'vitest';
-import { auditStampKeyOf, verifyAuditTrail } from '../domain/audit-trail.js';
+import { auditStampKeyOf, verifyAuditTrail } from '../domain/audit/audit-trail.js';
 import { Metrics } from '../observability/metrics.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';

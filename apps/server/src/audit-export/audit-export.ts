@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { SecretKeys } from '../crypto/secret-keys.js';
-import { beginAuditTrail, exportedHeadOf, sealAuditTrail } from '../domain/audit-trail.js';
+import { beginAuditTrail, exportedHeadOf, sealAuditTrail } from '../domain/audit/audit-trail.js';
 import { Backoff } from '../net/backoff.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SealFinding, Store } from '../store/store.js';

@@ -1,10 +1,10 @@
 import { CONSOLE_PAGE_PATH } from '@dea/contract';
 import { acceptedKeys, type SecretKeys } from '../crypto/secret-keys.js';
-import { ConsoleAccounts } from '../domain/console-accounts.js';
+import { ConsoleAccounts } from '../domain/console/console-accounts.js';
 import { RuleError } from '../domain/rule-error.js';
-import { ConsoleEnrolment } from '../domain/console-enrolment.js';
+import { ConsoleEnrolment } from '../domain/console/console-enrolment.js';
 import { hashPassword } from '../crypto/password-hash.js';
-import { validFullName, validUsername } from '../domain/user-fields.js';
+import { validFullName, validUsername } from '../domain/identity/user-fields.js';
 import { CONSOLE_ROLES, type ConsoleAccount, type ConsoleRole, type Store } from '../store/store.js';
 import {
   argument,
@@ -20,8 +20,8 @@ import {
   UsageError,
 } from './command.js';
 import { passwordOptions, readPassword, setPasswordCommand } from './user-commands.js';
-import { consoleAccountNamed } from '../domain/user-names.js';
-import { checkedScope } from '../domain/console-scope.js';
+import { consoleAccountNamed } from '../domain/identity/user-names.js';
+import { checkedScope } from '../domain/console/console-scope.js';
 
 /** The groups of `--scope` (repeated), checked against the role; null when none is given. */
 function scopeOption(values: Record<string, unknown>, accountRole: ConsoleRole): readonly string[] | null {

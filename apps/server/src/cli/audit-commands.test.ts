@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../store/store.js';
-import { beginAuditTrail, sealAuditTrail, verifyAuditTrail } from '../domain/audit-trail.js';
+import { beginAuditTrail, sealAuditTrail, verifyAuditTrail } from '../domain/audit/audit-trail.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
 import { CLI_SECRET, type CliFixture, openCliFixture } from '../testing/cli.js';
 import { STORE_KINDS, TEST_STORE_KEYS } from '../testing/stores.js';

@@ -10,9 +10,9 @@ import {
   positiveInteger,
   UsageError,
 } from './command.js';
-import { userNamed } from '../domain/user-names.js';
+import { userNamed } from '../domain/identity/user-names.js';
 import { readFile } from 'node:fs/promises';
-import { readAnchor, verifyAuditTrail } from '../domain/audit-trail.js';
+import { readAnchor, verifyAuditTrail } from '../domain/audit/audit-trail.js';
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_LIMIT = 10_000;

@@ -13,7 +13,7 @@ import {
   MAX_BRANDING_VALUE_BYTES,
   resetBranding,
   setBranding,
-} from '../domain/branding-rules.js';
+} from '../domain/settings/branding-rules.js';
 import {
   argument,
   asCliFailure,

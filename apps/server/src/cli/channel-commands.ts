@@ -1,6 +1,6 @@
 import { CHANNEL_KEYS, type ChannelKey, isChannelKey, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
 import { newChannelReference } from '../crypto/ids.js';
-import { validAddress } from '../domain/user-fields.js';
+import { validAddress } from '../domain/identity/user-fields.js';
 import {
   argument,
   asUsage,

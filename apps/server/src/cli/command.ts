@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import type { AuditEventName } from '../domain/audit-events.js';
-import { InvalidField } from '../domain/user-fields.js';
+import type { AuditEventName } from '../domain/audit/audit-events.js';
+import { InvalidField } from '../domain/identity/user-fields.js';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
 import type { Group, Store, User } from '../store/store.js';
 import { RuleError } from '../domain/rule-error.js';
-import { userNamed } from '../domain/user-names.js';
+import { userNamed } from '../domain/identity/user-names.js';
 import { OpenPrivateFileError, readPrivateFile } from '../files/private-files.js';
 
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;

@@ -1,5 +1,5 @@
 import { directoryUsersOf } from '../bootstrap.js';
-import { DirectoryUnavailableError } from '../domain/user-directory.js';
+import { DirectoryUnavailableError } from '../domain/identity/user-directory.js';
 import type { DirectoryConfig } from '../directory/directory-settings.js';
 import { LdapDirectory } from '../directory/ldap-directory.js';
 import { CliFailure, type CliContext, type CommandGroup, noMoreArguments } from './command.js';

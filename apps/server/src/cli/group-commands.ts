@@ -14,10 +14,10 @@ import {
   REGISTRATION_OPTION_NAMES,
   type RegistrationOptionName,
   registrationOptionProblem,
-} from '../domain/group-policies.js';
+} from '../domain/policies/group-policies.js';
 import { GROUP_OWNERS } from '../domain/identity/group-ownership.js';
 import { type GroupChanger, Groups } from '../domain/identity/groups.js';
-import { resolvePolicy } from '../domain/policy.js';
+import { resolvePolicy } from '../domain/policies/policy.js';
 import { groupRadiusCommand } from './group-radius-command.js';
 import {
   argument,

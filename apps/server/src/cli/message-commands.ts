@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { DEFAULT_LANGUAGE, TEXT_KEYS } from '@dea/contract';
-import { addLanguage, checkTexts, importTexts, languageCodeProblem } from '../domain/message-texts.js';
+import { addLanguage, checkTexts, importTexts, languageCodeProblem } from '../domain/texts/message-texts.js';
 import type { Store } from '../store/store.js';
 import {
   argument,

@@ -1,6 +1,11 @@
 import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
 import { hostname } from 'node:os';
-import { type PurgeCounts, purgeableRows, purgeStore, retentionRulesOf } from '../domain/retention.js';
+import {
+  type PurgeCounts,
+  purgeableRows,
+  purgeStore,
+  retentionRulesOf,
+} from '../domain/retention/retention.js';
 import { PURGE_KINDS, type PurgeKind } from '../store/store.js';
 import { CliFailure, type CliContext, type CommandGroup, isoTime, noMoreArguments } from './command.js';
 

@@ -1,11 +1,11 @@
 import { REPORT_METRICS, type ReportMetricName } from '@dea/contract';
 import { ApiError } from '../domain/api-error.js';
-import { reportsCsv, reportsOf } from '../domain/reports.js';
+import { reportsCsv, reportsOf } from '../domain/reports/reports.js';
 import { type CommandGroup, noMoreArguments, optionText, UsageError } from './command.js';
 
 /**
  * `dea report [--from DATE] [--to DATE] [--time-zone ZONE] [--group NAME]... [--metric M] [--csv|--json]`:
- * the console's reports (domain/reports.ts, the same rule and the same counts), for a script.
+ * the console's reports (domain/reports/reports.ts, the same rule and the same counts), for a script.
  */
 export const reportCommand: CommandGroup = {
   name: 'report',

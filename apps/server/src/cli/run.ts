@@ -11,7 +11,7 @@ import {
   secretBytesOf,
 } from '../crypto/secret-keys.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
-import { auditStampKeyOf, sealAuditTrail } from '../domain/audit-trail.js';
+import { auditStampKeyOf, sealAuditTrail } from '../domain/audit/audit-trail.js';
 import { ensurePrivateFolder, OpenPrivateFileError } from '../files/private-files.js';
 import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint, SECRET_FINGERPRINT_KEY } from '../store/secret-fingerprint.js';

@@ -1,5 +1,5 @@
 import { outboxSealing } from '../delivery/outbox-provider.js';
-import { resealOutbox, secretStatus } from '../domain/secret-rotation.js';
+import { resealOutbox, secretStatus } from '../domain/retention/secret-rotation.js';
 import { type CommandGroup, isoTime, noMoreArguments } from './command.js';
 
 const plural = (count: number, one: string, many = `${one}s`): string =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKeys } from '../crypto/secret-keys.js';
-import { authenticateServiceKey } from '../domain/service-keys.js';
+import { authenticateServiceKey } from '../domain/codes/service-keys.js';
 import {
   CLI_SECRET,
   type CliFixture,

@@ -1,5 +1,5 @@
 import { SERVICE_KEY_SCOPES } from '@dea/contract';
-import { issueServiceKey, revokeServiceKey } from '../domain/service-keys.js';
+import { issueServiceKey, revokeServiceKey } from '../domain/codes/service-keys.js';
 import type { ServiceKey, Store } from '../store/store.js';
 import {
   argument,

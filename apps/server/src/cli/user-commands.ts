@@ -1,19 +1,19 @@
-import { RememberedDevices } from '../domain/remembered-devices.js';
-import { allowAddresses, maskedOf } from '../domain/channel-proof.js';
-import { issueRegistrationLink } from '../domain/registration-sign-in.js';
-import { forgetUserPasskeys } from '../domain/user-passkeys.js';
-import { unlinkRegistrationProvider } from '../domain/registration-oidc.js';
+import { RememberedDevices } from '../domain/page/remembered-devices.js';
+import { allowAddresses, maskedOf } from '../domain/channels/channel-proof.js';
+import { issueRegistrationLink } from '../domain/registration/registration-sign-in.js';
+import { forgetUserPasskeys } from '../domain/registration/user-passkeys.js';
+import { unlinkRegistrationProvider } from '../domain/registration/registration-oidc.js';
 import { newPasswordProblem, type Username } from '@dea/contract';
 import { directoryUsersOf } from '../bootstrap.js';
-import { changeMembership } from '../domain/group-membership.js';
+import { changeMembership } from '../domain/identity/group-membership.js';
 import { type ChangeBy, NoSuchUser, People, ProvisionError } from '../domain/identity/people.js';
 import { PasswordLinks } from '../domain/identity/password-links.js';
 import { OwnershipRefused } from '../domain/identity/user-ownership.js';
 import { acceptedKeys } from '../crypto/secret-keys.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { userImportCommand } from './user-import-command.js';
-import { validFullName, validLocale, validTimeZone, validUsername } from '../domain/user-fields.js';
-import { Verification } from '../domain/verification.js';
+import { validFullName, validLocale, validTimeZone, validUsername } from '../domain/identity/user-fields.js';
+import { Verification } from '../domain/codes/verification.js';
 import type { Store, User } from '../store/store.js';
 import {
   argument,

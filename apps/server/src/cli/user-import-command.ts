@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { directoryUsersOf } from '../bootstrap.js';
-import { UserProvisioning } from '../domain/provision-user.js';
-import { InvalidField } from '../domain/user-fields.js';
+import { UserProvisioning } from '../domain/identity/provision-user.js';
+import { InvalidField } from '../domain/identity/user-fields.js';
 import { IMPORT_FIELDS, ImportFileError, importBatches } from '../user-import/import-file.js';
 import { IMPORT_ACTOR, type RowProblem, UserImport } from '../user-import/import-users.js';
 import {

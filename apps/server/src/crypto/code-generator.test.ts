@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CODE_ALPHABET } from '../domain/code-settings.js';
+import { DEFAULT_CODE_ALPHABET } from '../domain/codes/code-settings.js';
 import { codeEntropyBits, generateCode, normalizeCode } from './code-generator.js';
 
 describe('generateCode', () => {

@@ -1,8 +1,8 @@
 import { SEND_TYPE_OF_CHANNEL } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
-import type { Catalogs } from '../domain/catalogs.js';
-import { channelRefusal, type ChannelRules } from '../domain/channel-rules.js';
-import { maskAddress } from '../domain/masking.js';
+import type { Catalogs } from '../domain/texts/catalogs.js';
+import { channelRefusal, type ChannelRules } from '../domain/channels/channel-rules.js';
+import { maskAddress } from '../domain/channels/masking.js';
 import type { ChannelChangeNotice, ChannelChangeNotices } from '../domain/ports/channel-notices.js';
 import type { Store } from '../store/store.js';
 import { composeChannelNotice } from './compose.js';

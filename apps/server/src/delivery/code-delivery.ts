@@ -1,6 +1,6 @@
 import type { SendType } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
-import type { Catalogs } from '../domain/catalogs.js';
+import type { Catalogs } from '../domain/texts/catalogs.js';
 import type { CodeDelivery, CodeSender } from '../domain/ports/code-delivery.js';
 import { composeCodeMessage } from './compose.js';
 import type { AttemptSettings } from './delivery-config.js';

@@ -1,5 +1,5 @@
 import type { SendType } from '@dea/contract';
-import type { Catalogs } from '../domain/catalogs.js';
+import type { Catalogs } from '../domain/texts/catalogs.js';
 import { escapeHtml, htmlDocument, paragraphs } from './html.js';
 
 export interface ComposedMessage {

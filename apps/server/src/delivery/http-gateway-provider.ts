@@ -1,4 +1,4 @@
-import { internationalPhone } from '../domain/channel-rules.js';
+import { internationalPhone } from '../domain/channels/channel-rules.js';
 import { fillTemplate } from './body-template.js';
 import type { HttpGatewaySettings } from './delivery-config.js';
 import type { DeliveryProvider, OutgoingMessage } from './delivery.js';

@@ -1,8 +1,8 @@
 import { SEND_TYPE_OF_CHANNEL } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
-import type { Catalogs } from '../domain/catalogs.js';
-import { type ChannelRules, channelRefusal } from '../domain/channel-rules.js';
-import { maskAddress } from '../domain/masking.js';
+import type { Catalogs } from '../domain/texts/catalogs.js';
+import { type ChannelRules, channelRefusal } from '../domain/channels/channel-rules.js';
+import { maskAddress } from '../domain/channels/masking.js';
 import type { CodeNotice, CodeNotices } from '../domain/ports/code-delivery.js';
 import type { Channel, Store } from '../store/store.js';
 import { composeNotice } from './compose.js';

@@ -1,4 +1,4 @@
-import type { DirectoryAccountProblem } from '../domain/user-directory.js';
+import type { DirectoryAccountProblem } from '../domain/identity/user-directory.js';
 
 /**
  * Active Directory's sub-reasons of a refused bind: the hexadecimal `data` code of the diagnostic

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { type OidcRoleMapping, rolesOf } from '../domain/console-oidc-settings.js';
+import { type OidcRoleMapping, rolesOf } from '../domain/console/console-oidc-settings.js';
 import type { SettingValues } from '../setting-values.js';
 import { normalizeDn } from './directory-settings.js';
 

@@ -3,7 +3,7 @@ import { Attribute, Change } from 'ldapts';
 import { inject, describe, vi } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { hashPassword } from '../crypto/password-hash.js';
-import { createServiceKey } from '../domain/service-keys.js';
+import { createServiceKey } from '../domain/codes/service-keys.js';
 import { LdapDirectory } from './ldap-directory.js';
 import { appTest } from '../testing/fixtures.js';
 import { createLdapTree, DIRECTORY_PEOPLE } from '../testing/ldap-tree.js';

@@ -1,9 +1,13 @@
 import { BUILT_IN_LANGUAGES, type Username } from '@dea/contract';
 import type { Store, User } from '../store/store.js';
-import { isKnownLocale } from '../domain/known-locale.js';
+import { isKnownLocale } from '../domain/identity/known-locale.js';
 import { provisionedName } from '../domain/identity/people.js';
-import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
-import type { DirectorySignInResult, UserDirectory } from '../domain/user-directory.js';
+import {
+  ProvisionError,
+  type SourcedUser,
+  type UserProvisioning,
+} from '../domain/identity/provision-user.js';
+import type { DirectorySignInResult, UserDirectory } from '../domain/identity/user-directory.js';
 import {
   changedSinceTerm,
   fullPassReason,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tcpFront } from '../testing/tcp-fronts.js';
-import { DirectoryUnavailableError } from '../domain/user-directory.js';
+import { DirectoryUnavailableError } from '../domain/identity/user-directory.js';
 import { startLdapServer, type LdapServer } from '../testing/ldap-server.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
 import { testConfig } from '../testing/test-app.js';

@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { testConfig } from '../testing/test-app.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';
 import type { DirectoryConfig } from './directory-settings.js';
-import { DirectoryUnavailableError } from '../domain/user-directory.js';
+import { DirectoryUnavailableError } from '../domain/identity/user-directory.js';
 import { escapeFilterValue, LdapDirectory } from './ldap-directory.js';
 
 function directoryOf(settings: Record<string, string>): LdapDirectory {

@@ -14,7 +14,7 @@ import {
   type PasswordCheck,
   type SourceUser,
   type UserSource,
-} from '../domain/user-directory.js';
+} from '../domain/identity/user-directory.js';
 import { accountProblemOf } from './active-directory-reasons.js';
 import { ConnectionPool } from './ldap-pool.js';
 import { loginNameFilter, type LoginNameRules } from './login-names.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DirectoryUnavailableError } from '../domain/user-directory.js';
+import { DirectoryUnavailableError } from '../domain/identity/user-directory.js';
 import { openCliFixture, type CliFixture } from '../testing/cli.js';
 import { startLdapServer, type LdapServer, type LdapServerAddress } from '../testing/ldap-server.js';
 import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap-tree.js';

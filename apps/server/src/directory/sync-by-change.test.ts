@@ -1,7 +1,7 @@
 import { usernameOrThrow } from '@dea/contract';
 import { Attribute, Change, type Client } from 'ldapts';
 import { describe, expect, inject, onTestFinished } from 'vitest';
-import { UserProvisioning } from '../domain/provision-user.js';
+import { UserProvisioning } from '../domain/identity/provision-user.js';
 import type { Store } from '../store/store.js';
 import { storeTest } from '../testing/fixtures.js';
 import { createLdapTree, type LdapTree } from '../testing/ldap-tree.js';

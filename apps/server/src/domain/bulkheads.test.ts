@@ -1,7 +1,7 @@
 import { ErrorNumber, usernameOrThrow } from '@dea/contract';
 import pg from 'pg';
 import { describe } from 'vitest';
-import { createServiceKey } from './service-keys.js';
+import { createServiceKey } from './codes/service-keys.js';
 import { Bulkhead, storeInLane } from './bulkheads.js';
 import { appTest, storeTest } from '../testing/fixtures.js';
 import { STORE_KINDS } from '../testing/stores.js';

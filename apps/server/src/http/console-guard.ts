@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ConsoleCaller } from '../domain/console-auth.js';
+import type { ConsoleCaller } from '../domain/console/console-auth.js';
 import { CONSOLE_TOKEN_HEADER, consoleSessionOf } from './cookies.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { idempotencyKeyOf } from '../domain/retried-requests.js';
-import type { VerifyOutcome } from '../domain/verification.js';
+import { idempotencyKeyOf } from '../domain/codes/retried-requests.js';
+import type { VerifyOutcome } from '../domain/codes/verification.js';
 import type { Services } from '../services.js';
 import { answerOrGiveBack } from './answer-or-give-back.js';
 
@@ -12,7 +12,7 @@ export type VerifiedOnce = { valid: boolean } | { refused: { status: 400 | 409 |
 
 /**
  * A door's verification (tempPass/verify, /validate/check) with the rule of retries around it
- * (domain/retried-requests.ts): with an Idempotency-Key, a retry within DEA_VERIFY_IDEMPOTENCY_SECONDS
+ * (domain/codes/retried-requests.ts): with an Idempotency-Key, a retry within DEA_VERIFY_IDEMPOTENCY_SECONDS
  * gets the first answer; a retry while the first is still answered is refused with 409 and the key
  * used for another request with 422, as the draft says; a header that cannot be a key is a 400.
  * A valid first answer that does not get out gives its use back (unless a retry got it).

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { RelyingParty } from '../domain/console-auth.js';
+import type { RelyingParty } from '../domain/console/console-auth.js';
 
 /**
  * The origin and host name the browser reached: where a passkey made through this request

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { acceptedLanguages } from '../domain/language.js';
+import { acceptedLanguages } from '../domain/texts/language.js';
 
 /** The body's locale (tempPass calls), then ?lang, then Accept-Language, then the user's locale. */
 export function languageCandidates(request: FastifyRequest): (string | undefined)[] {

@@ -2,7 +2,7 @@ import { XSRF_HEADER_NAME } from '@dea/contract';
 import type { FastifyRequest } from 'fastify';
 import { badXsrfToken, notPermitted, notSignedIn, sessionExpired } from '../domain/api-error.js';
 import { sessionIdOf } from './cookies.js';
-import { PAGE_POLICY_CATEGORIES } from '../domain/emergency-policy.js';
+import { PAGE_POLICY_CATEGORIES } from '../domain/policies/emergency-policy.js';
 
 /**
  * For calls that need a signed-in user: no session 403, an expired one 401, and a non-GET

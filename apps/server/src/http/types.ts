@@ -1,4 +1,4 @@
-import type { PoliciesReadWithSession } from '../domain/sessions.js';
+import type { PoliciesReadWithSession } from '../domain/page/sessions.js';
 import type { User } from '../store/store.js';
 import type { Services } from '../services.js';
 

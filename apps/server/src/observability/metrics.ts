@@ -7,7 +7,7 @@ export interface AuditExportBacklog {
   waiting: number;
   lagSeconds: number;
 }
-import type { AuditEventName } from '../domain/audit-events.js';
+import type { AuditEventName } from '../domain/audit/audit-events.js';
 import { PURGE_KINDS, type NewAuditEntry, type PurgeKind } from '../store/store.js';
 
 /**

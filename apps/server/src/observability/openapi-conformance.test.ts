@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceKey } from '../domain/service-keys.js';
+import { createServiceKey } from '../domain/codes/service-keys.js';
 import { API, bodies } from '../testing/api-bodies.js';
 import { createTestApp, type SignedIn, type TestApp } from '../testing/test-app.js';
 

@@ -1,7 +1,7 @@
 import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { describe, inject } from 'vitest';
-import { issueCode } from '../domain/codes.js';
-import { resolvePolicy } from '../domain/policy.js';
+import { issueCode } from '../domain/codes/codes.js';
+import { resolvePolicy } from '../domain/policies/policy.js';
 import { appRadiusServer } from '../testing/app-radius.js';
 import { appTest } from '../testing/fixtures.js';
 import { createLdapTree, DIRECTORY_PEOPLE } from '../testing/ldap-tree.js';

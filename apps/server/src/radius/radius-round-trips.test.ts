@@ -1,7 +1,7 @@
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { describe, vi } from 'vitest';
-import { issueCode } from '../domain/codes.js';
-import { resolvePolicy } from '../domain/policy.js';
+import { issueCode } from '../domain/codes/codes.js';
+import { resolvePolicy } from '../domain/policies/policy.js';
 import { PREPARED_MARK } from '../store/prepared-statements.js';
 import { appRadiusServer } from '../testing/app-radius.js';
 import { appTest } from '../testing/fixtures.js';

@@ -11,7 +11,7 @@ import {
   encodeResponse,
   hasValidMessageAuthenticator,
 } from './packet.js';
-import { MemoryAnswers, answerOnce } from '../domain/retried-requests.js';
+import { MemoryAnswers, answerOnce } from '../domain/codes/retried-requests.js';
 import { clientAddress } from './radius-config.js';
 
 /** Accept, with the attributes that configure the session (type, value), or reject. */
@@ -55,7 +55,7 @@ export async function startRadiusServer(options: RadiusServerOptions): Promise<R
       : [[AttributeType.replyMessage, Buffer.from(options.rejectMessage, 'utf8')]];
   const socket: Socket = createSocket(isIPv6(options.host) ? 'udp6' : 'udp4');
   // A client retransmits to the server it asked (RFC 5080 section 2.2.2), so the answers live in
-  // this instance's memory, bounded in count and time (domain/retried-requests.ts).
+  // this instance's memory, bounded in count and time (domain/codes/retried-requests.ts).
   const { windowMs, max } = options.retransmissions ?? { windowMs: 30_000, max: 10_000 };
   const answered = new MemoryAnswers<Buffer>(max);
   const now = options.now ?? Date.now;

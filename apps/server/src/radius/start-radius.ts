@@ -3,10 +3,10 @@ import type { Services } from '../services.js';
 import { type RadiusAuthenticate, type RadiusServer, startRadiusServer } from './radius-server.js';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import { ApiError } from '../domain/api-error.js';
-import { resolvePolicy } from '../domain/policy.js';
+import { resolvePolicy } from '../domain/policies/policy.js';
 import { RADIUS_POLICY_CATEGORY, radiusPolicyOf, splitPasswordAndCode } from './radius-policy.js';
 import { replyAttributesOf } from './reply-attributes.js';
-import { userNamedWithPolicy } from '../domain/user-names.js';
+import { userNamedWithPolicy } from '../domain/identity/user-names.js';
 
 /**
  * How RADIUS checks a password: the user name is looked up as a user name (not an id) and the

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PAGE_PREFETCH_ELEMENT_ID, type PageStartupAnswers } from '@dea/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { loginStartupAnswers } from '../domain/page-startup-answers.js';
+import { loginStartupAnswers } from '../domain/page/page-startup-answers.js';
 import { lowPriorityScripts } from './first-paint.js';
 import { jsonForHtml, pageHtmlWith, sendHtml } from './page-html-route.js';
 import { pageFilesOf } from './page-without-session.js';

@@ -8,7 +8,7 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notPermitted } from '../domain/api-error.js';
-import { isOwnSignOut } from '../domain/sign-out.js';
+import { isOwnSignOut } from '../domain/page/sign-out.js';
 import { escapeHtml } from '../delivery/html.js';
 import { requestLanguage } from '../http/request-language.js';
 import { isClientGone } from '../http/client-gone.js';
@@ -57,7 +57,7 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 /**
- * GET /dea/logout ends the session only when the request is the user's own (domain/sign-out.ts):
+ * GET /dea/logout ends the session only when the request is the user's own (domain/page/sign-out.ts):
  * the page's navigation, same-origin. Any other (a link or redirect from another site or a sibling
  * subdomain, a browser without Fetch Metadata) ends nothing and gets a page asking to confirm,
  * whose form posts to the same path from this origin. Without a session there is nothing to end,

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect } from 'vitest';
 import { buildManagementApp } from '../app.js';
 import { newId } from '../crypto/ids.js';
-import { purgeStore, retentionRulesOf } from '../domain/retention.js';
-import { createServiceKey } from '../domain/service-keys.js';
+import { purgeStore, retentionRulesOf } from '../domain/retention/retention.js';
+import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
 import type { TestApp } from '../testing/test-app.js';
 

@@ -1,11 +1,11 @@
 import { acceptedKeys } from '../crypto/secret-keys.js';
 import { PAGE_BASE_PATH, type SendType } from '@dea/contract';
 import type { FastifyPluginAsync } from 'fastify';
-import { maskEmail, maskHandle, maskPhone } from '../domain/masking.js';
+import { maskEmail, maskHandle, maskPhone } from '../domain/channels/masking.js';
 import { openOutboxMessage } from '../delivery/outbox-provider.js';
 import { escapeHtml } from '../delivery/html.js';
 import { requireSession } from '../http/session-guard.js';
-import { demoModeOf } from '../domain/demo-mode.js';
+import { demoModeOf } from '../domain/settings/demo-mode.js';
 
 export const OUTBOX_PAGE_PATH = `${PAGE_BASE_PATH}outbox`;
 const SHOWN = 50;
@@ -23,7 +23,7 @@ function maskedRecipient(type: string, recipient: string): string {
 /**
  * The demo outbox: the signed-in user's own messages, newest first, so a newcomer on the demo
  * store sees the code that "was sent". Registered only in demo mode, and answered only while it
- * lasts: a store with any user besides the demo users has none (domain/demo-mode.ts; elsewhere
+ * lasts: a store with any user besides the demo users has none (domain/settings/demo-mode.ts; elsewhere
  * the path is a 404). Recipients stay masked as everywhere in the browser; every value is escaped.
  */
 export const outboxPage: FastifyPluginAsync = async (app) => {

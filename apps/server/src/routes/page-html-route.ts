@@ -11,7 +11,7 @@ import {
   type PageStartupAnswers,
 } from '@dea/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { pageStartupAnswers } from '../domain/page-startup-answers.js';
+import { pageStartupAnswers } from '../domain/page/page-startup-answers.js';
 import { sessionIdOf } from '../http/cookies.js';
 import { lowPriorityScripts, withLoadingState } from './first-paint.js';
 import { pageWithoutSessionHtml } from './page-without-session.js';

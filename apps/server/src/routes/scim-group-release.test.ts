@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { describe } from 'vitest';
-import { createServiceKey } from '../domain/service-keys.js';
+import { createServiceKey } from '../domain/codes/service-keys.js';
 import { EMBEDDED_STORE_FILE } from '../store/open-store.js';
 import { appTest } from '../testing/fixtures.js';
 import { STORE_KINDS } from '../testing/stores.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createServiceKey } from '../domain/service-keys.js';
+import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
 import { startTwoInstances } from '../testing/instances.js';
 import { STORE_KINDS } from '../testing/stores.js';

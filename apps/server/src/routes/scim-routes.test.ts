@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { messageFileName, PAGE_CALLS, pageCallKey, usernameOrThrow } from '@dea/contract';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../crypto/ids.js';
-import { createServiceKey } from '../domain/service-keys.js';
+import { createServiceKey } from '../domain/codes/service-keys.js';
 import { API } from '../testing/api-bodies.js';
 import { consoleAgent } from '../testing/console-agent.js';
 import { appTest } from '../testing/fixtures.js';

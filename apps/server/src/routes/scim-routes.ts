@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateServiceKey } from '../domain/service-keys.js';
+import { authenticateServiceKey } from '../domain/codes/service-keys.js';
 import { bearerToken } from '../http/bearer.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf, unavailableReason } from '../store/store-error.js';

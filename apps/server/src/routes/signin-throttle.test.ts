@@ -2,7 +2,7 @@ import { usernameOrThrow } from '@dea/contract';
 import { describe, expect } from 'vitest';
 import { purgeAsScheduled } from '../bootstrap.js';
 import { costOf, hashPassword } from '../crypto/password-hash.js';
-import { decoyPasswordHash } from '../domain/sign-in.js';
+import { decoyPasswordHash } from '../domain/page/sign-in.js';
 import { leavingClient } from '../testing/leaving-client.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { appTest } from '../testing/fixtures.js';

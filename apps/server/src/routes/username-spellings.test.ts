@@ -1,6 +1,6 @@
 import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { createServiceKey } from '../domain/service-keys.js';
+import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appRadiusServer } from '../testing/app-radius.js';
 import { appTest } from '../testing/fixtures.js';
 import { radclientReply } from '../testing/radclient.js';

@@ -1,13 +1,13 @@
 import { APP_VERSION } from '@dea/contract';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateServiceKeyWithUser } from '../domain/service-keys.js';
+import { authenticateServiceKeyWithUser } from '../domain/codes/service-keys.js';
 import { addressList } from '../net/address-ranges.js';
 import { bearerToken } from '../http/bearer.js';
 import { verifiedOnce } from '../http/idempotency-key.js';
 import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf, unavailableReason } from '../store/store-error.js';
-import { userNamed } from '../domain/user-names.js';
+import { userNamed } from '../domain/identity/user-names.js';
 import { fieldsAsPrivacyIdeaReads } from '../validate-check/plugin-quoting.js';
 
 /** Where the plugins of the second-factor server send their checks. */

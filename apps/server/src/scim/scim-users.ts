@@ -3,7 +3,11 @@ import Value from 'typebox/value';
 import { newId } from '../crypto/ids.js';
 import { type ChangeBy, NoSuchUser } from '../domain/identity/people.js';
 import { OwnershipRefused, requireOwnership, type UserPart } from '../domain/identity/user-ownership.js';
-import { ProvisionError, type SourcedUser, type UserProvisioning } from '../domain/provision-user.js';
+import {
+  ProvisionError,
+  type SourcedUser,
+  type UserProvisioning,
+} from '../domain/identity/provision-user.js';
 import {
   InvalidField,
   validFullName,
@@ -11,7 +15,7 @@ import {
   validTimeZone,
   validAddress,
   validUsername,
-} from '../domain/user-fields.js';
+} from '../domain/identity/user-fields.js';
 import type { Store, User, UserFilterColumn } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
 import { type AttributeMap, rowFilterOf, rowOrderOf } from './scim-filter.js';

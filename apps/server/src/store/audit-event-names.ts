@@ -1,6 +1,6 @@
 /**
  * The names of audit events the store takes. The store owns this registry and the domain fills it
- * (domain/audit-events.ts augments it with every event it lists), so that the store takes only
+ * (domain/audit/audit-events.ts augments it with every event it lists), so that the store takes only
  * known events without importing the domain.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging

@@ -272,7 +272,7 @@ export interface VerifyFailuresTable {
 }
 
 /**
- * Answers of verifications asked with an Idempotency-Key (domain/retried-requests.ts): keyed
+ * Answers of verifications asked with an Idempotency-Key (domain/codes/retried-requests.ts): keyed
  * hashes of the caller's key and of the request, the answer once given (null while in flight).
  */
 export interface VerifyAnswersTable {

@@ -138,7 +138,7 @@ export interface Store {
   readonly audit: AuditRepository;
   /** The audit trail's order, chain and export positions (ADR 0018). */
   readonly auditTrail: AuditTrailRepository;
-  /** The reports' counts by day, grouped by the store (domain/reports.ts). */
+  /** The reports' counts by day, grouped by the store (domain/reports/reports.ts). */
   readonly reports: ReportRepository;
   readonly outbox: OutboxRepository;
   readonly serviceKeys: ServiceKeyRepository;

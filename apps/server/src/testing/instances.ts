@@ -13,8 +13,8 @@ import {
   usernameOrThrow,
 } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
-import { issueCode } from '../domain/codes.js';
-import { resolvePolicy } from '../domain/policy.js';
+import { issueCode } from '../domain/codes/codes.js';
+import { resolvePolicy } from '../domain/policies/policy.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { SESSION_COOKIE } from '../http/cookies.js';
 import type { Store } from '../store/store.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { deriveKeys } from '../crypto/secret-keys.js';
-import { auditStampKeyOf } from '../domain/audit-trail.js';
+import { auditStampKeyOf } from '../domain/audit/audit-trail.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { leaseTestDatabase } from './store-templates.js';

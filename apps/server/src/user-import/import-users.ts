@@ -1,5 +1,5 @@
 import { canonicalUsername, CHANNEL_KEYS, type ChannelKey, type Username } from '@dea/contract';
-import type { SourcedUser, UserProvisioning } from '../domain/provision-user.js';
+import type { SourcedUser, UserProvisioning } from '../domain/identity/provision-user.js';
 import {
   InvalidField,
   validAddress,
@@ -7,7 +7,7 @@ import {
   validLocale,
   validTimeZone,
   validUsername,
-} from '../domain/user-fields.js';
+} from '../domain/identity/user-fields.js';
 import type { Store, User } from '../store/store.js';
 import type { ImportBatches, ImportRow } from './import-file.js';
 

@@ -26,7 +26,7 @@ type Challenge = { challengeId: string; to: string; expiresAt: string };
 
 /**
  * Without a registration session: why a password is not enough, and the strong sign-ins the server
- * allows (domain/registration-sign-in.ts): a code to a proven channel, the organisation's identity
+ * allows (domain/registration/registration-sign-in.ts): a code to a proven channel, the organisation's identity
  * provider when DEA_OIDC_* is set, or a registration link from the help desk.
  */
 export function SignInChoices({ ways, locale, providerRefused, onOpened, moreWays }: SignInChoicesProps) {

@@ -1,6 +1,6 @@
 import { newId } from '../../crypto/ids.js';
 import type { AuditedGroupWrite, Group, NewAuditEntry, Store, UserSource } from '../../store/store.js';
-import { revokeCodesIfSwitchedOff } from '../codes-switched-off.js';
+import { revokeCodesIfSwitchedOff } from '../codes/codes-switched-off.js';
 import { RuleError } from '../rule-error.js';
 import {
   checkGroupOwnership,

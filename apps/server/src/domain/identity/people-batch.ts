@@ -1,11 +1,11 @@
 import { SEND_TYPE_OF_CHANNEL, type ChannelKey } from '@dea/contract';
 import { newChannelReference, newId } from '../../crypto/ids.js';
 import type { NewAuditEntry, NewUsersBatch, Store, User } from '../../store/store.js';
-import { canonicalAddress } from '../recipients.js';
+import { canonicalAddress } from '../channels/recipients.js';
 import { RuleError } from '../rule-error.js';
-import { isTimeZone } from '../time-zone.js';
-import { validFullName, validLocale, validTimeZone } from '../user-fields.js';
-import type { SourcedUser } from '../provision-user.js';
+import { isTimeZone } from './time-zone.js';
+import { validFullName, validLocale, validTimeZone } from './user-fields.js';
+import type { SourcedUser } from './provision-user.js';
 import { checkGroupOwnership } from './group-ownership.js';
 import { Groups } from './groups.js';
 import type { People } from './people.js';

@@ -1,10 +1,10 @@
 import { POLICY_CATEGORY_HELP_DESK, type Username } from '@dea/contract';
 import { newId } from '../../crypto/ids.js';
 import type { ConsoleRole, Store, User } from '../../store/store.js';
-import { revokeCodesIfSwitchedOff } from '../codes-switched-off.js';
-import { helpDeskPolicyAllows } from '../group-policies.js';
-import { InvalidField, validFullName, validLocale, validTimeZone, validUsername } from '../user-fields.js';
-import type { DirectoryNames } from '../user-directory.js';
+import { revokeCodesIfSwitchedOff } from '../codes/codes-switched-off.js';
+import { helpDeskPolicyAllows } from '../policies/group-policies.js';
+import { InvalidField, validFullName, validLocale, validTimeZone, validUsername } from './user-fields.js';
+import type { DirectoryNames } from './user-directory.js';
 import { requireOwnership, SOURCE_OF_DOOR, type UserDoor, type UserPart } from './user-ownership.js';
 
 /**

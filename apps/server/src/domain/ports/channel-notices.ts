@@ -1,6 +1,6 @@
 import type { Channel } from '../../store/store.js';
 
-/** A channel its person registered, to be told to their other channels (domain/channel-proof.ts). */
+/** A channel its person registered, to be told to their other channels (domain/channels/channel-proof.ts). */
 export interface ChannelChangeNotice {
   userId: string;
   /** The new channel: it is not told, the others are. */

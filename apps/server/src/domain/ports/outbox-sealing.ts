@@ -2,7 +2,7 @@ import type { OutboxMessage } from '../../store/store.js';
 
 /**
  * The outbox's sealed messages as the replacement of the secret sees them: a port the domain owns
- * (domain/secret-rotation.ts), implemented by the outbox provider (delivery/outbox-provider.ts),
+ * (domain/retention/secret-rotation.ts), implemented by the outbox provider (delivery/outbox-provider.ts),
  * which alone knows how a message is sealed.
  */
 export interface OutboxSealing {

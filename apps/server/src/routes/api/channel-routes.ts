@@ -22,13 +22,13 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
-import { registrationSignInNeeded } from '../../domain/registration-sign-in.js';
-import type { ChannelView } from '../../domain/channel-proof.js';
+import { registrationSignInNeeded } from '../../domain/registration/registration-sign-in.js';
+import type { ChannelView } from '../../domain/channels/channel-proof.js';
 import { ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
 import { requireSession } from '../../http/session-guard.js';
 import { registrationCookies } from './registration-cookie.js';
-import { CHANNELS_PAGE_PATH } from '../../domain/channel-registration-settings.js';
+import { CHANNELS_PAGE_PATH } from '../../domain/channels/channel-registration-settings.js';
 import { signedInUser } from './user-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
 import { named } from '../../http/plugin-names.js';
@@ -65,7 +65,7 @@ function viewOf(view: ChannelView) {
 /**
  * The channels page's calls (issue 32). Every call needs the page's session (a password: one
  * factor); the calls that change channels need a registration session besides, opened by a code
- * sent to a proven channel, a registration link (domain/registration-sign-in.ts), the identity
+ * sent to a proven channel, a registration link (domain/registration/registration-sign-in.ts), the identity
  * provider or one of the person's passkeys (passkey-routes.ts), and kept in an HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.
  */
 export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {

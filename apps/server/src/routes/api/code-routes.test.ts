@@ -8,7 +8,7 @@ import {
 } from '@dea/contract';
 import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeHash } from '../../domain/codes.js';
+import { codeHash } from '../../domain/codes/codes.js';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
 import type { DeliveryProvider } from '../../delivery/delivery.js';
 import { API, bodies } from '../../testing/api-bodies.js';

@@ -7,9 +7,9 @@ import {
   RevokeCodeResult,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { revokeOwnCode } from '../../domain/codes.js';
-import { issueCodeOnScreen } from '../../domain/issue-code.js';
-import { sendCode } from '../../domain/send-code.js';
+import { revokeOwnCode } from '../../domain/codes/codes.js';
+import { issueCodeOnScreen } from '../../domain/codes/issue-code.js';
+import { sendCode } from '../../domain/channels/send-code.js';
 import { ok } from '../../http/envelope.js';
 import { assertOwnUserId, requirePageSession } from '../../http/session-guard.js';
 import { pageRequestOf, signedInUser } from './user-routes.js';

@@ -1,7 +1,7 @@
 import { REGISTRATION_COOKIE_NAME } from '@dea/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect } from 'vitest';
-import { PASSKEY_CHALLENGE_MS } from '../../domain/user-passkeys.js';
+import { PASSKEY_CHALLENGE_MS } from '../../domain/registration/user-passkeys.js';
 import { API } from '../../testing/api-bodies.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';

@@ -13,7 +13,7 @@ import {
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { UserPasskeyView } from '../../domain/user-passkeys.js';
+import type { UserPasskeyView } from '../../domain/registration/user-passkeys.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { relyingParty } from '../../http/relying-party.js';
 import { documented } from '../../http/route-docs.js';
@@ -33,7 +33,7 @@ const viewOf = (passkey: UserPasskeyView) => ({
  * A person's own passkeys on the channels page (issue 32): registered with channel-routes.ts,
  * under its session hook (the page's password session). One passkey with the page's session opens
  * a registration session (registration/passkey/*); listing, adding, renaming and removing them
- * need that session's cookie. The rules are domain/user-passkeys.ts.
+ * need that session's cookie. The rules are domain/registration/user-passkeys.ts.
  */
 export const passkeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { userPasskeys } = app.services;

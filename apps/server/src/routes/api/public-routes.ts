@@ -1,6 +1,6 @@
 import { BrandingList, EmptyRequest, LanguageList, MessageDictionary, MessageQuery } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { currentBranding } from '../../domain/page-answers.js';
+import { currentBranding } from '../../domain/page/page-answers.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { documented } from '../../http/route-docs.js';
 

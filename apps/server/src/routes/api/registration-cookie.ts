@@ -1,6 +1,6 @@
 import { REGISTRATION_COOKIE_NAME, REMEMBERED_DEVICE_COOKIE_NAME } from '@dea/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { OpenedRegistration } from '../../domain/registration-sign-in.js';
+import type { OpenedRegistration } from '../../domain/registration/registration-sign-in.js';
 
 function cookieOptions(request: FastifyRequest, expiresAt: number) {
   const setting = request.server.services.config.cookieSecure;
@@ -16,7 +16,7 @@ function cookieOptions(request: FastifyRequest, expiresAt: number) {
 /**
  * The cookies of a registration session just opened, for the channels page's calls only: the
  * session's token (HTTP-only), and the remembered device's when the person's policy remembers
- * devices (domain/remembered-devices.ts).
+ * devices (domain/page/remembered-devices.ts).
  */
 export function registrationCookies(
   request: FastifyRequest,

@@ -8,9 +8,9 @@ import {
 } from '@dea/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect } from 'vitest';
-import { GroupPolicies } from '../../domain/group-policies.js';
-import { pageStartupAnswers } from '../../domain/page-startup-answers.js';
-import { RememberedDevices } from '../../domain/remembered-devices.js';
+import { GroupPolicies } from '../../domain/policies/group-policies.js';
+import { pageStartupAnswers } from '../../domain/page/page-startup-answers.js';
+import { RememberedDevices } from '../../domain/page/remembered-devices.js';
 import { RuleError } from '../../domain/rule-error.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { consoleAgent } from '../../testing/console-agent.js';

@@ -10,7 +10,7 @@ import {
 } from '@dea/contract';
 import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CODE_ALPHABET } from '../../domain/code-settings.js';
+import { DEFAULT_CODE_ALPHABET } from '../../domain/codes/code-settings.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';

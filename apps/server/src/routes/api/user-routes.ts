@@ -12,7 +12,7 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { notPermitted } from '../../domain/api-error.js';
-import { availableChannels, policyAnswer, userFieldsOf, userInfoOf } from '../../domain/page-answers.js';
+import { availableChannels, policyAnswer, userFieldsOf, userInfoOf } from '../../domain/page/page-answers.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { assertOwnUserId, requireSession } from '../../http/session-guard.js';
 import type { User } from '../../store/store.js';

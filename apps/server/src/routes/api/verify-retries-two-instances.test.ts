@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceKey } from '../../domain/service-keys.js';
+import { createServiceKey } from '../../domain/codes/service-keys.js';
 import {
   startTwoInstances,
   userWithIssuedCode,
@@ -10,7 +10,7 @@ import {
 /**
  * A retry with the same Idempotency-Key that a load balancer sends to the other instance gets the
  * first answer: two instances on one PostgreSQL, over real HTTP. (One server per embedded store:
- * two instances of the SQLite store are in domain/retried-requests.test.ts.)
+ * two instances of the SQLite store are in domain/codes/retried-requests.test.ts.)
  */
 describe('verifications retried with an Idempotency-Key on two instances on one PostgreSQL', () => {
   let instances: Instances;

@@ -1,7 +1,7 @@
 import { Envelope, VerifyResult } from '@dea/contract';
 import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createServiceKey } from '../../domain/service-keys.js';
+import { createServiceKey } from '../../domain/codes/service-keys.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { recordPostgresQueries } from '../../testing/recorded-sql.js';
 import { STORE_KINDS } from '../../testing/stores.js';

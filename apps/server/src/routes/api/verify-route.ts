@@ -1,7 +1,7 @@
 import { ErrorNumber, VerifyHeaders, VerifyRequest, VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError, invalidRequest } from '../../domain/api-error.js';
-import { authenticateServiceKeyWithUser } from '../../domain/service-keys.js';
+import { authenticateServiceKeyWithUser } from '../../domain/codes/service-keys.js';
 import { ok } from '../../http/envelope.js';
 import { bearerToken } from '../../http/bearer.js';
 import { verifiedOnce } from '../../http/idempotency-key.js';
@@ -11,7 +11,7 @@ const unauthorized = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'err
 
 /**
  * Where an issued code is used: integrators verify it with a service key. A valid code is
- * consumed; failures count toward the user's lockout (domain/verification.ts).
+ * consumed; failures count toward the user's lockout (domain/codes/verification.ts).
  */
 export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;

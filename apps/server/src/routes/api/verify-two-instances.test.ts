@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceKey } from '../../domain/service-keys.js';
+import { createServiceKey } from '../../domain/codes/service-keys.js';
 import {
   startTwoInstances,
   userWithIssuedCode,

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, vi } from 'vitest';
-import { AUDIT_EVENTS } from '../../domain/audit-events.js';
-import { CSV_PAGE } from '../../domain/audit-view.js';
+import { AUDIT_EVENTS } from '../../domain/audit/audit-events.js';
+import { CSV_PAGE } from '../../domain/audit/audit-view.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { ConsoleAuditEvents, ConsoleAuditPage, ConsoleAuditQuery, ErrorEnvelope } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { AUDIT_EVENTS } from '../../domain/audit-events.js';
+import { AUDIT_EVENTS } from '../../domain/audit/audit-events.js';
 import { ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';

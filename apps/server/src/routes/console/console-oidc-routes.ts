@@ -1,7 +1,7 @@
 import { CONSOLE_OIDC_REFUSED_FRAGMENT, CONSOLE_PAGE_PATH, ConsoleSignInOptions } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { ConsoleOidcRefused, OIDC_FLOW_MS } from '../../domain/console-oidc.js';
+import { ConsoleOidcRefused, OIDC_FLOW_MS } from '../../domain/console/console-oidc.js';
 import {
   clearConsoleOidcFlowCookie,
   consoleOidcFlowOf,

@@ -5,8 +5,8 @@ import {
   type ChannelKey,
 } from '@dea/contract';
 import { describe } from 'vitest';
-import { GroupPolicies } from '../../domain/group-policies.js';
-import { createServiceKey } from '../../domain/service-keys.js';
+import { GroupPolicies } from '../../domain/policies/group-policies.js';
+import { createServiceKey } from '../../domain/codes/service-keys.js';
 import { API } from '../../testing/api-bodies.js';
 import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';

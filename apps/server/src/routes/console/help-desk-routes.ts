@@ -16,8 +16,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
-import { forgetUserPasskeys } from '../../domain/user-passkeys.js';
-import { allowAddresses, registrationUndoneOf } from '../../domain/channel-proof.js';
+import { forgetUserPasskeys } from '../../domain/registration/user-passkeys.js';
+import { allowAddresses, registrationUndoneOf } from '../../domain/channels/channel-proof.js';
 
 /** The help desk's calls: find a user, see them, and help them; roles admin and helpdesk. */
 export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {

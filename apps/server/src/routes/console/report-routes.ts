@@ -1,11 +1,11 @@
 import { ConsoleReportQuery, ConsoleReports, ErrorEnvelope } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { consoleReports, reportsCsv } from '../../domain/reports.js';
+import { consoleReports, reportsCsv } from '../../domain/reports/reports.js';
 import { ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 
-/** The reports dashboard for administrators and auditors (domain/reports.ts), and each report as CSV. */
+/** The reports dashboard for administrators and auditors (domain/reports/reports.ts), and each report as CSV. */
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store, config, now } = app.services;
   const defaults = () => ({ timeZone: config.timeZone, now: now() });

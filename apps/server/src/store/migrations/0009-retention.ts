@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * The retention purge (domain/retention.ts): a lease so that one instance purges at a time, and
+ * The retention purge (domain/retention/retention.ts): a lease so that one instance purges at a time, and
  * indexes for the rows it looks for (the audit log already has one on its time).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -17,7 +17,7 @@ export const STAMPED_VERIFY_CODE_SIGNATURE =
  * The caller hashes the input once for each way a policy's alphabet normalizes it (the form:
  * 0 upper case, 1 lower case, 2 as typed; plus 3 when the alphabet holds a dash, which then is not
  * stripped) and each accepted key, form after form: `p_candidates[form * p_keys + key + 1]`. The
- * form is decided here from the policy as `domain/policy.ts` resolves it, for alphabets of ASCII
+ * form is decided here from the policy as `domain/policies/policy.ts` resolves it, for alphabets of ASCII
  * characters; any other alphabet answers `recheck` before anything is written, and the caller
  * verifies in a transaction of its own. The stored hashes are HMAC-SHA-256 under a key the
  * caller never sees, so how long the comparison of one with the input's takes tells nothing

@@ -8,7 +8,7 @@ const REPORT_COLUMNS = [
 ] as const;
 
 /**
- * The reports (domain/reports.ts, store/sql/reports.ts) count by day with GROUP BY, from indexes
+ * The reports (domain/reports/reports.ts, store/sql/reports.ts) count by day with GROUP BY, from indexes
  * alone: the audit entries of a few events over a period are found by (event, at), and the index
  * holds what they are counted by (user, actor, and the channel, provider and reason of their
  * details, as generated columns: virtual on SQLite, whose index keeps their values; stored on

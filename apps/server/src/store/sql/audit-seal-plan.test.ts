@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { deriveKeys } from '../../crypto/secret-keys.js';
-import { auditSealer, auditStampKeyOf, SEAL_BATCH } from '../../domain/audit-trail.js';
+import { auditSealer, auditStampKeyOf, SEAL_BATCH } from '../../domain/audit/audit-trail.js';
 import { recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';

@@ -18,7 +18,7 @@ export interface ConsoleAccount {
   createdAt: number;
   /**
    * The groups whose members alone a help-desk or auditor account sees and acts on (their names);
-   * null: not limited. Checked by domain/console-scope.ts.
+   * null: not limited. Checked by domain/console/console-scope.ts.
    */
   scope: readonly string[] | null;
 }

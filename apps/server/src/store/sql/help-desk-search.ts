@@ -3,7 +3,7 @@ import type { UsersTable } from '../database.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { toUser, type User } from './users.js';
 
-/** What the help desk's search looks for (domain/help-desk.ts). */
+/** What the help desk's search looks for (domain/help-desk/help-desk.ts). */
 export interface HelpDeskSearch {
   /** A part of the canonical user name, compared as written. */
   usernamePart: string;
@@ -31,7 +31,7 @@ export interface HelpDeskCandidate {
  * name has it, or with a channel ending in the digits), by user name, each with their groups and
  * their policy of the category. A full name is compared in lowercase by the store only when it is
  * ASCII, where the store's lower() is the browser's; any other comes along, for the caller to
- * compare (domain/help-desk.ts compares every candidate found by a name again), so that the store never leaves out one the caller would find.
+ * compare (domain/help-desk/help-desk.ts compares every candidate found by a name again), so that the store never leaves out one the caller would find.
  */
 export async function helpDeskCandidates(
   db: Db,

@@ -6,7 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { deriveKeys } from '../../crypto/secret-keys.js';
-import { auditSealer, auditStampKeyOf, SEAL_BATCH } from '../../domain/audit-trail.js';
+import { auditSealer, auditStampKeyOf, SEAL_BATCH } from '../../domain/audit/audit-trail.js';
 import { recordSqlitePrepares } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
 import type { Store } from '../store.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Client } from 'pg';
 import { describe, vi } from 'vitest';
-import { reportsOf } from '../../domain/reports.js';
+import { reportsOf } from '../../domain/reports/reports.js';
 import { newId } from '../../crypto/ids.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { recordPostgresQueries, recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
 
-/** What the reports count (domain/reports.ts names them to people). */
+/** What the reports count (domain/reports/reports.ts names them to people). */
 export type ReportMetric =
   | 'issued'
   | 'used'

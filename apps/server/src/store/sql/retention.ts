@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Dialect } from './db.js';
 
-/** The kinds of rows the retention purge removes (domain/retention.ts says when each may go). */
+/** The kinds of rows the retention purge removes (domain/retention/retention.ts says when each may go). */
 export const PURGE_KINDS = [
   'codes',
   'sessions',
@@ -142,7 +142,7 @@ const TARGETS: Record<PurgeKind, PurgeTarget> = {
   audit: {
     table: 'audit_log',
     key: 'id',
-    // Only what the chain's purge checkpoint covers (domain/audit-trail.ts), when given.
+    // Only what the chain's purge checkpoint covers (domain/audit/audit-trail.ts), when given.
     where: (c) =>
       c.auditBefore === null
         ? null

@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 
-/** What a key holds when a request asks for it (domain/retried-requests.ts). */
+/** What a key holds when a request asks for it (domain/codes/retried-requests.ts). */
 export type KeyClaim<A> =
   /** Nobody held the key (or its time ran out): it is this request's now. */
   | { state: 'claimed' }

@@ -41,7 +41,7 @@ export function AuditScreen() {
   ];
   const next = (olderPages.at(-1) ?? first.value)?.next ?? null;
   const paging = useConsoleAction();
-  // The events the server knows (domain/audit-events.ts), for the filter; asked once.
+  // The events the server knows (domain/audit/audit-events.ts), for the filter; asked once.
   const events = useConsoleLoad((signal) => consoleCall<ConsoleAuditEvents>('audit/events', { signal }), []);
 
   const loadOlder = async (cursor: string) => {
