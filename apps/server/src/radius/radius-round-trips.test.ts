@@ -1,5 +1,5 @@
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
-import { describe, vi } from 'vitest';
+import { describe } from 'vitest';
 import { issueCode } from '../domain/codes/codes.js';
 import { resolvePolicy } from '../domain/policies/policy.js';
 import { PREPARED_MARK } from '../store/prepared-statements.js';
@@ -37,9 +37,7 @@ describe.each(STORE_KINDS)('what a RADIUS request asks the store on %s', (kind) 
         now: t.clock.now(),
       });
       const recorded = kind === 'postgres' ? recordPostgresQueries() : undefined;
-      onTestFinished(() => {
-        vi.restoreAllMocks();
-      });
+      onTestFinished(() => recorded?.stop());
       const accepted = await radclientReply(
         server.port,
         SECRET,

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
 import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
 import { createTestDatabase } from '../testing/postgres-cluster.js';
@@ -35,13 +35,13 @@ describe('named prepared statements on PostgreSQL', () => {
     database = await createTestDatabase(inject('postgresUrl'));
   });
   afterAll(() => database.drop());
-  afterEach(() => vi.restoreAllMocks());
 
   it('runs the hot reads and code issues by name, and nothing else', async () => {
     const store = await openStore({ dataDir: '.', databaseUrl: database.url, poolSize: 2 });
     try {
       const { userId, idHash } = await seedUser(store);
-      const { queries: seen } = recordPostgresQueries();
+      const { queries: seen, stop } = recordPostgresQueries();
+      onTestFinished(stop);
       expect((await store.sessions.find(idHash))?.user?.id).toBe(userId);
       expect(await store.groups.findPolicyOfUser(userId, POLICY_CATEGORY_SELF_SERVICE)).toEqual({
         enableECode: true,
@@ -105,7 +105,8 @@ describe('named prepared statements on PostgreSQL', () => {
     });
     try {
       const { userId, idHash } = await seedUser(store);
-      const { queries: seen } = recordPostgresQueries();
+      const { queries: seen, stop } = recordPostgresQueries();
+      onTestFinished(stop);
       expect((await store.sessions.find(idHash))?.user?.id).toBe(userId);
       expect((await store.channels.listOfUser(userId)).map((channel) => channel.key)).toEqual(['email']);
       expect(seen.length).toBeGreaterThan(0);
@@ -148,7 +149,8 @@ describe('named prepared statements on PostgreSQL', () => {
     const client = await preparing.connect();
     try {
       const marked = `${PREPARED_MARK}select $1::int + 1 as n`;
-      const { queries: seen } = recordPostgresQueries();
+      const { queries: seen, stop } = recordPostgresQueries();
+      onTestFinished(stop);
       expect((await client.query<{ n: number }>(marked, [1])).rows).toEqual([{ n: 2 }]);
       // What a pooler that does not track them does: the connection no longer has the statement.
       await client.query('deallocate all', []);

@@ -1,5 +1,5 @@
 import { usernameOrThrow } from '@dea/contract';
-import { afterEach, describe, expect, vi } from 'vitest';
+import { describe, expect } from 'vitest';
 import { storeTest } from '../../testing/fixtures.js';
 import { recordPostgresQueries, recordSqliteRuns } from '../../testing/recorded-sql.js';
 import { STORE_KINDS } from '../../testing/stores.js';
@@ -44,7 +44,6 @@ async function auditCount(store: Store, event: string): Promise<number> {
 
 describe.each(STORE_KINDS)('provisioning users in batches on %s', (kind) => {
   storeTest.override('storeKind', kind);
-  afterEach(() => vi.restoreAllMocks());
 
   storeTest(
     'writes a batch in one transaction, each user audited on their own; a refused user fails alone',

@@ -423,13 +423,11 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
       let answer;
       if (kind === 'postgres') {
         const recorded = recordPostgresQueries();
-        answer = await helper.get('/users?q=Test');
-        recorded.stop();
+        answer = await helper.get('/users?q=Test').finally(recorded.stop);
         statements = recorded.queries.map((query) => query.text);
       } else {
         const recorded = recordSqliteRuns();
-        answer = await helper.get('/users?q=Test');
-        recorded.stop();
+        answer = await helper.get('/users?q=Test').finally(recorded.stop);
         statements = recorded.runs;
       }
       const found = answer.json<{ result: { users: { username: string; groups: string[] }[] } }>().result

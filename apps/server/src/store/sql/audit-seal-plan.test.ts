@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deriveKeys } from '../../crypto/secret-keys.js';
 import { auditSealer, auditStampKeyOf, SEAL_BATCH } from '../../domain/audit/audit-trail.js';
 import { recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';
@@ -25,7 +25,6 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
   await store.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -37,8 +36,9 @@ describe('sealing the audit trail on the embedded store', () => {
       await store.audit.append({ event: 'user.created', actor: 'cli', details: { index } }, 1_000 + index);
     const prepared = recordSqlitePrepares();
     const sealer = auditSealer(KEYS);
-    expect(await store.auditTrail.seal(sealer, SEAL_BATCH, 5_000)).toBe(count);
-    const updates = prepared.filter((source) => /update audit_log set seq/.test(source));
+    const sealed = await store.auditTrail.seal(sealer, SEAL_BATCH, 5_000).finally(prepared.stop);
+    expect(sealed).toBe(count);
+    const updates = prepared.sources.filter((source) => /update audit_log set seq/.test(source));
     // One text for a full batch and one for the rest.
     expect(updates).toHaveLength(2);
     for (const source of updates) {

@@ -198,10 +198,13 @@ describe.each(STORE_KINDS.filter((kind) => kind === 'postgres'))('a code’s use
       });
       expect(await store.codes.invalidate(revoked.id, T0 + 4)).toBe(true);
       const recorded = recordPostgresQueries();
-      await store.codes.listActive(userIds[0]!, T0 + 5);
-      await store.codes.countActive(userIds[0]!, T0 + 5);
-      expect(await store.retention.removeBatch('codes', cutoffsAt(T0 + 5), 2 * CODES)).toBe(CODES + 1);
-      recorded.stop();
+      try {
+        await store.codes.listActive(userIds[0]!, T0 + 5);
+        await store.codes.countActive(userIds[0]!, T0 + 5);
+        expect(await store.retention.removeBatch('codes', cutoffsAt(T0 + 5), 2 * CODES)).toBe(CODES + 1);
+      } finally {
+        recorded.stop();
+      }
       const statements = recorded.queries.filter((query) => /from "?codes"?/.test(query.text));
       expect(statements.length).toBeGreaterThanOrEqual(5);
       await withClient(url, async (client) => {

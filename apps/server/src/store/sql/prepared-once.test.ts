@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import SqliteDatabase from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { deriveKeys } from '../../crypto/secret-keys.js';
 import { auditSealer, auditStampKeyOf, SEAL_BATCH } from '../../domain/audit/audit-trail.js';
@@ -21,7 +21,7 @@ import type { Store } from '../store.js';
 const KEYS = deriveKeys(randomBytes(32));
 let dataDir: string;
 let store: Store;
-let prepared: string[];
+let prepared: ReturnType<typeof recordSqlitePrepares>;
 
 const USER = 'u-1';
 
@@ -44,7 +44,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
+  prepared.stop();
   await store.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -119,7 +119,7 @@ describe('the hot statements of the embedded store', () => {
     // asked here, so that its statements are checked in every run, not only when a round falls in.
     expect(await store.auditTrail.seal(auditSealer(KEYS), SEAL_BATCH, now)).toBeGreaterThan(0);
 
-    const statements = prepared.filter((source) => /^(select|insert|update|delete)\b/i.test(source));
+    const statements = prepared.sources.filter((source) => /^(select|insert|update|delete)\b/i.test(source));
     expect(statements.length).toBeGreaterThanOrEqual(7);
     for (const source of statements) {
       expect(source, source).not.toMatch(/\blimit\s+\?/i);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Client } from 'pg';
-import { describe, vi } from 'vitest';
+import { describe } from 'vitest';
 import { reportsOf } from '../../domain/reports/reports.js';
 import { newId } from '../../crypto/ids.js';
 import { storeTest } from '../../testing/fixtures.js';
@@ -82,8 +82,7 @@ describe.each(STORE_KINDS)('the reports’ plans on %s', (kind) => {
           );
           await client.query('vacuum analyze audit_log, codes, user_groups, groups');
           const recorded = recordPostgresQueries();
-          await reportsOf(store, { timeZone: 'Europe/Berlin', now: NOW });
-          recorded.stop();
+          await reportsOf(store, { timeZone: 'Europe/Berlin', now: NOW }).finally(recorded.stop);
           const reports = recorded.queries.filter((query) => /from (audit_log a|codes c)/.test(query.text));
           expect(reports).toHaveLength(4);
           for (const query of reports) {
@@ -109,9 +108,8 @@ describe.each(STORE_KINDS)('the reports’ plans on %s', (kind) => {
           yearAgo + index * step * 20,
         );
       const prepared = recordSqlitePrepares();
-      await reportsOf(store, { timeZone: 'Europe/Berlin', now: NOW });
-      vi.restoreAllMocks();
-      const reports = prepared.filter((source) => /from "?(audit_log|codes)"? "?[ac]"?/.test(source));
+      await reportsOf(store, { timeZone: 'Europe/Berlin', now: NOW }).finally(prepared.stop);
+      const reports = prepared.sources.filter((source) => /from "?(audit_log|codes)"? "?[ac]"?/.test(source));
       expect(reports).toHaveLength(4);
       for (const source of reports) {
         const plan = sqlitePlanOf(testStore.dataDir, source);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cutoffsAt } from '../../testing/purge-cutoffs.js';
 import { recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';
 import { openStore } from '../open-store.js';
@@ -15,7 +15,7 @@ import type { Store } from '../store.js';
  */
 let dataDir: string;
 let store: Store;
-let prepared: string[];
+let prepared: ReturnType<typeof recordSqlitePrepares>;
 
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'dea-purge-plans-'));
@@ -24,7 +24,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
+  prepared.stop();
   await store.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -55,7 +55,7 @@ describe('the purge on the embedded store', () => {
       }),
       100,
     );
-    const deletes = prepared.filter((source) => source.startsWith('delete'));
+    const deletes = prepared.sources.filter((source) => source.startsWith('delete'));
     expect(deletes.length).toBeGreaterThan(0);
     for (const source of deletes) {
       const plan = sqlitePlanOf(dataDir, source);
