@@ -1,3 +1,4 @@
+import { releaseOf, withReleases } from './store/migrations/index.js';
 import { Administration } from './domain/settings/administration.js';
 import { BUILT_IN_LANGUAGES, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +94,11 @@ export async function startServices(
           poolSize: config.dbPoolSize,
           timeouts: config.dbTimeouts,
           schema: config.migrate === 'on' ? 'migrate' : 'require-current',
+          onMigrated: (applied) =>
+            log.info(
+              { migrations: applied, releases: [...new Set(applied.map(releaseOf))] },
+              `schema changes applied: ${withReleases(applied)}`,
+            ),
           auditStampKey: auditStampKeyOf(keys),
           preparedStatements: {
             enabled: config.dbPreparedStatements,

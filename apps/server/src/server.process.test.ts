@@ -1,5 +1,5 @@
 import { usernameOrThrow } from '@dea/contract';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +37,20 @@ describe('the server process', () => {
     await expect
       .poll(() => messages(server.output()))
       .toContain('demo users, password "demo" for each: demo, demo-channel, demo-off');
+    // The start line names the release; a new store's start names the schema changes it made.
+    const release = (
+      JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    expect(
+      messages(server.output()).some((line) =>
+        line.startsWith(`Emergency Access ${release} is running: http`),
+      ),
+    ).toBe(true);
+    expect(
+      messages(server.output()).find((line) => line.startsWith('schema changes applied: 0001-initial')),
+    ).toMatch(/\(release [^)]+\)$/);
 
     const base = server.url.replace(/\/dea\/$/, '');
     const { code, sessionId, xsrf } = await demoUserGetsCode(base);
@@ -192,9 +206,15 @@ describe('the server process', () => {
     }
   });
 
-  it('answers --help with its usage and starts nothing; refuses an unknown argument', async () => {
+  it('answers --help with its usage and --version with the release, starting nothing; refuses an unknown argument', async () => {
+    const release = (
+      JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      }
+    ).version;
     for (const [args, code, stream, text] of [
-      [['--help'], 0, 'stdout', 'Usage: node apps/server/dist/server.js [--demo] [--help]'],
+      [['--help'], 0, 'stdout', 'Usage: node apps/server/dist/server.js [--demo] [--version] [--help]'],
+      [['--version'], 0, 'stdout', `Emergency Access ${release}\n`],
       [['--port=1'], 2, 'stderr', 'unknown argument "--port=1"'],
     ] as const) {
       const child = spawnServer([...args], { DEA_DATA_DIR: dataDir(), PORT: '0' });

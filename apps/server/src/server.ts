@@ -21,13 +21,14 @@ import { OpenPrivateFileError } from './files/private-files.js';
 import { checkpointInBackground } from './store/wal-checkpoints.js';
 import { StoreError } from './store/store-error.js';
 import { DEMO_PASSWORD, DEMO_USERS, demoAccountsIn } from './seed/demo-data.js';
+import { RELEASE_VERSION } from './release-version.js';
 
 /** How often the embedded store's log is copied back, off the thread that answers requests. */
 const WAL_CHECKPOINT_INTERVAL_MS = 250;
 /** How often the server looks for a sync asked by `dea directory sync` (embedded store). */
 const SYNC_REQUEST_POLL_MS = 1000;
 
-const USAGE = `Usage: node apps/server/dist/server.js [--demo] [--help]
+const USAGE = `Usage: node apps/server/dist/server.js [--demo] [--version] [--help]
 
 Starts the Emergency Access server: the page (/dea/), its API (/dea/api/), the login application,
 code verification and, when configured, RADIUS. Settings come from the environment and the JSON
@@ -37,6 +38,7 @@ file named by DEA_CONFIG_FILE; every setting is listed with its default in docs/
            password "demo", and /dea/outbox shows their messages. For trying the product on
            your own machine only; npm start uses it. Off (and said so) on PostgreSQL and on a
            store holding any user besides the demo users.
+  --version  the release's version (${RELEASE_VERSION}).
   --help   this text.
 `;
 
@@ -46,6 +48,9 @@ function readArguments(argv: string[]): { demo: boolean } {
   for (const argument of argv) {
     if (argument === '--help' || argument === '-h') {
       process.stdout.write(USAGE);
+      process.exit(0);
+    } else if (argument === '--version') {
+      process.stdout.write(`Emergency Access ${RELEASE_VERSION}\n`);
       process.exit(0);
     } else if (argument === '--demo') {
       demo = true;
@@ -228,7 +233,7 @@ async function main(): Promise<void> {
   const url = `${tls === undefined ? 'http' : 'https'}://${listeningAt(app.server.address(), config.host, config.port)}${PAGE_BASE_PATH}`;
   const lines = [
     '',
-    `Emergency Access is running: ${url}`,
+    `Emergency Access ${RELEASE_VERSION} is running: ${url}`,
     `  store: ${services.store.kind === 'sqlite' ? `embedded (${config.dataDir})` : 'PostgreSQL'}`,
   ];
   let managementUrl: string | undefined;
@@ -268,8 +273,15 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n\n`);
   } else {
     logger.info(
-      { url, managementUrl, store: services.store.kind, radiusPort: radius?.port, demoAccounts },
-      `Emergency Access is running: ${url}${radius === undefined ? '' : `, RADIUS: udp ${config.radius.host}:${radius.port}`}`,
+      {
+        url,
+        managementUrl,
+        version: RELEASE_VERSION,
+        store: services.store.kind,
+        radiusPort: radius?.port,
+        demoAccounts,
+      },
+      `Emergency Access ${RELEASE_VERSION} is running: ${url}${radius === undefined ? '' : `, RADIUS: udp ${config.radius.host}:${radius.port}`}`,
     );
     if (demoAccounts.length > 0) {
       logger.info(

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDED_STORE_FILE } from '../store/open-store.js';
+import { withReleases } from '../store/migrations/index.js';
 import type { CommandGroup } from './command.js';
 
 /**
@@ -37,13 +38,13 @@ export const migrateCommand: CommandGroup = {
       }
       if (dryRun) {
         const problems = await store.schema.problems(state.pending);
-        context.out(`The schema is at ${at}; dea migrate would apply: ${state.pending.join(', ')}.`);
+        context.out(`The schema is at ${at}; dea migrate would apply: ${withReleases(state.pending)}.`);
         if (problems.length === 0) return 0;
         context.err(`It would stop, changing nothing, until these are resolved:\n- ${problems.join('\n- ')}`);
         return 1;
       }
       const applied = await store.schema.migrate();
-      context.out(`Applied ${applied.join(', ')}; the schema is at ${applied.at(-1) ?? at}.`);
+      context.out(`Applied ${withReleases(applied)}; the schema is at ${applied.at(-1) ?? at}.`);
       return 0;
     },
   },

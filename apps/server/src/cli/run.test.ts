@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,5 +135,17 @@ describe('dea migrate on a folder without a store', () => {
     expect(await run(['migrate'], env)).toMatchObject({ code: 0 });
     expect(existsSync(join(dataDir, 'secret.key'))).toBe(false);
     expect(await run(['user', 'list'], env)).toMatchObject({ code: 0 });
+  });
+});
+
+describe('dea --version', () => {
+  it("prints the release's version, with no setting, store or secret needed", async () => {
+    const root = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    for (const option of ['--version', '-V']) {
+      expect(await run([option], {})).toEqual({ code: 0, out: `dea ${root.version}`, err: '' });
+    }
+    expect((await run(['--help'], {})).out).toContain(`dea --version (this is ${root.version})`);
   });
 });

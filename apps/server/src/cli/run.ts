@@ -1,3 +1,4 @@
+import { RELEASE_VERSION } from '../release-version.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -94,6 +95,7 @@ function groupHelp(group: CommandGroup): string {
 function help(groups: readonly CommandGroup[]): string {
   const lines = [
     'Usage: dea <group> <command> [options]',
+    `       dea --version (this is ${RELEASE_VERSION})`,
     '',
     'Settings come from the same environment (and DEA_CONFIG_FILE) as the server;',
     '--config <file> before the group names a config file instead.',
@@ -118,6 +120,10 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     return 2;
   }
   const [groupName, commandName, ...rest] = args;
+  if (groupName === '--version' || groupName === '-V') {
+    io.out(`dea ${RELEASE_VERSION}`);
+    return 0;
+  }
   if (groupName === undefined || isHelp(groupName)) {
     io.out(help(groups));
     return groupName === undefined ? 2 : 0;

@@ -1,5 +1,6 @@
 import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect } from 'vitest';
 import { buildManagementApp } from '../app.js';
@@ -73,7 +74,15 @@ describe('operations', () => {
 
   appTest('answers liveness, and readiness while the store answers', async ({ startApp }) => {
     const t = await startApp();
-    expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({
+      status: 'ok',
+      // The release's version, from the root package.json (not the page's 8.0.20).
+      version: (
+        JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as {
+          version: string;
+        }
+      ).version,
+    });
     const ready = await t.app.inject({ url: '/readyz' });
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({ status: 'ready' });

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { APP_VERSION } from '@dea/contract';
+import { RELEASE_VERSION } from '../release-version.js';
 
 const READINESS_TIMEOUT_MS = 2_000;
 
@@ -25,7 +25,7 @@ export const operationsRoutes: FastifyPluginAsync<{ health: boolean; metrics: bo
   if (!options.health) return;
   app.get('/healthz', hidden, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
-    return { status: 'ok' };
+    return { status: 'ok', version: RELEASE_VERSION };
   });
 
   app.get('/readyz', hidden, async (_request, reply) => {
@@ -55,7 +55,7 @@ export async function registerApiDocument(app: FastifyInstance): Promise<void> {
       openapi: '3.1.0',
       info: {
         title: 'Emergency Access API',
-        version: APP_VERSION,
+        version: RELEASE_VERSION,
         description:
           'Every answer but userinfo and message is the envelope {error, message, result}. Error numbers: 0 ok, 1 internal, 2 invalid request, 3 not permitted, 130 unknown channel or recipient, 140 too many requests, 148 code store full, 150 delivery failed.',
       },

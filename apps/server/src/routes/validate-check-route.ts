@@ -1,4 +1,3 @@
-import { APP_VERSION } from '@dea/contract';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateServiceKeyWithUser } from '../domain/codes/service-keys.js';
@@ -9,6 +8,7 @@ import { isStoreUnavailable } from '../http/envelope.js';
 import { codeOf, unavailableReason } from '../store/store-error.js';
 import { userNamed } from '../domain/identity/user-names.js';
 import { fieldsAsPrivacyIdeaReads } from '../validate-check/plugin-quoting.js';
+import { RELEASE_VERSION } from '../release-version.js';
 
 /** Where the plugins of the second-factor server send their checks. */
 export const VALIDATE_CHECK_PATH = '/validate/check';
@@ -23,7 +23,7 @@ function answer(result: Record<string, unknown>, detail: Record<string, unknown>
   return {
     id: 1,
     jsonrpc: '2.0',
-    version: `Emergency Access ${APP_VERSION}`,
+    version: `Emergency Access ${RELEASE_VERSION}`,
     time: Date.now() / 1000,
     result,
     detail,

@@ -53,6 +53,8 @@ export interface StoreOptions {
   timeouts?: DatabaseTimeouts;
   /** migrate (default): bring the schema up to date; require-current: refuse any other; as-is: neither. */
   schema?: 'migrate' | 'require-current' | 'as-is';
+  /** Told the schema changes a start with `schema: 'migrate'` applied (none: not called). */
+  onMigrated?: (applied: readonly string[]) => void;
   /** Hot statements as named prepared statements on PostgreSQL (default on). */
   preparedStatements?: PreparedStatements;
   /**
@@ -234,8 +236,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw storeConnectionError(error, options);
   }
   try {
-    if ((options.schema ?? 'migrate') === 'migrate') await migrate(db, dialect);
-    else if (options.schema === 'require-current') requireCurrentSchema(await schemaState(db));
+    if ((options.schema ?? 'migrate') === 'migrate') {
+      const applied = await migrate(db, dialect);
+      if (applied.length > 0) options.onMigrated?.(applied);
+    } else if (options.schema === 'require-current') requireCurrentSchema(await schemaState(db));
   } catch (error) {
     await db.destroy();
     throw storeConnectionError(error, options);

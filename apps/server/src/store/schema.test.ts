@@ -10,7 +10,7 @@ import { runCli } from '../cli/run.js';
 import { createTestDatabase } from '../testing/postgres-cluster.js';
 import { testConfig } from '../testing/test-app.js';
 import { storeConnectionError } from './connection-errors.js';
-import { migrationProvider, MIGRATION_NAMES } from './migrations/index.js';
+import { migrationProvider, MIGRATION_NAMES, releaseOf, withReleases } from './migrations/index.js';
 import { EMBEDDED_STORE_FILE, openStore } from './open-store.js';
 import { StoreError } from './store-error.js';
 
@@ -74,7 +74,7 @@ describe('the schema on PostgreSQL', () => {
       const dry = await dea(database.url, 'migrate', '--dry-run');
       expect(dry).toMatchObject({
         code: 0,
-        out: `The schema is at empty; dea migrate would apply: ${MIGRATION_NAMES.join(', ')}.`,
+        out: `The schema is at empty; dea migrate would apply: ${withReleases(MIGRATION_NAMES)}.`,
       });
       expect(await tablesOf(database.url)).toEqual([]);
 
@@ -103,8 +103,20 @@ describe('the schema on PostgreSQL', () => {
       await expect(startServices(testConfig({ DEA_MIGRATE: 'off' }, folder(), database.url))).rejects.toThrow(
         /schema is behind this version/,
       );
-      const { services } = await startServices(testConfig({}, folder(), database.url));
+      const said: { fields: unknown; message: string }[] = [];
+      const log = {
+        info: (fields: unknown, message: string) => said.push({ fields, message }),
+        warn: () => undefined,
+      } as unknown as Parameters<typeof startServices>[2];
+      const { services } = await startServices(testConfig({}, folder(), database.url), Date.now, log);
       expect((await services.store.schema.state()).pending).toEqual([]);
+      // The start names each change it applied and the release that made it.
+      const applied = MIGRATION_NAMES.slice(2);
+      expect(said).toContainEqual({
+        fields: { migrations: applied, releases: [...new Set(applied.map(releaseOf))] },
+        message: `schema changes applied: ${withReleases(applied)}`,
+      });
+      expect(withReleases(applied)).toMatch(/ \(release [^)]+\)$/);
       await services.store.close();
     } finally {
       await database.drop();

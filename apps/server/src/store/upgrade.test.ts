@@ -13,7 +13,7 @@ import { newId } from '../crypto/ids.js';
 import { createTestDatabase } from '../testing/postgres-cluster.js';
 import { dumpStore } from '../testing/store-dump.js';
 import { STORE_KINDS, type StoreKind } from '../testing/stores.js';
-import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
+import { MIGRATION_NAMES, migrationProvider, withReleases } from './migrations/index.js';
 import { EMBEDDED_STORE_FILE, openStore } from './open-store.js';
 
 /** The last migration of the previous release (8.0): the schema its stores are at. */
@@ -140,7 +140,7 @@ describe.each(STORE_KINDS)('upgrading a %s store made by the previous release', 
       );
       expect(await run('migrate', '--dry-run')).toBe(0);
       expect(out.pop()).toBe(
-        `The schema is at ${PREVIOUS_RELEASE_SCHEMA}; dea migrate would apply: ${MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf(PREVIOUS_RELEASE_SCHEMA) + 1).join(', ')}.`,
+        `The schema is at ${PREVIOUS_RELEASE_SCHEMA}; dea migrate would apply: ${withReleases(MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf(PREVIOUS_RELEASE_SCHEMA) + 1))}.`,
       );
       expect(await dumpStore({ ...target })).toEqual(before);
       expect(await run('migrate')).toBe(0);

@@ -86,9 +86,79 @@ const MIGRATIONS: Record<string, CheckedMigration> = {
   '0038-scim-attributes-as-given': scimAttributesAsGiven,
 };
 
+/**
+ * The release that made each schema change (the root package.json's version when it shipped):
+ * `dea migrate` and the server's start name it beside each change applied. Every migration has
+ * one (store/migrations/releases.test.ts); a new migration names the release under way.
+ */
+const MIGRATION_RELEASES: Record<string, string> = {
+  '0001-initial': '8.0.20',
+  '0002-signin-throttle': '8.0.20',
+  '0003-rate-counters': '8.0.20',
+  '0004-verify-failures': '8.0.20',
+  '0005-user-time-zone': '8.0.20',
+  '0006-user-source': '8.0.20',
+  '0007-console': '8.0.20',
+  '0008-active-codes-index': '8.0.20',
+  '0009-retention': '8.0.20',
+  '0010-service-key-hashed-at': '8.0.20',
+  '0011-issue-code-function': '8.0.20',
+  '0012-codes-expiry-index': '8.0.20',
+  '0013-issue-code-generic-plan': '8.0.20',
+  '0014-canonical-user-names': '8.0.20',
+  '0015-group-source': '8.0.20',
+  '0016-console-enrolment-links': '8.0.20',
+  '0017-audit-chain': '8.0.20',
+  '0018-verify-answers': '8.0.20',
+  '0019-verify-code-function': '8.0.20',
+  '0020-scim-attributes': '8.0.20',
+  '0021-scim-modified': '8.0.20',
+  '0022-console-oidc': '8.0.20',
+  '0023-console-scope': '8.0.20',
+  '0024-console-directory': '8.0.20',
+  '0025-people-in-the-console': '8.0.20',
+  '0026-report-indexes': '8.0.20',
+  '0027-channel-proofs': '8.0.20',
+  '0028-registration-sessions': '8.0.20',
+  '0029-verify-failures-kept': '8.0.20',
+  '0030-registration-oidc-flows': '8.0.20',
+  '0031-user-passkeys': '8.0.20',
+  '0032-purge-indexes': '8.0.20',
+  '0033-remembered-devices': '8.0.20',
+  '0034-codes-used-in-place': '8.0.20',
+  '0035-audit-stamps': '8.0.20',
+  '0036-blocked-addresses': '8.0.20',
+  '0037-registration-oidc-links': '8.0.20',
+  '0038-scim-attributes-as-given': '8.0.20',
+};
+
+/**
+ * Schema changes with the releases that made them, for a person and a log: the names in order,
+ * each run of one release closed by it: `0037-a, 0038-b (release 8.0.20), 0039-c (release 2026.12.0)`.
+ */
+export function withReleases(names: readonly string[]): string {
+  const parts: string[] = [];
+  names.forEach((name, index) => {
+    const release = MIGRATION_RELEASES[name];
+    const next = names[index + 1];
+    const closes = next === undefined || MIGRATION_RELEASES[next] !== release;
+    parts.push(
+      closes
+        ? `${name} (${release === undefined ? 'a release this one does not know' : `release ${release}`})`
+        : name,
+    );
+  });
+  return parts.join(', ');
+}
+
 export const migrationProvider: MigrationProvider = {
   getMigrations: () => Promise.resolve(MIGRATIONS),
 };
+
+/** The release that made a schema change; undefined for a name this release does not know. */
+export function releaseOf(name: string): string | undefined {
+  return MIGRATION_RELEASES[name];
+}
 
 /** The names of this version's migrations, in the order they apply. */
 export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
