@@ -95,6 +95,20 @@ describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
       origin: 'http://dea.example.com',
     });
     expect(same.json()).toMatchObject({ error: 0 });
+    // Behind a TLS proxy that DEA_TRUST_PROXY does not name: the browser's origin is https, on this host.
+    const proxied = await signIn(user.username, user.password, {
+      host: 'dea.example.com',
+      origin: 'https://dea.example.com',
+    });
+    expect(proxied.json()).toMatchObject({ error: 0 });
+    for (const origin of [
+      'https://evil.example',
+      'https://dea.example.com:8443',
+      'https://other.example.com',
+    ]) {
+      const refused = await signIn(user.username, user.password, { host: 'dea.example.com', origin });
+      expect(refused.json(), origin).toMatchObject({ error: 3 });
+    }
   });
 
   it('rotates the session id at sign-in and ends the session the browser held before', async () => {
@@ -209,8 +223,9 @@ describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
         expect(refused.body).toContain('<form method="post"');
         expect((await userinfo(session)).statusCode).toBe(200);
       }
-      // A browser without Fetch Metadata posts the confirmation with its Origin.
-      const confirmed = await post({ origin: 'http://dea.example.com' });
+      // A browser without Fetch Metadata posts the confirmation with its Origin (https behind a
+      // TLS proxy that is not trusted for X-Forwarded-Proto: this host still).
+      const confirmed = await post({ origin: 'https://dea.example.com' });
       expect(confirmed.statusCode).toBe(303);
       expect(confirmed.headers.location).toMatch(/^\/dea\/#\/logoutLanding\?ep=/);
       expect(setCookie(confirmed, SESSION_COOKIE)).toMatch(new RegExp(`^${SESSION_COOKIE}=;`));

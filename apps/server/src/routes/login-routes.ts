@@ -21,10 +21,21 @@ export function origin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
 }
 
+/**
+ * Whether an Origin header names this server as the request reached it. Also its https origin
+ * when the request came over plain HTTP (ADR 0040): a TLS-terminating proxy that DEA_TRUST_PROXY
+ * does not name forwards the browser's https request as http, and the browser's Origin is still
+ * this very host; another site cannot be on this host.
+ */
+export function isOwnOrigin(request: FastifyRequest, header: string | undefined): boolean {
+  if (header === undefined) return false;
+  return header === origin(request) || (request.protocol === 'http' && header === `https://${request.host}`);
+}
+
 /** A sign-in posted from another site is refused (login cross-site request forgery). */
 function isSameOrigin(request: FastifyRequest): boolean {
   const header = request.headers.origin;
-  return header === undefined || header === origin(request);
+  return header === undefined || isOwnOrigin(request, header);
 }
 
 /** Sign-in (POST /login/api/session) and sign-out (GET /dea/logout). */
@@ -74,11 +85,12 @@ const logoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const signOut = async (request: FastifyRequest, reply: FastifyReply) => {
     const sessionId = sessionIdOf(request);
+    const originHeader = headerOf(request, 'origin');
     const own = isOwnSignOut({
       method: request.method,
       fetchSite: headerOf(request, 'sec-fetch-site'),
-      origin: headerOf(request, 'origin'),
-      ownOrigin: origin(request),
+      origin: originHeader,
+      ownOrigin: isOwnOrigin(request, originHeader) ? (originHeader ?? origin(request)) : origin(request),
     });
     void reply.header('cache-control', 'no-store');
     if (sessionId !== undefined && !own) return confirmationPage(request, reply);

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { notPermitted } from '../domain/api-error.js';
 import { ok } from '../http/envelope.js';
-import { origin } from './login-routes.js';
+import { isOwnOrigin } from './login-routes.js';
 import { documented } from '../http/route-docs.js';
 
 /** The login application's form behind a one-time password link (domain/identity/password-links.ts). */
@@ -24,7 +24,7 @@ export const passwordLinkRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // Posted from another site: refused, as the sign-in is.
       const from = request.headers.origin;
-      if (from !== undefined && from !== origin(request)) throw notPermitted();
+      if (from !== undefined && !isOwnOrigin(request, from)) throw notPermitted();
       await services.passwordLinks.use(request.body.token, request.body.password, request.ip);
       void reply.header('cache-control', 'no-store');
       return ok({});

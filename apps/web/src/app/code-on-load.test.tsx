@@ -147,6 +147,38 @@ describe("the code asked for beside the page's scripts (issue 37)", () => {
     }
   });
 
+  it('keeps the code in the tab when it comes, so a page whose scripts never start loses it not, and a reload asks for none', async () => {
+    deliverWithPage(startupAnswers());
+    const before = Date.now();
+    askCodeOnLoad();
+    // The page's scripts never take the call (they failed to load): the first script keeps the code.
+    await waitFor(() => expect(sessionStorage.getItem('emergencyCode')).toBe('CODE1ABCDE'));
+    expect(sessionStorage.getItem('emergencyCodeId')).toBe('code-1');
+    const expiresAt = Number(sessionStorage.getItem('emergencyCodeExpiresAt'));
+    expect(expiresAt).toBeGreaterThanOrEqual(before + DISPLAY_POLICY.codeValidityMinutes * 60_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + DISPLAY_POLICY.codeValidityMinutes * 60_000);
+    void takeCodeAskedOnLoad(createCodeRequest(TEST_USER.userId, 'en'));
+
+    // The reload: the same answers with the page, the code kept in the tab.
+    for (const block of document.querySelectorAll(`#${PAGE_STARTUP_ELEMENT_ID}`)) block.remove();
+    deliverWithPage(startupAnswers());
+    askCodeOnLoad();
+    expect(server.routesCalled()).toEqual(['POST tempPass/create']);
+    // Once the page's scripts start, they show the kept code without a call.
+    renderPage();
+    expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
+    expect(server.routesCalled()).toEqual(['POST tempPass/create']);
+  });
+
+  it('keeps nothing when the answer is a refusal', async () => {
+    server.answer('POST tempPass/create', envelopeError(ErrorNumber.codeStoreFull, 'Too many unused codes'));
+    deliverWithPage(startupAnswers());
+    askCodeOnLoad();
+    await takeCodeAskedOnLoad(createCodeRequest(TEST_USER.userId, 'en'));
+    await Promise.resolve();
+    expect(sessionStorage.getItem('emergencyCode')).toBeNull();
+  });
+
   it('is taken only for the same user and language, once', () => {
     deliverWithPage(startupAnswers());
     askCodeOnLoad();

@@ -13,7 +13,7 @@ import {
 import { callServer } from '../api/call-server';
 import { startupAnswersInDocument } from '../api/startup-answers';
 import { readChosenLanguage } from '../features/language/language-storage';
-import { readStoredCode } from '../shared/code-storage';
+import { readStoredCode, storeCode } from '../shared/code-storage';
 import { envelopeOf, isFailedEnvelope, setCallLanguage, type JsonAnswer } from '../shared/fetch/fetch-core';
 import { serverLocale } from '../shared/i18n/server-locale';
 import { parseHash } from './parse-hash';
@@ -33,6 +33,25 @@ export function createCodeRequest(userId: string, locale: string): CreateCodeReq
     return: ['id', 'password'],
     attrs: { user: { id: userId }, locale },
   };
+}
+
+/**
+ * When a code issued now stops working (ms since the epoch), from the policy's validity;
+ * `undefined` when the policy does not say.
+ */
+export function codeExpiry(validityMinutes: number | undefined, now = Date.now()): number | undefined {
+  return validityMinutes === undefined ? undefined : now + validityMinutes * 60_000;
+}
+
+/** The code in an answer of tempPass/create, `undefined` when it holds none (a failure, another shape). */
+export function codeOfAnswer(answer: JsonAnswer): { id: string; password: string } | undefined {
+  if (!answer.ok) return undefined;
+  const row: unknown = (resultOf(answer.body)?.rows as unknown[] | undefined)?.[0];
+  if (!isDictionary(row)) return undefined;
+  const { id, password } = row as { id?: unknown; password?: unknown };
+  return typeof id === 'string' && typeof password === 'string' && password !== ''
+    ? { id, password }
+    : undefined;
 }
 
 /** An envelope's result, `undefined` when `answer` is none or a failure. */
@@ -57,7 +76,7 @@ const isDictionary = (value: unknown): boolean =>
 export function codeRequestOnLoad(
   answerOf: (call: PageCall) => unknown,
   where: { hash: string; search: string; browserLanguage: string },
-): { body: CreateCodeRequest; language: string } | undefined {
+): { body: CreateCodeRequest; language: string; validityMinutes: number | undefined } | undefined {
   if (parseHash(where.hash, where.search).route.name !== 'main' || readStoredCode() !== undefined)
     return undefined;
   const user = answerOf(PAGE_CALLS.userInfo());
@@ -78,7 +97,11 @@ export function codeRequestOnLoad(
   if (!isDictionary(answerOf(PAGE_CALLS.messages(messageFileName(language))))) return undefined;
   const policy = resultOf(answerOf(PAGE_CALLS.policy(userId)))?.options as PolicyOptions | undefined;
   if (!showsCodeOnScreen(policy)) return undefined;
-  return { body: createCodeRequest(userId, serverLocale(language)), language };
+  return {
+    body: createCodeRequest(userId, serverLocale(language)),
+    language,
+    validityMinutes: policy?.codeValidityMinutes,
+  };
 }
 
 /** Where the code asked for beside the scripts waits for the page (one window, two bundles). */
@@ -95,8 +118,8 @@ type WithCodeAskedOnLoad = Window & { [HANDED_OVER]?: CodeAskedOnLoad };
  * Run by the page's small first script (entries/dea/code-on-load.ts, issue 37) while the page's
  * scripts are still downloading: when the answers delivered with the HTML say that the startup
  * will ask for a code at once, asks for it now, exactly as the page would (callServer, in the
- * language the page will speak), and leaves the call for the page to take instead of sending its
- * own. Anything else, nothing.
+ * language the page will speak), keeps the code in the tab's storage when it comes, and leaves the
+ * call for the page to take instead of sending its own. Anything else, nothing.
  */
 export function askCodeOnLoad(): void {
   const answers = startupAnswersInDocument();
@@ -109,8 +132,17 @@ export function askCodeOnLoad(): void {
   if (decided === undefined) return;
   setCallLanguage(decided.language);
   const answer = callServer('tempPass/create', { method: 'POST', body: decided.body });
-  // Its failure is the page's to report, once it takes the call.
-  answer.catch(() => undefined);
+  // The code is kept in the tab as soon as it comes, as the page keeps its own (spec section 4):
+  // when the page's scripts fail to load or to start, it is not lost, a reload asks for no other
+  // (codeRequestOnLoad finds it kept) and the page shows it once it can. Its failure is the
+  // page's to report, once it takes the call.
+  answer.then(
+    (arrived) => {
+      const code = codeOfAnswer(arrived);
+      if (code !== undefined) storeCode(code, codeExpiry(decided.validityMinutes));
+    },
+    () => undefined,
+  );
   (window as WithCodeAskedOnLoad)[HANDED_OVER] = { body: decided.body, answer };
 }
 

@@ -3,9 +3,21 @@ import { parseHash, type Route } from './parse-hash';
 
 export { parseHash, type Route } from './parse-hash';
 
+/** The catch-all (spec section 2): an address that reads as no route becomes '#/'. */
+function replaceUnknownHash(): void {
+  if (parseHash(window.location.hash, window.location.search).redirectToRoot)
+    window.history.replaceState(window.history.state, '', '#/');
+}
+
 function subscribe(onChange: () => void): () => void {
-  window.addEventListener('hashchange', onChange);
-  return () => window.removeEventListener('hashchange', onChange);
+  // Every change of the hash is read after the catch-all replaced it, not only the first: the
+  // same unknown hash twice in a row is replaced twice.
+  const listener = () => {
+    replaceUnknownHash();
+    onChange();
+  };
+  window.addEventListener('hashchange', listener);
+  return () => window.removeEventListener('hashchange', listener);
 }
 
 const locationNow = () => `${window.location.hash}\n${window.location.search}`;
@@ -13,12 +25,11 @@ const locationNow = () => `${window.location.hash}\n${window.location.search}`;
 /** The route of the address bar, following hash changes; an unknown hash is replaced by '#/'. */
 export function useHashRoute(): Route {
   const location = useSyncExternalStore(subscribe, locationNow);
-  const { route, redirectToRoot } = useMemo(() => {
+  const route = useMemo(() => {
     const [hash = '', search = ''] = location.split('\n');
-    return parseHash(hash, search);
+    return parseHash(hash, search).route;
   }, [location]);
-  useEffect(() => {
-    if (redirectToRoot) window.history.replaceState(window.history.state, '', '#/');
-  }, [redirectToRoot]);
+  // The address the page was opened with.
+  useEffect(replaceUnknownHash, []);
   return route;
 }

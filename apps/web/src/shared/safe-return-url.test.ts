@@ -22,10 +22,22 @@ describe('safeReturnUrl', () => {
   });
 
   it.each([
-    ['http://host/login/', page],
-    ['HTTP://HOST/login/', page],
-    ['https://127.0.0.1:8080/login/', pageWithPort],
-  ])('refuses %s, a change of scheme from the page', (candidate, from) => {
+    // A server behind a TLS proxy it does not trust for X-Forwarded-Proto names its login over http.
+    ['http://host/login/', page, 'https://host/login/'],
+    ['HTTP://HOST/login/?a=1', page, 'https://host/login/?a=1'],
+    ['http://host:8443/login/', { protocol: 'https:', host: 'host:8443' }, 'https://host:8443/login/'],
+    // Into TLS from a plain page.
+    ['https://127.0.0.1:8080/login/', pageWithPort, 'https://127.0.0.1:8080/login/'],
+    ['127.0.0.1:8080/login/', pageWithPort, 'http://127.0.0.1:8080/login/'],
+  ])('follows %s on the same host, never leaving TLS', (candidate, from, expected) => {
+    expect(safeReturnUrl(candidate, from)).toBe(expected);
+  });
+
+  it.each([
+    ['http://host:8080/login/', page],
+    ['http://host:443/login/', { protocol: 'https:', host: 'host:8443' }],
+    ['https://127.0.0.1:8081/login/', pageWithPort],
+  ])('refuses %s, another port', (candidate, from) => {
     expect(safeReturnUrl(candidate, from)).toBeUndefined();
   });
 

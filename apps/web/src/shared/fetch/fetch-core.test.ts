@@ -121,6 +121,15 @@ describe('the fetch core', () => {
     });
     expect(envelopeOf({ result: 3 })).toEqual({ error: 0, message: '', result: 3 });
     expect(envelopeOf({ error: 'x' })).toBeUndefined();
+    expect(envelopeOf({ error: true })).toBeUndefined();
+    // Spec section 3: 0 or falsy is success.
+    for (const error of [0, false, null, '', undefined, Number.NaN])
+      expect(envelopeOf({ error, message: '', result: 'r' }), String(error)).toEqual({
+        error: 0,
+        message: '',
+        result: 'r',
+      });
+    expect(envelopeOf({ error: '148', message: 'Full' })).toMatchObject({ error: 148, message: 'Full' });
     expect(envelopeOf([1])).toBeUndefined();
     expect(envelopeOf(null)).toBeUndefined();
   });

@@ -136,15 +136,28 @@ function parsedJson(text: string): unknown {
 }
 
 /**
+ * An envelope's `error` as a number: 0 or any falsy value (absent, `false`, `null`, `""`, `NaN`)
+ * is success (spec section 3); a number, or a string of digits, is that error; `undefined` for
+ * anything else that is set (`true`, other text: not the contract's envelope).
+ */
+function errorNumberOf(error: unknown): number | undefined {
+  if (!error) return ErrorNumber.ok;
+  if (typeof error === 'number') return error;
+  if (typeof error === 'string' && /^\s*\d+\s*$/.test(error)) return Number(error);
+  return undefined;
+}
+
+/**
  * The envelope of the contract (`error`, `message`, `result`) in a body, or `undefined` when the
- * body is not one. A missing or empty message is `''`.
+ * body is not one (a failure for every caller). A missing or empty message is `''`.
  */
 export function envelopeOf(body: unknown): EnvelopeOf<unknown> | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { error, message, result } = body as Record<string, unknown>;
-  if (error !== undefined && typeof error !== 'number') return undefined;
+  const errorNumber = errorNumberOf(error);
+  if (errorNumber === undefined) return undefined;
   return {
-    error: error ?? ErrorNumber.ok,
+    error: errorNumber,
     message: typeof message === 'string' ? message : '',
     result,
   };

@@ -7,7 +7,7 @@ import {
 } from '@dea/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { EnvelopeError } from '../../../api/api-error';
-import { showsCodeOnScreen } from '../../../app/code-on-load';
+import { codeExpiry, showsCodeOnScreen } from '../../../app/code-on-load';
 import { failureMessage } from '../../../api/failure-message';
 import { useReportedFailure } from '../../../api/use-reported-failure';
 import {
@@ -149,8 +149,7 @@ export function useEmergencyCode({
         .then(() => createCode(userId, locale, !fresh))
         .then(
           (code) => {
-            const expiresAt =
-              validityMinutes === undefined ? undefined : Date.now() + validityMinutes * 60_000;
+            const expiresAt = codeExpiry(validityMinutes);
             storeCode(code, expiresAt);
             setCode({ code, expiresAt, creating: false, storeFull: false });
           },

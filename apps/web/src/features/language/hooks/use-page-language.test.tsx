@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { installFakeServer, ok, type FakeServer } from '../../../testing/fake-server';
+import { httpStatus, installFakeServer, ok, type FakeServer } from '../../../testing/fake-server';
 import { pageReady, renderPage } from '../../../testing/render-page';
-import { text } from '../../../testing/test-messages';
+import { testMessages, text } from '../../../testing/test-messages';
 
 let server: FakeServer;
 beforeEach(() => {
@@ -83,6 +83,27 @@ describe('language menu', () => {
     // The code on screen stays; only its texts change.
     expect(screen.getByTestId('emergency-code')).toHaveTextContent('CODE1ABCDE');
     expect(server.callsTo('POST tempPass/create')).toHaveLength(1);
+  });
+
+  it('keeps no choice whose texts failed: the page stays in its language, and the next visit starts there', async () => {
+    server.on('GET message', (call) =>
+      call.query.get('lang') === 'de'
+        ? httpStatus(500)
+        : { body: testMessages(call.query.get('lang') ?? 'en') },
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('emergency-code');
+    await user.click(screen.getByRole('button', { name: text('en', 'header.userMenu') }));
+    await user.click(screen.getByRole('menuitem', { name: text('en', 'header.settings.language') }));
+    await user.click(screen.getByRole('menuitemradio', { name: 'Deutsch' }));
+    expect(await screen.findByText(text('en', 'error.generic'))).toBeVisible();
+    expect(window.localStorage.getItem('lang')).toBeNull();
+    expect(window.sessionStorage.getItem('lang')).toBe('en');
+    expect(screen.getByTestId('code-card')).toHaveTextContent(text('en', 'content.title'));
+    // A new code is still asked for in the language on screen.
+    await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
+    await waitFor(() => expect(server.callsTo('POST tempPass/create')).toHaveLength(2));
+    expect(server.callsTo('POST tempPass/create')[1]?.body).toMatchObject({ attrs: { locale: 'en' } });
   });
 
   it('switches to right-to-left for Arabic', async () => {

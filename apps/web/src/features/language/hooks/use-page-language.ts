@@ -39,6 +39,7 @@ export function usePageLanguage(
   const [stored] = useState(readChosenLanguage);
   const [loaded, setLoaded] = useState<{ language: string; messages: Messages }>();
   const [failed, setFailed] = useState<{ error: unknown }>();
+  const [chosen, setChosen] = useState<string>();
   const messageRequests = useRef(new Map<string, Promise<Messages>>());
   const latestChoice = useRef(0);
   const reportRef = useRef(report);
@@ -56,19 +57,26 @@ export function usePageLanguage(
     return pending;
   }, []);
 
+  const loadedLanguage = useRef<string | undefined>(undefined);
   const apply = useCallback(
-    async (languageCode: string) => {
+    async (languageCode: string, switched = false) => {
       const choice = ++latestChoice.current;
       try {
         const messages = await messagesOf(languageCode);
         if (choice !== latestChoice.current) return;
+        // A person's choice is kept only once its texts are in: a switch that failed is not
+        // what later visits start with.
+        if (switched) rememberChosenLanguage(languageCode);
         setRequestLanguage(languageCode);
         applyDocumentLanguage(languageCode);
         keepSessionLanguage(languageCode);
+        loadedLanguage.current = languageCode;
         setLoaded({ language: languageCode, messages });
       } catch (error) {
         console.error(`The texts of language '${languageCode}' could not be loaded`, error);
         if (choice !== latestChoice.current) return;
+        // A switch that failed leaves the page in the language it speaks.
+        if (loadedLanguage.current !== undefined) setChosen(loadedLanguage.current);
         setFailed({ error });
         const message = failureMessage(error);
         if (message) reportRef.current(message);
@@ -110,7 +118,6 @@ export function usePageLanguage(
   );
 
   const ready = languages !== undefined && (storedIsOffered || userId === null || userLocale !== undefined);
-  const [chosen, setChosen] = useState<string>();
   useEffect(() => {
     if (!ready || chosen !== undefined) return;
     const language = choosePageLanguage(
@@ -123,9 +130,8 @@ export function usePageLanguage(
 
   const switchLanguage = useCallback(
     (languageCode: string) => {
-      rememberChosenLanguage(languageCode);
       setChosen(languageCode);
-      void apply(languageCode);
+      void apply(languageCode, true);
     },
     [apply],
   );
