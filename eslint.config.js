@@ -34,10 +34,24 @@ function serverLayers() {
       folders('services', 'config', ...DOORS, ...ADAPTERS),
       'domain/ imports no door (routes/, http/, cli/), no adapter and not the composition (services.ts, config.ts): declare a port in domain/ports/, implement it in the adapter, wire it in bootstrap.ts.',
     ),
+    // Each adapter on its own: one that needs another's work receives it from the composition
+    // (bootstrap.ts), or both import a port of domain/ports/.
+    ...ADAPTERS.map((adapter) =>
+      layer(
+        [`${adapter}/**/*.ts`],
+        folders(...DOORS, ...ADAPTERS.filter((other) => other !== adapter)),
+        'An adapter may import domain/ and store/, never a door (routes/, http/, cli/) nor another adapter: what it needs from the composition is in services.ts, what two adapters share is a port of domain/ports/ wired in bootstrap.ts.',
+      ),
+    ),
     layer(
-      ADAPTERS.map((adapter) => `${adapter}/**/*.ts`),
-      folders(...DOORS),
-      'An adapter may import domain/ and store/, never a door (routes/, http/, cli/): what it needs from the composition is in services.ts.',
+      ['http/**/*.ts'],
+      folders('routes', 'cli', 'app', 'server', 'bootstrap', ...ADAPTERS),
+      'http/ is what every route shares (the envelope, the guards, the hooks): it imports no route, no command, no adapter and not the application (app.ts, server.ts, bootstrap.ts); app.ts hands it what it needs from them.',
+    ),
+    layer(
+      ['net/**/*.ts'],
+      folders('store', 'domain', 'services', 'config', ...DOORS, ...ADAPTERS),
+      'net/ is network plumbing every layer may use (address ranges, backoff, the signed POST): it imports no layer of the server.',
     ),
   ];
 }

@@ -8,6 +8,7 @@ import { closeConnectionsWhileStopping, installLifecycle } from './http/lifecycl
 import { OneLinePerRequest } from './http/request-log.js';
 import { requestLineLoggerOf } from './logging.js';
 import { securityHeaders } from './http/security-headers.js';
+import { PAGE_WITHOUT_SESSION_SCRIPT_HASH } from './routes/page-without-session.js';
 import { badUrl, installErrorHandling } from './http/envelope.js';
 import { demoModeOf } from './domain/settings/demo-mode.js';
 import type { Services } from './http/types.js';
@@ -142,7 +143,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
 
   installErrorHandling(app);
   installLifecycle(app);
-  app.addHook('onSend', securityHeaders(config.cspImageOrigins));
+  app.addHook('onSend', securityHeaders(config.cspImageOrigins, [PAGE_WITHOUT_SESSION_SCRIPT_HASH]));
   // Hooks of every request take a callback rather than a promise: one microtask less each.
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL, keeps the label set small.

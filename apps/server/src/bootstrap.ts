@@ -4,7 +4,7 @@ import { BUILT_IN_LANGUAGES, CONSOLE_API_BASE_PATH } from '@dea/contract';
 import { fileURLToPath } from 'node:url';
 import { hostname } from 'node:os';
 import { newId } from './crypto/ids.js';
-import { SETTINGS, type Config } from './config.js';
+import { SETTINGS, type Config, exportDestinationsOf } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
 import { processScryptWorkers } from './crypto/scrypt-workers.js';
 import { hashPassword, verifyPassword } from './crypto/password-hash.js';
@@ -41,7 +41,7 @@ import { Metrics } from './observability/metrics.js';
 import { SignInBulkheads } from './domain/bulkheads.js';
 import { type AuditListener, observedStore } from './observability/observed-store.js';
 import { AuditExport } from './audit-export/audit-export.js';
-import { exportDestinationsOf } from './audit-export/audit-export-settings.js';
+import { webhookDestinations } from './webhooks/webhook-destination.js';
 import { ConsoleAuth } from './domain/console/console-auth.js';
 import { ConsoleOidc } from './domain/console/console-oidc.js';
 import { ConsoleDirectory } from './domain/console/console-directory.js';
@@ -122,7 +122,7 @@ export async function startServices(
     const auditExport = new AuditExport(config.auditExport, store, keys, metrics, log, {
       holder: `${hostname()}:${process.pid}:${newId()}`,
       now,
-      webhooks: config.webhooks,
+      destinations: webhookDestinations(config.webhooks, store, metrics, log),
     });
     auditListeners.push(() => auditExport.notify());
     await auditExport.begin();

@@ -178,7 +178,7 @@ describe('loadConfig', () => {
       loadConfig({ DEA_CSP_IMAGE_ORIGINS: 'https://cdn.example.com, https://img.example.com:8443' })
         .cspImageOrigins,
     ).toEqual(['https://cdn.example.com', 'https://img.example.com:8443']);
-    expect(contentSecurityPolicy(['https://cdn.example.com'])).toContain(
+    expect(contentSecurityPolicy(['https://cdn.example.com'], [])).toContain(
       "img-src 'self' data: https://cdn.example.com;",
     );
     expect(problemsOf({ DEA_CSP_IMAGE_ORIGINS: "https:, https://x.test/path, 'unsafe-inline'" })).toEqual([

@@ -38,7 +38,12 @@ import { isAddressOrRange, tooWideForProxies } from './net/address-ranges.js';
 import { isOpenFile, OpenPrivateFileError } from './files/private-files.js';
 import { addressCarriesSecret, SECRET_SETTINGS } from './domain/settings/effective-settings.js';
 import { SECRET_FILE_SETTINGS, withSecretFiles } from './secret-setting-files.js';
-import { type WebhookConfig, webhookConfigOf, webhookSettings } from './webhooks/webhook-settings.js';
+import {
+  type WebhookConfig,
+  webhookConfigOf,
+  webhookDestinationsOf,
+  webhookSettings,
+} from './webhooks/webhook-settings.js';
 import {
   type ValidateCheckConfig,
   validateCheckConfigOf,
@@ -59,6 +64,7 @@ import {
 import { type ListenerConfig, listenerConfigOf, listenerSettings } from './http/listener-settings.js';
 import {
   type AuditExportConfig,
+  auditDestinationsOf,
   auditExportConfigOf,
   auditExportSettings,
 } from './audit-export/audit-export-settings.js';
@@ -626,4 +632,15 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     auditExport,
     settingValues: { ...(converted as Record<string, unknown>) },
   };
+}
+
+/**
+ * Every destination the audit trail is exported to: syslog, HTTPS, the file and each event's webhook.
+ * The retention purge keeps an entry until each of them received it.
+ */
+export function exportDestinationsOf(config: {
+  auditExport: AuditExportConfig | undefined;
+  webhooks: WebhookConfig | undefined;
+}): string[] {
+  return [...auditDestinationsOf(config.auditExport), ...webhookDestinationsOf(config.webhooks)];
 }

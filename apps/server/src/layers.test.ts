@@ -55,6 +55,15 @@ describe('the layer rules of the server (ESLint)', () => {
     ['delivery/notices.ts', '../routes/api/code-routes.js', /An adapter .* never a door/],
     ['audit-export/audit-export.ts', '../app.js', /An adapter .* never a door/],
     ['webhooks/webhook-sender.ts', '../http/envelope.js', /An adapter .* never a door/],
+    ['audit-export/audit-export.ts', '../webhooks/webhook-destination.js', /nor another adapter/],
+    ['webhooks/webhook-destination.ts', '../audit-export/audit-destination.js', /nor another adapter/],
+    ['scim/scim-filter.ts', '../user-import/import-users.js', /nor another adapter/],
+    ['directory/sub/ldap.ts', '../../delivery/notices.js', /nor another adapter/],
+    ['http/security-headers.ts', '../routes/page-without-session.js', /http\/ is what every route shares/],
+    ['http/types.ts', '../app.js', /http\/ is what every route shares/],
+    ['http/envelope.ts', '../scim/scim-errors.js', /http\/ is what every route shares/],
+    ['net/signed-post.ts', '../webhooks/standard-webhooks.js', /net\/ is network plumbing/],
+    ['net/backoff.ts', '../domain/audit/audit-trail.js', /net\/ is network plumbing/],
   ])('refuses %s importing %s', async (path, from, message) => {
     const found = await refusals(path, importOf(from));
     expect(found).toHaveLength(1);
@@ -73,6 +82,12 @@ describe('the layer rules of the server (ESLint)', () => {
     ['directory/ldap-directory.ts', '../domain/identity/user-directory.js'],
     ['directory/scheduled-sync.ts', '../services.js'],
     ['audit-export/audit-export.ts', '../store/store.js'],
+    ['audit-export/audit-export.ts', '../domain/ports/audit-destination.js'],
+    ['webhooks/webhook-destination.ts', '../net/signed-post.js'],
+    ['directory/ldap-directory.ts', './ldap-filters.js'],
+    ['http/envelope.ts', '../domain/api-error.js'],
+    ['net/signed-post.ts', './standard-webhooks.js'],
+    ['app.ts', './routes/page-without-session.js'],
     // Tests may drive the whole server.
     ['domain/page/sign-in.test.ts', '../../testing/test-app.js'],
     ['store/store.test.ts', '../bootstrap.js'],

@@ -12,7 +12,7 @@ import { startRsyslog, type Rsyslog } from '../testing/rsyslog.js';
 import { execRaw } from '../testing/store-dump.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
-import type { AuditRecord } from './audit-record.js';
+import type { AuditRecord } from '../domain/ports/audit-destination.js';
 
 /**
  * Each copy of the audit trail the export sends (syslog, HTTPS, the file) carries the trail's head,

@@ -1,7 +1,6 @@
 import Type from 'typebox';
 import { readCaFile } from '../files/ca-file.js';
 import type { SettingValues } from '../setting-values.js';
-import { type WebhookConfig, webhookDestinationsOf } from '../webhooks/webhook-settings.js';
 
 /** Syslog facilities by name (RFC 5424 section 6.2.1), as rsyslog and syslog-ng name them. */
 export const SYSLOG_FACILITIES = {
@@ -151,15 +150,4 @@ export function auditDestinationsOf(config: AuditExportConfig | undefined): ('sy
   if (config.https !== undefined) names.push('https');
   if (config.file !== undefined) names.push('file');
   return names;
-}
-
-/**
- * Every destination the audit trail is exported to: syslog, HTTPS, the file and each event's webhook.
- * The retention purge keeps an entry until each of them received it.
- */
-export function exportDestinationsOf(config: {
-  auditExport: AuditExportConfig | undefined;
-  webhooks: WebhookConfig | undefined;
-}): string[] {
-  return [...auditDestinationsOf(config.auditExport), ...webhookDestinationsOf(config.webhooks)];
 }

@@ -8,7 +8,7 @@ import { selfSignedCertificate } from '../testing/certificates.js';
 import { appTest } from '../testing/fixtures.js';
 import { startRsyslog, type Rsyslog, type SyslogTransportName } from '../testing/rsyslog.js';
 import type { TestApp } from '../testing/test-app.js';
-import { signatureOf } from '../webhooks/standard-webhooks.js';
+import { signatureOf } from '../net/standard-webhooks.js';
 import { SD_ID } from './syslog-format.js';
 
 const folders: string[] = [];

@@ -6,11 +6,9 @@ import { beginAuditTrail, exportedHeadOf, sealAuditTrail } from '../domain/audit
 import { Backoff } from '../net/backoff.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SealFinding, Store } from '../store/store.js';
-import type { WebhookConfig } from '../webhooks/webhook-settings.js';
-import { WebhookDestination } from '../webhooks/webhook-destination.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
 import { auditRecordOf } from './audit-record.js';
-import { type AuditDestination, DestinationFailure } from './audit-destination.js';
+import { type AuditDestination, DestinationFailure } from '../domain/ports/audit-destination.js';
 import { FileDestination } from './file-destination.js';
 import { HttpsDestination } from './https-destination.js';
 import { SyslogDestination } from './syslog-destination.js';
@@ -82,7 +80,8 @@ export class AuditExport {
       pollMs?: number;
       /** How long a local write waits for others before the round (AUDIT_SEAL_GATHER_MS). */
       gatherMs?: number;
-      webhooks?: WebhookConfig | undefined;
+      /** Destinations built elsewhere (the webhook of each event of DEA_WEBHOOKS), after those of `config`. */
+      destinations?: readonly AuditDestination[];
     },
   ) {
     const destinations: AuditDestination[] = [];
@@ -93,10 +92,7 @@ export class AuditExport {
       this.file = new FileDestination(config.file, Math.min(config.buffer, 1000));
       destinations.push(this.file);
     }
-    const webhooks = options.webhooks;
-    if (webhooks !== undefined)
-      for (const [event, url] of Object.entries(webhooks.urls) as [keyof typeof webhooks.urls, string][])
-        destinations.push(new WebhookDestination(event, url, webhooks, store, metrics, log));
+    destinations.push(...(options.destinations ?? []));
     for (const destination of destinations)
       this.exported.push({
         destination,

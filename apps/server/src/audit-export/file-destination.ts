@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { asciiJson, type AuditRecord } from './audit-record.js';
-import { AuditDestination } from './audit-destination.js';
+import type { AuditRecord } from '../domain/ports/audit-destination.js';
+import { asciiJson } from './audit-record.js';
+import { AuditDestination } from '../domain/ports/audit-destination.js';
 
 /** Audit entries appended to a file, one JSON object per line; reopened on SIGHUP (log rotation). */
 export class FileDestination extends AuditDestination {

@@ -1,7 +1,7 @@
 import { postSigned } from '../net/signed-post.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
-import type { AuditRecord } from './audit-record.js';
-import { AuditDestination } from './audit-destination.js';
+import type { AuditRecord } from '../domain/ports/audit-destination.js';
+import { AuditDestination } from '../domain/ports/audit-destination.js';
 
 type HttpsConfig = NonNullable<AuditExportConfig['https']>;
 

@@ -2,8 +2,8 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { isIP, connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { AuditExportConfig } from './audit-export-settings.js';
-import type { AuditRecord } from './audit-record.js';
-import { AuditDestination } from './audit-destination.js';
+import type { AuditRecord } from '../domain/ports/audit-destination.js';
+import { AuditDestination } from '../domain/ports/audit-destination.js';
 import { octetCounted, syslogMessage } from './syslog-format.js';
 
 type SyslogConfig = NonNullable<AuditExportConfig['syslog']>;

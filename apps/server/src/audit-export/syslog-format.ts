@@ -1,4 +1,5 @@
-import { asciiJson, type AuditRecord } from './audit-record.js';
+import type { AuditRecord } from '../domain/ports/audit-destination.js';
+import { asciiJson } from './audit-record.js';
 
 /**
  * The SD-ID of the structured data. 32473 is the enterprise number RFC 5612 reserves for

@@ -1,4 +1,4 @@
-import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
+import { exportDestinationsOf } from '../config.js';
 import { hostname } from 'node:os';
 import {
   type PurgeCounts,

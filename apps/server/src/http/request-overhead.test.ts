@@ -10,12 +10,13 @@ import { isScriptOrStyleSheet, securityHeaderSets } from './security-headers.js'
 
 /** What every request pays before its use case (issue 34): computed once, never per request. */
 describe('the cost of a request before the use case', () => {
-  it('computes the headers of each kind of answer once, the image origins in the policy', () => {
-    const sets = securityHeaderSets(['https://cdn.example.com']);
+  it('computes the headers of each kind of answer once, the image origins and inline scripts in the policy', () => {
+    const sets = securityHeaderSets(['https://cdn.example.com'], ["'sha256-c2NyaXB0'"]);
     const document = new Map(sets.document);
     expect(document.get('content-security-policy')).toContain(
       "img-src 'self' data: https://cdn.example.com;",
     );
+    expect(document.get('content-security-policy')).toContain("script-src 'self' 'sha256-c2NyaXB0';");
     expect(document.get('x-frame-options')).toBe('DENY');
     expect(document.get('permissions-policy')).toMatch(/(^|, )camera=\(\)/);
     expect(document.get('cross-origin-opener-policy')).toBe('same-origin');

@@ -1,18 +1,21 @@
 import { PAGE_BASE_PATH } from '@dea/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PAGE_WITHOUT_SESSION_SCRIPT_HASH } from '../routes/page-without-session.js';
 
 /**
  * Headers of every answer. Styles allow inline because the branding CSS entry is applied as a
- * style block (spec section 3); scripts come only from this origin, besides the one inline script
- * of the page's HTML without a session (routes/page-without-session.ts), allowed by its hash. Images come from this origin,
+ * style block (spec section 3); scripts come only from this origin, besides the inline scripts
+ * whose hashes the application names (the page's HTML without a session runs one,
+ * routes/page-without-session.ts). Images come from this origin,
  * data: URLs and the origins the operator names (DEA_CSP_IMAGE_ORIGINS): branding CSS cannot
  * send anything read from the page to a host of its choosing.
  */
-export function contentSecurityPolicy(imageOrigins: readonly string[]): string {
+export function contentSecurityPolicy(
+  imageOrigins: readonly string[],
+  inlineScriptHashes: readonly string[],
+): string {
   return [
     "default-src 'self'",
-    `script-src 'self' ${PAGE_WITHOUT_SESSION_SCRIPT_HASH}`,
+    ["script-src 'self'", ...inlineScriptHashes].join(' '),
     "style-src 'self' 'unsafe-inline'",
     ["img-src 'self' data:", ...imageOrigins].join(' '),
     "font-src 'self' data:",
@@ -86,7 +89,10 @@ export interface SecurityHeaderSets {
 }
 
 /** Computed once, when the application is built: every answer only copies its kind's values. */
-export function securityHeaderSets(imageOrigins: readonly string[]): SecurityHeaderSets {
+export function securityHeaderSets(
+  imageOrigins: readonly string[],
+  inlineScriptHashes: readonly string[],
+): SecurityHeaderSets {
   const scriptOrStyleSheet = [
     ['x-content-type-options', 'nosniff'],
     ['referrer-policy', 'same-origin'],
@@ -100,7 +106,7 @@ export function securityHeaderSets(imageOrigins: readonly string[]): SecurityHea
     ] as const),
     document: Object.freeze([
       ...scriptOrStyleSheet,
-      ['content-security-policy', contentSecurityPolicy(imageOrigins)],
+      ['content-security-policy', contentSecurityPolicy(imageOrigins, inlineScriptHashes)],
       ['permissions-policy', PERMISSIONS_POLICY],
       ['x-frame-options', 'DENY'],
       ['cross-origin-opener-policy', 'same-origin'],
@@ -113,8 +119,8 @@ export function securityHeaderSets(imageOrigins: readonly string[]): SecurityHea
  * The onSend hook of every answer: its kind's headers (a script or style sheet, a JSON answer, any
  * other answer), computed once (securityHeaderSets), and the request id. The HSTS header only on an answer that went over TLS.
  */
-export function securityHeaders(imageOrigins: readonly string[]) {
-  const sets = securityHeaderSets(imageOrigins);
+export function securityHeaders(imageOrigins: readonly string[], inlineScriptHashes: readonly string[]) {
+  const sets = securityHeaderSets(imageOrigins, inlineScriptHashes);
   return (
     request: FastifyRequest,
     reply: FastifyReply,

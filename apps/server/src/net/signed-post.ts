@@ -1,5 +1,5 @@
 import { request as httpsRequest } from 'node:https';
-import { signedHeaders } from '../webhooks/standard-webhooks.js';
+import { signedHeaders } from './standard-webhooks.js';
 
 export interface SignedPost {
   url: string;

@@ -5,7 +5,8 @@ import { PAGE_PREFETCH_ELEMENT_ID, type PageStartupAnswers } from '@dea/contract
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { loginStartupAnswers } from '../domain/page/page-startup-answers.js';
 import { lowPriorityScripts } from './first-paint.js';
-import { jsonForHtml, pageHtmlWith, sendHtml } from './page-html-route.js';
+import { jsonForHtml } from './json-for-html.js';
+import { pageHtmlWith, sendHtml } from './page-html-route.js';
 import { pageFilesOf } from './page-without-session.js';
 
 /**

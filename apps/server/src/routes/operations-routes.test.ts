@@ -1,4 +1,4 @@
-import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
+import { exportDestinationsOf } from '../config.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';

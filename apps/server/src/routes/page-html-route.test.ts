@@ -17,7 +17,7 @@ import { API } from '../testing/api-bodies.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
 import { lowPriorityScripts } from './first-paint.js';
-import { jsonForHtml } from './page-html-route.js';
+import { jsonForHtml } from './json-for-html.js';
 import { PAGE_FILES_ELEMENT_ID, PAGE_WITHOUT_SESSION_SCRIPT } from './page-without-session.js';
 
 const TEMPLATE = `<!doctype html>

@@ -13,6 +13,7 @@ import {
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { pageStartupAnswers } from '../domain/page/page-startup-answers.js';
 import { sessionIdOf } from '../http/cookies.js';
+import { jsonForHtml } from './json-for-html.js';
 import { lowPriorityScripts, withLoadingState } from './first-paint.js';
 import { pageWithoutSessionHtml } from './page-without-session.js';
 
@@ -43,17 +44,6 @@ async function compressedHtml(
   if (keptHtml.size >= KEPT_HTML_LIMIT) keptHtml.delete(keptHtml.keys().next().value ?? '');
   keptHtml.set(key, body);
   return body;
-}
-
-/**
- * JSON that can stand inside an HTML `<script>` data block: no `<` (so no `</script>` or `<!--`),
- * `>` and `&`, and no line separators, whatever the strings hold (branding HTML and CSS among them).
- */
-export function jsonForHtml(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[<>&\u2028\u2029]/g,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
 }
 
 /**

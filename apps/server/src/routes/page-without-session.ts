@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RETURN_ENDPOINT_PARAM, SESSION_STORAGE_KEYS, USERNAME_PARAM } from '@dea/contract';
-import { jsonForHtml } from './page-html-route.js';
+import { jsonForHtml } from './json-for-html.js';
 
 /** The id of the data block naming the login path and the page's files, for the script below. */
 export const PAGE_FILES_ELEMENT_ID = 'dea-page-files';

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { AuditDestination, DestinationFailure } from '../audit-export/audit-destination.js';
-import type { AuditRecord } from '../audit-export/audit-record.js';
+import { AuditDestination, type AuditRecord, DestinationFailure } from '../domain/ports/audit-destination.js';
 import type { Metrics } from '../observability/metrics.js';
 import { postSigned } from '../net/signed-post.js';
 import type { Store } from '../store/store.js';
@@ -110,4 +109,17 @@ export class WebhookDestination extends AuditDestination {
       },
     };
   }
+}
+
+/** The destination of each event of DEA_WEBHOOKS, for the audit export (none without webhooks). */
+export function webhookDestinations(
+  config: WebhookConfig | undefined,
+  store: Store,
+  metrics: Metrics,
+  log: Pick<Logger, 'warn'>,
+): WebhookDestination[] {
+  if (config === undefined) return [];
+  return (Object.entries(config.urls) as [WebhookEvent, string][]).map(
+    ([event, url]) => new WebhookDestination(event, url, config, store, metrics, log),
+  );
 }

@@ -10,7 +10,6 @@ import { describe, expect } from 'vitest';
 import { AuditExport } from '../audit-export/audit-export.js';
 import { auditStampKeyOf, sealAuditTrail } from '../domain/audit/audit-trail.js';
 import { retentionRulesOf } from '../domain/retention/retention.js';
-import { exportDestinationsOf } from '../audit-export/audit-export-settings.js';
 import { Metrics } from '../observability/metrics.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -21,8 +20,9 @@ import { appTest, storeTest } from '../testing/fixtures.js';
 import { createPrivateCa, type PrivateCa } from '../testing/private-ca.js';
 import { STORE_KINDS, TEST_STORE_KEYS, type TestStore } from '../testing/stores.js';
 import type { TestApp, TestUser } from '../testing/test-app.js';
-import { loadConfig } from '../config.js';
+import { exportDestinationsOf, loadConfig } from '../config.js';
 import type { WebhookConfig } from './webhook-settings.js';
+import { webhookDestinations } from './webhook-destination.js';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -476,15 +476,15 @@ describe.each(STORE_KINDS)('webhooks of two instances on %s', (kind) => {
       };
       await write(first, 'before', 6);
       await sealAuditTrail(first, KEYS, Date.now());
-      const exporters = [first, second].map(
-        (store, index) =>
-          new AuditExport(undefined, store, KEYS, new Metrics(), silent, {
-            holder: `instance-${index}`,
-            now: Date.now,
-            pollMs: 20,
-            webhooks: config,
-          }),
-      );
+      const exporters = [first, second].map((store, index) => {
+        const metrics = new Metrics();
+        return new AuditExport(undefined, store, KEYS, metrics, silent, {
+          holder: `instance-${index}`,
+          now: Date.now,
+          pollMs: 20,
+          destinations: webhookDestinations(config, store, metrics, silent),
+        });
+      });
       try {
         for (const exporter of exporters) {
           await exporter.begin();

@@ -2,7 +2,8 @@ import type { Username } from '@dea/contract';
 import { type AuditStampKey, auditRowOf, type NewAuditEntry } from './audit.js';
 import { flag, type Db, type Dialect } from './db.js';
 import { type Channel, channelsOfRows } from './channels.js';
-import { type NewUser, toUser, type User, type UserSource } from './users.js';
+import { toUser } from './user-row.js';
+import type { NewUser, User, UserSource } from './users.js';
 
 /** A new user of a batch: the row, disabled or not, and when it last changed (a channel, the disabling). */
 export interface NewBatchUser extends NewUser {

@@ -1,7 +1,8 @@
 import { type RawBuilder, sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
-import { toUser, type User } from './users.js';
+import { toUser } from './user-row.js';
+import type { User } from './users.js';
 
 /** What the help desk's search looks for (domain/help-desk/help-desk.ts). */
 export interface HelpDeskSearch {

@@ -5,7 +5,8 @@ import { PREPARED_MARK } from '../prepared-statements.js';
 import { gatheredByTurn } from './by-turn.js';
 import type { Db, Dialect } from './db.js';
 import { SERVICE_KEY_COLUMNS, type ServiceKey, toServiceKey } from './service-key-rows.js';
-import { USER_COLUMNS, type User, toUser } from './users.js';
+import { toUser, USER_COLUMNS } from './user-row.js';
+import type { User } from './users.js';
 
 /** The user a verification names: by id, or by canonical user name. */
 export type NamedUser = { id: string } | { username: Username };

@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
 import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
-import { toUser, USER_COLUMNS } from './users.js';
+import { toUser, USER_COLUMNS } from './user-row.js';
 import type { Db, Dialect } from './db.js';
 import { policyOfUserColumn, policyOptionsOf } from './groups.js';
 

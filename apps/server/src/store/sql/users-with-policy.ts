@@ -5,7 +5,8 @@ import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { policyOfUserColumn, policyOfUserStatement } from './groups.js';
-import { toUser, USER_COLUMNS, type User } from './users.js';
+import { toUser, USER_COLUMNS } from './user-row.js';
+import type { User } from './users.js';
 
 /** A user found by name, with their policy of one category (undefined: their groups set none). */
 export interface UserWithPolicy {

@@ -1,12 +1,12 @@
 import { type Username } from '@dea/contract';
-import { sql, type Selectable } from 'kysely';
-import type { UsersTable } from '../database.js';
+import { sql } from 'kysely';
 import { readsGatheredByTurn } from './by-turn.js';
 import { compiledOnce } from './compiled-once.js';
 import { flag, type Db, type Dialect } from './db.js';
 import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
 import { helpDeskCandidates, type HelpDeskCandidate, type HelpDeskSearch } from './help-desk-search.js';
 import { userWithPolicyReader, type UserWithPolicy } from './users-with-policy.js';
+import { toUser, USER_COLUMNS } from './user-row.js';
 
 export interface User {
   id: string;
@@ -137,59 +137,6 @@ export interface UserRepository {
   replacePasswordHash(id: string, current: string, next: string): Promise<boolean>;
   /** The password-hash cost most users' hashes have; undefined without users. */
   mostCommonPasswordCost(): Promise<number | undefined>;
-}
-
-/**
- * Every column of a user, named: a statement prepared once (prepared-statements.ts) must not say
- * `users.*`, whose meaning a migration adding a column changes under it.
- */
-export const USER_COLUMNS = [
-  'id',
-  'username',
-  'password_hash',
-  'full_name',
-  'locale',
-  'disabled',
-  'created_at',
-  'last_login_at',
-  'current_login_at',
-  'time_zone',
-  'source',
-  'external_id',
-  'given_name',
-  'family_name',
-  'primary_email',
-  'primary_phone',
-  'display_name',
-  'formatted_name',
-  'updated_at',
-] as const satisfies readonly (keyof UsersTable)[];
-// A column of UsersTable missing from USER_COLUMNS fails to compile here.
-const everyUserColumn: Record<Exclude<keyof UsersTable, (typeof USER_COLUMNS)[number]>, never> = {};
-void everyUserColumn;
-
-export function toUser(row: Selectable<UsersTable>): User {
-  return {
-    id: row.id,
-    username: row.username,
-    passwordHash: row.password_hash,
-    fullName: row.full_name,
-    locale: row.locale,
-    disabled: row.disabled === 1,
-    createdAt: Number(row.created_at),
-    lastLoginAt: row.last_login_at === null ? null : Number(row.last_login_at),
-    currentLoginAt: row.current_login_at === null ? null : Number(row.current_login_at),
-    timeZone: row.time_zone,
-    source: row.source as UserSource,
-    externalId: row.external_id,
-    givenName: row.given_name,
-    familyName: row.family_name,
-    primaryEmail: row.primary_email,
-    primaryPhone: row.primary_phone,
-    displayName: row.display_name,
-    formattedName: row.formatted_name,
-    updatedAt: row.updated_at === null ? null : Number(row.updated_at),
-  };
 }
 
 export function userRepository(db: Db, dialect: Dialect): UserRepository {

@@ -1,5 +1,42 @@
-import type { BackoffPolicy } from '../net/backoff.js';
-import type { AuditRecord } from './audit-record.js';
+import type { BackoffPolicy } from '../../net/backoff.js';
+
+/**
+ * An audit entry as it leaves the server, the same for every destination: what the audit log
+ * holds (never a code, a password or a full address: the audit rule), with its id so that a
+ * receiver can drop an entry it got twice (a batch retried after its answer was lost).
+ */
+export interface AuditRecord {
+  id: string;
+  at: string;
+  event: string;
+  userId: string | null;
+  actor: string | null;
+  clientAddress: string | null;
+  details: Record<string, unknown>;
+  /** The entry's place in the audit trail: each destination receives them in this order. */
+  seq: number;
+  /**
+   * The entry's chain value (base64url HMAC-SHA256 over the previous entry's chain value and this
+   * entry, ADR 0018): a receiver that keeps them sees a gap or a rewrite of the stored trail.
+   */
+  chain: string;
+  /** The host of the instance that exported it. */
+  host: string;
+  /**
+   * On the last record of each batch sent to syslog, HTTPS or the file: the trail's head as far as
+   * this copy goes, signed under the server secret's chain key (ADR 0032). `dea audit verify
+   * --anchor` checks the stored trail against the furthest one, so that its end cannot be cut unseen.
+   */
+  head?: {
+    seq: number;
+    chain: string;
+    /** When it was sent (milliseconds since 1970). */
+    at: number;
+    /** The fingerprint of the secret whose key signed it. */
+    key: string;
+    mac: string;
+  };
+}
 
 /** syslog, https and file (DEA_AUDIT_*), and one per webhook event (DEA_WEBHOOKS): `webhook:code.used`. */
 export type DestinationName = 'syslog' | 'https' | 'file' | `webhook:${string}`;
@@ -20,7 +57,8 @@ export class DestinationFailure extends Error {
 }
 
 /**
- * One place audit entries go. The audit export (audit-export.ts) reads what the destination has
+ * One place audit entries go: a port the domain owns, implemented by the audit export's
+ * destinations (audit-export/) and the webhooks (webhooks/). The audit export reads what the destination has
  * not received from the store, in the trail's order, and hands it over in batches; a subclass
  * says how a batch is sent, whole or not at all (or, with a DestinationFailure, how much of it).
  */
