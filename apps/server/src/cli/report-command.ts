@@ -1,5 +1,5 @@
 import { REPORT_METRICS, type ReportMetricName } from '@dea/contract';
-import { ApiError } from '../domain/api-error.js';
+import { DomainError } from '../domain/errors.js';
 import { reportsCsv, reportsOf } from '../domain/reports/reports.js';
 import { type CommandGroup, noMoreArguments, optionText, UsageError } from './command.js';
 
@@ -44,7 +44,7 @@ export const reportCommand: CommandGroup = {
           ...(groups !== undefined && { userInGroups: groups }),
         });
       } catch (error) {
-        if (error instanceof ApiError && typeof error.params.detail === 'string')
+        if (error instanceof DomainError && typeof error.params.detail === 'string')
           throw new UsageError(
             error.params.detail.replace(
               /^(from|to|timeZone)\b/,

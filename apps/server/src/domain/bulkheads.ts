@@ -1,5 +1,5 @@
 import type { Store } from '../store/store.js';
-import { tooManyRequests } from './api-error.js';
+import { tooManyRequests } from './errors.js';
 
 /**
  * A bound on the work of one kind in progress at once, so that a burst of it cannot take what the

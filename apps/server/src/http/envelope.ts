@@ -1,7 +1,13 @@
 import { humanDuration } from '@dea/contract';
 import { ErrorNumber } from '@dea/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, invalidRequest, serviceUnavailable } from '../domain/api-error.js';
+import {
+  DomainError,
+  invalidRequest,
+  notFound,
+  type RefusalKind,
+  serviceUnavailable,
+} from '../domain/errors.js';
 import { codeOf, isStoreUnavailable, unavailableReason } from '../store/store-error.js';
 import { requestLanguage } from './request-language.js';
 
@@ -17,8 +23,37 @@ const MALFORMED: Record<string, string> = {
   FST_ERR_CTP_INVALID_TYPE: 'the Content-Type is not valid',
 };
 
-function toApiError(error: FastifyError | ApiError): ApiError | undefined {
-  if (error instanceof ApiError) return error;
+/**
+ * The HTTP status of each kind of domain error: the one place the domain's refusals become HTTP.
+ * A refusal of the product's rules is a business failure, answered 200 with its error number
+ * (DESIGN section 2).
+ */
+export const HTTP_STATUS_OF: Readonly<Record<RefusalKind, number>> = {
+  refused: 200,
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  missing: 404,
+  conflict: 409,
+  unavailable: 503,
+  failed: 500,
+};
+
+/** A refusal of the HTTP door itself, with a status of its own (an Idempotency-Key reused: 422). */
+export class HttpRefusal extends DomainError {
+  constructor(
+    detail: string,
+    readonly httpStatus: number,
+  ) {
+    super(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail }, 'invalid');
+  }
+}
+
+const httpStatusOf = (error: DomainError): number =>
+  error instanceof HttpRefusal ? error.httpStatus : HTTP_STATUS_OF[error.kind];
+
+function toDomainError(error: FastifyError | DomainError): DomainError | undefined {
+  if (error instanceof DomainError) return error;
   if (error.validation) {
     const first = error.validation[0];
     const where = `${error.validationContext ?? 'body'}${first?.instancePath ?? ''}`;
@@ -41,20 +76,13 @@ function toApiError(error: FastifyError | ApiError): ApiError | undefined {
   // that leaves its folder): the client's status, never a 500.
   const status = error.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return status === 404
-      ? new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404)
-      : new ApiError(
-          ErrorNumber.invalidRequest,
-          'error.invalidRequest',
-          { detail: 'the request is not valid' },
-          status,
-        );
+    return status === 404 ? notFound() : new HttpRefusal('the request is not valid', status);
   }
   return undefined;
 }
 
 /** A client that went away mid-request (an aborted upload) is no failure of the server. */
-const isAbortedByClient = (request: FastifyRequest, error: FastifyError | ApiError): boolean =>
+const isAbortedByClient = (request: FastifyRequest, error: FastifyError | DomainError): boolean =>
   error.message === 'aborted' || (request.raw.destroyed && !request.raw.complete);
 
 export { isStoreUnavailable } from '../store/store-error.js';
@@ -62,7 +90,7 @@ export { isStoreUnavailable } from '../store/store-error.js';
 /** Seconds a client is asked to wait while the store is unavailable. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
 
-async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<void> {
+async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error: DomainError): Promise<void> {
   const language = await requestLanguage(request).catch(() => 'en');
   const values: Record<string, string | number> = { ...error.params };
   for (const [name, seconds] of Object.entries(error.durations))
@@ -72,8 +100,9 @@ async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error:
     .catch(() => error.textKey);
   const retryAfter = error.result?.retryAfterSeconds;
   if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
+  const status = httpStatusOf(error);
   await reply
-    .code(error.httpStatus)
+    .code(status)
     .header('cache-control', 'no-store')
     // A failure of the server (500, 503) names the request, so that a user's report finds its log
     // line; every answer also carries it in X-Request-Id.
@@ -81,7 +110,7 @@ async function sendEnvelope(request: FastifyRequest, reply: FastifyReply, error:
       error: error.errorNumber,
       message,
       result: error.result,
-      ...(error.httpStatus >= 500 && { requestId: request.id }),
+      ...(status >= 500 && { requestId: request.id }),
     });
 }
 
@@ -96,8 +125,8 @@ export async function badUrl(request: FastifyRequest, reply: FastifyReply): Prom
  * text; malformed requests get 400; anything else is 500 with a generic text, logged, never leaked.
  */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
-    const known = toApiError(error);
+  app.setErrorHandler(async (error: FastifyError | DomainError, request, reply) => {
+    const known = toDomainError(error);
     if (known) {
       request.log.info({ errorNumber: known.errorNumber, textKey: known.textKey }, 'request refused');
       return sendEnvelope(request, reply, known);
@@ -114,11 +143,13 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendEnvelope(request, reply, serviceUnavailable(UNAVAILABLE_RETRY_SECONDS));
     }
     request.log.error({ err: error }, 'request failed');
-    return sendEnvelope(request, reply, new ApiError(ErrorNumber.internal, 'error.internal', {}, 500));
+    return sendEnvelope(
+      request,
+      reply,
+      new DomainError(ErrorNumber.internal, 'error.internal', {}, 'failed'),
+    );
   });
-  app.setNotFoundHandler(async (request, reply) =>
-    sendEnvelope(request, reply, new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404)),
-  );
+  app.setNotFoundHandler(async (request, reply) => sendEnvelope(request, reply, notFound()));
 }
 
 /** `{}` or no body at all, for calls whose request is empty (userinfo, getCurrentConfig). */

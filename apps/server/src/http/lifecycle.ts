@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { serviceUnavailable } from '../domain/api-error.js';
+import { serviceUnavailable } from '../domain/errors.js';
 
 /**
  * Where a stopping instance stands: `serving`; `draining` (SIGTERM arrived: /readyz answers 503 so

@@ -1,6 +1,6 @@
 import { XSRF_HEADER_NAME } from '@dea/contract';
 import type { FastifyRequest } from 'fastify';
-import { badXsrfToken, notPermitted, notSignedIn, sessionExpired } from '../domain/api-error.js';
+import { badXsrfToken, notPermitted, notSignedIn, sessionExpired } from '../domain/errors.js';
 import { sessionIdOf } from './cookies.js';
 import { PAGE_POLICY_CATEGORIES } from '../domain/policies/emergency-policy.js';
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { type RadiusAuthenticate, type RadiusServer, startRadiusServer } from './radius-server.js';
 import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
-import { ApiError } from '../domain/api-error.js';
+import { DomainError } from '../domain/errors.js';
 import { resolvePolicy } from '../domain/policies/policy.js';
 import { RADIUS_POLICY_CATEGORY, radiusPolicyOf, splitPasswordAndCode } from './radius-policy.js';
 import { replyAttributesOf } from './reply-attributes.js';
@@ -60,7 +60,7 @@ async function passwordRight(
     await services.signIn.checkCredentials({ username, password: password ?? '', clientAddress: client });
     return true;
   } catch (error) {
-    if (error instanceof ApiError) return false;
+    if (error instanceof DomainError) return false;
     throw error;
   }
 }

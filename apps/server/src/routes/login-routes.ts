@@ -7,7 +7,7 @@ import {
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notPermitted } from '../domain/api-error.js';
+import { notPermitted } from '../domain/errors.js';
 import { isOwnSignOut } from '../domain/page/sign-out.js';
 import { escapeHtml } from '../delivery/html.js';
 import { requestLanguage } from '../http/request-language.js';

@@ -1,7 +1,7 @@
 import { LOGIN_API_PASSWORD_LINK_PATH, PasswordLinkUse } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { notPermitted } from '../domain/api-error.js';
+import { notPermitted } from '../domain/errors.js';
 import { ok } from '../http/envelope.js';
 import { isOwnOrigin } from './login-routes.js';
 import { documented } from '../http/route-docs.js';

@@ -1,12 +1,7 @@
-import {
-  type ConsoleAuditEntry,
-  type ConsoleAuditPage,
-  type ConsoleAuditQuery,
-  ErrorNumber,
-} from '@dea/contract';
+import { type ConsoleAuditEntry, type ConsoleAuditPage, type ConsoleAuditQuery } from '@dea/contract';
 import { stringify } from 'csv-stringify/sync';
 import type { AuditEntry, AuditFilter, ConsoleRole, Store } from '../../store/store.js';
-import { ApiError, invalidRequest } from '../api-error.js';
+import { forbidden, invalidRequest } from '../errors.js';
 import type { ConsoleCaller } from '../console/console-auth.js';
 import { auditScopeOf } from '../console/console-scope.js';
 import { userNamed } from '../identity/user-names.js';
@@ -88,8 +83,7 @@ export class AuditView {
 
   /** Administrators and auditors past their passkey read the audit log; anyone else is refused (403). */
   mayRead(caller: ConsoleCaller): void {
-    if (!caller.passkeyVerified || !AUDIT_ROLES.includes(caller.account.role))
-      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
+    if (!caller.passkeyVerified || !AUDIT_ROLES.includes(caller.account.role)) throw forbidden();
   }
 
   /** The store's filter, or undefined when it cannot match (a user name nobody has). */

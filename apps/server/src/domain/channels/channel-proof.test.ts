@@ -6,7 +6,7 @@ import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp, TestUser } from '../../testing/test-app.js';
 import type { User } from '../../store/store.js';
-import { ApiError } from '../api-error.js';
+import { DomainError } from '../errors.js';
 import { GroupPolicies } from '../policies/group-policies.js';
 import { RuleError } from '../rule-error.js';
 
@@ -242,7 +242,7 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
       expect(reasons.filter((reason) => reason === 'no-tries')).toHaveLength(15);
       await expect(
         t.services.channelProofs.prove({ ...request(user), proofId, code }),
-      ).rejects.toBeInstanceOf(ApiError);
+      ).rejects.toBeInstanceOf(DomainError);
       expect(await t.services.store.channels.listOfUser(user.id)).toEqual([]);
     },
   );

@@ -13,7 +13,7 @@ import { generateCode } from '../../crypto/code-generator.js';
 import { newId, randomToken } from '../../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../../crypto/keyed-hash.js';
 import type { BlockedAddress, Channel, ChannelProof, Store, User, UserSource } from '../../store/store.js';
-import { ApiError, deliveryFailed, invalidRequest, tooManyRequests, unknownChannel } from '../api-error.js';
+import { DomainError, deliveryFailed, invalidRequest, tooManyRequests, unknownChannel } from '../errors.js';
 import type { AuditEventName } from '../audit/audit-events.js';
 import type { Catalogs } from '../texts/catalogs.js';
 import type { ChannelRegistrationConfig } from './channel-registration-settings.js';
@@ -163,11 +163,14 @@ export interface ChannelRequest {
 }
 
 /** A refusal the person sees: error 3 with the text that says what to do. */
-const notRegistrable = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelNotRegistrable');
-const proofInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelProofInvalid');
-const undoInvalid = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelUndoInvalid');
+const notRegistrable = (): DomainError =>
+  new DomainError(ErrorNumber.notPermitted, 'error.channelNotRegistrable');
+const proofInvalid = (): DomainError =>
+  new DomainError(ErrorNumber.notPermitted, 'error.channelProofInvalid');
+const undoInvalid = (): DomainError => new DomainError(ErrorNumber.notPermitted, 'error.channelUndoInvalid');
 /** An address whose registration was undone: the help desk allows it again (allowAddresses). */
-const addressBlocked = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.channelAddressBlocked');
+const addressBlocked = (): DomainError =>
+  new DomainError(ErrorNumber.notPermitted, 'error.channelAddressBlocked');
 
 /** The console's refusal of a new address for a disabled user (400, the reason in its detail). */
 const userDisabled = (): RuleError =>
@@ -253,7 +256,7 @@ export class ChannelProofs {
     const { store, now, config } = this.services;
     const { user, key } = request;
     const type = SEND_TYPE_OF_CHANNEL[key];
-    const refuse = async (reason: string, error: ApiError, more: Record<string, unknown> = {}) => {
+    const refuse = async (reason: string, error: DomainError, more: Record<string, unknown> = {}) => {
       await this.audit(store, request, 'channel.test_refused', { key, channel: type, reason, ...more });
       return error;
     };

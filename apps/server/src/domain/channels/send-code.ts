@@ -1,6 +1,6 @@
 import type { AuditEventName } from '../audit/audit-events.js';
 import { SEND_TYPE_OF_CHANNEL, type SendType } from '@dea/contract';
-import { deliveryFailed, tooManyRequests, unknownChannel } from '../api-error.js';
+import { deliveryFailed, tooManyRequests, unknownChannel } from '../errors.js';
 import { untrustedChannel } from './channel-proof.js';
 import { channelRefusal, type ChannelRules } from './channel-rules.js';
 import { issueCode } from '../codes/codes.js';

@@ -3,7 +3,7 @@ import { generateCode, normalizeCode } from '../../crypto/code-generator.js';
 import { newId } from '../../crypto/ids.js';
 import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { Channel, Store } from '../../store/store.js';
-import { codeStoreFull, notPermitted } from '../api-error.js';
+import { codeStoreFull, notPermitted } from '../errors.js';
 
 const MINUTE = 60_000;
 

@@ -13,7 +13,7 @@ import { randomToken } from '../../crypto/ids.js';
 import { constantTimeEqual, sha256 } from '../../crypto/keyed-hash.js';
 import { verifyPassword } from '../../crypto/password-hash.js';
 import type { ConsoleAccount, ConsoleSession, Store } from '../../store/store.js';
-import { ApiError, tooManyRequests } from '../api-error.js';
+import { DomainError, forbidden, tooManyRequests } from '../errors.js';
 import type { AuditEventName } from '../audit/audit-events.js';
 import { type ConsoleDirectory, noDirectoryRole } from './console-directory.js';
 import { type ConsoleEnrolment, enrolmentRefused } from './console-enrolment.js';
@@ -92,8 +92,9 @@ export interface ConsoleCaller {
   signedInWith: 'passkey' | 'provider';
 }
 
-const notSignedIn = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
-const refused = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'login.failed');
+const notSignedIn = (): DomainError =>
+  new DomainError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 'unauthenticated');
+const refused = (): DomainError => new DomainError(ErrorNumber.notPermitted, 'login.failed');
 
 /** The passkey of the console: the second factor every console account must use. */
 export class ConsoleAuth {
@@ -215,7 +216,7 @@ export class ConsoleAuth {
       throw notSignedIn();
     }
     if (needsToken && (xsrfToken === undefined || !constantTimeEqual(sha256(xsrfToken), session.xsrfHash)))
-      throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
+      throw forbidden();
     const found = await store.console.findAccountById(session.accountId);
     if (found === undefined || found.disabled) {
       await store.console.endSession(session.idHash, at);
@@ -324,7 +325,7 @@ export class ConsoleAuth {
         aaguid,
         fmt,
       });
-      throw new ApiError(ErrorNumber.notPermitted, 'console.authenticatorNotAllowed');
+      throw new DomainError(ErrorNumber.notPermitted, 'console.authenticatorNotAllowed');
     }
     // The first passkey uses the account's enrolment link, once: of two registrations at once
     // with the same link, one gets the passkey.

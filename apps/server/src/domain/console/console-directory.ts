@@ -1,7 +1,7 @@
 import { canonicalUsername, ErrorNumber } from '@dea/contract';
 import { newId } from '../../crypto/ids.js';
 import type { ConsoleAccount, ConsoleRole, ConsoleSession, Store } from '../../store/store.js';
-import { ApiError, serviceUnavailable } from '../api-error.js';
+import { DomainError, serviceUnavailable } from '../errors.js';
 import { grantOfValues } from './console-oidc.js';
 import type { OidcRoleMapping } from './console-oidc-settings.js';
 import {
@@ -49,8 +49,8 @@ export interface ConsoleDirectoryDependencies {
 const DIRECTORY_RETRY_SECONDS = 5;
 
 /** Shown to a person whose password was right but whose groups give no console role. */
-export const noDirectoryRole = (): ApiError =>
-  new ApiError(ErrorNumber.notPermitted, 'console.noDirectoryRole');
+export const noDirectoryRole = (): DomainError =>
+  new DomainError(ErrorNumber.notPermitted, 'console.noDirectoryRole');
 
 const sameScope = (a: readonly string[] | null, b: readonly string[] | null): boolean =>
   JSON.stringify(a) === JSON.stringify(b);

@@ -2,7 +2,7 @@ import { CONSOLE_ENROLMENT_FRAGMENT, ErrorNumber } from '@dea/contract';
 import { randomToken } from '../../crypto/ids.js';
 import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { ConsoleAccount, Store } from '../../store/store.js';
-import { ApiError } from '../api-error.js';
+import { DomainError } from '../errors.js';
 import type { ConsoleEnrolmentConfig } from './console-settings.js';
 
 /** Why an enrolment link did not let an account register its first passkey. */
@@ -78,8 +78,8 @@ export class ConsoleEnrolment {
 }
 
 /** The refusal a person sees: no link at all, or one that cannot be used (never which of those reasons). */
-export const enrolmentRefused = (reason: EnrolmentRefusal): ApiError =>
-  new ApiError(
+export const enrolmentRefused = (reason: EnrolmentRefusal): DomainError =>
+  new DomainError(
     ErrorNumber.notPermitted,
     reason === 'missing' ? 'console.enrolmentLinkNeeded' : 'console.enrolmentLinkInvalid',
   );

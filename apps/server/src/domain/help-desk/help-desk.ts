@@ -10,7 +10,7 @@ import {
   SEND_TYPE_OF_CHANNEL,
 } from '@dea/contract';
 import type { Store, User } from '../../store/store.js';
-import { ApiError } from '../api-error.js';
+import { DomainError, forbidden, notFound } from '../errors.js';
 import { registrationPolicyOf } from '../channels/channel-proof.js';
 import type { CodeDefaults } from '../codes/code-settings.js';
 import { issueCode } from '../codes/codes.js';
@@ -28,8 +28,6 @@ const SEARCH_LIMIT = 20;
 const AUDIT_SHOWN = 20;
 
 const iso = (at: number): string => new Date(at).toISOString();
-const forbidden = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
-const notFound = (): ApiError => new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404);
 
 /**
  * What a help-desk agent (or an administrator) does for a user who calls: find them, see where
@@ -222,7 +220,7 @@ export class HelpDesk {
     if (!passkeyFresh) throw passkeyAgain(caller);
     const user = await this.helpable(caller, userId, 'give');
     const channel = await this.store.channels.findOfUser(user.id, request.recipient);
-    if (channel === undefined) throw new ApiError(ErrorNumber.unknownChannel);
+    if (channel === undefined) throw new DomainError(ErrorNumber.unknownChannel);
     return this.send({
       user,
       channelType: SEND_TYPE_OF_CHANNEL[channel.key],
@@ -291,7 +289,12 @@ export class HelpDesk {
       if (error instanceof NoSuchUser) throw notFound();
       // A part another source owns: 409, naming the owner.
       if (error instanceof OwnershipRefused)
-        throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', { detail: error.message }, 409);
+        throw new DomainError(
+          ErrorNumber.notPermitted,
+          'error.notPermitted',
+          { detail: error.message },
+          'conflict',
+        );
       throw error;
     }
   }
@@ -338,7 +341,7 @@ export class HelpDesk {
  * A sensitive action whose second factor is no longer fresh: the passkey again, or for a session
  * of the OpenID provider a sign-in there again (console-oidc.ts, prompt=login).
  */
-const passkeyAgain = (caller: ConsoleCaller): ApiError =>
-  new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403, {
+const passkeyAgain = (caller: ConsoleCaller): DomainError =>
+  new DomainError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 'forbidden', {
     passkey: caller.signedInWith === 'provider' ? 'provider' : 'again',
   });

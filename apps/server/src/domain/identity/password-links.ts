@@ -2,7 +2,7 @@ import { ErrorNumber, newPasswordProblem, PASSWORD_LINK_FRAGMENT } from '@dea/co
 import { randomToken } from '../../crypto/ids.js';
 import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { Store } from '../../store/store.js';
-import { ApiError, invalidRequest, tooManyRequests } from '../api-error.js';
+import { DomainError, invalidRequest, tooManyRequests } from '../errors.js';
 import { type ChangeBy, NoSuchUser, type People } from './people.js';
 import { requireOwnership } from './user-ownership.js';
 
@@ -79,7 +79,7 @@ export class PasswordLinks {
         },
         now(),
       );
-      return new ApiError(ErrorNumber.notPermitted, 'error.passwordLinkInvalid');
+      return new DomainError(ErrorNumber.notPermitted, 'error.passwordLinkInvalid');
     };
     const link = await store.passwordLinks.find(hashes);
     if (link === undefined) throw await refuse('unknown');

@@ -7,10 +7,9 @@ import {
   type AdminPersonUpdate,
   canonicalUsername,
   type ChannelKey,
-  ErrorNumber,
 } from '@dea/contract';
 import type { Store, User } from '../../store/store.js';
-import { ApiError, invalidRequest } from '../api-error.js';
+import { conflict, forbidden, invalidRequest, notFound } from '../errors.js';
 import type { ChannelProofs } from '../channels/channel-proof.js';
 import type { ConsoleCaller } from '../console/console-auth.js';
 import { inScope } from '../console/console-scope.js';
@@ -21,8 +20,6 @@ import { mayChange, OwnershipRefused } from './user-ownership.js';
 import { maskAddress } from '../channels/masking.js';
 import { RuleError } from '../rule-error.js';
 
-const forbidden = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
-const notFound = (): ApiError => new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404);
 const iso = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
 /** How many users a list answers at most: the search narrows it. */
 const LIST_LIMIT = 200;
@@ -31,9 +28,9 @@ const LIST_LIMIT = 200;
  * The identity module's refusals as the console answers them: another source's part 409 naming
  * the owner (ADR 0019), a field's rule or a name taken 400, a user gone 404.
  */
-function asApiError(error: unknown): never {
+function asDomainError(error: unknown): never {
   if (error instanceof OwnershipRefused || (error instanceof RuleError && error.kind === 'owned'))
-    throw new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail: error.message }, 409);
+    throw conflict(error.message);
   if (error instanceof NoSuchUser || (error instanceof RuleError && error.kind === 'missing'))
     throw notFound();
   if (error instanceof ProvisionError || error instanceof RuleError) throw invalidRequest(error.message);
@@ -139,7 +136,7 @@ export class PeopleAdministration {
 
   async create(caller: ConsoleCaller, input: AdminPersonCreate): Promise<{ id: string }> {
     const by = this.by(caller);
-    const change = await this.deps.people.create(by, input).catch(asApiError);
+    const change = await this.deps.people.create(by, input).catch(asDomainError);
     return { id: change.user.id };
   }
 
@@ -149,23 +146,23 @@ export class PeopleAdministration {
     fields: AdminPersonUpdate,
   ): Promise<AdminPersonChanged> {
     const by = this.by(caller);
-    return changedOf(await this.deps.people.update(by, userId, fields).catch(asApiError));
+    return changedOf(await this.deps.people.update(by, userId, fields).catch(asDomainError));
   }
 
   async disable(caller: ConsoleCaller, userId: string): Promise<AdminPersonChanged> {
-    return changedOf(await this.deps.people.disable(this.by(caller), userId).catch(asApiError));
+    return changedOf(await this.deps.people.disable(this.by(caller), userId).catch(asDomainError));
   }
 
   async enable(caller: ConsoleCaller, userId: string): Promise<AdminPersonChanged> {
-    return changedOf(await this.deps.people.enable(this.by(caller), userId).catch(asApiError));
+    return changedOf(await this.deps.people.enable(this.by(caller), userId).catch(asDomainError));
   }
 
   async remove(caller: ConsoleCaller, userId: string): Promise<AdminPersonChanged> {
-    return changedOf(await this.deps.people.remove(this.by(caller), userId).catch(asApiError));
+    return changedOf(await this.deps.people.remove(this.by(caller), userId).catch(asDomainError));
   }
 
   async endSessions(caller: ConsoleCaller, userId: string): Promise<AdminPersonChanged> {
-    return changedOf(await this.deps.people.endSessions(this.by(caller), userId).catch(asApiError));
+    return changedOf(await this.deps.people.endSessions(this.by(caller), userId).catch(asDomainError));
   }
 
   /** Joins or leaves a group, as the group's owner allows (identity/groups.ts: another source's group 409). */
@@ -181,7 +178,7 @@ export class PeopleAdministration {
     const group = (await store.groups.list()).find((candidate) => candidate.id === groupId);
     if (user === undefined || group === undefined) throw notFound();
     const changed = await changeMembership(store, { group, userId, member }, { actor, at: now() }).catch(
-      asApiError,
+      asDomainError,
     );
     return { changed: changed ? ['groups'] : [], sessionsEnded: 0 };
   }
@@ -221,7 +218,7 @@ export class PeopleAdministration {
         address: input.address,
         origin: 'console',
       })
-      .catch(asApiError);
+      .catch(asDomainError);
     return { ...started, expiresAt: new Date(started.expiresAt).toISOString() };
   }
 
@@ -238,7 +235,7 @@ export class PeopleAdministration {
     const { user, actor } = await this.channelAgent(caller, userId);
     const view = await this.deps.channelProofs
       .prove({ user, actor, clientAddress, proofId: input.proofId, code: input.code, origin: 'console' })
-      .catch(asApiError);
+      .catch(asDomainError);
     return { changed: [`channels.${view.key}`], sessionsEnded: 0 };
   }
 
@@ -252,12 +249,12 @@ export class PeopleAdministration {
     const { user, actor } = await this.channelAgent(caller, userId);
     const removed = await this.deps.channelProofs
       .remove({ user, actor, clientAddress, key, origin: 'console' })
-      .catch(asApiError);
+      .catch(asDomainError);
     return { changed: removed ? [`channels.${key}`] : [], sessionsEnded: 0 };
   }
 
   async passwordLink(caller: ConsoleCaller, userId: string): Promise<AdminPasswordLink> {
-    const link = await this.deps.passwordLinks.issue(this.by(caller), userId).catch(asApiError);
+    const link = await this.deps.passwordLinks.issue(this.by(caller), userId).catch(asDomainError);
     return { url: link.url, expiresAt: new Date(link.expiresAt).toISOString() };
   }
 }

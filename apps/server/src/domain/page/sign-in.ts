@@ -5,7 +5,7 @@ import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { HashQueue } from '../../crypto/hash-queue.js';
 import { hashPassword, needsRehash, verifyPassword } from '../../crypto/password-hash.js';
 import type { Store, User } from '../../store/store.js';
-import { ApiError, invalidRequest, serviceUnavailable, tooManyRequests } from '../api-error.js';
+import { DomainError, invalidRequest, serviceUnavailable, tooManyRequests } from '../errors.js';
 import type { Sessions } from './sessions.js';
 import {
   DirectoryUnavailableError,
@@ -59,7 +59,7 @@ interface CheckedPassword {
 }
 
 /** The answer to a client that has gone: nobody reads it; the log and the audit say what happened. */
-const abandoned = (): ApiError => invalidRequest('the client left before its answer');
+const abandoned = (): DomainError => invalidRequest('the client left before its answer');
 
 export interface SignedIn {
   user: User;
@@ -96,7 +96,7 @@ export async function decoyPasswordHash(store: Store, configuredCost: number): P
 }
 
 /** Locked user names and addresses get error 140 with the time to wait. */
-function lockedError(retryAfterMs: number): ApiError {
+function lockedError(retryAfterMs: number): DomainError {
   const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   return tooManyRequests(
     retryAfterSeconds,
@@ -159,7 +159,7 @@ export class SignIn {
 
   /**
    * The first factor alone, within every limit of ADR 0008: the user whose password this is, or
-   * an ApiError (wrong or unknown: login.failed; a limit: 140; busy or directory down: 503), each
+   * an DomainError (wrong or unknown: login.failed; a limit: 140; busy or directory down: 503), each
    * refusal audited. Sign-in starts a session after it; RADIUS checks a code after it when a
    * group asks for password and code in one field.
    */
@@ -219,13 +219,13 @@ export class SignIn {
         externalId: checked.replacedBy,
         previousExternalId: user?.externalId ?? null,
       });
-      throw new ApiError(ErrorNumber.notPermitted, 'login.directoryAccount');
+      throw new DomainError(ErrorNumber.notPermitted, 'login.directoryAccount');
     }
     if (checked.accountProblem !== undefined) {
       // Never "wrong password": the directory says what is wrong with the account, the audit (and
       // so the help desk) says which, and the person is told their directory account needs attention.
       await audit('signin.failed', { reason: 'directory-account', directoryProblem: checked.accountProblem });
-      throw new ApiError(ErrorNumber.notPermitted, 'login.directoryAccount');
+      throw new DomainError(ErrorNumber.notPermitted, 'login.directoryAccount');
     }
     if (user === undefined || user.disabled || !checked.passwordOk) {
       await audit('signin.failed', {
@@ -233,7 +233,7 @@ export class SignIn {
           checked.refusal ??
           (user === undefined ? 'unknown-user' : user.disabled ? 'disabled' : 'wrong-password'),
       });
-      throw new ApiError(ErrorNumber.notPermitted, 'login.failed');
+      throw new DomainError(ErrorNumber.notPermitted, 'login.failed');
     }
     await throttle.succeeded(username, clientAddress, entryId);
     if (checked.local && needsRehash(user.passwordHash, this.deps.passwordHashCost))

@@ -6,7 +6,7 @@ import {
 import type { CodeDefaults } from '../codes/code-settings.js';
 import type { Store } from '../../store/store.js';
 import type { PoliciesReadWithSession } from '../page/sessions.js';
-import { notPermitted } from '../api-error.js';
+import { notPermitted } from '../errors.js';
 import { resolvePolicy, sendsByChannel } from './policy.js';
 import { pagePolicy, type PageRequest } from './screen-code-trust.js';
 

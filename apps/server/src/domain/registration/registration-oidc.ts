@@ -2,7 +2,7 @@ import type * as OpenIdClient from 'openid-client';
 import { newId, randomToken } from '../../crypto/ids.js';
 import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { Store, User } from '../../store/store.js';
-import { ApiError } from '../api-error.js';
+import { DomainError } from '../errors.js';
 import type { ChannelRegistrationConfig } from '../channels/channel-registration-settings.js';
 import { authenticatedWithin, showsSecondFactor } from '../oidc-assurance.js';
 import type { RegistrationOidcConfig } from './registration-oidc-settings.js';
@@ -70,7 +70,7 @@ export class RegistrationOidc {
         this.deps.warn(
           `the OpenID provider at DEA_OIDC_ISSUER=${oidc.issuer.href} could not be used: ${(error as Error).message}; check DEA_OIDC_ISSUER (its discovery document must name exactly this issuer) and that this server reaches it`,
         );
-        throw new ApiError(1, 'error.unavailable', {}, 503, { retryAfterSeconds: 30 });
+        throw new DomainError(1, 'error.unavailable', {}, 'unavailable', { retryAfterSeconds: 30 });
       });
     return this.configuration;
   }

@@ -3,7 +3,7 @@ import { generateCode } from '../../crypto/code-generator.js';
 import { newId, randomToken } from '../../crypto/ids.js';
 import { constantTimeEqual, keyedHash } from '../../crypto/keyed-hash.js';
 import type { Store, User } from '../../store/store.js';
-import { ApiError, deliveryFailed, tooManyRequests, unknownChannel } from '../api-error.js';
+import { DomainError, deliveryFailed, tooManyRequests, unknownChannel } from '../errors.js';
 import type { AuditEventName } from '../audit/audit-events.js';
 import type { Catalogs } from '../texts/catalogs.js';
 import { untrustedChannel } from '../channels/channel-proof.js';
@@ -93,8 +93,8 @@ export async function issueRegistrationLink(
 }
 
 /** Error 3 saying which strong sign-ins open the registration. */
-export const registrationSignInNeeded = (): ApiError =>
-  new ApiError(ErrorNumber.notPermitted, 'error.registrationSignInNeeded');
+export const registrationSignInNeeded = (): DomainError =>
+  new DomainError(ErrorNumber.notPermitted, 'error.registrationSignInNeeded');
 
 /**
  * The strong sign-in that opens the registration of channels (issue 32), one rule for every door:
@@ -149,7 +149,7 @@ export class RegistrationSignIn {
   ): Promise<{ challengeId: string; to: string; expiresAt: number }> {
     const { store, now, config } = this.services;
     const { user } = person;
-    const refuse = async (reason: string, error: ApiError, more: Record<string, unknown> = {}) => {
+    const refuse = async (reason: string, error: DomainError, more: Record<string, unknown> = {}) => {
       await this.audit(person, 'registration.refused', { method: 'channel-code', reason, ...more });
       return error;
     };

@@ -8,7 +8,7 @@ import type {
 import { ErrorNumber } from '@dea/contract';
 import type { Store, User, UserPasskey } from '../../store/store.js';
 import type { PasskeyCeremony } from '../../store/sql/user-passkeys.js';
-import { ApiError } from '../api-error.js';
+import { DomainError, notFound } from '../errors.js';
 import type { AuditEventName } from '../audit/audit-events.js';
 import { verifiedPasskeyCounter } from '../console/passkey-assertion.js';
 import type { RelyingParty } from '../console/console-auth.js';
@@ -48,8 +48,7 @@ const viewOf = (passkey: UserPasskey): UserPasskeyView => ({
   lastUsedAt: passkey.lastUsedAt,
 });
 
-const notFound = (): ApiError => new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404);
-const addRefused = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted');
+const addRefused = (): DomainError => new DomainError(ErrorNumber.notPermitted, 'error.notPermitted');
 
 /** The challenge the browser signed, read from its client data (checked again by the verification). */
 function challengeOf(response: { response: { clientDataJSON: string } }): string | undefined {

@@ -2,7 +2,6 @@ import {
   type ConsoleReport,
   type ConsoleReportQuery,
   type ConsoleReports,
-  ErrorNumber,
   REPORT_MAX_DAYS,
   REPORT_METRICS,
   type ReportDimensionName,
@@ -10,7 +9,7 @@ import {
 } from '@dea/contract';
 import { stringify } from 'csv-stringify/sync';
 import type { ConsoleRole, OffsetSpan, ReportCount, Store } from '../../store/store.js';
-import { ApiError, invalidRequest } from '../api-error.js';
+import { forbidden, invalidRequest } from '../errors.js';
 import { safeCell } from '../audit/audit-view.js';
 import type { ConsoleCaller } from '../console/console-auth.js';
 import { auditScopeOf } from '../console/console-scope.js';
@@ -219,8 +218,7 @@ export async function consoleReports(
   query: ConsoleReportQuery,
   defaults: { timeZone: string; now: number },
 ): Promise<ConsoleReports> {
-  if (!caller.passkeyVerified || !REPORT_ROLES.includes(caller.account.role))
-    throw new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
+  if (!caller.passkeyVerified || !REPORT_ROLES.includes(caller.account.role)) throw forbidden();
   return reportsOf(store, {
     ...(query.from !== undefined && { from: query.from }),
     ...(query.to !== undefined && { to: query.to }),

@@ -12,13 +12,12 @@ import {
   type AdminTextsSetResult,
   type BrandingEntry,
   type BrandingName,
-  ErrorNumber,
   POLICY_CATEGORY_HELP_DESK,
   POLICY_CATEGORY_SELF_SERVICE,
   TEXT_KEYS,
 } from '@dea/contract';
 import type { ServiceKey, Store } from '../../store/store.js';
-import { ApiError, invalidRequest } from '../api-error.js';
+import { conflict, forbidden, invalidRequest, notFound } from '../errors.js';
 import { brandingEntries, defaultBrandingEntry, resetBranding, setBranding } from './branding-rules.js';
 import type { Catalogs } from '../texts/catalogs.js';
 import type { CodeDefaults } from '../codes/code-settings.js';
@@ -32,17 +31,14 @@ import { resolvePolicy } from '../policies/policy.js';
 import { RuleError } from '../rule-error.js';
 import { issueServiceKey, revokeServiceKey } from '../codes/service-keys.js';
 
-const forbidden = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 403);
-const notFound = (): ApiError => new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404);
 const iso = (at: number): string => new Date(at).toISOString();
 
 /** A refusal of the product's rules, as the console's API answers it: 404 when missing, else 400. */
-function asApiError(error: unknown): never {
+function asDomainError(error: unknown): never {
   if (!(error instanceof RuleError)) throw error;
   if (error.kind === 'missing') throw notFound();
   // Another source owns the group: 409, the message naming the owner.
-  if (error.kind === 'owned')
-    throw new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail: error.message }, 409);
+  if (error.kind === 'owned') throw conflict(error.message);
   throw invalidRequest(error.message);
 }
 
@@ -121,7 +117,7 @@ export class Administration {
     const actor = this.allowed(caller);
     const group = await this.groupChanges
       .create({ name, priority }, { by: 'local', actor })
-      .catch(asApiError);
+      .catch(asDomainError);
     return { id: group.id };
   }
 
@@ -135,7 +131,7 @@ export class Administration {
     if (group === undefined) throw notFound();
     const options = await this.groupPolicies
       .setPolicy(group, change.category, change.options, actor)
-      .catch(asApiError);
+      .catch(asDomainError);
     return { options };
   }
 
@@ -144,7 +140,9 @@ export class Administration {
     const actor = this.allowed(caller);
     const group = (await this.deps.store.groups.list()).find((each) => each.id === groupId);
     if (group === undefined) throw notFound();
-    const changed = await this.groupChanges.setOwner(group, owner, { by: 'local', actor }).catch(asApiError);
+    const changed = await this.groupChanges
+      .setOwner(group, owner, { by: 'local', actor })
+      .catch(asDomainError);
     return { owner: changed.source };
   }
 
@@ -155,7 +153,7 @@ export class Administration {
 
   async setBranding(caller: ConsoleCaller, name: BrandingName, value: string): Promise<BrandingEntry> {
     const actor = this.allowed(caller);
-    return setBranding(this.deps.store, { name, value }, actor, this.deps.now()).catch(asApiError);
+    return setBranding(this.deps.store, { name, value }, actor, this.deps.now()).catch(asDomainError);
   }
 
   async resetBranding(caller: ConsoleCaller, name: BrandingName): Promise<BrandingEntry> {
@@ -181,7 +179,7 @@ export class Administration {
     const actor = this.allowed(caller);
     const { store, now, catalogs } = this.deps;
     const texts = await addLanguage(store, { ...request, from: request.from ?? 'en' }, actor, now()).catch(
-      asApiError,
+      asDomainError,
     );
     catalogs.forget();
     return { texts };
@@ -211,7 +209,7 @@ export class Administration {
       catalogs.forget();
       return { added, replaced };
     } catch (error) {
-      return asApiError(error);
+      return asDomainError(error);
     }
   }
 
@@ -226,7 +224,7 @@ export class Administration {
   ): Promise<AdminServiceKeyCreated> {
     const actor = this.allowed(caller);
     const { store, serviceKeyHash, now } = this.deps;
-    const made = await issueServiceKey(store, serviceKeyHash, request, actor, now()).catch(asApiError);
+    const made = await issueServiceKey(store, serviceKeyHash, request, actor, now()).catch(asDomainError);
     return { key: made.key, serviceKey: shownKey(made.serviceKey) };
   }
 
@@ -236,7 +234,7 @@ export class Administration {
     const key = await store.serviceKeys.findById(keyId);
     if (key === undefined) throw notFound();
     const at = now();
-    await revokeServiceKey(store, key, actor, at).catch(asApiError);
+    await revokeServiceKey(store, key, actor, at).catch(asDomainError);
     return shownKey({ ...key, revokedAt: at });
   }
 

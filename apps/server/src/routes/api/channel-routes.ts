@@ -21,7 +21,7 @@ import {
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { ApiError, invalidRequest } from '../../domain/api-error.js';
+import { DomainError, invalidRequest } from '../../domain/errors.js';
 import { registrationSignInNeeded } from '../../domain/registration/registration-sign-in.js';
 import type { ChannelView } from '../../domain/channels/channel-proof.js';
 import { ok } from '../../http/envelope.js';
@@ -97,7 +97,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const open = await services.registrationSignIn
         .require(user, request.cookies[REGISTRATION_COOKIE_NAME])
         .catch((error: unknown) => {
-          if (error instanceof ApiError && error.httpStatus === 200) return undefined;
+          if (error instanceof DomainError && error.kind === 'refused') return undefined;
           throw error;
         });
       return ok({
@@ -193,7 +193,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         registrationCookies(request, reply, opened);
         return reply.redirect(page, 303);
       } catch (error) {
-        if (!(error instanceof ApiError) || error.httpStatus !== 200) throw error;
+        if (!(error instanceof DomainError) || error.kind !== 'refused') throw error;
         return reply.redirect(`${page}#signin=refused`, 303);
       }
     },

@@ -11,7 +11,7 @@ import {
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { notPermitted } from '../../domain/api-error.js';
+import { notPermitted } from '../../domain/errors.js';
 import { availableChannels, policyAnswer, userFieldsOf, userInfoOf } from '../../domain/page/page-answers.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { assertOwnUserId, requireSession } from '../../http/session-guard.js';

@@ -1,13 +1,14 @@
 import { ErrorNumber, VerifyHeaders, VerifyRequest, VerifyResult } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiError, invalidRequest } from '../../domain/api-error.js';
+import { DomainError, invalidRequest } from '../../domain/errors.js';
 import { authenticateServiceKeyWithUser } from '../../domain/codes/service-keys.js';
-import { ok } from '../../http/envelope.js';
+import { HttpRefusal, ok } from '../../http/envelope.js';
 import { bearerToken } from '../../http/bearer.js';
 import { verifiedOnce } from '../../http/idempotency-key.js';
 import { documented } from '../../http/route-docs.js';
 
-const unauthorized = (): ApiError => new ApiError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 401);
+const unauthorized = (): DomainError =>
+  new DomainError(ErrorNumber.notPermitted, 'error.notPermitted', {}, 'unauthenticated');
 
 /**
  * Where an issued code is used: integrators verify it with a service key. A valid code is
@@ -66,7 +67,7 @@ export const verifyRoute: FastifyPluginAsyncTypebox = async (app) => {
       );
       if ('refused' in once) {
         const { status, message } = once.refused;
-        throw new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail: message }, status);
+        throw new HttpRefusal(message, status);
       }
       return ok({ valid: once.valid } satisfies VerifyResult);
     },

@@ -8,12 +8,11 @@ import {
   AdminPasskeyRemove,
   AdminPasskeyRename,
   EmptyRequest,
-  ErrorNumber,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { ApiError, invalidRequest, tooManyRequests } from '../../domain/api-error.js';
+import { conflict, invalidRequest, notFound, tooManyRequests } from '../../domain/errors.js';
 import { hashPassword } from '../../crypto/password-hash.js';
 import { validFullName, validUsername } from '../../domain/identity/user-fields.js';
 import { InvalidField } from '../../domain/identity/user-fields.js';
@@ -24,14 +23,12 @@ import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
-const notFound = () => new ApiError(ErrorNumber.invalidRequest, 'error.notFound', {}, 404);
 
 /** A refusal of the accounts' rules: 404 missing, 409 another owner's or a conflict, else 400. */
-function asApiError(error: unknown): never {
+function asDomainError(error: unknown): never {
   if (!(error instanceof RuleError)) throw error;
   if (error.kind === 'missing') throw notFound();
-  if (error.kind === 'owned' || error.kind === 'conflict')
-    throw new ApiError(ErrorNumber.invalidRequest, 'error.invalidRequest', { detail: error.message }, 409);
+  if (error.kind === 'owned' || error.kind === 'conflict') throw conflict(error.message);
   throw invalidRequest(error.message);
 }
 
@@ -119,7 +116,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
           { username, displayName, role: body.role, scope: body.scope, passwordHash: await hashing },
           actor,
         )
-        .catch(asApiError);
+        .catch(asDomainError);
       return ok({ url: link.url, expiresAt: new Date(link.expiresAt).toISOString(), removed: 0 });
     },
   );
@@ -138,7 +135,9 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { actor, account } = await target(request, request.params.accountId, true);
-      await consoleAccounts.setRole(account, request.body.role, request.body.scope, actor).catch(asApiError);
+      await consoleAccounts
+        .setRole(account, request.body.role, request.body.scope, actor)
+        .catch(asDomainError);
       return ok({});
     },
   );
@@ -162,7 +161,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       async (request) => {
         const { actor, account } = await target(request, request.params.accountId, true);
-        return ok(await consoleAccounts.setDisabled(account, disabled, actor).catch(asApiError));
+        return ok(await consoleAccounts.setDisabled(account, disabled, actor).catch(asDomainError));
       },
     );
   }
@@ -183,7 +182,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { actor, account } = await target(request, request.params.accountId, true);
       await consoleAccounts
         .renamePasskey(account, request.body.credentialId, request.body.name, actor)
-        .catch(asApiError);
+        .catch(asDomainError);
       return ok({});
     },
   );
@@ -202,7 +201,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { actor, account } = await target(request, request.params.accountId, true);
-      await consoleAccounts.removePasskey(account, request.body.credentialId, actor).catch(asApiError);
+      await consoleAccounts.removePasskey(account, request.body.credentialId, actor).catch(asDomainError);
       return ok({});
     },
   );
