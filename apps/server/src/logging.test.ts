@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { XSRF_COOKIE_NAME, XSRF_HEADER_NAME, splitChannelValue, usernameOrThrow } from '@dea/contract';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from './app.js';
 import { startServices } from './bootstrap.js';
 import { newId } from './crypto/ids.js';
@@ -217,17 +217,35 @@ describe('lines to a file descriptor (DEA_REQUEST_LOG_WAIT_MS)', () => {
   });
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-  function opened(waitMs: number): { streams: ReturnType<typeof linesTo>; written: () => string } {
+  /**
+   * Lines to a new file: `written` is what the file holds now, `handed` what the lines gave pino's
+   * destination for it so far. The destination writes what it is handed asynchronously, but it is
+   * handed a line synchronously or not at all: nothing handed is nothing that can arrive later.
+   */
+  function opened(waitMs: number): {
+    streams: ReturnType<typeof linesTo>;
+    written: () => string;
+    handed: () => unknown[];
+  } {
     const file = join(folder, `${waitMs}-${ended.length}.log`);
-    const streams = linesTo(openSync(file, 'w'), waitMs);
+    // The destination the lines make, which they hand each line they let go.
+    const made = vi.spyOn(pino, 'destination');
+    let streams: ReturnType<typeof linesTo>;
+    let destination: ReturnType<typeof pino.destination> | undefined;
+    try {
+      streams = linesTo(openSync(file, 'w'), waitMs);
+      destination = made.mock.results[0]?.value as typeof destination;
+    } finally {
+      made.mockRestore();
+    }
+    if (destination === undefined) throw new Error('the lines made no destination');
+    const writes = vi.spyOn(destination, 'write');
     ended.push(() => streams.end());
-    return { streams, written: () => readFileSync(file, 'utf8') };
-  }
-
-  /** Nothing more arrives in the file for a while (the destination writes asynchronously). */
-  async function stillNothingIn(written: () => string): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(written()).toBe('');
+    return {
+      streams,
+      written: () => readFileSync(file, 'utf8'),
+      handed: () => writes.mock.calls.map(([data]) => data),
+    };
   }
 
   it('writes a request line at once when asked to wait 0 ms', async () => {
@@ -237,21 +255,23 @@ describe('lines to a file descriptor (DEA_REQUEST_LOG_WAIT_MS)', () => {
   });
 
   it('keeps request lines until another line comes, then writes them first, in order', async () => {
-    const { streams, written } = opened(60_000);
+    const { streams, written, handed } = opened(60_000);
     streams.requestLines.write('{"n":1}\n');
     streams.requestLines.write('{"n":2}\n');
-    await stillNothingIn(written);
+    expect(handed()).toEqual([]);
     streams.lines.write('{"n":3,"level":40}\n');
+    expect(handed()).toEqual(['{"n":1}\n{"n":2}\n{"n":3,"level":40}\n']);
     await expect.poll(written).toBe('{"n":1}\n{"n":2}\n{"n":3,"level":40}\n');
   });
 
   it(`writes request lines once ${REQUEST_LINES_BUFFER_BYTES} bytes of them wait`, async () => {
-    const { streams, written } = opened(60_000);
+    const { streams, written, handed } = opened(60_000);
     const line = `{"msg":"request completed","path":"${'x'.repeat(90)}"}\n`;
     const fits = Math.ceil(REQUEST_LINES_BUFFER_BYTES / line.length);
     for (let n = 1; n < fits; n += 1) streams.requestLines.write(line);
-    await stillNothingIn(written);
+    expect(handed()).toEqual([]);
     streams.requestLines.write(line);
+    expect(handed()).toEqual([line.repeat(fits)]);
     await expect.poll(written).toBe(line.repeat(fits));
   });
 
@@ -262,12 +282,13 @@ describe('lines to a file descriptor (DEA_REQUEST_LOG_WAIT_MS)', () => {
   });
 
   it('loads the logger through them: a request line waits, the next other line takes it along', async () => {
-    const { streams, written } = opened(60_000);
+    const { streams, written, handed } = opened(60_000);
     const logger = pino({ base: null, timestamp: false }, streams.lines);
     const requestLines = pino({ base: null, timestamp: false }, streams.requestLines);
     requestLines.info({ path: '/dea/api/tempPass/verify' }, 'request completed');
-    await stillNothingIn(written);
+    expect(handed()).toEqual([]);
     logger.warn('something to see now');
+    expect(handed()).toHaveLength(1);
     const messages = () =>
       written()
         .split('\n')

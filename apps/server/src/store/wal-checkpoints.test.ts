@@ -16,14 +16,6 @@ function storeFile(): string {
   return join(folder, 'dea.sqlite');
 }
 
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('checkpoints of the embedded store on a thread of their own', () => {
   it('copy what the server wrote into the store file, while the server connection never does', async () => {
     const file = storeFile();
@@ -38,7 +30,7 @@ describe('checkpoints of the embedded store on a thread of their own', () => {
     const problems: string[] = [];
     const checkpoints = checkpointInBackground(file, 20, (problem) => problems.push(problem));
     try {
-      await until(() => statSync(file).size > 1_000_000);
+      await expect.poll(() => statSync(file).size).toBeGreaterThan(1_000_000);
       expect(server.prepare('select count(*) as n from t').get()).toEqual({ n: 2000 });
       expect(problems).toEqual([]);
     } finally {
@@ -52,7 +44,7 @@ describe('checkpoints of the embedded store on a thread of their own', () => {
     const checkpoints = checkpointInBackground(join(storeFile(), 'missing', 'dea.sqlite'), 20, (problem) =>
       problems.push(problem),
     );
-    await until(() => problems.length > 0);
+    await expect.poll(() => problems.length).toBeGreaterThan(0);
     expect(problems[0]).toMatch(/checkpoint thread stopped: .*(directory|open)/i);
     await checkpoints.close();
   });

@@ -5,6 +5,7 @@ import { storeTest } from '../../testing/fixtures.js';
 import { openTestStore, STORE_KINDS, type TestStore } from '../../testing/stores.js';
 import {
   pauseAfterBatch,
+  pauseFor,
   PURGE_LEASE,
   type PurgeOutcome,
   purgeCutoffs,
@@ -142,27 +143,33 @@ describe('the pace of the retention purge', () => {
 
 describe('a purge told to stop during its pause', () => {
   it('stops at once instead of waiting the pause out', async () => {
-    // The first batch keeps the purge busy 100 ms: at 1% it would then wait 9.9 s, past this
-    // test's time limit of 3 s.
+    // The first batch keeps the purge busy 100 ms: at 1% it would then wait over 9.9 s, past this
+    // test's time limit of 3 s. The signal comes once the product's pause has begun.
     const removeBatch = testStore.store.retention.removeBatch.bind(testStore.store.retention);
     const stopping = new AbortController();
     let batches = 0;
     testStore.store.retention.removeBatch = async (...args) => {
       batches += 1;
       if (batches === 1) clock += 100;
-      const removed = await removeBatch(...args);
-      setTimeout(() => stopping.abort(), 20);
-      return removed;
+      return removeBatch(...args);
     };
+    const pauses: number[] = [];
     const outcome = await purgeStore(testStore.store, rulesWith(1), {
       now: () => NOW,
       elapsed,
       holder: 'test',
       actor: 'test',
       signal: stopping.signal,
+      pause: (ms, signal) => {
+        pauses.push(ms);
+        const pausing = pauseFor(ms, signal);
+        stopping.abort();
+        return pausing;
+      },
     });
     expect(outcome).toEqual({ ran: true, removed: { codes: 10 }, stopped: true });
     expect(batches).toBe(1);
+    expect(pauses).toEqual([pauseAfterBatch(100 + BATCH_MS, 1)]);
   }, 3000);
 
   it('counts as finished when the signal comes with its last batch', async () => {

@@ -92,7 +92,7 @@ export function pauseAfterBatch(busyMs: number, busyPercent: number): number {
 }
 
 /** Waits `ms`, or until `signal` aborts; at 0 only lets the requests already waiting go first. */
-function pauseFor(ms: number, signal?: AbortSignal): Promise<unknown> {
+export function pauseFor(ms: number, signal?: AbortSignal): Promise<unknown> {
   if (ms <= 0) return nextTurn();
   return sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
 }

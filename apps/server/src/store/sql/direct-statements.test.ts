@@ -135,8 +135,15 @@ describe("the embedded store's statements compiled once, run at once", () => {
       await other.transaction().execute(async (trx) => {
         await theirs.setValue.run(trx, { key: 'a', value: 'theirs' });
         // A write at once would wait for SQLite's lock with the thread the other transaction needs.
-        written = mine.setValue.run(db, { key: 'a', value: 'mine' });
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        let settled = false;
+        written = mine.setValue.run(db, { key: 'a', value: 'mine' }).finally(() => {
+          settled = true;
+        });
+        // Once every promise queued has run (a task later: the write's way is promises alone, no
+        // I/O), the write waits: one that had run would have blocked the thread on SQLite's lock
+        // (busy_timeout) and failed.
+        await new Promise(setImmediate);
+        expect(settled).toBe(false);
         expect((await theirs.valueOf.run(trx, { key: 'a' })).rows).toEqual([{ value: 'theirs' }]);
       });
       expect(await written).toMatchObject({ numAffectedRows: 1n });
