@@ -269,3 +269,25 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('the listening addresses', () => {
+  it('take IP addresses and host names, and refuse what only looks like an address', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', 'dea-1.internal.example']) {
+      expect(loadConfig({ HOST: host, DEA_MANAGEMENT_HOST: host }).host).toBe(host);
+    }
+    for (const host of ['999.1.1.1', '127.0.0.1:8080', 'http://localhost', 'two words', '-leading']) {
+      let problems: string[] = [];
+      try {
+        loadConfig({ HOST: host, DEA_MANAGEMENT_PORT: '9000', DEA_MANAGEMENT_HOST: host });
+      } catch (error) {
+        problems = (error as ConfigError).problems;
+      }
+      expect(problems).toEqual(
+        ['HOST', 'DEA_MANAGEMENT_HOST'].map(
+          (name) =>
+            `${name}=${JSON.stringify(host)}: not an address to listen on: an IP address (127.0.0.1, ::1, 0.0.0.0 for every address) or a host name such as localhost`,
+        ),
+      );
+    }
+  });
+});

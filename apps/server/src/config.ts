@@ -38,6 +38,7 @@ import { isAddressOrRange, tooWideForProxies } from './net/address-ranges.js';
 import { isOpenFile, OpenPrivateFileError } from './files/private-files.js';
 import { addressCarriesSecret, SECRET_SETTINGS } from './domain/settings/effective-settings.js';
 import { SECRET_FILE_SETTINGS, withSecretFiles } from './secret-setting-files.js';
+import { readSettingsFiles, type SettingsFiles } from './settings-files.js';
 import {
   type WebhookConfig,
   webhookConfigOf,
@@ -90,6 +91,10 @@ export const SETTINGS = {
   DEA_CONFIG_FILE: {
     schema: Type.String({ default: '' }),
     doc: 'Optional JSON file of settings, keyed by these names ({"PORT": 9000}); environment variables win over it. The CLI also takes --config <file>. A secret setting in it (DEA_SECRET, DEA_SMTP_PASSWORD, ...) is refused when its group or others may read the file (chmod 600).',
+  },
+  DEA_SETTINGS_FILES: {
+    schema: Type.String({ default: '' }),
+    doc: "Settings files of NAME=value lines (systemd's EnvironmentFile form), read in this order, a later one winning; DEA_CONFIG_FILE and the environment win over them. Paths separated by ':', each a file or a folder (its *.env files in name order); a path written with a leading - may be missing. A file that cannot be read stops the start, naming it and its mode; a name that is not a setting of this release is said at start and has no effect. A secret setting in a file its group or others may read is refused, except a root-owned file the service reads through its group (root:dea 0640). The package sets /usr/lib/dea/dea.env:/etc/dea/dea.env:-/etc/dea/dea.env.d (docs/operator/configure.md).",
   },
   DATABASE_URL: {
     schema: Type.String({ pattern: '^($|postgres(ql)?://)', default: '' }),
@@ -319,6 +324,8 @@ export interface Config {
   listeners: ListenerConfig;
   /** Where audit entries also go; undefined: only the store. */
   auditExport: AuditExportConfig | undefined;
+  /** The settings files read (DEA_SETTINGS_FILES) and what the start says of them. */
+  settingsFiles: { read: string[]; notices: string[] };
 }
 
 export class ConfigError extends Error {
@@ -328,6 +335,9 @@ export class ConfigError extends Error {
 }
 
 const MINUTE = 60_000;
+
+/** No settings files: what loadConfig reads without DEA_SETTINGS_FILES. */
+const NO_SETTINGS_FILES: SettingsFiles = { read: [], values: {}, sources: {}, notices: [], problems: [] };
 
 const isSet = (value: string | undefined): value is string => value !== undefined && value !== '';
 
@@ -462,44 +472,79 @@ export function readConfigFile(path: string): ConfigFile {
   };
 }
 
+/** Whether a settings file may name it: a setting of this release but the list of files itself. */
+const settableInFiles = (name: string): boolean =>
+  Object.hasOwn(SETTINGS, name) && name !== 'DEA_SETTINGS_FILES';
+
 /**
- * The settings of the environment and of the config file it names (or `path`, the CLI's
- * --config), validated together: a file that cannot be read is reported with every bad setting
- * of the environment.
+ * The settings of the environment, of the settings files it lists (DEA_SETTINGS_FILES) and of the
+ * config file it or they name (or `path`, the CLI's --config), validated together: a file that
+ * cannot be read is reported with every bad setting of the environment.
  */
-export function loadConfigWithFile(
-  env: Record<string, string | undefined>,
-  path: string | undefined = env.DEA_CONFIG_FILE?.trim(),
-): Config {
-  if (path === undefined || path === '') return loadConfig(env);
+export function loadConfigWithFile(env: Record<string, string | undefined>, path?: string): Config {
+  const settingsFiles = readSettingsFiles(env.DEA_SETTINGS_FILES?.trim() ?? '', settableInFiles);
+  const configPath =
+    path ??
+    (isSet(env.DEA_CONFIG_FILE?.trim())
+      ? env.DEA_CONFIG_FILE?.trim()
+      : settingsFiles.values.DEA_CONFIG_FILE?.trim());
+  if (configPath === undefined || configPath === '') return loadConfig(env, undefined, settingsFiles);
   let file: ConfigFile;
   try {
-    file = readConfigFile(path);
+    file = readConfigFile(configPath);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     try {
-      loadConfig(env);
+      loadConfig(env, undefined, settingsFiles);
     } catch (envError) {
       if (envError instanceof ConfigError) throw new ConfigError([...error.problems, ...envError.problems]);
       throw envError;
     }
     throw error;
   }
-  return loadConfig(env, file);
+  return loadConfig(env, file, settingsFiles);
+}
+
+/**
+ * A settings file's values that may be used: a secret in a file its group or others may read is
+ * a problem (as in DEA_CONFIG_FILE), and left out.
+ */
+function usableFileValues(files: SettingsFiles, problems: string[]): Record<string, string> {
+  const usable: Record<string, string> = {};
+  for (const [name, value] of Object.entries(files.values)) {
+    const source = files.sources[name];
+    const secret =
+      value !== '' && (SECRET_SETTINGS.has(name) || (name.endsWith('_URL') && addressCarriesSecret(value)));
+    if (secret && source?.openMode !== undefined) {
+      problems.push(
+        `${name} (${source.path} line ${source.line}): ${new OpenPrivateFileError(source.path, source.openMode, 'the settings file ').message}, or give it the service's group (chgrp dea; chmod 640)`,
+      );
+      continue;
+    }
+    usable[name] = value;
+  }
+  return usable;
 }
 
 /**
  * Reads the settings from an environment and, optionally, a config file's values (the
  * environment wins); throws ConfigError naming every bad field.
  */
-export function loadConfig(environment: Record<string, string | undefined>, file?: ConfigFile): Config {
-  const problems: string[] = [];
+export function loadConfig(
+  environment: Record<string, string | undefined>,
+  file?: ConfigFile,
+  settingsFiles: SettingsFiles = NO_SETTINGS_FILES,
+): Config {
+  const problems: string[] = [...settingsFiles.problems];
+  const fromSettingsFiles = usableFileValues(settingsFiles, problems);
   const fromFile = file === undefined ? {} : settingTextsOfFile(file, problems);
-  const sourceOf = (name: string): string =>
-    file !== undefined && !isSet(environment[name]) && Object.hasOwn(fromFile, name)
-      ? ` (in ${file.path})`
-      : '';
-  const merged: Record<string, string | undefined> = { ...fromFile };
+  const sourceOf = (name: string): string => {
+    if (isSet(environment[name])) return '';
+    if (file !== undefined && Object.hasOwn(fromFile, name)) return ` (in ${file.path})`;
+    const source = settingsFiles.sources[name];
+    return source === undefined ? '' : ` (${source.path} line ${source.line})`;
+  };
+  const merged: Record<string, string | undefined> = { ...fromSettingsFiles, ...fromFile };
   for (const [name, value] of Object.entries(environment)) if (isSet(value)) merged[name] = value;
   const env = withSecretFiles(merged, problems);
   const raw: Record<string, unknown> = {};
@@ -631,6 +676,7 @@ export function loadConfig(environment: Record<string, string | undefined>, file
     listeners,
     auditExport,
     settingValues: { ...(converted as Record<string, unknown>) },
+    settingsFiles: { read: settingsFiles.read, notices: settingsFiles.notices },
   };
 }
 

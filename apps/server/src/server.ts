@@ -72,6 +72,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel, undefined, config.requestLogWaitMs);
+  if (config.settingsFiles.read.length > 0) {
+    logger.info(
+      { files: config.settingsFiles.read },
+      `settings read from ${config.settingsFiles.read.join(', ')} (DEA_SETTINGS_FILES)`,
+    );
+  }
+  // Renamed, retired and unknown names in the settings files: said, never a reason not to start.
+  for (const notice of config.settingsFiles.notices) logger.warn({ settingsFiles: true }, notice);
   const tlsFiles = config.listeners.tls;
   let tls;
   try {

@@ -164,6 +164,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
     }
     throw error;
   }
+  for (const notice of config.settingsFiles.notices) io.err(`dea: ${notice}`);
   let opened: { store: Store; keys: SecretKeys; auditKeys: SecretKeys } | undefined;
   let schemaAsIs = false;
   const context: CliContext = {

@@ -1,3 +1,4 @@
+import { isListenAddress } from '../net/address-ranges.js';
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import Type from 'typebox';
@@ -52,6 +53,16 @@ export function listenerConfigOf(
     problems.push(
       'DEA_TLS_CERT_FILE and DEA_TLS_KEY_FILE: set both (native HTTPS) or neither (plain HTTP behind a proxy)',
     );
+  }
+  for (const [name, host] of [
+    ['HOST', values.HOST.trim()],
+    ['DEA_MANAGEMENT_HOST', values.DEA_MANAGEMENT_HOST.trim()],
+  ] as const) {
+    if (host !== '' && !isListenAddress(host)) {
+      problems.push(
+        `${name}=${JSON.stringify(host)}: not an address to listen on: an IP address (127.0.0.1, ::1, 0.0.0.0 for every address) or a host name such as localhost`,
+      );
+    }
   }
   const portText = values.DEA_MANAGEMENT_PORT.trim();
   const port = Number(portText);

@@ -7,6 +7,19 @@ const NAMED_RANGES: Record<string, string[]> = {
   uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
 };
 
+/**
+ * An address a server can listen on: an IP address (0.0.0.0 and :: for every one) or a host name
+ * of letters, digits and hyphens (localhost), never something that only looks like an address
+ * (999.1.1.1, 127.0.0.1:8080, http://host).
+ */
+export function isListenAddress(text: string): boolean {
+  if (isIP(text) !== 0) return true;
+  if (/^[0-9.]+$/.test(text) || text.length > 253) return false;
+  return /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(
+    text,
+  );
+}
+
 /** An IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal. */
 export function isAddressOrRange(entry: string): boolean {
   if (Object.hasOwn(NAMED_RANGES, entry)) return true;
