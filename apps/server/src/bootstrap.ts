@@ -45,7 +45,7 @@ import { webhookDestinations } from './webhooks/webhook-destination.js';
 import { ConsoleAuth } from './domain/console/console-auth.js';
 import { ConsoleOidc } from './domain/console/console-oidc.js';
 import { ConsoleDirectory } from './domain/console/console-directory.js';
-import { ConsoleAccounts } from './domain/console/console-accounts.js';
+import { ConsoleAccounts } from './domain/identity/console-accounts.js';
 import { People } from './domain/identity/people.js';
 import { PasswordLinks } from './domain/identity/password-links.js';
 import { PeopleAdministration } from './domain/identity/people-administration.js';
@@ -186,12 +186,21 @@ export async function startServices(
       config.passwordHashing.queue,
       hashWorkers.derive,
     );
+    // The console accounts' one-time enrolment links, for their sign-in and their administrators.
+    const consoleEnrolment = new ConsoleEnrolment({
+      store,
+      keys: acceptedKeys(keys, 'consoleEnrolment'),
+      settings: config.console,
+      now,
+    });
+    const consoleAccounts = new ConsoleAccounts({ store, enrolment: consoleEnrolment, now });
     // The console's sign-in with the organisation's OpenID provider, when DEA_CONSOLE_OIDC_ISSUER is set.
     const consoleOidc =
       config.consoleOidc === undefined
         ? undefined
         : new ConsoleOidc({
             store,
+            accounts: consoleAccounts,
             config: config.consoleOidc,
             redirectUri: new URL(`${CONSOLE_API_BASE_PATH}oidc/callback`, config.console.consoleUrl).href,
             sealKeys: acceptedKeys(keys, 'seal'),
@@ -208,13 +217,6 @@ export async function startServices(
       loginUrl: new URL(config.loginPath, config.console.consoleUrl).href,
       hashPassword: (password) =>
         hashQueue.tryRun((derive) => hashPassword(password, config.passwordHashCost, derive)),
-      now,
-    });
-    // The console accounts' one-time enrolment links, for their sign-in and their administrators.
-    const consoleEnrolment = new ConsoleEnrolment({
-      store,
-      keys: acceptedKeys(keys, 'consoleEnrolment'),
-      settings: config.console,
       now,
     });
     // Browsers remembered for codes on screen (issue 32), their cookies' hashes under the service keys.
@@ -255,6 +257,7 @@ export async function startServices(
           directoryUsers !== undefined && {
             directory: new ConsoleDirectory({
               store,
+              accounts: consoleAccounts,
               source: directoryUsers.directory,
               settings: config.consoleDirectory,
               now,
@@ -299,7 +302,7 @@ export async function startServices(
         now,
       }),
       passwordLinks,
-      consoleAccounts: new ConsoleAccounts({ store, enrolment: consoleEnrolment, now }),
+      consoleAccounts,
       // The services are complete by the time an agent sends a code.
       helpDesk: new HelpDesk(store, verification, config.codeDefaults, keys.codeHash, now, (request) =>
         sendCode(services, request),

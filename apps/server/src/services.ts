@@ -1,6 +1,6 @@
 import type { Administration } from './domain/settings/administration.js';
 import type { PasswordLinks } from './domain/identity/password-links.js';
-import type { ConsoleAccounts } from './domain/console/console-accounts.js';
+import type { ConsoleAccounts } from './domain/identity/console-accounts.js';
 import type { PeopleAdministration } from './domain/identity/people-administration.js';
 import type { SendType } from '@dea/contract';
 import type { Config } from './config.js';

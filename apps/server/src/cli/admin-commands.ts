@@ -1,6 +1,6 @@
 import { CONSOLE_PAGE_PATH } from '@dea/contract';
 import { acceptedKeys, type SecretKeys } from '../crypto/secret-keys.js';
-import { ConsoleAccounts } from '../domain/console/console-accounts.js';
+import { ConsoleAccounts } from '../domain/identity/console-accounts.js';
 import { RuleError } from '../domain/rule-error.js';
 import { ConsoleEnrolment } from '../domain/console/console-enrolment.js';
 import { hashPassword } from '../crypto/password-hash.js';
@@ -8,6 +8,7 @@ import { validFullName, validUsername } from '../domain/identity/user-fields.js'
 import { CONSOLE_ROLES, type ConsoleAccount, type ConsoleRole, type Store } from '../store/store.js';
 import {
   argument,
+  asCliFailure,
   asUsage,
   CliFailure,
   type CliContext,
@@ -56,15 +57,6 @@ async function findAccount(store: Store, username: string): Promise<ConsoleAccou
   const account = await consoleAccountNamed(store, username);
   if (account === undefined) throw new CliFailure(`no console account named "${username}"`);
   return account;
-}
-
-async function audit(
-  store: Store,
-  context: CliContext,
-  event: 'console.account_created' | 'console.account_changed' | 'console.account_removed',
-  details: Record<string, unknown>,
-) {
-  await store.audit.append({ event, actor: 'cli', details }, context.now());
 }
 
 const enrolmentOf = (store: Store, keys: SecretKeys, context: CliContext) =>
@@ -196,7 +188,7 @@ export const adminCommands: CommandGroup = {
         const groups = (values.group ?? []) as string[];
         if ((groups.length === 0) === (values.none !== true))
           throw new UsageError("give the scope's groups with --group, or --none for no scope");
-        const { store } = await context.open();
+        const { store, keys } = await context.open();
         const account = await findAccount(store, username);
         let scope: readonly string[] | null = null;
         if (groups.length > 0) {
@@ -204,8 +196,10 @@ export const adminCommands: CommandGroup = {
           if ('problem' in checked) throw new CliFailure(checked.problem);
           scope = checked.scope;
         }
-        await store.console.updateAccount(account.id, { scope });
-        await audit(store, context, 'console.account_changed', { username, change: 'scope', scope });
+        // An account whose role comes from the OpenID provider or the directory is refused, as in the console.
+        await accountsOf(store, keys, context)
+          .setScope(account, scope, 'cli')
+          .catch((error: unknown) => asCliFailure(error, false));
         for (const line of await unknownGroups(store, scope)) context.out(line);
         context.out(
           scope === null
@@ -219,35 +213,24 @@ export const adminCommands: CommandGroup = {
       "set a console account's password from standard input or a file; its sessions end",
       async (username, passwordHash, store, context) => {
         const account = await findAccount(store, username);
-        await store.console.updateAccount(account.id, { passwordHash });
-        const ended = await store.console.endSessionsOf(account.id, context.now());
-        await audit(store, context, 'console.account_changed', {
-          username,
-          change: 'password',
-          sessionsEnded: ended,
-        });
-        return `Set the password of console account ${username}; ${ended} sessions ended.`;
+        const { keys } = await context.open();
+        const { sessionsEnded } = await accountsOf(store, keys, context).setPassword(
+          account,
+          passwordHash,
+          'cli',
+        );
+        return `Set the password of console account ${username}; ${sessionsEnded} sessions ended.`;
       },
     ),
     disable: accountCommand(
       'disable a console account; its sessions end',
-      async (account, store, context) => {
-        await store.console.updateAccount(account.id, { disabled: true });
-        const ended = await store.console.endSessionsOf(account.id, context.now());
-        await audit(store, context, 'console.account_changed', {
-          username: account.username,
-          change: 'disabled',
-          sessionsEnded: ended,
-        });
-        return `Disabled console account ${account.username}; ${ended} sessions ended.`;
+      async (account, store, context, keys) => {
+        const { sessionsEnded } = await accountsOf(store, keys, context).setDisabled(account, true, 'cli');
+        return `Disabled console account ${account.username}; ${sessionsEnded} sessions ended.`;
       },
     ),
-    enable: accountCommand('enable a disabled console account', async (account, store, context) => {
-      await store.console.updateAccount(account.id, { disabled: false });
-      await audit(store, context, 'console.account_changed', {
-        username: account.username,
-        change: 'enabled',
-      });
+    enable: accountCommand('enable a disabled console account', async (account, store, context, keys) => {
+      await accountsOf(store, keys, context).setDisabled(account, false, 'cli');
       return `Enabled console account ${account.username}.`;
     }),
     'reset-passkeys': accountCommand(
@@ -262,12 +245,8 @@ export const adminCommands: CommandGroup = {
     ),
     remove: accountCommand(
       'remove a console account with its passkeys and sessions',
-      async (account, store, context) => {
-        await store.console.removeAccount(account.id);
-        await audit(store, context, 'console.account_removed', {
-          username: account.username,
-          role: account.role,
-        });
+      async (account, store, context, keys) => {
+        await accountsOf(store, keys, context).remove(account, 'cli');
         return `Removed console account ${account.username}.`;
       },
     ),

@@ -1,8 +1,8 @@
 import { canonicalUsername, ErrorNumber } from '@dea/contract';
-import { newId } from '../../crypto/ids.js';
 import type { ConsoleAccount, ConsoleRole, ConsoleSession, Store } from '../../store/store.js';
 import { DomainError, serviceUnavailable } from '../errors.js';
 import { grantOfValues } from './console-oidc.js';
+import type { ConsoleAccounts } from '../identity/console-accounts.js';
 import type { OidcRoleMapping } from './console-oidc-settings.js';
 import {
   DirectoryUnavailableError,
@@ -40,6 +40,8 @@ export type ConsoleDirectorySignIn =
 
 export interface ConsoleDirectoryDependencies {
   store: Store;
+  /** The one way console accounts are written: the account of a first sign-in, its role kept up to date. */
+  accounts: ConsoleAccounts;
   source: ConsoleDirectorySource;
   settings: ConsoleDirectorySettings;
   now: () => number;
@@ -51,9 +53,6 @@ const DIRECTORY_RETRY_SECONDS = 5;
 /** Shown to a person whose password was right but whose groups give no console role. */
 export const noDirectoryRole = (): DomainError =>
   new DomainError(ErrorNumber.notPermitted, 'console.noDirectoryRole');
-
-const sameScope = (a: readonly string[] | null, b: readonly string[] | null): boolean =>
-  JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * Console roles from directory groups (DEA_CONSOLE_LDAP_ROLES, issue 31 part 2): a directory
@@ -189,23 +188,11 @@ export class ConsoleDirectory {
     groups: readonly string[],
     at: number,
   ): Promise<void> {
-    const { role, scope } = grant;
-    const scopeChanged = !sameScope(scope, account.scope);
-    if (role === account.role && !scopeChanged) return;
-    await tx.console.updateAccount(account.id, { role, scope });
-    await tx.audit.append(
-      {
-        event: 'console.directory_role_changed',
-        actor: `console:${account.username}`,
-        details: {
-          from: account.role,
-          to: role,
-          ...(scopeChanged && { fromScope: account.scope, toScope: scope }),
-          groups,
-        },
-      },
-      at,
-    );
+    await this.deps.accounts.takeGrant(tx, account, grant, at, {
+      event: 'console.directory_role_changed',
+      from: account.role,
+      details: { groups },
+    });
   }
 
   /**
@@ -231,36 +218,17 @@ export class ConsoleDirectory {
       const mine = (await store.consoleDirectory.externalIdOf(named.id)) === user.externalId;
       return mine ? this.withRole(named, grant, groups, at) : undefined;
     }
-    const account: ConsoleAccount = {
-      id: newId(at),
-      username,
-      displayName: user.fullName.trim() === '' ? username : user.fullName.trim(),
-      role: grant.role,
-      // No password of its own: the directory's is checked at every sign-in.
-      passwordHash: '',
-      disabled: false,
-      createdAt: at,
-      scope: grant.scope,
-    };
     try {
-      await store.transaction(async (tx) => {
-        await tx.console.createAccount(account);
-        await tx.consoleDirectory.linkAccount(user.externalId, account.id);
-        await tx.audit.append(
-          {
-            event: 'console.account_created',
-            actor: `console:${account.username}`,
-            details: {
-              username: account.username,
-              role: grant.role,
-              ...(grant.scope !== null && { scope: grant.scope }),
-              source: 'directory',
-              groups,
-            },
-          },
-          at,
-        );
-      });
+      return await this.deps.accounts.addSignedInElsewhere(
+        {
+          username,
+          displayName: user.fullName.trim() === '' ? username : user.fullName.trim(),
+          grant,
+        },
+        (tx, made) => tx.consoleDirectory.linkAccount(user.externalId, made.id),
+        { ...(grant.scope !== null && { scope: grant.scope }), source: 'directory', groups },
+        at,
+      );
     } catch (error) {
       // The same person's first sign-in twice at once: the other made the account.
       const made = await store.consoleDirectory.findAccountIdOf(user.externalId);
@@ -268,7 +236,6 @@ export class ConsoleDirectory {
       if (other === undefined) throw error;
       return this.withRole(other, grant, groups, at);
     }
-    return account;
   }
 
   /** The account with the role its groups map to now, written (and audited) when it changed. */

@@ -1,11 +1,12 @@
 import { canonicalUsername, type ConsoleOidcRefusal } from '@dea/contract';
 import type * as OpenIdClient from 'openid-client';
-import { newId, randomToken } from '../../crypto/ids.js';
+import { randomToken } from '../../crypto/ids.js';
 import { sha256 } from '../../crypto/keyed-hash.js';
 import { seal, unseal } from '../../crypto/sealing.js';
 import type { ConsoleOidcSession } from '../../store/sql/console-oidc.js';
 import type { ConsoleAccount, ConsoleRole, ConsoleSession, Store } from '../../store/store.js';
 import type { AuditEventName } from '../audit/audit-events.js';
+import type { ConsoleAccounts } from '../identity/console-accounts.js';
 import type { ConsoleOidcConfig } from './console-oidc-settings.js';
 import { authenticatedAt, authenticatedWithin, showsSecondFactor } from '../oidc-assurance.js';
 
@@ -63,11 +64,10 @@ export function grantOfValues(
   return { role, scope: [...new Set(ofRole.flatMap((mapping) => mapping.scope ?? []))] };
 }
 
-const sameScope = (a: readonly string[] | null, b: readonly string[] | null): boolean =>
-  JSON.stringify(a) === JSON.stringify(b);
-
 export interface ConsoleOidcDependencies {
   store: Store;
+  /** The one way console accounts are written: the account of a first sign-in, its role kept up to date. */
+  accounts: ConsoleAccounts;
   config: ConsoleOidcConfig;
   /** Where the provider sends the browser back: the console API's /oidc/callback. */
   redirectUri: string;
@@ -382,23 +382,12 @@ export class ConsoleOidc {
         ...(rotated !== undefined && { refreshToken: this.sealed(rotated, idHash) }),
       });
       // The scope (console-scope.ts), like the role, is the token's as it stands now.
-      const scopeChanged = !sameScope(scope, account.scope);
-      if (first && (role !== read.role || scopeChanged)) {
-        await tx.console.updateAccount(account.id, { role, scope });
-        await tx.audit.append(
-          {
-            event: 'console.oidc_role_changed',
-            actor: `console:${account.username}`,
-            details: {
-              from: read.role,
-              to: role,
-              ...(scopeChanged && { fromScope: account.scope, toScope: scope }),
-              claimValues: values,
-            },
-          },
-          at,
-        );
-      }
+      if (first)
+        await this.deps.accounts.takeGrant(tx, account, grant, at, {
+          event: 'console.oidc_role_changed',
+          from: read.role,
+          details: { claimValues: values },
+        });
       return first;
     });
     return saved ? { ...account, role, scope } : kept();
@@ -435,8 +424,7 @@ export class ConsoleOidc {
     const linked = await store.consoleOidc.findAccountIdOf(identity.issuer, identity.subject);
     const existing = linked === undefined ? undefined : await store.console.findAccountById(linked);
     if (existing !== undefined) {
-      if (existing.role !== role || !sameScope(existing.scope, scope))
-        await store.console.updateAccount(existing.id, { role, scope });
+      await this.deps.accounts.takeGrant(store, existing, grant, at);
       return { account: { ...existing, role, scope }, created: false };
     }
     const named = [claims.preferred_username, claims.email, identity.subject]
@@ -449,36 +437,25 @@ export class ConsoleOidc {
       const made = await this.accountMadeFor(identity, grant);
       return made ?? 'username-taken';
     }
-    const account: ConsoleAccount = {
-      id: newId(at),
-      username: named,
-      displayName: typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim() : named,
-      role,
-      passwordHash: '',
-      disabled: false,
-      createdAt: at,
-      scope,
-    };
     try {
-      await store.transaction(async (tx) => {
-        await tx.console.createAccount(account);
-        await tx.consoleOidc.linkIdentity(identity.issuer, identity.subject, account.id);
-        await tx.audit.append(
-          {
-            event: 'console.account_created',
-            actor: `console:${account.username}`,
-            details: { username: account.username, role, issuer: identity.issuer },
-          },
-          at,
-        );
-      });
+      const account = await this.deps.accounts.addSignedInElsewhere(
+        {
+          username: named,
+          displayName:
+            typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim() : named,
+          grant,
+        },
+        (tx, made) => tx.consoleOidc.linkIdentity(identity.issuer, identity.subject, made.id),
+        { issuer: identity.issuer },
+        at,
+      );
+      return { account, created: true };
     } catch (error) {
       // The same person's first sign-in in two browsers at once: the other made the account.
       const made = await this.accountMadeFor(identity, grant);
       if (made === undefined) throw error;
       return made;
     }
-    return { account, created: true };
   }
 
   /** The account another sign-in of the same person linked to this identity, with this grant. */

@@ -62,3 +62,7 @@ export function auditScopeOf(account: Pick<ConsoleAccount, 'role' | 'scope'>): {
   const scope = scopeOf(account);
   return scope === null ? {} : { userInGroups: scope };
 }
+
+/** Whether two scopes are the same groups in the same order (null: none). */
+export const sameScope = (a: readonly string[] | null, b: readonly string[] | null): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);

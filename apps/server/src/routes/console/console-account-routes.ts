@@ -16,7 +16,7 @@ import { conflict, invalidRequest, notFound, tooManyRequests } from '../../domai
 import { hashPassword } from '../../crypto/password-hash.js';
 import { validFullName, validUsername } from '../../domain/identity/user-fields.js';
 import { InvalidField } from '../../domain/identity/user-fields.js';
-import type { ConsoleAccountOverview } from '../../domain/console/console-accounts.js';
+import type { ConsoleAccountOverview } from '../../domain/identity/console-accounts.js';
 import { RuleError } from '../../domain/rule-error.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';

@@ -128,6 +128,16 @@ describe.each(STORE_KINDS)('console roles from directory groups on %s', (kind) =
         error: 3,
         message: expect.stringMatching(/enrolment link/i),
       });
+      // Her role and scope are her groups': dea admin refuses them, as the console does.
+      expect(await t.dea(['admin', 'scope', 'alice', '--group', 'VPN'])).toMatchObject({
+        code: 1,
+        err: expect.stringContaining(
+          "alice's scope comes from the directory (DEA_CONSOLE_LDAP_ROLES); change their groups there",
+        ),
+      });
+      expect(await t.services.store.console.findAccountByUsername('alice' as never)).toMatchObject({
+        scope: null,
+      });
       const reset = await t.dea(['admin', 'reset-passkeys', 'alice']);
       expect(reset.code, reset.err).toBe(0);
       expect(reset.out).toMatch(/#enrol=/);

@@ -1,12 +1,20 @@
 import { newId } from '../../crypto/ids.js';
 import type { Username } from '@dea/contract';
 import type { ConsoleAccount, ConsoleRole, Store } from '../../store/store.js';
-import type { ConsoleEnrolment } from './console-enrolment.js';
-import { checkedScope } from './console-scope.js';
+import type { ConsoleEnrolment } from '../console/console-enrolment.js';
+import { checkedScope, sameScope } from '../console/console-scope.js';
 import { RuleError } from '../rule-error.js';
 
 /** How a console account signs in; the role of one that signs in elsewhere comes from its groups. */
 export type ConsoleAccountSource = 'local' | 'provider' | 'directory';
+
+/** A scope checked against the role it limits (console-scope.ts); null: none. */
+function checkedScopeOf(role: ConsoleRole, scope: readonly string[] | null): readonly string[] | null {
+  if (scope === null) return null;
+  const result = checkedScope(role, scope, 'scope');
+  if ('problem' in result) throw new RuleError(result.problem);
+  return result.scope;
+}
 
 export interface ConsoleAccountOverview {
   account: ConsoleAccount;
@@ -15,11 +23,26 @@ export interface ConsoleAccountOverview {
   passkeys: { credentialId: string; name: string | null; createdAt: number; lastUsedAt: number | null }[];
 }
 
+/** Where a console account's role comes from when it signs in elsewhere, in a refusal's words. */
+const ROLE_OWNER: Readonly<Record<Exclude<ConsoleAccountSource, 'local'>, string>> = {
+  provider: 'the OpenID provider (DEA_CONSOLE_OIDC_ROLES)',
+  directory: 'the directory (DEA_CONSOLE_LDAP_ROLES)',
+};
+
+/** The role (and scope) a sign-in elsewhere grants an account, from its groups at that moment. */
+export interface ConsoleGrant {
+  role: ConsoleRole;
+  scope: readonly string[] | null;
+}
+
 /**
- * The console accounts as administrators change them, from the console and from `dea admin`
- * alike (issue 31, part 4): role and scope, disable and enable (sessions end), passkeys one by
- * one (named, removed but never the last), and a lost passkey replaced (all removed, sessions
- * ended, a new enrolment link). Each change is audited as `console.account_changed` with `actor`.
+ * The one way console accounts are written, whatever the door: administrators in the console and
+ * operators with `dea admin` (add, role and scope, password, disable and enable with their
+ * sessions ending, passkeys one by one, named or removed but never the last, a lost passkey
+ * replaced with a new enrolment link, removal), and the sign-ins of people whose role comes from
+ * elsewhere (the OpenID provider, the directory), which make their account at the first sign-in
+ * and bring its role up to date. The role and scope of an account of another source are that
+ * source's: refused here, naming it. Each change commits with its audit entry, naming `actor`.
  */
 export class ConsoleAccounts {
   constructor(
@@ -45,12 +68,7 @@ export class ConsoleAccounts {
     actor: string,
   ): Promise<{ account: ConsoleAccount; link: { url: string; expiresAt: number } }> {
     const { store, now } = this.deps;
-    let scope: readonly string[] | null = null;
-    if (input.scope !== null) {
-      const result = checkedScope(input.role, input.scope, 'scope');
-      if ('problem' in result) throw new RuleError(result.problem);
-      scope = result.scope;
-    }
+    const scope = checkedScopeOf(input.role, input.scope);
     const at = now();
     const account: ConsoleAccount = {
       id: newId(at),
@@ -104,21 +122,127 @@ export class ConsoleAccounts {
     scope: readonly string[] | null,
     actor: string,
   ): Promise<void> {
-    const source = await this.sourceOf(account);
-    if (source !== 'local')
-      throw new RuleError(
-        `${account.username}'s role comes from ${source === 'provider' ? 'the OpenID provider (DEA_CONSOLE_OIDC_ROLES)' : 'the directory (DEA_CONSOLE_LDAP_ROLES)'}; change their groups there`,
-        'owned',
-      );
-    let checked: readonly string[] | null = null;
-    if (scope !== null) {
-      const result = checkedScope(role, scope, 'scope');
-      if ('problem' in result) throw new RuleError(result.problem);
-      checked = result.scope;
-    }
+    await this.requireLocal(account, 'role');
+    const checked = checkedScopeOf(role, scope);
     await this.changed(account, actor, { role, scope: checked }, async (tx) => {
       await tx.console.updateAccount(account.id, { role, scope: checked });
     });
+  }
+
+  /**
+   * A local account limited to the members of these groups, or no longer (null): it sees and acts
+   * on no one else from its next request. Another source's scope comes with its role: refused.
+   */
+  async setScope(account: ConsoleAccount, scope: readonly string[] | null, actor: string): Promise<void> {
+    await this.requireLocal(account, 'scope');
+    const checked = checkedScopeOf(account.role, scope);
+    await this.changed(account, actor, { change: 'scope', scope: checked }, async (tx) => {
+      await tx.console.updateAccount(account.id, { scope: checked });
+    });
+  }
+
+  /** The account's password (a hash made by the caller); every session of it ends. */
+  async setPassword(
+    account: ConsoleAccount,
+    passwordHash: string,
+    actor: string,
+  ): Promise<{ sessionsEnded: number }> {
+    let sessionsEnded = 0;
+    await this.changed(account, actor, { change: 'password' }, async (tx, at) => {
+      await tx.console.updateAccount(account.id, { passwordHash });
+      sessionsEnded = await tx.console.endSessionsOf(account.id, at);
+      return { sessionsEnded };
+    });
+    return { sessionsEnded };
+  }
+
+  /** The account with its passkeys and sessions; audited as `console.account_removed`. */
+  async remove(account: ConsoleAccount, actor: string): Promise<void> {
+    const at = this.deps.now();
+    await this.deps.store.transaction(async (tx) => {
+      await tx.console.removeAccount(account.id);
+      await tx.audit.append(
+        {
+          event: 'console.account_removed',
+          actor,
+          details: { username: account.username, role: account.role },
+        },
+        at,
+      );
+    });
+  }
+
+  /**
+   * The account of a person who signs in elsewhere, made at their first sign-in: no password of
+   * its own, the role its groups grant, linked to its person by `link` in the same transaction,
+   * audited as `console.account_created` by the person (`details`: where it comes from).
+   */
+  async addSignedInElsewhere(
+    input: { username: Username; displayName: string; grant: ConsoleGrant },
+    link: (tx: Store, account: ConsoleAccount) => Promise<void>,
+    details: Record<string, unknown>,
+    at: number,
+  ): Promise<ConsoleAccount> {
+    const account: ConsoleAccount = {
+      id: newId(at),
+      username: input.username,
+      displayName: input.displayName,
+      role: input.grant.role,
+      passwordHash: '',
+      disabled: false,
+      createdAt: at,
+      scope: input.grant.scope,
+    };
+    await this.deps.store.transaction(async (tx) => {
+      await tx.console.createAccount(account);
+      await link(tx, account);
+      await tx.audit.append(
+        {
+          event: 'console.account_created',
+          actor: `console:${account.username}`,
+          details: { username: account.username, role: account.role, ...details },
+        },
+        at,
+      );
+    });
+    return account;
+  }
+
+  /**
+   * The role and scope a sign-in elsewhere read from the person's groups, written when they
+   * differ from the account's, inside the caller's transaction (`store`); with `entry`, audited
+   * as that event by the person, with the change and where it was read.
+   */
+  async takeGrant(
+    store: Store,
+    account: ConsoleAccount,
+    grant: ConsoleGrant,
+    at: number,
+    entry?: {
+      event: 'console.oidc_role_changed' | 'console.directory_role_changed';
+      /** The account's role as the sign-in last read it. */
+      from: ConsoleRole;
+      details: Record<string, unknown>;
+    },
+  ): Promise<boolean> {
+    const scopeChanged = !sameScope(grant.scope, account.scope);
+    if (grant.role === (entry?.from ?? account.role) && !scopeChanged) return false;
+    await store.console.updateAccount(account.id, { role: grant.role, scope: grant.scope });
+    if (entry !== undefined)
+      await store.audit.append(
+        {
+          event: entry.event,
+          actor: `console:${account.username}`,
+          details: {
+            from: entry.from,
+            to: grant.role,
+            ...(scopeChanged && { fromScope: account.scope, toScope: grant.scope }),
+            ...entry.details,
+          },
+        },
+        at,
+      );
+    return true;
   }
 
   /** Disabled (its sessions end at once) or enabled again; an administrator never disables themselves. */
@@ -191,6 +315,16 @@ export class ConsoleAccounts {
       return result;
     });
     return { removed, sessionsEnded, link: await this.deps.enrolment.issue(account, actor) };
+  }
+
+  /** Refuses a change of what another source owns (an account's role and scope), naming it. */
+  private async requireLocal(account: ConsoleAccount, part: 'role' | 'scope'): Promise<void> {
+    const source = await this.sourceOf(account);
+    if (source !== 'local')
+      throw new RuleError(
+        `${account.username}'s ${part} comes from ${ROLE_OWNER[source]}; change their groups there`,
+        'owned',
+      );
   }
 
   private async changed(
