@@ -94,7 +94,7 @@ export const directoryCommands: CommandGroup = {
           );
           return 1;
         }
-        context.out(`dn        ${user.dn}`);
+        context.out(`dn        ${user.ref}`);
         context.out(`id        ${user.externalId}`);
         context.out(`username  ${user.username}`);
         context.out(`fullName  ${user.fullName}`);

@@ -39,25 +39,25 @@ describe('the forms of a login name', () => {
   };
 
   it('finds the one entry by sAMAccountName, userPrincipalName or DOMAIN\\name, escaped', () => {
-    expect(loginNameFilter(ad, 'alice')).toBe('(sAMAccountName=alice)');
-    expect(loginNameFilter(ad, 'corp\\alice')).toBe('(sAMAccountName=alice)');
-    expect(loginNameFilter(ad, 'alice@corp.example.com')).toBe(
+    expect(loginNameFilter(ad, 'alice')?.toString()).toBe('(sAMAccountName=alice)');
+    expect(loginNameFilter(ad, 'corp\\alice')?.toString()).toBe('(sAMAccountName=alice)');
+    expect(loginNameFilter(ad, 'alice@corp.example.com')?.toString()).toBe(
       '(|(sAMAccountName=alice@corp.example.com)(userPrincipalName=alice@corp.example.com)(sAMAccountName=alice))',
     );
-    expect(loginNameFilter(ad, 'alice@other.example')).toBe(
+    expect(loginNameFilter(ad, 'alice@other.example')?.toString()).toBe(
       '(|(sAMAccountName=alice@other.example)(userPrincipalName=alice@other.example))',
     );
-    expect(loginNameFilter(ad, 'other\\alice')).toBeUndefined();
-    expect(loginNameFilter(ad, 'corp\\')).toBeUndefined();
-    expect(loginNameFilter(ad, 'a*)(uid=*')).toBe('(sAMAccountName=a\\2a\\29\\28uid=\\2a)');
-    expect(loginNameFilter({ ...ad, usernameAttribute: 'userPrincipalName' }, 'alice')).toBe(
+    expect(loginNameFilter(ad, 'other\\alice')?.toString()).toBeUndefined();
+    expect(loginNameFilter(ad, 'corp\\')?.toString()).toBeUndefined();
+    expect(loginNameFilter(ad, 'a*)(uid=*')?.toString()).toBe('(sAMAccountName=a\\2a\\29\\28uid=\\2a)');
+    expect(loginNameFilter({ ...ad, usernameAttribute: 'userPrincipalName' }, 'alice')?.toString()).toBe(
       '(|(userPrincipalName=alice)(sAMAccountName=alice))',
     );
   });
 
   it('elsewhere takes the user name attribute alone, a backslash included', () => {
-    expect(loginNameFilter({ ...ad, activeDirectory: false, usernameAttribute: 'uid' }, 'corp\\alice')).toBe(
-      '(uid=corp\\5calice)',
-    );
+    expect(
+      loginNameFilter({ ...ad, activeDirectory: false, usernameAttribute: 'uid' }, 'corp\\alice')?.toString(),
+    ).toBe('(uid=corp\\5calice)');
   });
 });

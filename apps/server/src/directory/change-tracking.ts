@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Client } from 'ldapts';
+import type { Client, Filter } from 'ldapts';
 import type { Store } from '../store/store.js';
 import type { DirectoryConfig } from './directory-settings.js';
+import { atLeast, present } from './ldap-filters.js';
 
 /** The store's key of the directory's high-water mark (the meta table, on both stores). */
 export const SYNC_MARK_KEY = 'directory:sync-mark';
@@ -50,10 +51,10 @@ export interface ChangePoint {
 }
 
 /** The filter term of the entries changed after a mark. */
-export function changedSinceTerm(mark: SyncMark): string {
-  if (mark.kind === 'usn') return `(uSNChanged>=${(BigInt(mark.mark) + 1n).toString()})`;
-  if (mark.kind === 'csn') return `(entryCSN>=${mark.mark})`;
-  return `(modifyTimestamp>=${mark.mark})`;
+export function changedSinceTerm(mark: SyncMark): Filter {
+  if (mark.kind === 'usn') return atLeast('uSNChanged', (BigInt(mark.mark) + 1n).toString());
+  if (mark.kind === 'csn') return atLeast('entryCSN', mark.mark);
+  return atLeast('modifyTimestamp', mark.mark);
 }
 
 /** A generalized time's digits (20261126140501Z, 20261126140501.0Z), comparable as text. */
@@ -83,10 +84,10 @@ export function settingsDigestOf(config: DirectoryConfig): string {
     .update(
       JSON.stringify([
         config.baseDn,
-        config.userFilter,
+        config.userFilter.toString(),
         config.attributes,
         [...config.groups].sort(),
-        config.groupFilter,
+        config.groupFilter.toString(),
         config.nestedGroups,
       ]),
     )
@@ -101,7 +102,7 @@ export async function readServerPoint(client: Client, activeDirectory: boolean):
   if (!activeDirectory) return { invocationId: undefined, highestUsn: undefined };
   const { searchEntries } = await client.search('', {
     scope: 'base',
-    filter: '(objectClass=*)',
+    filter: present('objectClass'),
     attributes: ['dsServiceName', 'highestCommittedUSN'],
   });
   const root = searchEntries[0];
@@ -115,7 +116,7 @@ export async function readServerPoint(client: Client, activeDirectory: boolean):
   if (service !== undefined) {
     const { searchEntries: settings } = await client.search(service, {
       scope: 'base',
-      filter: '(objectClass=*)',
+      filter: present('objectClass'),
       attributes: ['invocationId'],
       explicitBufferAttributes: ['invocationId'],
     });

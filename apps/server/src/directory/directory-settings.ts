@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { CHANNEL_KEYS } from '@dea/contract';
+import type { Filter } from 'ldapts';
 import Type from 'typebox';
 import { OpenPrivateFileError, readPrivateFileSync } from '../files/private-files.js';
 import type { SettingValues } from '../setting-values.js';
+import { allOf, equals, MEMBER_PLACEHOLDER, namesMember, not, parseFilter, present } from './ldap-filters.js';
 
 /** The settings of the organisation's LDAP directory or Active Directory as a source of users. */
 export const directorySettings = {
@@ -96,12 +98,12 @@ export const directorySettings = {
   },
 } as const;
 
-/** RFC 4515: a value inside a filter. */
-export function escapeFilterValue(value: string): string {
-  return value.replace(
-    /[\\*()\0]/g,
-    (character) => `\\${character.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
+/** An operator's filter setting read (a problem when it is not one: every entry meanwhile). */
+function settingFilter(name: string, text: string, problems: string[]): Filter {
+  const read = parseFilter(text);
+  if ('filter' in read) return read.filter;
+  problems.push(`${name}: ${read.problem}`);
+  return present('objectClass');
 }
 
 /**
@@ -136,7 +138,8 @@ export interface DirectoryConfig {
   bindDn: string;
   bindPassword: string;
   baseDn: string;
-  userFilter: string;
+  /** Who is a user (DEA_LDAP_USER_FILTER or its default; on Active Directory without protected administrators unless allowed). */
+  userFilter: Filter;
   /** DEA_LDAP_ACTIVE_DIRECTORY. */
   activeDirectory: boolean;
   /** Active Directory: the domain's NetBIOS name (DEA_LDAP_AD_DOMAIN), lower case. */
@@ -150,7 +153,8 @@ export interface DirectoryConfig {
   attributes: AttributeMap;
   /** Directory group DN (lower case) -> product group name. */
   groups: ReadonlyMap<string, string>;
-  groupFilter: string;
+  /** The groups of a member (DEA_LDAP_GROUP_FILTER), its `{dn}` terms filled by ldap-filters.ts `groupsOfMember`. */
+  groupFilter: Filter;
   nestedGroups: boolean;
   syncMs: number;
   /** How old the last full pass may be before a sync reads everyone again. */
@@ -290,19 +294,23 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
       'DEA_LDAP_BIND_PASSWORD_FILE: required with DEA_LDAP_BIND_DN (a file holding its password)',
     );
   const ca = readFile('DEA_LDAP_CA_FILE', values.DEA_LDAP_CA_FILE);
-  if (!values.DEA_LDAP_GROUP_FILTER.includes('{dn}'))
-    problems.push('DEA_LDAP_GROUP_FILTER: must contain {dn}, the member whose groups are searched');
+  const groupFilter = settingFilter('DEA_LDAP_GROUP_FILTER', values.DEA_LDAP_GROUP_FILTER, problems);
+  if (!namesMember(groupFilter))
+    problems.push(
+      `DEA_LDAP_GROUP_FILTER: must contain ${MEMBER_PLACEHOLDER}, the member whose groups are searched, as a whole value: (member=${MEMBER_PLACEHOLDER})`,
+    );
   const activeDirectory = values.DEA_LDAP_ACTIVE_DIRECTORY;
-  const chosenFilter =
+  const chosenFilter = settingFilter(
+    'DEA_LDAP_USER_FILTER',
     values.DEA_LDAP_USER_FILTER.trim() ||
-    (activeDirectory ? ACTIVE_DIRECTORY_USER_FILTER : '(objectClass=inetOrgPerson)');
-  if (!/^\(.*\)$/s.test(chosenFilter))
-    problems.push('DEA_LDAP_USER_FILTER: must be an LDAP filter in parentheses');
+      (activeDirectory ? ACTIVE_DIRECTORY_USER_FILTER : '(objectClass=inetOrgPerson)'),
+    problems,
+  );
   // Whatever the filter, on Active Directory an account AD protects as an administrator is not a
   // user of the product unless allowed (nor, on any directory, the service account: ldap-directory.ts).
   const userFilter =
     activeDirectory && !values.DEA_LDAP_AD_PROTECTED_ADMINS
-      ? `(&${chosenFilter}(!(adminCount=1)))`
+      ? allOf(chosenFilter, not(equals('adminCount', '1')))
       : chosenFilter;
   return {
     urls,
@@ -324,7 +332,7 @@ export function directoryConfigOf(values: DirectoryValues, problems: string[]): 
     protectedAdminsAllowed: activeDirectory && values.DEA_LDAP_AD_PROTECTED_ADMINS,
     attributes: attributeMapOf(values, problems),
     groups: groupMapOf(values.DEA_LDAP_GROUPS, problems),
-    groupFilter: values.DEA_LDAP_GROUP_FILTER,
+    groupFilter,
     nestedGroups: values.DEA_LDAP_NESTED_GROUPS,
     syncMs: values.DEA_LDAP_SYNC_MINUTES * 60_000,
     fullSyncMs: values.DEA_LDAP_FULL_SYNC_HOURS * 3_600_000,

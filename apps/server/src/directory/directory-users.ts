@@ -138,7 +138,7 @@ export class DirectoryUsers implements UserDirectory {
     }
     await admitEntry(found.externalId);
     const known = await this.store.users.findByExternalId('ldap', found.externalId);
-    const check = await this.directory.passwordCheck(found.dn, password);
+    const check = await this.directory.passwordCheck(found.ref, password);
     if (check.kind === 'wrong') return { kind: 'wrong-password', user: known };
     if (known === undefined) {
       const named = await this.store.users.findByUsername(provisionedName(found.username));
@@ -158,7 +158,7 @@ export class DirectoryUsers implements UserDirectory {
   }
 
   private async provisioned(found: DirectoryUser): Promise<User> {
-    const groups = await this.directory.groupsOf(found.dn);
+    const groups = await this.directory.groupsOf(found.ref);
     const { user } = await this.provisioning.provision(
       this.sourced({ ...found, groups }, await this.languages(), []),
       DIRECTORY_ACTOR,
@@ -317,7 +317,7 @@ export class DirectoryUsers implements UserDirectory {
       const users = page.users.slice(at, at + this.options.batchSize);
       const warnings = users.map(() => [] as string[]);
       const inputs = users.map((user, index) =>
-        this.sourced({ ...user, groups: memberships.of(user.dn) }, languages, warnings[index] as string[]),
+        this.sourced({ ...user, groups: memberships.of(user.ref) }, languages, warnings[index] as string[]),
       );
       const results = await this.provisioning.provisionBatch(inputs, DIRECTORY_ACTOR);
       // The embedded store answers at once, so a page's batches would run without letting the

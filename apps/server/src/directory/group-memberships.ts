@@ -1,30 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Client, Entry } from 'ldapts';
+import type { Client, Entry, Filter } from 'ldapts';
 import { normalizeDn } from './directory-settings.js';
+import { allGroupsFilter, followsNestingItself, memberAttributesOf } from './ldap-filters.js';
 
 /** How deep groups in groups are followed, as at sign-in. */
 export const MAX_GROUP_DEPTH = 10;
-
-/**
- * The attributes a group lists its members in, read from DEA_LDAP_GROUP_FILTER: each `(attr={dn})`
- * term, or `(attr:rule:={dn})` (Active Directory's in-chain rule, which the sync does not need: it
- * nests in memory). `(|(member={dn})(uniqueMember={dn}))` gives member and uniqueMember.
- */
-export function memberAttributesOf(groupFilter: string): string[] {
-  const names = [...groupFilter.matchAll(/\(\s*([A-Za-z][A-Za-z0-9-]*)(?::[^=()]*)?=\{dn\}\s*\)/g)].map(
-    (match) => match[1] as string,
-  );
-  return [...new Set(names.length > 0 ? names : ['member', 'uniqueMember'])];
-}
-
-/**
- * The filter of every group that has members, whatever member: DEA_LDAP_GROUP_FILTER with each
- * `(attr={dn})` term turned into `(attr=*)`. One search of it replaces one search per user and
- * nesting level (the default filter is unindexed on Debian's slapd).
- */
-export function allGroupsFilter(groupFilter: string): string {
-  return groupFilter.replace(/\(\s*([A-Za-z][A-Za-z0-9-]*)(?::[^=()]*)?=\{dn\}\s*\)/g, '($1=*)');
-}
 
 /**
  * Whether the sync follows groups in groups: DEA_LDAP_NESTED_GROUPS, or a group filter of Active
@@ -32,8 +12,8 @@ export function allGroupsFilter(groupFilter: string): string {
  * set with DEA_LDAP_NESTED_GROUPS=false: the sync reads the groups' direct members and nests them
  * in memory the same.
  */
-export function syncNests(groupFilter: string, nestedGroups: boolean): boolean {
-  return nestedGroups || groupFilter.includes('1.2.840.113556.1.4.1941');
+export function syncNests(groupFilter: Filter, nestedGroups: boolean): boolean {
+  return nestedGroups || followsNestingItself(groupFilter);
 }
 
 /** A group as one sync read it: its members (normalized DNs) and when it last changed. */
@@ -96,7 +76,7 @@ export async function readGroups(
   client: Client,
   options: {
     baseDn: string;
-    groupFilter: string;
+    groupFilter: Filter;
     pageSize: number;
     changeAttributes: readonly string[];
     /** Active Directory: member values asked for by range (MEMBER_RANGE at a time). */

@@ -2,16 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { isIP, type Socket } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { CHANNEL_KEYS, type ChannelKey } from '@dea/contract';
-import { Client, InvalidCredentialsError, ResultCodeError, type Entry } from 'ldapts';
-import {
-  escapeFilterValue,
-  normalizeDn,
-  type DirectoryConfig,
-  type DirectoryField,
-} from './directory-settings.js';
+import { Client, InvalidCredentialsError, ResultCodeError, type Entry, type Filter } from 'ldapts';
+import { normalizeDn, type DirectoryConfig, type DirectoryField } from './directory-settings.js';
+import { allOf, atLeast, equals, groupsOfMember, present } from './ldap-filters.js';
 import {
   DirectoryUnavailableError,
   type PasswordCheck,
+  type SourceRef,
   type SourceUser,
   type UserSource,
 } from '../domain/identity/user-directory.js';
@@ -100,6 +97,9 @@ function socketOf(client: Client): Socket | undefined {
   return (client as unknown as { socket?: Socket }).socket;
 }
 
+/** The source's reference of a user here: the entry's DN, which a bind and a group search take. */
+const refOf = (dn: string): SourceRef => dn as SourceRef;
+
 /** A user as the directory has it, in the product's terms (the domain's SourceUser). */
 export type DirectoryUser = SourceUser;
 
@@ -123,8 +123,6 @@ function unavailable(error: unknown): DirectoryUnavailableError {
   if (error instanceof DirectoryUnavailableError) return error;
   return new DirectoryUnavailableError(`the directory failed: ${(error as Error).message}`, { cause: error });
 }
-
-export { escapeFilterValue };
 
 /** Bit 2 (ACCOUNTDISABLE) of Active Directory's userAccountControl. */
 const ACCOUNT_DISABLE = 2;
@@ -304,7 +302,7 @@ export class LdapDirectory implements UserSource {
       else
         await client.search('', {
           scope: 'base',
-          filter: '(objectClass=*)',
+          filter: present('objectClass'),
           attributes: ['supportedLDAPVersion'],
         });
       return client;
@@ -463,23 +461,17 @@ export class LdapDirectory implements UserSource {
     }
   }
 
-  private userFilter(username?: string): string {
-    const { userFilter, attributes } = this.config;
-    if (username === undefined) return userFilter;
-    return `(&${userFilter}(${attributes.username}=${escapeFilterValue(username)}))`;
-  }
-
   /** The users of the filter changed at or after `since`: whenChanged on Active Directory, modifyTimestamp elsewhere. */
-  private changedFilter(since: Date): string {
+  private changedFilter(since: Date): Filter {
     const attribute = this.config.attributes.id === 'objectGUID' ? 'whenChanged' : 'modifyTimestamp';
     const generalized = since
       .toISOString()
       .replace(/[-:T]/g, '')
       .replace(/\.\d+Z$/, 'Z');
-    return `(&${this.config.userFilter}(${attribute}>=${generalized}))`;
+    return allOf(this.config.userFilter, atLeast(attribute, generalized));
   }
 
-  private searchOptions(filter: string) {
+  private searchOptions(filter: Filter) {
     const binary = this.config.attributes.id === 'objectGUID' ? ['objectGUID'] : [];
     return {
       scope: 'sub' as const,
@@ -501,7 +493,7 @@ export class LdapDirectory implements UserSource {
     if (byName === undefined) return undefined;
     return this.withClient(async (client) => {
       const { searchEntries } = await client.search(this.config.baseDn, {
-        ...this.searchOptions(`(&${this.config.userFilter}${byName})`),
+        ...this.searchOptions(allOf(this.config.userFilter, byName)),
         sizeLimit: 2,
       });
       const [entry] = searchEntries;
@@ -553,7 +545,7 @@ export class LdapDirectory implements UserSource {
   async protectedAdmins(limit = 20): Promise<string[]> {
     return this.withClient(async (client) => {
       const { searchEntries } = await client.search(this.config.baseDn, {
-        ...this.searchOptions(`(&${this.config.userFilter}(adminCount=1))`),
+        ...this.searchOptions(allOf(this.config.userFilter, equals('adminCount', '1'))),
       });
       return searchEntries
         .filter(
@@ -573,7 +565,7 @@ export class LdapDirectory implements UserSource {
     const memberships = await this.groupMemberships();
     const term = changedSince === undefined ? undefined : this.changedFilter(changedSince);
     for await (const page of this.syncPages(term === undefined ? undefined : { filter: term }))
-      yield page.users.map((user) => ({ ...user, groups: memberships.of(user.dn) }));
+      yield page.users.map((user) => ({ ...user, groups: memberships.of(user.ref) }));
   }
 
   /** Searches the sync's side of this class has made (tests count them: none per user). */
@@ -610,13 +602,13 @@ export class LdapDirectory implements UserSource {
    * without groups; each page also names the entries that are no user and why, and the latest
    * change it saw (modifyTimestamp or uSNChanged).
    */
-  async *syncPages(changed?: { filter?: string; term?: string }): AsyncGenerator<SyncPage> {
+  async *syncPages(changed?: { filter?: Filter; term?: Filter }): AsyncGenerator<SyncPage> {
     const client = await this.open();
     const changeAttributes = changeAttributesOf(this.config);
     try {
       const filter =
         changed?.filter ??
-        (changed?.term === undefined ? this.userFilter() : `(&${this.userFilter()}${changed.term})`);
+        (changed?.term === undefined ? this.config.userFilter : allOf(this.config.userFilter, changed.term));
       this.searches += 1;
       const pages = client.searchPaginated(this.config.baseDn, {
         ...this.searchOptions(filter),
@@ -641,7 +633,7 @@ export class LdapDirectory implements UserSource {
         this.searches += 1;
         try {
           const { searchEntries } = await client.search(dn, {
-            ...this.searchOptions(this.userFilter()),
+            ...this.searchOptions(this.config.userFilter),
             scope: 'base',
             attributes: [...this.attributeNames, ...changeAttributes],
           });
@@ -662,7 +654,7 @@ export class LdapDirectory implements UserSource {
     try {
       this.searches += 1;
       const pages = client.searchPaginated(this.config.baseDn, {
-        ...this.searchOptions(this.userFilter()),
+        ...this.searchOptions(this.config.userFilter),
         attributes: [this.config.attributes.id as string],
         paged: { pageSize: this.config.pageSize },
       });
@@ -743,7 +735,7 @@ export class LdapDirectory implements UserSource {
     for (const key of CHANNEL_KEYS) if (attributes[key] !== undefined) channels[key] = text(key) ?? null;
     return {
       user: {
-        dn: entry.dn,
+        ref: refOf(entry.dn),
         externalId,
         username,
         fullName: text('fullName') ?? username,
@@ -780,7 +772,7 @@ export class LdapDirectory implements UserSource {
     for (let depth = 0; depth < MAX_GROUP_DEPTH && members.length > 0; depth += 1) {
       const next: string[] = [];
       for (const member of members) {
-        const filter = groupFilter.replaceAll('{dn}', escapeFilterValue(member));
+        const filter = groupsOfMember(groupFilter, member);
         const { searchEntries } = await client.search(baseDn, { scope: 'sub', filter, attributes: ['1.1'] });
         for (const group of searchEntries) {
           const key = normalizeDn(group.dn);

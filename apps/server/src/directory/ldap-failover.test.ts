@@ -36,7 +36,7 @@ async function signInThrough(directory: LdapDirectory): Promise<number> {
   const started = performance.now();
   const found = await directory.findUser('alice', { groups: false });
   expect(found).toMatchObject({ username: 'alice' });
-  expect(await directory.checkPassword(found?.dn ?? '', DIRECTORY_PEOPLE.alice.password)).toBe(true);
+  expect(await directory.checkPassword(found?.ref ?? '', DIRECTORY_PEOPLE.alice.password)).toBe(true);
   return performance.now() - started;
 }
 

@@ -1,4 +1,5 @@
-import { escapeFilterValue } from './directory-settings.js';
+import type { Filter } from 'ldapts';
+import { anyOf, equals } from './ldap-filters.js';
 
 /** What the forms of a login name are read against. */
 export interface LoginNameRules {
@@ -20,8 +21,7 @@ export interface LoginNameRules {
  * the sign-in limits count on that entry whatever form was typed. Undefined: the name cannot be
  * anyone's (another domain before the backslash).
  */
-export function loginNameFilter(rules: LoginNameRules, name: string): string | undefined {
-  const equals = (attribute: string, value: string) => `(${attribute}=${escapeFilterValue(value)})`;
+export function loginNameFilter(rules: LoginNameRules, name: string): Filter | undefined {
   if (!rules.activeDirectory) return equals(rules.usernameAttribute, name);
   const backslash = name.indexOf('\\');
   if (backslash >= 0) {
@@ -30,16 +30,19 @@ export function loginNameFilter(rules: LoginNameRules, name: string): string | u
     if (domain !== rules.netbiosDomain || account === '' || account.includes('\\')) return undefined;
     return equals('sAMAccountName', account);
   }
-  const terms = new Set([equals(rules.usernameAttribute, name)]);
+  // The same term twice (the user name attribute is sAMAccountName) is asked once.
+  const terms = new Map<string, Filter>();
+  const add = (term: Filter) => terms.set(term.toString(), term);
+  add(equals(rules.usernameAttribute, name));
   const at = name.lastIndexOf('@');
   if (at < 0) {
-    terms.add(equals('sAMAccountName', name));
+    add(equals('sAMAccountName', name));
   } else {
     // sAMAccountName never holds "@": a name with one is a principal name, or account@realm.
-    terms.add(equals('userPrincipalName', name));
+    add(equals('userPrincipalName', name));
     const account = name.slice(0, at);
     if (account !== '' && name.slice(at + 1).toLowerCase() === rules.realm)
-      terms.add(equals('sAMAccountName', account));
+      add(equals('sAMAccountName', account));
   }
-  return terms.size === 1 ? [...terms].join('') : `(|${[...terms].join('')})`;
+  return anyOf(...terms.values());
 }

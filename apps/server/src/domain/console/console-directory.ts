@@ -7,16 +7,17 @@ import type { OidcRoleMapping } from './console-oidc-settings.js';
 import {
   DirectoryUnavailableError,
   type PasswordCheck,
+  type SourceRef,
   type SourceUser,
 } from '../identity/user-directory.js';
 
 /** The directory as the console's sign-in asks it (directory/ldap-directory.ts implements it). */
 export interface ConsoleDirectorySource {
   findUser(name: string, options?: { groups?: boolean }): Promise<SourceUser | undefined>;
-  passwordCheck(dn: string, password: string): Promise<PasswordCheck>;
+  passwordCheck(ref: SourceRef, password: string): Promise<PasswordCheck>;
   decoyCheck(): Promise<void>;
-  /** Every group the entry is in, nested ones included, as normalized DNs. */
-  groupDnsOf(dn: string): Promise<string[]>;
+  /** Every group the user is in, nested ones included, as the source names them (an LDAP directory: normalized DNs). */
+  groupDnsOf(ref: SourceRef): Promise<string[]>;
 }
 
 export interface ConsoleDirectorySettings {
@@ -93,11 +94,11 @@ export class ConsoleDirectory {
         await source.decoyCheck();
         return refused('not-in-directory');
       }
-      const check = await source.passwordCheck(user.dn, password);
+      const check = await source.passwordCheck(user.ref, password);
       if (check.kind === 'wrong') return refused('wrong-password');
       if (check.kind === 'account-problem') return refused('directory-account', { problem: check.problem });
       if (user.disabled) return refused('disabled');
-      const groups = await source.groupDnsOf(user.dn);
+      const groups = await source.groupDnsOf(user.ref);
       const grant = grantOfValues(groups, settings);
       if (grant === undefined) return refused('unmapped', { groups });
       const found = await this.accountOf(user, grant, groups);
@@ -161,7 +162,7 @@ export class ConsoleDirectory {
       const user = await source.findUser(account.username, { groups: false });
       if (user === undefined || user.externalId !== externalId) return 'not-in-directory' as const;
       if (user.disabled) return 'disabled' as const;
-      return { groups: await source.groupDnsOf(user.dn) };
+      return { groups: await source.groupDnsOf(user.ref) };
     });
     if (typeof read === 'string') return end(read);
     const { groups } = read;

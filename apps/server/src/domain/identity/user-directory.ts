@@ -62,10 +62,17 @@ export interface UserDirectory extends DirectoryNames {
   decoyCheck(): Promise<void>;
 }
 
+/**
+ * Where a source finds one of its users again, which `checkPassword` and `groupsOf` take back: an
+ * LDAP directory's is the entry's DN. Opaque to the product, which never reads, builds or stores it
+ * (the user's lasting id is `externalId`).
+ */
+export type SourceRef = string & { readonly __sourceRef: unique symbol };
+
 /** A user as a source has it, in the product's terms. */
 export interface SourceUser {
-  /** The entry's name in its source (an LDAP DN), which `checkPassword` and `groupsOf` take. */
-  dn: string;
+  /** Where the source finds the user again (opaque). */
+  ref: SourceRef;
   /** The source's stable id of the entry (entryUUID, objectGUID): survives renames. */
   externalId: string;
   username: string;
@@ -86,14 +93,14 @@ export interface SourceUser {
 export interface UserSource {
   /** The user of that name, or undefined when the source has none; without `groups`, `groups: []`. */
   findUser(name: string, options?: { groups?: boolean }): Promise<SourceUser | undefined>;
-  /** Whether the password is that entry's. */
-  checkPassword(dn: string, password: string): Promise<boolean>;
-  /** The same check, with the reason when the directory refuses the account itself. */
-  passwordCheck(dn: string, password: string): Promise<PasswordCheck>;
+  /** Whether the password is that user's. */
+  checkPassword(ref: SourceRef, password: string): Promise<boolean>;
+  /** The same check, with the reason when the source refuses the account itself. */
+  passwordCheck(ref: SourceRef, password: string): Promise<PasswordCheck>;
   /** Costs what checking a real user's password costs, for a name the source does not have. */
   decoyCheck(): Promise<void>;
-  /** The product groups of an entry. */
-  groupsOf(dn: string): Promise<string[]>;
+  /** The product groups of a user. */
+  groupsOf(ref: SourceRef): Promise<string[]>;
   /**
    * Everyone, a page at a time; with `changedSince`, only the entries changed at or after that
    * point (a removed entry is seen only by a listing of everyone).
