@@ -77,6 +77,9 @@ export interface EnvelopeOf<T> {
   result: T;
 }
 
+/** The result of a call that has nothing more to say than its success. */
+export const NoResult = Type.Object({});
+
 /** The envelope of a success: error 0, no message. */
 export function okEnvelope<T>(result: T): EnvelopeOf<T> {
   return { error: ErrorNumber.ok, message: '', result };

@@ -413,6 +413,15 @@ export const AdminPolicyChange = Type.Object(
   strict,
 );
 export type AdminPolicyChange = Type.Static<typeof AdminPolicyChange>;
+/** What a call that adds something answers: the new thing's id. */
+export const CreatedId = Type.Object({ id: Type.String() });
+/** A group's owner after the change ('local' or 'scim'). */
+export const AdminGroupOwner = Type.Object({ owner: Type.String() });
+/** How many texts a new language starts with (those of the language it starts from). */
+export const AdminLanguageAdded = Type.Object({ texts: Type.Integer() });
+/** How many sessions of a console account a change ended. */
+export const AdminSessionsEnded = Type.Object({ sessionsEnded: Type.Integer() });
+
 export const AdminGroupOwnerChange = Type.Object(
   { owner: Type.Union([Type.Literal('local'), Type.Literal('scim')]) },
   strict,

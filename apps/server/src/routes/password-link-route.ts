@@ -1,6 +1,5 @@
-import { LOGIN_API_PASSWORD_LINK_PATH, PasswordLinkUse } from '@dea/contract';
+import { LOGIN_API_PASSWORD_LINK_PATH, NoResult, PasswordLinkUse } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
 import { notPermitted } from '../domain/errors.js';
 import { ok } from '../http/envelope.js';
 import { isOwnOrigin } from './login-routes.js';
@@ -17,7 +16,7 @@ export const passwordLinkRoute: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({
           summary: "Set a user's password with a one-time link (used once, expiring)",
           security: 'none',
-          result: Type.Object({}),
+          result: NoResult,
         }),
       },
     },

@@ -1,8 +1,19 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { navigations } from '../testing/render-page';
-import { envelopeError, httpStatus, installFakeServer, ok, type FakeServer } from '../testing/fake-server';
+import {
+  envelopeError,
+  type FakeAnswer,
+  httpStatus,
+  installFakeServer,
+  offContract,
+  ok,
+  type FakeServer,
+} from '../testing/fake-server';
 import { EnvelopeError, HttpError, NetworkError } from './api-error';
 import { request, requestResult, setRequestLanguage } from './request';
+
+/** Calls to a route of no server: what request() does with any call. */
+const anyRoute = (answer: FakeAnswer) => offContract(answer, 'a route of no server, for request() alone');
 
 let server: FakeServer;
 beforeEach(() => {
@@ -13,7 +24,7 @@ beforeEach(() => {
 describe('request', () => {
   it('echoes the XSRF-TOKEN cookie in X-XSRF-TOKEN on non-GET calls only', async () => {
     document.cookie = 'XSRF-TOKEN=token-123; path=/';
-    server.answer('POST any/post', ok(1)).answer('GET any/get', ok(2));
+    server.answer('POST any/post', anyRoute(ok(1))).answer('GET any/get', anyRoute(ok(2)));
     await requestResult('any/post', { method: 'POST', body: { a: 1 } });
     await requestResult('any/get');
     const [post] = server.callsTo('POST any/post');
@@ -25,7 +36,7 @@ describe('request', () => {
   });
 
   it('names the chosen language in Accept-Language', async () => {
-    server.answer('GET any', ok(1));
+    server.answer('GET any', anyRoute(ok(1)));
     setRequestLanguage('pt_BR');
     await request('any');
     expect(server.callsTo('GET any')[0]?.headers.get('Accept-Language')).toBe('pt-BR');
@@ -54,10 +65,13 @@ describe('request', () => {
   ])(
     'goes to the login path the 403 answer names (%j), when it is a path of this origin',
     async (loginPath, expected) => {
-      server.answer('POST userinfo', {
-        status: 403,
-        body: { error: 3, message: 'Please log in.', result: { loginPath } },
-      });
+      const answer = { status: 403, body: { error: 3, message: 'Please log in.', result: { loginPath } } };
+      server.answer(
+        'POST userinfo',
+        typeof loginPath === 'string' && loginPath.startsWith('/')
+          ? answer
+          : offContract(answer, 'a login path that is no path, as a server should never send'),
+      );
       await expect(request('userinfo', { method: 'POST' })).rejects.toMatchObject({
         status: 403,
         leavingPage: true,
@@ -84,7 +98,7 @@ describe('request', () => {
   });
 
   it('stays on the page for 401 and 403 while offline, or when the call asks so', async () => {
-    server.answer('POST a', httpStatus(403));
+    server.answer('POST a', anyRoute(httpStatus(403)));
     await expect(request('a', { method: 'POST', redirectOnSessionEnd: false })).rejects.toMatchObject({
       leavingPage: false,
     });
@@ -94,7 +108,7 @@ describe('request', () => {
   });
 
   it('does not leave on other statuses', async () => {
-    server.answer('GET a', httpStatus(500));
+    server.answer('GET a', anyRoute(httpStatus(500)));
     await expect(request('a')).rejects.toMatchObject({ status: 500, leavingPage: false });
     expect(navigations()).toEqual([]);
   });
@@ -105,7 +119,7 @@ describe('request', () => {
   });
 
   it('turns an envelope error into an EnvelopeError with the server message', async () => {
-    server.answer('POST a', envelopeError(148, 'Store full'));
+    server.answer('POST a', anyRoute(envelopeError(148, 'Store full')));
     const failure = await requestResult('a', { method: 'POST' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(EnvelopeError);
     expect(failure).toMatchObject({ errorNumber: 148, serverMessage: 'Store full' });

@@ -20,6 +20,7 @@ import {
   type FakeAnswer,
   type FakeServer,
   type RecordedCall,
+  offContract,
 } from '../testing/fake-server';
 import { pageReady, renderPage } from '../testing/render-page';
 import { testMessages, text } from '../testing/test-messages';
@@ -212,7 +213,7 @@ describe('a startup call that fails (spec section 8)', () => {
 
   it('GET message answering a body that is not a dictionary is a failure too', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    server.answer('GET message', { body: ['not', 'texts'] });
+    server.answer('GET message', offContract({ body: ['not', 'texts'] }, 'texts that are not a dictionary'));
     renderPage();
     expect(await screen.findByRole('alert')).toHaveTextContent(BUILT_IN_PAGE_TEXTS['error.generic']);
     expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
@@ -266,13 +267,19 @@ describe("a server with only the spec's calls (ADR 0013: where the page differs 
   it('gets the spec page: no expiry kept, and a new code even though tempPass/revoke is unknown', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     // The spec's policy options only (section 3), and no revoke route.
-    server.answer('POST user/getPolicy', {
-      body: {
-        error: 0,
-        message: '',
-        result: { options: { enableECode: true, emergencyCodeDelivery: 'Display' } },
-      },
-    });
+    server.answer(
+      'POST user/getPolicy',
+      offContract(
+        {
+          body: {
+            error: 0,
+            message: '',
+            result: { options: { enableECode: true, emergencyCodeDelivery: 'Display' } },
+          },
+        },
+        "the spec's server, whose options are fewer than this server's",
+      ),
+    );
     server.answer('POST tempPass/revoke', {
       status: 404,
       body: { error: 2, message: 'not found', result: null },

@@ -9,6 +9,7 @@ import type {
 import { vi } from 'vitest';
 import { testMessages, text } from './test-messages';
 import { forgetStartupAnswers } from '../api/startup-answers';
+import { contractDrift, contractProblems, PAGE_ANSWERS } from './contract-answers';
 
 /**
  * A fake of /dea/api/ at the network boundary (global fetch), for component tests. It answers
@@ -23,8 +24,14 @@ export interface RecordedCall {
   body: unknown;
 }
 
-/** `raw`: a body sent as it is, not as JSON (an answer that cannot be read). */
-export type FakeAnswer = { status?: number; body?: unknown; raw?: string } | 'network-error';
+/**
+ * `raw`: a body sent as it is, not as JSON (an answer that cannot be read). Every other answer is
+ * checked against the contract's schema of its route (testing/contract-answers.ts) unless
+ * `offContract` says why this one departs from it on purpose.
+ */
+export type FakeAnswer =
+  | { status?: number; body?: unknown; raw?: string; offContract?: string }
+  | 'network-error';
 export type Handler = (call: RecordedCall) => FakeAnswer | Promise<FakeAnswer>;
 
 export const TEST_USER: UserInfo = {
@@ -58,6 +65,10 @@ export const DISPLAY_POLICY: PolicyOptions = {
   codeUses: 1,
   maxUnusedCodes: 5,
 };
+
+/** An answer no server gives, on purpose: `why` says what the test shows with it. */
+export const offContract = (answer: FakeAnswer, why: string): FakeAnswer =>
+  answer === 'network-error' ? answer : { ...answer, offContract: why };
 
 export const ok = (result: unknown): FakeAnswer => ({ body: { error: 0, message: '', result } });
 export const envelopeError = (error: number, message: string): FakeAnswer => ({
@@ -197,6 +208,10 @@ export class FakeServer {
       this.inFlight -= 1;
     }
     if (answer === 'network-error') throw new TypeError('Failed to fetch');
+    if (handler !== undefined && answer.raw === undefined && answer.offContract === undefined)
+      contractDrift.push(
+        ...contractProblems(PAGE_ANSWERS, method, route, answer.status ?? 200, answer.body ?? null),
+      );
     return new Response(answer.raw ?? JSON.stringify(answer.body ?? null), {
       status: answer.status ?? 200,
       headers: { 'Content-Type': 'application/json' },

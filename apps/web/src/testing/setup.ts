@@ -1,7 +1,8 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
-import { afterEach, beforeEach, vi } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { browserLocation } from '../shared/browser-location';
+import { contractDrift } from './contract-answers';
 
 // A loaded machine (the server suites with PostgreSQL beside these) can take longer than the
 // default second to render a page; findBy* and waitFor wait up to fifteen, a safety net only
@@ -27,4 +28,6 @@ afterEach(() => {
   document.getElementById('root')?.remove();
   // Startup answers a test delivered with the page and no call took.
   for (const block of document.querySelectorAll('script[type="application/json"]')) block.remove();
+  // What the fakes of the server answered against the contract's schemas (contract-answers.ts).
+  expect(contractDrift.splice(0), 'answers of the fake server that no server gives').toEqual([]);
 });

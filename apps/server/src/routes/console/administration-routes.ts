@@ -1,4 +1,7 @@
 import {
+  AdminGroupOwner,
+  AdminLanguageAdded,
+  CreatedId,
   AdminBranding,
   AdminBrandingReset,
   AdminBrandingSet,
@@ -26,7 +29,6 @@ import {
   TEXTS_BODY_LIMIT_BYTES,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
@@ -54,7 +56,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({
           summary: 'Add a group',
           security: 'console',
-          result: Type.Object({ id: Type.String() }),
+          result: CreatedId,
         }),
       },
     },
@@ -98,7 +100,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({
           summary: 'Hand the group to SCIM (it may then rename it and set its SCIM members) or take it back',
           security: 'console',
-          result: Type.Object({ owner: Type.String() }),
+          result: AdminGroupOwner,
         }),
       },
     },
@@ -178,7 +180,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({
           summary: 'Add a language, starting from the texts of another (English when not given)',
           security: 'console',
-          result: Type.Object({ texts: Type.Integer() }),
+          result: AdminLanguageAdded,
         }),
       },
     },

@@ -1,4 +1,6 @@
 import {
+  AdminSessionsEnded,
+  NoResult,
   type AdminConsoleAccount,
   AdminConsoleAccountCreate,
   AdminConsoleAccountParams,
@@ -11,7 +13,6 @@ import {
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import Type from 'typebox';
 import { conflict, invalidRequest, notFound, tooManyRequests } from '../../domain/errors.js';
 import { hashPassword } from '../../crypto/password-hash.js';
 import { validFullName, validUsername } from '../../domain/identity/user-fields.js';
@@ -129,7 +130,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({
           summary: "Change a local account's role and scope (409 for one whose role comes from groups)",
           security: 'console',
-          result: Type.Object({}),
+          result: NoResult,
         }),
       },
     },
@@ -155,7 +156,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...documented({
             summary: disabled ? 'Disable a console account; its sessions end' : 'Enable a console account',
             security: 'console',
-            result: Type.Object({ sessionsEnded: Type.Integer() }),
+            result: AdminSessionsEnded,
           }),
         },
       },
@@ -174,7 +175,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({
           summary: 'Name a passkey of the account',
           security: 'console',
-          result: Type.Object({}),
+          result: NoResult,
         }),
       },
     },
@@ -195,7 +196,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({
           summary: 'Remove one passkey of the account, never its last (409)',
           security: 'console',
-          result: Type.Object({}),
+          result: NoResult,
         }),
       },
     },

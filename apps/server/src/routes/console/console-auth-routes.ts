@@ -1,4 +1,5 @@
 import {
+  NoResult,
   ConsoleMe,
   ConsoleSignInRequest,
   ConsoleSignInResult,
@@ -9,14 +10,11 @@ import {
   PasskeyRegistrationResponse,
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
 import { clearConsoleCookies, setConsoleCookies } from '../../http/cookies.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
 import { relyingParty } from '../../http/relying-party.js';
-
-const NoResult = Type.Object({});
 
 /**
  * Signing in to the console: the password, then the passkey (the first registered with the

@@ -1,4 +1,5 @@
 import {
+  CreatedId,
   AdminPasswordLink,
   AdminPeople,
   AdminPeopleQuery,
@@ -16,7 +17,6 @@ import {
 } from '@dea/contract';
 import type { ChannelKey } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
 import { consoleCallerOf } from '../../http/console-guard.js';
 import { documented } from '../../http/route-docs.js';
@@ -48,7 +48,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...documented({
           summary: 'Add a local user',
           security: 'console',
-          result: Type.Object({ id: Type.String() }),
+          result: CreatedId,
         }),
       },
     },

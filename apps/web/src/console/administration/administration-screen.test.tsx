@@ -1,3 +1,4 @@
+import type { PolicyOptions } from '@dea/contract';
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { envelope, fakeConsoleApi, renderConsole } from '../testing/render-console';
@@ -17,7 +18,16 @@ describe('the administration screen', () => {
   });
 
   it('opens the groups for an address it does not know', async () => {
-    fakeConsoleApi({ 'GET admin/groups': () => envelope({ groups: [], defaults: {} }) });
+    const defaults: PolicyOptions = {
+      enableECode: false,
+      emergencyCodeDelivery: 'Display',
+      codeLength: 10,
+      codeAlphabet: 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789',
+      codeValidityMinutes: 15,
+      codeUses: 1,
+      maxUnusedCodes: 3,
+    };
+    fakeConsoleApi({ 'GET admin/groups': () => envelope({ groups: [], defaults }) });
     renderConsole(<AdministrationScreen section="nothing-here" />);
     expect(await screen.findByText('No groups yet.')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Groups and policies' })).toHaveAttribute('aria-current', 'page');

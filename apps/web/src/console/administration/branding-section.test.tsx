@@ -35,11 +35,12 @@ describe('the branding', () => {
       'POST admin/branding': (call) => {
         const { name, value } = call.body as { name: string; value: string };
         custom = { ...custom, [name]: value };
-        return envelope({});
+        return envelope(entries(custom).find((entry) => entry.name === name));
       },
-      'POST admin/branding/reset': () => {
+      'POST admin/branding/reset': (call) => {
+        const { name } = call.body as { name: string };
         custom = {};
-        return envelope({});
+        return envelope(entries(custom).find((entry) => entry.name === name));
       },
     });
     renderConsole(<BrandingSection />);

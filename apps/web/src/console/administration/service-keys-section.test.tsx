@@ -64,7 +64,7 @@ describe('the service keys', () => {
       'GET admin/service-keys': () => envelope({ keys }),
       'POST admin/service-keys/k1/revoke': () => {
         keys = keys.map((key) => ({ ...key, revokedAt: key.revokedAt ?? '2026-11-24T11:00:00Z' }));
-        return envelope({ revoked: true });
+        return envelope(keys[0]);
       },
     });
     renderConsole(<ServiceKeysSection />);

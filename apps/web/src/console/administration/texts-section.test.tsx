@@ -78,7 +78,7 @@ describe('the texts screen, loading and languages', () => {
       'GET admin/texts/sv': () => textsOf('sv'),
       'POST admin/languages': () => {
         languages = [...LANGUAGES, { code: 'sv', name: 'Svenska', texts: 3, missing: 0 }];
-        return envelope({});
+        return envelope({ texts: 3 });
       },
     });
     renderConsole(<TextsSection />);

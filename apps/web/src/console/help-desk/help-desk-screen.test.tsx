@@ -83,8 +83,15 @@ describe('the help desk search', () => {
     answer.give(
       envelope({
         users: [
-          { id: 'u1', username: 'dana', fullName: 'Dana Demo', groups: ['staff', 'vpn'], disabled: false },
-          { id: 'u2', username: 'dan', fullName: '', groups: [], disabled: true },
+          {
+            id: 'u1',
+            username: 'dana',
+            fullName: 'Dana Demo',
+            source: 'local',
+            groups: ['staff', 'vpn'],
+            disabled: false,
+          },
+          { id: 'u2', username: 'dan', fullName: '', source: 'scim', groups: [], disabled: true },
         ],
       }),
     );

@@ -4,6 +4,7 @@ import { vi } from 'vitest';
 import { createConsoleTranslator, ENGLISH_CONSOLE_TEXTS, CONSOLE_LANGUAGES } from '../i18n/console-texts';
 import { ConsoleI18nProvider, type ConsoleI18n } from '../i18n/console-i18n';
 import { SignedOutContext } from '../session/signed-out-context';
+import { CONSOLE_ANSWERS, contractDrift, contractProblems } from '../../testing/contract-answers';
 
 export interface ConsoleCall {
   method: string;
@@ -11,7 +12,8 @@ export interface ConsoleCall {
   query?: Record<string, string>;
   body: unknown;
 }
-export type Answer = { status?: number; body: unknown };
+/** Checked against the contract's schema of its route, unless `offContract` says why not. */
+export type Answer = { status?: number; body: unknown; offContract?: string };
 
 /**
  * A fake of /dea/admin-api/ at the network boundary (global fetch): each call is answered by the
@@ -41,6 +43,10 @@ export function fakeConsoleApi(
       const answering = async () =>
         handler ? handler(call) : { status: 404, body: { error: 2, message: 'not found', result: null } };
       const answer = await Promise.race([answering(), aborted]);
+      if (handler !== undefined && answer.offContract === undefined)
+        contractDrift.push(
+          ...contractProblems(CONSOLE_ANSWERS, call.method, path, answer.status ?? 200, answer.body),
+        );
       return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200 });
     }),
   );
