@@ -21,6 +21,7 @@ import { loginRoutes } from './routes/login-routes.js';
 import { operationsRoutes, registerApiDocument } from './routes/operations-routes.js';
 import { SCIM_BASE_PATH, scimRoutes } from './routes/scim-routes.js';
 import { consoleAuthRoutes } from './routes/console/console-auth-routes.js';
+import { installConsoleGuard } from './http/console-guard.js';
 import { consoleOidcRoutes } from './routes/console/console-oidc-routes.js';
 import { helpDeskRoutes } from './routes/console/help-desk-routes.js';
 import { administrationRoutes } from './routes/console/administration-routes.js';
@@ -192,6 +193,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   );
   await app.register(
     named(async function consoleApiRoutes(consoleApi) {
+      // Who may call each console route, as the route declares it (config.console), checked once.
+      installConsoleGuard(consoleApi);
       consoleApi.addHook('onSend', async (_request, reply) => {
         void reply.header('cache-control', 'no-store');
       });

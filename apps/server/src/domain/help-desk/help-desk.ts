@@ -49,12 +49,6 @@ export class HelpDesk {
     this.people = new People(store, now);
   }
 
-  /** The agent may act: the identity module's rule (a help-desk role, the passkey of this session). */
-  allowed(caller: ConsoleCaller): void {
-    if (!People.mayWorkHelpDesk({ role: caller.account.role, passkeyVerified: caller.passkeyVerified }))
-      throw forbidden();
-  }
-
   /** The identity module's rule: the user's "Help Desk" policy names the agent's role. */
   private issuersAllow(caller: ConsoleCaller, userId: string): Promise<boolean> {
     return this.people.helpDeskMayHelp(caller.account.role, userId);
@@ -72,7 +66,6 @@ export class HelpDesk {
     userId: string,
     action: 'see' | 'take' | 'give',
   ): Promise<User> {
-    this.allowed(caller);
     const user = await this.find(userId);
     if (!(await inScope(this.store, caller.account, user.id))) throw notFound();
     if (!(await this.issuersAllow(caller, user.id))) throw forbidden();
@@ -86,7 +79,6 @@ export class HelpDesk {
    * and the policy are checked on that answer by the rules every other action calls.
    */
   async search(caller: ConsoleCaller, query: string) {
-    this.allowed(caller);
     const needle = query.trim().toLowerCase();
     // Stored names are canonical (RFC 8265): the query is spelled the same way when it can be.
     const usernamePart = canonicalUsername(query) ?? needle;
@@ -184,7 +176,6 @@ export class HelpDesk {
     passkeyFresh: boolean,
     clientAddress: string,
   ): Promise<HelpDeskIssueResult> {
-    this.allowed(caller);
     if (!passkeyFresh) throw passkeyAgain(caller);
     const user = await this.helpable(caller, userId, 'give');
     const policy = resolvePolicy(
@@ -216,7 +207,6 @@ export class HelpDesk {
     clientAddress: string,
     log: SendRequest['log'],
   ): Promise<{ to: string }> {
-    this.allowed(caller);
     if (!passkeyFresh) throw passkeyAgain(caller);
     const user = await this.helpable(caller, userId, 'give');
     const channel = await this.store.channels.findOfUser(user.id, request.recipient);

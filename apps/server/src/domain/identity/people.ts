@@ -151,9 +151,6 @@ function ownerPartOf(part: Exclude<ChangedPart, 'source'>): UserPart {
   return (PROFILE_PARTS as readonly string[]).includes(part) ? 'fullName' : (part as UserPart);
 }
 
-/** The roles of the console that work the help desk. */
-const HELP_DESK_ROLES: readonly ConsoleRole[] = ['admin', 'helpdesk'];
-
 /**
  * The one way a user changes, from every door (the CLI, the console, SCIM, the directory, the
  * import): create, update fields, set the password, disable, enable, remove, end sessions. Each
@@ -338,14 +335,6 @@ export class People {
       });
       return { user, changed: sessionsEnded === 0 ? [] : ['sessions'], sessionsEnded };
     });
-  }
-
-  /**
-   * Who may work the help desk: a console account of a help-desk role whose passkey was verified
-   * in this session.
-   */
-  static mayWorkHelpDesk(caller: { role: ConsoleRole; passkeyVerified: boolean }): boolean {
-    return caller.passkeyVerified && HELP_DESK_ROLES.includes(caller.role);
   }
 
   /** Whether the help desk may help this user: their "Help Desk" policy names the role (both without one). */

@@ -17,7 +17,7 @@ import {
   TEXT_KEYS,
 } from '@dea/contract';
 import type { ServiceKey, Store } from '../../store/store.js';
-import { conflict, forbidden, invalidRequest, notFound } from '../errors.js';
+import { conflict, invalidRequest, notFound } from '../errors.js';
 import { brandingEntries, defaultBrandingEntry, resetBranding, setBranding } from './branding-rules.js';
 import type { Catalogs } from '../texts/catalogs.js';
 import type { CodeDefaults } from '../codes/code-settings.js';
@@ -84,13 +84,12 @@ export class Administration {
     this.groupChanges = new Groups(deps.store, deps.now);
   }
 
-  allowed(caller: ConsoleCaller): string {
-    if (!caller.passkeyVerified || caller.account.role !== 'admin') throw forbidden();
+  /** Who acts, for the audit: the administrator the route let through (CONSOLE_ACCESS.administer). */
+  actorOf(caller: ConsoleCaller): string {
     return `console:${caller.account.username}`;
   }
 
-  async groups(caller: ConsoleCaller): Promise<AdminGroups> {
-    this.allowed(caller);
+  async groups(): Promise<AdminGroups> {
     const { store, codeDefaults } = this.deps;
     const groups = await Promise.all(
       (await store.groups.list()).map(async (group) => {
@@ -114,7 +113,7 @@ export class Administration {
   }
 
   async createGroup(caller: ConsoleCaller, name: string, priority: number): Promise<{ id: string }> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     const group = await this.groupChanges
       .create({ name, priority }, { by: 'local', actor })
       .catch(asDomainError);
@@ -126,7 +125,7 @@ export class Administration {
     groupId: string,
     change: AdminPolicyChange,
   ): Promise<{ options: Record<string, unknown> }> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     const group = (await this.deps.store.groups.list()).find((each) => each.id === groupId);
     if (group === undefined) throw notFound();
     const options = await this.groupPolicies
@@ -137,7 +136,7 @@ export class Administration {
 
   /** Hands the group to SCIM or takes it back, by the rule the CLI's dea group owner uses. */
   async setGroupOwner(caller: ConsoleCaller, groupId: string, owner: string): Promise<{ owner: string }> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     const group = (await this.deps.store.groups.list()).find((each) => each.id === groupId);
     if (group === undefined) throw notFound();
     const changed = await this.groupChanges
@@ -146,24 +145,22 @@ export class Administration {
     return { owner: changed.source };
   }
 
-  async branding(caller: ConsoleCaller): Promise<{ entries: BrandingEntry[] }> {
-    this.allowed(caller);
+  async branding(): Promise<{ entries: BrandingEntry[] }> {
     return { entries: await brandingEntries(this.deps.store) };
   }
 
   async setBranding(caller: ConsoleCaller, name: BrandingName, value: string): Promise<BrandingEntry> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     return setBranding(this.deps.store, { name, value }, actor, this.deps.now()).catch(asDomainError);
   }
 
   async resetBranding(caller: ConsoleCaller, name: BrandingName): Promise<BrandingEntry> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     await resetBranding(this.deps.store, name, actor, this.deps.now());
     return defaultBrandingEntry(name);
   }
 
-  async languages(caller: ConsoleCaller): Promise<AdminLanguages> {
-    this.allowed(caller);
+  async languages(): Promise<AdminLanguages> {
     const { store } = this.deps;
     const languages = await Promise.all(
       (await store.catalogs.listLanguages()).map(async ({ code, name }) => {
@@ -176,7 +173,7 @@ export class Administration {
   }
 
   async addLanguage(caller: ConsoleCaller, request: AdminLanguageAdd): Promise<{ texts: number }> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     const { store, now, catalogs } = this.deps;
     const texts = await addLanguage(store, { ...request, from: request.from ?? 'en' }, actor, now()).catch(
       asDomainError,
@@ -186,7 +183,6 @@ export class Administration {
   }
 
   async texts(caller: ConsoleCaller, language: string): Promise<AdminTexts> {
-    this.allowed(caller);
     const { store } = this.deps;
     if (!(await store.catalogs.listLanguages()).some((row) => row.code === language)) throw notFound();
     return { language, texts: await textsBesideEnglish(store, language) };
@@ -197,7 +193,7 @@ export class Administration {
     language: string,
     texts: Record<string, string>,
   ): Promise<AdminTextsSetResult> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     const { store, now, catalogs } = this.deps;
     try {
       const checked = checkTexts(texts);
@@ -213,8 +209,7 @@ export class Administration {
     }
   }
 
-  async serviceKeys(caller: ConsoleCaller): Promise<{ keys: AdminServiceKey[] }> {
-    this.allowed(caller);
+  async serviceKeys(): Promise<{ keys: AdminServiceKey[] }> {
     return { keys: (await this.deps.store.serviceKeys.list()).map(shownKey) };
   }
 
@@ -222,14 +217,14 @@ export class Administration {
     caller: ConsoleCaller,
     request: AdminServiceKeyCreate,
   ): Promise<AdminServiceKeyCreated> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     const { store, serviceKeyHash, now } = this.deps;
     const made = await issueServiceKey(store, serviceKeyHash, request, actor, now()).catch(asDomainError);
     return { key: made.key, serviceKey: shownKey(made.serviceKey) };
   }
 
   async revokeServiceKey(caller: ConsoleCaller, keyId: string): Promise<AdminServiceKey> {
-    const actor = this.allowed(caller);
+    const actor = this.actorOf(caller);
     const { store, now } = this.deps;
     const key = await store.serviceKeys.findById(keyId);
     if (key === undefined) throw notFound();
@@ -238,8 +233,7 @@ export class Administration {
     return shownKey({ ...key, revokedAt: at });
   }
 
-  settings(caller: ConsoleCaller): AdminSettings {
-    this.allowed(caller);
+  settings(): AdminSettings {
     return { settings: effectiveSettings(this.deps.settings.table, this.deps.settings.values) };
   }
 }

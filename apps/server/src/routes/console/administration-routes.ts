@@ -30,7 +30,8 @@ import {
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
-import { consoleCallerOf } from '../../http/console-guard.js';
+import { guardedCaller } from '../../http/console-guard.js';
+import { CONSOLE_ACCESS } from '../../domain/console/console-access.js';
 import { documented } from '../../http/route-docs.js';
 
 /** Groups and policies, branding, message texts, service keys and the effective settings, for administrators. */
@@ -40,17 +41,19 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/admin/groups',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: documented({
         summary: 'The groups with their policies: stored, effective, and the defaults',
         security: 'console',
         result: AdminGroups,
       }),
     },
-    async (request) => ok(await administration.groups(await consoleCallerOf(request, false))),
+    async () => ok(await administration.groups()),
   );
   app.post(
     '/admin/groups',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         body: AdminGroupCreate,
         ...documented({
@@ -61,17 +64,12 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      ok(
-        await administration.createGroup(
-          await consoleCallerOf(request, true),
-          request.body.name,
-          request.body.priority,
-        ),
-      ),
+      ok(await administration.createGroup(guardedCaller(request), request.body.name, request.body.priority)),
   );
   app.post(
     '/admin/groups/:groupId/policy',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminGroupParams,
         body: AdminPolicyChange,
@@ -83,17 +81,12 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      ok(
-        await administration.setPolicy(
-          await consoleCallerOf(request, true),
-          request.params.groupId,
-          request.body,
-        ),
-      ),
+      ok(await administration.setPolicy(guardedCaller(request), request.params.groupId, request.body)),
   );
   app.post(
     '/admin/groups/:groupId/owner',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminGroupParams,
         body: AdminGroupOwnerChange,
@@ -107,7 +100,7 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       ok(
         await administration.setGroupOwner(
-          await consoleCallerOf(request, true),
+          guardedCaller(request),
           request.params.groupId,
           request.body.owner,
         ),
@@ -116,17 +109,19 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/admin/branding',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: documented({
         summary: 'Every branding entry, the default where none is set',
         security: 'console',
         result: AdminBranding,
       }),
     },
-    async (request) => ok(await administration.branding(await consoleCallerOf(request, false))),
+    async () => ok(await administration.branding()),
   );
   app.post(
     '/admin/branding',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       bodyLimit: BRANDING_BODY_LIMIT_BYTES,
       schema: {
         body: AdminBrandingSet,
@@ -138,17 +133,12 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      ok(
-        await administration.setBranding(
-          await consoleCallerOf(request, true),
-          request.body.name,
-          request.body.value,
-        ),
-      ),
+      ok(await administration.setBranding(guardedCaller(request), request.body.name, request.body.value)),
   );
   app.post(
     '/admin/branding/reset',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         body: AdminBrandingReset,
         ...documented({
@@ -158,23 +148,24 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) =>
-      ok(await administration.resetBranding(await consoleCallerOf(request, true), request.body.name)),
+    async (request) => ok(await administration.resetBranding(guardedCaller(request), request.body.name)),
   );
   app.get(
     '/admin/languages',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: documented({
         summary: 'The languages of the message catalogs, with how many texts each lacks',
         security: 'console',
         result: AdminLanguages,
       }),
     },
-    async (request) => ok(await administration.languages(await consoleCallerOf(request, false))),
+    async () => ok(await administration.languages()),
   );
   app.post(
     '/admin/languages',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         body: AdminLanguageAdd,
         ...documented({
@@ -184,12 +175,12 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) =>
-      ok(await administration.addLanguage(await consoleCallerOf(request, true), request.body)),
+    async (request) => ok(await administration.addLanguage(guardedCaller(request), request.body)),
   );
   app.get(
     '/admin/texts/:language',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminLanguageParams,
         ...documented({
@@ -199,12 +190,12 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) =>
-      ok(await administration.texts(await consoleCallerOf(request, false), request.params.language)),
+    async (request) => ok(await administration.texts(guardedCaller(request), request.params.language)),
   );
   app.post(
     '/admin/texts/:language',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       bodyLimit: TEXTS_BODY_LIMIT_BYTES,
       schema: {
         params: AdminLanguageParams,
@@ -217,28 +208,24 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      ok(
-        await administration.setTexts(
-          await consoleCallerOf(request, true),
-          request.params.language,
-          request.body.texts,
-        ),
-      ),
+      ok(await administration.setTexts(guardedCaller(request), request.params.language, request.body.texts)),
   );
   app.get(
     '/admin/service-keys',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: documented({
         summary: 'The service keys (never their secrets)',
         security: 'console',
         result: AdminServiceKeys,
       }),
     },
-    async (request) => ok(await administration.serviceKeys(await consoleCallerOf(request, false))),
+    async () => ok(await administration.serviceKeys()),
   );
   app.post(
     '/admin/service-keys',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         body: AdminServiceKeyCreate,
         ...documented({
@@ -250,12 +237,13 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       void reply.header('cache-control', 'no-store');
-      return ok(await administration.createServiceKey(await consoleCallerOf(request, true), request.body));
+      return ok(await administration.createServiceKey(guardedCaller(request), request.body));
     },
   );
   app.post(
     '/admin/service-keys/:keyId/revoke',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       preValidation: emptyBodyAsObject,
       schema: {
         params: AdminServiceKeyParams,
@@ -268,17 +256,18 @@ export const administrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      ok(await administration.revokeServiceKey(await consoleCallerOf(request, true), request.params.keyId)),
+      ok(await administration.revokeServiceKey(guardedCaller(request), request.params.keyId)),
   );
   app.get(
     '/admin/settings',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: documented({
         summary: 'The settings in effect (secrets only as set or not set)',
         security: 'console',
         result: AdminSettings,
       }),
     },
-    async (request) => ok(administration.settings(await consoleCallerOf(request, false))),
+    async () => ok(administration.settings()),
   );
 };

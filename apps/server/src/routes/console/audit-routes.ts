@@ -3,7 +3,8 @@ import { ConsoleAuditEvents, ConsoleAuditPage, ConsoleAuditQuery, ErrorEnvelope 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AUDIT_EVENTS } from '../../domain/audit/audit-events.js';
 import { ok } from '../../http/envelope.js';
-import { consoleCallerOf } from '../../http/console-guard.js';
+import { guardedCaller } from '../../http/console-guard.js';
+import { CONSOLE_ACCESS } from '../../domain/console/console-access.js';
 import { documented } from '../../http/route-docs.js';
 
 /** The audit log for administrators and auditors: filtered pages, and a CSV export. */
@@ -13,6 +14,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit',
     {
+      config: { console: CONSOLE_ACCESS.readAudit },
       schema: {
         querystring: ConsoleAuditQuery,
         ...documented({
@@ -22,7 +24,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => ok(await auditView.page(await consoleCallerOf(request, false), request.query)),
+    async (request) => ok(await auditView.page(guardedCaller(request), request.query)),
   );
 
   const events = {
@@ -33,16 +35,14 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit/events',
     {
+      config: { console: CONSOLE_ACCESS.readAudit },
       schema: documented({
         summary: 'The events the audit log can hold, with what each records (the filter offers them)',
         security: 'console',
         result: ConsoleAuditEvents,
       }),
     },
-    async (request) => {
-      auditView.mayRead(await consoleCallerOf(request, false));
-      return ok(events);
-    },
+    async () => ok(events),
   );
 
   const csvDocs = documented({
@@ -53,6 +53,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/audit.csv',
     {
+      config: { console: CONSOLE_ACCESS.readAudit },
       schema: {
         ...csvDocs,
         querystring: ConsoleAuditQuery,
@@ -70,7 +71,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const lines = await auditView.csv(await consoleCallerOf(request, false), request.query);
+      const lines = await auditView.csv(guardedCaller(request), request.query);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="dea-audit.csv"')

@@ -20,7 +20,8 @@ import { InvalidField } from '../../domain/identity/user-fields.js';
 import type { ConsoleAccountOverview } from '../../domain/identity/console-accounts.js';
 import { RuleError } from '../../domain/rule-error.js';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
-import { consoleCallerOf } from '../../http/console-guard.js';
+import { guardedCaller } from '../../http/console-guard.js';
+import { CONSOLE_ACCESS } from '../../domain/console/console-access.js';
 import { documented } from '../../http/route-docs.js';
 
 const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
@@ -55,9 +56,9 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { administration, consoleAccounts, store } = app.services;
   const action = { preValidation: emptyBodyAsObject };
 
-  /** The administrator (after the passkey) and the account the call is about. */
-  async function target(request: FastifyRequest, accountId: string, changes: boolean) {
-    const actor = administration.allowed(await consoleCallerOf(request, changes));
+  /** The administrator (the route's access) and the account the call is about. */
+  async function target(request: FastifyRequest, accountId: string) {
+    const actor = administration.actorOf(guardedCaller(request));
     const account = await store.console.findAccountById(accountId);
     if (account === undefined) throw notFound();
     return { actor, account };
@@ -66,14 +67,14 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/admin/console-accounts',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: documented({
         summary: 'The console accounts: role, scope, how they sign in, last sign-in, passkeys',
         security: 'console',
         result: AdminConsoleAccounts,
       }),
     },
-    async (request) => {
-      administration.allowed(await consoleCallerOf(request, false));
+    async () => {
       const accounts = await Promise.all(
         (await store.console.listAccounts()).map(async (account) =>
           shown(await consoleAccounts.overview(account)),
@@ -85,6 +86,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/console-accounts',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         body: AdminConsoleAccountCreate,
         ...documented({
@@ -96,7 +98,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const actor = administration.allowed(await consoleCallerOf(request, true));
+      const actor = administration.actorOf(guardedCaller(request));
       const { body } = request;
       let username;
       let displayName;
@@ -124,6 +126,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/console-accounts/:accountId/role',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminConsoleAccountParams,
         body: AdminConsoleRoleChange,
@@ -135,7 +138,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { actor, account } = await target(request, request.params.accountId, true);
+      const { actor, account } = await target(request, request.params.accountId);
       await consoleAccounts
         .setRole(account, request.body.role, request.body.scope, actor)
         .catch(asDomainError);
@@ -149,6 +152,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/admin/console-accounts/:accountId/${path}`,
       {
+        config: { console: CONSOLE_ACCESS.administer },
         ...action,
         schema: {
           params: AdminConsoleAccountParams,
@@ -161,7 +165,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request) => {
-        const { actor, account } = await target(request, request.params.accountId, true);
+        const { actor, account } = await target(request, request.params.accountId);
         return ok(await consoleAccounts.setDisabled(account, disabled, actor).catch(asDomainError));
       },
     );
@@ -169,6 +173,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/console-accounts/:accountId/passkeys/name',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminConsoleAccountParams,
         body: AdminPasskeyRename,
@@ -180,7 +185,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { actor, account } = await target(request, request.params.accountId, true);
+      const { actor, account } = await target(request, request.params.accountId);
       await consoleAccounts
         .renamePasskey(account, request.body.credentialId, request.body.name, actor)
         .catch(asDomainError);
@@ -190,6 +195,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/console-accounts/:accountId/passkeys/remove',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminConsoleAccountParams,
         body: AdminPasskeyRemove,
@@ -201,7 +207,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { actor, account } = await target(request, request.params.accountId, true);
+      const { actor, account } = await target(request, request.params.accountId);
       await consoleAccounts.removePasskey(account, request.body.credentialId, actor).catch(asDomainError);
       return ok({});
     },
@@ -209,6 +215,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/console-accounts/:accountId/passkeys/reset',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       ...action,
       schema: {
         params: AdminConsoleAccountParams,
@@ -221,7 +228,7 @@ export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { actor, account } = await target(request, request.params.accountId, true);
+      const { actor, account } = await target(request, request.params.accountId);
       const { removed, link } = await consoleAccounts.resetPasskeys(account, actor);
       return ok({ url: link.url, expiresAt: new Date(link.expiresAt).toISOString(), removed });
     },

@@ -48,6 +48,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/me',
     {
+      config: { console: 'session' },
       schema: documented({
         summary: 'Who is signed in to the console, and how far',
         security: 'console',
@@ -70,6 +71,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/passkey/registration/options',
     {
+      config: { console: 'session' },
       ...ceremony,
       schema: {
         body: PasskeyRegistrationOptionsRequest,
@@ -93,6 +95,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/passkey/registration',
     {
+      config: { console: 'session' },
       schema: {
         body: PasskeyRegistrationResponse,
         ...documented({
@@ -116,6 +119,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/passkey/authentication/options',
     {
+      config: { console: 'session' },
       ...ceremony,
       schema: {
         body: EmptyRequest,
@@ -134,6 +138,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/passkey/authentication',
     {
+      config: { console: 'session' },
       schema: {
         body: PasskeyAuthenticationResponse,
         ...documented({
@@ -155,6 +160,7 @@ export const consoleAuthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/session/end',
     {
+      config: { console: 'session' },
       ...ceremony,
       schema: {
         body: EmptyRequest,

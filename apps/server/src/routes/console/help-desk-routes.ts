@@ -14,7 +14,8 @@ import {
 } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
-import { consoleCallerOf } from '../../http/console-guard.js';
+import { guardedCaller } from '../../http/console-guard.js';
+import { CONSOLE_ACCESS } from '../../domain/console/console-access.js';
 import { documented } from '../../http/route-docs.js';
 import { forgetUserPasskeys } from '../../domain/registration/user-passkeys.js';
 import { allowAddresses, registrationUndoneOf } from '../../domain/channels/channel-proof.js';
@@ -26,6 +27,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     summary: string,
     result: typeof HelpDeskCountResult | typeof HelpDeskRegistrationLinkResult,
   ) => ({
+    config: { console: CONSOLE_ACCESS.workHelpDesk },
     preValidation: emptyBodyAsObject,
     schema: {
       params: HelpDeskUserParams,
@@ -37,6 +39,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/helpdesk/users',
     {
+      config: { console: CONSOLE_ACCESS.workHelpDesk },
       schema: {
         querystring: HelpDeskSearchQuery,
         ...documented({
@@ -46,12 +49,12 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) =>
-      ok({ users: await helpDesk.search(await consoleCallerOf(request, false), request.query.q) }),
+    async (request) => ok({ users: await helpDesk.search(guardedCaller(request), request.query.q) }),
   );
   app.get(
     '/helpdesk/users/:userId',
     {
+      config: { console: CONSOLE_ACCESS.workHelpDesk },
       schema: {
         params: HelpDeskUserParams,
         ...documented({
@@ -62,7 +65,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const view = await helpDesk.user(await consoleCallerOf(request, false), request.params.userId);
+      const view = await helpDesk.user(guardedCaller(request), request.params.userId);
       // What an undo left (ADR 0034): the person's view is read first, so only someone the agent may see.
       const undone = await registrationUndoneOf(store, view.user.id);
       const iso = (at: number) => new Date(at).toISOString();
@@ -78,6 +81,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/helpdesk/users/:userId/codes',
     {
+      config: { console: CONSOLE_ACCESS.workHelpDesk },
       schema: {
         params: HelpDeskUserParams,
         body: HelpDeskIssueRequest,
@@ -90,7 +94,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const who = await consoleCallerOf(request, true);
+      const who = guardedCaller(request);
       return ok(
         await helpDesk.issue(
           who,
@@ -105,6 +109,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/helpdesk/users/:userId/codes/send',
     {
+      config: { console: CONSOLE_ACCESS.workHelpDesk },
       schema: {
         params: HelpDeskUserParams,
         body: HelpDeskSendRequest,
@@ -117,7 +122,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const who = await consoleCallerOf(request, true);
+      const who = guardedCaller(request);
       return ok(
         await helpDesk.sendToChannel(
           who,
@@ -133,6 +138,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/helpdesk/users/:userId/codes/revoke',
     {
+      config: { console: CONSOLE_ACCESS.workHelpDesk },
       schema: {
         params: HelpDeskUserParams,
         body: HelpDeskRevokeRequest,
@@ -145,11 +151,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       ok({
-        count: await helpDesk.revoke(
-          await consoleCallerOf(request, true),
-          request.params.userId,
-          request.body.codeId,
-        ),
+        count: await helpDesk.revoke(guardedCaller(request), request.params.userId, request.body.codeId),
       }),
   );
   app.post(
@@ -160,7 +162,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ),
     async (request) => {
       const made = await helpDesk.registrationLink(
-        await consoleCallerOf(request, true),
+        guardedCaller(request),
         request.params.userId,
         (user, actor) => registrationSignIn.issueLink(user, actor),
       );
@@ -175,10 +177,8 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ),
     async (request) =>
       ok({
-        count: await helpDesk.forgetFor(
-          await consoleCallerOf(request, true),
-          request.params.userId,
-          (user, actor) => rememberedDevices.forgetAll(user, { actor, clientAddress: request.ip }),
+        count: await helpDesk.forgetFor(guardedCaller(request), request.params.userId, (user, actor) =>
+          rememberedDevices.forgetAll(user, { actor, clientAddress: request.ip }),
         ),
       }),
   );
@@ -190,10 +190,8 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ),
     async (request) =>
       ok({
-        count: await helpDesk.forgetFor(
-          await consoleCallerOf(request, true),
-          request.params.userId,
-          (user, actor) => forgetUserPasskeys({ store, now }, user, actor),
+        count: await helpDesk.forgetFor(guardedCaller(request), request.params.userId, (user, actor) =>
+          forgetUserPasskeys({ store, now }, user, actor),
         ),
       }),
   );
@@ -206,7 +204,7 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       ok({
         count: await helpDesk.forgetFor(
-          await consoleCallerOf(request, true),
+          guardedCaller(request),
           request.params.userId,
           async (user, actor) =>
             (await allowAddresses({ store, now }, user, { actor, clientAddress: request.ip })).length,
@@ -216,13 +214,12 @@ export const helpDeskRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/helpdesk/users/:userId/unlock',
     action('End the verification lock', HelpDeskCountResult),
-    async (request) =>
-      ok({ count: await helpDesk.unlock(await consoleCallerOf(request, true), request.params.userId) }),
+    async (request) => ok({ count: await helpDesk.unlock(guardedCaller(request), request.params.userId) }),
   );
   app.post(
     '/helpdesk/users/:userId/sessions/end',
     action("End the user's sessions", HelpDeskCountResult),
     async (request) =>
-      ok({ count: await helpDesk.endSessions(await consoleCallerOf(request, true), request.params.userId) }),
+      ok({ count: await helpDesk.endSessions(guardedCaller(request), request.params.userId) }),
   );
 };

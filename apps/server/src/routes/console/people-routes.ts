@@ -18,7 +18,8 @@ import {
 import type { ChannelKey } from '@dea/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { emptyBodyAsObject, ok } from '../../http/envelope.js';
-import { consoleCallerOf } from '../../http/console-guard.js';
+import { guardedCaller } from '../../http/console-guard.js';
+import { CONSOLE_ACCESS } from '../../domain/console/console-access.js';
 import { documented } from '../../http/route-docs.js';
 
 /** People in the console (issue 31, part 4): users administered by an administrator. */
@@ -29,6 +30,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/admin/people',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         querystring: AdminPeopleQuery,
         ...documented({
@@ -38,11 +40,12 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => ok(await people.list(await consoleCallerOf(request, false), request.query.q)),
+    async (request) => ok(await people.list(guardedCaller(request), request.query.q)),
   );
   app.post(
     '/admin/people',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         body: AdminPersonCreate,
         ...documented({
@@ -52,11 +55,12 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => ok(await people.create(await consoleCallerOf(request, true), request.body)),
+    async (request) => ok(await people.create(guardedCaller(request), request.body)),
   );
   app.get(
     '/admin/people/:userId',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminPersonParams,
         ...documented({
@@ -66,11 +70,12 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) => ok(await people.person(await consoleCallerOf(request, false), request.params.userId)),
+    async (request) => ok(await people.person(guardedCaller(request), request.params.userId)),
   );
   app.post(
     '/admin/people/:userId',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminPersonParams,
         body: AdminPersonUpdate,
@@ -81,8 +86,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) =>
-      ok(await people.update(await consoleCallerOf(request, true), request.params.userId, request.body)),
+    async (request) => ok(await people.update(guardedCaller(request), request.params.userId, request.body)),
   );
   for (const [path, summary, run] of [
     ['disable', 'Disable a user: sessions end, unused codes are revoked', people.disable.bind(people)],
@@ -93,6 +97,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.post(
       `/admin/people/:userId/${path}`,
       {
+        config: { console: CONSOLE_ACCESS.administer },
         ...action,
         schema: {
           params: AdminPersonParams,
@@ -100,12 +105,13 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...documented({ summary, security: 'console', result: AdminPersonChanged }),
         },
       },
-      async (request) => ok(await run(await consoleCallerOf(request, true), request.params.userId)),
+      async (request) => ok(await run(guardedCaller(request), request.params.userId)),
     );
   }
   app.post(
     '/admin/people/:userId/groups',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       schema: {
         params: AdminPersonParams,
         body: AdminPersonMembership,
@@ -119,7 +125,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       ok(
         await people.membership(
-          await consoleCallerOf(request, true),
+          guardedCaller(request),
           request.params.userId,
           request.body.groupId,
           request.body.member,
@@ -129,6 +135,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/people/:userId/channels/proofs',
     {
+      config: { console: CONSOLE_ACCESS.workHelpDesk },
       schema: {
         params: AdminPersonParams,
         body: ChannelAddRequest,
@@ -143,7 +150,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       ok(
         await people.startChannelProof(
-          await consoleCallerOf(request, true),
+          guardedCaller(request),
           request.params.userId,
           request.body,
           request.ip,
@@ -153,6 +160,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/people/:userId/channels/prove',
     {
+      config: { console: CONSOLE_ACCESS.workHelpDesk },
       schema: {
         params: AdminPersonParams,
         body: ChannelProveRequest,
@@ -165,18 +173,12 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      ok(
-        await people.proveChannel(
-          await consoleCallerOf(request, true),
-          request.params.userId,
-          request.body,
-          request.ip,
-        ),
-      ),
+      ok(await people.proveChannel(guardedCaller(request), request.params.userId, request.body, request.ip)),
   );
   app.post(
     '/admin/people/:userId/channels/remove',
     {
+      config: { console: CONSOLE_ACCESS.workHelpDesk },
       schema: {
         params: AdminPersonParams,
         body: ChannelRemoveRequest,
@@ -190,7 +192,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       ok(
         await people.removeChannel(
-          await consoleCallerOf(request, true),
+          guardedCaller(request),
           request.params.userId,
           request.body.key as ChannelKey,
           request.ip,
@@ -200,6 +202,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/admin/people/:userId/password-link',
     {
+      config: { console: CONSOLE_ACCESS.administer },
       ...action,
       schema: {
         params: AdminPersonParams,
@@ -211,7 +214,6 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) =>
-      ok(await people.passwordLink(await consoleCallerOf(request, true), request.params.userId)),
+    async (request) => ok(await people.passwordLink(guardedCaller(request), request.params.userId)),
   );
 };

@@ -2,7 +2,8 @@ import { ConsoleReportQuery, ConsoleReports, ErrorEnvelope } from '@dea/contract
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { consoleReports, reportsCsv } from '../../domain/reports/reports.js';
 import { ok } from '../../http/envelope.js';
-import { consoleCallerOf } from '../../http/console-guard.js';
+import { guardedCaller } from '../../http/console-guard.js';
+import { CONSOLE_ACCESS } from '../../domain/console/console-access.js';
 import { documented } from '../../http/route-docs.js';
 
 /** The reports dashboard for administrators and auditors (domain/reports/reports.ts), and each report as CSV. */
@@ -13,6 +14,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/reports',
     {
+      config: { console: CONSOLE_ACCESS.readReports },
       schema: {
         querystring: ConsoleReportQuery,
         ...documented({
@@ -23,8 +25,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
       },
     },
-    async (request) =>
-      ok(await consoleReports(store, await consoleCallerOf(request, false), request.query, defaults())),
+    async (request) => ok(await consoleReports(store, guardedCaller(request), request.query, defaults())),
   );
 
   const csvDocs = documented({
@@ -35,6 +36,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/reports.csv',
     {
+      config: { console: CONSOLE_ACCESS.readReports },
       schema: {
         ...csvDocs,
         querystring: ConsoleReportQuery,
@@ -52,12 +54,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { metric } = request.query;
-      const reports = await consoleReports(
-        store,
-        await consoleCallerOf(request, false),
-        request.query,
-        defaults(),
-      );
+      const reports = await consoleReports(store, guardedCaller(request), request.query, defaults());
       const name = `dea-report-${metric ?? 'all'}-${reports.from}-${reports.to}.csv`;
       return reply
         .type('text/csv; charset=utf-8')
