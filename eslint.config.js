@@ -56,6 +56,67 @@ function serverLayers() {
   ];
 }
 
+const WEB_NOT_SERVER = {
+  group: ['**/apps/server/**', '@dea/server', 'node:*'],
+  message: 'The browser never imports server code; share through @dea/contract.',
+};
+
+/** An import of one of the web application's folders (from anywhere below apps/web/src/). */
+const webFolders = (...names) => `^(\\.\\./)+(${names.join('|')})(/|$)`;
+
+/**
+ * The web application's parts, each for its folder's sources (tests may use any part): the page
+ * (app/ and features/), the channels page (channels/), the console (console/) and the login form
+ * (login-app/) import none of the others, besides the page's frame that the channels page and the
+ * login form show too (its shell, header and failure screen, and the branding, language and
+ * signed-in user features) and the branding the console previews; shared/ and api/ import no part
+ * (api/methods.ts asks the page's code-on-load module for the code the page asked for before it
+ * loaded).
+ */
+function webParts() {
+  const part = (globs, regex, message) => ({
+    files: globs.map((glob) => `apps/web/src/${glob}`),
+    ignores: ['**/*.test.{ts,tsx}', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [WEB_NOT_SERVER, { regex, message }] }],
+    },
+  });
+  const frame = ['branded-shell', 'page-header', 'startup-failure'];
+  const pageFeaturesOthersShow = ['branding', 'language', 'user'];
+  return [
+    part(
+      ['app/**/*.{ts,tsx}', 'features/**/*.{ts,tsx}'],
+      webFolders('channels', 'console', 'login-app'),
+      'The page (app/, features/) imports neither the channels page, the console nor the login form: what two of them need goes to shared/.',
+    ),
+    part(
+      ['channels/**/*.{ts,tsx}'],
+      `${webFolders('console', 'login-app')}|^(\\.\\./)+app/(?!(${frame.join('|')})$)|^(\\.\\./)+features/(?!(${pageFeaturesOthersShow.join('|')})/)`,
+      'The channels page imports neither the console nor the login form, and of the page only its frame (app/branded-shell, page-header, startup-failure; features/branding, language, user): what it shares with the page goes to shared/.',
+    ),
+    part(
+      ['console/**/*.{ts,tsx}'],
+      `${webFolders('app', 'channels', 'login-app')}|^(\\.\\./)+features/(?!branding/)`,
+      "The console imports neither the page, the channels page nor the login form, besides the page's branding it previews (features/branding): what it shares goes to shared/.",
+    ),
+    part(
+      ['login-app/**/*.{ts,tsx}'],
+      `${webFolders('channels', 'console')}|^(\\.\\./)+app/(?!(${frame.join('|')})$)|^(\\.\\./)+features/(?!(branding|language|password-link|sign-in)/)`,
+      'The login form imports neither the channels page nor the console, and of the page only its frame and the sign-in and password-link forms.',
+    ),
+    part(
+      ['shared/**/*.{ts,tsx}'],
+      webFolders('app', 'features', 'channels', 'console', 'login-app'),
+      'shared/ is what the parts share: it imports none of them.',
+    ),
+    part(
+      ['api/**/*.{ts,tsx}'],
+      `${webFolders('features', 'channels', 'console', 'login-app')}|^(\\.\\./)+app/(?!code-on-load$)`,
+      "api/ is the page's and the channels page's calls: it imports no part, besides the page's code-on-load module.",
+    ),
+  ];
+}
+
 /** Dependencies flow one way: contract <- server, contract <- web; never server <-> web. */
 const boundaries = [
   {
@@ -92,19 +153,12 @@ const boundaries = [
   {
     files: ['apps/web/src/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/apps/server/**', '@dea/server', 'node:*'],
-              message: 'The browser never imports server code; share through @dea/contract.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: [WEB_NOT_SERVER] }],
     },
   },
+  // The parts of the web application (docs/architecture.md): the page, the channels page, the
+  // console and the login form each on their own, meeting only in what they share.
+  ...webParts(),
 ];
 
 export default tseslint.config(

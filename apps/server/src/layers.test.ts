@@ -111,3 +111,46 @@ describe('the layer rules of the server (ESLint)', () => {
     }
   });
 });
+
+describe('the parts of the web application (ESLint)', () => {
+  const webRefusals = async (path: string, from: string): Promise<string[]> => {
+    const [result] = await eslint.lintText(importOf(from), { filePath: `${ROOT}apps/web/src/${path}` });
+    return (result?.messages ?? []).map((message) => `${message.ruleId ?? 'parse'}: ${message.message}`);
+  };
+
+  it.each([
+    ['app/main-page.tsx', '../channels/channel-manager', /The page \(app\/, features\/\) imports neither/],
+    ['features/user/leave-for-logout.ts', '../../console/api/console-call', /The page \(app\/, features\/\)/],
+    ['channels/channels-app.tsx', '../console/api/console-call', /The channels page imports neither/],
+    ['channels/channels-app.tsx', '../app/main-page', /The channels page imports neither/],
+    ['channels/channels-app.tsx', '../features/emergency-code/channel-options', /The channels page/],
+    ['console/console-app.tsx', '../app/branded-shell', /The console imports neither/],
+    ['console/administration/branding-preview.tsx', '../../features/user/leave-for-logout', /The console/],
+    ['login-app/login-app.tsx', '../channels/channels-app', /The login form imports neither/],
+    [
+      'shared/i18n/translator.ts',
+      '../../features/branding/resolve-branding',
+      /shared\/ is what the parts share/,
+    ],
+    ['api/methods.ts', '../channels/channels-api', /api\/ is the page's and the channels page's calls/],
+    ['api/methods.ts', '../app/main-page', /api\/ is the page's and the channels page's calls/],
+  ])('refuses %s importing %s', async (path, from, message) => {
+    const found = await webRefusals(path, from);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(message);
+  });
+
+  it.each([
+    ['channels/channels-app.tsx', '../app/branded-shell'],
+    ['channels/channels-app.tsx', '../features/branding/hooks/use-branding'],
+    ['channels/channel-manager.tsx', '../shared/components/alert'],
+    ['console/administration/branding-preview.tsx', '../../features/branding/background-style'],
+    ['login-app/login-app.tsx', '../features/sign-in/components/sign-in-form'],
+    ['api/methods.ts', '../app/code-on-load'],
+    ['app/main-page.tsx', '../features/user/leave-for-logout'],
+    // Tests may use any part.
+    ['shared/fetch/fetch-core.test.ts', '../../console/api/console-call'],
+  ])('lets %s import %s', async (path, from) => {
+    expect(await webRefusals(path, from)).toEqual([]);
+  });
+});

@@ -1,27 +1,26 @@
-import type { TextKey } from '@dea/contract';
+import {
+  CHANNEL_GROUP_OF_SEND_TYPE,
+  channelKeysOfSendType,
+  isChannelKey,
+  SEND_TYPE_OF_CHANNEL,
+  SEND_TYPES,
+  type ChannelKey,
+  type SendType,
+} from '@dea/contract';
 import type { Translate } from '../shared/i18n/translator';
 
-/** The channel types' names, as the emergency page names them. */
-const TYPE_TEXT: Readonly<Record<string, TextKey>> = {
-  sms: 'content.channel.sms',
-  smtp: 'content.channel.email',
-  TELEPHONE: 'content.channel.telephone',
-  TWITTER: 'content.channel.twitter',
-};
-
-/** The channel keys of each send type: the work one, then the personal one (spec section 3). */
-export const KEYS_OF_TYPE: Readonly<Record<string, readonly [string, string]>> = {
-  sms: ['mobile', 'personalMobile'],
-  smtp: ['email', 'personalEmail'],
-  TELEPHONE: ['telephone', 'personalTelephone'],
-  TWITTER: ['twitter', 'personalTwitter'],
-};
+/** The channel keys of a send type the server names (the contract's map), none for a type it does not know. */
+export function keysOfType(type: string): ChannelKey[] {
+  return (SEND_TYPES as readonly string[]).includes(type) ? channelKeysOfSendType(type as SendType) : [];
+}
 
 /** "Text message (Personal)": the type of a channel key and whether it is the work or personal one. */
 export function channelKeyLabel(key: string, t: Translate): string {
-  const type = Object.keys(KEYS_OF_TYPE).find((each) => KEYS_OF_TYPE[each]?.includes(key));
   const kind = key.startsWith('personal') ? t('content.recipientPersonal') : t('content.recipientWork');
-  const typeText = type === undefined ? key : t(TYPE_TEXT[type] ?? 'content.channel.sms');
+  // The type's name as the emergency page names its menus.
+  const typeText = isChannelKey(key)
+    ? t(`content.channel.${CHANNEL_GROUP_OF_SEND_TYPE[SEND_TYPE_OF_CHANNEL[key]]}`)
+    : key;
   return `${typeText} (${kind})`;
 }
 

@@ -8,7 +8,7 @@ import { ProgressBar } from '../shared/components/progress-bar';
 import { Spinner } from '../shared/components/spinner';
 import { useI18n } from '../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
-import { channelKeyLabel, KEYS_OF_TYPE, localTime, sourceText } from './channel-labels';
+import { channelKeyLabel, keysOfType, localTime, sourceText } from './channel-labels';
 import {
   addChannel,
   forgetDevices,
@@ -129,7 +129,7 @@ export function ChannelManager({
   const ownCount = registered.filter((channel) => channel.origin === 'owner').length;
   const sourceKeys = new Set(registered.filter((c) => c.origin === 'source').map((c) => c.key));
   const kinds = (policy?.types ?? []).flatMap((type) =>
-    (KEYS_OF_TYPE[type] ?? []).filter((key) => !sourceKeys.has(key)),
+    keysOfType(type).filter((key) => !sourceKeys.has(key)),
   );
   const chosenKind = kinds.includes(kind) ? kind : kinds[0];
   const full = policy !== undefined && ownCount >= policy.max;

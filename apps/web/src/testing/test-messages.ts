@@ -21,6 +21,10 @@ const PLACEHOLDERS: Partial<Record<TextKey, string[]>> = {
   'channels.prove.sent': ['recipient', 'time'],
   'channels.prove.tries': ['count'],
   'channels.proven': ['recipient'],
+  'channels.passkeys.addedOn': ['date'],
+  'channels.passkeys.lastUsed': ['date'],
+  'channels.passkeys.renameLabel': ['name'],
+  'channels.passkeys.removeLabel': ['name'],
 };
 
 /**

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetBrowserPasskeys, startRegistration } from '../../console/testing/browser-passkeys';
 import { envelopeError, installFakeServer, ok, type FakeServer } from '../../testing/fake-server';
 import { PasskeyList } from './passkey-list';
-import { PASSKEY_TEXTS } from './passkey-texts';
+import { text } from '../../testing/test-messages';
 import { renderInPage } from './render-passkeys';
 
 vi.mock('@simplewebauthn/browser', () => import('../../console/testing/browser-passkeys'));
@@ -71,18 +71,18 @@ describe('PasskeyList', () => {
     renderInPage(<PasskeyList />);
     await waitFor(() => expect(shownNames()).toEqual(['work laptop', 'phone']));
     const [laptop, phone] = screen.getAllByTestId('passkey');
-    expect(laptop).toHaveTextContent('Not used yet');
-    expect(phone).toHaveTextContent(/Last used .*2026/);
+    expect(laptop).toHaveTextContent(text('en', 'channels.passkeys.neverUsed'));
+    expect(phone).toHaveTextContent(new RegExp(text('en', 'channels.passkeys.lastUsed', { date: '.*2026' })));
   });
 
   it("adds a passkey under the person's name for it, through the browser's dialog", async () => {
     const server = serverWith([]);
     renderInPage(<PasskeyList />);
-    expect(await screen.findByText('You have no passkey yet.')).toBeInTheDocument();
-    const name = screen.getByLabelText('Name of the passkey');
+    expect(await screen.findByText(text('en', 'channels.passkeys.none'))).toBeInTheDocument();
+    const name = screen.getByLabelText(text('en', 'channels.passkeys.nameLabel'));
     await userEvent.clear(name);
     await userEvent.type(name, 'desk key');
-    await userEvent.click(screen.getByRole('button', { name: 'Add a passkey' }));
+    await userEvent.click(screen.getByRole('button', { name: text('en', 'channels.passkeys.add') }));
     await waitFor(() => expect(shownNames()).toEqual(['desk key']));
     expect(startRegistration).toHaveBeenCalledWith({
       optionsJSON: { challenge: 'bmV3', rp: { id: 'localhost' } },
@@ -96,14 +96,22 @@ describe('PasskeyList', () => {
   it('renames and removes a passkey', async () => {
     const server = serverWith([LAPTOP, PHONE]);
     renderInPage(<PasskeyList />);
-    await userEvent.click(await screen.findByRole('button', { name: 'Rename work laptop' }));
-    const form = screen.getByRole('form', { name: 'Rename work laptop' });
-    const input = within(form).getByLabelText('Name of the passkey');
+    await userEvent.click(
+      await screen.findByRole('button', {
+        name: text('en', 'channels.passkeys.renameLabel', { name: 'work laptop' }),
+      }),
+    );
+    const form = screen.getByRole('form', {
+      name: text('en', 'channels.passkeys.renameLabel', { name: 'work laptop' }),
+    });
+    const input = within(form).getByLabelText(text('en', 'channels.passkeys.nameLabel'));
     await userEvent.clear(input);
     await userEvent.type(input, 'old laptop');
-    await userEvent.click(within(form).getByRole('button', { name: 'Save' }));
+    await userEvent.click(within(form).getByRole('button', { name: text('en', 'channels.passkeys.save') }));
     await waitFor(() => expect(shownNames()).toEqual(['old laptop', 'phone']));
-    await userEvent.click(screen.getByRole('button', { name: 'Remove phone' }));
+    await userEvent.click(
+      screen.getByRole('button', { name: text('en', 'channels.passkeys.removeLabel', { name: 'phone' }) }),
+    );
     await waitFor(() => expect(shownNames()).toEqual(['old laptop']));
     expect(server.callsTo('POST passkeys/rename')[0]?.body).toEqual({ id: 'cred-1', name: 'old laptop' });
     expect(server.callsTo('POST passkeys/remove')[0]?.body).toEqual({ id: 'cred-2' });
@@ -124,8 +132,10 @@ describe('PasskeyList', () => {
   it('speaks the language of the page (Arabic)', async () => {
     serverWith([LAPTOP]);
     renderInPage(<PasskeyList />, 'ar');
-    expect(await screen.findByRole('heading', { name: PASSKEY_TEXTS.ar!.heading })).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: PASSKEY_TEXTS.ar!.add })).toBeInTheDocument();
-    expect(await screen.findByText(PASSKEY_TEXTS.ar!.neverUsed)).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { name: text('ar', 'channels.passkeys.heading') }),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: text('ar', 'channels.passkeys.add') })).toBeInTheDocument();
+    expect(await screen.findByText(text('ar', 'channels.passkeys.neverUsed'))).toBeInTheDocument();
   });
 });

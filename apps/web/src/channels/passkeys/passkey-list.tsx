@@ -3,8 +3,9 @@ import { useId, useRef, useState, type FormEvent } from 'react';
 import { failureMessage } from '../../api/failure-message';
 import { Alert } from '../../shared/components/alert';
 import { usePromise } from '../../shared/hooks/use-promise';
+import { useI18n } from '../../shared/i18n/i18n-context';
+import type { Translate } from '../../shared/i18n/translator';
 import { addPasskey, listPasskeys, removePasskey, renamePasskey } from './passkey-calls';
-import { usePasskeyTexts, type PasskeyTranslate } from './passkey-texts';
 import { usePasskeyAction } from './use-passkey-action';
 
 /**
@@ -13,7 +14,8 @@ import { usePasskeyAction } from './use-passkey-action';
  * server refuses all of it without the session; its message is shown as it comes.
  */
 export function PasskeyList() {
-  const { t, locale } = usePasskeyTexts();
+  const { t, language } = useI18n();
+  const locale = language.replace('_', '-');
   const id = useId();
   const [version, setVersion] = useState(0);
   const loaded = usePromise((signal) => listPasskeys(signal), [version]);
@@ -22,7 +24,7 @@ export function PasskeyList() {
   if (loaded.state === 'fulfilled') shown.current = loaded.value;
   const passkeys = shown.current;
   const action = usePasskeyAction(t);
-  const [name, setName] = useState(t('defaultName'));
+  const [name, setName] = useState(t('channels.passkeys.defaultName'));
   const [editing, setEditing] = useState<{ id: string; name: string } | undefined>(undefined);
   const reload = () => setVersion((current) => current + 1);
   const date = (iso: string) =>
@@ -32,7 +34,7 @@ export function PasskeyList() {
     event.preventDefault();
     if (action.busy || name.trim() === '') return;
     if ((await action.run(() => addPasskey(name.trim()))) === undefined) return;
-    setName(t('defaultName'));
+    setName(t('channels.passkeys.defaultName'));
     reload();
   };
   const rename = async (event: FormEvent) => {
@@ -52,11 +54,11 @@ export function PasskeyList() {
   const loadFailure = loaded.state === 'rejected' ? failureMessage(loaded.error) : undefined;
   return (
     <section className="passkey-list" aria-labelledby={`${id}-heading`} data-testid="passkey-list">
-      <h2 id={`${id}-heading`}>{t('heading')}</h2>
-      <p>{t('intro')}</p>
+      <h2 id={`${id}-heading`}>{t('channels.passkeys.heading')}</h2>
+      <p>{t('channels.passkeys.intro')}</p>
       {loadFailure !== undefined && (
         <Alert variant="danger" announce testId="passkey-load-error">
-          {'serverText' in loadFailure ? loadFailure.serverText : t('failed')}
+          {'serverText' in loadFailure ? loadFailure.serverText : t('channels.passkeys.failed')}
         </Alert>
       )}
       {action.error !== undefined && (
@@ -64,7 +66,7 @@ export function PasskeyList() {
           {action.error}
         </Alert>
       )}
-      {passkeys !== undefined && passkeys.length === 0 && <p>{t('none')}</p>}
+      {passkeys !== undefined && passkeys.length === 0 && <p>{t('channels.passkeys.none')}</p>}
       {passkeys !== undefined && passkeys.length > 0 && (
         <ul className="list-unstyled">
           {passkeys.map((passkey) => (
@@ -73,7 +75,7 @@ export function PasskeyList() {
                 <RenameForm
                   t={t}
                   name={editing.name}
-                  label={t('renameLabel', { name: passkey.name })}
+                  label={t('channels.passkeys.renameLabel', { name: passkey.name })}
                   onChange={(value) => setEditing({ id: passkey.id, name: value })}
                   onSubmit={(event) => void rename(event)}
                   onCancel={() => setEditing(undefined)}
@@ -82,30 +84,30 @@ export function PasskeyList() {
               ) : (
                 <>
                   <strong>{passkey.name}</strong>{' '}
-                  <span>{t('addedOn', { date: date(passkey.createdAt) })}</span>
+                  <span>{t('channels.passkeys.addedOn', { date: date(passkey.createdAt) })}</span>
                   {' · '}
                   <span>
                     {passkey.lastUsedAt === null
-                      ? t('neverUsed')
-                      : t('lastUsed', { date: date(passkey.lastUsedAt) })}
+                      ? t('channels.passkeys.neverUsed')
+                      : t('channels.passkeys.lastUsed', { date: date(passkey.lastUsedAt) })}
                   </span>
                   <div className="button-row">
                     <button
                       type="button"
                       className="btn btn-outline"
-                      aria-label={t('renameLabel', { name: passkey.name })}
+                      aria-label={t('channels.passkeys.renameLabel', { name: passkey.name })}
                       onClick={() => setEditing({ id: passkey.id, name: passkey.name })}
                     >
-                      {t('rename')}
+                      {t('channels.passkeys.rename')}
                     </button>
                     <button
                       type="button"
                       className="btn btn-outline"
-                      aria-label={t('removeLabel', { name: passkey.name })}
+                      aria-label={t('channels.passkeys.removeLabel', { name: passkey.name })}
                       aria-disabled={action.busy || undefined}
                       onClick={() => void remove(passkey.id)}
                     >
-                      {t('remove')}
+                      {t('channels.passkeys.remove')}
                     </button>
                   </div>
                 </>
@@ -114,8 +116,8 @@ export function PasskeyList() {
           ))}
         </ul>
       )}
-      <form onSubmit={(event) => void add(event)} aria-label={t('add')}>
-        <label htmlFor={`${id}-name`}>{t('nameLabel')}</label>
+      <form onSubmit={(event) => void add(event)} aria-label={t('channels.passkeys.add')}>
+        <label htmlFor={`${id}-name`}>{t('channels.passkeys.nameLabel')}</label>
         <input
           id={`${id}-name`}
           className="form-control"
@@ -125,7 +127,7 @@ export function PasskeyList() {
           onChange={(event) => setName(event.target.value)}
         />
         <button type="submit" className="btn btn-primary" aria-disabled={action.busy || undefined}>
-          {action.busy ? t('waiting') : t('add')}
+          {action.busy ? t('channels.passkeys.waiting') : t('channels.passkeys.add')}
         </button>
       </form>
     </section>
@@ -141,7 +143,7 @@ function RenameForm({
   onCancel,
   busy,
 }: {
-  t: PasskeyTranslate;
+  t: Translate;
   name: string;
   label: string;
   onChange: (value: string) => void;
@@ -152,7 +154,7 @@ function RenameForm({
   const id = useId();
   return (
     <form onSubmit={onSubmit} aria-label={label}>
-      <label htmlFor={id}>{t('nameLabel')}</label>
+      <label htmlFor={id}>{t('channels.passkeys.nameLabel')}</label>
       <input
         id={id}
         className="form-control"
@@ -163,10 +165,10 @@ function RenameForm({
       />
       <div className="button-row">
         <button type="submit" className="btn btn-primary" aria-disabled={busy || undefined}>
-          {t('save')}
+          {t('channels.passkeys.save')}
         </button>
         <button type="button" className="btn btn-outline" onClick={onCancel}>
-          {t('cancel')}
+          {t('channels.passkeys.cancel')}
         </button>
       </div>
     </form>

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetBrowserPasskeys, startAuthentication } from '../../console/testing/browser-passkeys';
 import { envelopeError, installFakeServer, ok } from '../../testing/fake-server';
-import { PASSKEY_TEXTS } from './passkey-texts';
+import { text } from '../../testing/test-messages';
 import { renderInPage } from './render-passkeys';
 import { SignInWithPasskey } from './sign-in-with-passkey';
 
@@ -20,7 +20,7 @@ describe('SignInWithPasskey', () => {
       .answer('POST registration/passkey/open', ok({ expiresAt: '2026-11-26T21:00:00.000Z' }));
     const onOpened = vi.fn();
     renderInPage(<SignInWithPasskey onOpened={onOpened} />);
-    await userEvent.click(screen.getByRole('button', { name: 'Sign in with a passkey' }));
+    await userEvent.click(screen.getByRole('button', { name: text('en', 'channels.passkeys.signIn') }));
     await waitFor(() => expect(onOpened).toHaveBeenCalledTimes(1));
     expect(startAuthentication).toHaveBeenCalledWith({ optionsJSON: OPTIONS });
     expect(server.callsTo('POST registration/passkey/open')[0]?.body).toEqual({
@@ -37,7 +37,7 @@ describe('SignInWithPasskey', () => {
       );
     const onOpened = vi.fn();
     renderInPage(<SignInWithPasskey onOpened={onOpened} />);
-    await userEvent.click(screen.getByRole('button', { name: 'Sign in with a passkey' }));
+    await userEvent.click(screen.getByRole('button', { name: text('en', 'channels.passkeys.signIn') }));
     expect(await screen.findByRole('alert')).toHaveTextContent(
       'Registering channels needs a strong sign-in.',
     );
@@ -51,8 +51,10 @@ describe('SignInWithPasskey', () => {
     );
     const onOpened = vi.fn();
     renderInPage(<SignInWithPasskey onOpened={onOpened} />, 'de');
-    await userEvent.click(screen.getByRole('button', { name: PASSKEY_TEXTS.de!.signIn }));
-    expect(await screen.findByRole('alert')).toHaveTextContent(PASSKEY_TEXTS.de!.browserRefused);
+    await userEvent.click(screen.getByRole('button', { name: text('de', 'channels.passkeys.signIn') }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      text('de', 'channels.passkeys.browserRefused'),
+    );
     expect(server.callsTo('POST registration/passkey/open')).toEqual([]);
     expect(onOpened).not.toHaveBeenCalled();
   });

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { Alert } from '../../shared/components/alert';
+import { useI18n } from '../../shared/i18n/i18n-context';
 import { openWithPasskey } from './passkey-calls';
-import { usePasskeyTexts } from './passkey-texts';
 import { usePasskeyAction } from './use-passkey-action';
 
 /**
@@ -10,7 +10,7 @@ import { usePasskeyAction } from './use-passkey-action';
  * `onOpened` runs once it is open, for the page to show the channels.
  */
 export function SignInWithPasskey({ onOpened }: { onOpened: () => void }) {
-  const { t } = usePasskeyTexts();
+  const { t } = useI18n();
   const action = usePasskeyAction(t);
 
   const start = async () => {
@@ -36,7 +36,7 @@ export function SignInWithPasskey({ onOpened }: { onOpened: () => void }) {
           if (!action.busy) void start();
         }}
       >
-        {action.busy ? t('waiting') : t('signIn')}
+        {action.busy ? t('channels.passkeys.waiting') : t('channels.passkeys.signIn')}
       </button>
     </div>
   );
@@ -44,11 +44,11 @@ export function SignInWithPasskey({ onOpened }: { onOpened: () => void }) {
 
 /** The passkey as one of the page's ways to sign in: an item of its list of ways. */
 export function PasskeyWay({ onOpened }: { onOpened: () => void }) {
-  const { t } = usePasskeyTexts();
+  const { t } = useI18n();
   const heading = useId();
   return (
     <li data-testid="way-passkey">
-      <h2 id={heading}>{t('heading')}</h2>
+      <h2 id={heading}>{t('channels.passkeys.heading')}</h2>
       <SignInWithPasskey onOpened={onOpened} />
     </li>
   );

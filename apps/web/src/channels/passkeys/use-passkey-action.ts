@@ -1,14 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { EnvelopeError, isLeavingPage } from '../../api/api-error';
 import { isBrowserRefusal } from './passkey-calls';
-import type { PasskeyTranslate } from './passkey-texts';
+import type { Translate } from '../../shared/i18n/translator';
 
 /**
  * One action of the passkey components at a time: busy while it runs, and what went wrong in
  * words the person can read: the browser's refusal, the server's own message, or the generic
  * text; nothing when the page is already leaving for the login (its session ended).
  */
-export function usePasskeyAction(t: PasskeyTranslate) {
+export function usePasskeyAction(t: Translate) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const mounted = useRef(true);
@@ -37,9 +37,9 @@ export function usePasskeyAction(t: PasskeyTranslate) {
   return { busy, error, run };
 }
 
-function messageOf(failure: unknown, t: PasskeyTranslate): string | undefined {
-  if (isBrowserRefusal(failure)) return t('browserRefused');
+function messageOf(failure: unknown, t: Translate): string | undefined {
+  if (isBrowserRefusal(failure)) return t('channels.passkeys.browserRefused');
   if (isLeavingPage(failure)) return undefined;
   if (failure instanceof EnvelopeError && failure.serverMessage !== '') return failure.serverMessage;
-  return t('failed');
+  return t('channels.passkeys.failed');
 }
