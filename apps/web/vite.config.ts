@@ -12,7 +12,7 @@ const contractFolder = fileURLToPath(new URL('../../packages/contract/src/', imp
 const moduleSideEffects = (id: string) => !id.startsWith(contractFolder);
 
 /**
- * The page's first script (issue 37): `entries/dea/code-on-load.ts` bundled on its own, with every
+ * The page's first script: `entries/dea/code-on-load.ts` bundled on its own, with every
  * module it needs inside (a few kilobytes, nothing shared with the page's chunks, which a module
  * waits for), written as `dea/assets/code-on-load-[hash].js` and put in the page's HTML before the
  * page's own script, which runs after it. It asks for the code while the page's chunks download,

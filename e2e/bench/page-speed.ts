@@ -1,5 +1,5 @@
 /**
- * Speed of the emergency-access page for a person on a slow phone network (issue 15's table): time
+ * Speed of the emergency-access page for a person on a slow phone network (the table in docs/benchmarks.md): time
  * from navigation to the code on screen and bytes received, cold and warm, under emulated networks
  * in Chromium, and the whole journey from the login form. Writes the figures to docs/benchmarks.md.
  *
@@ -162,7 +162,7 @@ const JOURNEY_CLOCK = () => {
 };
 
 /**
- * The emergency moment as a person lives it (issue 37): the page's link with no session, the login
+ * The emergency moment as a person lives it: the page's link with no session, the login
  * form, sign-in, then the page and its code, in one tab of `context` under `network`, with the
  * browser's cache on (it fills during the journey). Timed from the navigation to the login form
  * ready, plus from the sign-in to the code in the document; typing is not timed.
@@ -439,7 +439,7 @@ async function writeSection(section: string, title = SECTION_TITLE): Promise<voi
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /**
- * The journey from the link (issue 37) under slow 4G and 3G, cold and warm, and Lighthouse's
+ * The journey from the link under slow 4G and 3G, cold and warm, and Lighthouse's
  * mobile run of the login form, as its own section of docs/benchmarks.md.
  */
 async function journeySection(): Promise<string> {
@@ -509,7 +509,7 @@ async function journeySection(): Promise<string> {
 }
 
 /**
- * This benchmark's figures on the code before issue 37 (commit 0d18512, measured again with the
+ * This benchmark's figures on the code before the work for slow phones (commit 0d18512, measured again with the
  * page's marks): time by the marks, around Playwright's polling waits, and bytes.
  */
 const JOURNEY_BEFORE = {
@@ -519,7 +519,7 @@ const JOURNEY_BEFORE = {
   threeGWarm: '3.06 s (3.79 s), 16.5 KB',
 };
 /**
- * Lighthouse before issue 37's part 3 (commit 9d50ef5), the same runs: the page's with its session in
+ * Lighthouse before the third part of the work for slow phones (commit 9d50ef5), the same runs: the page's with its session in
  * the browser (the earlier 97 measured the way on to the login form, see signInBrowser).
  */
 const LIGHTHOUSE_BEFORE = { loginForm: '99 (1.6 s, 1.6 s)', page: '94 (1.9 s, 2.1 s)' };

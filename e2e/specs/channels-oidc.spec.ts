@@ -4,7 +4,7 @@ import { dea } from '../support/console';
 import { expectNoAxeViolations } from '../support/scenarios';
 import { freePort, type RunningServer, startServer } from '../support/start-server';
 
-// The channels page's strong sign-in through the organisation's identity provider (issue 32), in
+// The channels page's strong sign-in through the organisation's identity provider, in
 // Chromium against a real OpenID provider (oidc-provider) started here, with its own login and
 // consent pages: the ID token must name the person of the password's session and show a second
 // factor.

@@ -6,7 +6,7 @@ import { type DeliveryPeers, startDeliveryPeers } from '../support/delivery-peer
 import { expectFitsNarrowPhone, expectNoAxeViolations } from '../support/scenarios';
 import { freePort, type RunningServer, startServer } from '../support/start-server';
 
-// The channels page (issue 32) as a person uses it, on a server of its own that delivers to this
+// The channels page as a person uses it, on a server of its own that delivers to this
 // spec's own SMTP server and SMS gateway, with its channels page at its own address (the notices'
 // undo links point there).
 let peers: DeliveryPeers;

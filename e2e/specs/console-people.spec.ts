@@ -11,7 +11,7 @@ import { deliveredSince, deliveryMark, peersUrl, smsGatewaySettings } from '../s
 import { fillSignInForm } from '../support/scenarios';
 import { type RunningServer, startServer } from '../support/start-server';
 
-// An administrator administers a person from the console alone (issue 31, part 4): adds a user,
+// An administrator administers a person from the console alone: adds a user,
 // edits them, disables and enables them, and hands them a password link the user opens in the
 // browser; adds a phone to a user, proven by the code that reached the SMS gateway; then adds a
 // console account and a second passkey to their own account.

@@ -3,7 +3,7 @@ import { consoleOrigin, dea } from '../support/console';
 import { expectFitsNarrowPhone, expectNoAxeViolations, fillSignInForm } from '../support/scenarios';
 import { type RunningServer, startServer } from '../support/start-server';
 
-// A one-time link to set a user's password (issue 31, part 4), as the user gets it from an
+// A one-time link to set a user's password, as the user gets it from an
 // administrator: the login application's small form, in Chromium, keyboard only and axe-clean.
 let server: RunningServer;
 

@@ -9,7 +9,7 @@ import {
 import { code, expectNoAxeViolations, goToPage } from '../support/scenarios';
 import { type RunningServer, startServer } from '../support/start-server';
 
-// Codes on screen only with a reason to trust (issue 32, part 5), in Chromium as a person meets
+// Codes on screen only with a reason to trust, in Chromium as a person meets
 // them: the browser reaches the server from 127.0.0.1, outside the group's trusted network, so the
 // page offers the person's channels; once a registration link opened a session in this browser, it
 // is a remembered device and the code is shown.

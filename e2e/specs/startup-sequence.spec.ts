@@ -19,7 +19,7 @@ import { startServer, type RunningServer } from '../support/start-server';
 /**
  * Spec section 4's startup against the real server, with the answers it embeds in the HTML taken
  * out (a server that implements only the spec's calls): every call of section 7, in order, one
- * after the other; and a failing language list or texts stop it before any code (issue 36).
+ * after the other; and a failing language list or texts stop it before any code.
  */
 
 // A server of its own: these scenarios issue codes to 'demo', which code-on-screen.spec.ts counts.
@@ -138,7 +138,7 @@ test('without the startup answers the page makes every call of section 7 in the 
   expect(recorded.overlapping).toEqual([]);
 });
 
-test("with the startup answers in the HTML the code is asked for once, by the first script, beside the page's chunks (issue 37)", async ({
+test("with the startup answers in the HTML the code is asked for once, by the first script, beside the page's chunks", async ({
   page,
 }) => {
   await signInAs(page, 'demo');

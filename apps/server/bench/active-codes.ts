@@ -1,5 +1,5 @@
 /**
- * The active-code reads of a user who has used many codes (issue 16: throughput fell as used codes
+ * The active-code reads of a user who has used many codes (throughput fell as used codes
  * piled up until the purge): `codes.countActive` and `codes.listActive` for a user with 5 active
  * and 2,000 used codes, on the embedded store, or PostgreSQL with DATABASE_URL.
  * `npx tsx apps/server/bench/active-codes.ts`; prints the figures.

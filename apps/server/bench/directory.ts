@@ -1,5 +1,5 @@
 /**
- * The directory sync and the import at an organisation's scale (issue 30): Debian's slapd started
+ * The directory sync and the import at an organisation's scale: Debian's slapd started
  * as the tests' global setup starts it (testing/ldap-server.ts), `--users N` inetOrgPerson users
  * (default 50,000) in 200 groups nested three deep (150 leaf groups of people, 40 middle groups of
  * leaves, 10 top groups of middles; the 10 top and 10 of the leaf groups mapped to product groups),

@@ -1,6 +1,6 @@
 /**
  * Throughput of the product's hot calls against a bare Fastify JSON POST route, in the same run, on
- * this machine (issue 16): `npm run bench:load` after `npm run build`, embedded store; with
+ * this machine: `npm run bench:load` after `npm run build`, embedded store; with
  * BENCH_POSTGRES=1 also on a PostgreSQL started for the run, with durable commits as in production
  * (fsync, synchronous_commit and full_page_writes on, read back and written with the figures;
  * the tests' clusters keep them off). Each server is its own process
@@ -16,7 +16,7 @@
  * parallel sign-ins with made-up names from one address; target: during < 2 × quiet + 50 ms.
  * Written to a section of its own.
  *
- * BENCH_CALLS=verify (also part of the default run) measures verification (issue 34): pools of
+ * BENCH_CALLS=verify (also part of the default run) measures verification: pools of
  * codes issued with tempPass/create (a row of its own), then verified through
  * `/dea/api/tempPass/verify` (JSON, service key), `/validate/check` (form, by address; JSON,
  * service key) and RADIUS (a client in this process: PAP Access-Requests, BENCH_RADIUS_IN_FLIGHT at

@@ -1,5 +1,5 @@
 /**
- * The floor under issue 34's pair (`request-overhead.ts`, row `floor`): bare Fastify and a store of
+ * The floor under the pair of a code's issue and its verification (`request-overhead.ts`, row `floor`): bare Fastify and a store of
  * the product's schema (its tables and indexes, made by its migrations; the embedded store's file,
  * or with FLOOR_DATABASE_URL a PostgreSQL database), doing only what no second factor can leave
  * out of a code on screen and its verification, with nothing of the product's:

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's own work per code issue, per verification and per sealed audit entry (issue 34):
+ * PostgreSQL's own work per code issue, per verification and per sealed audit entry:
  * the store's calls as the server makes them (tempPass/create's `codes.issue`, a verification's
  * `codes.verify`, gathered by turn of the event loop as under load), on a cluster started for the
  * run with durable commits. For each step: PostgreSQL's CPU (every process of the cluster, from

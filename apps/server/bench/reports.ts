@@ -1,5 +1,5 @@
 /**
- * The reports dashboard over a full store (issue 31, target): `--entries` audit entries (default
+ * The reports dashboard over a full store (against its target): `--entries` audit entries (default
  * 1,000,000) spread over the year before now, `--codes` codes (default 200,000) over the same
  * year, 2,000 users in 20 groups; on each store (`--stores sqlite,postgres`; PostgreSQL a cluster
  * of its own with fsync, synchronous_commit and full_page_writes on). The rows go in by one

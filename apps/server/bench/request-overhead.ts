@@ -1,5 +1,5 @@
 /**
- * The cost of a request before the use case (issue 34): the server's CPU per request, read from
+ * The cost of a request before the use case: the server's CPU per request, read from
  * the operating system (/proc/<pid>/stat), of a bare Fastify JSON POST route and of the product's
  * cheapest routes in the same run, on the built server (`dist/server.js`, embedded store, logging
  * at info to nowhere, as `bench/load.ts` starts it): GET /healthz, the language list, userinfo with
@@ -9,7 +9,7 @@
  *
  * `npm run build`, then `npx tsx apps/server/bench/request-overhead.ts`. BENCH_SECONDS sets each
  * row's length (default 8), BENCH_ROUNDS how many times the rows are run in turn (default 2, the
- * figures are the median's), BENCH_ROUTES=healthz,languages,... a subset (`pair`: issue 34's pair,
+ * figures are the median's), BENCH_ROUTES=healthz,languages,... a subset (`pair`: a code's issue and its verification,
  * a code on screen with the session and its verification with the service key, BENCH_PAIR_CLIENTS
  * clients (default 8) one request at a time, its CPU per pair beside the bare route's per request
  * at the same concurrency; measured only when named; `floor`: the same pair against
@@ -301,7 +301,7 @@ const pairUsernames = (): string[] =>
   Array.from({ length: PAIR_CLIENTS }, (_, index) => `overhead-${index + 1}`);
 
 /**
- * Issue 34's pair from PAIR_CLIENTS clients for SECONDS, each client a user of its own (as the
+ * A code's issue and its verification from PAIR_CLIENTS clients for SECONDS, each client a user of its own (as the
  * users of an organisation, and bench/load.ts's pairs) issuing a code on screen (tempPass/create
  * with its session) and then verifying it (tempPass/verify with the service key), one request at a
  * time; wrong: a pair whose code was not issued or not accepted.

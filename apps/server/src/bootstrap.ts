@@ -219,7 +219,7 @@ export async function startServices(
         hashQueue.tryRun((derive) => hashPassword(password, config.passwordHashCost, derive)),
       now,
     });
-    // Browsers remembered for codes on screen (issue 32), their cookies' hashes under the service keys.
+    // Browsers remembered for codes on screen, their cookies' hashes under the service keys.
     const rememberedDevices = new RememberedDevices({ store, hashKeys: acceptedKeys(keys, 'codeHash'), now });
     const services: Services = {
       config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },

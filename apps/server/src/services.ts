@@ -86,7 +86,7 @@ export interface Services {
   channelRules: ChannelRules;
   sendLimits: SendLimits;
   notices: Notices;
-  /** People registering and proving their own channels (domain/channels/channel-proof.ts, issue 32). */
+  /** People registering and proving their own channels (domain/channels/channel-proof.ts). */
   channelProofs: ChannelProofs;
   /** The strong sign-in that opens the registration of channels (domain/registration/registration-sign-in.ts). */
   registrationSignIn: RegistrationSignIn;

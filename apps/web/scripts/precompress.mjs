@@ -10,7 +10,7 @@ const dist = new URL('../dist/', import.meta.url).pathname;
 const COMPRESSIBLE = /\.(js|css|html|svg|json|txt|map)$/;
 /**
  * A compressed copy is kept when it is smaller by more than the `content-encoding: br` line it
- * adds to the answer (about 24 bytes): small chunks of a few hundred bytes gain too (issue 37).
+ * adds to the answer (about 24 bytes): small chunks of a few hundred bytes gain too.
  */
 const HEADER_BYTES = 32;
 

@@ -165,7 +165,7 @@ export const PolicyResult = Type.Object({
   screenCodeTrust: Type.Optional(
     Type.Literal('missing', {
       description:
-        "Codes are shown on screen to this person only from a trusted network or a remembered device, and this request is from neither: options.emergencyCodeDelivery says 'Channel' (issue 32)",
+        "Codes are shown on screen to this person only from a trusted network or a remembered device, and this request is from neither: options.emergencyCodeDelivery says 'Channel'",
     }),
   ),
 });

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { SEND_TYPES } from './channels.js';
 
 /**
- * The policy category that says how a group's members register their own channels (issue 32):
+ * The policy category that says how a group's members register their own channels:
  * kept apart from "Self Service", whose options the emergency page reads (spec section 7).
  */
 export const POLICY_CATEGORY_CHANNEL_REGISTRATION = 'Channel Registration';
@@ -64,12 +64,12 @@ export const DEFAULT_CHANNEL_REGISTRATION_POLICY: ChannelRegistrationPolicyOptio
 };
 
 /**
- * The cookie of a remembered device (issue 32): HTTP-only, SameSite=Strict, for the page's calls;
+ * The cookie of a remembered device: HTTP-only, SameSite=Strict, for the page's calls;
  * with screenCodeTrustedNetworks, one of the two reasons to trust a code shown on screen.
  */
 export const REMEMBERED_DEVICE_COOKIE_NAME = 'dea_device';
 
-// The channels page's calls (issue 32), under /dea/api/ beside the emergency page's.
+// The channels page's calls, under /dea/api/ beside the emergency page's.
 const strict = { additionalProperties: false } as const;
 const Token = Type.String({ minLength: 16, maxLength: 200 });
 const Code = Type.String({ minLength: 1, maxLength: 40 });

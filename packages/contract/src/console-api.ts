@@ -291,7 +291,7 @@ export const HelpDeskRevokeRequest = Type.Object(
 );
 export type HelpDeskRevokeRequest = Type.Static<typeof HelpDeskRevokeRequest>;
 export const HelpDeskCountResult = Type.Object({ count: Type.Integer() });
-/** A one-time registration link for the user (issue 32): shown once to the agent, to be given to the caller. */
+/** A one-time registration link for the user: shown once to the agent, to be given to the caller. */
 export const HelpDeskRegistrationLinkResult = Type.Object({
   url: Type.String(),
   expiresAt: Type.String({ description: 'ISO-8601 UTC' }),
@@ -374,7 +374,7 @@ export const AdminGroup = Type.Object({
     },
     {
       description:
-        'Its "Channel Registration" options for codes on screen (issue 32): the trusted networks and the days a device stays remembered, the defaults filling what is not stored',
+        'Its "Channel Registration" options for codes on screen: the trusted networks and the days a device stays remembered, the defaults filling what is not stored',
     },
   ),
   owner: Type.String({

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { NewPassword, PASSWORD_MAX_LENGTH } from './passwords.js';
 
-/** The console's people screens (issue 31, part 4): users administered by an administrator. */
+/** The console's people screens: users administered by an administrator. */
 
 export const AdminPersonParams = Type.Object({ userId: Type.String({ minLength: 1, maxLength: 100 }) });
 export type AdminPersonParams = Type.Static<typeof AdminPersonParams>;
@@ -122,7 +122,7 @@ export const PasswordLinkUse = Type.Object({
 });
 export type PasswordLinkUse = Type.Static<typeof PasswordLinkUse>;
 
-/** Console accounts as administrators see them (issue 31, part 4). */
+/** Console accounts as administrators see them. */
 export const AdminConsoleAccount = Type.Object({
   id: Type.String(),
   username: Type.String(),

@@ -5,7 +5,7 @@ import type { Language } from './api.js';
 
 /**
  * The page's startup calls (spec sections 4 and 7), as the page makes them, and the answers the
- * server delivers with the page's HTML so the browser need not wait for them (issue 15).
+ * server delivers with the page's HTML so the browser need not wait for them.
  *
  * The server answers a call in advance only as its route would answer it with HTTP 200; the page
  * takes such an answer, once, for exactly the call it describes (method, path, query and body) and
@@ -17,7 +17,7 @@ export const PAGE_STARTUP_ELEMENT_ID = 'dea-startup';
 
 /**
  * The id of the login application's data block (a JSON list of addresses) naming the page's files
- * it does not load itself; it asks the browser to prefetch them once idle (issue 37).
+ * it does not load itself; it asks the browser to prefetch them once idle.
  */
 export const PAGE_PREFETCH_ELEMENT_ID = 'dea-page-prefetch';
 

@@ -100,7 +100,7 @@ export const TEXT_KEYS = [
   'console.noDirectoryRole',
   // a one-time link to set a user's password
   'error.passwordLinkInvalid',
-  // the channels page (/dea/channels/, issue 32)
+  // the channels page (/dea/channels/)
   'channels.title',
   'channels.working',
   'channels.code',
@@ -212,7 +212,7 @@ export const BUILT_IN_PAGE_TEXTS = {
 /**
  * The texts the login application shows (its sign-in form, the form of a one-time password link,
  * the branding around them, the language menu, the loading state and the startup failure): what
- * the server embeds in the login application's HTML (issue 37), where the whole catalog would be
+ * the server embeds in the login application's HTML, where the whole catalog would be
  * 12 KB of texts the form never shows. GET message still answers whole catalogs. A test of the
  * login application (apps/web/src/login-app/login-text-keys.test.ts) fails when it uses a key
  * not listed here.

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { PasskeyAuthenticationResponse, PasskeyRegistrationResponse } from './console-api.js';
 
-// A person's own passkeys (issue 32), on the channels page under /dea/api/: one opens the
+// A person's own passkeys, on the channels page under /dea/api/: one opens the
 // registration of channels with the page's password session; they are listed, added, renamed
 // and removed inside a registration session.
 const strict = { additionalProperties: false } as const;

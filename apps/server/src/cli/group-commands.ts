@@ -45,7 +45,7 @@ const POLICY_FLAGS: Readonly<Record<PolicyName, string>> = {
   maxUnusedCodes: 'max-unused-codes',
 };
 
-/** The command-line option of each "Channel Registration" option (issue 32). */
+/** The command-line option of each "Channel Registration" option. */
 const REGISTRATION_FLAGS: Readonly<Record<RegistrationOptionName, string>> = {
   registrationCoolingHours: 'registration-cooling-hours',
   registrationChannelTypes: 'registration-channel-types',

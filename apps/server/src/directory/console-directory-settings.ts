@@ -3,7 +3,7 @@ import { type OidcRoleMapping, rolesOf } from '../domain/console/console-oidc-se
 import type { SettingValues } from '../setting-values.js';
 import { normalizeDn } from './directory-settings.js';
 
-/** Console roles from directory groups, for an organisation without an OpenID provider (issue 31, part 2). */
+/** Console roles from directory groups, for an organisation without an OpenID provider. */
 export const consoleDirectorySettings = {
   DEA_CONSOLE_LDAP_ROLES: {
     schema: Type.String({ default: '{}' }),

@@ -8,7 +8,7 @@ import { createLogger, isoTimeByMillisecond, requestLineLoggerOf } from '../logg
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 import { isScriptOrStyleSheet, securityHeaderSets } from './security-headers.js';
 
-/** What every request pays before its use case (issue 34): computed once, never per request. */
+/** What every request pays before its use case: computed once, never per request. */
 describe('the cost of a request before the use case', () => {
   it('computes the headers of each kind of answer once, the image origins and inline scripts in the policy', () => {
     const sets = securityHeaderSets(['https://cdn.example.com'], ["'sha256-c2NyaXB0'"]);

@@ -51,7 +51,7 @@ const ASSETS_PATH = `${PAGE_BASE_PATH}assets/`;
 /**
  * The built page's scripts and style sheets (`/dea/assets/*.js`, `*.css`). The headers that govern
  * a document (its policy, permissions, framing, opener) mean nothing on them, and a phone would
- * receive some 560 bytes of them per file (issue 37); nosniff and the referrer policy (which a
+ * receive some 560 bytes of them per file; nosniff and the referrer policy (which a
  * style sheet's own requests follow) stay. A JSON answer carries its own short policy (JSON_ANSWER_POLICY); everything else, SVG images
  * included, carries them all.
  * Asked of every answer: a URL outside the assets is told by its start, without a regex.
@@ -70,7 +70,7 @@ export function isScriptOrStyleSheet(url: string): boolean {
  * The policy of a JSON answer: nothing in it may load or run, and no page may frame it. A JSON
  * answer is never a page, so the page's policy (its scripts, styles, images), the permissions
  * policy and the opener policy, which govern a document, would be some 420 bytes a call for
- * nothing (issue 37: a sign-in and a code on a slow phone); the frame and sniffing rules stay.
+ * nothing (a sign-in and a code on a slow phone); the frame and sniffing rules stay.
  */
 export const JSON_ANSWER_POLICY = "default-src 'none'; frame-ancestors 'none'";
 

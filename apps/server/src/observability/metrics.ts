@@ -78,7 +78,7 @@ export class Metrics {
   });
   private readonly rememberedDevices = new Counter({
     name: 'dea_remembered_devices_total',
-    help: 'Remembered devices (issue 32), by outcome (remembered; forgotten, counting each device).',
+    help: 'Remembered devices, by outcome (remembered; forgotten, counting each device).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });

@@ -8,7 +8,7 @@ import {
 } from '@dea/contract';
 
 /**
- * What the page's and the login application's HTML paint before their scripts run (issue 37): the
+ * What the page's and the login application's HTML paint before their scripts run: the
  * spec's loading state (section 2: the texts are known, branding not yet), in the language of the
  * texts the HTML carries, where the built HTML has only a spinner; and their scripts fetched behind
  * what that paint needs.

@@ -12,7 +12,7 @@ import { pageFilesOf } from './page-without-session.js';
 /**
  * The page's files that the login application's HTML does not load itself, as a data block the
  * login application reads once it is idle, to have the browser prefetch them while the person types,
- * so the page after sign-in finds them in its cache (issue 37). Not as prefetch tags: the browser
+ * so the page after sign-in finds them in its cache. Not as prefetch tags: the browser
  * would fetch those at once, beside the files the login form needs.
  */
 export function withPagePrefetch(loginTemplate: string, pageTemplate: string | undefined): string {

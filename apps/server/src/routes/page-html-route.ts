@@ -23,7 +23,7 @@ const compressGzip = promisify(gzip);
 const BROTLI_OPTIONS = { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } };
 /**
  * Brotli at quality 11, for HTML the same for everyone who asks: about 10% smaller (the login
- * form's 1,153 bytes 1,039, the page's HTML without a session 860 bytes 765; issue 37) for some
+ * form's 1,153 bytes 1,039, the page's HTML without a session 860 bytes 765) for some
  * 7 ms, spent once per distinct HTML, whose compressed bytes are kept.
  */
 const BROTLI_KEPT_OPTIONS = { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } };
@@ -113,9 +113,9 @@ export async function sendHtml(
 
 /**
  * The emergency-access page's HTML at /dea/ (and /dea/index.html): the built page with the answers
- * of its startup calls for the signed-in user (issue 15), so a phone waits for one round trip fewer
+ * of its startup calls for the signed-in user, so a phone waits for one round trip fewer
  * per call; with no session, HTML that sends the browser to the login application before it
- * fetches any of the page's files (issue 37). Registered before the static files, which serve
+ * fetches any of the page's files. Registered before the static files, which serve
  * everything else under /dea/.
  */
 export const pageHtmlRoute: FastifyPluginAsync<{ webDir: string; loginPath: string }> = async (

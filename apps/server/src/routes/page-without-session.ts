@@ -7,7 +7,7 @@ export const PAGE_FILES_ELEMENT_ID = 'dea-page-files';
 
 /**
  * Spec section 8's rule for HTTP 403, as the page applies it (apps/web/src/api/session-redirect.ts),
- * run by the page's HTML itself when the server already knows there is no session (issue 37): while
+ * run by the page's HTML itself when the server already knows there is no session: while
  * online and not on the logout landing, the stored code is forgotten and the browser goes to the
  * login application with the user name kept in the tab's session storage (when there is one) and
  * the page's address, hash included, as `ep`. Otherwise the page's own files are loaded and the

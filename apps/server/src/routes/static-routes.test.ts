@@ -44,7 +44,7 @@ describe('the built page and login application', () => {
   });
 
   /**
-   * What a phone downloads before the login form or the page can be used (issue 37's budget of
+   * What a phone downloads before the login form or the page can be used (the budget of
    * 100 KB for the whole journey): the scripts and styles their HTML names, as brotli sends them. A
    * module of the contract that builds TypeBox schemas, pulled in by one constant, once added 68 KB.
    */
@@ -71,7 +71,7 @@ describe('the built page and login application', () => {
     }
   });
 
-  /** The channels page (issue 32): its own entry of the build, in the page's folder, sharing its chunks. */
+  /** The channels page: its own entry of the build, in the page's folder, sharing its chunks. */
   it('serves the channels page at /dea/channels/ beside the page, with the chunks the page shares, revalidated on each visit', async () => {
     const channels = await t.app.inject({ method: 'GET', url: '/dea/channels/' });
     expect(channels.statusCode).toBe(200);
@@ -116,7 +116,7 @@ describe('the built page and login application', () => {
     expect(brotli.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
 
     // No HTML names an icon file: the tab's icon is a data: URL each app sets as it starts
-    // (apps/web/src/shared/product-icon.ts), one request less on a cold visit (issue 37).
+    // (apps/web/src/shared/product-icon.ts), one request less on a cold visit.
     for (const url of ['/dea/', '/sso/auth/']) {
       const html = (await t.app.inject({ method: 'GET', url })).body;
       expect(html, url).not.toMatch(/<link rel="icon"/);
@@ -176,7 +176,7 @@ describe('the built page and login application', () => {
       expect(answer.headers['cross-origin-opener-policy'], url).toBe('same-origin');
     }
     // A JSON answer (an API call's, a missing file's 404) is never a page: its own short policy,
-    // framing refused, no document-only headers (issue 37: some 420 bytes a call on a slow phone).
+    // framing refused, no document-only headers (some 420 bytes a call on a slow phone).
     for (const url of ['/dea/api/resourceFile/getLanguageList', '/dea/assets/x.js.map']) {
       const answer = await t.app.inject({ method: 'GET', url });
       expect(answer.headers['content-type'], url).toMatch(/^application\/json/);

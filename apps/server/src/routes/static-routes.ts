@@ -27,7 +27,7 @@ export const staticRoutes: FastifyPluginAsync<{ webDir: string; loginPath: strin
   // The build's hashed files first, a mount of their own: a new build names its files anew, so a
   // browser keeps them a year and never revalidates them. They go without the validators and range
   // header that revalidation and resumed downloads use: about 90 bytes less per file, which on a
-  // slow phone network are the journey's (issue 37's budget of 100 KB counts the headers).
+  // slow phone network are the journey's (the budget of 100 KB for the whole journey counts the headers).
   const assetsDir = join(options.webDir, 'dea', 'assets');
   if (existsSync(assetsDir)) {
     await app.register(fastifyStatic, {

@@ -436,7 +436,7 @@ export interface RegistrationOidcFlowsTable {
   created_at: number;
 }
 
-/** A person's own passkey (issue 32, migration 0031); transports as a JSON array. */
+/** A person's own passkey (migration 0031); transports as a JSON array. */
 export interface UserPasskeysTable {
   credential_id: string;
   user_id: string;

@@ -148,7 +148,7 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     }
   });
 
-  it("keeps the store's limits: 20 parallel codes for one user over two instances, limit 5, issue 5", async () => {
+  it("keeps the store's limits: 20 parallel codes for one user over two instances, limit 5", async () => {
     const [a, b] = await Promise.all([
       openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 4 }),
       openStore({ dataDir, databaseUrl: bouncedUrl, poolSize: 4 }),

@@ -121,13 +121,13 @@ export interface Store {
   readonly bulkUsers: BulkUserRepository;
   readonly groups: GroupRepository;
   readonly channels: ChannelRepository;
-  /** Addresses waiting for their proof, and the links that undo a registration (issue 32). */
+  /** Addresses waiting for their proof, and the links that undo a registration. */
   readonly channelProofs: ChannelProofRepository;
   /** The strong sign-in that opens the registration of channels: sessions, challenges, links. */
   readonly registration: RegistrationRepository;
-  /** People's own passkeys and their ceremonies' challenges (issue 32). */
+  /** People's own passkeys and their ceremonies' challenges. */
   readonly userPasskeys: UserPasskeyRepository;
-  /** Browsers remembered for codes on screen (issue 32), each bound to its person. */
+  /** Browsers remembered for codes on screen, each bound to its person. */
   readonly rememberedDevices: RememberedDeviceRepository;
   /** The provider's subject of each person, for the registration through it (ADR 0033). */
   readonly registrationOidcLinks: RegistrationOidcLinkRepository;

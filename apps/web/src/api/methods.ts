@@ -79,7 +79,7 @@ export function getBranding(signal?: AbortSignal): Promise<BrandingEntry[]> {
 /**
  * The "Self Service" policy as the page is to follow it: `screenCodeTrust: 'missing'` when codes
  * would be shown on screen but this request has no reason to trust (no trusted network, no
- * remembered device; issue 32): the options then send codes by channel.
+ * remembered device): the options then send codes by channel.
  */
 export async function getPolicy(userId: string, signal?: AbortSignal): Promise<PolicyResult> {
   const call = PAGE_CALLS.policy(userId);

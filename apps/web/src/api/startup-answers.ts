@@ -1,7 +1,7 @@
 import { PAGE_STARTUP_ELEMENT_ID, pageCallKey, type PageCall } from '@dea/contract';
 
 /**
- * The answers the server delivered with the page's HTML for its startup calls (issue 15): each
+ * The answers the server delivered with the page's HTML for its startup calls: each
  * is taken once, for exactly the call it describes; every other call goes to the server.
  */
 const answers = new Map<string, unknown>();

@@ -57,7 +57,7 @@ function startupAnswers(options: { policy?: Partial<typeof DISPLAY_POLICY>; with
   );
 }
 
-describe("the code asked for beside the page's scripts (issue 37)", () => {
+describe("the code asked for beside the page's scripts", () => {
   it('is sent by the first script, as the page sends it, and the page shows its answer without asking again', async () => {
     document.cookie = 'XSRF-TOKEN=token-123; path=/';
     deliverWithPage(startupAnswers());

@@ -115,7 +115,7 @@ interface CodeAskedOnLoad {
 type WithCodeAskedOnLoad = Window & { [HANDED_OVER]?: CodeAskedOnLoad };
 
 /**
- * Run by the page's small first script (entries/dea/code-on-load.ts, issue 37) while the page's
+ * Run by the page's small first script (entries/dea/code-on-load.ts) while the page's
  * scripts are still downloading: when the answers delivered with the HTML say that the startup
  * will ask for a code at once, asks for it now, exactly as the page would (callServer, in the
  * language the page will speak), keeps the code in the tab's storage when it comes, and leaves the

@@ -51,7 +51,7 @@ function startupAnswers(
   return Object.fromEntries(answers.map(([call, answer]) => [pageCallKey(call), answer]));
 }
 
-describe('startup answers delivered with the page (issue 15)', () => {
+describe('startup answers delivered with the page', () => {
   it('takes them instead of calling: only the code is asked for, and the data block goes', async () => {
     deliverWithPage(startupAnswers());
     renderPage();

@@ -26,7 +26,7 @@ import { pageReady, renderPage } from '../testing/render-page';
 import { testMessages, text } from '../testing/test-messages';
 
 /**
- * Spec section 4's startup as a sequence, and its failures as section 8 lists them (issue 36):
+ * Spec section 4's startup as a sequence, and its failures as section 8 lists them:
  * without the answers delivered with the HTML, every call of section 7 in the order of section 4,
  * one after the other; a code only once user info, languages, texts, branding and policy are in.
  */

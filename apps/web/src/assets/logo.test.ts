@@ -8,7 +8,7 @@ const ENTRIES = import.meta.glob<string>('../../entries/**/index.html', {
   eager: true,
 });
 
-describe("the product's icon (issue 37: no request of its own)", () => {
+describe("the product's icon (no request of its own)", () => {
   it('is named by no HTML, where each named a file the browser fetched', () => {
     expect(Object.keys(ENTRIES).length).toBeGreaterThanOrEqual(4);
     for (const [entry, html] of Object.entries(ENTRIES)) expect(html, entry).not.toMatch(/rel="icon"/);

@@ -45,7 +45,7 @@ function forgetFragment(): void {
 }
 
 /**
- * The page where people manage their emergency channels (issue 32), served at /dea/channels/:
+ * The page where people manage their emergency channels, served at /dea/channels/:
  * the page's languages, branding and header around the strong sign-in, the channels, or the
  * "this was not me" landing of a notice's link.
  */

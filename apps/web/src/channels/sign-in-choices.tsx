@@ -146,7 +146,7 @@ export function SignInChoices({ ways, locale, providerRefused, onOpened, moreWay
             </form>
           )}
         </li>
-        {/* The person's own passkey (issue 32) comes here, as one more item of this list. */}
+        {/* The person's own passkey comes here, as one more item of this list. */}
         {moreWays}
         {ways.oidc && (
           <li data-testid="way-provider">

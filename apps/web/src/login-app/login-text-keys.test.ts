@@ -37,7 +37,7 @@ function loginAppSources(): Map<string, string> {
   return sources;
 }
 
-describe("the login application's texts (issue 37: its HTML carries only these)", () => {
+describe("the login application's texts (its HTML carries only these)", () => {
   const sources = loginAppSources();
 
   it('reads the files of the sign-in form, the password link form, the branding and the language menu', () => {

@@ -3,7 +3,7 @@ import { PAGE_PREFETCH_ELEMENT_ID } from '@dea/contract';
 /**
  * Asks the browser to fetch the page's files the server named (the page follows sign-in), once
  * the login form has loaded and the browser is idle, so they do not compete with what the form
- * needs and are in the cache when the page opens (issue 37). Without the list, nothing.
+ * needs and are in the cache when the page opens. Without the list, nothing.
  */
 export function prefetchPageOnceIdle(): void {
   const start = () => {

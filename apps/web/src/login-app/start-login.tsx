@@ -15,7 +15,7 @@ export function startLogin(container: HTMLElement | null): void {
     });
     // The first render as a transition: React renders it in slices of a few milliseconds,
     // yielding to the browser between them, where one render would hold a slow phone's main
-    // thread for a long task (Lighthouse's total blocking time; issue 37).
+    // thread for a long task (Lighthouse's total blocking time).
     startTransition(() => {
       root.render(
         <StrictMode>

@@ -58,7 +58,7 @@ export const AUDIT_EVENTS = {
   'channel.set': "a user's channel was set",
   'channel.removed':
     "a user's channel was removed (details.origin owner: by its person on the channels page; console: by the agent named as actor)",
-  // people's own channels (issue 32; actor: the user id, or whoever asked for them: console:<account>
+  // people's own channels (actor: the user id, or whoever asked for them: console:<account>
   // for a local user's channel proven in the console, details.origin console)
   'channel.proof_sent':
     'a code that proves a new address was sent to it (details: key, channel, to, origin, proofId, expiresAt)',
@@ -78,7 +78,7 @@ export const AUDIT_EVENTS = {
     "a person's link to a subject of the registration's OpenID provider was removed (dea user unlink-provider; details: count): their next registration through it links again (ADR 0033)",
   'registration.refused':
     "a registration session was not opened (details.method; details.reason: unknown-recipient, unusable-channel, rate-limit, delivery-failed, wrong-code, expired, no-tries, unknown, taken-meanwhile, link-unusable, undone-meanwhile (the undo link was used while the sign-in was checked: what it opened ended); for passkey no-passkey, challenge-unknown (replayed, expired or answered already), unknown-passkey (not one of this person's), not-verified, counter; for oidc provider-unavailable, provider-error, state-unknown, token-refused (also an authentication at the provider older than five minutes, details.authTime), other-person (a subject linked to someone else, another subject than the person's link, or unlinked and a claim that is not exactly the user name), mfa-missing)",
-  // people's own passkeys (issue 32; actor: the user id, or console:<agent> or cli when forgotten)
+  // people's own passkeys (actor: the user id, or console:<agent> or cli when forgotten)
   'passkey.registered':
     'a person added a passkey inside a registration session (details: credentialId, aaguid)',
   'passkey.refused':

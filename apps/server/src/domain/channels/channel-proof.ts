@@ -183,8 +183,8 @@ const ownedElsewhere = (user: User): OwnershipRefused | undefined =>
     : new OwnershipRefused(user.username, 'channels', user.source, 'operator');
 
 /**
- * Channels people register themselves (issue 32), one rule for every door (the channels page,
- * and the console for a local user's channels, issue 31). A new address is proven by a one-time code sent to it
+ * Channels people register themselves, one rule for every door (the channels page,
+ * and the console for a local user's channels). A new address is proven by a one-time code sent to it
  * (a keyed hash in the store, expiring, DEA_CHANNEL_PROOF_TRIES tries taken one statement at a
  * time, within the send limits of emergency codes); only then is it written as the person's
  * channel, and their other channels are told at once with a link that undoes it.

@@ -4,7 +4,7 @@ import type { SettingValues } from '../../setting-values.js';
 /** Where the people's channels page lives (its undo links point there). */
 export const CHANNELS_PAGE_PATH = '/dea/channels/';
 
-/** People registering and proving their own channels (issue 32). */
+/** People registering and proving their own channels. */
 export const channelRegistrationSettings = {
   DEA_CHANNELS_URL: {
     schema: Type.String({ default: '' }),

@@ -56,7 +56,7 @@ export const noDirectoryRole = (): DomainError =>
   new DomainError(ErrorNumber.notPermitted, 'console.noDirectoryRole');
 
 /**
- * Console roles from directory groups (DEA_CONSOLE_LDAP_ROLES, issue 31 part 2): a directory
+ * Console roles from directory groups (DEA_CONSOLE_LDAP_ROLES): a directory
  * person signs in with the directory password (a bind as them, as the page's sign-in does), then a
  * passkey as local accounts do. The role comes from their groups at every sign-in and again every
  * DEA_CONSOLE_LDAP_ROLE_REFRESH_SECONDS (`current`, called by ConsoleAuth.caller): someone no

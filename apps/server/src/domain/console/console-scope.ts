@@ -1,7 +1,7 @@
 import type { ConsoleAccount, ConsoleRole, Store } from '../../store/store.js';
 
 /**
- * Scoped roles (issue 31, ADR 0020): a help-desk or auditor account may be limited to the members
+ * Scoped roles (ADR 0020): a help-desk or auditor account may be limited to the members
  * of named groups. The one rule every console door on users calls (help-desk search, a user's
  * view, codes issued, sent or revoked, unlocking, ending sessions, the audit log and its CSV):
  * a user outside the scope is answered as one that does not exist, and the audit log holds only

@@ -237,7 +237,7 @@ export class HelpDesk {
   }
 
   /**
-   * A one-time registration link for a caller whose identity the agent checked (issue 32): made by
+   * A one-time registration link for a caller whose identity the agent checked: made by
    * `issue`, the one function of every door (registration-sign-in.ts issueRegistrationLink), with
    * the agent as actor; the same "who may help whom" as giving a code.
    */

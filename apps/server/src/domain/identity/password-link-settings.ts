@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import type { SettingValues } from '../../setting-values.js';
 
-/** The one-time links with which a local user sets a new password (issue 31, part 4). */
+/** The one-time links with which a local user sets a new password. */
 export const passwordLinkSettings = {
   DEA_PASSWORD_LINK_HOURS: {
     schema: Type.Integer({ minimum: 1, maximum: 168, default: 24 }),

@@ -23,7 +23,7 @@ export interface PasswordLinkDependencies {
 }
 
 /**
- * The one-time link with which a user sets a new password (issue 31, part 4): made by an
+ * The one-time link with which a user sets a new password: made by an
  * administrator (the console, `dea user password-link`) for a user whose password an operator may
  * set (user-ownership.ts: never a directory user's), kept only as a keyed hash, valid for
  * DEA_PASSWORD_LINK_HOURS, used once; the password is set through People.setPassword, which ends

@@ -43,7 +43,7 @@ const changedOf = (change: PersonChange): AdminPersonChanged => ({
 });
 
 /**
- * People in the console (issue 31, part 4): an administrator adds, edits, disables, enables and
+ * People in the console: an administrator adds, edits, disables, enables and
  * removes users, ends their sessions, changes their groups and makes a one-time link to set their
  * password, every change through the identity module (People, Groups, PasswordLinks) that the CLI
  * calls too, with the door `operator` and the actor `console:<account>`. Only the admin role,

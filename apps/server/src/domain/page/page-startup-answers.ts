@@ -35,7 +35,7 @@ export interface PageStartupRequest {
 
 /**
  * What the page's startup calls (spec section 4) answer for a signed-in user, delivered with the
- * page so the browser need not wait for them (issue 15): user, languages, the user's locale,
+ * page so the browser need not wait for them: user, languages, the user's locale,
  * branding, the self-service policy, the texts of the language the page will choose unless a choice
  * is stored in the browser, and the channels when codes go by channel. Each answer is what its route
  * answers (page-answers.ts); codes are never created here.
@@ -84,7 +84,7 @@ export async function pageStartupAnswers(
 }
 
 /**
- * What the login application's startup calls answer (issue 37): the language list, branding and
+ * What the login application's startup calls answer: the language list, branding and
  * the texts of the language it will choose with nobody signed in (no user locale) unless a choice
  * is stored in the browser, only those the login application shows (the contract's
  * `LOGIN_TEXT_KEYS`: its HTML would otherwise carry the whole catalog, about 12 KB); GET message

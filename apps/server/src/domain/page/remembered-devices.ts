@@ -25,7 +25,7 @@ export interface DeviceForgetter {
 }
 
 /**
- * Remembered devices (issue 32): a browser in which a person opened a registration session (a
+ * Remembered devices: a browser in which a person opened a registration session (a
  * strong sign-in) gets a cookie, for screenCodeRememberedDeviceDays of their "Channel
  * Registration" policy, that is one reason to trust a code shown on screen there
  * (screen-code-trust.ts). The cookie is `<device id>.<secret>`; the store keeps the row bound to

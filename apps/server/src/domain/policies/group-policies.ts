@@ -45,7 +45,7 @@ export function policyOptionProblem(name: PolicyName, value: unknown): string | 
   return undefined;
 }
 
-/** Which console roles may give a member of the group a code (the help-desk policy of issue 14). */
+/** Which console roles may give a member of the group a code (the group's help-desk policy). */
 export function issuersOf(stored: Record<string, unknown> | undefined): readonly string[] {
   return stored !== undefined && Value.Check(HelpDeskPolicyOptions, stored)
     ? stored.issuers
@@ -53,7 +53,7 @@ export function issuersOf(stored: Record<string, unknown> | undefined): readonly
 }
 
 /**
- * Why a value cannot be this "Channel Registration" option (issue 32), in words that name the
+ * Why a value cannot be this "Channel Registration" option, in words that name the
  * option; undefined when it can.
  */
 export function registrationOptionProblem(name: string, value: unknown): string | undefined {

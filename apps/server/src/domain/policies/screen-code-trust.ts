@@ -38,7 +38,7 @@ export function inTrustedNetworks(ranges: readonly string[], address: string | n
 }
 
 /**
- * The reason to trust a code shown on screen (issue 32), one rule for every door that shows one:
+ * The reason to trust a code shown on screen, one rule for every door that shows one:
  * when the person's "Channel Registration" policy sets screenCodeTrustedNetworks or
  * screenCodeRememberedDeviceDays, the request must come from one of those networks or carry a
  * remembered-device cookie of this person (remembered-devices.ts); without either option set,

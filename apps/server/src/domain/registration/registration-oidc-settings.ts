@@ -2,7 +2,7 @@ import Type from 'typebox';
 import type { SettingValues } from '../../setting-values.js';
 import { oidcClientOf } from '../oidc-client-settings.js';
 
-/** The organisation's identity provider as a strong sign-in for the registration of channels (issue 32). */
+/** The organisation's identity provider as a strong sign-in for the registration of channels. */
 export const registrationOidcSettings = {
   DEA_OIDC_ISSUER: {
     schema: Type.String({ default: '' }),

@@ -39,7 +39,7 @@ export interface RegistrationOidcDependencies {
 
 /**
  * The organisation's identity provider as a strong sign-in for the registration of channels
- * (issue 32), as the console signs in with it (ADR 0020: openid-client, code flow with PKCE, state
+ *, as the console signs in with it (ADR 0020: openid-client, code flow with PKCE, state
  * and nonce): the person signed in with their password is sent there, and the registration
  * session opens only when the ID token names that same person (DEA_OIDC_USERNAME_CLAIM) and shows
  * a second factor (amr mfa, mca or two methods; an acr of DEA_OIDC_MFA_ACR_VALUES).

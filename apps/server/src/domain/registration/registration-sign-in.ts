@@ -97,7 +97,7 @@ export const registrationSignInNeeded = (): DomainError =>
   new DomainError(ErrorNumber.notPermitted, 'error.registrationSignInNeeded');
 
 /**
- * The strong sign-in that opens the registration of channels (issue 32), one rule for every door:
+ * The strong sign-in that opens the registration of channels, one rule for every door:
  * a person signed in with their password (one factor) adds a second, either a code sent to one of
  * their channels that may receive emergency codes now (proven, past its cooling-off time), a
  * one-time registration link the help desk or an administrator made for them, or a passkey they

@@ -63,7 +63,7 @@ function challengeOf(response: { response: { clientDataJSON: string } }): string
 }
 
 /**
- * A person's own passkeys (issue 32), the fourth strong sign-in that opens the registration of
+ * A person's own passkeys, the fourth strong sign-in that opens the registration of
  * channels. A passkey is added only inside an open registration session (a password alone never
  * adds one); with the page's password session of the same person, one of their passkeys with
  * user verification opens a registration session. Each ceremony's challenge is the person's, one

@@ -16,7 +16,7 @@ import { auditScopeOf } from '../console/console-scope.js';
 import { isTimeZone } from '../identity/time-zone.js';
 
 /**
- * The reports (issue 31, part 5): per local day of a period, codes issued, used, expired and
+ * The reports: per local day of a period, codes issued, used, expired and
  * taken out of use, verification lockouts, sign-in failures and deliveries, each broken down by
  * what it can be. The store counts them with GROUP BY (store/sql/reports.ts); this module chooses
  * the period in the viewer's time zone, and both the console's route and `dea report` call it.

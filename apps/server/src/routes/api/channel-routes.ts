@@ -63,7 +63,7 @@ function viewOf(view: ChannelView) {
 }
 
 /**
- * The channels page's calls (issue 32). Every call needs the page's session (a password: one
+ * The channels page's calls. Every call needs the page's session (a password: one
  * factor); the calls that change channels need a registration session besides, opened by a code
  * sent to a proven channel, a registration link (domain/registration/registration-sign-in.ts), the identity
  * provider or one of the person's passkeys (passkey-routes.ts), and kept in an HTTP-only cookie. The rules are the domain's: registration-sign-in.ts and channel-proof.ts.

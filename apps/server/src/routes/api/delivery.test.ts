@@ -15,7 +15,7 @@ import { startSmtpPeer, type SmtpPeer } from '../../testing/smtp-peer.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../../testing/test-app.js';
 
-/** Delivery of codes through real protocol peers, configured only by settings (issue 5). */
+/** Delivery of codes through real protocol peers, configured only by settings. */
 const CHANNEL = { enableECode: true, emergencyCodeDelivery: 'Channel', maxUnusedCodes: 50 };
 const SCREEN = { enableECode: true, emergencyCodeDelivery: 'Display' };
 const CODE = /\b([23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{10})\b/;

@@ -30,7 +30,7 @@ const viewOf = (passkey: UserPasskeyView) => ({
 });
 
 /**
- * A person's own passkeys on the channels page (issue 32): registered with channel-routes.ts,
+ * A person's own passkeys on the channels page: registered with channel-routes.ts,
  * under its session hook (the page's password session). One passkey with the page's session opens
  * a registration session (registration/passkey/*); listing, adding, renaming and removing them
  * need that session's cookie. The rules are domain/registration/user-passkeys.ts.

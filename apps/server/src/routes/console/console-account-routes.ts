@@ -51,7 +51,7 @@ const shown = ({ account, source, lastSignInAt, passkeys }: ConsoleAccountOvervi
   })),
 });
 
-/** Console accounts administered in the console: role and scope, disable, passkeys (issue 31, part 4). */
+/** Console accounts administered in the console: role and scope, disable, passkeys. */
 export const consoleAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { administration, consoleAccounts, store } = app.services;
   const action = { preValidation: emptyBodyAsObject };

@@ -22,7 +22,7 @@ import { guardedCaller } from '../../http/console-guard.js';
 import { CONSOLE_ACCESS } from '../../domain/console/console-access.js';
 import { documented } from '../../http/route-docs.js';
 
-/** People in the console (issue 31, part 4): users administered by an administrator. */
+/** People in the console: users administered by an administrator. */
 export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { peopleAdministration: people } = app.services;
   const action = { preValidation: emptyBodyAsObject };

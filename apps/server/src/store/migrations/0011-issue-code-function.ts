@@ -3,7 +3,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 /**
  * On PostgreSQL, issuing a code is one call of this function instead of a transaction of five
  * round trips (BEGIN, lock, insert under the limit, audit entry, COMMIT): tempPass/create's hot
- * path (issue 16). Each statement of a volatile PL/pgSQL function takes a new snapshot under READ
+ * path. Each statement of a volatile PL/pgSQL function takes a new snapshot under READ
  * COMMITTED, so the count of unused codes, made after the user's row is locked, sees every code
  * committed before the lock was granted: the limit holds as it does in the transaction. The call
  * is one statement, so it is atomic without BEGIN and safe behind PgBouncer in transaction mode.

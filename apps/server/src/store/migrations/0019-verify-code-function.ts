@@ -10,7 +10,7 @@ export const STAMPED_VERIFY_CODE_SIGNATURE =
 
 /**
  * On PostgreSQL, verifying a code is one call of this function instead of about seven statements
- * (issue 34): it counts the attempt, reads the user's policy, finds the usable code the input's
+ *: it counts the attempt, reads the user's policy, finds the usable code the input's
  * keyed hash matches, uses it, clears or keeps the failures and writes the audit entries, and
  * answers what it did as JSON: `{ outcome, codeId, entries: [{ id, event, details }] }`.
  *

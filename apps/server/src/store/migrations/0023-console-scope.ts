@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * A help-desk or auditor account limited to the members of named groups (issue 31, scoped
+ * A help-desk or auditor account limited to the members of named groups (scoped
  * roles): a JSON array of group names, null for an account that is not limited.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Console accounts of directory people (DEA_CONSOLE_LDAP_ROLES, issue 31 part 2): which directory
+ * Console accounts of directory people (DEA_CONSOLE_LDAP_ROLES): which directory
  * entry (its entryUUID or objectGUID) an account is, and of each session so signed in when its
  * role was last read from the directory's groups.
  */

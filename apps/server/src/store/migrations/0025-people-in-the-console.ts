@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * People in the console (issue 31 part 4): one-time links with which a user sets a new password
+ * People in the console: one-time links with which a user sets a new password
  * (an administrator makes one in the console or with dea user password-link; only a keyed hash of
  * the link's token is kept, used once, not after it expires), and a name for each console
  * passkey, so that an account with several can tell them apart.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Channels people register themselves (issue 32). A channel remembers who registered it
+ * Channels people register themselves. A channel remembers who registered it
  * (`origin`: source for what the directory, SCIM, the import or the CLI set; owner for one its
  * person proved), when its address was last proven and when it was registered (the cooling-off
  * time counts from there). An address waiting for its proof lives in `channel_proofs` (the code

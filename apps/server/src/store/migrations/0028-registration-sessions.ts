@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * The strong sign-in that opens the registration of channels (issue 32): a registration session,
+ * The strong sign-in that opens the registration of channels: a registration session,
  * opened by a code sent to an already proven channel (its challenge: the code as a keyed hash,
  * tries, expiry) or by a one-time registration link (`registration_links`, a keyed hash of its
  * token, used once). Its cookie's token is kept only as a keyed hash too.

@@ -3,7 +3,7 @@ import { createVerifyCodeFunction } from './0019-verify-code-function.js';
 
 /**
  * A verification's success keeps the user's row of verify_failures and sets it to zero instead of
- * deleting it (issue 34): every attempt counts itself on that row first, so a success used to
+ * deleting it: every attempt counts itself on that row first, so a success used to
  * insert or update it and then delete it, and the next failure inserted it again (a new row, a new
  * entry in its primary key, a dead row for the vacuum). Kept, each attempt updates the row in
  * place (a HOT update: no index entry). A row with no failures means none (verify-failures.ts).

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 /**
  * A sign-in at the organisation's identity provider under way for the registration of channels
- * (issue 32): its state, nonce and PKCE verifier, bound to the person signed in with their
+ *: its state, nonce and PKCE verifier, bound to the person signed in with their
  * password, taken once by the callback.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * A person's own passkeys (issue 32), the fourth strong sign-in that opens the registration of
+ * A person's own passkeys, the fourth strong sign-in that opens the registration of
  * channels: each credential's public key, counter and transports, a name the person gives it,
  * and when it was made and last used. A ceremony's challenge is kept apart, one per person and
  * ceremony, taken once (a second answer to it finds nothing) and only until it expires.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Remembered devices (issue 32): a browser that opened a registration session holds a cookie that
+ * Remembered devices: a browser that opened a registration session holds a cookie that
  * may let a code be shown on screen there for screenCodeRememberedDeviceDays. Each cookie is a row
  * bound to its person, kept only as a keyed hash of its token; forgetting a person's devices marks
  * their rows forgotten (the person, the help desk, dea user forget-devices); the retention purge

@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
- * On PostgreSQL, a code's use is a HOT update (issue 34): no index of the codes names a column a
+ * On PostgreSQL, a code's use is a HOT update: no index of the codes names a column a
  * use changes (`uses_left`, `last_used_at`), in its columns or its condition, and the table's
  * pages keep half their room free, so the code's new version stays on its page and no index gets a new
  * entry. Before, a use wrote a new entry in every index of the codes (and a lock record), about

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Addresses a person may not register again (issue 59): the link of a new channel's notice ("this
+ * Addresses a person may not register again: the link of a new channel's notice ("this
  * was not me") blocks the address it undid, and those of the other channels it removed, for that
  * person, until the help desk or `dea user allow-addresses` allows them again. One row per person,
  * type of send and canonical address (the same number under another key is the same address);

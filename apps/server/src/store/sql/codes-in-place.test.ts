@@ -39,7 +39,7 @@ function verifyCall(userId: string, candidate: string, now: number): VerifyCall 
 }
 
 /**
- * On PostgreSQL a code's use rewrites no index entry (issue 34, migration 0034): no index of the
+ * On PostgreSQL a code's use rewrites no index entry (migration 0034): no index of the
  * codes names a column a use changes, and the table's pages keep room for the new versions, so
  * every use is a HOT update, even of codes issued one after the other and used together.
  */

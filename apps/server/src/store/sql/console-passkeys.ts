@@ -9,7 +9,7 @@ export interface ConsolePasskeyView {
   lastUsedAt: number | null;
 }
 
-/** Console accounts' passkeys one by one, and their last sign-in (issue 31, part 4; migration 0025). */
+/** Console accounts' passkeys one by one, and their last sign-in (migration 0025). */
 export interface ConsolePasskeyRepository {
   list(accountId: string): Promise<ConsolePasskeyView[]>;
   /** Answers whether the account has that passkey. */

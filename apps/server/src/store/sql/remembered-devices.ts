@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 
-/** A remembered device of a person (issue 32); its token is kept only as a keyed hash. */
+/** A remembered device of a person; its token is kept only as a keyed hash. */
 export interface RememberedDevice {
   id: string;
   userId: string;

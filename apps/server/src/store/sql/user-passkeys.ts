@@ -1,6 +1,6 @@
 import type { Db } from './db.js';
 
-/** A person's own passkey (issue 32; migration 0031). */
+/** A person's own passkey (migration 0031). */
 export interface UserPasskey {
   credentialId: string;
   userId: string;

@@ -8,7 +8,7 @@ import {
 import { requestResult } from '../../api/request';
 
 /**
- * The calls of a person's own passkeys (issue 32; the server's routes/api/passkey-routes.ts):
+ * The calls of a person's own passkeys (the server's routes/api/passkey-routes.ts):
  * the server's options, the browser's dialog, the server. Failures are the page's ApiErrors, or
  * the browser's own refusal (isBrowserRefusal).
  */

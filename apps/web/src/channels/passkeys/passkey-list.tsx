@@ -9,7 +9,7 @@ import { addPasskey, listPasskeys, removePasskey, renamePasskey } from './passke
 import { usePasskeyAction } from './use-passkey-action';
 
 /**
- * The person's own passkeys inside a registration session (issue 32): listed with when each was
+ * The person's own passkeys inside a registration session: listed with when each was
  * added and last used, added under a name (the browser's dialog), renamed and removed. The
  * server refuses all of it without the session; its message is shown as it comes.
  */

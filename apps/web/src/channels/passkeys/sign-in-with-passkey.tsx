@@ -5,7 +5,7 @@ import { openWithPasskey } from './passkey-calls';
 import { usePasskeyAction } from './use-passkey-action';
 
 /**
- * The fourth strong sign-in of the channels page (issue 32): one of the person's passkeys, with
+ * The fourth strong sign-in of the channels page: one of the person's passkeys, with
  * the page's password session, opens a registration session (its cookie is the server's).
  * `onOpened` runs once it is open, for the page to show the channels.
  */

@@ -69,7 +69,7 @@ export function PolicyEditor({
   const id = useId();
   const [draft, setDraft] = useState<Draft>(() => draftOf(group.effective));
   const [issuers, setIssuers] = useState<string[]>(group.issuers);
-  // Codes on screen only with a reason to trust (issue 32): ranges one per line, days a number.
+  // Codes on screen only with a reason to trust: ranges one per line, days a number.
   const [networks, setNetworks] = useState(group.screenCodeTrust.screenCodeTrustedNetworks.join('\n'));
   const [deviceDays, setDeviceDays] = useState(String(group.screenCodeTrust.screenCodeRememberedDeviceDays));
   const [saved, setSaved] = useState<string>();

@@ -31,7 +31,7 @@ const scopeOf = (text: string) => {
 };
 
 /**
- * Console accounts (issue 31, part 4): add one (its enrolment link shown once), change a local
+ * Console accounts: add one (its enrolment link shown once), change a local
  * account's role and scope, disable and enable, name and remove passkeys (never the last), replace
  * a lost one, and add a passkey to one's own account.
  */

@@ -27,7 +27,7 @@ const SOURCE_TEXT = {
 type Source = keyof typeof SOURCE_TEXT;
 const sourceKey = (source: string) => SOURCE_TEXT[(source in SOURCE_TEXT ? source : 'local') as Source];
 
-/** People (issue 31, part 4): an administrator finds, adds and administers users. */
+/** People: an administrator finds, adds and administers users. */
 export function PeopleScreen({ userId }: { userId: string | undefined }) {
   return userId === undefined ? (
     <>

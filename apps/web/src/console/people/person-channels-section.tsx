@@ -18,7 +18,7 @@ const sourceText = (source: string) =>
   SOURCE_TEXT[(source in SOURCE_TEXT ? source : 'local') as keyof typeof SOURCE_TEXT];
 
 /**
- * A user's channels in the console (issue 31, part 4): a local user's are added, changed and
+ * A user's channels in the console: a local user's are added, changed and
  * removed here. A new or changed address becomes the channel only when the agent enters the code
  * sent to it, which the person reads out; another source's user's are shown read-only with it.
  */

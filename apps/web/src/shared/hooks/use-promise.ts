@@ -27,7 +27,7 @@ export function usePromise<T>(
     }
     setState({ state: 'pending' });
     // What an answer shows is rendered as a transition, in slices that leave the main thread
-    // to the browser in between (no long task on a slow phone; issue 37).
+    // to the browser in between (no long task on a slow phone).
     const settle = (next: PromiseState<T>) => {
       if (!controller.signal.aborted) startTransition(() => setState(next));
     };

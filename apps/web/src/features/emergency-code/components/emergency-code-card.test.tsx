@@ -183,7 +183,7 @@ describe('code on screen (delivery mode other than Channel)', () => {
   });
 });
 
-describe('codes on screen without a reason to trust (issue 32)', () => {
+describe('codes on screen without a reason to trust', () => {
   const untrusted = () =>
     server.answer(
       'POST user/getPolicy',

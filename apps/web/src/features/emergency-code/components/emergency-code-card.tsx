@@ -40,7 +40,7 @@ export function EmergencyCodeCard({
           {t('content.notAuthorized')}
         </Alert>
       )}
-      {/* Codes on screen need a reason to trust here (issue 32): the channels instead, or the help desk. */}
+      {/* Codes on screen need a reason to trust here: the channels instead, or the help desk. */}
       {view.kind === 'channels' && view.untrusted && view.groups.length > 0 && (
         <Alert variant="info" testId="screen-code-untrusted">
           {t('content.screenCodeUntrusted')}
