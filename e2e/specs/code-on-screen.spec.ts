@@ -108,10 +108,16 @@ async function fillTheStore(context: BrowserContext): Promise<void> {
   let sixth = await openTab(context);
   for (let tab = 0; tab < 6 && (await code(sixth).count()) > 0; tab++) sixth = await openTab(context);
   // The oldest unused code of the demo user (15 minutes of validity) frees the next slot.
+  // How many codes the person holds and when the next frees up; nothing tells them to use one
+  // they cannot see.
   await expect(sixth.getByTestId('page-error')).toHaveText(
-    /^You already hold the maximum number of unused emergency codes\. A new one can be created in about 1[0-5] minutes, when the oldest expires; until then, use one you have\.$/,
+    /^You already hold 5 unused emergency codes, the most allowed at once\. A new one can be requested in about 1[0-5] minutes, when the oldest expires\.$/,
+  );
+  await expect(sixth.getByTestId('next-code-at')).toHaveText(
+    /^You can request a new code from \d{1,2}:\d\d\s?(AM|PM)?\.$/,
   );
   await expect(code(sixth)).toHaveCount(0);
+  await expect(sixth.getByRole('button', { name: 'Copy code' })).toHaveCount(0);
   await expect(sixth.getByRole('button', { name: 'Request a new code' })).toBeEnabled();
   await expectNoAxeViolations(sixth);
 }

@@ -149,3 +149,112 @@ test('the catch-all replaces every unknown hash with #/, each time', async ({ pa
   await expect(page).toHaveURL(`${baseURL}/dea/#/`);
   await expectNoAxeViolations(page);
 });
+
+test('a start whose texts fail says so in the visitor’s language, and offers to try again and to log out', async ({
+  page,
+  baseURL,
+}) => {
+  await signInAs(page, 'demo-off');
+  // A language chosen earlier whose texts cannot be loaded now.
+  await page.addInitScript(() => localStorage.setItem('lang', 'de'));
+  let failing = true;
+  await page.route(/\/dea\/api\/message\?lang=de$/, (route) =>
+    failing ? route.fulfill({ status: 500, json: {} }) : route.fallback(),
+  );
+  await goToPage(page);
+  const failure = page.getByTestId('startup-failure');
+  await expect(failure.getByRole('heading', { level: 1 })).toHaveText(
+    'Der Notfallzugang kann gerade nicht angezeigt werden',
+  );
+  await expect(failure.getByRole('alert')).toHaveText(
+    'Ein Fehler ist aufgetreten. Bitte versuchen Sie es später erneut',
+  );
+  await expectNoAxeViolations(page);
+
+  // Trying again when the texts come: the page, in German.
+  failing = false;
+  await failure.getByRole('button', { name: 'Erneut versuchen' }).click();
+  await expect(page.getByTestId('not-authorized')).toBeVisible();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+
+  // Logging out from the failure.
+  failing = true;
+  await page.reload();
+  await failure.getByRole('button', { name: 'Abmelden' }).click();
+  await expect(page).toHaveURL(/\/dea\/#\/logoutLanding\?ep=/);
+  expect((await page.request.post(`${baseURL}/dea/api/userinfo`, { data: {} })).status()).toBe(403);
+});
+
+test('a language switch whose texts fail is not kept: the page stays as it was, and so does the next visit', async ({
+  page,
+}) => {
+  await signInAs(page, 'demo-off');
+  await page.route(/\/dea\/api\/message\?lang=fr$/, (route) => route.fulfill({ status: 500, json: {} }));
+  await goToPage(page);
+  await expect(page.getByTestId('not-authorized')).toBeVisible();
+  await page.getByRole('button', { name: 'User menu' }).click();
+  await page.getByRole('menuitem', { name: 'Language' }).click();
+  await page.getByRole('menuitemradio', { name: 'Français' }).click();
+  await expect(page.getByTestId('page-error')).toHaveText('An error occurred, please try again later');
+  expect(await page.evaluate(() => localStorage.getItem('lang'))).toBeNull();
+  await page.reload();
+  await expect(page.getByTestId('not-authorized')).toBeVisible();
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  await expect(page.getByTestId('startup-failure')).toHaveCount(0);
+});
+
+test('while the policy loads the card has a level-one heading', async ({ page }) => {
+  await signInAs(page, 'demo');
+  await withoutStartupAnswers(page);
+  let release: () => void = () => undefined;
+  const policyMayGo = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/dea/api/user/getPolicy', async (route) => {
+    await policyMayGo;
+    await route.fallback();
+  });
+  await goToPage(page);
+  await expect(page.getByTestId('code-card').getByTestId('spinner')).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Loading…');
+  await expectNoAxeViolations(page, ['page-has-heading-one']);
+  release();
+  await expectCodeShown(page);
+});
+
+test('an expired code is shown as expired: asking for a new one first, and copying says it expired', async ({
+  page,
+}) => {
+  await page.clock.install();
+  await signInAs(page, 'demo');
+  await goToPage(page);
+  const expired = await expectCodeShown(page);
+  await expect(page.getByTestId('code-validity')).toContainText('15 minutes');
+  // The demo policy's 15 minutes pass.
+  await page.clock.fastForward('15:01');
+  await expect(page.getByTestId('code-expired')).toHaveText('This code has expired. Request a new code.');
+  const buttons = page.getByTestId('code-panel').getByRole('button');
+  await expect(buttons).toHaveText(['Request a new code', 'Copy code']);
+  await page.getByRole('button', { name: 'Copy code' }).click();
+  await expect(page.getByTestId('copy-outcome')).toHaveText(
+    'This code has expired and was not copied. Request a new code.',
+  );
+  await expectNoAxeViolations(page);
+  await page.getByRole('button', { name: 'Request a new code' }).click();
+  await expect(code(page)).not.toHaveText(expired);
+  await expect(page.getByTestId('code-validity')).toContainText('15 minutes');
+});
+
+test('after a send one line stays: where the code went and until when it works', async ({ page }) => {
+  await signInAs(page, 'demo-channel');
+  await page.route('**/dea/api/tempPass/createAndSend', (route) =>
+    route.fulfill({ json: { error: 0, message: '', result: { to: 'c***@e***.com' } } }),
+  );
+  await goToPage(page);
+  await page.getByRole('button', { name: 'E-mail' }).click();
+  await page.getByRole('menuitem').first().click();
+  const dialog = page.getByRole('dialog', { name: 'Message' });
+  await dialog.getByRole('button', { name: 'OK' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(page.getByTestId('sent-line')).toHaveText(
+    /^Your emergency code was sent to c\*\*\*@e\*\*\*\.com\. It is valid until \d{1,2}:\d\d\s?(AM|PM)?\.$/,
+  );
+});

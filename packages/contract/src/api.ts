@@ -1,10 +1,9 @@
 import Type from 'typebox';
 import type { BRANDING_TYPES } from './branding.js';
 import { CHANNEL_KEYS, type SEND_TYPES } from './channels.js';
-import { CHANNEL_QUERY_ACTION, CODE_COUNT_PER_REQUEST } from './constants.js';
+import { CHANNEL_QUERY_ACTION, CODE_COUNT_PER_REQUEST, PASSWORD_MAX_LENGTH } from './constants.js';
 import { ErrorNumber } from './errors.js';
 import { LANGUAGE_CODE_PATTERN } from './languages.js';
-import { PASSWORD_MAX_LENGTH } from './passwords.js';
 
 /**
  * Request and response schemas of /dea/api/ (spec section 7, DESIGN section 2). Requests are
@@ -36,6 +35,22 @@ export function SuccessEnvelope<T extends Type.TSchema>(result: T) {
     strict,
   );
 }
+/** With error 148 (the user holds the most unused codes allowed): how many, and when one frees up. */
+export const CodeStoreFullResult = Type.Object(
+  {
+    unusedCodes: Type.Integer({
+      minimum: 1,
+      description: 'With error 148: how many unused codes the user holds (the most allowed)',
+    }),
+    nextFreeAt: Type.String({
+      format: 'date-time',
+      description: 'With error 148: when the oldest of them expires and a new code can be created',
+    }),
+  },
+  strict,
+);
+export type CodeStoreFullResult = Type.Static<typeof CodeStoreFullResult>;
+
 /** A failure: its error number, a message in the request's language, and no result but a wait. */
 export const ErrorEnvelope = Type.Object(
   {
@@ -51,6 +66,7 @@ export const ErrorEnvelope = Type.Object(
         { loginPath: Type.String({ pattern: '^/', description: 'With HTTP 403: the login application' }) },
         strict,
       ),
+      CodeStoreFullResult,
       Type.Object(
         {
           passkey: Type.Union([Type.Literal('again'), Type.Literal('provider')], {

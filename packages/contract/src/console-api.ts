@@ -3,8 +3,12 @@ import { BrandingList, PolicyOptions } from './api.js';
 import { BRANDING_NAMES, type BrandingName } from './branding.js';
 import { POLICY_CATEGORY_CHANNEL_REGISTRATION } from './channel-registration.js';
 import { LANGUAGE_CODE_PATTERN } from './languages.js';
-import { PASSWORD_MAX_LENGTH } from './passwords.js';
-import { POLICY_CATEGORY_HELP_DESK, POLICY_CATEGORY_SELF_SERVICE, SERVICE_KEY_SCOPES } from './constants.js';
+import {
+  PASSWORD_MAX_LENGTH,
+  POLICY_CATEGORY_HELP_DESK,
+  POLICY_CATEGORY_SELF_SERVICE,
+  SERVICE_KEY_SCOPES,
+} from './constants.js';
 
 const strict = { additionalProperties: false } as const;
 

@@ -1,5 +1,8 @@
 import Type from 'typebox';
-import { NewPassword, PASSWORD_MAX_LENGTH } from './passwords.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './constants.js';
+
+/** A new password as a request's body field (the rule of passwords.ts). */
+export const NewPassword = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH });
 
 /** The console's people screens: users administered by an administrator. */
 

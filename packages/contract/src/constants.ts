@@ -45,3 +45,12 @@ export const USERNAME_PARAM = 'username';
 
 /** What a service key may do: `verify` calls POST /dea/api/tempPass/verify; `scim` provisions users and groups at /scim/v2/. */
 export const SERVICE_KEY_SCOPES = ['verify', 'scim'] as const;
+
+/**
+ * The rule of a new password, whatever door sets it (the CLI, the console, a password link, SCIM):
+ * at least 8 characters (NIST SP 800-63B), at most 1,024, which keeps hashing cheap. Characters
+ * are Unicode code points, as JSON Schema counts them. A password given to sign in is only bounded
+ * (SignInRequest): an older one may be shorter. The check is passwords.ts's newPasswordProblem.
+ */
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 1024;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import Value from 'typebox/value';
-import { NewPassword, newPasswordProblem } from './passwords.js';
+import { NewPassword } from './console-people-api.js';
+import { newPasswordProblem } from './passwords.js';
 
 describe('the rule of a new password', () => {
   it.each([

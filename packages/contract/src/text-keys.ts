@@ -36,6 +36,10 @@ export const TEXT_KEYS = [
   'content.copyFailed',
   'content.validUntil',
   'content.codeExpired',
+  'content.tryAgain',
+  'content.copyExpired',
+  'content.nextCodeAt',
+  'content.sentUntil',
   'content.notAuthorizedTitle',
   'content.unavailableTitle',
   'content.sending',
@@ -199,15 +203,127 @@ export const TEXT_KEYS = [
 export type TextKey = (typeof TEXT_KEYS)[number];
 export type Catalog = Readonly<Record<TextKey, string>>;
 
+/** The keys of the texts built into the page, for when no catalog can be loaded. */
+export const BUILT_IN_PAGE_TEXT_KEYS = [
+  'loading',
+  'content.unavailableTitle',
+  'error.generic',
+  'content.tryAgain',
+  'logout',
+] as const satisfies readonly TextKey[];
+export type BuiltInPageTexts = Readonly<Record<(typeof BUILT_IN_PAGE_TEXT_KEYS)[number], string>>;
+
 /**
- * The texts the page shows when no catalog could be loaded at all (the language list or the texts
- * failed at startup): spec section 8's generic failure, in English, built in. They are the English
- * catalog's own texts (the server's catalogs.test.ts holds them equal).
+ * The texts the page shows before or without any catalog (its texts or the language list failed
+ * at startup, or have not come yet): the loading state's heading and spec section 8's generic
+ * failure, with a way to try again and to log out, in each of the 11 built-in languages, built
+ * in. They are each catalog's own texts (the server's catalogs.test.ts holds them equal).
  */
-export const BUILT_IN_PAGE_TEXTS = {
-  'content.unavailableTitle': 'Emergency access cannot be shown right now',
-  'error.generic': 'An error occurred, please try again later',
-} as const satisfies Partial<Catalog>;
+export const BUILT_IN_PAGE_TEXTS: Readonly<Record<string, BuiltInPageTexts>> & { en: BuiltInPageTexts } = {
+  en: {
+    loading: 'Loading…',
+    'content.unavailableTitle': 'Emergency access cannot be shown right now',
+    'error.generic': 'An error occurred, please try again later',
+    'content.tryAgain': 'Try again',
+    logout: 'Log out',
+  },
+  de: {
+    loading: 'Wird geladen…',
+    'content.unavailableTitle': 'Der Notfallzugang kann gerade nicht angezeigt werden',
+    'error.generic': 'Ein Fehler ist aufgetreten. Bitte versuchen Sie es später erneut',
+    'content.tryAgain': 'Erneut versuchen',
+    logout: 'Abmelden',
+  },
+  fr: {
+    loading: 'Chargement…',
+    'content.unavailableTitle': "L'accès d'urgence ne peut pas être affiché pour le moment",
+    'error.generic': "Une erreur s'est produite, veuillez réessayer ultérieurement",
+    'content.tryAgain': 'Réessayer',
+    logout: 'Se déconnecter',
+  },
+  es: {
+    loading: 'Cargando…',
+    'content.unavailableTitle': 'El acceso de emergencia no se puede mostrar ahora',
+    'error.generic': 'Se ha producido un error. Vuelva a intentarlo más tarde',
+    'content.tryAgain': 'Reintentar',
+    logout: 'Cerrar sesión',
+  },
+  it: {
+    loading: 'Caricamento…',
+    'content.unavailableTitle': "L'accesso di emergenza non può essere mostrato ora",
+    'error.generic': 'Si è verificato un errore. Riprovare più tardi',
+    'content.tryAgain': 'Riprova',
+    logout: 'Esci',
+  },
+  nl: {
+    loading: 'Laden…',
+    'content.unavailableTitle': 'De noodtoegang kan nu niet worden getoond',
+    'error.generic': 'Er is een fout opgetreden. Probeer het later opnieuw',
+    'content.tryAgain': 'Opnieuw proberen',
+    logout: 'Afmelden',
+  },
+  pt: {
+    loading: 'A carregar…',
+    'content.unavailableTitle': 'O acesso de emergência não pode ser mostrado agora',
+    'error.generic': 'Ocorreu um erro. Tente novamente mais tarde',
+    'content.tryAgain': 'Tentar novamente',
+    logout: 'Terminar sessão',
+  },
+  pl: {
+    loading: 'Ładowanie…',
+    'content.unavailableTitle': 'Nie można teraz wyświetlić dostępu awaryjnego',
+    'error.generic': 'Wystąpił błąd. Prosimy spróbować ponownie później',
+    'content.tryAgain': 'Spróbuj ponownie',
+    logout: 'Wyloguj się',
+  },
+  ja: {
+    loading: '読み込み中…',
+    'content.unavailableTitle': '緊急アクセスを今は表示できません',
+    'error.generic': 'エラーが発生しました。しばらくしてからもう一度お試しください',
+    'content.tryAgain': '再試行',
+    logout: 'ログアウト',
+  },
+  zh: {
+    loading: '正在加载…',
+    'content.unavailableTitle': '暂时无法显示紧急访问',
+    'error.generic': '发生错误，请稍后重试',
+    'content.tryAgain': '重试',
+    logout: '退出登录',
+  },
+  ar: {
+    loading: 'جارٍ التحميل…',
+    'content.unavailableTitle': 'لا يمكن عرض الوصول الطارئ الآن',
+    'error.generic': 'حدث خطأ، يُرجى المحاولة مرة أخرى لاحقًا',
+    'content.tryAgain': 'إعادة المحاولة',
+    logout: 'تسجيل الخروج',
+  },
+};
+
+/** The built-in texts of a language ('pt_BR', 'de-AT': by its primary part), English when none. */
+export function builtInPageTexts(languageCode: string | undefined): BuiltInPageTexts {
+  const primary = (languageCode ?? '').split(/[_-]/)[0]?.toLowerCase() ?? '';
+  return BUILT_IN_PAGE_TEXTS[primary] ?? BUILT_IN_PAGE_TEXTS.en;
+}
+
+/**
+ * The groups of texts the page (`/dea/`) never shows: those of the messages the server sends, of
+ * the channels page, of the console, of the login application and its password link form. The
+ * page's HTML carries its texts without them (about half of a catalog; issue 63), where GET message
+ * answers whole catalogs. A test of the page (apps/web/src/app/page-text-keys.test.ts) fails when
+ * it uses a key of these groups.
+ */
+export const TEXT_GROUPS_NOT_ON_THE_PAGE = [
+  'delivery.',
+  'channels.',
+  'console.',
+  'login.',
+  'passwordLink.',
+] as const;
+
+/** Whether the page may show the text of `key` (it is in none of TEXT_GROUPS_NOT_ON_THE_PAGE). */
+export function isPageTextKey(key: string): boolean {
+  return !TEXT_GROUPS_NOT_ON_THE_PAGE.some((group) => key.startsWith(group));
+}
 
 /**
  * The texts the login application shows (its sign-in form, the form of a one-time password link,

@@ -74,13 +74,25 @@ export const badXsrfToken = (loginPath: string): DomainError =>
 
 export const unknownChannel = (): DomainError => new DomainError(ErrorNumber.unknownChannel);
 
-/** Error 148; with the seconds until the oldest unused code expires, the message says when. */
-export const codeStoreFull = (secondsUntilFree?: number): DomainError =>
-  secondsUntilFree === undefined
+/**
+ * Error 148. With the codes the user holds, the message says how many and in how long the next
+ * frees up (the oldest unused one expires), and the result carries both (ADR 0041).
+ */
+export const codeStoreFull = (held?: {
+  unusedCodes: number;
+  nextFreeAt: number;
+  now: number;
+}): DomainError =>
+  held === undefined
     ? new DomainError(ErrorNumber.codeStoreFull)
-    : new DomainError(ErrorNumber.codeStoreFull, 'error.codeStoreFullUntil', {}, 'refused', null, {
-        duration: secondsUntilFree,
-      });
+    : new DomainError(
+        ErrorNumber.codeStoreFull,
+        'error.codeStoreFullUntil',
+        { count: held.unusedCodes },
+        'refused',
+        { unusedCodes: held.unusedCodes, nextFreeAt: new Date(held.nextFreeAt).toISOString() },
+        { duration: Math.max(1, Math.ceil((held.nextFreeAt - held.now) / 1000)) },
+      );
 
 export const deliveryFailed = (): DomainError => new DomainError(ErrorNumber.deliveryFailed);
 

@@ -61,7 +61,7 @@ function documentation(doc: RouteDoc) {
         ? { ...doc.result, description: 'The answer' }
         : Type.Union([SuccessEnvelope(doc.result), ErrorEnvelope], {
             description:
-              'Success (error 0, with the result) or a business error (error > 0, result null, or the wait in seconds also sent as Retry-After)',
+              'Success (error 0, with the result) or a business error (error > 0, result null, or the wait in seconds also sent as Retry-After, or with 148 how many unused codes the user holds and when one frees up)',
           }),
       400: failure('Malformed or invalid request, or a URL that does not decode (error 2); nothing changed'),
       ...(doc.security === 'session' && {

@@ -1,4 +1,10 @@
-import { BUILT_IN_LANGUAGES, BUILT_IN_PAGE_TEXTS, TEXT_KEYS, placeholdersOf } from '@dea/contract';
+import {
+  BUILT_IN_LANGUAGES,
+  BUILT_IN_PAGE_TEXTS,
+  BUILT_IN_PAGE_TEXT_KEYS,
+  TEXT_KEYS,
+  placeholdersOf,
+} from '@dea/contract';
 import { describe, expect, it } from 'vitest';
 import { ensureBuiltInContent } from '../seed/built-in-content.js';
 import { execRaw } from '../testing/store-dump.js';
@@ -27,9 +33,11 @@ describe('built-in catalogs', () => {
     }
   });
 
-  it("the page's built-in texts (shown when no catalog can be loaded) are the English catalog's", () => {
-    for (const [key, text] of Object.entries(BUILT_IN_PAGE_TEXTS))
-      expect(text, key).toBe(BUILT_IN_CATALOGS.en[key as keyof typeof BUILT_IN_PAGE_TEXTS]);
+  it("the page's built-in texts (shown when no catalog can be loaded) are each catalog's own, in every language", () => {
+    expect(Object.keys(BUILT_IN_PAGE_TEXTS).sort()).toEqual([...languages].sort());
+    for (const code of languages)
+      for (const key of BUILT_IN_PAGE_TEXT_KEYS)
+        expect(BUILT_IN_PAGE_TEXTS[code]?.[key], `${code} ${key}`).toBe(BUILT_IN_CATALOGS[code]?.[key]);
   });
 
   it.each(languages.filter((code) => code !== 'en'))('%s is a translation, not a copy of English', (code) => {

@@ -26,7 +26,7 @@ describe("what the page's and the login form's HTML paint before their scripts",
       textsIn('messages_de', { loading: 'Wird geladen…', loadingCustom: 'Einstellungen werden geladen…' }),
     );
     expect(german).toContain(
-      '<div id="root"><!--first-paint--><div class="page-start"><div class="spinner-wrap" role="status" aria-live="polite" aria-busy="true" data-testid="spinner"><span class="spinner" aria-hidden="true"></span><span class="spinner-label">Wird geladen…</span></div><p class="loading-custom">Einstellungen werden geladen…</p></div><!--/first-paint--></div>',
+      '<div id="root"><!--first-paint--><div class="page-start"><div class="spinner-wrap" role="status" aria-live="polite" aria-busy="true" data-testid="spinner"><span class="spinner" aria-hidden="true"></span><h1 class="spinner-label">Wird geladen…</h1></div><p class="loading-custom">Einstellungen werden geladen…</p></div><!--/first-paint--></div>',
     );
     expect(german).toContain('<html lang="de" dir="ltr">');
     const arabic = withLoadingState(
@@ -39,7 +39,7 @@ describe("what the page's and the login form's HTML paint before their scripts",
       textsIn('messages', { loading: 'Loading…', loadingCustom: 'Settings…' }),
     );
     expect(english).toContain('<html lang="en" dir="ltr">');
-    expect(english).toContain('<span class="spinner-label">Loading…</span>');
+    expect(english).toContain('<h1 class="spinner-label">Loading…</h1>');
   });
 
   it("writes the texts as text: an operator's text holding markup paints as it reads", () => {
@@ -48,7 +48,7 @@ describe("what the page's and the login form's HTML paint before their scripts",
       textsIn('messages', { loading: '<img src=x onerror=alert(1)>', loadingCustom: 'a & "b" \'c\' $& $1' }),
     );
     expect(html).not.toContain('<img');
-    expect(html).toContain('<span class="spinner-label">&lt;img src=x onerror=alert(1)&gt;</span>');
+    expect(html).toContain('<h1 class="spinner-label">&lt;img src=x onerror=alert(1)&gt;</h1>');
     expect(html).toContain('<p class="loading-custom">a &amp; &quot;b&quot; &#39;c&#39; $&amp; $1</p>');
   });
 

@@ -69,7 +69,7 @@ export function withLoadingState(html: string, answers: PageStartupAnswers): str
   const state =
     '<div class="page-start">' +
     '<div class="spinner-wrap" role="status" aria-live="polite" aria-busy="true" data-testid="spinner">' +
-    `<span class="spinner" aria-hidden="true"></span><span class="spinner-label">${escapeHtml(loading)}</span>` +
+    `<span class="spinner" aria-hidden="true"></span><h1 class="spinner-label">${escapeHtml(loading)}</h1>` +
     `</div><p class="loading-custom">${escapeHtml(loadingCustom)}</p></div>`;
   const lang = escapeHtml(found.language.replace('_', '-'));
   const dir = isRightToLeft(found.language) ? 'rtl' : 'ltr';

@@ -153,7 +153,7 @@ describe.each(STORE_KINDS)("the login application's HTML on %s", (kind) => {
       >();
       expect(response.body).toContain(`<html lang="${lang}" dir="${dir}">`);
       expect(response.body).toContain(
-        `<span class="spinner-label">${texts.loading}</span></div><p class="loading-custom">${texts.loadingCustom}</p>`,
+        `<h1 class="spinner-label">${texts.loading}</h1></div><p class="loading-custom">${texts.loadingCustom}</p>`,
       );
       expect(response.body).toContain(
         '<script type="module" fetchpriority="low" crossorigin src="/dea/assets/login.js"></script>',

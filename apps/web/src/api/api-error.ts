@@ -33,6 +33,8 @@ export class EnvelopeError extends ApiError {
   constructor(
     readonly errorNumber: number,
     readonly serverMessage: string,
+    /** The envelope's result, which some failures fill (error 148: how many codes, until when). */
+    readonly result: unknown = null,
   ) {
     super(`Error ${errorNumber}: ${serverMessage}`);
     this.name = 'EnvelopeError';

@@ -85,6 +85,6 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
 export async function requestResult<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const envelope = envelopeOf(await request<unknown>(path, options));
   if (envelope === undefined) throw new NetworkError('the answer is not an envelope');
-  if (isFailedEnvelope(envelope)) throw new EnvelopeError(envelope.error, envelope.message);
+  if (isFailedEnvelope(envelope)) throw new EnvelopeError(envelope.error, envelope.message, envelope.result);
   return envelope.result as T;
 }

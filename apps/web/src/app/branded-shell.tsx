@@ -6,13 +6,15 @@ import { PageFooter } from '../features/branding/components/page-footer';
 import type { PageLanguage } from '../features/language/hooks/use-page-language';
 import { Spinner } from '../shared/components/spinner';
 import { I18nProvider } from '../shared/i18n/i18n-context';
-import { StartupFailure } from './startup-failure';
+import { StartupFailure, builtInTexts } from './startup-failure';
 
 interface BrandedShellProps {
   language: PageLanguage;
   branding: CustomBranding | undefined;
   /** The header, main content and anything after the footer (modals), once branding is known. */
   render: (branding: CustomBranding) => { header: ReactNode; main: ReactNode; after?: ReactNode };
+  /** Someone is signed in: a startup that fails offers to log out as well as to try again. */
+  offerLogout?: boolean;
 }
 
 /**
@@ -20,14 +22,14 @@ interface BrandedShellProps {
  * arrive (or the built-in failure when they cannot), the loading texts while branding loads (spec section 2), then the branded page with its
  * style block, header, footer and background.
  */
-export function BrandedShell({ language, branding, render }: BrandedShellProps) {
+export function BrandedShell({ language, branding, render, offerLogout = false }: BrandedShellProps) {
   if (language.i18n === undefined) {
-    // Nothing can be said before the texts arrive but the built-in failure (spec section 8).
+    // Nothing can be said before the texts arrive but the built-in texts (spec section 8).
     return language.failed ? (
-      <StartupFailure error={language.failed.error} />
+      <StartupFailure error={language.failed.error} offerLogout={offerLogout} />
     ) : (
       <div className="page-start">
-        <Spinner />
+        <Spinner label={builtInTexts().loading} heading />
       </div>
     );
   }
@@ -37,7 +39,7 @@ export function BrandedShell({ language, branding, render }: BrandedShellProps) 
     <I18nProvider value={language.i18n}>
       {branding === undefined || content === undefined ? (
         <div className="page-start">
-          <Spinner label={t('loading')} showLabel />
+          <Spinner label={t('loading')} showLabel heading />
           <p className="loading-custom">{t('loadingCustom')}</p>
         </div>
       ) : (

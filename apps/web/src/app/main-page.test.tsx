@@ -2,6 +2,7 @@ import { BUILT_IN_PAGE_TEXTS } from '@dea/contract';
 import { screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { envelopeError, httpStatus, installFakeServer, type FakeServer } from '../testing/fake-server';
+import { browserLocation } from '../shared/browser-location';
 import { navigations, pageReady, renderPage } from '../testing/render-page';
 import { text } from '../testing/test-messages';
 
@@ -12,10 +13,11 @@ beforeEach(() => {
 
 describe('startup (spec section 4)', () => {
   // The order of the calls and what stops the startup: startup-sequence.test.tsx.
-  it('shows a spinner without text before the texts arrive', async () => {
+  it('shows a spinner before the texts arrive, its level-one heading read out in the built-in texts', async () => {
     const messages = server.hold('GET message');
     renderPage();
-    expect(await screen.findByTestId('spinner')).toHaveTextContent('');
+    expect(await screen.findByTestId('spinner')).toHaveTextContent(BUILT_IN_PAGE_TEXTS.en.loading);
+    expect(screen.getByRole('heading', { level: 1 })).toHaveClass('visually-hidden');
     messages.release();
     await pageReady();
   });
@@ -35,8 +37,54 @@ describe('startup (spec section 4)', () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     server.answer('GET message', httpStatus(500));
     renderPage();
-    expect(await screen.findByTestId('page-error')).toHaveTextContent(BUILT_IN_PAGE_TEXTS['error.generic']);
+    expect(await screen.findByTestId('page-error')).toHaveTextContent(
+      BUILT_IN_PAGE_TEXTS.en['error.generic'],
+    );
     expect(logged).toHaveBeenCalled();
+  });
+});
+
+describe('a start that cannot load its texts (no dead end)', () => {
+  it.each([
+    ['de-DE', undefined, 'de'],
+    ['en-US', 'ja', 'ja'],
+    ['ar', undefined, 'ar'],
+    ['sv-SE', undefined, 'en'],
+  ] as const)(
+    'says so in the built-in texts of the visitor (browser %s, chosen %s), offers to try again and to log out',
+    async (browserLanguage, stored, shown) => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      vi.spyOn(navigator, 'language', 'get').mockReturnValue(browserLanguage);
+      if (stored) window.localStorage.setItem('lang', stored);
+      server.answer('GET message', httpStatus(500));
+      const { user } = renderPage();
+      const texts = BUILT_IN_PAGE_TEXTS[shown] ?? BUILT_IN_PAGE_TEXTS.en;
+      const failure = await screen.findByTestId('startup-failure');
+      expect(within(failure).getByRole('heading', { level: 1 })).toHaveTextContent(
+        texts['content.unavailableTitle'],
+      );
+      expect(within(failure).getByRole('alert')).toHaveTextContent(texts['error.generic']);
+      await user.click(screen.getByRole('button', { name: texts['content.tryAgain'] }));
+      expect(vi.mocked(browserLocation.reload)).toHaveBeenCalledTimes(1);
+      window.sessionStorage.setItem('emergencyCode', 'LEFTOVER');
+      await user.click(screen.getByRole('button', { name: texts.logout }));
+      expect(navigations()).toEqual(['http://host.test/dea/logout']);
+      expect(window.sessionStorage.getItem('emergencyCode')).toBeNull();
+    },
+  );
+
+  it('offers both when the user cannot be loaded, and shows a level-one heading while it loads', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const held = server.hold('POST userinfo');
+    renderPage();
+    expect(await screen.findByRole('heading', { level: 1 })).toHaveTextContent(
+      BUILT_IN_PAGE_TEXTS.en.loading,
+    );
+    held.release('network-error');
+    expect(
+      await screen.findByRole('button', { name: BUILT_IN_PAGE_TEXTS.en['content.tryAgain'] }),
+    ).toBeVisible();
+    expect(screen.getByRole('button', { name: BUILT_IN_PAGE_TEXTS.en.logout })).toBeVisible();
   });
 });
 
@@ -80,7 +128,9 @@ describe('errors (spec section 8)', () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     server.answer('POST userinfo', 'network-error');
     renderPage();
-    expect(await screen.findByTestId('page-error')).toHaveTextContent(BUILT_IN_PAGE_TEXTS['error.generic']);
+    expect(await screen.findByTestId('page-error')).toHaveTextContent(
+      BUILT_IN_PAGE_TEXTS.en['error.generic'],
+    );
     expect(server.routesCalled()).toEqual(['POST userinfo']);
   });
 

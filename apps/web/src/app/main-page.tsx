@@ -43,10 +43,11 @@ export function MainPage() {
     clearReport,
   });
 
-  if (signedIn.state === 'failed') return <StartupFailure error={signedIn.error} />;
+  if (signedIn.state === 'failed') return <StartupFailure error={signedIn.error} offerLogout />;
 
   return (
     <BrandedShell
+      offerLogout
       language={language}
       branding={branding}
       render={(custom) => ({

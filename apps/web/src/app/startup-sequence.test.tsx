@@ -199,9 +199,9 @@ describe('a startup call that fails (spec section 8)', () => {
         const before = sessionStorageNow();
         server.answer(route, failure);
         renderPage();
-        expect(await screen.findByRole('alert')).toHaveTextContent(BUILT_IN_PAGE_TEXTS['error.generic']);
+        expect(await screen.findByRole('alert')).toHaveTextContent(BUILT_IN_PAGE_TEXTS.en['error.generic']);
         expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent(
-          BUILT_IN_PAGE_TEXTS['content.unavailableTitle'],
+          BUILT_IN_PAGE_TEXTS.en['content.unavailableTitle'],
         );
         expect(screen.getByRole('main')).toBeVisible();
         expect(server.routesCalled().at(-1)).toBe(route);
@@ -215,7 +215,7 @@ describe('a startup call that fails (spec section 8)', () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     server.answer('GET message', offContract({ body: ['not', 'texts'] }, 'texts that are not a dictionary'));
     renderPage();
-    expect(await screen.findByRole('alert')).toHaveTextContent(BUILT_IN_PAGE_TEXTS['error.generic']);
+    expect(await screen.findByRole('alert')).toHaveTextContent(BUILT_IN_PAGE_TEXTS.en['error.generic']);
     expect(server.callsTo('POST tempPass/create')).toHaveLength(0);
     expect(sessionStorageNow()).toEqual({});
   });

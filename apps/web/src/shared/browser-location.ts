@@ -6,4 +6,7 @@ export const browserLocation = {
   assign: (url: string): void => {
     window.location.assign(url);
   },
+  reload: (): void => {
+    window.location.reload();
+  },
 };

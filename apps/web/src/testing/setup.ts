@@ -12,6 +12,7 @@ configure({ asyncUtilTimeout: 15_000 });
 
 beforeEach(() => {
   vi.spyOn(browserLocation, 'assign').mockImplementation(() => undefined);
+  vi.spyOn(browserLocation, 'reload').mockImplementation(() => undefined);
   window.history.replaceState(null, '', '/dea/');
 });
 

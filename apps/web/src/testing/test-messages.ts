@@ -9,6 +9,8 @@ const PLACEHOLDERS: Partial<Record<TextKey, string[]>> = {
   'error.userLocale': ['message'],
   'login.locked': ['duration'],
   'content.validUntil': ['time', 'remaining'],
+  'content.nextCodeAt': ['time'],
+  'content.sentUntil': ['recipient', 'time'],
   'content.yourCodeUses': ['count'],
   'channels.signIn.codeSent': ['recipient', 'time'],
   'channels.sessionUntil': ['time'],

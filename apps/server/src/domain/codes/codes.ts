@@ -75,11 +75,12 @@ export async function issueCode(store: Store, hashKey: Buffer, request: IssueReq
       now,
     );
     if (outcome.reason !== 'store-full') throw notPermitted();
-    // Say when a slot frees up: the oldest unused code expires (or is used) first.
+    // Say how many unused codes the user holds and when a slot frees up: the oldest unused code
+    // expires (or is used) first.
     const active = await store.codes.listActive(userId, now);
     const soonest = Math.min(...active.map((held) => held.expiresAt));
     throw codeStoreFull(
-      Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : undefined,
+      Number.isFinite(soonest) ? { unusedCodes: active.length, nextFreeAt: soonest, now } : undefined,
     );
   }
   return { id, code, expiresAt, channels: outcome.channels };

@@ -1,5 +1,6 @@
 import {
   LOGIN_TEXT_KEYS,
+  isPageTextKey,
   PAGE_CALLS,
   POLICY_CATEGORY_SELF_SERVICE,
   choosePageLanguage,
@@ -37,7 +38,8 @@ export interface PageStartupRequest {
  * What the page's startup calls (spec section 4) answer for a signed-in user, delivered with the
  * page so the browser need not wait for them: user, languages, the user's locale,
  * branding, the self-service policy, the texts of the language the page will choose unless a choice
- * is stored in the browser, and the channels when codes go by channel. Each answer is what its route
+ * is stored in the browser (those the page shows: the contract's isPageTextKey), and the channels
+ * when codes go by channel. Each answer is what its route
  * answers (page-answers.ts); codes are never created here.
  */
 export async function pageStartupAnswers(
@@ -61,10 +63,12 @@ export async function pageStartupAnswers(
       languages,
     ),
   );
-  // GET message answers the catalog its route chooses for ?lang.
-  const messages = await services.catalogs.dictionary(
+  // GET message answers the catalog its route chooses for ?lang; the page's HTML carries only the
+  // texts the page shows (the contract's isPageTextKey), about half of it.
+  const catalog: Readonly<Record<string, string>> = await services.catalogs.dictionary(
     await services.catalogs.choose([langParamOfMessageFile(messageFile)]),
   );
+  const messages = Object.fromEntries(Object.entries(catalog).filter(([key]) => isPageTextKey(key)));
   const answers: [PageCall, unknown][] = [
     [PAGE_CALLS.userInfo(), userInfoOf(user)],
     [PAGE_CALLS.languageList(), ok(languages)],

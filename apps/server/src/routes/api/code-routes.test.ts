@@ -140,11 +140,12 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       expect((await create(user, session)).json()).toMatchObject({ error: 0 });
       const refused = await create(user, session);
       expect(refused.statusCode).toBe(200);
+      // How many codes the user holds and when the next frees up, in the message and the result.
       expect(refused.json()).toEqual({
         error: 148,
         message:
-          'You already hold the maximum number of unused emergency codes. A new one can be created in about 15 minutes, when the oldest expires; until then, use one you have.',
-        result: null,
+          'You already hold 2 unused emergency codes, the most allowed at once. A new one can be requested in about 15 minutes, when the oldest expires.',
+        result: { unusedCodes: 2, nextFreeAt: new Date(t.services.now() + 15 * 60_000).toISOString() },
       });
       expect((await create(user, session, 'de')).json<Created>().message).toMatch(/^Sie besitzen bereits/);
       expect(await active(user.id)).toBe(2);
@@ -165,7 +166,7 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       expect(await events(user.id, 'code.issued')).toHaveLength(5);
       expect(await events(user.id, 'code.refused')).toHaveLength(15);
       const codes = responses
-        .map((response) => response.json<Created>().result?.rows[0]?.password)
+        .map((response) => response.json<Created>().result?.rows?.[0]?.password)
         .filter(Boolean);
       expect(new Set(codes).size).toBe(5);
     });
@@ -335,7 +336,7 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
       });
       expect((await createAndSend(user, session, 'sms', refs.mobile ?? '')).json()).toMatchObject({
         error: 148,
-        result: null,
+        result: { unusedCodes: 1, nextFreeAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
       });
       const outbox = (await t.services.store.outbox.list(1000)).filter(
         (message) => message.userId === user.id,

@@ -12,7 +12,7 @@ type CodeState = Extract<CodeView, { kind: 'code' }>;
 export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onRequestNewCode: () => void }) {
   const { t } = useI18n();
   const hintId = useId();
-  const { code, expiresAt, uses, creating, storeFull } = state;
+  const { code, expiresAt, uses, creating, storeFull, nextFreeAt } = state;
   const now = useNow(1000, code !== undefined && expiresAt !== undefined);
   const expired = expiresAt !== undefined && now >= expiresAt;
   return (
@@ -37,14 +37,18 @@ export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onReq
         )}
       </div>
       {code && expiresAt !== undefined && <Validity expiresAt={expiresAt} now={now} />}
+      {storeFull && nextFreeAt !== undefined && <NextCodeAt at={nextFreeAt} />}
+      {/* Both buttons always, also once the code expired (spec section 2's on-screen state); once
+          it expired (or none could be made), asking for a new one comes first. */}
       <div className="code-actions">
-        {/* Both buttons always, also once the code expired (spec section 2's on-screen state). */}
-        {code && <CopyCodeButton key={code.password} code={code.password} />}
+        {code && !expired && (
+          <CopyCodeButton key={code.password} code={code.password} expired={false} primary />
+        )}
         {/* Also after error 148: the message says when a slot frees up, and trying again is never a dead end. */}
         {/* aria-disabled, not disabled: a disabled button drops the keyboard focus while the code comes. */}
         <button
           type="button"
-          className="btn btn-outline"
+          className={`btn ${code && !expired ? 'btn-outline' : 'btn-primary'}`}
           onClick={() => {
             if (!creating) onRequestNewCode();
           }}
@@ -53,6 +57,9 @@ export function CodePanel({ state, onRequestNewCode }: { state: CodeState; onReq
         >
           {t('content.requestCode')}
         </button>
+        {code && expired && (
+          <CopyCodeButton key={code.password} code={code.password} expired primary={false} />
+        )}
       </div>
     </div>
   );
@@ -74,6 +81,17 @@ function Validity({ expiresAt, now }: { expiresAt: number; now: number }) {
   return (
     <p className="code-validity" data-testid="code-validity">
       {t('content.validUntil', { time, remaining: humanDuration(language, (expiresAt - now) / 1000) })}
+    </p>
+  );
+}
+
+/** After error 148: the clock time from which a new code can be asked for, in the page's language. */
+function NextCodeAt({ at }: { at: number }) {
+  const { t, language } = useI18n();
+  const time = new Intl.DateTimeFormat(language.replace('_', '-'), { timeStyle: 'short' }).format(at);
+  return (
+    <p className="code-validity" data-testid="next-code-at">
+      {t('content.nextCodeAt', { time })}
     </p>
   );
 }

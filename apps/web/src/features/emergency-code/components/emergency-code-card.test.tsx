@@ -1,3 +1,4 @@
+import { browserLocation } from '../../../shared/browser-location';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -94,6 +95,25 @@ describe('code on screen (delivery mode other than Channel)', () => {
     expect(await screen.findByTestId('emergency-code')).toHaveTextContent('CODE9ABCDE');
   });
 
+  it('after 148 says from when a new code can be asked for, when the server says so', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { user } = renderPage();
+    await screen.findByTestId('emergency-code');
+    const nextFreeAt = '2026-11-24T10:12:00.000Z';
+    server.answer('POST tempPass/create', {
+      body: { error: 148, message: 'You hold 5 unused codes', result: { unusedCodes: 5, nextFreeAt } },
+    });
+    await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
+    expect(await screen.findByTestId('page-error')).toHaveTextContent('You hold 5 unused codes');
+    const time = new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(nextFreeAt));
+    expect(screen.getByTestId('next-code-at')).toHaveTextContent(text('en', 'content.nextCodeAt', { time }));
+    // No code on screen, so nothing tells to copy one: asking again is the first button.
+    expect(screen.queryByRole('button', { name: text('en', 'content.copyCode') })).toBeNull();
+    expect(screen.getByRole('button', { name: text('en', 'content.requestCode') })).toHaveClass(
+      'btn-primary',
+    );
+  });
+
   it('says until when the code works and how long is left, then marks it expired and offers a new one', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true, toFake: ['Date', 'setInterval', 'clearInterval'] });
     try {
@@ -112,9 +132,18 @@ describe('code on screen (delivery mode other than Channel)', () => {
       await act(() => vi.advanceTimersByTime(31_000));
       expect(screen.getByTestId('code-expired')).toHaveTextContent(text('en', 'content.codeExpired'));
       expect(screen.getByTestId('emergency-code')).toHaveClass('code-expired');
-      // Spec section 2's on-screen state always has both buttons, also once the code expired.
-      expect(screen.getByRole('button', { name: text('en', 'content.copyCode') })).toBeVisible();
-      expect(screen.getByRole('button', { name: text('en', 'content.requestCode') })).toBeEnabled();
+      // Spec section 2's on-screen state always has both buttons, also once the code expired:
+      // asking for a new one first, and copying says it expired.
+      const buttons = within(screen.getByTestId('code-panel')).getAllByRole('button');
+      expect(buttons.map((button) => button.textContent)).toEqual([
+        text('en', 'content.requestCode'),
+        text('en', 'content.copyCode'),
+      ]);
+      expect(buttons[0]).toHaveClass('btn-primary');
+      const writeText = vi.spyOn(navigator.clipboard, 'writeText');
+      await act(async () => buttons[1]?.click());
+      expect(screen.getByTestId('copy-outcome')).toHaveTextContent(text('en', 'content.copyExpired'));
+      expect(writeText).not.toHaveBeenCalled();
     } finally {
       vi.useRealTimers();
     }
@@ -236,11 +265,14 @@ describe('policy', () => {
   it('gives the failure screen a heading and the message when the policy cannot be loaded', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     server.answer('POST user/getPolicy', httpStatus(500));
-    renderPage();
-    expect(await screen.findByRole('heading', { level: 1 })).toHaveTextContent(
-      text('en', 'content.unavailableTitle'),
-    );
+    const { user } = renderPage();
+    expect(
+      await screen.findByRole('heading', { level: 1, name: text('en', 'content.unavailableTitle') }),
+    ).toBeVisible();
     expect(await screen.findByTestId('page-error')).toHaveTextContent(text('en', 'error.generic'));
+    // Not a dead end: trying again loads the page anew; the menu beside it logs out.
+    await user.click(screen.getByRole('button', { name: text('en', 'content.tryAgain') }));
+    expect(vi.mocked(browserLocation.reload)).toHaveBeenCalledTimes(1);
   });
 
   it('does not show a kept code when codes are disabled', async () => {
@@ -291,6 +323,9 @@ describe('delivery by channel', () => {
     expect(success.className).toContain('text-success');
     await user.click(within(dialog).getByRole('button', { name: text('en', 'ok') }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    // One line stays: where the code went and until when it works (the policy's 15 minutes).
+    const line = screen.getByTestId('sent-line');
+    expect(line.textContent).toMatch(new RegExp(`^en:content\\.sentUntil c\\*\\*\\*@example\\.com \\S+`));
   });
 
   it.each([

@@ -1,9 +1,10 @@
 import type { ReactNode } from 'react';
+import { browserLocation } from '../../../shared/browser-location';
 import { Alert } from '../../../shared/components/alert';
 import { ProgressBar } from '../../../shared/components/progress-bar';
 import { Spinner } from '../../../shared/components/spinner';
 import { useI18n } from '../../../shared/i18n/i18n-context';
-import type { EmergencyCode } from '../hooks/use-emergency-code';
+import type { EmergencyCode, SentCode } from '../hooks/use-emergency-code';
 import { ChannelMenus } from './channel-menus';
 import { CodePanel } from './code-panel';
 import { SendResultModal } from './send-result-modal';
@@ -20,7 +21,7 @@ export function EmergencyCodeCard({
   const { view, sending, sendResult } = emergencyCode;
   return (
     <section className="card" aria-busy={view.kind === 'loading' || sending} data-testid="code-card">
-      {view.kind === 'loading' && <Spinner label={t('loading')} />}
+      {view.kind === 'loading' && <Spinner label={t('loading')} heading />}
       {sending && (
         <div className="send-progress">
           <ProgressBar label={t('content.sending')} />
@@ -46,6 +47,9 @@ export function EmergencyCodeCard({
           {t('content.screenCodeUntrusted')}
         </Alert>
       )}
+      {view.kind === 'channels' && emergencyCode.lastSent && !sending && (
+        <SentLine sent={emergencyCode.lastSent} />
+      )}
       {view.kind === 'channels' &&
         (view.groups.length > 0 ? (
           <ChannelMenus groups={view.groups} sending={sending} onSend={emergencyCode.send} />
@@ -60,7 +64,37 @@ export function EmergencyCodeCard({
         ))}
       {view.kind === 'code' && <CodePanel state={view} onRequestNewCode={emergencyCode.requestNewCode} />}
       {children}
+      {/* A failed start is no dead end: the page loads anew (the menu above logs out). */}
+      {view.kind === 'unavailable' && (
+        <div className="code-actions">
+          <button type="button" className="btn btn-primary" onClick={() => browserLocation.reload()}>
+            {t('content.tryAgain')}
+          </button>
+        </div>
+      )}
       <SendResultModal result={sendResult} onClose={emergencyCode.dismissResult} />
     </section>
+  );
+}
+
+/**
+ * Where the last code went and until when it works, kept on the page once its result is closed:
+ * a person who looks again sees it was sent, rather than sending again into the send limit.
+ */
+function SentLine({ sent }: { sent: SentCode }) {
+  const { t, language } = useI18n();
+  const text =
+    sent.validUntil === undefined
+      ? t('successMessage', { recipient: sent.to })
+      : t('content.sentUntil', {
+          recipient: sent.to,
+          time: new Intl.DateTimeFormat(language.replace('_', '-'), { timeStyle: 'short' }).format(
+            sent.validUntil,
+          ),
+        });
+  return (
+    <p className="code-validity" data-testid="sent-line">
+      {text}
+    </p>
   );
 }

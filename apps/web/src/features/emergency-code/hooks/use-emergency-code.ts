@@ -40,22 +40,39 @@ export type CodeView =
       uses: number;
       creating: boolean;
       storeFull: boolean;
+      /** After error 148: when the oldest unused code expires and a new one can be asked for (ms). */
+      nextFreeAt?: number | undefined;
     }
   /** A failure stopped the startup; its message is in the page's error area. */
   | { kind: 'unavailable' };
 
 export type SendResult = { ok: true; to: string } | { ok: false; message: string };
 
+/** The last code sent: its masked recipient and until when it works (ms; unknown without the policy's validity). */
+export interface SentCode {
+  to: string;
+  validUntil: number | undefined;
+}
+
 export interface EmergencyCode {
   view: CodeView;
   sending: boolean;
   sendResult: SendResult | undefined;
+  /** Stays on the page after the result is closed, so a person sees where the code went. */
+  lastSent: SentCode | undefined;
   requestNewCode: () => void;
   send: (option: ChannelOption) => void;
   dismissResult: () => void;
 }
 
 type CodeState = Omit<Extract<CodeView, { kind: 'code' }>, 'kind' | 'uses'>;
+
+/** Error 148's result (the contract's CodeStoreFullResult): when a new code can be created (ms). */
+function nextFreeAtOf(result: unknown): number | undefined {
+  const text = (result as { nextFreeAt?: unknown } | null)?.nextFreeAt;
+  const time = typeof text === 'string' ? Date.parse(text) : Number.NaN;
+  return Number.isFinite(time) ? time : undefined;
+}
 
 /** Where the startup stands, from what has loaded (spec section 4). */
 function viewOf(
@@ -104,6 +121,7 @@ export function useEmergencyCode({
   const [sending, setSending] = useState(false);
   const sendingNow = useRef(false);
   const [sendResult, setSendResult] = useState<SendResult>();
+  const [lastSent, setLastSent] = useState<SentCode>();
   const creating = useRef<Promise<void> | undefined>(undefined);
   const callbacks = useRef({ report, clearReport });
   callbacks.current = { report, clearReport };
@@ -159,7 +177,14 @@ export function useEmergencyCode({
               error instanceof EnvelopeError && error.errorNumber === ErrorNumber.codeStoreFull;
             const message = failureMessage(error);
             if (message) callbacks.current.report(message);
-            setCode({ code: undefined, expiresAt: undefined, creating: false, storeFull });
+            setCode({
+              code: undefined,
+              expiresAt: undefined,
+              creating: false,
+              storeFull,
+              nextFreeAt:
+                storeFull && error instanceof EnvelopeError ? nextFreeAtOf(error.result) : undefined,
+            });
           },
         )
         .finally(() => {
@@ -192,7 +217,10 @@ export function useEmergencyCode({
       setSending(true);
       createAndSendCode(userId, option.sendType, option.recipient, locale)
         .then(
-          (to) => setSendResult({ ok: true, to }),
+          (to) => {
+            setSendResult({ ok: true, to });
+            setLastSent({ to, validUntil: codeExpiry(validityMinutes) });
+          },
           (error: unknown) => {
             if (error instanceof EnvelopeError) setSendResult({ ok: false, message: error.serverMessage });
             // Spec section 8: a send that fails over HTTP is only logged.
@@ -204,10 +232,10 @@ export function useEmergencyCode({
           setSending(false);
         });
     },
-    [userId, locale],
+    [userId, locale, validityMinutes],
   );
 
   const dismissResult = useCallback(() => setSendResult(undefined), []);
 
-  return { view, sending, sendResult, requestNewCode, send, dismissResult };
+  return { view, sending, sendResult, lastSent, requestNewCode, send, dismissResult };
 }
