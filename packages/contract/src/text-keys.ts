@@ -308,7 +308,7 @@ export function builtInPageTexts(languageCode: string | undefined): BuiltInPageT
 /**
  * The groups of texts the page (`/dea/`) never shows: those of the messages the server sends, of
  * the channels page, of the console, of the login application and its password link form. The
- * page's HTML carries its texts without them (about half of a catalog; issue 63), where GET message
+ * page's HTML carries its texts without them (about half of a catalog), where GET message
  * answers whole catalogs. A test of the page (apps/web/src/app/page-text-keys.test.ts) fails when
  * it uses a key of these groups.
  */
