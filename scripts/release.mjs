@@ -121,7 +121,7 @@ copyFileSync(join(ROOT, 'apps/server/package.json'), join(product, 'apps/server/
 copyTree(join(ROOT, 'apps/web/dist'), join(product, 'apps/web/dist'));
 writeFileSync(
   join(product, 'package.json'),
-  `${JSON.stringify({ name: manifest.name, version, private: true, type: 'module' }, null, 2)}\n`,
+  `${JSON.stringify({ name: manifest.name, version, license: manifest.license, private: true, type: 'module' }, null, 2)}\n`,
 );
 
 // Packages, resolved as Node resolves them through the lock's layout.
@@ -348,10 +348,19 @@ function installedSizeKb(root) {
   return kb;
 }
 
-// --- the configuration file: every setting, commented ------------------------------------------
+// --- the settings files (docs/decisions/0037) -------------------------------------------------------
 
 const { SETTINGS } = await import(join(ROOT, 'apps/server/dist/config.js'));
-/** What the package sets: loopback only, the management port, the secret from a file. */
+// dea(1), from the table of commands `dea --help` prints.
+const { COMMAND_GROUPS } = await import(join(ROOT, 'apps/server/dist/cli/run.js'));
+const { manualPage: renderManualPage } = await import(join(ROOT, 'apps/server/dist/cli/manual-page.js'));
+const manualPage = () =>
+  renderManualPage(COMMAND_GROUPS, version, new Date(epoch * 1000).toISOString().slice(0, 10));
+/**
+ * The packaged defaults (/usr/lib/dea/dea.env of the package, dea.env of the tarball): loopback
+ * only, the management port, the secret from a file. Replaced by every release; the operator's
+ * settings go in /etc/dea/dea.env and /etc/dea/dea.env.d/*.env, which no release writes.
+ */
 const PACKAGED = {
   HOST: '127.0.0.1',
   DEA_MANAGEMENT_PORT: '9000',
@@ -371,30 +380,34 @@ function wrap(text, prefix, width = 98) {
   lines.push(line);
   return lines.join('\n');
 }
-const envFile = [
-  '# Emergency Access: the settings of the service (systemd EnvironmentFile: NAME=value, one a line).',
-  '# Every setting is here with its default, commented out; remove the # to set one, then',
-  '# systemctl restart dea. The dea command reads this file too. DEA_DATA_DIR is /var/lib/dea (the unit).',
-  '# A value with spaces or a JSON object goes in single quotes. The guides a setting names',
-  '# (docs/operator/...) are in /usr/share/doc/dea/docs/ (the package) or docs/ (the tarball);',
-  '# every setting: docs/reference/settings.md.',
+/** Every setting with its default and what it does, commented out: the example of the settings. */
+const exampleFile = [
+  '# Emergency Access: every setting of this release with its default, commented out (an example).',
+  '# Copy a line into /etc/dea/dea.env, or into a file of /etc/dea/dea.env.d/ ending in .env, remove',
+  '# the #, then systemctl restart dea; dea reads the same files. NAME=value, one a line; a value with',
+  '# spaces or a JSON object goes in single quotes. The guides a setting names (docs/operator/...)',
+  '# are in /usr/share/doc/dea/docs/ (the package) or docs/ (the tarball).',
   '',
   ...Object.entries(SETTINGS).flatMap(([name, { schema, doc }]) => {
     const fallback = schema.default === undefined ? '' : String(schema.default);
-    const set = Object.hasOwn(PACKAGED, name);
     return [
       wrap(`${name}: ${doc}`, '# '),
-      ...(set
-        ? [`# Packaged: ${name}=${PACKAGED[name]} (default ${fallback === '' ? 'empty' : fallback})`]
-        : []),
-      set
-        ? `${name}=${PACKAGED[name]}`
-        : `#${name}=${/[\s{}"'$`\\]/.test(fallback) ? `'${fallback}'` : fallback}`,
+      ...(Object.hasOwn(PACKAGED, name) ? [`# Packaged: ${name}=${PACKAGED[name]}`] : []),
+      `#${name}=${/[\s{}"'$`\\]/.test(fallback) ? `'${fallback}'` : fallback}`,
       '',
     ];
   }),
 ].join('\n');
-
+/** The packaged defaults, read first (DEA_SETTINGS_FILES of the unit and of dea). */
+const defaultsFile = (example) =>
+  [
+    "# Emergency Access: the release's packaged settings, read before the operator's own.",
+    '# Replaced by every release: do not edit. Set or override a setting in',
+    '# /etc/dea/dea.env or /etc/dea/dea.env.d/*.env, which no release writes. Every setting, with',
+    `# its default and what it does: ${example}.`,
+    ...Object.entries(PACKAGED).map(([name, value]) => `${name}=${value}`),
+    '',
+  ].join('\n');
 // --- the Debian package -------------------------------------------------------------------------
 
 const debName = `dea_${version}_${arch}.deb`;
@@ -411,27 +424,27 @@ function buildDeb() {
     .replaceAll('/opt/dea', '/usr/lib/dea');
   mkdirSync(join(deb, 'lib/systemd/system'), { recursive: true });
   writeFileSync(join(deb, 'lib/systemd/system/dea.service'), unit);
-  mkdirSync(join(deb, 'etc/dea'), { recursive: true });
-  writeFileSync(join(deb, 'etc/dea/dea.env'), envFile);
+  // Nothing under /etc: the operator's settings file is made once by postinst, never shipped.
+  writeFileSync(join(deb, 'usr/lib/dea/dea.env'), defaultsFile('/usr/share/doc/dea/examples/dea.env.example'));
   const doc = join(deb, 'usr/share/doc/dea');
-  mkdirSync(doc, { recursive: true });
+  mkdirSync(join(doc, 'examples'), { recursive: true });
+  writeFileSync(join(doc, 'examples/dea.env.example'), exampleFile);
+  copyFileSync(join(ROOT, 'packaging/debian/README.Debian'), join(doc, 'README.Debian'));
   copyFileSync(join(ROOT, 'README.md'), join(doc, 'README.md'));
   copyTree(join(ROOT, 'docs'), join(doc, 'docs'), docsOnly);
   writeFileSync(join(doc, 'copyright'), readFileSync(join(ROOT, 'packaging/debian/copyright'), 'utf8'));
+  const man = join(deb, 'usr/share/man/man1');
+  mkdirSync(man, { recursive: true });
+  writeFileSync(join(man, 'dea.1.gz'), gzipSync(manualPage(), { level: 9 }));
   const date = new Date(epoch * 1000).toUTCString().replace('GMT', '+0000');
   const changelog = `dea (${version}) unstable; urgency=medium\n\n  * Release ${version} of Emergency Access.\n\n -- ${maintainer}  ${date}\n`;
   writeFileSync(join(doc, 'changelog.gz'), gzipSync(changelog, { level: 9 }));
   mkdirSync(join(deb, 'DEBIAN'));
-  for (const script of ['postinst', 'prerm', 'postrm']) {
+  for (const script of ['config', 'postinst', 'prerm', 'postrm']) {
     copyFileSync(join(ROOT, 'packaging/debian', script), join(deb, 'DEBIAN', script));
     chmodSync(join(deb, 'DEBIAN', script), 0o755);
   }
-  writeFileSync(join(deb, 'DEBIAN/conffiles'), '/etc/dea/dea.env\n');
-  mkdirSync(join(deb, 'usr/share/lintian/overrides'), { recursive: true });
-  copyFileSync(
-    join(ROOT, 'packaging/debian/lintian-overrides'),
-    join(deb, 'usr/share/lintian/overrides/dea'),
-  );
+  copyFileSync(join(ROOT, 'packaging/debian/templates'), join(deb, 'DEBIAN/templates'));
   const installedKb = installedSizeKb(deb);
   writeFileSync(
     join(deb, 'DEBIAN/control'),
@@ -442,7 +455,7 @@ function buildDeb() {
       `Maintainer: ${maintainer}`,
       `Installed-Size: ${installedKb}`,
       // The native better-sqlite3 is built for this Node.js major's ABI.
-      `Depends: nodejs (>= 20.19), nodejs (<< ${nodeMajor + 1}), adduser, passwd, util-linux (>= 2.32), libc6 (>= 2.34), libgcc-s1, libstdc++6 (>= 12)`,
+      `Depends: nodejs (>= 20.19), nodejs (<< ${nodeMajor + 1}), debconf (>= 0.5) | debconf-2.0, adduser, passwd, util-linux (>= 2.32), libc6 (>= 2.34), libgcc-s1, libstdc++6 (>= 12)`,
       'Section: admin',
       'Priority: optional',
       'Description: self-service emergency codes for two-factor authentication',
@@ -471,7 +484,6 @@ function buildDeb() {
       .join('\n') + '\n',
   );
   chmodSync(join(deb, 'DEBIAN/md5sums'), 0o644);
-  chmodSync(join(deb, 'etc/dea/dea.env'), 0o640);
   normalizeTimes(deb);
   function normalizeTimes(root) {
     for (const path of treePaths(root).reverse()) lutimesSync(path, epoch, epoch);
@@ -505,7 +517,9 @@ function buildTar() {
   copyTree(join(ROOT, 'deploy'), join(tarRoot, 'deploy'), (path) => path.endsWith('.test.yml'));
   copyFileSync(join(ROOT, 'README.md'), join(tarRoot, 'README.md'));
   copyTree(join(ROOT, 'docs'), join(tarRoot, 'docs'), docsOnly);
-  writeFileSync(join(tarRoot, 'dea.env.example'), envFile);
+  writeFileSync(join(tarRoot, 'dea.env'), defaultsFile('dea.env.example beside this file'));
+  writeFileSync(join(tarRoot, 'dea.env.example'), exampleFile);
+  copyFileSync(join(ROOT, 'LICENSE'), join(tarRoot, 'LICENSE'));
   normalize(join(work, 'tar'));
   const tar = run(
     'tar',
