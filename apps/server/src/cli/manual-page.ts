@@ -27,7 +27,7 @@ export function manualPage(groups: readonly CommandGroup[], version: string, dat
     '.br',
     '.B dea \\-\\-help',
     '.SH DESCRIPTION',
-    'Runs the operator\'s tasks on the store of the Emergency Access server the settings name:',
+    "Runs the operator's tasks on the store of the Emergency Access server the settings name:",
     'users, groups, channels, console accounts, the directory, the audit trail, the retention',
     'purge and the schema. It reads the same settings as the server, from the environment, the',
     'settings files of',

@@ -1,19 +1,29 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtEntry } from '../testing/processes.js';
-import {
-  envFileSettings,
-  REPOSITORY,
-  sharedRelease,
-  TEST_RELEASE_ARGS,
-  type Release,
-} from '../testing/release.js';
+import { REPOSITORY, sharedRelease, TEST_RELEASE_ARGS, type Release } from '../testing/release.js';
 
 const isRoot = process.getuid?.() === 0;
 const hasApt = spawnSync('apt-get', ['--version']).status === 0;
+
+/** An operator's shell: none of the settings the test run may carry. */
+const OPERATOR_SHELL = {
+  PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+  HOME: '/root',
+  DEBIAN_FRONTEND: 'noninteractive',
+};
 
 /** A command as root; its output, or an error naming the command and what it said. */
 function sh(
@@ -24,13 +34,7 @@ function sh(
   const run = spawnSync(command, args, {
     encoding: 'utf8',
     cwd: options.cwd,
-    // An operator's shell: none of the settings the test run may carry.
-    env: {
-      PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
-      HOME: '/root',
-      DEBIAN_FRONTEND: 'noninteractive',
-      ...options.env,
-    },
+    env: { ...OPERATOR_SHELL, ...options.env },
   });
   if (run.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} exited ${run.status}:\n${run.stdout}\n${run.stderr}`);
@@ -40,28 +44,133 @@ function sh(
 
 const installedVersion = (): string =>
   spawnSync('dpkg-query', ['-W', '-f', '${db:Status-Status} ${Version}', 'dea'], { encoding: 'utf8' }).stdout;
-const APT = ['-y', '-q', '-o', 'DPkg::Lock::Timeout=300', '-o', 'Dpkg::Options::=--force-confold'];
+const installedStatus = (): string =>
+  spawnSync('dpkg-query', ['-W', '-f', '${Status} ${Version}', 'dea'], { encoding: 'utf8' }).stdout;
+/** apt-get as configuration management runs it: -y, and no --force-conf* option. */
+const APT = ['-y', '-q', '-o', 'DPkg::Lock::Timeout=300'];
 
 /** Removes whatever of the package this test left (a failure halfway included). */
 function purgeAll(): void {
   if (installedVersion() !== '') spawnSync('apt-get', ['purge', ...APT, 'dea'], { encoding: 'utf8' });
   if (spawnSync('getent', ['passwd', 'dea']).status === 0) spawnSync('userdel', ['dea']);
   if (spawnSync('getent', ['group', 'dea']).status === 0) spawnSync('groupdel', ['dea']);
+  spawnSync('sh', ['-c', 'echo "dea dea/purge-removes-secret boolean false" | debconf-set-selections']);
+  rmSync('/etc/dea', { recursive: true, force: true });
 }
 
 /**
- * The Debian package as an operator meets it (docs/operator/install.md, "Install from the package"): installed with
- * apt on this machine, the store made by `dea migrate`, the server started as the unit starts it
- * (no systemd runs here: as the user dea, with the unit's environment and /etc/dea/dea.env),
- * upgraded to a newer build that keeps the data, then purged. Needs root, apt and nodejs from a
- * package; it refuses to touch a machine where dea is installed already.
+ * Another package made from a release's: `change` edits its unpacked tree (files and DEBIAN/),
+ * then the version and the md5sums are set and dpkg-deb builds it, not compressed.
+ */
+function repacked(from: string, version: string, into: string, change: (tree: string) => void): string {
+  const tree = mkdtempSync(join(into, 'tree-'));
+  sh('dpkg-deb', ['-R', from, tree]);
+  change(tree);
+  const control = join(tree, 'DEBIAN/control');
+  writeFileSync(control, readFileSync(control, 'utf8').replace(/^Version: .*$/m, `Version: ${version}`));
+  const files = sh('find', ['.', '-type', 'f', '-not', '-path', './DEBIAN/*'], { cwd: tree })
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.slice(2))
+    .sort();
+  writeFileSync(join(tree, 'DEBIAN/md5sums'), `${sh('md5sum', files, { cwd: tree }).trimEnd()}\n`);
+  const deb = join(into, `dea_${version}_repacked.deb`);
+  sh('dpkg-deb', ['--root-owner-group', '-Znone', '--build', tree, deb]);
+  rmSync(tree, { recursive: true, force: true });
+  return deb;
+}
+
+/** The Environment= settings of a unit (NAME=value pairs, space-separated, on every such line). */
+function unitEnvironment(unit: string): Record<string, string> {
+  return Object.fromEntries(
+    [...unit.matchAll(/^Environment=(.+)$/gm)]
+      .flatMap((match) => (match[1] ?? '').split(' '))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
+/** The server as the installed unit starts it (its user, folder, environment), on free ports. */
+async function startAsTheUnit(): Promise<{
+  child: ChildProcess;
+  output: () => string;
+  management: string;
+  url: string;
+}> {
+  const unit = readFileSync('/lib/systemd/system/dea.service', 'utf8');
+  const execStart = /^ExecStart=(.+)$/m.exec(unit)?.[1]?.split(' ') ?? [];
+  expect(execStart).toEqual(['/usr/bin/node', '/usr/lib/dea/apps/server/dist/server.js']);
+  const [program = '', ...args] = execStart;
+  const child = spawn('setpriv', ['--reuid=dea', '--regid=dea', '--init-groups', '--', program, ...args], {
+    cwd: /^WorkingDirectory=(.+)$/m.exec(unit)?.[1],
+    // Free ports instead of the packaged 8080 and 9000, which another program here may hold: the
+    // environment wins over the settings files.
+    env: {
+      PATH: '/usr/bin:/bin',
+      ...unitEnvironment(unit),
+      PORT: '0',
+      DEA_MANAGEMENT_PORT: '0',
+      DEA_SHUTDOWN_DRAIN_SECONDS: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const [management, url] = await new Promise<[string, string]>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const at = /"managementUrl":"(http:\/\/[^"]+)"/.exec(output)?.[1];
+      const running = /is running: (http:\/\/[^\s"]+)/.exec(output)?.[1];
+      if (at !== undefined && running !== undefined) resolve([at, running]);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)));
+  });
+  return { child, output: () => output, management, url };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const stopped = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  expect(await stopped).toBe(0);
+}
+
+/** The message of each JSON line a process wrote. */
+const messagesOf = (output: string): string[] =>
+  output
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+
+/** The login application's path the page is told to go to without a session (DEA_LOGIN_PATH). */
+async function loginPathOf(page: string): Promise<unknown> {
+  const answer = await fetch(`${page}api/user/get`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  return ((await answer.json()) as { result?: { loginPath?: unknown } }).result?.loginPath;
+}
+
+const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
+const owner = (path: string) => sh('stat', ['-c', '%U:%G', path]).trim();
+
+/**
+ * The Debian package as an operator and a fleet's configuration management meet it
+ * (docs/operator/install.md, "Install from the package"; docs/operator/upgrades.md): a release
+ * that shipped its settings as a conffile, installed with apt and its settings changed there;
+ * this release installed over it with `apt-get -y` and no --force-conf* option; a drop-in added
+ * the way the guide says; a later release whose packaged settings changed installed the same way;
+ * each time every value kept and the new version running; then removed and purged, leaving what
+ * the guide says it leaves. No systemd runs here: the server is started as the unit starts it.
+ * Needs root, apt and nodejs from a package; it refuses to touch a machine where dea is installed.
  */
 describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => {
   const version = (JSON.parse(readFileSync(join(REPOSITORY, 'package.json'), 'utf8')) as { version: string })
     .version;
   const newer = `${version}+upgrade1`;
   let first: Release;
-  let second: Release;
+  let later: string;
+  let earlier: string;
   let server: ChildProcess | undefined;
 
   beforeAll(async () => {
@@ -73,11 +182,32 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
     }
     // The release itself (the run's shared build, which release.process.test.ts checks), then a
     // newer package to upgrade to: not compressed, the same package made without xz's or gzip's
-    // work (dpkg installs any of them alike; 5 CPU-seconds where gzip took 10).
-    [first, second] = await Promise.all([
+    // work (dpkg installs any of them alike).
+    const [release, upgrade] = await Promise.all([
       sharedRelease('release', TEST_RELEASE_ARGS),
       sharedRelease('upgrade', ['--only', 'deb', '--compression', 'none', '--version', newer]),
     ]);
+    first = release;
+    const work = mkdtempSync(join(upgrade.out, 'repacked-'));
+    // The releases before this layout (8.0.20) shipped every setting in /etc/dea/dea.env, a
+    // conffile: that release, remade from this one's files.
+    earlier = repacked(join(first.out, first.deb), '8.0.20', work, (tree) => {
+      mkdirSync(join(tree, 'etc/dea'), { recursive: true });
+      writeFileSync(
+        join(tree, 'etc/dea/dea.env'),
+        `${readFileSync(join(tree, 'usr/share/doc/dea/examples/dea.env.example'), 'utf8')}\n${readFileSync(join(tree, 'usr/lib/dea/dea.env'), 'utf8')}`,
+      );
+      chmodSync(join(tree, 'etc/dea/dea.env'), 0o640);
+      writeFileSync(join(tree, 'DEBIAN/conffiles'), '/etc/dea/dea.env\n');
+    });
+    // A later release that changed its packaged settings and ships another file under /usr/lib.
+    later = repacked(join(upgrade.out, upgrade.deb), newer, work, (tree) => {
+      const defaults = join(tree, 'usr/lib/dea/dea.env');
+      writeFileSync(
+        defaults,
+        `${readFileSync(defaults, 'utf8').replace('DEA_MANAGEMENT_HOST=127.0.0.1', 'DEA_MANAGEMENT_HOST=127.0.0.2')}DEA_PUBLIC_METRICS=true\n`,
+      );
+    });
   }, 900_000);
 
   afterAll(() => {
@@ -85,18 +215,32 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
     purgeAll();
   }, 300_000);
 
-  it('installs with apt, runs from any folder as the unit would, upgrades keeping the data, and purges', async () => {
+  it('upgrades unattended across releases keeping every setting, runs each, and purges as the guide says', async () => {
+    // An earlier release, its settings changed in its conffile as its guide said.
+    sh('apt-get', ['install', ...APT, earlier]);
+    expect(installedVersion()).toBe('installed 8.0.20');
+    const operatorFile = readFileSync('/etc/dea/dea.env', 'utf8');
+    writeFileSync(
+      '/etc/dea/dea.env',
+      operatorFile.replace('#DEA_LOGIN_PATH=/login/', 'DEA_LOGIN_PATH=/sso/login/'),
+    );
+
+    // This release over it: no question, no half-configured package, the value kept.
     sh('apt-get', ['install', ...APT, `./${first.deb}`], { cwd: first.out });
-    expect(installedVersion()).toBe(`installed ${version}`);
+    expect(installedStatus()).toBe(`install ok installed ${version}`);
+    expect(readFileSync('/etc/dea/dea.env', 'utf8')).toContain('\nDEA_LOGIN_PATH=/sso/login/\n');
+    // The package's own lines of that file are the release's now, so later defaults apply.
+    expect(readFileSync('/etc/dea/dea.env', 'utf8')).toContain(
+      '\n#DEA_MANAGEMENT_HOST=127.0.0.1   (set by release 8.0.20; the release sets it in /usr/lib/dea/dea.env now)\n',
+    );
     expect(sh('getent', ['passwd', 'dea'])).toMatch(
       /^dea:x:\d+:\d+:Emergency Access[^:]*:\/var\/lib\/dea:\/usr\/sbin\/nologin$/m,
     );
-    const mode = (path: string) => (statSync(path).mode & 0o7777).toString(8);
     expect(mode('/var/lib/dea')).toBe('700');
-    expect(mode('/etc/dea/dea.env')).toBe('640');
+    expect([mode('/etc/dea'), owner('/etc/dea')]).toEqual(['750', 'root:dea']);
+    expect([mode('/etc/dea/dea.env.d'), owner('/etc/dea/dea.env.d')]).toEqual(['750', 'root:dea']);
     // The secret is root's: the service reads it through its group and cannot change it.
-    expect(mode('/etc/dea/secret')).toBe('440');
-    expect(sh('stat', ['-c', '%U:%G', '/etc/dea/secret']).trim()).toBe('root:dea');
+    expect([mode('/etc/dea/secret'), owner('/etc/dea/secret')]).toEqual(['440', 'root:dea']);
     // The installed unit (made from deploy/systemd/dea.service) is one systemd accepts as it is.
     const verify = spawnSync('systemd-analyze', ['verify', '/lib/systemd/system/dea.service'], {
       encoding: 'utf8',
@@ -105,93 +249,101 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
       `${verify.stdout}${verify.stderr}`.split('\n').filter((line) => line.includes('dea.service')),
     ).toEqual([]);
     expect(verify.status).toBe(0);
+    expect(sh('dea', ['--version'])).toBe(`dea ${version}\n`);
+    expect(sh('man', ['-P', 'cat', 'dea'], { env: { MANWIDTH: '100' } })).toContain('dea migrate');
 
-    // dea from another folder, with a path relative to it: the store made, then users imported.
+    // A drop-in, as the guide says, with a name this release does not know; dea from another
+    // folder, with a path relative to it: the store made, then users imported.
+    writeFileSync('/etc/dea/dea.env.d/50-site.env', 'DEA_SESSION_IDLE_MINUTES=7\nDEA_RETIRED_KNOB=on\n', {
+      mode: 0o640,
+    });
+    sh('chgrp', ['dea', '/etc/dea/dea.env.d/50-site.env']);
     const work = mkdtempSync(join(tmpdir(), 'dea-operator-'));
     chmodSync(work, 0o755);
     writeFileSync(join(work, 'people.csv'), 'username,fullName\nann.operator,Ann Operator\n', {
       mode: 0o644,
     });
-    expect(sh('dea', ['migrate'], { cwd: work })).toMatch(
-      /Made a new embedded store in \/var\/lib\/dea\.\nApplied /,
+    const migrated = spawnSync('dea', ['migrate'], { cwd: work, env: OPERATOR_SHELL, encoding: 'utf8' });
+    expect(migrated.stdout, migrated.stderr).toMatch(
+      /Made a new embedded store in \/var\/lib\/dea\.\nApplied 0001-initial.* \(release [^)]+\); the schema is at /,
+    );
+    expect(migrated.stderr).toContain(
+      'dea: DEA_RETIRED_KNOB (/etc/dea/dea.env.d/50-site.env line 2) is not a setting of this release',
     );
     expect(sh('dea', ['user', 'import', 'people.csv'], { cwd: work })).toContain('1 created');
     expect(sh('dea', ['user', 'list'], { cwd: work })).toContain('ann.operator');
     expect(statSync('/var/lib/dea/dea.sqlite').uid).toBe(Number(sh('id', ['-u', 'dea']).trim()));
 
-    // The server as ExecStart starts it: the unit's user, folder and environment, then the file.
-    const unit = readFileSync('/lib/systemd/system/dea.service', 'utf8');
-    const execStart = /^ExecStart=(.+)$/m.exec(unit)?.[1]?.split(' ') ?? [];
-    expect(execStart).toEqual(['/usr/bin/node', '/usr/lib/dea/apps/server/dist/server.js']);
-    const unitEnv = Object.fromEntries(
-      (/^Environment=(.+)$/m.exec(unit)?.[1] ?? '')
-        .split(' ')
-        .map((pair) => pair.split('=') as [string, string]),
+    // A drop-in the service cannot read stops dea and the server, naming it and its mode.
+    writeFileSync('/etc/dea/dea.env.d/60-private.env', 'DEA_LOG_LEVEL=warn\n', { mode: 0o600 });
+    const refused = spawnSync('dea', ['user', 'list'], { cwd: work, env: OPERATOR_SHELL, encoding: 'utf8' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(
+      'cannot read the settings file /etc/dea/dea.env.d/60-private.env (EACCES, mode 0600, owner 0:0) as dea',
     );
-    const settings = envFileSettings(readFileSync('/etc/dea/dea.env', 'utf8'));
-    expect(settings).toMatchObject({ HOST: '127.0.0.1', DEA_MANAGEMENT_HOST: '127.0.0.1' });
-    const [program = '', ...args] = execStart;
-    server = spawn('setpriv', ['--reuid=dea', '--regid=dea', '--init-groups', '--', program, ...args], {
-      cwd: /^WorkingDirectory=(.+)$/m.exec(unit)?.[1],
-      // Free ports instead of the packaged 8080 and 9000, which another program here may hold.
-      env: {
-        PATH: '/usr/bin:/bin',
-        ...unitEnv,
-        ...settings,
-        PORT: '0',
-        DEA_MANAGEMENT_PORT: '0',
-        DEA_SHUTDOWN_DRAIN_SECONDS: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const running = new Promise<string>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const management = /"managementUrl":"(http:\/\/[^"]+)"/.exec(output)?.[1];
-        if (management !== undefined && output.includes('Emergency Access is running')) resolve(management);
-      };
-      server?.stdout?.on('data', onData);
-      server?.stderr?.on('data', onData);
-      server?.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)));
-    });
-    const management = await running;
-    expect((await fetch(`${management}/readyz`)).status).toBe(200);
-    const listening = [...output.matchAll(/Server listening at (\S+?)"/g)].map((match) => match[1]);
-    expect(listening.length).toBeGreaterThan(0);
-    for (const address of listening) expect(address).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const publicUrl = listening[0] ?? '';
-    expect((await fetch(`${publicUrl}/dea/`)).status).toBe(200);
-    const stopped = new Promise((resolve) => server?.once('exit', resolve));
-    server.kill('SIGTERM');
-    expect(await stopped).toBe(0);
-    server = undefined;
-    // Not a terminal: every line the server wrote is one JSON object, deprecations included.
-    for (const line of output.split('\n').filter((each) => each.trim() !== '')) {
-      expect(() => JSON.parse(line) as unknown, line).not.toThrow();
-    }
+    rmSync('/etc/dea/dea.env.d/60-private.env');
 
-    // An upgrade keeps the settings an operator changed, the secret and the store.
-    writeFileSync(
-      '/etc/dea/dea.env',
-      `${readFileSync('/etc/dea/dea.env', 'utf8')}# changed by the operator\n`,
+    // The server as the unit starts it: the packaged defaults, then the operator's values.
+    const running = await startAsTheUnit();
+    server = running.child;
+    expect(running.management).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dea\/$/);
+    expect(await (await fetch(`${running.management}/healthz`)).json()).toEqual({ status: 'ok', version });
+    // The operator's value, from the file the earlier release shipped, is in force.
+    expect(await loginPathOf(running.url)).toBe('/sso/login/');
+    expect((await fetch(`${running.url.replace(/\/dea\/$/, '')}/metrics`)).status).toBe(404);
+    const messages = messagesOf(running.output());
+    expect(messages).toContain(
+      'settings read from /usr/lib/dea/dea.env, /etc/dea/dea.env, /etc/dea/dea.env.d/50-site.env (DEA_SETTINGS_FILES)',
     );
+    expect(
+      messages.some((line) => line.startsWith('DEA_RETIRED_KNOB (/etc/dea/dea.env.d/50-site.env line 2)')),
+    ).toBe(true);
+    expect(messages.some((line) => line.startsWith(`Emergency Access ${version} is running: `))).toBe(true);
+    await stop(server);
+    server = undefined;
+
+    // The later release, unattended: its changed defaults apply, the operator's values stay.
     const secret = readFileSync('/etc/dea/secret', 'utf8');
-    sh('apt-get', ['install', ...APT, `./${second.deb}`], { cwd: second.out });
-    expect(installedVersion()).toBe(`installed ${newer}`);
-    expect(readFileSync('/etc/dea/dea.env', 'utf8')).toContain('# changed by the operator');
+    sh('apt-get', ['install', ...APT, later]);
+    expect(installedStatus()).toBe(`install ok installed ${newer}`);
+    expect(sh('dea', ['--version'])).toBe(`dea ${newer}\n`);
+    expect(readFileSync('/etc/dea/dea.env', 'utf8')).toContain('\nDEA_LOGIN_PATH=/sso/login/\n');
+    expect(readFileSync('/etc/dea/dea.env.d/50-site.env', 'utf8')).toBe(
+      'DEA_SESSION_IDLE_MINUTES=7\nDEA_RETIRED_KNOB=on\n',
+    );
     expect(readFileSync('/etc/dea/secret', 'utf8')).toBe(secret);
     expect(sh('dea', ['migrate'], { cwd: work })).toContain('The schema is up to date');
     expect(sh('dea', ['user', 'list'], { cwd: work })).toContain('ann.operator');
+    const upgraded = await startAsTheUnit();
+    server = upgraded.child;
+    // The release's new default (the management port on 127.0.0.2) and the operator's values together.
+    expect(upgraded.management).toMatch(/^http:\/\/127\.0\.0\.2:\d+$/);
+    expect(await (await fetch(`${upgraded.management}/healthz`)).json()).toEqual({
+      status: 'ok',
+      version: newer,
+    });
+    // DEA_PUBLIC_METRICS=true, the later release's new packaged setting, is in force.
+    expect((await fetch(`${upgraded.url.replace(/\/dea\/$/, '')}/metrics`)).status).toBe(200);
+    await stop(server);
+    server = undefined;
     rmSync(work, { recursive: true, force: true });
 
-    // Purge: the product, its settings, secret, store and user are gone.
-    sh('apt-get', ['purge', ...APT, 'dea']);
+    // Remove keeps everything but the program; purge keeps the secret (root's) and what the
+    // operator added (root's), and removes the rest of the package and its user.
+    sh('apt-get', ['remove', ...APT, 'dea']);
+    for (const path of ['/etc/dea/dea.env', '/etc/dea/secret', '/var/lib/dea/dea.sqlite']) {
+      expect(existsSync(path), path).toBe(true);
+    }
+    expect(existsSync('/usr/lib/dea')).toBe(false);
+    const purged = spawnSync('apt-get', ['purge', ...APT, 'dea'], { encoding: 'utf8', env: OPERATOR_SHELL });
+    expect(purged.status, purged.stderr).toBe(0);
+    expect(`${purged.stdout}${purged.stderr}`).toContain('dea: kept /etc/dea/secret');
     expect(installedVersion()).not.toMatch(/^installed/);
     for (const path of [
       '/usr/lib/dea',
       '/usr/bin/dea',
-      '/etc/dea',
+      '/etc/dea/dea.env',
       '/var/lib/dea',
       '/lib/systemd/system/dea.service',
     ]) {
@@ -199,5 +351,19 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
     }
     expect(spawnSync('getent', ['passwd', 'dea']).status).not.toBe(0);
     expect(spawnSync('getent', ['group', 'dea']).status).not.toBe(0);
+    expect([mode('/etc/dea/secret'), owner('/etc/dea/secret')]).toEqual(['400', 'root:root']);
+    expect(readFileSync('/etc/dea/secret', 'utf8')).toBe(secret);
+    expect(owner('/etc/dea/dea.env.d/50-site.env')).toBe('root:root');
+    // Nothing left owned by an id no user or group has.
+    expect(sh('find', ['/etc/dea', '-nouser', '-o', '-nogroup'])).toBe('');
+  }, 900_000);
+
+  it('purges the secret too when the operator said so through debconf', () => {
+    purgeAll();
+    sh('apt-get', ['install', ...APT, `./${first.deb}`], { cwd: first.out });
+    sh('sh', ['-c', 'echo "dea dea/purge-removes-secret boolean true" | debconf-set-selections']);
+    sh('apt-get', ['purge', ...APT, 'dea']);
+    expect(existsSync('/etc/dea')).toBe(false);
+    expect(spawnSync('getent', ['passwd', 'dea']).status).not.toBe(0);
   }, 600_000);
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,40 +99,4 @@ export async function sharedRelease(
   place: ReleasePlace = 'memory',
 ): Promise<Release> {
   return sharedService<Release>('release', { name, args, place }, name);
-}
-
-/** The settings a systemd EnvironmentFile sets: NAME=value lines, comments left out, quotes taken off. */
-export function envFileSettings(text: string): Record<string, string> {
-  const settings: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
-    if (match?.[1] === undefined) continue;
-    const value = match[2] ?? '';
-    settings[match[1]] = /^'.*'$|^".*"$/.test(value) ? value.slice(1, -1) : value;
-  }
-  return settings;
-}
-
-/** Where Debian's lintian keeps its tags, one file each (`Tag:`, `Severity:`, `Check:`). */
-export const LINTIAN_TAGS = '/usr/share/lintian/tags';
-
-/**
- * The lintian checks that can report an error: those with a tag of severity error among their
- * tags (lintian's profile for Debian enables every check's tags and changes no severity). Empty
- * when lintian is not installed.
- */
-export function lintianErrorChecks(tags = LINTIAN_TAGS): string[] {
-  let files: string[];
-  try {
-    files = readdirSync(tags, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.tag'));
-  } catch {
-    return [];
-  }
-  const checks = new Set<string>();
-  for (const file of files) {
-    const text = readFileSync(join(tags, file), 'utf8');
-    const check = /^Check: *(\S+)$/m.exec(text)?.[1];
-    if (check !== undefined && /^Severity: *error$/m.test(text)) checks.add(check);
-  }
-  return [...checks].sort();
 }
