@@ -3,7 +3,7 @@
 // work (100,000 SHA-256 digests of 1 KiB). On the shared 2-core machine the repository is measured
 // on, the same work took up to nearly twice as long from one hour to the next (210 to 387 ms on
 // 2026-11-28), with nothing else of ours running, and `npm test` moved with it (327 s in one hour,
-// 656 s in another for the same code: docs/benchmarks.md, "The machine's speed"). `npm test` and
+// 656 s in another for the same code: docs/benchmarks.md, "The test suite"). `npm test` and
 // scripts/suite-runs.mjs print it beside their times, so that two runs compare only at about the
 // same speed.
 //

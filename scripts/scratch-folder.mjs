@@ -5,7 +5,7 @@
 // TRUNCATE or a copied database makes a file per table and index. On this machine's journal-less
 // ext4 that allocation (`recently_deleted`) was 45% of PostgreSQL's CPU in the server suite;
 // with the scratch folder in memory the suite took 81 fewer CPU-seconds (docs/benchmarks.md, "The
-// run's scratch files in memory").
+// test suite").
 //
 // DEA_TEST_TMPDIR names another folder instead (it must exist), for instance a disk's to keep the
 // memory free; without /dev/shm, the run keeps the system's temporary folder (TMPDIR, or /tmp).

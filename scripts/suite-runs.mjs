@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the server suite several times in a row and prints one line per run (seconds, passed,
 // failed, the load average and the machine's speed at its start, the failing tests): the measure
-// of "five quiet runs, three loaded" in docs/benchmarks.md. `--load` keeps a CPU-bound
+// of five quiet runs and three loaded in docs/benchmarks.md ("The test suite"). `--load` keeps a CPU-bound
 // process on one core for the whole time.
 //
 //   node scripts/suite-runs.mjs [--runs 5] [--load] [--project server] [file filters...]

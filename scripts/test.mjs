@@ -115,8 +115,7 @@ const playwrightReport = join(reports, 'playwright.json');
 // cores busy by itself, runs after them. The scenarios are the phase's longest step and the type
 // check and lint its busiest at its start (both cores, about half a minute): the others run at a
 // lower priority (BESIDE, nice 5) so that these two are not kept waiting by steps that would end
-// before them anyway (docs/benchmarks.md, "The type check and the type-aware rules in
-// typescript-go").
+// before them anyway.
 const BESIDE = 5;
 await runTogether([
   // The type check and the lint, each half at once (scripts/check-code.mjs): oxlint's

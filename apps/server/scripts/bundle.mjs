@@ -1,8 +1,8 @@
 // Bundles the built product into one file per process, after scripts/compile.mjs: Node then reads and links
 // one module instead of about a thousand. The command-line tool starts in about a quarter of the
-// time (docs/benchmarks.md, "The command-line tool"), which an operator's script of many `dea`
+// time (docs/benchmarks.md, "Start-up and the command line"), which an operator's script of many `dea`
 // lines, and the test suite, feel at every line; a server's start and stop takes about 2 CPU-seconds
-// instead of 3.5 ("A server's start from one file"), at every start and restart of a service and in
+// instead of 3.5 (the same section), at every start and restart of a service and in
 // every test that starts one.
 //
 // - `dist/dea.js` (which bin/dea.js runs): src/cli.ts and everything it imports.

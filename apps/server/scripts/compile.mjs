@@ -5,7 +5,7 @@
 // `isolatedModules` and `verbatimModuleSyntax` (tsconfig.base.json) guarantee it can; the types are
 // checked apart, by `npm run check` (oxlint's typescript-go, in `npm test`) and `npm run
 // typecheck` (tsc), not at every build: tsc's emit took 24 s and 35 CPU-seconds of a fresh clone's
-// build (docs/benchmarks.md, "The server built by esbuild"; docs/decisions/0027).
+// build (docs/decisions/0027).
 //
 // dist/ is made again from nothing at every build: a module whose source is gone leaves nothing
 // behind that a script could still import.

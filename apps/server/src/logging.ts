@@ -86,7 +86,7 @@ function stdoutLines(waitMs: number): LineStreams {
  * request's line first waits here until REQUEST_LINES_BUFFER_BYTES of them wait, `waitMs` has
  * passed or another line comes, and they go to the destination together: from one client every
  * request's line was a write of its own, about a twentieth of the server's CPU for a code's issue
- * and verification (docs/benchmarks.md, ADR 0029). What waits when the process exits is written
+ * and verification (ADR 0029). What waits when the process exits is written
  * then, after what the destination holds; a process killed by a signal it does not handle
  * (SIGKILL, SIGQUIT) or aborted (out of memory) loses the request lines of its last
  * `waitMs`, as it loses what the destination has not written yet.

@@ -22,7 +22,7 @@ type Factory = (externalSchemas: unknown, options: unknown) => RouteCompiler;
  * Each is compiled when its route is first asked, not when the app is built: a server process
  * spent about 1.4 of its 3.4 CPU-seconds of start compiling every route's schemas (about 60 server
  * processes a test run, and every start of an instance); a route's first request pays its own,
- * a few milliseconds (docs/benchmarks.md, "Where the CPU of `npm test` goes").
+ * a few milliseconds (docs/benchmarks.md, "Start-up and the command line").
  */
 const validators = new Map<string, Kept>();
 const serializers = new Map<string, Kept>();

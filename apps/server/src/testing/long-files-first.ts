@@ -15,7 +15,7 @@ const LONGEST: readonly RegExp[] = [
 /**
  * The files that spend much of their time waiting (on a process they started, a drain, a
  * throttle's window, a restarted database) and are long enough to matter (docs/benchmarks.md, "The
- * order of the server's files, 2026-11-28"). Started together, as they were after the longest,
+ * test suite"). Started together, as they were after the longest,
  * they left a core idle for about a minute; spread among the files that compute, each waits beside
  * two that keep the cores busy.
  */

@@ -7,7 +7,7 @@ import { contractDrift } from './contract-answers';
 // A loaded machine (the server suites with PostgreSQL beside these) can take longer than the
 // default second to render a page; findBy* and waitFor wait up to fifteen, a safety net only
 // (each ends as soon as what it waits for is there): with every step of npm test started at
-// once, a wait of five seconds for the code on screen ran out (docs/benchmarks.md).
+// once, a wait of five seconds for the code on screen ran out.
 configure({ asyncUtilTimeout: 15_000 });
 
 beforeEach(() => {

@@ -11,7 +11,7 @@ export const ISSUE_CODE_SIGNATURE =
  * analysed, the generic estimate of "the user's codes that expire after now" (a third of the
  * user's rows) lost to the per-call one, and every code's issue planned its insert again: about
  * 40 µs of reading the column statistics per code, a fall of a fifth in tempPass/create's
- * throughput from the seventh minute of a sustained run (docs/benchmarks.md). Both plans are the
+ * throughput from the seventh minute of a ten-minute `npm run bench:load`. Both plans are the
  * same scan of `codes_active_by_user`, so the generic one is kept whatever the statistics say.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -16,7 +16,7 @@ const REPORT_COLUMNS = [
  * expired unused and those taken out of use are found by partial indexes on those times holding
  * the user and channel (and the columns of the condition, which SQLite reads from the index only
  * when it holds them). Without them, a 90-day report over a million entries read each entry's row
- * and parsed its details: 0.7 s embedded and 0.6 s on PostgreSQL (docs/benchmarks.md).
+ * and parsed its details: 0.7 s embedded and 0.6 s on PostgreSQL (`npm run bench:reports`).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;

@@ -174,8 +174,8 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
   // The read is one statement, one round trip to PostgreSQL: the oldest unsealed entries, each
   // beside where the trail ends (the last sealed entry, and the signed head, which a purge may have
   // left beyond it); no row when nothing waits. It was three, each a round trip that costs the
-  // server about as much CPU as a bare request (docs/benchmarks.md, "Request lines written
-  // together, and a seal's one read"), at every round and every poll. Its LIMITs are literals:
+  // server about as much CPU as a bare request (the pairs of `npm run bench:load` on PostgreSQL),
+  // at every round and every poll. Its LIMITs are literals:
   // SQLite prepares a statement with a bound LIMIT again at every run (store/sql/prepared-once.test.ts).
   const oldestUnsealedOf = (limit: number) =>
     compiledOnce(db, () => {

@@ -6,7 +6,7 @@ import type { Db } from './db.js';
  * executor: SQLite answers a statement synchronously, and Kysely's way to it (a connection
  * acquired behind a lock, the statement, the result's plugins, the release: a chain of promises
  * for each statement) cost more than many of the hot path's statements themselves
- * (docs/benchmarks.md, "Statements at once on the embedded store").
+ * (ADR 0024).
  */
 export interface DirectStatements {
   /**

@@ -16,7 +16,7 @@ import type { Store } from '../store.js';
  * a bound LIMIT, or a bound value compared where a partial index's condition has a literal (the
  * planner checks the index's condition against the value bound at that moment, so each new binding
  * expires the statement). On the hot calls that cost a third of tempPass/create's CPU under load
- * (docs/benchmarks.md). These statements must carry such constants as literals.
+ * (`perf record` of the server under `npm run bench:load`). These statements must carry such constants as literals.
  */
 const KEYS = deriveKeys(randomBytes(32));
 let dataDir: string;
