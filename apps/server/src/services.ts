@@ -1,6 +1,5 @@
+import type { Identity } from './composition.js';
 import type { Administration } from './domain/settings/administration.js';
-import type { PasswordLinks } from './domain/identity/password-links.js';
-import type { ConsoleAccounts } from './domain/identity/console-accounts.js';
 import type { PeopleAdministration } from './domain/identity/people-administration.js';
 import type { SendType } from '@dea/contract';
 import type { Config } from './config.js';
@@ -24,7 +23,6 @@ import type { Notices } from './delivery/notices.js';
 import type { CodeDelivery } from './domain/ports/code-delivery.js';
 import type { Metrics } from './observability/metrics.js';
 import type { Store } from './store/store.js';
-import type { DirectoryUsers } from './directory/directory-users.js';
 import type { ScimGroups } from './scim/scim-groups.js';
 import type { ScimUsers } from './scim/scim-users.js';
 import type { AuditExport } from './audit-export/audit-export.js';
@@ -34,10 +32,11 @@ import type { HelpDesk } from './domain/help-desk/help-desk.js';
 import type { AuditView } from './domain/audit/audit-view.js';
 
 /**
- * What every door (routes, CLI, RADIUS, the directory sync) may use: composed in bootstrap.ts
- * (`startServices`), the one place that builds services and wires adapters to the domain's ports.
+ * What every door (routes, CLI, RADIUS, the directory sync) may use: built by the one composition
+ * root (composition.ts, `composeDomain`), for the server and the command line alike; the identity
+ * module's use cases are `Identity`'s (people, groups, channels, provisioning, console accounts).
  */
-export interface Services {
+export interface Services extends Identity {
   config: Config;
   store: Store;
   /** Prometheus metrics of this instance. */
@@ -51,8 +50,6 @@ export interface Services {
   signIn: SignIn;
   /** The bounds on sign-in work: sign-ins in flight, and their share of the store's connections. */
   signInBulkheads: SignInBulkheads;
-  /** The organisation's directory as the source of users; undefined without DEA_LDAP_URL. */
-  directoryUsers: DirectoryUsers | undefined;
   /** Seals the audit trail and sends it to syslog, HTTPS, a file and the webhooks (DEA_AUDIT_*, DEA_WEBHOOKS). */
   auditExport: AuditExport | undefined;
   /** The console's sign-in: password, then passkey (WebAuthn). */
@@ -67,10 +64,6 @@ export interface Services {
   administration: Administration;
   /** People in the console: users administered by an administrator. */
   peopleAdministration: PeopleAdministration;
-  /** One-time links with which a user sets a new password. */
-  passwordLinks: PasswordLinks;
-  /** Console accounts as administrators change them (the console and dea admin). */
-  consoleAccounts: ConsoleAccounts;
   /** Users and groups pushed by an identity provider over SCIM 2.0. */
   scim: { users: ScimUsers; groups: ScimGroups };
   /** Verifies emergency codes for the API and RADIUS: failure count, lockout, single use, audit. */

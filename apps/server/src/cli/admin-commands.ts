@@ -1,8 +1,5 @@
 import { CONSOLE_PAGE_PATH } from '@dea/contract';
-import { acceptedKeys, type SecretKeys } from '../crypto/secret-keys.js';
-import { ConsoleAccounts } from '../domain/identity/console-accounts.js';
 import { RuleError } from '../domain/rule-error.js';
-import { ConsoleEnrolment } from '../domain/console/console-enrolment.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { validFullName, validUsername } from '../domain/identity/user-fields.js';
 import { CONSOLE_ROLES, type ConsoleAccount, type ConsoleRole, type Store } from '../store/store.js';
@@ -59,17 +56,8 @@ async function findAccount(store: Store, username: string): Promise<ConsoleAccou
   return account;
 }
 
-const enrolmentOf = (store: Store, keys: SecretKeys, context: CliContext) =>
-  new ConsoleEnrolment({
-    store,
-    keys: acceptedKeys(keys, 'consoleEnrolment'),
-    settings: context.config.console,
-    now: () => context.now(),
-  });
-
-/** The console accounts' rules, the same the console's administrators go through. */
-const accountsOf = (store: Store, keys: SecretKeys, context: CliContext) =>
-  new ConsoleAccounts({ store, enrolment: enrolmentOf(store, keys, context), now: () => context.now() });
+/** The console accounts' one writer (identity/console-accounts.ts), the same the console's administrators go through. */
+const accountsOf = async (context: CliContext) => (await context.domain()).consoleAccounts;
 
 /** The account's one-time enrolment link, in the words the operator hands on with it. */
 function enrolmentLinkText(
@@ -85,7 +73,7 @@ function enrolmentLinkText(
 /** `dea admin <command> <username>` for one account. */
 function accountCommand(
   summary: string,
-  change: (account: ConsoleAccount, store: Store, context: CliContext, keys: SecretKeys) => Promise<string>,
+  change: (account: ConsoleAccount, store: Store, context: CliContext) => Promise<string>,
 ): Command {
   return {
     summary,
@@ -94,8 +82,8 @@ function accountCommand(
     async run(_values, positionals, context) {
       const username = argument(positionals, 0, 'username');
       noMoreArguments(positionals, 1);
-      const { store, keys } = await context.open();
-      context.out(await change(await findAccount(store, username), store, context, keys));
+      const { store } = await context.open();
+      context.out(await change(await findAccount(store, username), store, context));
       return 0;
     },
   };
@@ -126,11 +114,11 @@ export const adminCommands: CommandGroup = {
           validFullName(optionText(values, 'display-name') ?? username, '--display-name'),
         );
         const password = await readPassword(values, context);
-        const { store, keys } = await context.open();
+        const { store } = await context.open();
         if (await store.console.findAccountByUsername(username))
           throw new CliFailure(`a console account named "${username}" already exists`);
         // The same rule as the console's "add a console account".
-        const { account, link } = await accountsOf(store, keys, context)
+        const { account, link } = await (await accountsOf(context))
           .add(
             {
               username,
@@ -188,7 +176,7 @@ export const adminCommands: CommandGroup = {
         const groups = (values.group ?? []) as string[];
         if ((groups.length === 0) === (values.none !== true))
           throw new UsageError("give the scope's groups with --group, or --none for no scope");
-        const { store, keys } = await context.open();
+        const { store } = await context.open();
         const account = await findAccount(store, username);
         let scope: readonly string[] | null = null;
         if (groups.length > 0) {
@@ -197,7 +185,7 @@ export const adminCommands: CommandGroup = {
           scope = checked.scope;
         }
         // An account whose role comes from the OpenID provider or the directory is refused, as in the console.
-        await accountsOf(store, keys, context)
+        await (await accountsOf(context))
           .setScope(account, scope, 'cli')
           .catch((error: unknown) => asCliFailure(error, false));
         for (const line of await unknownGroups(store, scope)) context.out(line);
@@ -213,30 +201,25 @@ export const adminCommands: CommandGroup = {
       "set a console account's password from standard input or a file; its sessions end",
       async (username, passwordHash, store, context) => {
         const account = await findAccount(store, username);
-        const { keys } = await context.open();
-        const { sessionsEnded } = await accountsOf(store, keys, context).setPassword(
-          account,
-          passwordHash,
-          'cli',
-        );
+        const { sessionsEnded } = await (await accountsOf(context)).setPassword(account, passwordHash, 'cli');
         return `Set the password of console account ${username}; ${sessionsEnded} sessions ended.`;
       },
     ),
     disable: accountCommand(
       'disable a console account; its sessions end',
-      async (account, store, context, keys) => {
-        const { sessionsEnded } = await accountsOf(store, keys, context).setDisabled(account, true, 'cli');
+      async (account, store, context) => {
+        const { sessionsEnded } = await (await accountsOf(context)).setDisabled(account, true, 'cli');
         return `Disabled console account ${account.username}; ${sessionsEnded} sessions ended.`;
       },
     ),
-    enable: accountCommand('enable a disabled console account', async (account, store, context, keys) => {
-      await accountsOf(store, keys, context).setDisabled(account, false, 'cli');
+    enable: accountCommand('enable a disabled console account', async (account, store, context) => {
+      await (await accountsOf(context)).setDisabled(account, false, 'cli');
       return `Enabled console account ${account.username}.`;
     }),
     'reset-passkeys': accountCommand(
       "remove a console account's passkeys (a lost device); its sessions end; prints the one-time link where it registers a new one",
-      async (account, store, context, keys) => {
-        const { removed, sessionsEnded, link } = await accountsOf(store, keys, context).resetPasskeys(
+      async (account, store, context) => {
+        const { removed, sessionsEnded, link } = await (await accountsOf(context)).resetPasskeys(
           account,
           'cli',
         );
@@ -245,8 +228,8 @@ export const adminCommands: CommandGroup = {
     ),
     remove: accountCommand(
       'remove a console account with its passkeys and sessions',
-      async (account, store, context, keys) => {
-        await accountsOf(store, keys, context).remove(account, 'cli');
+      async (account, store, context) => {
+        await (await accountsOf(context)).remove(account, 'cli');
         return `Removed console account ${account.username}.`;
       },
     ),

@@ -4,6 +4,7 @@ import { InvalidField } from '../domain/identity/user-fields.js';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import type { SecretKeys } from '../crypto/secret-keys.js';
+import type { Services } from '../services.js';
 import type { Group, Store, User } from '../store/store.js';
 import { RuleError } from '../domain/rule-error.js';
 import { userNamed } from '../domain/identity/user-names.js';
@@ -26,6 +27,12 @@ export interface CliContext {
     /** Makes a new embedded store (and its secret key file, when DEA_SECRET is empty) where none is. */
     create?: boolean;
   }): Promise<{ store: Store; keys: SecretKeys }>;
+  /**
+   * The domain's use cases over that store (opened first), built by the one composition root
+   * (composition.ts) as the server's are: a command changes people, groups, channels and console
+   * accounts through these, never by writing the store.
+   */
+  domain(): Promise<Services>;
   /** Everything on standard input (passwords are read from there, never from the arguments). */
   readStdin(): Promise<string>;
   /** Aborted when the operator interrupts (Ctrl-C); for commands that run until then. */

@@ -1,4 +1,3 @@
-import { directoryUsersOf } from '../bootstrap.js';
 import { DirectoryUnavailableError } from '../domain/identity/user-directory.js';
 import type { DirectoryConfig } from '../directory/directory-settings.js';
 import { LdapDirectory } from '../directory/ldap-directory.js';
@@ -116,8 +115,7 @@ export const directoryCommands: CommandGroup = {
       options: { full: { type: 'boolean' } },
       async run(values, positionals, context) {
         noMoreArguments(positionals, 0);
-        const { store } = await context.open();
-        const directoryUsers = directoryUsersOf(context.config, store, () => context.now());
+        const { store, directoryUsers } = await context.domain();
         if (directoryUsers === undefined) throw new CliFailure(NO_DIRECTORY);
         const started = context.now();
         const full = values.full === true;

@@ -7,7 +7,6 @@ import {
 import Value from 'typebox/value';
 import {
   effectiveRegistrationOptions,
-  GroupPolicies,
   POLICY_NAMES,
   type PolicyName,
   policyOptionProblem,
@@ -16,7 +15,7 @@ import {
   registrationOptionProblem,
 } from '../domain/policies/group-policies.js';
 import { GROUP_OWNERS } from '../domain/identity/group-ownership.js';
-import { type GroupChanger, Groups } from '../domain/identity/groups.js';
+import type { GroupChanger } from '../domain/identity/groups.js';
 import { resolvePolicy } from '../domain/policies/policy.js';
 import { groupRadiusCommand } from './group-radius-command.js';
 import {
@@ -121,7 +120,7 @@ function membershipCommand(adding: boolean): Command {
       if (adding && isMember) throw new CliFailure(`${username} is already in group ${groupName}`);
       if (!adding && !isMember) throw new CliFailure(`${username} is not in group ${groupName}`);
       // The rule of every membership: owned, audited, and codes revoked when this switches them off.
-      await new Groups(store, () => context.now())
+      await (await context.domain()).groups
         .changeMember(group, user.id, adding, OPERATOR)
         .catch((error: unknown) => asCliFailure(error));
       context.out(adding ? `Added ${username} to ${groupName}.` : `Removed ${username} from ${groupName}.`);
@@ -156,8 +155,7 @@ export const groupCommands: CommandGroup = {
         const priority = /^-?\d{1,7}$/.test(priorityText) ? Number(priorityText) : NaN;
         if (Number.isNaN(priority))
           throw new UsageError('--priority must be a whole number from -9999999 to 9999999');
-        const { store } = await context.open();
-        const group = await new Groups(store, () => context.now())
+        const group = await (await context.domain()).groups
           .create({ name, priority }, OPERATOR)
           .catch((error: unknown) => asCliFailure(error));
         context.out(`Added group ${group.name} (priority ${priority}).`);
@@ -207,7 +205,7 @@ export const groupCommands: CommandGroup = {
         noMoreArguments(positionals, 2);
         const { store } = await context.open();
         const group = await findGroup(store, groupName);
-        await new Groups(store, () => context.now())
+        await (await context.domain()).groups
           .setOwner(group, owner, OPERATOR)
           .catch((error: unknown) => asCliFailure(error));
         context.out(`Group ${group.name} is owned by ${owner}.`);
@@ -224,7 +222,7 @@ export const groupCommands: CommandGroup = {
         noMoreArguments(positionals, 2);
         const { store } = await context.open();
         const group = await findGroup(store, groupName);
-        const renamed = await new Groups(store, () => context.now())
+        const renamed = await (await context.domain()).groups
           .rename(group, newName, OPERATOR)
           .catch((error: unknown) => asCliFailure(error));
         context.out(`Renamed group ${group.name} to ${renamed.name}.`);
@@ -240,7 +238,7 @@ export const groupCommands: CommandGroup = {
         noMoreArguments(positionals, 1);
         const { store } = await context.open();
         const group = await findGroup(store, groupName);
-        const removed = await new Groups(store, () => context.now())
+        const removed = await (await context.domain()).groups
           .remove(group, OPERATOR)
           .catch((error: unknown) => asCliFailure(error, false));
         if (!removed) throw new CliFailure(`group ${group.name} was removed meanwhile`);
@@ -316,7 +314,7 @@ export const groupCommands: CommandGroup = {
           (policy) => policy.category === categoryName,
         )?.options;
         if (action === 'set') {
-          const options = await new GroupPolicies(store, () => context.now())
+          const options = await (await context.domain()).groupPolicies
             .setPolicy(group, categoryName, changes, 'cli')
             .catch((error: unknown) => asCliFailure(error));
           context.out(`Set the "${categoryName}" policy of ${group.name}: ${JSON.stringify(options)}`);

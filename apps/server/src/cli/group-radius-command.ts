@@ -5,7 +5,6 @@ import {
   radiusPolicyOf,
 } from '../radius/radius-policy.js';
 import { checkReplyAttributes } from '../radius/reply-attributes.js';
-import { Groups } from '../domain/identity/groups.js';
 import {
   argument,
   asCliFailure,
@@ -89,7 +88,7 @@ export const groupRadiusCommand: Command = {
             passwordAndCode: formatPasswordAndCode(mode ?? stored.passwordAndCode),
           };
     // Through the groups module: the policy and its audit entry in one transaction.
-    await new Groups(store, () => context.now())
+    await (await context.domain()).groups
       .setPolicy(
         group,
         { category: RADIUS_POLICY_CATEGORY, options, changes: options },

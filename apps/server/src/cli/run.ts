@@ -17,6 +17,13 @@ import { ensurePrivateFolder, OpenPrivateFileError } from '../files/private-file
 import { StoreError } from '../store/store-error.js';
 import { checkSecretFingerprint, SECRET_FINGERPRINT_KEY } from '../store/secret-fingerprint.js';
 import type { Store } from '../store/store.js';
+import { composeDomain } from '../composition.js';
+import { decoyPasswordHash } from '../domain/page/sign-in.js';
+import { Metrics } from '../observability/metrics.js';
+import type { Services } from '../services.js';
+
+/** The command line's log of the directory and the providers: it says nothing (its answers say it). */
+const SILENT = { warn: () => undefined, info: () => undefined };
 import { auditCommands } from './audit-commands.js';
 import { reportCommand } from './report-command.js';
 import { brandingCommands } from './branding-commands.js';
@@ -166,6 +173,7 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
   }
   for (const notice of config.settingsFiles.notices) io.err(`dea: ${notice}`);
   let opened: { store: Store; keys: SecretKeys; auditKeys: SecretKeys } | undefined;
+  let domain: Services | undefined;
   let schemaAsIs = false;
   const context: CliContext = {
     config,
@@ -228,6 +236,23 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
       }
       opened = { store, keys, auditKeys };
       return opened;
+    },
+    async domain() {
+      if (domain !== undefined) return domain;
+      const { store, keys } = await context.open();
+      let decoy: Promise<string> | undefined;
+      domain = composeDomain({
+        config,
+        store,
+        keys,
+        now: () => context.now(),
+        log: SILENT,
+        metrics: new Metrics(),
+        // The command line exports nothing (the server seals what it writes) and signs no one in.
+        auditExport: undefined,
+        decoyPasswordHash: () => (decoy ??= decoyPasswordHash(store, config.passwordHashCost)),
+      });
+      return domain;
     },
     readStdin: () =>
       io.readStdin ? io.readStdin() : Promise.reject(new CliFailure('standard input is not available')),

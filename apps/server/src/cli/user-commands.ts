@@ -1,19 +1,14 @@
-import { RememberedDevices } from '../domain/page/remembered-devices.js';
 import { allowAddresses, maskedOf } from '../domain/channels/channel-proof.js';
 import { issueRegistrationLink } from '../domain/registration/registration-sign-in.js';
 import { forgetUserPasskeys } from '../domain/registration/user-passkeys.js';
 import { unlinkRegistrationProvider } from '../domain/registration/registration-oidc.js';
 import { newPasswordProblem, type Username } from '@dea/contract';
-import { directoryUsersOf } from '../bootstrap.js';
-import { changeMembership } from '../domain/identity/group-membership.js';
-import { type ChangeBy, NoSuchUser, People, ProvisionError } from '../domain/identity/people.js';
-import { PasswordLinks } from '../domain/identity/password-links.js';
+import { type ChangeBy, NoSuchUser, type People, ProvisionError } from '../domain/identity/people.js';
 import { OwnershipRefused } from '../domain/identity/user-ownership.js';
 import { acceptedKeys } from '../crypto/secret-keys.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { userImportCommand } from './user-import-command.js';
 import { validFullName, validLocale, validTimeZone, validUsername } from '../domain/identity/user-fields.js';
-import { Verification } from '../domain/codes/verification.js';
 import type { Store, User } from '../store/store.js';
 import {
   argument,
@@ -37,12 +32,9 @@ const checkUsername = (username: string): Username => asUsage(() => validUsernam
 /** Every change of a user an operator makes with dea, audited with the actor `cli`. */
 const BY_CLI: ChangeBy = { door: 'operator', actor: 'cli' };
 
-function peopleOf(context: CliContext, store: Store): People {
-  return new People(
-    store,
-    () => context.now(),
-    directoryUsersOf(context.config, store, () => context.now()),
-  );
+/** The identity module's users, as the composition root built them. */
+async function peopleOf(context: CliContext): Promise<People> {
+  return (await context.domain()).people;
 }
 
 /**
@@ -196,15 +188,12 @@ export const userCommands: CommandGroup = {
         const passwordHash = await hashPassword(password, context.config.passwordHashCost);
         const {
           user: { id },
-        } = await changed(() =>
-          peopleOf(context, store).create(BY_CLI, { username, fullName, locale, timeZone, passwordHash }),
+        } = await changed(async () =>
+          (await peopleOf(context)).create(BY_CLI, { username, fullName, locale, timeZone, passwordHash }),
         );
+        const { groups: groupChanges } = await context.domain();
         for (const group of groups)
-          await changeMembership(
-            store,
-            { group, userId: id, member: true },
-            { actor: 'cli', at: context.now() },
-          );
+          await groupChanges.changeMember(group, id, true, { by: 'local', actor: 'cli' });
         context.out(`Added user ${username} (${id}).`);
         return 0;
       },
@@ -232,7 +221,7 @@ export const userCommands: CommandGroup = {
         };
         const { store } = await context.open();
         const user = await findUser(store, username);
-        await changed(() => peopleOf(context, store).update(BY_CLI, user.id, changes, () => changes));
+        await changed(async () => (await peopleOf(context)).update(BY_CLI, user.id, changes, () => changes));
         context.out(`Updated user ${username}.`);
         return 0;
       },
@@ -247,7 +236,9 @@ export const userCommands: CommandGroup = {
         noMoreArguments(positionals, 2);
         const { store } = await context.open();
         const user = await findUser(store, username);
-        await changed(() => peopleOf(context, store).update(BY_CLI, user.id, { locale }, () => ({ locale })));
+        await changed(async () =>
+          (await peopleOf(context)).update(BY_CLI, user.id, { locale }, () => ({ locale })),
+        );
         context.out(`User ${username} now has locale ${locale}.`);
         return 0;
       },
@@ -257,8 +248,8 @@ export const userCommands: CommandGroup = {
       async (username, passwordHash, store, context) => {
         const user = await findUser(store, username);
         // Whoever signed in with the old password is signed out.
-        const { sessionsEnded } = await changed(() =>
-          peopleOf(context, store).setPassword(BY_CLI, user.id, passwordHash),
+        const { sessionsEnded } = await changed(async () =>
+          (await peopleOf(context)).setPassword(BY_CLI, user.id, passwordHash),
         );
         return `Set the password of ${username}; ${signedOut(sessionsEnded)}.`;
       },
@@ -270,20 +261,11 @@ export const userCommands: CommandGroup = {
       async run(_values, positionals, context) {
         const username = argument(positionals, 0, 'username');
         noMoreArguments(positionals, 1);
-        const { store, keys } = await context.open();
+        const { store } = await context.open();
         const user = await findUser(store, username);
-        const { config } = context;
         // The console's People screen makes the same link through the same module.
-        const links = new PasswordLinks({
-          store,
-          people: peopleOf(context, store),
-          keys: acceptedKeys(keys, 'consoleEnrolment'),
-          linkMs: config.passwordLinkMs,
-          loginUrl: new URL(config.loginPath, config.console.consoleUrl).href,
-          hashPassword: (password) => hashPassword(password, config.passwordHashCost),
-          now: () => context.now(),
-        });
-        const { url, expiresAt } = await changed(() => links.issue(BY_CLI, user.id));
+        const { passwordLinks } = await context.domain();
+        const { url, expiresAt } = await changed(() => passwordLinks.issue(BY_CLI, user.id));
         context.out(
           [
             `A link for ${user.username} alone to set a new password, once, until ${isoTime(expiresAt)} (DEA_PASSWORD_LINK_HOURS):`,
@@ -295,9 +277,9 @@ export const userCommands: CommandGroup = {
     },
     disable: oneUserCommand(
       'disable a user: no sign-in, no codes, every verification fails',
-      async (user, context, store) => {
-        const { changed: parts, sessionsEnded } = await changed(() =>
-          peopleOf(context, store).disable(BY_CLI, user.id),
+      async (user, context) => {
+        const { changed: parts, sessionsEnded } = await changed(async () =>
+          (await peopleOf(context)).disable(BY_CLI, user.id),
         );
         return parts.length === 0
           ? `User ${user.username} was disabled already.`
@@ -306,30 +288,30 @@ export const userCommands: CommandGroup = {
     ),
     'sign-out': oneUserCommand(
       'end every session of a user (sign them out everywhere)',
-      async (user, context, store) => {
-        const { sessionsEnded } = await changed(() => peopleOf(context, store).endSessions(BY_CLI, user.id));
+      async (user, context) => {
+        const { sessionsEnded } = await changed(async () =>
+          (await peopleOf(context)).endSessions(BY_CLI, user.id),
+        );
         return `Signed out ${user.username}: ${signedOut(sessionsEnded)}.`;
       },
     ),
-    enable: oneUserCommand('enable a disabled user again', async (user, context, store) => {
-      const { changed: parts } = await changed(() => peopleOf(context, store).enable(BY_CLI, user.id));
+    enable: oneUserCommand('enable a disabled user again', async (user, context) => {
+      const { changed: parts } = await changed(async () => (await peopleOf(context)).enable(BY_CLI, user.id));
       return parts.length === 0
         ? `User ${user.username} was enabled already.`
         : `Enabled user ${user.username}.`;
     }),
     remove: oneUserCommand(
       'remove a user with their channels, codes and sessions (the audit log keeps their entries)',
-      async (user, context, store) => {
-        await changed(() => peopleOf(context, store).remove(BY_CLI, user.id));
+      async (user, context) => {
+        await changed(async () => (await peopleOf(context)).remove(BY_CLI, user.id));
         return `Removed user ${user.username}.`;
       },
     ),
     unlock: oneUserCommand(
       "end a user's lock after too many failed code verifications",
-      async (user, context, store) => {
-        const { keys } = await context.open();
-        const { codeDefaults, verification: settings } = context.config;
-        const verification = new Verification(store, acceptedKeys(keys, 'codeHash'), codeDefaults, settings);
+      async (user, context) => {
+        const { verification } = await context.domain();
         return (await verification.unlock(user.id, 'cli', context.now()))
           ? `Unlocked ${user.username}: failed verifications forgotten.`
           : `${user.username} had no failed verifications to forget.`;
@@ -354,13 +336,9 @@ export const userCommands: CommandGroup = {
     ),
     'forget-devices': oneUserCommand(
       "forget the user's remembered devices: no browser of theirs shows a code on screen for being one any more",
-      async (user, context, store) => {
-        const { keys } = await context.open();
-        const count = await new RememberedDevices({
-          store,
-          hashKeys: acceptedKeys(keys, 'codeHash'),
-          now: () => context.now(),
-        }).forgetAll(user, { actor: 'cli', clientAddress: null });
+      async (user, context) => {
+        const { rememberedDevices } = await context.domain();
+        const count = await rememberedDevices.forgetAll(user, { actor: 'cli', clientAddress: null });
         return count === 0
           ? `${user.username} had no remembered device to forget.`
           : `Forgot ${count} remembered device${count === 1 ? '' : 's'} of ${user.username}.`;

@@ -1,6 +1,4 @@
 import { basename } from 'node:path';
-import { directoryUsersOf } from '../bootstrap.js';
-import { UserProvisioning } from '../domain/identity/provision-user.js';
 import { InvalidField } from '../domain/identity/user-fields.js';
 import { IMPORT_FIELDS, ImportFileError, importBatches } from '../user-import/import-file.js';
 import { IMPORT_ACTOR, type RowProblem, UserImport } from '../user-import/import-users.js';
@@ -48,11 +46,7 @@ export const userImportCommand: Command = {
     const started = context.now();
     const userImport = new UserImport(
       store,
-      new UserProvisioning(
-        store,
-        () => context.now(),
-        directoryUsersOf(context.config, store, () => context.now()),
-      ),
+      (await context.domain()).provisioning,
       context.config.provisioning.batchSize,
     );
     let report;

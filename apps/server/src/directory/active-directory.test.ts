@@ -1,3 +1,4 @@
+import { identityOf } from '../testing/identity.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -350,7 +351,7 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
         const { store } = testStore;
         const directory = new LdapDirectory(config, clock);
         onTestFinished(() => directory.close());
-        const sync = new DirectoryUsers(directory, config, store, new UserProvisioning(store, clock), {
+        const sync = new DirectoryUsers(directory, config, store, identityOf(store, clock).provisioning, {
           now: clock,
           batchSize: 200,
         });

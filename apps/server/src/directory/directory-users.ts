@@ -7,7 +7,11 @@ import {
   type SourcedUser,
   type UserProvisioning,
 } from '../domain/identity/provision-user.js';
-import type { DirectorySignInResult, UserDirectory } from '../domain/identity/user-directory.js';
+import type {
+  DirectoryNames,
+  DirectorySignInResult,
+  UserDirectory,
+} from '../domain/identity/user-directory.js';
 import {
   changedSinceTerm,
   fullPassReason,
@@ -43,6 +47,13 @@ export interface SyncSummary {
 
 /** How long the languages the product knows are kept for the locale check of sign-ins. */
 const LANGUAGES_CACHE_MS = 60_000;
+
+/** The names the directory has, which no other source may take (identity/people.ts). */
+export function directoryNamesOf(directory: LdapDirectory): DirectoryNames {
+  return {
+    hasUser: async (name) => (await directory.findUser(name, { groups: false })) !== undefined,
+  };
+}
 
 /**
  * The organisation's directory as the source of users: a password is checked by the directory,
@@ -106,8 +117,8 @@ export class DirectoryUsers implements UserDirectory {
     };
   }
 
-  async hasUser(name: Username): Promise<boolean> {
-    return (await this.directory.findUser(name, { groups: false })) !== undefined;
+  hasUser(name: Username): Promise<boolean> {
+    return directoryNamesOf(this.directory).hasUser(name);
   }
 
   /** What an unknown name costs: a decoy bind, as long as a real check. */

@@ -1,3 +1,4 @@
+import { identityOf } from '../testing/identity.js';
 import { usernameOrThrow } from '@dea/contract';
 import { Attribute, Change, type Client } from 'ldapts';
 import { describe, expect, inject, onTestFinished } from 'vitest';
@@ -101,7 +102,7 @@ describe.each(STORE_KINDS)('the directory sync by change on %s', (kind) => {
       let now = Date.now();
       const clock = () => now;
       const directory = new LdapDirectory(config, clock);
-      const sync = new DirectoryUsers(directory, config, store, new UserProvisioning(store, clock), {
+      const sync = new DirectoryUsers(directory, config, store, identityOf(store, clock).provisioning, {
         now: clock,
         batchSize: 40,
       });

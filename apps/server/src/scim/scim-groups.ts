@@ -1,5 +1,5 @@
 import Value from 'typebox/value';
-import { type GroupChanger, Groups } from '../domain/identity/groups.js';
+import type { GroupChanger, Groups } from '../domain/identity/groups.js';
 import { RuleError } from '../domain/rule-error.js';
 import type { Group, GroupFilterColumn, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
@@ -20,14 +20,11 @@ import { type Resource, versionOfResource } from './scim-users.js';
  * policy until an operator gives it one; a change the group's owner keeps from SCIM is refused.
  */
 export class ScimGroups {
-  private readonly groups: Groups;
-
   constructor(
     private readonly store: Store,
-    private readonly now: () => number,
-  ) {
-    this.groups = new Groups(store, now);
-  }
+    /** The groups module (identity/groups.ts) over this store. */
+    private readonly groups: Groups,
+  ) {}
 
   /**
    * One request's change of the group in one transaction of the store: its row is taken first
@@ -43,7 +40,7 @@ export class ScimGroups {
     work: (groups: ScimGroups) => Promise<T>,
   ): Promise<T> {
     return inOneTransaction(this.store, async (store) => {
-      const groups = new ScimGroups(store, this.now);
+      const groups = new ScimGroups(store, this.groups.within(store));
       const current = await store.groups.findForChange(id);
       if (ifMatch !== undefined) {
         if (current?.source !== 'scim') throw notFound(`Group ${id}`);
@@ -139,7 +136,7 @@ export class ScimGroups {
 
   /** `work` on these groups over one transaction of the store (the one open, when there is one). */
   private scopedToOneTransaction<T>(work: (groups: ScimGroups) => Promise<T>): Promise<T> {
-    return this.store.transaction((store) => work(new ScimGroups(store, this.now)));
+    return this.store.transaction((store) => work(new ScimGroups(store, this.groups.within(store))));
   }
 
   /** The Group resource of RFC 7643 section 4.2, its members the SCIM users in it. */

@@ -245,18 +245,14 @@ const isOwnExternalId = (externalId: string | null): boolean =>
  * shown nor changed here.
  */
 export class ScimUsers {
-  private readonly provisioning: UserProvisioning;
-
   constructor(
     private readonly store: Store,
-    /** The one provisioning rule over a store (the server's, or one transaction of it). */
-    private readonly provisioningOver: (store: Store) => UserProvisioning,
+    /** The one provisioning rule (identity/provision-user.ts) over this store. */
+    private readonly provisioning: UserProvisioning,
     /** Password hashing in its turn among all hashes; undefined when too many wait already. */
     private readonly passwords: PasswordHashing,
     private readonly now: () => number,
-  ) {
-    this.provisioning = provisioningOver(store);
-  }
+  ) {}
 
   /**
    * One request's change of the user in one transaction of the store: its row is taken first
@@ -272,7 +268,7 @@ export class ScimUsers {
     work: (users: ScimUsers) => Promise<T>,
   ): Promise<T> {
     return inOneTransaction(this.store, async (store) => {
-      const users = new ScimUsers(store, this.provisioningOver, this.passwords, this.now);
+      const users = new ScimUsers(store, this.provisioning.within(store), this.passwords, this.now);
       const current = await store.users.findForChange(id);
       if (ifMatch !== undefined) {
         // As a read: another source's user is no SCIM resource to have a version.

@@ -5,7 +5,7 @@ import { openStore } from '../store/open-store.js';
 /** The thread of a second instance (second-instance.ts): its own store, changing users when asked. */
 const { dataDir, databaseUrl } = workerData as { dataDir: string; databaseUrl: string | undefined };
 const store = await openStore({ dataDir, databaseUrl, schema: 'as-is' });
-const people = new People(store, Date.now);
+const people = new People(store, Date.now, null);
 
 interface Request {
   id: number;

@@ -43,12 +43,7 @@ async function setRegistrationPolicy(
   options: Record<string, unknown>,
 ): Promise<void> {
   const group = (await t.services.store.groups.listOfUser(user.id))[0]!;
-  await new GroupPolicies(t.services.store, t.services.now).setPolicy(
-    group,
-    POLICY_CATEGORY_CHANNEL_REGISTRATION,
-    options,
-    'cli',
-  );
+  await t.services.groupPolicies.setPolicy(group, POLICY_CATEGORY_CHANNEL_REGISTRATION, options, 'cli');
 }
 
 const request = (user: User) => ({ user, actor: user.id, clientAddress: CLIENT, origin: 'owner' as const });

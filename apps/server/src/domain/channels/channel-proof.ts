@@ -21,6 +21,7 @@ import { channelRefusal, type ChannelRules } from './channel-rules.js';
 import { maskAddress } from './masking.js';
 import type { CodeDelivery } from '../ports/code-delivery.js';
 import type { ChannelChangeNotices } from '../ports/channel-notices.js';
+import type { PersonChannels } from '../identity/channels.js';
 import { mayChange, OwnershipRefused } from '../identity/user-ownership.js';
 import { canonicalAddress } from './recipients.js';
 import type { SendLimits } from './send-limits.js';
@@ -149,6 +150,8 @@ export interface ChannelProofServices {
   sendLimits: SendLimits;
   catalogs: Catalogs;
   channelNotices: ChannelChangeNotices;
+  /** The one writer of channels (identity/channels.ts): a proven address, a removal, an undo. */
+  channels: PersonChannels;
   config: { timeZone: string; channelRegistration: ChannelRegistrationConfig };
   now: () => number;
 }
@@ -530,21 +533,11 @@ export class ChannelProofs {
         return refusal('address-blocked', addressBlocked());
     }
     // The console's address replaces the key's old one in this transaction, as the CLI's would.
-    const channel = byConsole
-      ? await store.channels.set({
-          id: newId(),
-          userId: request.user.id,
-          key: proof.key,
-          address: proof.address,
-          createdAt: at,
-        })
-      : await store.channels.setProven({
-          id: newId(),
-          userId: request.user.id,
-          key: proof.key,
-          address: proof.address,
-          at,
-        });
+    const channel = await this.services.channels.writeProven(
+      store,
+      { userId: request.user.id, key: proof.key, address: proof.address, byConsole },
+      at,
+    );
     const reproof = before !== undefined && before.id === channel.id && before.origin === channel.origin;
     const trust = channelTrust(channel, policy, at);
     const to = maskAddress(channel.key, channel.address);
@@ -629,7 +622,7 @@ export class ChannelProofs {
         const undone = channel.id === link.channelId;
         const addedSince = channel.origin === 'owner' && (channel.registeredAt ?? -1) >= since;
         if (!undone && !addedSince) continue;
-        if (!(await trx.channels.remove(userId, channel.key))) continue;
+        if (!(await this.services.channels.takeAway(trx, userId, channel.key))) continue;
         removedChannels.push(channel);
         if (undone) removed = true;
       }
@@ -758,7 +751,7 @@ export class ChannelProofs {
         if (refused !== undefined) throw refused;
       } else if (current?.origin === 'source') throw notRegistrable();
       const proofEnded = await trx.channelProofs.remove(user.id, key);
-      const removed = current !== undefined && (await trx.channels.remove(user.id, key));
+      const removed = current !== undefined && (await this.services.channels.takeAway(trx, user.id, key));
       if (removed) await this.audit(trx, request, 'channel.removed', { key, origin: request.origin });
       return removed || proofEnded;
     });

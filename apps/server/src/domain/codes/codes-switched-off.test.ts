@@ -4,7 +4,6 @@ import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
-import { changeMembership } from '../identity/group-membership.js';
 
 type TestUser = Awaited<ReturnType<TestApp['createUser']>>;
 const ON = { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 5 };
@@ -102,11 +101,11 @@ describe.each(STORE_KINDS)('codes switched off on %s', (kind) => {
       await t.codeOnScreen(synced);
       const own = await store.groups.findByName(`group-${synced.username}`);
       if (own === undefined) throw new Error('no group');
-      await changeMembership(
-        store,
-        { group: own, userId: synced.id, member: false },
-        { actor: 'ldap-sync', at: t.clock.now(), details: { source: 'ldap' } },
-      );
+      await t.services.groups.changeMember(own, synced.id, false, {
+        by: 'local',
+        actor: 'ldap-sync',
+        details: { source: 'ldap' },
+      });
       expect(await active(synced)).toBe(0);
       expect(await switchedOff(synced)).toMatchObject([
         { actor: 'ldap-sync', details: { cause: 'membership changed' } },

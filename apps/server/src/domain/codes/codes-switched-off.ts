@@ -11,7 +11,7 @@ export type SwitchedOffCause = 'user disabled' | 'policy set' | 'membership chan
  * "Self Service" policy (of their highest-priority group that has one) without enableECode, or no
  * such policy at all. The one rule that every change which may switch codes off reaches after it
  * is written: disabling a user (identity/people.ts), a group's policy (group-policies.ts: the CLI and
- * the console), a membership (group-membership.ts: the CLI, the directory, the import and SCIM).
+ * the console), a membership (identity/groups.ts: the CLI, the directory, the import and SCIM).
  * Each user whose codes were taken back gets one audit entry. Answers how many codes were revoked.
  */
 export async function revokeCodesIfSwitchedOff(

@@ -57,7 +57,7 @@ export interface ConsoleAuthDependencies {
   /** The sign-in limits of ADR 0008, over console user names (prefixed console:). */
   throttle: SigninThrottle;
   hashQueue: HashQueue;
-  decoyPasswordHash: Promise<string>;
+  decoyPasswordHash: () => Promise<string>;
   settings: ConsoleAuthSettings;
   /** The one-time links without which an account cannot register its first passkey. */
   enrolment: ConsoleEnrolment;
@@ -152,7 +152,7 @@ export class ConsoleAuth {
       return { ...started, account: answer.account, next: await this.passkeyStep(answer.account.id) };
     }
     // An account of the OpenID provider has no password: checked against the decoy, then refused.
-    const stored = account?.passwordHash || (await this.deps.decoyPasswordHash);
+    const stored = account?.passwordHash || (await this.deps.decoyPasswordHash());
     const hashed = this.deps.hashQueue.tryRun((derive) => verifyPassword(password, stored, derive));
     if (hashed === undefined) {
       await throttle.notChecked(subject, clientAddress);

@@ -35,19 +35,17 @@ const iso = (at: number): string => new Date(at).toISOString();
  * passkey of this console session; everything audited with the agent as actor.
  */
 export class HelpDesk {
-  private readonly people: People;
-
   constructor(
     private readonly store: Store,
+    /** The identity module's users (identity/people.ts): ending a user's sessions goes through it. */
+    private readonly people: People,
     private readonly verification: Verification,
     private readonly codeDefaults: CodeDefaults,
     private readonly codeHashKey: Buffer,
     private readonly now: () => number,
     /** Sends a code to a channel as the page does (sendCode), on the agent's behalf. */
     private readonly send: (request: SendRequest) => Promise<{ to: string }>,
-  ) {
-    this.people = new People(store, now);
-  }
+  ) {}
 
   /** The identity module's rule: the user's "Help Desk" policy names the agent's role. */
   private issuersAllow(caller: ConsoleCaller, userId: string): Promise<boolean> {

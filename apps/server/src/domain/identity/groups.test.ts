@@ -1,3 +1,4 @@
+import { identityOf } from '../../testing/identity.js';
 import { usernameOrThrow } from '@dea/contract';
 import { describe, expect } from 'vitest';
 import { newId } from '../../crypto/ids.js';
@@ -9,7 +10,6 @@ import { SCIM } from '../../scim/scim-schemas.js';
 import type { AuditEntry, Group, Store, UserSource } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import { changeMembership } from './group-membership.js';
 import { ProvisionError, type SourcedUser, UserProvisioning } from './provision-user.js';
 import type { RuleError } from '../rule-error.js';
 import { GROUP_OWNERSHIP, GroupOwnershipError } from './group-ownership.js';
@@ -155,7 +155,7 @@ describe.each(STORE_KINDS)('the groups module on %s', (kind) => {
 
   storeTest('SCIM can create no group with a name the rules refuse', async ({ testStore }) => {
     const { store } = testStore;
-    const scim = new ScimGroups(store, Date.now);
+    const scim = new ScimGroups(store, new Groups(store, Date.now));
     for (const displayName of ['   ', 'x'.repeat(101), 'Ops\nTeam', 'Tab\there']) {
       const refused = await scim.create({ schemas: [SCIM.group], displayName }, 'scim:test').then(
         () => undefined,
@@ -176,7 +176,7 @@ describe.each(STORE_KINDS)('the groups module on %s', (kind) => {
 
   storeTest('the import and the sync make no group with a name the rules refuse', async ({ testStore }) => {
     const { store } = testStore;
-    const provisioning = new UserProvisioning(store, Date.now);
+    const provisioning = identityOf(store, Date.now).provisioning;
     await expect(provisioning.provision(sourced('erin', ['x'.repeat(101)]), 'import')).rejects.toThrow(
       ProvisionError,
     );
@@ -215,14 +215,7 @@ describe.each(STORE_KINDS)('the groups module on %s', (kind) => {
         groups.setPolicy(staff, { category: 'Self Service', options: {}, changes: {} }, SCIM_CLIENT, false),
       ).rejects.toThrow(/its policies may be changed only by an operator/);
       await expect(
-        changeMembership(
-          store,
-          { group: staff, userId: await addUser(store, 'erin'), member: true, by: 'scim' },
-          {
-            actor: 'scim:test',
-            at: Date.now(),
-          },
-        ),
+        groups.changeMember(staff, await addUser(store, 'erin'), true, { by: 'scim', actor: 'scim:test' }),
       ).rejects.toThrow(/owned by an operator/);
 
       expect((await store.groups.list()).map((group) => group.name).sort()).toEqual(['Execs', 'Staff']);

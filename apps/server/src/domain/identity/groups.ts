@@ -62,6 +62,14 @@ export class Groups {
     private readonly now: () => number,
   ) {}
 
+  /**
+   * The same use case inside the caller's transaction (`store`), its changes stamped `at` when
+   * given (a provisioning's or a batch's one time).
+   */
+  within(store: Store, at?: number): Groups {
+    return new Groups(store, at === undefined ? this.now : () => at);
+  }
+
   /** The group as stored now, or a 'missing' refusal. */
   async byId(id: string): Promise<Group> {
     const group = (await this.store.groups.list()).find((each) => each.id === id);

@@ -13,7 +13,7 @@ import { conflict, forbidden, invalidRequest, notFound } from '../errors.js';
 import type { ChannelProofs } from '../channels/channel-proof.js';
 import type { ConsoleCaller } from '../console/console-auth.js';
 import { inScope } from '../console/console-scope.js';
-import { changeMembership } from './group-membership.js';
+import type { Groups } from './groups.js';
 import type { PasswordLinks } from './password-links.js';
 import { type ChangeBy, NoSuchUser, type People, type PersonChange, ProvisionError } from './people.js';
 import { mayChange, OwnershipRefused } from './user-ownership.js';
@@ -56,6 +56,7 @@ export class PeopleAdministration {
     private readonly deps: {
       store: Store;
       people: People;
+      groups: Groups;
       passwordLinks: PasswordLinks;
       /** The proof rule of channels (channel-proof.ts), the one the channels page calls too. */
       channelProofs: ChannelProofs;
@@ -170,13 +171,13 @@ export class PeopleAdministration {
     member: boolean,
   ): Promise<AdminPersonChanged> {
     const { actor } = this.by(caller);
-    const { store, now } = this.deps;
+    const { store, groups } = this.deps;
     const user = await store.users.findById(userId);
     const group = (await store.groups.list()).find((candidate) => candidate.id === groupId);
     if (user === undefined || group === undefined) throw notFound();
-    const changed = await changeMembership(store, { group, userId, member }, { actor, at: now() }).catch(
-      asDomainError,
-    );
+    const changed = await groups
+      .changeMember(group, userId, member, { by: 'local', actor })
+      .catch(asDomainError);
     return { changed: changed ? ['groups'] : [], sessionsEnded: 0 };
   }
 

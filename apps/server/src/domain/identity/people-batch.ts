@@ -3,13 +3,12 @@ import { newChannelReference, newId } from '../../crypto/ids.js';
 import type { NewAuditEntry, NewUsersBatch, Store, User } from '../../store/store.js';
 import { canonicalAddress } from '../channels/recipients.js';
 import { RuleError } from '../rule-error.js';
-import { isTimeZone } from './time-zone.js';
-import { validFullName, validLocale, validTimeZone } from './user-fields.js';
+import { sourcedTimeZone } from './time-zone.js';
 import type { SourcedUser } from './provision-user.js';
 import { checkGroupOwnership } from './group-ownership.js';
-import { Groups } from './groups.js';
+import type { Groups } from './groups.js';
 import type { People } from './people.js';
-import { type ChangeBy, checked, NO_LOCAL_PASSWORD, ProvisionError, provisionedName } from './people.js';
+import { type ChangeBy, NO_LOCAL_PASSWORD, ProvisionError } from './people.js';
 import { SOURCE_OF_DOOR } from './user-ownership.js';
 
 /** A new user of a batch as written: the user, and what was left out of them. */
@@ -29,31 +28,26 @@ export interface CreatedPerson {
  */
 export async function createPeople(
   store: Store,
-  people: People,
+  identity: { people: People; groups: Groups },
   by: ChangeBy,
   inputs: readonly SourcedUser[],
   at: number,
 ): Promise<CreatedPerson[]> {
   const source = SOURCE_OF_DOOR[by.door];
   const batch: NewUsersBatch = { users: [], channels: [], memberships: [], audit: [] };
-  const groups = new Groups(store, () => at);
+  const groups = identity.groups.within(store, at);
   const changer = { by: source, actor: by.actor, details: { source } };
   const groupNamed = new Map<string, Awaited<ReturnType<Groups['named']>>>();
   const audit = (event: NewAuditEntry['event'], userId: string, details: Record<string, unknown>) =>
     batch.audit.push({ event, userId, actor: by.actor, details: { ...by.details, ...details } });
   const created: CreatedPerson[] = [];
   for (const input of inputs) {
-    const username = provisionedName(input.username);
-    const fullName = checked(() => validFullName(input.fullName));
-    const locale = input.locale === null ? null : checked(() => validLocale(input.locale ?? 'en'));
     const warnings: string[] = [];
-    const zone =
-      input.timeZone === undefined || input.timeZone === null || isTimeZone(input.timeZone)
-        ? input.timeZone
-        : null;
-    if (zone !== input.timeZone) warnings.push(`timeZone: "${input.timeZone}" is not a time zone`);
-    const timeZone = zone === undefined || zone === null ? null : checked(() => validTimeZone(zone));
-    await people.mayTakeName(by.door, username);
+    // The one check of a new user (People.create's), after the source's time zone rule.
+    const { username, fullName, locale, timeZone } = await identity.people.checkedNew(by.door, {
+      ...input,
+      timeZone: sourcedTimeZone(input.timeZone, warnings),
+    });
     const id = newId(at);
     audit('user.created', id, { username });
     if (input.disabled === true) audit('user.disabled', id, { sessionsEnded: 0 });

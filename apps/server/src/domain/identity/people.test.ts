@@ -39,7 +39,7 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
   storeTest(
     "a user may have no language, and SCIM's displayName and name.formatted as given or none, each change audited",
     async ({ testStore: { store }, expect }) => {
-      const people = new People(store, () => T0);
+      const people = new People(store, () => T0, null);
       const BY_SCIM: ChangeBy = { door: 'scim', actor: 'scim:idp' };
       const { user } = await people.create(BY_SCIM, {
         username: 'ada@example.org',
@@ -91,7 +91,7 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
   storeTest(
     'each operation writes its change and exactly one audit entry, and answers what changed',
     async ({ testStore: { store }, expect }) => {
-      const people = new People(store, () => T0);
+      const people = new People(store, () => T0, null);
       const { user } = await people.create(BY_OPERATOR, {
         username: 'Alice',
         fullName: ' Alice Example ',
@@ -131,7 +131,7 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
   storeTest(
     'a change whose audit entry cannot be written leaves neither the change nor the entry',
     async ({ testStore: { store }, expect }) => {
-      const people = new People(store, () => T0);
+      const people = new People(store, () => T0, null);
       const id = await addUser(store, 'carol');
       await store.sessions.create({ idHash: 'c1', userId: id, createdAt: T0, lastSeenAt: T0 });
       const before = await store.users.findById(id);
@@ -157,7 +157,7 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
       const heard: string[] = [];
       const listener: AuditListener = (entry) => heard.push(entry.event);
       const store = observedStore(testStore.store, new Metrics(), [listener]);
-      const people = new People(store, () => T0);
+      const people = new People(store, () => T0, null);
       const id = await addUser(store, 'fay');
       await expect(people.setPassword(UNWRITABLE, id, 'hash-2')).rejects.toThrow(/BigInt/);
       expect(heard).toEqual([]);
@@ -171,7 +171,7 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
   storeTest(
     'a part another source owns is refused naming the owner, and nothing is written',
     async ({ testStore: { store }, expect }) => {
-      const people = new People(store, () => T0);
+      const people = new People(store, () => T0, null);
       const refusals: [UserSource, UserDoor, () => (id: string) => Promise<unknown>, string][] = [
         [
           'ldap',
@@ -241,7 +241,7 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
       const second = await openSecondInstance(testStore);
       try {
         const id = await addUser(store, 'erin');
-        const people = new People(store, () => T0);
+        const people = new People(store, () => T0, null);
         const answers = await Promise.all(
           Array.from({ length: 20 }, (_, index) => {
             const here = index % 2 === 0;

@@ -51,10 +51,10 @@ export function checked<T>(check: () => T): T {
  * it. Nothing is created when the directory cannot be asked.
  */
 export async function refuseDirectoryName(
-  directoryNames: DirectoryNames | undefined,
+  directoryNames: DirectoryNames | null,
   name: Username,
 ): Promise<void> {
-  if (directoryNames === undefined) return;
+  if (directoryNames === null) return;
   let known: boolean;
   try {
     known = await directoryNames.hasUser(name);
@@ -161,23 +161,43 @@ export class People {
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
-    /** The configured directory, which owns the names it has (none for the directory's own doors). */
-    private readonly directoryNames?: DirectoryNames,
+    /**
+     * The configured directory, which owns the names it has; null when none is configured. Never
+     * optional: a caller that forgot it would let another source take a directory's name.
+     */
+    private readonly directoryNames: DirectoryNames | null,
   ) {}
+
+  /** The same use case inside the caller's transaction (`store`): a batch's, a provisioning's. */
+  within(store: Store): People {
+    return new People(store, this.now, this.directoryNames);
+  }
 
   /** Whether a new user of this door may have this name (the directory's names are its own). */
   async mayTakeName(door: UserDoor, username: Username): Promise<void> {
     if (door !== 'directory') await refuseDirectoryName(this.directoryNames, username);
   }
 
-  /** A new user of the door's source; disabled when `disabled`. Audited as `user.created`. */
-  async create(by: ChangeBy, input: NewPerson): Promise<PersonChange> {
+  /**
+   * The fields of a new user of this door as they are stored, or the ProvisionError that refuses
+   * them: the one check of a new user, one at a time (`create`) or many (people-batch.ts).
+   */
+  async checkedNew(
+    door: UserDoor,
+    input: Pick<NewPerson, 'username' | 'fullName' | 'locale' | 'timeZone'>,
+  ): Promise<{ username: Username; fullName: string; locale: string | null; timeZone: string | null }> {
     const username = provisionedName(input.username);
     const fullName = checked(() => validFullName(input.fullName));
     const locale = input.locale === null ? null : checked(() => validLocale(input.locale ?? 'en'));
     const zone = input.timeZone;
     const timeZone = zone === undefined || zone === null ? null : checked(() => validTimeZone(zone));
-    await this.mayTakeName(by.door, username);
+    await this.mayTakeName(door, username);
+    return { username, fullName, locale, timeZone };
+  }
+
+  /** A new user of the door's source; disabled when `disabled`. Audited as `user.created`. */
+  async create(by: ChangeBy, input: NewPerson): Promise<PersonChange> {
+    const { username, fullName, locale, timeZone } = await this.checkedNew(by.door, input);
     const at = this.now();
     const id = newId(at);
     const user = await this.store.transaction(async (store) => {

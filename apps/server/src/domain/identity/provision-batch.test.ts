@@ -1,3 +1,4 @@
+import { identityOf } from '../../testing/identity.js';
 import { usernameOrThrow } from '@dea/contract';
 import { describe, expect } from 'vitest';
 import { storeTest } from '../../testing/fixtures.js';
@@ -50,7 +51,7 @@ describe.each(STORE_KINDS)('provisioning users in batches on %s', (kind) => {
     { timeout: 300_000 },
     async ({ testStore: { store } }) => {
       await store.groups.create({ id: 'g-staff', name: 'Staff', priority: 1, createdAt: Date.now() });
-      const provisioning = new UserProvisioning(store, Date.now);
+      const provisioning = identityOf(store, Date.now).provisioning;
       // One user alone, as before: a transaction for the user, one for each membership, and the
       // channel statements each on their own (not counted here).
       const alone = await commitsDuring(store, () => provisioning.provision(sourced(0), 'test'));
@@ -104,8 +105,8 @@ describe.each(STORE_KINDS)('provisioning users in batches on %s', (kind) => {
       await store.groups.create({ id: 'g-staff', name: 'Staff', priority: 1, createdAt: Date.now() });
       const users = Array.from({ length: 40 }, (_, index) => sourced(index));
       const [one, two] = await Promise.all([
-        new UserProvisioning(store, Date.now).provisionBatch(users, 'one'),
-        new UserProvisioning(store, Date.now).provisionBatch(users, 'two'),
+        identityOf(store, Date.now).provisioning.provisionBatch(users, 'one'),
+        identityOf(store, Date.now).provisioning.provisionBatch(users, 'two'),
       ]);
       for (const results of [one, two]) expect(results.filter((result) => 'refused' in result)).toEqual([]);
       expect(await auditCount(store, 'user.created')).toBe(40);

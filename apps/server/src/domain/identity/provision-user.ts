@@ -1,16 +1,14 @@
 import { SEND_TYPE_OF_CHANNEL, type ChannelKey, type Username } from '@dea/contract';
-import { newChannelReference } from '../../crypto/ids.js';
 import type { Channel, KnownUser, Store, User, UserSource } from '../../store/store.js';
-import type { AuditEventName } from '../audit/audit-events.js';
 import { canonicalAddress } from '../channels/recipients.js';
-import { Groups } from './groups.js';
+import type { PersonChannels } from './channels.js';
+import type { Groups } from './groups.js';
 import { RuleError } from '../rule-error.js';
-import { isTimeZone } from './time-zone.js';
-import type { DirectoryNames } from './user-directory.js';
+import { sourcedTimeZone } from './time-zone.js';
+import type { People } from './people.js';
 import {
   type ChangeBy,
   NO_LOCAL_PASSWORD,
-  People,
   type PersonFields,
   type PersonProfile,
   ProvisionError,
@@ -72,16 +70,26 @@ export {
  * Called by the directory's sync and sign-in, SCIM and the import.
  */
 export class UserProvisioning {
-  /** The identity module every change of these users goes through. */
-  readonly people: People;
-
   constructor(
     private readonly store: Store,
     private readonly now: () => number,
-    /** The configured directory, which owns the names it has (none for the directory's own provisioning). */
-    private readonly directoryNames?: DirectoryNames,
-  ) {
-    this.people = new People(store, now, directoryNames);
+    /** The identity module's users, groups and channels: every change of these users goes through them. */
+    private readonly identity: { people: People; groups: Groups; channels: PersonChannels },
+  ) {}
+
+  /** The users' one way of change (identity/people.ts), which knows the directory's names. */
+  get people(): People {
+    return this.identity.people;
+  }
+
+  /** The same use case inside the caller's transaction (`store`): a batch's, SCIM's request's. */
+  within(store: Store): UserProvisioning {
+    const { people, groups, channels } = this.identity;
+    return new UserProvisioning(store, this.now, {
+      people: people.within(store),
+      groups: groups.within(store),
+      channels,
+    });
   }
 
   /**
@@ -121,7 +129,7 @@ export class UserProvisioning {
         const by = { door: DOOR_OF_SOURCE[first.source], actor, details: { source: first.source } };
         const created = await createPeople(
           this.store,
-          this.people,
+          this.identity,
           by,
           fresh.map((index) => inputs[index] as SourcedUser),
           this.now(),
@@ -169,10 +177,9 @@ export class UserProvisioning {
   ): Promise<BatchResult[]> {
     if (inputs.length > 1 && options.dryRun !== true) {
       try {
-        return await this.store.transaction(async (store) => {
-          const inBatch = new UserProvisioning(store, this.now, this.directoryNames);
-          return inBatch.provisionInTransaction(inputs, actor, options);
-        });
+        return await this.store.transaction(async (store) =>
+          this.within(store).provisionInTransaction(inputs, actor, options),
+        );
       } catch {
         // One at a time below: a refusal is then that user's alone, and any other error is thrown there.
       }
@@ -232,12 +239,8 @@ export class UserProvisioning {
     }
     if (options.mustCreate === true && (user !== undefined || byName !== undefined))
       throw new ProvisionError(`the user ${username} exists already`);
-    const timeZone =
-      input.timeZone === undefined || input.timeZone === null || isTimeZone(input.timeZone)
-        ? input.timeZone
-        : undefined;
-    if (timeZone !== input.timeZone) warnings.push(`timeZone: "${input.timeZone}" is not a time zone`);
-    const write = new Writes(store, this.people, actor, input.source, at, dryRun);
+    const timeZone = sourcedTimeZone(input.timeZone, warnings);
+    const write = new Writes(store, this.identity, actor, input.source, at, dryRun);
 
     if (adopt && byName !== undefined) {
       await write.userChange(byName.id, { source: input.source, externalId: input.externalId }, () => ({
@@ -395,7 +398,7 @@ export class UserProvisioning {
     if (user.disabled) return false;
     const write = new Writes(
       this.store,
-      this.people,
+      this.identity,
       actor,
       user.source,
       this.now(),
@@ -415,7 +418,7 @@ class Writes {
 
   constructor(
     private readonly store: Store,
-    private readonly people: People,
+    private readonly identity: { people: People; groups: Groups; channels: PersonChannels },
     private readonly actor: string,
     private readonly source: UserSource,
     private readonly at: number,
@@ -424,42 +427,30 @@ class Writes {
     this.by = { door: DOOR_OF_SOURCE[source], actor, details: { source } };
   }
 
-  async audit(event: AuditEventName, userId: string, details: Record<string, unknown> = {}): Promise<void> {
-    if (this.dryRun) return;
-    await this.store.audit.append(
-      { event, userId, actor: this.actor, details: { source: this.source, ...details } },
-      this.at,
-    );
-  }
-
   async userChange(
     userId: string,
     changes: PersonFields,
     details?: () => Record<string, unknown>,
   ): Promise<void> {
     if (this.dryRun) return;
-    await this.people.update(this.by, userId, changes, details);
+    await this.identity.people.update(this.by, userId, changes, details);
   }
 
   async disabled(userId: string, disabled: boolean, details: Record<string, unknown> = {}): Promise<void> {
     if (this.dryRun) return;
     const by = { ...this.by, details: { ...this.by.details, ...details } };
-    await (disabled ? this.people.disable(by, userId) : this.people.enable(by, userId));
+    const { people } = this.identity;
+    await (disabled ? people.disable(by, userId) : people.enable(by, userId));
   }
 
   async channelSet(userId: string, key: ChannelKey, address: string): Promise<void> {
     if (this.dryRun) return;
-    await this.store.channels.set({ id: newChannelReference(), userId, key, address, createdAt: this.at });
-    await this.store.users.update(userId, { updatedAt: this.at });
-    await this.audit('channel.set', userId, { key });
+    await this.identity.channels.setIn(this.store, this.by, { id: userId }, key, address, this.at);
   }
 
   async channelRemoved(userId: string, key: ChannelKey): Promise<void> {
     if (this.dryRun) return;
-    if (await this.store.channels.remove(userId, key)) {
-      await this.store.users.update(userId, { updatedAt: this.at });
-      await this.audit('channel.removed', userId, { key });
-    }
+    await this.identity.channels.removeIn(this.store, this.by, { id: userId }, key, this.at);
   }
 
   async leftGroups(
@@ -470,7 +461,7 @@ class Writes {
     if (this.dryRun) return;
     const changer = { by: this.source, actor: this.actor, details: { source: this.source, ...details } };
     try {
-      await new Groups(this.store, () => this.at).leaveAll(userId, names, changer);
+      await this.identity.groups.within(this.store, this.at).leaveAll(userId, names, changer);
     } catch (error) {
       if (error instanceof RuleError) throw new ProvisionError(`groups: ${error.message}`, 'invalid');
       throw error;
@@ -481,7 +472,7 @@ class Writes {
     if (this.dryRun) return;
     // Through the groups module (identity/groups.ts): a mapped group that does not exist yet is
     // made by the rules of every group, owned by this source.
-    const groups = new Groups(this.store, () => this.at);
+    const groups = this.identity.groups.within(this.store, this.at);
     const changer = { by: this.source, actor: this.actor, details: { source: this.source } };
     try {
       await groups.changeMember(await groups.named(groupName, changer), userId, member, changer);

@@ -21,3 +21,17 @@ export function isTimeZone(name: string): boolean {
   if (known.size < KNOWN_MAX) known.set(name, valid);
   return valid;
 }
+
+/**
+ * A source's time zone as provisioning takes it, one user at a time or in a batch alike: one that
+ * is no time zone is left out (undefined: the user's stays as it is, a new user's is none), with a
+ * warning in `warnings`; null (none) and undefined (not said) as given.
+ */
+export function sourcedTimeZone(
+  timeZone: string | null | undefined,
+  warnings: string[],
+): string | null | undefined {
+  if (timeZone === undefined || timeZone === null || isTimeZone(timeZone)) return timeZone;
+  warnings.push(`timeZone: "${timeZone}" is not a time zone`);
+  return undefined;
+}

@@ -76,7 +76,7 @@ export interface SignInDependencies {
   sessions: Sessions;
   hashQueue: HashQueue;
   /** Hash of a random password at the cost most stored hashes have: unknown users cost as much. */
-  decoyPasswordHash: Promise<string>;
+  decoyPasswordHash: () => Promise<string>;
   /** Key of the keyed hash under which unknown user names are audited. */
   identifierKey: Buffer;
   passwordHashCost: number;
@@ -292,7 +292,7 @@ export class SignIn {
     }
     const stored =
       local === undefined || local.passwordHash === NO_LOCAL_PASSWORD
-        ? await this.deps.decoyPasswordHash
+        ? await this.deps.decoyPasswordHash()
         : local.passwordHash;
     // A client that left while waiting for its turn costs no hash.
     const hashed = this.deps.hashQueue.tryRun(async (derive) =>

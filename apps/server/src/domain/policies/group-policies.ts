@@ -13,7 +13,7 @@ import {
 import type { TSchema } from 'typebox';
 import Value from 'typebox/value';
 import type { Group, Store } from '../../store/store.js';
-import { Groups } from '../identity/groups.js';
+import type { Groups } from '../identity/groups.js';
 import { RuleError } from '../rule-error.js';
 import { isTrustedNetwork } from './screen-code-trust.js';
 
@@ -105,14 +105,11 @@ const MAX_CATEGORY = 100;
  * (identity/groups.ts, which also creates, renames and hands over groups).
  */
 export class GroupPolicies {
-  private readonly groups: Groups;
-
   constructor(
     private readonly store: Store,
-    now: () => number,
-  ) {
-    this.groups = new Groups(store, now);
-  }
+    /** The groups module (identity/groups.ts), which writes and audits every policy. */
+    private readonly groups: Groups,
+  ) {}
 
   /** The category's stored options with `changes` applied; answers what is stored now. */
   async setPolicy(

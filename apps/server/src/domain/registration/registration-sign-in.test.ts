@@ -94,7 +94,7 @@ describe.each(STORE_KINDS)('registration sessions and links, on %s', (kind) => {
     "a new password, a disabled user and the operator's sign-out end the registration sessions",
     async ({ startApp }) => {
       const t = await startApp();
-      const people = new People(t.services.store, t.services.now);
+      const people = t.services.people;
       const by = { door: 'operator', actor: 'cli' } as const;
       for (const [event, end] of [
         ['user.password_set', (user: User) => people.setPassword(by, user.id, user.passwordHash)],

@@ -24,12 +24,7 @@ async function userOf(t: TestApp, user: TestUser): Promise<User> {
 
 async function registrationPolicy(t: TestApp, user: TestUser, options: Record<string, unknown>) {
   const group = (await t.services.store.groups.listOfUser(user.id))[0]!;
-  await new GroupPolicies(t.services.store, t.services.now).setPolicy(
-    group,
-    POLICY_CATEGORY_CHANNEL_REGISTRATION,
-    options,
-    'cli',
-  );
+  await t.services.groupPolicies.setPolicy(group, POLICY_CATEGORY_CHANNEL_REGISTRATION, options, 'cli');
 }
 
 /** The messages the outbox holds for a user, opened, oldest first. */

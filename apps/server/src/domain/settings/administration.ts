@@ -24,8 +24,8 @@ import type { CodeDefaults } from '../codes/code-settings.js';
 import type { ConsoleCaller } from '../console/console-auth.js';
 import { effectiveSettings } from './effective-settings.js';
 import { registrationOptionsOf } from '../channels/channel-proof.js';
-import { GroupPolicies, issuersOf } from '../policies/group-policies.js';
-import { Groups } from '../identity/groups.js';
+import { type GroupPolicies, issuersOf } from '../policies/group-policies.js';
+import type { Groups } from '../identity/groups.js';
 import { addLanguage, checkTexts, importTexts, textsBesideEnglish } from '../texts/message-texts.js';
 import { resolvePolicy } from '../policies/policy.js';
 import { RuleError } from '../rule-error.js';
@@ -61,6 +61,9 @@ export interface AdministrationDependencies {
     table: Readonly<Record<string, { schema: object }>>;
     values: Readonly<Record<string, unknown>>;
   };
+  /** The groups module (identity/groups.ts) and the policies' rules (policies/group-policies.ts). */
+  groups: Groups;
+  groupPolicies: GroupPolicies;
   now: () => number;
 }
 
@@ -80,8 +83,8 @@ export class Administration {
   private readonly groupChanges: Groups;
 
   constructor(private readonly deps: AdministrationDependencies) {
-    this.groupPolicies = new GroupPolicies(deps.store, deps.now);
-    this.groupChanges = new Groups(deps.store, deps.now);
+    this.groupPolicies = deps.groupPolicies;
+    this.groupChanges = deps.groups;
   }
 
   /** Who acts, for the audit: the administrator the route let through (CONSOLE_ACCESS.administer). */

@@ -116,7 +116,7 @@ describe.each(STORE_KINDS)('"this was not me" over HTTP, on %s', (kind) => {
         channels: { email: 'ann@example.com' },
       });
       const group = (await t.services.store.groups.listOfUser(person.id))[0]!;
-      await new GroupPolicies(t.services.store, t.services.now).setPolicy(
+      await t.services.groupPolicies.setPolicy(
         group,
         POLICY_CATEGORY_CHANNEL_REGISTRATION,
         { screenCodeRememberedDeviceDays: 30, registrationCoolingHours: 0 },

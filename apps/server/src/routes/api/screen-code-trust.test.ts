@@ -53,12 +53,7 @@ function pageCall(
 async function trustPolicy(t: TestApp, person: TestUser, options: Record<string, unknown>): Promise<void> {
   const group = await t.services.store.groups.findByName(`group-${person.username}`);
   if (group === undefined) throw new Error('no group of the person');
-  await new GroupPolicies(t.services.store, t.services.now).setPolicy(
-    group,
-    POLICY_CATEGORY_CHANNEL_REGISTRATION,
-    options,
-    'test',
-  );
+  await t.services.groupPolicies.setPolicy(group, POLICY_CATEGORY_CHANNEL_REGISTRATION, options, 'test');
 }
 
 /** Opens a registration session with a link of `dea user registration-link`; answers its cookies. */

@@ -172,7 +172,7 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
         channels: { email: 'kim@example.com' },
       });
       const [group] = await t.services.store.groups.listOfUser(user.id);
-      await new GroupPolicies(t.services.store, t.services.now).setPolicy(
+      await t.services.groupPolicies.setPolicy(
         group!,
         POLICY_CATEGORY_CHANNEL_REGISTRATION,
         { registrationCoolingHours: 24, reproveAfterDays: 30 },
