@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from './db.js';
+import { dialectSql } from './dialect-sql.js';
 
 export interface CatalogRepository {
   listLanguages(): Promise<{ code: string; name: string }[]>;
@@ -23,10 +24,7 @@ export interface CatalogRepository {
  * 20 ms of a test app's 170 at every start on a new store (docs/benchmarks.md, "The test suite").
  */
 function textRows(dialect: Dialect, texts: Record<string, string>) {
-  const json = JSON.stringify(texts);
-  return dialect === 'postgres'
-    ? sql`select key, value from json_each_text(${json}::json)`
-    : sql`select key, value from json_each(${json})`;
+  return dialectSql(dialect).jsonObjectRows(JSON.stringify(texts));
 }
 
 export function catalogRepository(db: Db, dialect: Dialect): CatalogRepository {

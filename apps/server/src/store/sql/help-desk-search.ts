@@ -1,6 +1,7 @@
 import { type RawBuilder, sql, type Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
+import { dialectSql } from './dialect-sql.js';
 import { toUser } from './user-row.js';
 import type { User } from './users.js';
 
@@ -39,12 +40,9 @@ export async function helpDeskCandidates(
   dialect: Dialect,
   search: HelpDeskSearch,
 ): Promise<HelpDeskCandidate[]> {
-  const has = (column: RawBuilder<unknown>, part: string) =>
-    dialect === 'postgres'
-      ? sql<boolean>`strpos(${column}, ${part}) > 0`
-      : sql<boolean>`instr(${column}, ${part}) > 0`;
-  const notAscii =
-    dialect === 'postgres' ? sql<boolean>`u.full_name ~ '[^ -~]'` : sql<boolean>`u.full_name glob '*[^ -~]*'`;
+  const spoken = dialectSql(dialect);
+  const has = (column: RawBuilder<unknown>, part: string) => spoken.contains(column, part);
+  const notAscii = spoken.holdsNonAscii(sql`u.full_name`);
   const byAddress =
     search.addressEnding === undefined
       ? sql<boolean>`false`

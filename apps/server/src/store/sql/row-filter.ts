@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Dialect } from './db.js';
+import { dialectSql } from './dialect-sql.js';
 
 /** A comparison of a filter (SCIM's operators, RFC 7644 section 3.4.2.2). */
 export type CompareOp = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
@@ -73,9 +74,7 @@ function compared<Column extends string>(
       return sql`${column} <= ${value}`;
     // Substrings without LIKE: no pattern characters to escape, and exact case unless asked.
     case 'co':
-      return dialect === 'postgres'
-        ? sql`strpos(${column}, ${String(value)}) > 0`
-        : sql`instr(${column}, ${String(value)}) > 0`;
+      return dialectSql(dialect).contains(column, String(value));
     case 'sw':
       return sql`substr(${column}, 1, ${String(value).length}) = ${String(value)}`;
     case 'ew':
@@ -106,6 +105,6 @@ export function orderTermsOf<Column extends string>(
   const direction = order.descending ? sql`desc` : sql`asc`;
   const value =
     order.text !== true ? column : order.caseInsensitive === true ? sql`lower(${column})` : sql`${column}`;
-  const inCodePoints = order.text === true && dialect === 'postgres' ? sql`${value} collate "C"` : value;
+  const inCodePoints = order.text === true ? dialectSql(dialect).inCodePoints(value) : value;
   return [sql`(${column} is null) ${direction}`, sql`${inCodePoints} ${direction}`];
 }
