@@ -12,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docsPage } from '../testing/guide-pages.js';
 import { builtEntry } from '../testing/processes.js';
 import { REPOSITORY, sharedRelease, TEST_RELEASE_ARGS, type Release } from '../testing/release.js';
 
@@ -273,6 +274,24 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
     expect(sh('dea', ['user', 'import', 'people.csv'], { cwd: work })).toContain('1 created');
     expect(sh('dea', ['user', 'list'], { cwd: work })).toContain('ann.operator');
     expect(statSync('/var/lib/dea/dea.sqlite').uid).toBe(Number(sh('id', ['-u', 'dea']).trim()));
+
+    // The upgrades guide's backup and restore of the package, run as written (no systemd runs
+    // here: systemctl is a function that does nothing, and no server runs meanwhile).
+    const backups = mkdtempSync(join(tmpdir(), 'dea-backups-'));
+    const guideBlock = (start: string) => {
+      const block = [...docsPage('operator/upgrades.md').matchAll(/```sh\n([\s\S]*?)```/g)]
+        .map((match) => match[1] ?? '')
+        .find((text) => text.startsWith(start));
+      expect(block, `the upgrades guide's block "${start}"`).toBeDefined();
+      return sh('bash', ['-c', `set -e; systemctl() { :; }\n${block}`], { cwd: backups });
+    };
+    guideBlock('# back up:');
+    sh('dea', ['user', 'remove', 'ann.operator'], { cwd: work });
+    expect(sh('dea', ['user', 'list'], { cwd: work })).not.toContain('ann.operator');
+    guideBlock('# restore:');
+    expect(sh('dea', ['user', 'list'], { cwd: work })).toContain('ann.operator');
+    expect([mode('/var/lib/dea'), owner('/var/lib/dea')]).toEqual(['700', 'dea:dea']);
+    rmSync(backups, { recursive: true, force: true });
 
     // A drop-in the service cannot read stops dea and the server, naming it and its mode.
     writeFileSync('/etc/dea/dea.env.d/60-private.env', 'DEA_LOG_LEVEL=warn\n', { mode: 0o600 });
