@@ -6,7 +6,7 @@
 //
 //   node scripts/suite-runs.mjs [--runs 5] [--load] [--project server] [file filters...]
 //
-// File filters, as Vitest takes them, narrow each run to those files (the named ones).
+// File filters, as Vitest takes them, narrow each run to those files (the longest ones, say).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

@@ -52,7 +52,7 @@ async function assetSizes(extension: '.js' | '.css'): Promise<Sizes[]> {
   );
 }
 
-/** A network as the table names it: latency per request, bandwidth in bytes per second. */
+/** A network as the benchmark's table names it: latency per request, bandwidth in bytes per second. */
 interface Network {
   name: string;
   latency: number;

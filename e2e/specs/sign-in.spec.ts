@@ -15,7 +15,7 @@ import {
 // Sign-ins through the form use 'demo-off' (no codes to fill the store 'demo' has); the
 // scenario that comes back to a code as 'demo' lives in code-on-screen.spec.ts, in its order.
 
-test('sign in with the pre-filled user name; the session cookies are set as the issue says', async ({
+test('sign in with the pre-filled user name; the session cookie is httpOnly and SameSite=Lax, the cross-site token readable', async ({
   page,
   context,
   baseURL,

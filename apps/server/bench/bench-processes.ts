@@ -9,7 +9,7 @@ import type { Store } from '../src/store/store.js';
 /**
  * What the benches share about the processes they measure: starting one (the built server, a
  * bare Fastify route), stopping it, and reading its CPU from the operating system, as the
- * issue's checks read it (`bench/load.ts`, `bench/request-overhead.ts`).
+ * guard of ADR 0051 reads it (`bench/load.ts`, `bench/request-overhead.ts`).
  */
 export interface Running {
   child: ChildProcess;

@@ -24,7 +24,7 @@
  * code), BENCH_VERIFY_CODES codes a pool. The bare route is measured (BARE_AROUND_SECONDS) before
  * and after every row of the run, and each row is compared with the mean of the two: its rate
  * with their rates, and a pair's server CPU with their server CPU per request (from /proc). Then
- * the pairs rows, as the issue's check measures: BENCH_PAIRS pairs (issue a code on screen, then
+ * the pairs rows, the guard's measure of a pair (ADR 0051): BENCH_PAIRS pairs (issue a code on screen, then
  * verify it with the service key) from 1 and from 8 clients, each client one request at a time,
  * the server's CPU per pair against the bare route's CPU per request at the same concurrency,
  * measured right before and right after. BENCH_SERVER_ENTRY=<server.js of another build> (a copy
@@ -433,7 +433,7 @@ const guard = (label: string, check: string, measured: string, holds: boolean): 
 };
 
 /**
- * A pair's server CPU as the issue's checker measures it: `clients` clients, each issuing a code
+ * A pair's server CPU as the guard measures it (ADR 0051): `clients` clients, each issuing a code
  * on screen (tempPass/create, a signed-in session) and then verifying it (tempPass/verify, the
  * service key), one request at a time, PAIRS pairs in all; the server's CPU per pair from /proc
  * against the bare route's CPU per request at the same concurrency, measured right before and
@@ -918,7 +918,7 @@ async function main(): Promise<void> {
         '',
         bareLine(),
         '',
-        `Pairs (as the issue's check measures): ${PAIRS} pairs at each concurrency, each client issuing a code on screen (tempPass/create, signed in) and then verifying it (tempPass/verify, service key), one request at a time; the server's CPU per pair from /proc, against the bare route's server CPU per request at the same concurrency, ${BARE_AROUND_SECONDS} s right before and right after.`,
+        `Pairs (the guard's measure, ADR 0051): ${PAIRS} pairs at each concurrency, each client issuing a code on screen (tempPass/create, signed in) and then verifying it (tempPass/verify, service key), one request at a time; the server's CPU per pair from /proc, against the bare route's server CPU per request at the same concurrency, ${BARE_AROUND_SECONDS} s right before and right after.`,
         '',
         '| store | clients | pairs (verifications by outcome) | pairs/s | server CPU per pair | bare route CPU per request before / after | pair in bare requests | PostgreSQL CPU per pair |',
         '|---|---|---|---|---|---|---|---|',
