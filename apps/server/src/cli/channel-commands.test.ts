@@ -1,4 +1,6 @@
+import { usernameOrThrow } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../crypto/ids.js';
 import {
   type CliFixture,
   openCliFixture,
@@ -53,6 +55,65 @@ describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
     expect(json).toContainEqual(
       expect.objectContaining({ key: 'personalTwitter', type: 'TWITTER', address: '@chris_c' }),
     );
+  });
+
+  it("writes through the identity module: one audit entry, the person's updatedAt, their other channels told", async () => {
+    const id = await cli.addUser('dana');
+    const at = Date.UTC(2026, 2, 2, 10);
+    expect(await cli.run(['channel', 'set', 'dana', 'mobile', '+49 170 5550199'], { now: at })).toMatchObject(
+      {
+        code: 0,
+      },
+    );
+    expect((await cli.store.users.findById(id))?.updatedAt).toBe(at);
+    // Her one channel so far: nobody else to tell.
+    expect(await cli.store.audit.list({ userId: id, event: 'notice.sent' })).toEqual([]);
+    expect(
+      await cli.run(['channel', 'set', 'dana', 'email', 'dana@example.org'], { now: at + 1000 }),
+    ).toMatchObject({ code: 0, out: 'Set email of dana to dana@example.org.' });
+    expect(await cli.store.audit.list({ userId: id, event: 'channel.set' })).toMatchObject([
+      { actor: 'cli', details: { key: 'email' } },
+      { actor: 'cli', details: { key: 'mobile' } },
+    ]);
+    // The mobile is told of the new address, with the link that undoes it.
+    expect(await cli.store.audit.list({ userId: id, event: 'notice.sent' })).toMatchObject([
+      { details: { channelKey: 'mobile', about: 'channel.registered' } },
+    ]);
+    // The same address again changes nothing and tells no one.
+    await cli.run(['channel', 'set', 'dana', 'email', 'dana@example.org'], { now: at + 2000 });
+    expect(await cli.store.audit.list({ userId: id, event: 'channel.set' })).toHaveLength(2);
+    expect(await cli.store.audit.list({ userId: id, event: 'notice.sent' })).toHaveLength(1);
+    expect(await cli.run(['channel', 'remove', 'dana', 'email'], { now: at + 3000 })).toMatchObject({
+      code: 0,
+    });
+    expect((await cli.store.users.findById(id))?.updatedAt).toBe(at + 3000);
+  });
+
+  it("refuses the channels of another source's user, naming it, and changes nothing", async () => {
+    await cli.store.users.create({
+      id: newId(),
+      username: usernameOrThrow('sol'),
+      passwordHash: '!',
+      fullName: 'Sol',
+      locale: 'en',
+      createdAt: Date.now(),
+      source: 'scim',
+      externalId: 'sol-1',
+    });
+    const before = await storeSnapshot(cli.store);
+    await expectRefusals(cli, [
+      [
+        ['channel', 'set', 'sol', 'email', 'sol@example.org'],
+        1,
+        "sol's channel list comes from the identity provider (SCIM)",
+      ],
+      [
+        ['channel', 'remove', 'sol', 'email'],
+        1,
+        "sol's channel list comes from the identity provider (SCIM)",
+      ],
+    ]);
+    expect(await storeSnapshot(cli.store)).toEqual(before);
   });
 
   it('removes a channel', async () => {

@@ -1,10 +1,10 @@
 import { CHANNEL_KEYS, type ChannelKey, isChannelKey, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
-import { newChannelReference } from '../crypto/ids.js';
+import { type ChangeBy, NoSuchUser } from '../domain/identity/people.js';
+import { OwnershipRefused } from '../domain/identity/user-ownership.js';
 import { validAddress } from '../domain/identity/user-fields.js';
 import {
   argument,
   asUsage,
-  auditChange,
   CliFailure,
   type CommandGroup,
   findUser,
@@ -19,6 +19,16 @@ function channelKey(value: string): ChannelKey {
 }
 
 const checkAddress = (key: ChannelKey, address: string): string => asUsage(() => validAddress(key, address));
+
+/** An operator's change of a person's channels, audited with the actor `cli`. */
+const BY_CLI: ChangeBy = { door: 'operator', actor: 'cli' };
+
+/** A person whose channels another source owns, or who was removed meanwhile: exit 1, naming why. */
+function refused(error: unknown): never {
+  if (error instanceof OwnershipRefused) throw new CliFailure(error.message);
+  if (error instanceof NoSuchUser) throw new CliFailure('the user was removed meanwhile');
+  throw error;
+}
 
 export const channelCommands: CommandGroup = {
   name: 'channel',
@@ -35,15 +45,11 @@ export const channelCommands: CommandGroup = {
         noMoreArguments(positionals, 3);
         const { store } = await context.open();
         const user = await findUser(store, username);
-        const now = context.now();
-        await store.channels.set({
-          id: newChannelReference(),
-          userId: user.id,
-          key,
-          address,
-          createdAt: now,
-        });
-        await auditChange(store, now, 'channel.set', { userId: user.id, details: { key } });
+        const { channels, channelProofs } = await context.domain();
+        // Through the identity module: who owns the person's channels, one transaction, audited.
+        const { channel, changed } = await channels.set(BY_CLI, user.id, key, address).catch(refused);
+        // Their other channels are told at once, with the link that undoes it.
+        if (changed && channel !== undefined) await channelProofs.announce(user, channel);
         context.out(`Set ${key} of ${username} to ${address}.`);
         return 0;
       },
@@ -58,9 +64,9 @@ export const channelCommands: CommandGroup = {
         noMoreArguments(positionals, 2);
         const { store } = await context.open();
         const user = await findUser(store, username);
-        if (!(await store.channels.remove(user.id, key)))
+        const { channels } = await context.domain();
+        if (!(await channels.remove(BY_CLI, user.id, key).catch(refused)).changed)
           throw new CliFailure(`${username} has no ${key} channel`);
-        await auditChange(store, context.now(), 'channel.removed', { userId: user.id, details: { key } });
         context.out(`Removed ${key} of ${username}.`);
         return 0;
       },

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import type { AuditEventName } from '../domain/audit/audit-events.js';
 import { InvalidField } from '../domain/identity/user-fields.js';
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
@@ -149,16 +148,6 @@ export async function findUser(store: Store, username: string): Promise<User> {
   const user = await userNamed(store, username);
   if (user === undefined) throw new CliFailure(`no user named "${username}"`);
   return user;
-}
-
-/** Every change an operator makes is audited, with the actor `cli`. */
-export function auditChange(
-  store: Store,
-  at: number,
-  event: AuditEventName,
-  entry: { userId?: string | null; details?: Record<string, unknown> } = {},
-): Promise<void> {
-  return store.audit.append({ event, actor: 'cli', ...entry }, at);
 }
 
 export const isoTime = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());

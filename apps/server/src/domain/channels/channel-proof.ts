@@ -493,7 +493,7 @@ export class ChannelProofs {
     proof: ChannelProof,
     owner: User | undefined,
   ): Promise<{ channel: Channel; undoToken: string | undefined; view: ChannelView } | { refused: Error }> {
-    const { now, config } = this.services;
+    const { now } = this.services;
     const at = now();
     const policy = await registrationPolicyOf(store, request.user.id);
     const channels = await store.channels.listOfUser(request.user.id);
@@ -550,19 +550,7 @@ export class ChannelProofs {
       reproof,
       usableFrom: new Date(trust.usable ? at : trust.reason === 'cooling' ? trust.until : at).toISOString(),
     });
-    let undoToken: string | undefined;
-    if (!reproof) {
-      undoToken = randomToken(32);
-      await store.channelProofs.addUndoLink({
-        tokenHash: this.undoHash(this.services.hashKeys[0]!, undoToken),
-        userId: request.user.id,
-        channelId: channel.id,
-        key: channel.key,
-        address: channel.address,
-        createdAt: at,
-        expiresAt: at + config.channelRegistration.undoLinkMs,
-      });
-    }
+    const undoToken = reproof ? undefined : await this.undoLinkOf(store, channel, at);
     const view: ChannelView = {
       state: 'registered',
       key: channel.key,
@@ -576,7 +564,35 @@ export class ChannelProofs {
   }
 
   /** Tells the person's other channels (never the new one) in their language, with the undo link. */
-  private async tell(request: ChannelRequest, channel: Channel, undoToken: string): Promise<void> {
+  /** A new one-time link that undoes the channel's registration ("this was not me"); answers its token. */
+  private async undoLinkOf(store: Store, channel: Channel, at: number): Promise<string> {
+    const undoToken = randomToken(32);
+    await store.channelProofs.addUndoLink({
+      tokenHash: this.undoHash(this.services.hashKeys[0]!, undoToken),
+      userId: channel.userId,
+      channelId: channel.id,
+      key: channel.key,
+      address: channel.address,
+      createdAt: at,
+      expiresAt: at + this.services.config.channelRegistration.undoLinkMs,
+    });
+    return undoToken;
+  }
+
+  /**
+   * A channel an operator set without a proof (`dea channel set`): the person's other channels are
+   * told at once, with the link that undoes it, as for an address an agent proved in the console.
+   */
+  async announce(user: User, channel: Channel): Promise<void> {
+    const undoToken = await this.undoLinkOf(this.services.store, channel, this.services.now());
+    await this.tell({ user, clientAddress: null }, channel, undoToken);
+  }
+
+  private async tell(
+    request: Pick<ChannelRequest, 'user' | 'locale'> & { clientAddress: string | null },
+    channel: Channel,
+    undoToken: string,
+  ): Promise<void> {
     const { catalogs, config, now } = this.services;
     const language = await catalogs.choose([request.user.locale, request.locale]);
     await this.services.channelNotices.tell({

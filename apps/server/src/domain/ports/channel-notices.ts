@@ -10,7 +10,8 @@ export interface ChannelChangeNotice {
   language: string;
   timeZone: string;
   at: number;
-  clientAddress: string;
+  /** Whoever registered it asked from there; null for an operator's command. */
+  clientAddress: string | null;
 }
 
 /**
