@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { usernameOrThrow } from '@dea/contract';
 import { Client, InvalidCredentialsError } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { UserProvisioning } from '../domain/identity/provision-user.js';
 import type { DirectoryConfig } from './directory-settings.js';
 import { DirectoryUsers } from './directory-users.js';
 import { LdapDirectory } from './ldap-directory.js';

@@ -2,7 +2,6 @@ import { identityOf } from '../testing/identity.js';
 import { usernameOrThrow } from '@dea/contract';
 import { Attribute, Change, type Client } from 'ldapts';
 import { describe, expect, inject, onTestFinished } from 'vitest';
-import { UserProvisioning } from '../domain/identity/provision-user.js';
 import type { Store } from '../store/store.js';
 import { storeTest } from '../testing/fixtures.js';
 import { createLdapTree, type LdapTree } from '../testing/ldap-tree.js';

@@ -7,7 +7,6 @@ import { STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp, TestUser } from '../../testing/test-app.js';
 import type { User } from '../../store/store.js';
 import { DomainError } from '../errors.js';
-import { GroupPolicies } from '../policies/group-policies.js';
 import { RuleError } from '../rule-error.js';
 
 const HOUR = 3_600_000;

@@ -17,7 +17,7 @@ import { issueCode } from '../codes/codes.js';
 import type { ConsoleCaller } from '../console/console-auth.js';
 import { inScope, scopeHolds } from '../console/console-scope.js';
 import { helpDeskPolicyAllows } from '../policies/group-policies.js';
-import { NoSuchUser, People } from '../identity/people.js';
+import { NoSuchUser, type People } from '../identity/people.js';
 import { OwnershipRefused } from '../identity/user-ownership.js';
 import { maskAddress } from '../channels/masking.js';
 import { resolvePolicy } from '../policies/policy.js';

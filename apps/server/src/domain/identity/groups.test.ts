@@ -10,7 +10,7 @@ import { SCIM } from '../../scim/scim-schemas.js';
 import type { AuditEntry, Group, Store, UserSource } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import { ProvisionError, type SourcedUser, UserProvisioning } from './provision-user.js';
+import { ProvisionError, type SourcedUser } from './provision-user.js';
 import type { RuleError } from '../rule-error.js';
 import { GROUP_OWNERSHIP, GroupOwnershipError } from './group-ownership.js';
 import { type GroupChanger, Groups } from './groups.js';

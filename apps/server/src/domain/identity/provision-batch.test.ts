@@ -5,7 +5,7 @@ import { storeTest } from '../../testing/fixtures.js';
 import { recordPostgresQueries, recordSqliteRuns } from '../../testing/recorded-sql.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import type { Store } from '../../store/store.js';
-import { type SourcedUser, UserProvisioning } from './provision-user.js';
+import type { SourcedUser, UserProvisioning } from './provision-user.js';
 
 const sourced = (index: number, extra: Partial<SourcedUser> = {}): SourcedUser => ({
   source: 'import',

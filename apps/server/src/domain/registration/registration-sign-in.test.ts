@@ -3,7 +3,6 @@ import { appTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 import type { User } from '../../store/store.js';
-import { People } from '../identity/people.js';
 
 const CLIENT = '198.51.100.7';
 

@@ -7,7 +7,6 @@ import { STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp, TestUser } from '../../testing/test-app.js';
 import type { User } from '../../store/store.js';
 import { allowAddresses } from '../channels/channel-proof.js';
-import { GroupPolicies } from '../policies/group-policies.js';
 import type { OpenedRegistration } from './registration-sign-in.js';
 
 const MINUTE = 60_000;

@@ -7,7 +7,6 @@ import {
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect } from 'vitest';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
-import { GroupPolicies } from '../../domain/policies/group-policies.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';

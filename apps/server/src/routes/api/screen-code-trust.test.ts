@@ -8,7 +8,6 @@ import {
 } from '@dea/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect } from 'vitest';
-import { GroupPolicies } from '../../domain/policies/group-policies.js';
 import { pageStartupAnswers } from '../../domain/page/page-startup-answers.js';
 import { RememberedDevices } from '../../domain/page/remembered-devices.js';
 import { RuleError } from '../../domain/rule-error.js';

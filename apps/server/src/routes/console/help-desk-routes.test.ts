@@ -5,7 +5,6 @@ import {
   type ChannelKey,
 } from '@dea/contract';
 import { describe } from 'vitest';
-import { GroupPolicies } from '../../domain/policies/group-policies.js';
 import { createServiceKey } from '../../domain/codes/service-keys.js';
 import { API } from '../../testing/api-bodies.js';
 import { appTest } from '../../testing/fixtures.js';
