@@ -13,7 +13,7 @@ import { openOutboxMessage } from './delivery/outbox-provider.js';
 import { createServiceKey } from './domain/codes/service-keys.js';
 import { SESSION_COOKIE } from './http/cookies.js';
 import type { Services } from './http/types.js';
-import { REQUEST_LINES_BUFFER_BYTES, createLogger, linesTo } from './logging.js';
+import { REQUEST_LINES_BUFFER_BYTES, createLogger, linesTo, readableLine } from './logging.js';
 import { API, bodies } from './testing/api-bodies.js';
 import { TEST_PASSWORD_HASH_COST, testConfig } from './testing/test-app.js';
 
@@ -295,5 +295,19 @@ describe('lines to a file descriptor (DEA_REQUEST_LOG_WAIT_MS)', () => {
         .filter(Boolean)
         .map((line) => (JSON.parse(line) as { msg: string }).msg);
     await expect.poll(messages).toEqual(['request completed', 'something to see now']);
+  });
+});
+
+describe('log lines at a terminal', () => {
+  it('are written for a person: time of day, level, message, then the other fields', () => {
+    expect(
+      readableLine(
+        '{"level":40,"time":"2026-12-06T21:03:04.567Z","service":"dea","accounts":["demo"],"n":2,"msg":"demo accounts exist"}\n',
+      ),
+    ).toBe('21:03:04.567 WARN  demo accounts exist  accounts=["demo"] n=2\n');
+    expect(readableLine('{"level":30,"time":"2026-12-06T21:03:04.567Z","msg":"closing"}')).toBe(
+      '21:03:04.567 info  closing\n',
+    );
+    expect(readableLine('not json')).toBe('not json\n');
   });
 });

@@ -71,9 +71,66 @@ interface LineStreams {
 
 let stdoutStreams: { waitMs: number; streams: LineStreams } | undefined;
 
-/** The process's stdout as LineStreams: one per process, with one wait. */
+/** The names of pino's levels, as a person reads them. */
+const LEVEL_NAMES: Readonly<Record<number, string>> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+/**
+ * One JSON log line as a person at a terminal reads it: the time of day, the level, the message,
+ * then the other fields as name=value. A line that is not JSON stays as it is.
+ */
+export function readableLine(line: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.endsWith('\n') ? line : `${line}\n`;
+  }
+  const { time, level, msg, service: _service, ...fields } = entry;
+  const clock = typeof time === 'string' ? time.slice(11, 23) : '';
+  const name = typeof level === 'number' ? (LEVEL_NAMES[level] ?? String(level)) : '';
+  const rest = Object.entries(fields)
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' ');
+  return `${[clock, name.padEnd(5), typeof msg === 'string' ? msg : ''].join(' ')}${rest === '' ? '' : `  ${rest}`}\n`;
+}
+
+/** Streams whose JSON lines are written as readableLine makes them (stdout at a terminal). */
+function readableStreams(streams: LineStreams): LineStreams {
+  const readable = (destination: DestinationStream): DestinationStream => ({
+    write: (text: string) =>
+      destination.write(
+        text
+          .split('\n')
+          .filter((line) => line !== '')
+          .map(readableLine)
+          .join(''),
+      ),
+  });
+  return {
+    lines: readable(streams.lines),
+    requestLines: readable(streams.requestLines),
+    end: () => streams.end(),
+  };
+}
+
+/**
+ * The process's stdout as LineStreams: one per process, with one wait. At a terminal (npm start)
+ * each line is written for a person (readableLine); anywhere else, one JSON object per line, as
+ * Fastify's own tooling does.
+ */
 function stdoutLines(waitMs: number): LineStreams {
-  stdoutStreams ??= { waitMs, streams: linesTo(process.stdout.fd || 1, waitMs) };
+  const fd = process.stdout.fd || 1;
+  stdoutStreams ??= {
+    waitMs,
+    streams: process.stdout.isTTY ? readableStreams(linesTo(fd, waitMs)) : linesTo(fd, waitMs),
+  };
   if (stdoutStreams.waitMs !== waitMs)
     throw new Error(`stdout's log lines already wait ${stdoutStreams.waitMs} ms, not ${waitMs}`);
   return stdoutStreams.streams;

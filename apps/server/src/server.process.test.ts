@@ -3,11 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashPassword } from './crypto/password-hash.js';
 import { openStore } from './store/open-store.js';
 import { demoUserGetsCode } from './testing/demo-journey.js';
-import { exitOf, spawnServer, startServerProcess } from './testing/processes.js';
+import { builtEntry, exitOf, spawnServer, startServerProcess } from './testing/processes.js';
 
 const startServer = startServerProcess;
 
@@ -225,6 +226,57 @@ describe('the server process', () => {
       expect(output[stream]).toContain(text);
       expect(output.stdout).not.toContain('running');
     }
+  });
+
+  it('at a terminal (npm start) writes readable lines: the address and the demo users stand out, no JSON', async () => {
+    const release = (
+      JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    // script(1) gives the server a terminal, as npm start in a shell does.
+    const child = spawn(
+      'script',
+      [
+        '-qfec',
+        `${JSON.stringify(process.execPath)} ${JSON.stringify(builtEntry('server'))} --demo`,
+        '/dev/null',
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          DEA_DATA_DIR: dataDir(),
+          PORT: '0',
+          HOST: '127.0.0.1',
+          DEA_LOG_LEVEL: 'info',
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    const exited = exitOf(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/demo-off/.test(output) && /!!! WARNING/.test(output)) resolve();
+      });
+      void exited.then(() => reject(new Error(`exited:\n${output}`)));
+    });
+    child.kill('SIGTERM');
+    await exited;
+    const lines = output.replaceAll('\r', '').split('\n');
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^Emergency Access ${release.replaceAll('.', '\\.')} is running: http://127\\.0\\.0\\.1:\\d+/dea/$`,
+        ),
+      ),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^ {4}demo {11}\S/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} info  schema changes applied: 0001-initial/),
+    );
+    expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
   });
 
   it('refuses to start on a bad setting, naming every bad field', async () => {
