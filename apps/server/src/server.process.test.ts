@@ -274,7 +274,7 @@ describe('the server process', () => {
     );
     expect(lines).toContainEqual(expect.stringMatching(/^ {4}demo {11}\S/));
     expect(lines).toContainEqual(
-      expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} info  schema changes applied: 0001-initial/),
+      expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} info {2}schema changes applied: 0001-initial/),
     );
     expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
   });
