@@ -26,3 +26,12 @@ describe('the release version', () => {
     }
   });
 });
+
+describe('the licence', () => {
+  it('is Apache-2.0, in LICENSE, the README and the root package.json', () => {
+    const at = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
+    expect(at('LICENSE')).toContain('Apache License\n                           Version 2.0, January 2004');
+    expect(at('README.md')).toContain('licensed under the Apache License, Version 2.0: [`LICENSE`](LICENSE)');
+    expect((JSON.parse(at('package.json')) as { license?: string }).license).toBe('Apache-2.0');
+  });
+});
