@@ -239,7 +239,7 @@ describe('the server process', () => {
       'script',
       [
         '-qfec',
-        `${JSON.stringify(process.execPath)} ${JSON.stringify(builtEntry('server'))} --demo`,
+        `echo "server pid $$"; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(builtEntry('server'))} --demo`,
         '/dev/null',
       ],
       {
@@ -249,6 +249,7 @@ describe('the server process', () => {
           PORT: '0',
           HOST: '127.0.0.1',
           DEA_LOG_LEVEL: 'info',
+          DEA_SHUTDOWN_DRAIN_SECONDS: '0',
         },
         stdio: ['pipe', 'pipe', 'pipe'],
       },
@@ -262,7 +263,8 @@ describe('the server process', () => {
       });
       void exited.then(() => reject(new Error(`exited:\n${output}`)));
     });
-    child.kill('SIGTERM');
+    // The server itself, in the terminal's own session (a hang-up only reloads its TLS), then script.
+    process.kill(Number(/server pid (\d+)/.exec(output)?.[1]), 'SIGTERM');
     await exited;
     const lines = output.replaceAll('\r', '').split('\n');
     expect(lines).toContainEqual(
@@ -277,6 +279,9 @@ describe('the server process', () => {
       expect.stringMatching(/^\d\d:\d\d:\d\d\.\d{3} info {2}schema changes applied: 0001-initial/),
     );
     expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.stringMatching(/ info {2}closing the listener; requests under way finish$/),
+    );
   });
 
   it('refuses to start on a bad setting, naming every bad field', async () => {
