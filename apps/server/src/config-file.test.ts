@@ -2,7 +2,8 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadConfigWithFile } from './config.js';
+import { configProblems } from './testing/config-problems.js';
+import { loadConfig, loadConfigWithFile } from './config.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'dea-config-'));
 function file(name: string, content: unknown, mode = 0o600): string {
@@ -12,15 +13,7 @@ function file(name: string, content: unknown, mode = 0o600): string {
   return path;
 }
 
-function problemsOf(load: () => unknown): string[] {
-  try {
-    load();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = configProblems;
 
 describe('config file', () => {
   it('refuses a secret in a file its group or others may read, naming the file and chmod 600', () => {

@@ -1,19 +1,12 @@
 import { resolve } from 'node:path';
 import Value from 'typebox/value';
 import { describe, expect, it } from 'vitest';
+import { configProblems } from './testing/config-problems.js';
 import { ConfigError, SETTINGS, loadConfig } from './config.js';
 import { DEFAULT_CODE_ALPHABET } from './domain/codes/code-settings.js';
 import { contentSecurityPolicy } from './http/security-headers.js';
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (env: Record<string, string>): string[] => configProblems(() => loadConfig(env));
 
 describe('loadConfig', () => {
   it('answers the documented defaults for an empty environment', () => {
@@ -276,13 +269,7 @@ describe('the listening addresses', () => {
       expect(loadConfig({ HOST: host, DEA_MANAGEMENT_HOST: host }).host).toBe(host);
     }
     for (const host of ['999.1.1.1', '127.0.0.1:8080', 'http://localhost', 'two words', '-leading']) {
-      let problems: string[] = [];
-      try {
-        loadConfig({ HOST: host, DEA_MANAGEMENT_PORT: '9000', DEA_MANAGEMENT_HOST: host });
-      } catch (error) {
-        problems = (error as ConfigError).problems;
-      }
-      expect(problems).toEqual(
+      expect(problemsOf({ HOST: host, DEA_MANAGEMENT_PORT: '9000', DEA_MANAGEMENT_HOST: host })).toEqual(
         ['HOST', 'DEA_MANAGEMENT_HOST'].map(
           (name) =>
             `${name}=${JSON.stringify(host)}: not an address to listen on: an IP address (127.0.0.1, ::1, 0.0.0.0 for every address) or a host name such as localhost`,

@@ -2,8 +2,9 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { configProblems } from './testing/config-problems.js';
 import { runCli } from './cli/run.js';
-import { ConfigError, loadConfig, loadConfigWithFile } from './config.js';
+import { loadConfig, loadConfigWithFile } from './config.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'dea-setting-files-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -18,15 +19,7 @@ function file(name: string, content: string, mode = 0o600): string {
   return path;
 }
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (env: Record<string, string>): string[] => configProblems(() => loadConfig(env));
 
 describe('DEA_SECRET_FILE and DATABASE_URL_FILE', () => {
   it('fill DEA_SECRET and DATABASE_URL from their files, without the trailing newline', () => {

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfigWithFile, SETTINGS } from './config.js';
+import { runAsNobody } from './testing/as-nobody.js';
+import { configProblems } from './testing/config-problems.js';
+import { loadConfigWithFile, SETTINGS } from './config.js';
 import { parseSettingsText, readSettingsFiles } from './settings-files.js';
 
 const folders: string[] = [];
@@ -23,15 +25,7 @@ function write(path: string, text: string, mode = 0o600): string {
 
 const known = (name: string) => Object.hasOwn(SETTINGS, name);
 
-function problemsOf(load: () => unknown): string[] {
-  try {
-    load();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = configProblems;
 
 describe('a settings file', () => {
   it("reads NAME=value lines as systemd's EnvironmentFile does: comments, quotes, spaces", () => {
@@ -164,21 +158,10 @@ describe('the settings files of DEA_SETTINGS_FILES', () => {
         logLevel: 'silent',
       });
       chmodSync(module, 0o644);
-      const asNobody = spawnSync(
-        'runuser',
-        [
-          '-u',
-          'nobody',
-          '-g',
-          'nogroup',
-          '--',
-          process.execPath,
-          '--input-type=module',
-          '-e',
-          `import { readSettingsFiles } from ${JSON.stringify(module)};
-           process.stdout.write(JSON.stringify(readSettingsFiles(${JSON.stringify(path)}, () => true).problems));`,
-        ],
-        { encoding: 'utf8', cwd: dir },
+      const asNobody = runAsNobody(
+        `import { readSettingsFiles } from ${JSON.stringify(module)};
+         process.stdout.write(JSON.stringify(readSettingsFiles(${JSON.stringify(path)}, () => true).problems));`,
+        dir,
       );
       expect(asNobody.status).toBe(0);
       const nobody = spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim();

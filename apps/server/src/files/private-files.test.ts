@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServices } from '../bootstrap.js';
 import { runCli } from '../cli/run.js';
+import { runAsNobody } from '../testing/as-nobody.js';
 import { testConfig } from '../testing/test-app.js';
 import { OpenPrivateFileError, readPrivateFile, readPrivateFileSync } from './private-files.js';
 
@@ -71,22 +72,11 @@ describe('files holding a secret', () => {
       );
       chmodSync(module, 0o644);
       const readAsNobody = () =>
-        spawnSync(
-          'runuser',
-          [
-            '-u',
-            'nobody',
-            '-g',
-            'nogroup',
-            '--',
-            process.execPath,
-            '--input-type=module',
-            '-e',
-            `import { readPrivateFileSync } from ${JSON.stringify(module)};
-             try { process.stdout.write(readPrivateFileSync(${JSON.stringify(path)}).toString()); }
-             catch (error) { process.stdout.write(error.message); process.exitCode = 3; }`,
-          ],
-          { encoding: 'utf8', cwd: folder },
+        runAsNobody(
+          `import { readPrivateFileSync } from ${JSON.stringify(module)};
+           try { process.stdout.write(readPrivateFileSync(${JSON.stringify(path)}).toString()); }
+           catch (error) { process.stdout.write(error.message); process.exitCode = 3; }`,
+          folder,
         );
       try {
         for (const mode of [0o440, 0o640]) {
