@@ -425,7 +425,10 @@ function buildDeb() {
   mkdirSync(join(deb, 'lib/systemd/system'), { recursive: true });
   writeFileSync(join(deb, 'lib/systemd/system/dea.service'), unit);
   // Nothing under /etc: the operator's settings file is made once by postinst, never shipped.
-  writeFileSync(join(deb, 'usr/lib/dea/dea.env'), defaultsFile('/usr/share/doc/dea/examples/dea.env.example'));
+  writeFileSync(
+    join(deb, 'usr/lib/dea/dea.env'),
+    defaultsFile('/usr/share/doc/dea/examples/dea.env.example'),
+  );
   const doc = join(deb, 'usr/share/doc/dea');
   mkdirSync(join(doc, 'examples'), { recursive: true });
   writeFileSync(join(doc, 'examples/dea.env.example'), exampleFile);

@@ -89,7 +89,7 @@ export const directoryCommands: CommandGroup = {
         }
         if (user === undefined) {
           context.out(
-            `no user "${name}" under ${config.baseDn} with ${config.userFilter} (by ${config.attributes.username ?? 'the user name attribute'}): check DEA_LDAP_USER_FILTER, DEA_LDAP_BASE_DN and DEA_LDAP_ATTRIBUTES`,
+            `no user "${name}" under ${config.baseDn} with ${config.userFilter.toString()} (by ${config.attributes.username ?? 'the user name attribute'}): check DEA_LDAP_USER_FILTER, DEA_LDAP_BASE_DN and DEA_LDAP_ATTRIBUTES`,
           );
           return 1;
         }

@@ -131,7 +131,7 @@ export function ChannelManager({
   const kinds = (policy?.types ?? []).flatMap((type) =>
     keysOfType(type).filter((key) => !sourceKeys.has(key)),
   );
-  const chosenKind = kinds.includes(kind) ? kind : kinds[0];
+  const chosenKind = kinds.find((each) => each === kind) ?? kinds[0];
   const full = policy !== undefined && ownCount >= policy.max;
 
   const startProof = (key: string, address: string) =>
