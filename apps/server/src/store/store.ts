@@ -110,7 +110,7 @@ export type { VerifyFailures, VerifyFailureRule, VerifyFailureRepository } from 
 export type { KeyClaim, VerifyAnswerRepository } from './sql/verify-answers.js';
 
 /**
- * The store contract. Two implementations pass one test suite (store.suite.ts): the embedded
+ * The store contract. Two implementations pass one test suite (store.test.ts, suite/): the embedded
  * SQLite file and PostgreSQL. Every method that decides something under concurrency does so
  * atomically in the database, so any number of server instances behave as one.
  */
