@@ -221,6 +221,8 @@ export function composeDomain(parts: DomainParts): Services {
     signIn: new SignIn({
       store: signInBulkheads.store,
       bulkheads: signInBulkheads,
+      // Its stamps on the user go through People, within sign-in's share of the connections.
+      people: people.within(signInBulkheads.store),
       throttle,
       sessions,
       hashQueue,
@@ -252,6 +254,7 @@ export function composeDomain(parts: DomainParts): Services {
           }),
         }),
       enrolment: identity.consoleEnrolment,
+      accounts: consoleAccounts,
       now,
     }),
     scim: {

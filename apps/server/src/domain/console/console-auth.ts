@@ -21,6 +21,7 @@ import type { ConsoleEnrolmentConfig } from './console-settings.js';
 import { verifiedPasskeyCounter } from './passkey-assertion.js';
 import { limitKeyOf, type SigninThrottle } from '../page/signin-throttle.js';
 import { consoleAccountNamed } from '../identity/user-names.js';
+import type { ConsoleAccounts } from '../identity/console-accounts.js';
 
 /**
  * @simplewebauthn/server, loaded at the first passkey ceremony: loading it took about half of the
@@ -61,6 +62,8 @@ export interface ConsoleAuthDependencies {
   settings: ConsoleAuthSettings;
   /** The one-time links without which an account cannot register its first passkey. */
   enrolment: ConsoleEnrolment;
+  /** The accounts' one writer: a passkey registered, a passkey's use at sign-in. */
+  accounts: Pick<ConsoleAccounts, 'addPasskey' | 'usePasskey'>;
   /**
    * Sessions signed in through the OpenID provider (console-oidc.ts): their account as it stands
    * after the role's refresh, undefined once the session was ended for it.
@@ -337,18 +340,21 @@ export class ConsoleAuth {
         throw enrolmentRefused(refusal);
       }
     }
-    await store.console.addPasskey({
-      credentialId: credential.id,
-      accountId: caller.account.id,
-      publicKey: Buffer.from(credential.publicKey).toString('base64url'),
-      counter: credential.counter,
-      transports: credential.transports ?? [],
-      createdAt: at,
-      lastUsedAt: at,
-    });
-    await store.console.markPasskey(caller.session.idHash, at);
     if (first) await this.audit('console.enrolment_link_used', caller, at, { credentialId: credential.id });
-    await this.audit('console.passkey_registered', caller, at, { credentialId: credential.id, aaguid });
+    // The passkey and its audit entry, written by the account's one writer.
+    await this.deps.accounts.addPasskey(
+      caller.account,
+      {
+        credentialId: credential.id,
+        publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+        createdAt: at,
+        lastUsedAt: at,
+      },
+      { role: caller.account.role, aaguid },
+    );
+    await store.console.markPasskey(caller.session.idHash, at);
   }
 
   async authenticationOptions(
@@ -385,7 +391,7 @@ export class ConsoleAuth {
     }
     const newCounter = await verifiedPasskeyCounter(response, challenge, rp, passkey);
     const counted =
-      newCounter !== undefined && (await store.console.usePasskey(passkey.credentialId, newCounter, at));
+      newCounter !== undefined && (await this.deps.accounts.usePasskey(passkey.credentialId, newCounter, at));
     if (!counted) {
       await this.audit('console.passkey_refused', caller, at, { ceremony: 'authentication' });
       throw refused();

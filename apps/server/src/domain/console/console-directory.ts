@@ -226,7 +226,7 @@ export class ConsoleDirectory {
           displayName: user.fullName.trim() === '' ? username : user.fullName.trim(),
           grant,
         },
-        (tx, made) => tx.consoleDirectory.linkAccount(user.externalId, made.id),
+        { directory: { externalId: user.externalId } },
         { ...(grant.scope !== null && { scope: grant.scope }), source: 'directory', groups },
         at,
       );

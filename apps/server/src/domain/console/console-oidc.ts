@@ -445,7 +445,7 @@ export class ConsoleOidc {
             typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim() : named,
           grant,
         },
-        (tx, made) => tx.consoleOidc.linkIdentity(identity.issuer, identity.subject, made.id),
+        { provider: identity },
         { issuer: identity.issuer },
         at,
       );

@@ -104,4 +104,74 @@ describe.each(STORE_KINDS)('console accounts on %s', (kind) => {
       ]);
     },
   );
+  storeTest(
+    'a passkey registered commits with its audit entry; its use counts only a counter that moved on',
+    async ({ testStore: { store }, expect }) => {
+      const accounts = accountsOf(store);
+      const lou = await accountOf(store, 'lou', 'admin');
+      const passkey = {
+        credentialId: 'cred-lou',
+        publicKey: 'key',
+        counter: 3,
+        transports: ['usb'],
+        createdAt: T0,
+        lastUsedAt: T0,
+      };
+      await accounts.addPasskey(lou, passkey, { role: 'admin', aaguid: 'model' });
+      expect(await store.console.listPasskeys(lou.id)).toMatchObject([{ ...passkey, accountId: lou.id }]);
+      expect(await store.audit.list({ event: 'console.passkey_registered' })).toMatchObject([
+        { actor: 'console:lou', details: { role: 'admin', aaguid: 'model', credentialId: 'cred-lou' } },
+      ]);
+      // The same credential again: nothing written, no second entry.
+      await expect(accounts.addPasskey(lou, passkey, { role: 'admin' })).rejects.toThrow();
+      expect(await store.audit.list({ event: 'console.passkey_registered' })).toHaveLength(1);
+
+      expect(await accounts.usePasskey('cred-lou', 3, T0 + 1)).toBe(false);
+      expect(await accounts.usePasskey('cred-lou', 4, T0 + 2)).toBe(true);
+      expect(await store.console.findPasskey('cred-lou')).toMatchObject({ counter: 4, lastUsedAt: T0 + 2 });
+    },
+  );
+
+  storeTest(
+    'an account made at a sign-in elsewhere is linked to its provider subject or directory entry in its transaction',
+    async ({ testStore: { store }, expect }) => {
+      const accounts = accountsOf(store);
+      const grant = { role: 'helpdesk' as const, scope: null };
+      const pia = await accounts.addSignedInElsewhere(
+        { username: usernameOrThrow('pia'), displayName: 'Pia', grant },
+        { provider: { issuer: 'https://idp.example.org', subject: 'sub-pia' } },
+        { issuer: 'https://idp.example.org' },
+        T0,
+      );
+      expect(await store.consoleOidc.findAccountIdOf('https://idp.example.org', 'sub-pia')).toBe(pia.id);
+      expect(await accounts.sourceOf(pia)).toBe('provider');
+
+      const dirk = await accounts.addSignedInElsewhere(
+        { username: usernameOrThrow('dirk'), displayName: 'Dirk', grant },
+        { directory: { externalId: 'entry-dirk' } },
+        { source: 'directory' },
+        T0,
+      );
+      expect(await store.consoleDirectory.findAccountIdOf('entry-dirk')).toBe(dirk.id);
+      expect(await accounts.sourceOf(dirk)).toBe('directory');
+
+      // A second account for the same subject: the link refuses it, and no account is left behind.
+      await expect(
+        accounts.addSignedInElsewhere(
+          { username: usernameOrThrow('pia2'), displayName: 'Pia', grant },
+          { provider: { issuer: 'https://idp.example.org', subject: 'sub-pia' } },
+          {},
+          T0,
+        ),
+      ).rejects.toThrow();
+      expect(await store.console.findAccountByUsername(usernameOrThrow('pia2'))).toBeUndefined();
+      expect(await store.audit.list({ event: 'console.account_created' })).toMatchObject([
+        { actor: 'console:dirk', details: { username: 'dirk', role: 'helpdesk', source: 'directory' } },
+        {
+          actor: 'console:pia',
+          details: { username: 'pia', role: 'helpdesk', issuer: 'https://idp.example.org' },
+        },
+      ]);
+    },
+  );
 });

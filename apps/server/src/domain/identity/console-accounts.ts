@@ -1,6 +1,6 @@
 import { newId } from '../../crypto/ids.js';
 import type { Username } from '@dea/contract';
-import type { ConsoleAccount, ConsoleRole, Store } from '../../store/store.js';
+import type { ConsoleAccount, ConsolePasskey, ConsoleRole, Store } from '../../store/store.js';
 import type { ConsoleEnrolment } from '../console/console-enrolment.js';
 import { checkedScope, sameScope } from '../console/console-scope.js';
 import { RuleError } from '../rule-error.js';
@@ -35,13 +35,19 @@ export interface ConsoleGrant {
   scope: readonly string[] | null;
 }
 
+/** Whom an account made at a sign-in elsewhere belongs to: the provider's subject, or the directory's entry. */
+export type SignedInElsewhere =
+  | { provider: { issuer: string; subject: string } }
+  | { directory: { externalId: string } };
+
 /**
  * The one way console accounts are written, whatever the door: administrators in the console and
  * operators with `dea admin` (add, role and scope, password, disable and enable with their
  * sessions ending, passkeys one by one, named or removed but never the last, a lost passkey
- * replaced with a new enrolment link, removal), and the sign-ins of people whose role comes from
- * elsewhere (the OpenID provider, the directory), which make their account at the first sign-in
- * and bring its role up to date. The role and scope of an account of another source are that
+ * replaced with a new enrolment link, removal), the account's own passkey ceremonies (a passkey
+ * registered, its counter as it signs in), and the sign-ins of people whose role comes from
+ * elsewhere (the OpenID provider, the directory), which make their account at the first sign-in,
+ * linked to whom it belongs, and bring its role up to date. The role and scope of an account of another source are that
  * source's: refused here, naming it. Each change commits with its audit entry, naming `actor`.
  */
 export class ConsoleAccounts {
@@ -174,12 +180,12 @@ export class ConsoleAccounts {
 
   /**
    * The account of a person who signs in elsewhere, made at their first sign-in: no password of
-   * its own, the role its groups grant, linked to its person by `link` in the same transaction,
+   * its own, the role its groups grant, linked to its person (`owner`) in the same transaction,
    * audited as `console.account_created` by the person (`details`: where it comes from).
    */
   async addSignedInElsewhere(
     input: { username: Username; displayName: string; grant: ConsoleGrant },
-    link: (tx: Store, account: ConsoleAccount) => Promise<void>,
+    owner: SignedInElsewhere,
     details: Record<string, unknown>,
     at: number,
   ): Promise<ConsoleAccount> {
@@ -195,7 +201,9 @@ export class ConsoleAccounts {
     };
     await this.deps.store.transaction(async (tx) => {
       await tx.console.createAccount(account);
-      await link(tx, account);
+      if ('provider' in owner)
+        await tx.consoleOidc.linkIdentity(owner.provider.issuer, owner.provider.subject, account.id);
+      else await tx.consoleDirectory.linkAccount(owner.directory.externalId, account.id);
       await tx.audit.append(
         {
           event: 'console.account_created',
@@ -243,6 +251,39 @@ export class ConsoleAccounts {
         at,
       );
     return true;
+  }
+
+  /**
+   * A passkey the account registered in its own session (the caller checked the ceremony and, for
+   * the first, used the enrolment link), audited as `console.passkey_registered` by the account
+   * in the same transaction (`details`: the authenticator's model, the session's role).
+   */
+  async addPasskey(
+    account: ConsoleAccount,
+    passkey: Omit<ConsolePasskey, 'accountId'>,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    const at = passkey.createdAt;
+    await this.deps.store.transaction(async (tx) => {
+      await tx.console.addPasskey({ ...passkey, accountId: account.id });
+      await tx.audit.append(
+        {
+          event: 'console.passkey_registered',
+          actor: `console:${account.username}`,
+          details: { ...details, credentialId: passkey.credentialId },
+        },
+        at,
+      );
+    });
+  }
+
+  /**
+   * A sign-in's use of the passkey: its counter and the time, written only when the
+   * authenticator's counter moved on (or both are 0, for authenticators without one), in one
+   * statement. False for a counter that did not, a sign of a cloned key; the sign-in audits it.
+   */
+  usePasskey(credentialId: string, counter: number, at: number): Promise<boolean> {
+    return this.deps.store.console.usePasskey(credentialId, counter, at);
   }
 
   /** Disabled (its sessions end at once) or enabled again; an administrator never disables themselves. */

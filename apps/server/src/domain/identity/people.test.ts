@@ -272,4 +272,27 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
       }
     },
   );
+  storeTest(
+    "a sign-in's stamps: the time of the sign-in, and a hash made again only while it is still the one read",
+    async ({ testStore: { store }, expect }) => {
+      const people = new People(store, () => T0, null);
+      const id = await addUser(store, 'ida', 'ldap');
+      await people.recordSignIn(id, T0 + 1_000);
+      await people.recordSignIn(id, T0 + 2_000);
+      expect(await store.users.findById(id)).toMatchObject({
+        lastLoginAt: T0 + 1_000,
+        currentLoginAt: T0 + 2_000,
+      });
+
+      const ann = await addUser(store, 'ann');
+      expect(await people.rehashPassword(ann, 'hash-0', 'hash-0-again')).toBe(true);
+      // A password set meanwhile is never undone by a rehash of the old one.
+      await people.setPassword(BY_OPERATOR, ann, 'hash-new');
+      expect(await people.rehashPassword(ann, 'hash-0-again', 'hash-old-again')).toBe(false);
+      expect((await store.users.findById(ann))?.passwordHash).toBe('hash-new');
+      // Neither stamp is a change of the user the audit log keeps apart from the sign-in's entry.
+      expect((await entriesOf(store, id)).map((entry) => entry.event)).toEqual([]);
+      expect((await entriesOf(store, ann)).map((entry) => entry.event)).toEqual(['user.password_set']);
+    },
+  );
 });

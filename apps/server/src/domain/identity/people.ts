@@ -168,7 +168,10 @@ export class People {
     private readonly directoryNames: DirectoryNames | null,
   ) {}
 
-  /** The same use case inside the caller's transaction (`store`): a batch's, a provisioning's. */
+  /**
+   * The same use case over the caller's view of the store: inside its transaction (a batch's, a
+   * provisioning's), or within its share of the connections (sign-in's, domain/bulkheads.ts).
+   */
   within(store: Store): People {
     return new People(store, this.now, this.directoryNames);
   }
@@ -355,6 +358,24 @@ export class People {
       });
       return { user, changed: sessionsEnded === 0 ? [] : ['sessions'], sessionsEnded };
     });
+  }
+
+  /**
+   * A sign-in's stamp on the user: the time of this sign-in, the one before kept as their last.
+   * One statement, no audit entry of its own (the sign-in's `signin.succeeded` says it), and no
+   * part of the ownership table: a sign-in through any source stamps its user.
+   */
+  async recordSignIn(userId: string, at: number): Promise<void> {
+    await this.store.users.recordSignIn(userId, at);
+  }
+
+  /**
+   * The user's own password hash made again at the configured cost after they signed in with it:
+   * the same password, so nothing is audited and no session ends. Written only while the stored
+   * hash is still `previous` (a rehash never undoes a password change); answers whether it was.
+   */
+  rehashPassword(userId: string, previous: string, rehashed: string): Promise<boolean> {
+    return this.store.users.replacePasswordHash(userId, previous, rehashed);
   }
 
   /** Whether the help desk may help this user: their "Help Desk" policy names the role (both without one). */

@@ -16,6 +16,7 @@ import {
 import { NO_LOCAL_PASSWORD } from '../identity/provision-user.js';
 import { limitKeyOf, type SigninThrottle } from './signin-throttle.js';
 import type { SignInBulkheads } from '../bulkheads.js';
+import type { People } from '../identity/people.js';
 
 /** How long a client is asked to wait when every hashing slot and queue place is taken. */
 const BUSY_RETRY_SECONDS = 1;
@@ -80,6 +81,11 @@ export interface SignInDependencies {
   /** Key of the keyed hash under which unknown user names are audited. */
   identifierKey: Buffer;
   passwordHashCost: number;
+  /**
+   * The user's sign-in stamps (the time of the sign-in, a hash moved to the current cost), written
+   * through the identity module over the same store as sign-in's own calls (`store`).
+   */
+  people: Pick<People, 'recordSignIn' | 'rehashPassword'>;
   /** The organisation's directory, when users come from one (DEA_LDAP_URL). */
   directoryUsers?: UserDirectory | undefined;
   now: () => number;
@@ -143,7 +149,7 @@ export class SignIn {
     const { sessions } = this.deps;
     if (request.previousSessionId !== undefined) await sessions.end(request.previousSessionId, at);
     const { sessionId, xsrfToken } = await sessions.start(user.id, at);
-    await store.users.recordSignIn(user.id, at);
+    await this.deps.people.recordSignIn(user.id, at);
     await store.audit.append(
       {
         event: 'signin.succeeded',
@@ -320,6 +326,6 @@ export class SignIn {
     );
     // A busy server signs the user in all the same; the next sign-in rehashes.
     if (rehashed === undefined) return;
-    await this.deps.store.users.replacePasswordHash(user.id, user.passwordHash, await rehashed);
+    await this.deps.people.rehashPassword(user.id, user.passwordHash, await rehashed);
   }
 }
