@@ -18,4 +18,19 @@ describe('ids', () => {
     expect(new Set(references).size).toBe(references.length);
     expect([...references].sort()).not.toEqual(references);
   });
+
+  it('never hands out the random bytes of an id again in a channel reference', () => {
+    const ids: string[] = [];
+    const references: string[] = [];
+    for (let index = 0; index < 600; index += 1) {
+      ids.push(newId());
+      references.push(newChannelReference());
+    }
+    // An id's last 8 bytes are random but for its variant bits; a reference's are all random.
+    const idTails = new Set(ids.map((id) => id.replace(/-/g, '').slice(18)));
+    const referenceTails = references.map((reference) =>
+      Buffer.from(reference, 'base64url').toString('hex').slice(18),
+    );
+    expect(referenceTails.filter((tail) => idTails.has(tail))).toEqual([]);
+  });
 });

@@ -1,6 +1,10 @@
 import { randomBytes, randomFillSync, randomInt } from 'node:crypto';
 
-/** Random bytes for ids drawn 256 ids at a time: one system call instead of one per id. */
+/**
+ * Random bytes for ids and channel references drawn 256 at a time: one system call instead of one
+ * each (a sync's first pass makes 100,000 channel references: 1.4 s of randomBytes calls). Each
+ * slice is handed out once.
+ */
 const ID_BYTES = 16;
 const pool = Buffer.alloc(256 * ID_BYTES);
 let poolOffset = pool.length;
@@ -52,5 +56,5 @@ export function randomToken(bytes: number): string {
  * carrying no time or order (unlike a UUIDv7), 128 bits.
  */
 export function newChannelReference(): string {
-  return randomToken(16);
+  return randomIdBytes().toString('base64url');
 }
