@@ -1,5 +1,6 @@
 import { CHANNEL_KEYS, type ChannelKey, isChannelKey, SEND_TYPE_OF_CHANNEL } from '@dea/contract';
-import { type ChangeBy, NoSuchUser } from '../domain/identity/people.js';
+import { NoSuchUser } from '../domain/identity/people.js';
+import type { ChangeBy } from '../domain/identity/user-ownership.js';
 import { OwnershipRefused } from '../domain/identity/user-ownership.js';
 import { validAddress } from '../domain/identity/user-fields.js';
 import {
@@ -21,7 +22,7 @@ function channelKey(value: string): ChannelKey {
 const checkAddress = (key: ChannelKey, address: string): string => asUsage(() => validAddress(key, address));
 
 /** An operator's change of a person's channels, audited with the actor `cli`. */
-const BY_CLI: ChangeBy = { door: 'operator', actor: 'cli' };
+const BY_CLI: ChangeBy = { door: 'local', actor: 'cli' };
 
 /** A person whose channels another source owns, or who was removed meanwhile: exit 1, naming why. */
 function refused(error: unknown): never {

@@ -15,7 +15,7 @@ import {
   registrationOptionProblem,
 } from '../domain/policies/group-policies.js';
 import { GROUP_OWNERS } from '../domain/identity/group-ownership.js';
-import type { GroupChanger } from '../domain/identity/groups.js';
+import type { ChangeBy } from '../domain/identity/user-ownership.js';
 import { resolvePolicy } from '../domain/policies/policy.js';
 import { groupRadiusCommand } from './group-radius-command.js';
 import {
@@ -74,7 +74,7 @@ function registrationValue(name: RegistrationOptionName, text: string): unknown 
 }
 
 /** An operator at the command line, as the groups module knows them. */
-const OPERATOR: GroupChanger = { by: 'local', actor: 'cli' };
+const OPERATOR: ChangeBy = { door: 'local', actor: 'cli' };
 
 /** One option's value from its text, checked by the rule the console uses too. */
 function policyValue(name: PolicyName, text: string): unknown {

@@ -92,7 +92,7 @@ export const groupRadiusCommand: Command = {
       .setPolicy(
         group,
         { category: RADIUS_POLICY_CATEGORY, options, changes: options },
-        { by: 'local', actor: 'cli' },
+        { door: 'local', actor: 'cli' },
         false,
       )
       .catch((error: unknown) => asCliFailure(error));

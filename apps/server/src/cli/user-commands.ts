@@ -3,7 +3,8 @@ import { issueRegistrationLink } from '../domain/registration/registration-sign-
 import { forgetUserPasskeys } from '../domain/registration/user-passkeys.js';
 import { unlinkRegistrationProvider } from '../domain/registration/registration-oidc.js';
 import { newPasswordProblem, type Username } from '@dea/contract';
-import { type ChangeBy, NoSuchUser, type People, ProvisionError } from '../domain/identity/people.js';
+import { NoSuchUser, type People, ProvisionError } from '../domain/identity/people.js';
+import type { ChangeBy } from '../domain/identity/user-ownership.js';
 import { OwnershipRefused } from '../domain/identity/user-ownership.js';
 import { acceptedKeys } from '../crypto/secret-keys.js';
 import { hashPassword } from '../crypto/password-hash.js';
@@ -30,7 +31,7 @@ import {
 const checkUsername = (username: string): Username => asUsage(() => validUsername(username));
 
 /** Every change of a user an operator makes with dea, audited with the actor `cli`. */
-const BY_CLI: ChangeBy = { door: 'operator', actor: 'cli' };
+const BY_CLI: ChangeBy = { door: 'local', actor: 'cli' };
 
 /** The identity module's users, as the composition root built them. */
 async function peopleOf(context: CliContext): Promise<People> {
@@ -193,7 +194,7 @@ export const userCommands: CommandGroup = {
         );
         const { groups: groupChanges } = await context.domain();
         for (const group of groups)
-          await groupChanges.changeMember(group, id, true, { by: 'local', actor: 'cli' });
+          await groupChanges.changeMember(group, id, true, { door: 'local', actor: 'cli' });
         context.out(`Added user ${username} (${id}).`);
         return 0;
       },

@@ -1,5 +1,6 @@
 import Value from 'typebox/value';
-import type { GroupChanger, Groups } from '../domain/identity/groups.js';
+import type { Groups } from '../domain/identity/groups.js';
+import type { ChangeBy } from '../domain/identity/user-ownership.js';
 import { RuleError } from '../domain/rule-error.js';
 import type { Group, GroupFilterColumn, Store } from '../store/store.js';
 import { invalidValue, notFound, ScimError } from './scim-error.js';
@@ -216,7 +217,7 @@ const GROUP_FILTER: Readonly<Record<string, AttributeMap<GroupFilterColumn>>> = 
 
 const iso = (at: number): string => new Date(at).toISOString();
 
-const changerOf = (actor: string): GroupChanger => ({ by: 'scim', actor, details: { source: 'scim' } });
+const changerOf = (actor: string): ChangeBy => ({ door: 'scim', actor, details: { source: 'scim' } });
 
 /** A refusal of the rules of every group, in SCIM's terms: a taken name is 409 uniqueness. */
 function asScimError(error: unknown): never {

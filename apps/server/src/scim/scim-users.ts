@@ -1,7 +1,8 @@
 import { canonicalUsername, type ChannelKey, newPasswordProblem } from '@dea/contract';
 import Value from 'typebox/value';
 import { newId } from '../crypto/ids.js';
-import { type ChangeBy, NoSuchUser } from '../domain/identity/people.js';
+import { NoSuchUser } from '../domain/identity/people.js';
+import type { ChangeBy } from '../domain/identity/user-ownership.js';
 import { OwnershipRefused, requireOwnership, type UserPart } from '../domain/identity/user-ownership.js';
 import {
   ProvisionError,

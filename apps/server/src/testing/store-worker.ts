@@ -16,7 +16,7 @@ interface Request {
 
 async function answer(request: Request): Promise<unknown> {
   if (request.operation === 'close') return store.close();
-  const by = { door: 'operator', actor: 'cli' } as const;
+  const by = { door: 'local', actor: 'cli' } as const;
   const { changed, sessionsEnded } =
     request.operation === 'setPassword'
       ? await people.setPassword(by, request.userId, request.hash)

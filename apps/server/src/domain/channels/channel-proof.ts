@@ -181,9 +181,9 @@ const userDisabled = (): RuleError =>
 
 /** A local user's channels are the administrators'; another source's refuse the console, naming it. */
 const ownedElsewhere = (user: User): OwnershipRefused | undefined =>
-  mayChange(user, 'channels', 'operator')
+  mayChange(user, 'channels', 'local')
     ? undefined
-    : new OwnershipRefused(user.username, 'channels', user.source, 'operator');
+    : new OwnershipRefused(user.username, 'channels', user.source, 'local');
 
 /**
  * Channels people register themselves, one rule for every door (the channels page,
@@ -681,7 +681,7 @@ export class ChannelProofs {
         if (await trx.codes.invalidate(code.id, at)) codesRevoked.push(code.id);
       }
       const passwordChange: PasswordChange =
-        owner !== undefined && mayChange(owner, 'password', 'operator') ? 'help-desk' : 'organisation';
+        owner !== undefined && mayChange(owner, 'password', 'local') ? 'help-desk' : 'organisation';
       await trx.audit.append(
         {
           event: 'channel.registration_undone',

@@ -102,7 +102,7 @@ describe.each(STORE_KINDS)('codes switched off on %s', (kind) => {
       const own = await store.groups.findByName(`group-${synced.username}`);
       if (own === undefined) throw new Error('no group');
       await t.services.groups.changeMember(own, synced.id, false, {
-        by: 'local',
+        door: 'local',
         actor: 'ldap-sync',
         details: { source: 'ldap' },
       });

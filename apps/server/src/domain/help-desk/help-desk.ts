@@ -271,7 +271,7 @@ export class HelpDesk {
   async endSessions(caller: ConsoleCaller, userId: string): Promise<number> {
     const user = await this.helpable(caller, userId, 'take');
     try {
-      const by = { door: 'operator', actor: this.actorOf(caller) } as const;
+      const by = { door: 'local', actor: this.actorOf(caller) } as const;
       return (await this.people.endSessions(by, user.id)).sessionsEnded;
     } catch (error) {
       if (error instanceof NoSuchUser) throw notFound();

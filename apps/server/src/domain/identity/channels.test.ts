@@ -5,11 +5,11 @@ import type { Store, UserSource } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { PersonChannels } from './channels.js';
-import type { ChangeBy } from './people.js';
+import type { ChangeBy } from './user-ownership.js';
 import { OwnershipRefused } from './user-ownership.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9);
-const BY_OPERATOR: ChangeBy = { door: 'operator', actor: 'cli' };
+const BY_OPERATOR: ChangeBy = { door: 'local', actor: 'cli' };
 
 async function addUser(store: Store, username: string, source: UserSource = 'local'): Promise<string> {
   const id = newId(T0);

@@ -1,8 +1,8 @@
 import type { ChannelKey } from '@dea/contract';
 import { newChannelReference, newId } from '../../crypto/ids.js';
 import type { Channel, Store, User } from '../../store/store.js';
-import { type ChangeBy, NoSuchUser } from './people.js';
-import { requireOwnership } from './user-ownership.js';
+import { NoSuchUser } from './people.js';
+import { type ChangeBy, requireOwnership } from './user-ownership.js';
 
 /** What a door's change of a channel did: the channel written (or removed), and whether anything changed. */
 export interface ChannelChange {

@@ -6,9 +6,9 @@ export type GroupPart = 'name' | 'members' | 'policies' | 'owner';
 
 /**
  * Who may change which part of a group, by the group's owner (its `source`, migration 0015): the
- * sources allowed, each also the door it comes through ('local': an operator, with the CLI or the
- * console; 'scim': the identity provider; 'ldap': the directory's sync and sign-in; 'import': the
- * bulk import). Removing a group is a change of its name. The members a source manages are its
+ * doors allowed, named as the users' ones are, by their source (user-ownership.ts `ChangeBy`,
+ * ADR 0042: 'local' an operator, with the CLI or the console; 'scim' the identity provider; 'ldap'
+ * the directory's sync and sign-in; 'import' the bulk import). Removing a group is a change of its name. The members a source manages are its
  * own users only (SCIM's PUT leaves other members in place), so several sources share `members`.
  */
 export const GROUP_OWNERSHIP: Readonly<
@@ -48,13 +48,13 @@ export class GroupOwnershipError extends RuleError {
   constructor(
     readonly group: Group,
     readonly part: GroupPart,
-    readonly by: UserSource,
+    readonly door: UserSource,
   ) {
     const allowed = GROUP_OWNERSHIP[group.source][part].map((source) => SOURCE_NAMES[source]).join(' or ');
     super(
-      `group "${group.name}" is owned by ${SOURCE_NAMES[group.source]}: its ${part} may be changed only by ${allowed}, not by ${SOURCE_NAMES[by]}` +
-        (part === 'name' && (group.source === 'scim' || by === 'scim')
-          ? `; an administrator may hand it over with dea group owner "${group.name}" ${by === 'scim' ? 'scim' : 'local'} (or the console's Administration)`
+      `group "${group.name}" is owned by ${SOURCE_NAMES[group.source]}: its ${part} may be changed only by ${allowed}, not by ${SOURCE_NAMES[door]}` +
+        (part === 'name' && (group.source === 'scim' || door === 'scim')
+          ? `; an administrator may hand it over with dea group owner "${group.name}" ${door === 'scim' ? 'scim' : 'local'} (or the console's Administration)`
           : ''),
       'owned',
     );
@@ -62,7 +62,7 @@ export class GroupOwnershipError extends RuleError {
   }
 }
 
-/** Refuses, naming the owner, a change of the group's part that `by` may not make. */
-export function checkGroupOwnership(group: Group, part: GroupPart, by: UserSource): void {
-  if (!GROUP_OWNERSHIP[group.source][part].includes(by)) throw new GroupOwnershipError(group, part, by);
+/** Refuses, naming the owner, a change of the group's part that this door may not make. */
+export function checkGroupOwnership(group: Group, part: GroupPart, door: UserSource): void {
+  if (!GROUP_OWNERSHIP[group.source][part].includes(door)) throw new GroupOwnershipError(group, part, door);
 }

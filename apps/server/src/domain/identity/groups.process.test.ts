@@ -9,9 +9,10 @@ import type { Group, Store } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { builtEntry } from '../../testing/processes.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import { type GroupChanger, Groups, type MembersChanged } from './groups.js';
+import { Groups, type MembersChanged } from './groups.js';
+import type { ChangeBy } from './user-ownership.js';
 
-const OPERATOR: GroupChanger = { by: 'local', actor: 'cli' };
+const OPERATOR: ChangeBy = { door: 'local', actor: 'cli' };
 
 /** One change a round asks of an instance: a member joins or leaves, or the members become a set. */
 type Change = { userId: string; member: boolean } | { members: string[] };
@@ -28,7 +29,7 @@ const { parentPort, workerData } = require('node:worker_threads');
   const { Groups } = await import(workerData.groups);
   const store = await openStore(workerData.options);
   const groups = new Groups(store, Date.now);
-  const changer = { by: 'local', actor: 'cli' };
+  const changer = { door: 'local', actor: 'cli' };
   parentPort.on('message', async (round) => {
     if (round === 'close') {
       await store.close();

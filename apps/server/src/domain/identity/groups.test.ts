@@ -13,10 +13,11 @@ import { STORE_KINDS } from '../../testing/stores.js';
 import { ProvisionError, type SourcedUser } from './provision-user.js';
 import type { RuleError } from '../rule-error.js';
 import { GROUP_OWNERSHIP, GroupOwnershipError } from './group-ownership.js';
-import { type GroupChanger, Groups } from './groups.js';
+import { Groups } from './groups.js';
+import type { ChangeBy } from './user-ownership.js';
 
-const OPERATOR: GroupChanger = { by: 'local', actor: 'cli' };
-const SCIM_CLIENT: GroupChanger = { by: 'scim', actor: 'scim:test', details: { source: 'scim' } };
+const OPERATOR: ChangeBy = { door: 'local', actor: 'cli' };
+const SCIM_CLIENT: ChangeBy = { door: 'scim', actor: 'scim:test', details: { source: 'scim' } };
 
 async function addUser(store: Store, username: string, source: UserSource = 'local'): Promise<string> {
   const id = newId();
@@ -215,7 +216,7 @@ describe.each(STORE_KINDS)('the groups module on %s', (kind) => {
         groups.setPolicy(staff, { category: 'Self Service', options: {}, changes: {} }, SCIM_CLIENT, false),
       ).rejects.toThrow(/its policies may be changed only by an operator/);
       await expect(
-        groups.changeMember(staff, await addUser(store, 'erin'), true, { by: 'scim', actor: 'scim:test' }),
+        groups.changeMember(staff, await addUser(store, 'erin'), true, { door: 'scim', actor: 'scim:test' }),
       ).rejects.toThrow(/owned by an operator/);
 
       expect((await store.groups.list()).map((group) => group.name).sort()).toEqual(['Execs', 'Staff']);

@@ -1,5 +1,5 @@
 import { newId } from '../../crypto/ids.js';
-import type { AuditedGroupWrite, Group, NewAuditEntry, Store, UserSource } from '../../store/store.js';
+import type { AuditedGroupWrite, Group, NewAuditEntry, Store } from '../../store/store.js';
 import { revokeCodesIfSwitchedOff } from '../codes/codes-switched-off.js';
 import { RuleError } from '../rule-error.js';
 import {
@@ -9,18 +9,10 @@ import {
   type GroupPart,
   isGroupOwner,
 } from './group-ownership.js';
+import type { ChangeBy } from './user-ownership.js';
 
 export const MAX_GROUP_NAME = 100;
 export const MAX_GROUP_PRIORITY = 9_999_999;
-
-/** Who changes a group: the source (and door) it comes from, and the actor the audit entry names. */
-export interface GroupChanger {
-  /** 'local': an operator (the CLI, the console); else the source provisioning or SCIM acts for. */
-  by: UserSource;
-  actor: string;
-  /** Added to every audit entry of the change (the provisioning's source, say). */
-  details?: Record<string, unknown>;
-}
 
 /** What a change of members did: the users who joined and who left. */
 export interface MembersChanged {
@@ -83,7 +75,7 @@ export class Groups {
    */
   async create(
     input: { name: string; priority: number; members?: readonly string[]; externalId?: string | null },
-    changer: GroupChanger,
+    changer: ChangeBy,
   ): Promise<Group> {
     const name = checkedGroupName(input.name);
     const priority = checkedPriority(input.priority);
@@ -93,9 +85,9 @@ export class Groups {
       id: newId(at),
       name,
       priority,
-      source: changer.by,
+      source: changer.door,
       externalId: input.externalId ?? null,
-      createdBy: changer.by,
+      createdBy: changer.door,
       createdAt: at,
       updatedAt: at,
     };
@@ -119,7 +111,7 @@ export class Groups {
    * The group of this name, made by the rules (priority 0, no policy: no codes until an operator
    * gives it one) when there is none; one that another writer made meanwhile is taken.
    */
-  async named(name: string, changer: GroupChanger): Promise<Group> {
+  async named(name: string, changer: ChangeBy): Promise<Group> {
     const found = await this.store.groups.findByName(name.trim());
     if (found !== undefined) return found;
     try {
@@ -135,7 +127,7 @@ export class Groups {
   }
 
   /** The group under a new name, checked as a new group's; answers the group as it is now. */
-  async rename(group: Group, name: string, changer: GroupChanger): Promise<Group> {
+  async rename(group: Group, name: string, changer: ChangeBy): Promise<Group> {
     return (await this.update(group, { name, joining: [], leaving: [] }, changer)).group;
   }
 
@@ -148,7 +140,7 @@ export class Groups {
     group: Group,
     input: { name: string; wanted: ReadonlySet<string> },
     manages: (userId: string) => boolean,
-    changer: GroupChanger,
+    changer: ChangeBy,
   ): Promise<{ group: Group } & MembersChanged> {
     return this.update(
       group,
@@ -161,7 +153,7 @@ export class Groups {
    * Removes the group with its policies and memberships; members it leaves without codes lose
    * their unused codes. Answers whether it was removed now (false: already gone).
    */
-  async remove(group: Group, changer: GroupChanger): Promise<boolean> {
+  async remove(group: Group, changer: ChangeBy): Promise<boolean> {
     this.owned(group, 'name', changer);
     const members = await this.store.groups.listMembers(group.id);
     const at = this.now();
@@ -190,7 +182,7 @@ export class Groups {
    * Hands the group to SCIM ('scim': the identity provider may then rename it, set its SCIM
    * members and list it) or takes it back ('local'). Answers the group as it is now.
    */
-  async setOwner(group: Group, owner: string, changer: GroupChanger): Promise<Group> {
+  async setOwner(group: Group, owner: string, changer: ChangeBy): Promise<Group> {
     if (!isGroupOwner(owner)) throw new RuleError(`the owner must be ${GROUP_OWNERS.join(' or ')}`);
     this.owned(group, 'owner', changer);
     if (owner === group.source) return group;
@@ -212,9 +204,9 @@ export class Groups {
    * listed to that source, and keeps its policies and members. SCIM's DELETE of a group an
    * administrator handed to it. Answers the group as it is now.
    */
-  async release(group: Group, changer: GroupChanger): Promise<Group> {
-    if (group.source !== changer.by || group.source === 'local')
-      throw new GroupOwnershipError(group, 'owner', changer.by);
+  async release(group: Group, changer: ChangeBy): Promise<Group> {
+    if (group.source !== changer.door || group.source === 'local')
+      throw new GroupOwnershipError(group, 'owner', changer.door);
     const [changed] = await this.written(
       [
         {
@@ -234,7 +226,7 @@ export class Groups {
   }
 
   /** The source's own id of the group (SCIM's externalId), changed by whoever owns its name. */
-  async setExternalId(group: Group, externalId: string | null, changer: GroupChanger): Promise<Group> {
+  async setExternalId(group: Group, externalId: string | null, changer: ChangeBy): Promise<Group> {
     this.owned(group, 'name', changer);
     if ((group.externalId ?? null) === externalId) return group;
     const [changed] = await this.written(
@@ -261,7 +253,7 @@ export class Groups {
   async setPolicy(
     group: Group,
     policy: { category: string; options: Record<string, unknown>; changes: Record<string, unknown> },
-    changer: GroupChanger,
+    changer: ChangeBy,
     revokeSwitchedOff: boolean,
   ): Promise<void> {
     this.owned(group, 'policies', changer);
@@ -295,7 +287,7 @@ export class Groups {
   }
 
   /** The user joins (member) or leaves the group; answers whether that changed anything now. */
-  async changeMember(group: Group, userId: string, member: boolean, changer: GroupChanger): Promise<boolean> {
+  async changeMember(group: Group, userId: string, member: boolean, changer: ChangeBy): Promise<boolean> {
     const moves = member ? { joining: [userId], leaving: [] } : { joining: [], leaving: [userId] };
     const { added, removed } = await this.update(group, moves, changer);
     return added.length + removed.length > 0;
@@ -306,7 +298,7 @@ export class Groups {
    * them takes back the memberships it gave: one audit entry (`user.groups_left`, details.groups)
    * for all of them, written with them in one transaction. Answers the names of the groups left.
    */
-  async leaveAll(userId: string, names: readonly string[], changer: GroupChanger): Promise<string[]> {
+  async leaveAll(userId: string, names: readonly string[], changer: ChangeBy): Promise<string[]> {
     const wanted = new Set(names);
     return this.store.transaction(async (store) => {
       const groups = (await store.groups.listOfUser(userId)).filter((group) => wanted.has(group.name));
@@ -335,7 +327,7 @@ export class Groups {
     group: Group,
     wanted: ReadonlySet<string>,
     manages: (userId: string) => boolean,
-    changer: GroupChanger,
+    changer: ChangeBy,
   ): Promise<MembersChanged> {
     return this.update(group, await this.moves(group, wanted, manages), changer);
   }
@@ -359,7 +351,7 @@ export class Groups {
   private async update(
     group: Group,
     change: { name?: string; joining: readonly string[]; leaving: readonly string[] },
-    changer: GroupChanger,
+    changer: ChangeBy,
   ): Promise<{ group: Group } & MembersChanged> {
     const name = change.name === undefined ? group.name : checkedGroupName(change.name);
     if (name !== group.name || change.name !== undefined) this.owned(group, 'name', changer);
@@ -405,12 +397,7 @@ export class Groups {
     };
   }
 
-  private membership(
-    group: Group,
-    userId: string,
-    member: boolean,
-    changer: GroupChanger,
-  ): AuditedGroupWrite {
+  private membership(group: Group, userId: string, member: boolean, changer: ChangeBy): AuditedGroupWrite {
     return {
       change: { kind: member ? 'addMember' : 'removeMember', groupId: group.id, userId },
       audit: {
@@ -421,15 +408,15 @@ export class Groups {
   }
 
   private entry(
-    changer: GroupChanger,
+    changer: ChangeBy,
     event: NewAuditEntry['event'],
     details: Record<string, unknown>,
   ): NewAuditEntry {
     return { event, actor: changer.actor, details: { ...changer.details, ...details } };
   }
 
-  private owned(group: Group, part: GroupPart, changer: GroupChanger): void {
-    checkGroupOwnership(group, part, changer.by);
+  private owned(group: Group, part: GroupPart, changer: ChangeBy): void {
+    checkGroupOwnership(group, part, changer.door);
   }
 
   /**
@@ -446,9 +433,9 @@ export class Groups {
   }
 
   /** A conditional write found the group gone or given to another owner since it was read. */
-  private async changedMeanwhile(group: Group, part: GroupPart, changer: GroupChanger): Promise<never> {
+  private async changedMeanwhile(group: Group, part: GroupPart, changer: ChangeBy): Promise<never> {
     const now = await this.byId(group.id);
-    checkGroupOwnership(now, part, changer.by);
+    checkGroupOwnership(now, part, changer.door);
     throw new RuleError(
       `group "${group.name}" was changed meanwhile (its owner is now ${now.source}); try again`,
       'conflict',
@@ -458,7 +445,7 @@ export class Groups {
   private async revokeIfSwitchedOff(
     group: Group,
     userIds: readonly string[],
-    changer: GroupChanger,
+    changer: ChangeBy,
     at: number,
     cause: 'membership changed' | 'policy set' = 'membership changed',
   ): Promise<void> {

@@ -3,8 +3,8 @@ import { randomToken } from '../../crypto/ids.js';
 import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { Store } from '../../store/store.js';
 import { DomainError, invalidRequest, tooManyRequests } from '../errors.js';
-import { type ChangeBy, NoSuchUser, type People } from './people.js';
-import { requireOwnership } from './user-ownership.js';
+import { NoSuchUser, type People } from './people.js';
+import { type ChangeBy, requireOwnership } from './user-ownership.js';
 
 /** Why a link did not set a password; the person is told only that the link cannot be used. */
 export type PasswordLinkRefusal = 'unknown' | 'used' | 'expired';
@@ -98,7 +98,7 @@ export class PasswordLinks {
     const user = await store.users.findById(link.userId);
     if (user === undefined) throw await refuse('unknown');
     await people.setPassword(
-      { door: 'operator', actor: `user:${user.username}`, details: { via: 'password-link', clientAddress } },
+      { door: 'local', actor: `user:${user.username}`, details: { via: 'password-link', clientAddress } },
       user.id,
       passwordHash,
     );

@@ -15,7 +15,8 @@ import type { ConsoleCaller } from '../console/console-auth.js';
 import { inScope } from '../console/console-scope.js';
 import type { Groups } from './groups.js';
 import type { PasswordLinks } from './password-links.js';
-import { type ChangeBy, NoSuchUser, type People, type PersonChange, ProvisionError } from './people.js';
+import { NoSuchUser, type People, type PersonChange, ProvisionError } from './people.js';
+import type { ChangeBy } from './user-ownership.js';
 import { mayChange, OwnershipRefused } from './user-ownership.js';
 import { maskAddress } from '../channels/masking.js';
 import { RuleError } from '../rule-error.js';
@@ -46,7 +47,7 @@ const changedOf = (change: PersonChange): AdminPersonChanged => ({
  * People in the console: an administrator adds, edits, disables, enables and
  * removes users, ends their sessions, changes their groups and makes a one-time link to set their
  * password, every change through the identity module (People, Groups, PasswordLinks) that the CLI
- * calls too, with the door `operator` and the actor `console:<account>`. Only the admin role,
+ * calls too, with the door `local` (the administrators) and the actor `console:<account>`. Only the admin role,
  * after the passkey; what a directory or SCIM owns is shown with its source and refused (409).
  * A local user's channels change through the proof of channel-proof.ts, also by a help-desk agent
  * for the users of their scope.
@@ -66,7 +67,7 @@ export class PeopleAdministration {
 
   /** The administrator the route let through (CONSOLE_ACCESS.administer; never scoped), as the change's author. */
   private by(caller: ConsoleCaller): ChangeBy {
-    return { door: 'operator', actor: `console:${caller.account.username}` };
+    return { door: 'local', actor: `console:${caller.account.username}` };
   }
 
   async list(caller: ConsoleCaller, query = ''): Promise<AdminPeople> {
@@ -176,7 +177,7 @@ export class PeopleAdministration {
     const group = (await store.groups.list()).find((candidate) => candidate.id === groupId);
     if (user === undefined || group === undefined) throw notFound();
     const changed = await groups
-      .changeMember(group, userId, member, { by: 'local', actor })
+      .changeMember(group, userId, member, { door: 'local', actor })
       .catch(asDomainError);
     return { changed: changed ? ['groups'] : [], sessionsEnded: 0 };
   }
@@ -256,9 +257,9 @@ export class PeopleAdministration {
   }
 }
 
-/** What the console may change of the user: the ownership table's answer for the door `operator`. */
+/** What the console may change of the user: the ownership table's answer for the door `local` (the administrators). */
 function editableOf(user: User): AdminPerson['editable'] {
-  const may = (part: Parameters<typeof mayChange>[1]) => mayChange(user, part, 'operator');
+  const may = (part: Parameters<typeof mayChange>[1]) => mayChange(user, part, 'local');
   return {
     fullName: may('fullName'),
     locale: may('locale'),

@@ -8,8 +8,8 @@ import type { SourcedUser } from './provision-user.js';
 import { checkGroupOwnership } from './group-ownership.js';
 import type { Groups } from './groups.js';
 import type { People } from './people.js';
-import { type ChangeBy, NO_LOCAL_PASSWORD, ProvisionError } from './people.js';
-import { SOURCE_OF_DOOR } from './user-ownership.js';
+import { NO_LOCAL_PASSWORD, ProvisionError } from './people.js';
+import type { ChangeBy } from './user-ownership.js';
 
 /** A new user of a batch as written: the user, and what was left out of them. */
 export interface CreatedPerson {
@@ -33,10 +33,10 @@ export async function createPeople(
   inputs: readonly SourcedUser[],
   at: number,
 ): Promise<CreatedPerson[]> {
-  const source = SOURCE_OF_DOOR[by.door];
+  const source = by.door;
   const batch: NewUsersBatch = { users: [], channels: [], memberships: [], audit: [] };
   const groups = identity.groups.within(store, at);
-  const changer = { by: source, actor: by.actor, details: { source } };
+  const changer = { door: source, actor: by.actor, details: { source } };
   const groupNamed = new Map<string, Awaited<ReturnType<Groups['named']>>>();
   const audit = (event: NewAuditEntry['event'], userId: string, details: Record<string, unknown>) =>
     batch.audit.push({ event, userId, actor: by.actor, details: { ...by.details, ...details } });

@@ -7,11 +7,11 @@ import { openSecondInstance } from '../../testing/second-instance.js';
 import { type AuditListener, observedStore } from '../../observability/observed-store.js';
 import { Metrics } from '../../observability/metrics.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import { type ChangeBy, People } from './people.js';
-import { OwnershipRefused, type UserDoor } from './user-ownership.js';
+import { People } from './people.js';
+import { type ChangeBy, OwnershipRefused } from './user-ownership.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9);
-const BY_OPERATOR: ChangeBy = { door: 'operator', actor: 'cli' };
+const BY_OPERATOR: ChangeBy = { door: 'local', actor: 'cli' };
 
 async function addUser(store: Store, username: string, source: UserSource = 'local'): Promise<string> {
   const id = newId(T0);
@@ -31,7 +31,7 @@ async function addUser(store: Store, username: string, source: UserSource = 'loc
 const entriesOf = (store: Store, userId: string) => store.audit.list({ userId, limit: 1000 });
 
 /** A detail no audit entry can hold (JSON has no BigInt): the entry's write fails, inside the change. */
-const UNWRITABLE: ChangeBy = { door: 'operator', actor: 'cli', details: { size: 1n } };
+const UNWRITABLE: ChangeBy = { door: 'local', actor: 'cli', details: { size: 1n } };
 
 describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
   storeTest.override('storeKind', kind);
@@ -172,28 +172,28 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
     'a part another source owns is refused naming the owner, and nothing is written',
     async ({ testStore: { store }, expect }) => {
       const people = new People(store, () => T0, null);
-      const refusals: [UserSource, UserDoor, () => (id: string) => Promise<unknown>, string][] = [
+      const refusals: [UserSource, UserSource, () => (id: string) => Promise<unknown>, string][] = [
         [
           'ldap',
-          'operator',
+          'local',
           () => (id) => people.update(BY_OPERATOR, id, { fullName: 'X' }),
           "ldap-user's full name comes from the directory (DEA_LDAP_URL); change it there",
         ],
         [
           'ldap',
-          'operator',
+          'local',
           () => (id) => people.setPassword(BY_OPERATOR, id, 'hash-2'),
           "ldap-user's password is the directory's (DEA_LDAP_URL)",
         ],
         [
           'scim',
-          'operator',
+          'local',
           () => (id) => people.update(BY_OPERATOR, id, { fullName: 'X' }),
           "scim-user's full name comes from the identity provider (SCIM); change it there",
         ],
         [
           'import',
-          'operator',
+          'local',
           () => (id) => people.update(BY_OPERATOR, id, { username: 'other-name' }),
           "import-user's user name comes from the import file (dea user import); change it there",
         ],
@@ -205,9 +205,8 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
         ],
         [
           'scim',
-          'directory',
-          () => (id) =>
-            people.update({ door: 'directory', actor: 'directory' }, id, { username: 'taken-over' }),
+          'ldap',
+          () => (id) => people.update({ door: 'ldap', actor: 'directory' }, id, { username: 'taken-over' }),
           "scim-user's user name comes from the identity provider (SCIM)",
         ],
       ];
@@ -228,7 +227,7 @@ describe.each(STORE_KINDS)('the identity module on %s', (kind) => {
       const ldapUser = (await store.users.findByUsername(usernameOrThrow('ldap-user')))?.id ?? '';
       expect(await people.disable(BY_OPERATOR, ldapUser)).toMatchObject({ changed: ['disabled'] });
       expect(
-        await people.update({ door: 'directory', actor: 'directory' }, ldapUser, { fullName: 'From LDAP' }),
+        await people.update({ door: 'ldap', actor: 'directory' }, ldapUser, { fullName: 'From LDAP' }),
       ).toMatchObject({ changed: ['fullName'] });
     },
   );

@@ -1,11 +1,11 @@
 import { POLICY_CATEGORY_HELP_DESK, type Username } from '@dea/contract';
 import { newId } from '../../crypto/ids.js';
-import type { ConsoleRole, Store, User } from '../../store/store.js';
+import type { ConsoleRole, Store, User, UserSource } from '../../store/store.js';
 import { revokeCodesIfSwitchedOff } from '../codes/codes-switched-off.js';
 import { helpDeskPolicyAllows } from '../policies/group-policies.js';
 import { InvalidField, validFullName, validLocale, validTimeZone, validUsername } from './user-fields.js';
 import type { DirectoryNames } from './user-directory.js';
-import { requireOwnership, SOURCE_OF_DOOR, type UserDoor, type UserPart } from './user-ownership.js';
+import { type ChangeBy, requireOwnership, type UserPart } from './user-ownership.js';
 
 /**
  * The user cannot be created or changed; nothing was written. `conflict`: the name or id is
@@ -72,14 +72,6 @@ export async function refuseDirectoryName(
 
 /** A user without a password of their own: only their source can say who they are. */
 export const NO_LOCAL_PASSWORD = '!';
-
-/** Who makes a change: the door it comes through and the actor its audit entry names. */
-export interface ChangeBy {
-  door: UserDoor;
-  actor: string;
-  /** Added to the change's audit entry (the source, the reason). */
-  details?: Record<string, unknown>;
-}
 
 export interface NewPerson {
   /** As the door got it: stored in its canonical form (RFC 8265). */
@@ -177,8 +169,8 @@ export class People {
   }
 
   /** Whether a new user of this door may have this name (the directory's names are its own). */
-  async mayTakeName(door: UserDoor, username: Username): Promise<void> {
-    if (door !== 'directory') await refuseDirectoryName(this.directoryNames, username);
+  async mayTakeName(door: UserSource, username: Username): Promise<void> {
+    if (door !== 'ldap') await refuseDirectoryName(this.directoryNames, username);
   }
 
   /**
@@ -186,7 +178,7 @@ export class People {
    * them: the one check of a new user, one at a time (`create`) or many (people-batch.ts).
    */
   async checkedNew(
-    door: UserDoor,
+    door: UserSource,
     input: Pick<NewPerson, 'username' | 'fullName' | 'locale' | 'timeZone'>,
   ): Promise<{ username: Username; fullName: string; locale: string | null; timeZone: string | null }> {
     const username = provisionedName(input.username);
@@ -214,7 +206,7 @@ export class People {
         locale,
         timeZone,
         createdAt: at,
-        source: SOURCE_OF_DOOR[by.door],
+        source: by.door,
         externalId: input.externalId ?? null,
         givenName: input.givenName ?? null,
         familyName: input.familyName ?? null,

@@ -7,14 +7,13 @@ import { RuleError } from '../rule-error.js';
 import { sourcedTimeZone } from './time-zone.js';
 import type { People } from './people.js';
 import {
-  type ChangeBy,
   NO_LOCAL_PASSWORD,
   type PersonFields,
   type PersonProfile,
   ProvisionError,
   provisionedName,
 } from './people.js';
-import { DOOR_OF_SOURCE } from './user-ownership.js';
+import type { ChangeBy } from './user-ownership.js';
 import { type CreatedPerson, createPeople } from './people-batch.js';
 
 /**
@@ -126,7 +125,7 @@ export class UserProvisioning {
         if (isNew) fresh.push(index);
       }
       if (fresh.length > 0) {
-        const by = { door: DOOR_OF_SOURCE[first.source], actor, details: { source: first.source } };
+        const by = { door: first.source, actor, details: { source: first.source } };
         const created = await createPeople(
           this.store,
           this.identity,
@@ -251,7 +250,7 @@ export class UserProvisioning {
     // A new user, or a rename, of another source may not take a name the directory has (the
     // identity module refuses it as it writes; a dry run asks here).
     if (dryRun && !adopt && user?.username !== username)
-      await this.people.mayTakeName(DOOR_OF_SOURCE[input.source], username);
+      await this.people.mayTakeName(input.source, username);
     if (user === undefined) {
       if (dryRun) return { outcome: 'created', user: this.planned(input, username, at), warnings };
       let id: string;
@@ -424,7 +423,7 @@ class Writes {
     private readonly at: number,
     private readonly dryRun: boolean,
   ) {
-    this.by = { door: DOOR_OF_SOURCE[source], actor, details: { source } };
+    this.by = { door: source, actor, details: { source } };
   }
 
   async userChange(
@@ -459,7 +458,7 @@ class Writes {
     details: Record<string, unknown>,
   ): Promise<void> {
     if (this.dryRun) return;
-    const changer = { by: this.source, actor: this.actor, details: { source: this.source, ...details } };
+    const changer = { door: this.source, actor: this.actor, details: { source: this.source, ...details } };
     try {
       await this.identity.groups.within(this.store, this.at).leaveAll(userId, names, changer);
     } catch (error) {
@@ -473,7 +472,7 @@ class Writes {
     // Through the groups module (identity/groups.ts): a mapped group that does not exist yet is
     // made by the rules of every group, owned by this source.
     const groups = this.identity.groups.within(this.store, this.at);
-    const changer = { by: this.source, actor: this.actor, details: { source: this.source } };
+    const changer = { door: this.source, actor: this.actor, details: { source: this.source } };
     try {
       await groups.changeMember(await groups.named(groupName, changer), userId, member, changer);
     } catch (error) {

@@ -1,10 +1,18 @@
 import type { User, UserSource } from '../../store/store.js';
 
 /**
- * The doors through which a user changes: the administrators (the CLI and the console), the
- * directory (its sync and sign-in), SCIM and the import file.
+ * Who makes a change of people data (a user, their channels, a group, a membership): the door it
+ * comes through, named as the source whose changes it makes, one vocabulary with the sources stored
+ * on users and groups (ADR 0042): 'local' the administrators (the CLI and the console), 'ldap' the
+ * directory (its sync and sign-in), 'scim' the identity provider, 'import' the import file; and the
+ * actor its audit entry names. A door creates users and groups of its own source.
  */
-export type UserDoor = 'operator' | 'directory' | 'scim' | 'import';
+export interface ChangeBy {
+  door: UserSource;
+  actor: string;
+  /** Added to the change's audit entry (the source, the reason). */
+  details?: Record<string, unknown>;
+}
 
 /** The parts of a user that change, each with an owner per source. */
 export type UserPart =
@@ -19,81 +27,66 @@ export type UserPart =
   | 'channels'
   | 'source';
 
-/** The source of the users each door creates. */
-export const SOURCE_OF_DOOR: Readonly<Record<UserDoor, UserSource>> = {
-  operator: 'local',
-  directory: 'ldap',
-  scim: 'scim',
-  import: 'import',
-};
-
-/** The door of a source's own changes. */
-export const DOOR_OF_SOURCE: Readonly<Record<UserSource, UserDoor>> = {
-  local: 'operator',
-  ldap: 'directory',
-  scim: 'scim',
-  import: 'import',
-};
-
 /**
  * Who may change what (ADR 0019): for each source of users, the doors that may change each part,
- * the owner first. A source's identity (name, full name) is its own; the administrators keep the
+ * the owner first ('local': the administrators). A source's identity (name, full name) is its own; the administrators keep the
  * levers of an emergency on every user (disable, enable, remove, end sessions). A directory user's
  * password is the directory's and is set nowhere here; imported and SCIM users get theirs from an
  * operator (SCIM may push one too). A user's channels are their source's; a local user's are the
  * administrators' (the CLI, and the console through a proof of each new address, channel-proof.ts).
  * Only the import takes a local user over (`--adopt`).
  */
-export const USER_OWNERSHIP: Readonly<Record<UserSource, Readonly<Record<UserPart, readonly UserDoor[]>>>> = {
-  local: {
-    username: ['operator'],
-    fullName: ['operator'],
-    locale: ['operator'],
-    timeZone: ['operator'],
-    password: ['operator'],
-    disabled: ['operator'],
-    removal: ['operator'],
-    sessions: ['operator'],
-    channels: ['operator'],
-    source: ['import'],
-  },
-  ldap: {
-    username: ['directory'],
-    fullName: ['directory'],
-    locale: ['directory', 'operator'],
-    timeZone: ['directory', 'operator'],
-    password: [],
-    disabled: ['directory', 'operator'],
-    removal: ['directory', 'operator'],
-    sessions: ['operator', 'directory'],
-    channels: ['directory'],
-    source: [],
-  },
-  scim: {
-    username: ['scim'],
-    fullName: ['scim'],
-    locale: ['scim'],
-    timeZone: ['scim'],
-    password: ['scim', 'operator'],
-    disabled: ['scim', 'operator'],
-    removal: ['scim', 'operator'],
-    sessions: ['operator', 'scim'],
-    channels: ['scim'],
-    source: [],
-  },
-  import: {
-    username: ['import'],
-    fullName: ['import'],
-    locale: ['import'],
-    timeZone: ['import'],
-    password: ['operator'],
-    disabled: ['import', 'operator'],
-    removal: ['import', 'operator'],
-    sessions: ['operator', 'import'],
-    channels: ['import'],
-    source: [],
-  },
-};
+export const USER_OWNERSHIP: Readonly<Record<UserSource, Readonly<Record<UserPart, readonly UserSource[]>>>> =
+  {
+    local: {
+      username: ['local'],
+      fullName: ['local'],
+      locale: ['local'],
+      timeZone: ['local'],
+      password: ['local'],
+      disabled: ['local'],
+      removal: ['local'],
+      sessions: ['local'],
+      channels: ['local'],
+      source: ['import'],
+    },
+    ldap: {
+      username: ['ldap'],
+      fullName: ['ldap'],
+      locale: ['ldap', 'local'],
+      timeZone: ['ldap', 'local'],
+      password: [],
+      disabled: ['ldap', 'local'],
+      removal: ['ldap', 'local'],
+      sessions: ['local', 'ldap'],
+      channels: ['ldap'],
+      source: [],
+    },
+    scim: {
+      username: ['scim'],
+      fullName: ['scim'],
+      locale: ['scim'],
+      timeZone: ['scim'],
+      password: ['scim', 'local'],
+      disabled: ['scim', 'local'],
+      removal: ['scim', 'local'],
+      sessions: ['local', 'scim'],
+      channels: ['scim'],
+      source: [],
+    },
+    import: {
+      username: ['import'],
+      fullName: ['import'],
+      locale: ['import'],
+      timeZone: ['import'],
+      password: ['local'],
+      disabled: ['import', 'local'],
+      removal: ['import', 'local'],
+      sessions: ['local', 'import'],
+      channels: ['import'],
+      source: [],
+    },
+  };
 
 /** How a refusal names each source, and where its users change. */
 const OWNER_OF_SOURCE: Readonly<Record<UserSource, string>> = {
@@ -127,7 +120,7 @@ export class OwnershipRefused extends Error {
     readonly part: UserPart,
     /** The source whose users these are. */
     readonly owner: UserSource,
-    readonly door: UserDoor,
+    readonly door: UserSource,
   ) {
     super(
       `${username}'s ${PART_NAMES[part]} ${
@@ -141,7 +134,7 @@ export class OwnershipRefused extends Error {
 }
 
 /** Whether this door may change this part of the user. */
-export function mayChange(user: Pick<User, 'source'>, part: UserPart, door: UserDoor): boolean {
+export function mayChange(user: Pick<User, 'source'>, part: UserPart, door: UserSource): boolean {
   return USER_OWNERSHIP[user.source][part].includes(door);
 }
 
@@ -149,7 +142,7 @@ export function mayChange(user: Pick<User, 'source'>, part: UserPart, door: User
 export function requireOwnership(
   user: Pick<User, 'source' | 'username'>,
   part: UserPart,
-  door: UserDoor,
+  door: UserSource,
 ): void {
   if (!mayChange(user, part, door)) throw new OwnershipRefused(user.username, part, user.source, door);
 }

@@ -145,7 +145,7 @@ export class GroupPolicies {
     await this.groups.setPolicy(
       group,
       { category, options, changes: { ...changes } },
-      { by: 'local', actor },
+      { door: 'local', actor },
       category === POLICY_CATEGORY_SELF_SERVICE,
     );
     return options;

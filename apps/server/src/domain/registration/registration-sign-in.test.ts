@@ -94,7 +94,7 @@ describe.each(STORE_KINDS)('registration sessions and links, on %s', (kind) => {
     async ({ startApp }) => {
       const t = await startApp();
       const people = t.services.people;
-      const by = { door: 'operator', actor: 'cli' } as const;
+      const by = { door: 'local', actor: 'cli' } as const;
       for (const [event, end] of [
         ['user.password_set', (user: User) => people.setPassword(by, user.id, user.passwordHash)],
         ['user.signed_out', (user: User) => people.endSessions(by, user.id)],

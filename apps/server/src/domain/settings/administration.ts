@@ -118,7 +118,7 @@ export class Administration {
   async createGroup(caller: ConsoleCaller, name: string, priority: number): Promise<{ id: string }> {
     const actor = this.actorOf(caller);
     const group = await this.groupChanges
-      .create({ name, priority }, { by: 'local', actor })
+      .create({ name, priority }, { door: 'local', actor })
       .catch(asDomainError);
     return { id: group.id };
   }
@@ -143,7 +143,7 @@ export class Administration {
     const group = (await this.deps.store.groups.list()).find((each) => each.id === groupId);
     if (group === undefined) throw notFound();
     const changed = await this.groupChanges
-      .setOwner(group, owner, { by: 'local', actor })
+      .setOwner(group, owner, { door: 'local', actor })
       .catch(asDomainError);
     return { owner: changed.source };
   }
