@@ -118,6 +118,8 @@ try {
         DEA_SECRET: SECRET,
         DEA_LDAP_SYNC_MINUTES: '0',
         DEA_SIGNIN_MAX_FAILURES_PER_ADDRESS: '10000',
+        // The event loop's longest wait, read from /metrics.
+        DEA_PUBLIC_METRICS: 'true',
       };
       rows.push(...(await besideServer(kind === 'sqlite' ? 'embedded' : 'PostgreSQL', env)));
     }
@@ -126,9 +128,9 @@ try {
   }
   console.log(`\n${USERS} directory users, \`dea directory sync\` beside the serving server\n`);
   console.log(
-    '| store | step | time | sign-ins | slowest / p99 sign-in | verifications | slowest / p99 verification | slowest /readyz |',
+    "| store | step | time | sign-ins | slowest / p99 sign-in | verifications | slowest / p99 verification | slowest /readyz | server's event loop, longest wait |",
   );
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);
 } finally {
   await tree.dispose().catch(() => undefined);
@@ -136,9 +138,25 @@ try {
   rmSync(folder, { recursive: true, force: true });
 }
 
+/**
+ * The server's longest event-loop delay since the last ask (prom-client's gauge, whose histogram
+ * each scrape of /metrics resets): how long the server's own work kept a request waiting.
+ */
+async function eventLoopMax(base: string): Promise<string> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const value = /^dea_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1];
+  return value === undefined ? '–' : `${(Number(value) * 1000).toFixed(0)} ms`;
+}
+
 /** One store: the server, its clients every 100 ms, the two syncs from the command line. */
 async function besideServer(label: string, env: Record<string, string>): Promise<string[]> {
-  const server = await startServerProcess(env);
+  // BENCH_SERVER_NODE_OPTIONS: the server's NODE_OPTIONS (a --require of a profiler, say).
+  const nodeOptions = process.env.BENCH_SERVER_NODE_OPTIONS;
+  const server = await startServerProcess(
+    nodeOptions === undefined
+      ? env
+      : { ...env, NODE_OPTIONS: nodeOptions, PROF_DIR: process.env.PROF_DIR ?? '' },
+  );
   process.stderr.write(`${label}: server at ${server.base}\n`);
   const passwordFile = join(folder, 'password');
   writeFileSync(passwordFile, PASSWORD, { mode: 0o600 });
@@ -241,14 +259,16 @@ async function besideServer(label: string, env: Record<string, string>): Promise
     ['full pass, nothing changed', ['directory', 'sync', '--full']],
   ] as const) {
     for (const client of [signIns, verifications, ready]) client.reset();
+    await eventLoopMax(server.base);
     const started = performance.now();
     const summary = await dea(...args);
     const seconds = (performance.now() - started) / 1000;
+    const blocked = await eventLoopMax(server.base);
     const s = signIns.times();
     const v = verifications.times();
     const failed = [signIns, verifications].map((client) => client.failures());
     rows.push(
-      `| ${label} | ${step} | ${seconds.toFixed(1)} s | ${s.length}${failed[0] ? ` (${failed[0]} failed)` : ''} | ${slowest(s)} / ${percentile(s, 99).toFixed(0)} ms | ${v.length}${failed[1] ? ` (${failed[1]} failed)` : ''} | ${slowest(v)} / ${percentile(v, 99).toFixed(0)} ms | ${slowest(ready.times())} ms |`,
+      `| ${label} | ${step} | ${seconds.toFixed(1)} s | ${s.length}${failed[0] ? ` (${failed[0]} failed)` : ''} | ${slowest(s)} / ${percentile(s, 99).toFixed(0)} ms | ${v.length}${failed[1] ? ` (${failed[1]} failed)` : ''} | ${slowest(v)} / ${percentile(v, 99).toFixed(0)} ms | ${slowest(ready.times())} ms | ${blocked} |`,
     );
     process.stderr.write(`${label}, ${step}: ${summary.split('\n').at(-1)}\n${rows.at(-1)}\n`);
   }
