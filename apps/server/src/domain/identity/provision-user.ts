@@ -103,26 +103,36 @@ export class UserProvisioning {
   ): Promise<BatchResult[]> {
     const results: (BatchResult | undefined)[] = inputs.map(() => undefined);
     const [first] = inputs;
-    const fresh: number[] = [];
-    if (first !== undefined && inputs.every((input) => input.source === first.source)) {
-      const names = inputs.map((input) => provisionedName(input.username));
-      const taken = await this.store.bulkUsers.taken(
-        first.source,
-        inputs.map((input) => input.externalId),
-        names,
+    const oneSource = first !== undefined && inputs.every((input) => input.source === first.source);
+    // What the store has of the batch's ids, read for the whole batch at once: the users it has are
+    // compared with it, and those it has not are the candidates for creation together.
+    const known = oneSource
+      ? await this.store.bulkUsers.known(
+          first.source,
+          inputs.map((input) => input.externalId),
+        )
+      : undefined;
+    /** Ids whose rows must read the store themselves: one created in this batch, one seen before in it. */
+    const readThemselves = new Set<string>();
+    if (oneSource && known !== undefined) {
+      const candidates = inputs.flatMap((input, index) => (known.has(input.externalId) ? [] : [index]));
+      const names = new Map(
+        candidates.map((index) => [index, provisionedName((inputs[index] as SourcedUser).username)]),
       );
+      const taken =
+        candidates.length === 0
+          ? new Set<string>()
+          : (await this.store.bulkUsers.taken(first.source, [], [...names.values()])).usernames;
       const seenNames = new Set<string>();
       const seenIds = new Set<string>();
-      for (const [index, input] of inputs.entries()) {
-        const name = names[index] as string;
-        const isNew =
-          !taken.externalIds.has(input.externalId) &&
-          !taken.usernames.has(name) &&
-          !seenNames.has(name) &&
-          !seenIds.has(input.externalId);
+      const fresh: number[] = [];
+      for (const index of candidates) {
+        const input = inputs[index] as SourcedUser;
+        const name = names.get(index) as string;
+        // New: neither its id nor its name is anyone's, and the batch names them once.
+        if (!taken.has(name) && !seenNames.has(name) && !seenIds.has(input.externalId)) fresh.push(index);
         seenNames.add(name);
         seenIds.add(input.externalId);
-        if (isNew) fresh.push(index);
       }
       if (fresh.length > 0) {
         const by = { door: first.source, actor, details: { source: first.source } };
@@ -136,27 +146,19 @@ export class UserProvisioning {
         for (const [at, index] of fresh.entries()) {
           const { user, warnings } = created[at] as CreatedPerson;
           results[index] = { provisioned: { outcome: 'created', user, warnings } };
+          readThemselves.add((inputs[index] as SourcedUser).externalId);
         }
       }
     }
-    // The others compared with what the store has, read for the whole batch at once (an id twice
-    // in a batch: its later rows read their own, after the first one's writes).
-    const rest = inputs.filter((_, index) => results[index] === undefined);
-    const known =
-      first !== undefined && rest.every((input) => input.source === first.source)
-        ? await this.store.bulkUsers.known(
-            first.source,
-            rest.map((input) => input.externalId),
-          )
-        : undefined;
-    const compared = new Set<string>();
+    // The others compared with what was read for the batch (an id twice in a batch: its later rows
+    // read their own, after the first one's writes).
     for (const [index, input] of inputs.entries()) {
       if (results[index] !== undefined) continue;
       const stored =
-        known === undefined || compared.has(input.externalId)
+        known === undefined || readThemselves.has(input.externalId)
           ? undefined
           : (known.get(input.externalId) ?? null);
-      compared.add(input.externalId);
+      readThemselves.add(input.externalId);
       results[index] = { provisioned: await this.provision(input, actor, { ...options, stored }) };
     }
     return results as BatchResult[];
