@@ -25,6 +25,7 @@ import {
 import type { DirectoryConfig } from './directory-settings.js';
 import type { GroupMemberships } from './group-memberships.js';
 import type { DirectoryUser, LdapDirectory, SyncPage } from './ldap-directory.js';
+import { readingAhead } from './reading-ahead.js';
 
 /** Who the audit log names for changes the directory made. */
 export const DIRECTORY_ACTOR = 'directory';
@@ -241,7 +242,7 @@ export class DirectoryUsers implements UserDirectory {
     };
 
     if (previous === undefined) {
-      for await (const page of this.directory.syncPages()) await take(page);
+      for await (const page of readingAhead(this.directory.syncPages())) await take(page);
       for (const user of await this.store.users.listOfSource('ldap')) {
         if (user.externalId !== null && seen.has(user.externalId)) continue;
         if (
@@ -250,7 +251,7 @@ export class DirectoryUsers implements UserDirectory {
           summary.disabled += 1;
       }
     } else {
-      for await (const page of this.directory.syncPages({ term: changedSinceTerm(previous) }))
+      for await (const page of readingAhead(this.directory.syncPages({ term: changedSinceTerm(previous) })))
         await take(page);
       if (this.groupsChanged(previous, memberships)) {
         const moved = await this.membershipsMoved(memberships, seen);
