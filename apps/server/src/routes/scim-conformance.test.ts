@@ -1,6 +1,15 @@
 import { describe } from 'vitest';
-import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
+import {
+  ERROR,
+  GROUP,
+  type Json,
+  LIST,
+  type Scim,
+  scimClient,
+  SEARCH,
+  USER,
+} from '../testing/scim-client.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
@@ -9,42 +18,12 @@ import type { TestApp } from '../testing/test-app.js';
  * docs/benchmarks.md records) found, each as a test of its own.
  */
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const SEARCH = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
-const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-
-/** A SCIM answer: JSON read field by field in the assertions. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
 /** The ids of a list's resources. */
 const idsOf = (list: Json): string[] => (list.Resources as { id: string }[]).map((resource) => resource.id);
 
-async function scimOf(t: TestApp) {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/scim/v2`;
-  const { key } = await createServiceKey(
-    t.services.store,
-    t.services.keys.serviceKey,
-    'conformance',
-    ['scim'],
-    t.clock.now(),
-  );
-  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined && { 'content-type': 'application/scim+json' }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-  };
+/** The conformance suite's client: a call over real HTTP with a service key of its own. */
+async function scimOf(t: TestApp): Promise<Scim['call']> {
+  return (await scimClient(t, { name: 'conformance' })).call;
 }
 
 describe.each(STORE_KINDS)('SCIM conformance findings on %s', (kind) => {

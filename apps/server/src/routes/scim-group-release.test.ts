@@ -2,14 +2,11 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { describe } from 'vitest';
-import { createServiceKey } from '../domain/codes/service-keys.js';
 import { EMBEDDED_STORE_FILE } from '../store/open-store.js';
 import { appTest } from '../testing/fixtures.js';
+import { GROUP, PATCH, scimClient, USER } from '../testing/scim-client.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
-
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 /**
  * The database itself refuses to give a group of SCIM's back to the operators (a trigger, on
@@ -48,28 +45,7 @@ describe.each(STORE_KINDS)('Releasing a group over SCIM on %s', (kind) => {
     'is one transaction: when giving it back fails, its SCIM members are still in it',
     async ({ startApp, expect }) => {
       const t = await startApp();
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = t.app.server.address();
-      const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/scim/v2`;
-      const { key } = await createServiceKey(
-        t.services.store,
-        t.services.keys.serviceKey,
-        'entra',
-        ['scim'],
-        t.clock.now(),
-      );
-      const call = async (method: string, path: string, body?: unknown) => {
-        const response = await fetch(`${base}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(body !== undefined && { 'content-type': 'application/scim+json' }),
-          },
-          ...(body !== undefined && { body: JSON.stringify(body) }),
-        });
-        const text = await response.text();
-        return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-      };
+      const { call } = await scimClient(t);
 
       const boss = await t.createUser();
       expect((await t.dea(['group', 'add', '--name', 'Staff', '--priority', '10'])).code).toBe(0);
@@ -121,28 +97,8 @@ describe.runIf(STORE_KINDS.includes('postgres'))('A SCIM change that lost a race
     'is tried once more from the start: answered as the second try went, changed once',
     async ({ startApp, expect }) => {
       const t = await startApp();
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const address = t.app.server.address();
-      const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/scim/v2`;
-      const { key } = await createServiceKey(
-        t.services.store,
-        t.services.keys.serviceKey,
-        'entra',
-        ['scim'],
-        t.clock.now(),
-      );
-      const call = async (method: string, path: string, body: unknown) =>
-        fetch(`${base}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/scim+json' },
-          body: JSON.stringify(body),
-        });
-      const created = (await (
-        await call('POST', '/Groups', {
-          schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
-          displayName: 'Racing',
-        })
-      ).json()) as { id: string };
+      const scim = await scimClient(t);
+      const created = { id: await scim.create({ schemas: [GROUP], displayName: 'Racing' }, '/Groups') };
 
       // The first rename finds its name taken meanwhile, as another writer's commit would make it
       // (unique_violation), once: a sequence is not rolled back with the transaction.
@@ -159,7 +115,7 @@ describe.runIf(STORE_KINDS.includes('postgres'))('A SCIM change that lost a race
           end $$`);
         await client.query(`create trigger lose_once before update of name on groups
           for each row execute function lose_once()`);
-        const renamed = await call('PATCH', `/Groups/${created.id}`, {
+        const renamed = await scim.call('PATCH', `/Groups/${created.id}`, {
           schemas: [PATCH],
           Operations: [{ op: 'replace', path: 'displayName', value: 'Raced' }],
         });

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
-import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
+import { GROUP, LIST, PATCH, scimClient, USER } from '../testing/scim-client.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
@@ -13,52 +13,12 @@ import type { TestApp } from '../testing/test-app.js';
  * their documents are replaced by the ones this server gave.
  */
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-
-/** A SCIM answer: JSON read field by field in the assertions. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
-interface Answer {
-  status: number;
-  body: Json;
-  headers: Headers;
-}
 
 /** The provider's client: its requests over real HTTP as it sends them (Entra: application/scim+json; Okta: application/json). */
 async function providerOf(t: TestApp, name: string, contentType: string) {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = t.app.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/scim/v2`;
-  const { key } = await createServiceKey(
-    t.services.store,
-    t.services.keys.serviceKey,
-    name,
-    ['scim'],
-    t.clock.now(),
-  );
-  const send = async (method: string, path: string, body?: unknown): Promise<Answer> => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        accept: 'application/scim+json',
-        ...(body !== undefined && { 'content-type': contentType }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return {
-      status: response.status,
-      body: text === '' ? undefined : JSON.parse(text),
-      headers: response.headers,
-    };
-  };
-  return { base, send };
+  const { base, call } = await scimClient(t, { name, contentType, accept: 'application/scim+json' });
+  return { base, send: call };
 }
 
 describe.each(STORE_KINDS)('the provisioning services of Entra ID and Okta on %s', (kind) => {

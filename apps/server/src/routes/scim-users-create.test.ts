@@ -71,7 +71,7 @@ describe.each(STORE_KINDS)('SCIM creates users on %s', (kind) => {
 
   appTest('Okta: a password given signs the user in, and is never answered', async ({ startApp, expect }) => {
     const t = await startApp();
-    const scim = await scimClient(t, ['scim']);
+    const scim = await scimClient(t);
     const created = await scim.call('POST', '/Users', oktaUser);
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({

@@ -7,6 +7,7 @@ export const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 export const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const SEARCH = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
+export const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 
 /** A SCIM answer: JSON read field by field in the assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -15,29 +16,47 @@ export type Json = any;
 export interface Scim {
   base: string;
   /** A SCIM call over real HTTP with the service key, as the identity provider makes it. */
-  call(
+  call: (
     method: string,
     path: string,
     body?: unknown,
     key?: string | null,
-  ): Promise<{ status: number; body: Json; headers: Headers }>;
+  ) => Promise<{ status: number; body: Json; headers: Headers }>;
   /** Creates a user (or a group, at `/Groups`) and answers its id. */
-  create(body: unknown, path?: '/Users' | '/Groups'): Promise<string>;
+  create: (body: unknown, path?: '/Users' | '/Groups') => Promise<string>;
   /** A PATCH of these operations. */
-  patch(path: string, ...operations: unknown[]): ReturnType<Scim['call']>;
+  patch: (path: string, ...operations: unknown[]) => ReturnType<Scim['call']>;
   /** A GET of this path with the filter, encoded. */
-  filter(path: '/Users' | '/Groups', filter: string): ReturnType<Scim['call']>;
+  filter: (path: '/Users' | '/Groups', filter: string) => ReturnType<Scim['call']>;
 }
 
-/** The app listening on a real port, and a service key named entra with these scopes (scim). */
-export async function scimClient(t: TestApp, scopes: string[] = ['scim']): Promise<Scim> {
+/** How a client calls: its service key's name (entra) and scopes (scim), its bodies' content type. */
+export interface ScimClientOptions {
+  name?: string;
+  scopes?: string[];
+  /** The content type of a body (application/scim+json; Okta sends application/json). */
+  contentType?: string;
+  /** An Accept header, when the client sends one. */
+  accept?: string;
+}
+
+/** The app listening on a real port, and a client calling it with a service key of its own. */
+export async function scimClient(
+  t: TestApp,
+  {
+    name = 'entra',
+    scopes = ['scim'],
+    contentType = 'application/scim+json',
+    accept,
+  }: ScimClientOptions = {},
+): Promise<Scim> {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address = t.app.server.address();
   const base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/scim/v2`;
   const { key } = await createServiceKey(
     t.services.store,
     t.services.keys.serviceKey,
-    'entra',
+    name,
     scopes,
     t.clock.now(),
   );
@@ -46,7 +65,8 @@ export async function scimClient(t: TestApp, scopes: string[] = ['scim']): Promi
       method,
       headers: {
         ...(presented !== null && { authorization: `Bearer ${presented}` }),
-        ...(body !== undefined && { 'content-type': 'application/scim+json' }),
+        ...(accept !== undefined && { accept }),
+        ...(body !== undefined && { 'content-type': contentType }),
       },
       ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
