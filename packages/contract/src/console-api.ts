@@ -528,11 +528,13 @@ export const AdminTexts = Type.Object({
   ),
 });
 export type AdminTexts = Type.Static<typeof AdminTexts>;
+/** Texts saved at once: more than a catalog's keys, so a language translated in the console is one save. */
+export const TEXTS_PER_SAVE = 1000;
 export const AdminTextsSet = Type.Object(
   {
     texts: Type.Record(Type.String({ maxLength: 100 }), Type.String({ minLength: 1, maxLength: 1000 }), {
       minProperties: 1,
-      maxProperties: 200,
+      maxProperties: TEXTS_PER_SAVE,
     }),
   },
   strict,
@@ -540,8 +542,8 @@ export const AdminTextsSet = Type.Object(
 export type AdminTextsSet = Type.Static<typeof AdminTextsSet>;
 export const AdminTextsSetResult = Type.Object({ added: Type.Integer(), replaced: Type.Integer() });
 export type AdminTextsSetResult = Type.Static<typeof AdminTextsSetResult>;
-/** The body limit of saving texts: up to 200 texts of 1,000 characters. */
-export const TEXTS_BODY_LIMIT_BYTES = 512 * 1024;
+/** The body limit of saving texts: TEXTS_PER_SAVE texts of 1,000 characters (up to 2.5 KB each as JSON). */
+export const TEXTS_BODY_LIMIT_BYTES = TEXTS_PER_SAVE * 2560;
 export const AdminLanguageAdd = Type.Object(
   {
     code: Type.String({ minLength: 2, maxLength: 35, pattern: LANGUAGE_CODE_PATTERN }),

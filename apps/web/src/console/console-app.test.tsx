@@ -3,9 +3,11 @@ import userEvent from '@testing-library/user-event';
 import { StrictMode } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetBrowserPasskeys, startAuthentication } from './testing/browser-passkeys';
-import arabic from './texts/ar.json';
+import { shippedCatalog } from '../testing/catalogs';
 import { ConsoleApp } from './console-app';
 import { envelope, fakeConsoleApi, refusal } from './testing/render-console';
+
+const arabic = shippedCatalog('ar');
 
 vi.mock('@simplewebauthn/browser', () => import('./testing/browser-passkeys'));
 beforeEach(resetBrowserPasskeys);
@@ -32,7 +34,9 @@ describe('the console application', () => {
     window.localStorage.setItem('dea.console.language', 'ar');
     const calls = fakeConsoleApi({ 'GET me': () => ended });
     renderApp();
-    expect(await screen.findByRole('heading', { name: arabic['signIn.heading'] })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { name: arabic['console.signIn.heading'] }),
+    ).toBeInTheDocument();
     expect(document.documentElement.dir).toBe('rtl');
     expect(document.documentElement.lang).toBe('ar');
     expect(document.title).toBe(arabic['console.title']);
@@ -125,6 +129,50 @@ describe('the console application', () => {
     reachable = true;
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
     expect(await screen.findByRole('heading', { name: 'Audit log' })).toBeInTheDocument();
+  });
+
+  it("speaks the server's catalog as it is: an operator's changed text, a language an operator added", async () => {
+    window.localStorage.setItem('dea.console.language', 'pt_BR');
+    const english = shippedCatalog('en');
+    const asked: (string | undefined)[] = [];
+    fakeConsoleApi({
+      'GET me': () => ended,
+      'GET /dea/api/resourceFile/getLanguageList': () =>
+        envelope([
+          { languageCode: 'en', languageName: 'English' },
+          { languageCode: 'pt_BR', languageName: 'Português (Brasil)' },
+        ]),
+      'GET /dea/api/message': (call) => {
+        asked.push(call.query?.lang);
+        return { body: { ...english, 'console.signIn.heading': 'Entrar no console da ACME' } };
+      },
+    });
+    renderApp();
+    expect(await screen.findByRole('heading', { name: 'Entrar no console da ACME' })).toBeInTheDocument();
+    expect(asked).toEqual(['pt_BR']);
+    expect(document.documentElement.lang).toBe('pt-BR');
+    expect(screen.getByRole('option', { name: 'Português (Brasil)' })).toBeInTheDocument();
+  });
+
+  it('says when its texts cannot be loaded, in the texts built into the contract, and tries again on request', async () => {
+    let reachable = false;
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    fakeConsoleApi({
+      'GET me': () => ended,
+      'GET /dea/api/message': (call) =>
+        reachable
+          ? { body: { ...shippedCatalog('en'), ...shippedCatalog(call.query?.lang ?? 'en') } }
+          : { status: 503, body: 'unavailable', offContract: 'the server failing' },
+    });
+    window.localStorage.setItem('dea.console.language', 'de');
+    renderApp();
+    expect(await screen.findByTestId('console-error')).toHaveTextContent(
+      'Ein Fehler ist aufgetreten. Bitte versuchen Sie es später erneut',
+    );
+    expect(consoleError).toHaveBeenCalled();
+    reachable = true;
+    await userEvent.click(screen.getByRole('button', { name: 'Erneut versuchen' }));
+    expect(await screen.findByRole('heading', { name: 'Bei der Konsole anmelden' })).toBeInTheDocument();
   });
 
   it('offers a skip link to the content as the first stop of the keyboard', async () => {

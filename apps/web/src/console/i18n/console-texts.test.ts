@@ -1,38 +1,39 @@
-import { BUILT_IN_LANGUAGES, placeholdersOf } from '@dea/contract';
+import { BUILT_IN_LANGUAGES } from '@dea/contract';
 import { describe, expect, it } from 'vitest';
+import { fakeConsoleApi } from '../testing/render-console';
 import {
   chooseConsoleLanguage,
-  CONSOLE_LANGUAGES,
   createConsoleTranslator,
-  ENGLISH_CONSOLE_TEXTS,
+  loadConsoleLanguages,
   loadConsoleTexts,
 } from './console-texts';
 
-const catalogs = import.meta.glob<{ default: Record<string, string> }>('../texts/*.json', { eager: true });
-
 describe('the console texts', () => {
-  it('ships all 11 languages of the page, each catalog with every English key and its placeholders', () => {
-    const codes = CONSOLE_LANGUAGES.map((language) => language.languageCode);
-    expect(codes).toEqual(BUILT_IN_LANGUAGES.map((language) => language.languageCode));
-    for (const [file, { default: texts }] of Object.entries(catalogs)) {
-      expect(Object.keys(texts).sort(), file).toEqual(Object.keys(ENGLISH_CONSOLE_TEXTS).sort());
-      for (const [key, english] of Object.entries(ENGLISH_CONSOLE_TEXTS)) {
-        expect(texts[key]?.trim(), `${file} ${key}`).not.toBe('');
-        expect(placeholdersOf(texts[key] ?? ''), `${file} ${key}`).toEqual(placeholdersOf(english));
-      }
-    }
-  });
-
-  it('loads a language and fills placeholders', async () => {
+  it("are the catalogs' console group, loaded from the server with the page's calls, placeholders filled", async () => {
+    const calls = fakeConsoleApi({});
+    expect(await loadConsoleLanguages()).toEqual(BUILT_IN_LANGUAGES);
     const t = createConsoleTranslator(await loadConsoleTexts('de'));
     expect(t('helpdesk.found', { count: 3 })).toBe('Gefundene Benutzer: 3');
-    expect(createConsoleTranslator(await loadConsoleTexts('xx'))('signOut')).toBe('Sign out');
+    expect(t('title')).toBe('Emergency-Access-Konsole');
+    expect(createConsoleTranslator(await loadConsoleTexts('en'))('signOut')).toBe('Sign out');
+    expect(calls).toEqual([]);
   });
 
-  it("chooses the stored language, else the browser's, else English", () => {
-    expect(chooseConsoleLanguage('ar', ['de-DE'])).toBe('ar');
-    expect(chooseConsoleLanguage('klingon', ['sv-SE', 'de-AT'])).toBe('de');
-    expect(chooseConsoleLanguage(null, ['DE'])).toBe('de');
-    expect(chooseConsoleLanguage(null, ['sv-SE'])).toBe('en');
+  it('shows the key of a text the catalog lacks, and fails when the server does not answer a catalog', async () => {
+    expect(createConsoleTranslator({})('signOut')).toBe('console.signOut');
+    fakeConsoleApi({
+      'GET /dea/api/message': () => ({ status: 503, body: 'busy', offContract: 'a failure' }),
+    });
+    await expect(loadConsoleTexts('de')).rejects.toThrow('HTTP 503');
+  });
+
+  it("chooses the stored language, else the browser's, else English, among the catalogs' languages", () => {
+    const languages = [...BUILT_IN_LANGUAGES, { languageCode: 'pt_BR', languageName: 'Português (Brasil)' }];
+    expect(chooseConsoleLanguage('ar', ['de-DE'], languages)).toBe('ar');
+    expect(chooseConsoleLanguage('klingon', ['sv-SE', 'de-AT'], languages)).toBe('de');
+    expect(chooseConsoleLanguage(null, ['DE'], languages)).toBe('de');
+    expect(chooseConsoleLanguage(null, ['sv-SE'], languages)).toBe('en');
+    expect(chooseConsoleLanguage('pt_BR', [], languages)).toBe('pt_BR');
+    expect(chooseConsoleLanguage('pt_BR', [], BUILT_IN_LANGUAGES)).toBe('en');
   });
 });

@@ -62,7 +62,7 @@ export function ConsoleSession() {
     case 'failed':
       content = (
         <div className="card sign-in-card">
-          <h1 className="card-title">{t('console.title')}</h1>
+          <h1 className="card-title">{t('title')}</h1>
           <FailureAlert error={state.error} />
           <button type="button" className="btn btn-primary" onClick={() => void load()}>
             {t('tryAgain')}

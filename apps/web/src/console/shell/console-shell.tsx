@@ -34,7 +34,7 @@ export function ConsoleShell({
         {t('skipToContent')}
       </a>
       <header className="page-header console-header">
-        <span className="console-name">{t('console.title')}</span>
+        <span className="console-name">{t('title')}</span>
         {me && <ScreenNav me={me} />}
         <div className="header-right">
           <LanguageSelect />

@@ -4,7 +4,9 @@ import { StrictMode } from 'react';
 import { describe, expect, it } from 'vitest';
 import { ConsoleApp } from '../console-app';
 import { fakeConsoleApi, refusal, envelope } from '../testing/render-console';
-import arabic from '../texts/ar.json';
+import { shippedCatalog } from '../../testing/catalogs';
+
+const arabic = shippedCatalog('ar');
 
 const signedOut = refusal(401, 3, 'You are not allowed to do this.');
 
@@ -49,11 +51,13 @@ describe("the console's sign-in with the identity provider", () => {
       'GET oidc': () => envelope({ provider: { name: 'Example SSO' } }),
     });
     renderApp();
-    expect(await screen.findByRole('alert')).toHaveTextContent(arabic['signIn.oidcRefused.mfa-missing']);
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      arabic['console.signIn.oidcRefused.mfa-missing'],
+    );
     expect(window.location.hash).toBe('');
     expect(
       await screen.findByRole('link', {
-        name: arabic['signIn.withProvider'].replace('{provider}', 'Example SSO'),
+        name: arabic['console.signIn.withProvider'].replace('{provider}', 'Example SSO'),
       }),
     ).toBeInTheDocument();
     expect(document.documentElement.dir).toBe('rtl');

@@ -1,10 +1,17 @@
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { vi } from 'vitest';
-import { createConsoleTranslator, ENGLISH_CONSOLE_TEXTS, CONSOLE_LANGUAGES } from '../i18n/console-texts';
+import { API_BASE_PATH, BUILT_IN_LANGUAGES, CONSOLE_API_BASE_PATH } from '@dea/contract';
+import { createConsoleTranslator } from '../i18n/console-texts';
 import { ConsoleI18nProvider, type ConsoleI18n } from '../i18n/console-i18n';
 import { SignedOutContext } from '../session/signed-out-context';
-import { CONSOLE_ANSWERS, contractDrift, contractProblems } from '../../testing/contract-answers';
+import { shippedCatalog, SHIPPED_CATALOGS } from '../../testing/catalogs';
+import {
+  CONSOLE_ANSWERS,
+  contractDrift,
+  contractProblems,
+  PAGE_ANSWERS,
+} from '../../testing/contract-answers';
 
 export interface ConsoleCall {
   method: string;
@@ -15,10 +22,21 @@ export interface ConsoleCall {
 /** Checked against the contract's schema of its route, unless `offContract` says why not. */
 export type Answer = { status?: number; body: unknown; offContract?: string };
 
+/** The public calls the console's texts come from, answered as the server does with the shipped catalogs. */
+const TEXT_CALLS: Record<string, (call: ConsoleCall) => Answer> = {
+  [`GET ${API_BASE_PATH}resourceFile/getLanguageList`]: () => envelope(BUILT_IN_LANGUAGES),
+  [`GET ${API_BASE_PATH}message`]: (call) => {
+    const lang = call.query?.lang ?? 'en';
+    return { body: { ...shippedCatalog('en'), ...(SHIPPED_CATALOGS[lang] ?? {}) } };
+  },
+};
+
 /**
  * A fake of /dea/admin-api/ at the network boundary (global fetch): each call is answered by the
  * first handler whose "METHOD path" matches, and recorded with its query. A handler may answer
- * later (a promise, see `heldAnswer`); a call whose signal aborts ends as a real fetch does.
+ * later (a promise, see `heldAnswer`); a call whose signal aborts ends as a real fetch does. The
+ * console's languages and texts (the page's public calls under /dea/api/, named by their whole
+ * path) are answered from the shipped catalogs unless a handler is given, and then not recorded.
  */
 export function fakeConsoleApi(
   handlers: Record<string, (call: ConsoleCall) => Answer | Promise<Answer>>,
@@ -28,25 +46,34 @@ export function fakeConsoleApi(
     'fetch',
     vi.fn(async (url: string, init: RequestInit = {}) => {
       const address = new URL(url, window.location.origin);
-      const path = address.pathname.replace('/dea/admin-api/', '');
+      const path = address.pathname.replace(CONSOLE_API_BASE_PATH, '');
       const call = {
         method: init.method ?? 'GET',
         path,
         ...(address.search !== '' && { query: Object.fromEntries(address.searchParams) }),
         body: typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
       };
-      calls.push(call);
-      const handler = handlers[`${call.method} ${path}`];
+      const ownHandler = handlers[`${call.method} ${path}`];
+      if (ownHandler !== undefined || TEXT_CALLS[`${call.method} ${path}`] === undefined) calls.push(call);
+      const handler = ownHandler ?? TEXT_CALLS[`${call.method} ${path}`];
       const aborted = new Promise<never>((_resolve, reject) =>
         init.signal?.addEventListener('abort', () => reject(init.signal?.reason as Error)),
       );
       const answering = async () =>
         handler ? handler(call) : { status: 404, body: { error: 2, message: 'not found', result: null } };
       const answer = await Promise.race([answering(), aborted]);
-      if (handler !== undefined && answer.offContract === undefined)
+      if (handler !== undefined && answer.offContract === undefined) {
+        const publicCall = path.startsWith(API_BASE_PATH);
         contractDrift.push(
-          ...contractProblems(CONSOLE_ANSWERS, call.method, path, answer.status ?? 200, answer.body),
+          ...contractProblems(
+            publicCall ? PAGE_ANSWERS : CONSOLE_ANSWERS,
+            call.method,
+            publicCall ? path.slice(API_BASE_PATH.length) : path,
+            answer.status ?? 200,
+            answer.body,
+          ),
         );
+      }
       return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200 });
     }),
   );
@@ -70,8 +97,8 @@ export function heldAnswer(): { promise: Promise<Answer>; give: (answer: Answer)
 export function renderConsole(ui: ReactNode, onSignedOut: () => void = () => undefined) {
   const i18n: ConsoleI18n = {
     language: 'en',
-    languages: CONSOLE_LANGUAGES,
-    t: createConsoleTranslator(ENGLISH_CONSOLE_TEXTS),
+    languages: BUILT_IN_LANGUAGES,
+    t: createConsoleTranslator(shippedCatalog('en')),
     formatTime: (iso) => iso,
     switchLanguage: () => undefined,
   };
