@@ -40,6 +40,11 @@ export function isChannelKey(value: string): value is ChannelKey {
   return (CHANNEL_KEYS as readonly string[]).includes(value);
 }
 
+/** The personal channels (personalMobile, personalEmail, ...); the others are the work ones. */
+export function isPersonalChannel(key: string): boolean {
+  return key.startsWith('personal');
+}
+
 export function channelKeysOfSendType(type: SendType): ChannelKey[] {
   return CHANNEL_KEYS.filter((key) => SEND_TYPE_OF_CHANNEL[key] === type);
 }

@@ -2,6 +2,7 @@ import {
   CHANNEL_GROUP_OF_SEND_TYPE,
   channelKeysOfSendType,
   isChannelKey,
+  isPersonalChannel,
   SEND_TYPE_OF_CHANNEL,
   SEND_TYPES,
   type ChannelKey,
@@ -16,7 +17,7 @@ export function keysOfType(type: string): ChannelKey[] {
 
 /** "Text message (Personal)": the type of a channel key and whether it is the work or personal one. */
 export function channelKeyLabel(key: string, t: Translate): string {
-  const kind = key.startsWith('personal') ? t('content.recipientPersonal') : t('content.recipientWork');
+  const kind = isPersonalChannel(key) ? t('content.recipientPersonal') : t('content.recipientWork');
   // The type's name as the emergency page names its menus.
   const typeText = isChannelKey(key)
     ? t(`content.channel.${CHANNEL_GROUP_OF_SEND_TYPE[SEND_TYPE_OF_CHANNEL[key]]}`)

@@ -37,6 +37,3 @@ export function channelGroups(map: ChannelMap): ChannelGroupOptions[] {
     options: options.filter((option) => CHANNEL_GROUP_OF_SEND_TYPE[option.sendType] === group),
   })).filter((entry) => entry.options.length > 0);
 }
-
-/** The personal channels (personalMobile, personalEmail, ...); the others are the work ones. */
-export const isPersonalChannel = (key: ChannelKey): boolean => key.startsWith('personal');

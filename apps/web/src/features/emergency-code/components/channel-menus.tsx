@@ -1,7 +1,8 @@
+import { isPersonalChannel } from '@dea/contract';
 import { Icon } from '../../../shared/components/icons';
 import { Menu } from '../../../shared/components/menu';
 import { useI18n } from '../../../shared/i18n/i18n-context';
-import { isPersonalChannel, type ChannelGroupOptions, type ChannelOption } from '../channel-options';
+import type { ChannelGroupOptions, ChannelOption } from '../channel-options';
 
 /**
  * One icon dropdown per channel type; choosing a masked recipient, labelled work or personal, sends a
