@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
 import { startTwoInstances } from '../testing/instances.js';
-import { entraUser, GROUP, oktaUser, PATCH, scimClient } from '../testing/scim-client.js';
+import { entraUser, GROUP, oktaUser, PATCH, scimClient, scimOver } from '../testing/scim-client.js';
 import { STORE_KINDS } from '../testing/stores.js';
 
 describe.each(STORE_KINDS)('SCIM calls at once on %s', (kind) => {
@@ -47,15 +47,10 @@ describe('SCIM on two instances of one PostgreSQL store', () => {
         ['scim'],
         Date.now(),
       );
-      const call = (base: string, method: string, path: string, body: unknown) =>
-        fetch(`${base}/scim/v2${path}`, {
-          method,
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/scim+json' },
-          body: JSON.stringify(body),
-        });
+      const call = scimOver([a.base, b.base], key);
       const creates = await Promise.all(
         Array.from({ length: 12 }, (_, index) =>
-          call(index % 2 === 0 ? a.base : b.base, 'POST', '/Users', { ...oktaUser, password: undefined }),
+          call(index, 'POST', '/Users', { ...oktaUser, password: undefined }),
         ),
       );
       expect(creates.map((response) => response.status).sort()).toEqual([
@@ -65,14 +60,13 @@ describe('SCIM on two instances of one PostgreSQL store', () => {
       const [user] = await a.services.store.users.listOfSource('scim');
       expect(await a.services.store.audit.list({ event: 'user.created' })).toHaveLength(1);
 
-      const group = (await (
-        await call(a.base, 'POST', '/Groups', { schemas: [GROUP], displayName: 'Okta VPN' })
-      ).json()) as {
+      const group = (await call(0, 'POST', '/Groups', { schemas: [GROUP], displayName: 'Okta VPN' }))
+        .body as {
         id: string;
       };
       const adds = await Promise.all(
         Array.from({ length: 8 }, (_, index) =>
-          call(index % 2 === 0 ? a.base : b.base, 'PATCH', `/Groups/${group.id}`, {
+          call(index, 'PATCH', `/Groups/${group.id}`, {
             schemas: [PATCH],
             Operations: [{ op: 'add', path: 'members', value: [{ value: user?.id }] }],
           }),

@@ -2,38 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
 import { startTwoInstances } from '../testing/instances.js';
+import { GROUP, PATCH, scimOver, USER } from '../testing/scim-client.js';
 import { STORE_KINDS } from '../testing/stores.js';
-
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 /** How many writers hold the same version at once. */
 const WRITERS = 8;
-
-/** SCIM over real HTTP, each call with the service key, on any of the bases (instances) given. */
-function scimOver(bases: readonly string[], key: string) {
-  return async (
-    index: number,
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<{ status: number; body: { id: string; meta: { version: string } } | undefined }> => {
-    const base = bases[index % bases.length] as string;
-    const response = await fetch(`${base}/scim/v2${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined && { 'content-type': 'application/scim+json' }),
-        ...headers,
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-  };
-}
 
 type Call = ReturnType<typeof scimOver>;
 

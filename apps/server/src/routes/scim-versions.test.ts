@@ -2,7 +2,15 @@ import { describe } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appTest } from '../testing/fixtures.js';
-import { GROUP, type Json, oktaUser, PATCH, type Scim, scimClient } from '../testing/scim-client.js';
+import {
+  GROUP,
+  type Json,
+  oktaUser,
+  PATCH,
+  type Scim,
+  scimClient,
+  scimOver,
+} from '../testing/scim-client.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
@@ -22,21 +30,8 @@ async function conditional(
     ['scim'],
     t.clock.now(),
   );
-  const response = await fetch(`${scim.base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body !== undefined && { 'content-type': 'application/scim+json' }),
-      ...headers,
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text === '' ? undefined : JSON.parse(text),
-    etag: response.headers.get('etag'),
-  };
+  const answer = await scimOver([scim.base.replace(/\/scim\/v2$/, '')], key)(0, method, path, body, headers);
+  return { status: answer.status, body: answer.body, etag: answer.headers.get('etag') };
 }
 
 /** Okta's user, created, and a minute later changed by a PATCH that named its first version. */

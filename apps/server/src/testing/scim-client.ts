@@ -16,12 +16,7 @@ export type Json = any;
 export interface Scim {
   base: string;
   /** A SCIM call over real HTTP with the service key, as the identity provider makes it. */
-  call: (
-    method: string,
-    path: string,
-    body?: unknown,
-    key?: string | null,
-  ) => Promise<{ status: number; body: Json; headers: Headers }>;
+  call: (method: string, path: string, body?: unknown, key?: string | null) => Promise<ScimAnswer>;
   /** Creates a user (or a group, at `/Groups`) and answers its id. */
   create: (body: unknown, path?: '/Users' | '/Groups') => Promise<string>;
   /** A PATCH of these operations. */
@@ -38,6 +33,49 @@ export interface ScimClientOptions {
   contentType?: string;
   /** An Accept header, when the client sends one. */
   accept?: string;
+}
+
+/** An answer of SCIM: its status, its JSON read field by field, its headers. */
+export interface ScimAnswer {
+  status: number;
+  body: Json;
+  headers: Headers;
+}
+
+/** One SCIM request over real HTTP: the key as a bearer token (none if null), a body as JSON. */
+async function scimRequest(
+  url: string,
+  method: string,
+  key: string | null,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<ScimAnswer> {
+  const response = await fetch(url, {
+    method,
+    headers: { ...(key !== null && { authorization: `Bearer ${key}` }), ...headers },
+    ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  const answer: unknown = text === '' ? undefined : JSON.parse(text);
+  return { status: response.status, body: answer, headers: response.headers };
+}
+
+/**
+ * SCIM with this service key on any of the servers at these bases (instances of one store), the
+ * call's index choosing the server; headers besides (If-Match, If-None-Match).
+ */
+export function scimOver(bases: readonly string[], key: string) {
+  return (
+    index: number,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ScimAnswer> =>
+    scimRequest(`${bases[index % bases.length] ?? ''}/scim/v2${path}`, method, key, body, {
+      ...(body !== undefined && { 'content-type': 'application/scim+json' }),
+      ...headers,
+    });
 }
 
 /** The app listening on a real port, and a client calling it with a service key of its own. */
@@ -60,24 +98,11 @@ export async function scimClient(
     scopes,
     t.clock.now(),
   );
-  const call: Scim['call'] = async (method, path, body, presented = key) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(presented !== null && { authorization: `Bearer ${presented}` }),
-        ...(accept !== undefined && { accept }),
-        ...(body !== undefined && { 'content-type': contentType }),
-      },
-      ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  const call: Scim['call'] = (method, path, body, presented = key) =>
+    scimRequest(`${base}${path}`, method, presented, body, {
+      ...(accept !== undefined && { accept }),
+      ...(body !== undefined && { 'content-type': contentType }),
     });
-    const text = await response.text();
-    const answer: unknown = text === '' ? undefined : JSON.parse(text);
-    return {
-      status: response.status,
-      body: answer,
-      headers: response.headers,
-    };
-  };
   return {
     base,
     call,
