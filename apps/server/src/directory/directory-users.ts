@@ -46,6 +46,9 @@ export interface SyncSummary {
   read: number;
 }
 
+/** How many of the directory's users in the store a full pass reads at a time. */
+const STORED_PAGE = 2_000;
+
 /** How long the languages the product knows are kept for the locale check of sign-ins. */
 const LANGUAGES_CACHE_MS = 60_000;
 
@@ -243,13 +246,18 @@ export class DirectoryUsers implements UserDirectory {
 
     if (previous === undefined) {
       for await (const page of readingAhead(this.directory.syncPages())) await take(page);
-      for (const user of await this.store.users.listOfSource('ldap')) {
-        if (user.externalId !== null && seen.has(user.externalId)) continue;
-        if (
-          await this.provisioning.disableMissing(user, DIRECTORY_ACTOR, { managedGroups: this.managedGroups })
-        )
-          summary.disabled += 1;
-      }
+      for await (const page of this.directoryUsersStored())
+        for (const { id, externalId } of page) {
+          if (externalId !== null && seen.has(externalId)) continue;
+          const user = await this.store.users.findById(id);
+          if (
+            user !== undefined &&
+            (await this.provisioning.disableMissing(user, DIRECTORY_ACTOR, {
+              managedGroups: this.managedGroups,
+            }))
+          )
+            summary.disabled += 1;
+        }
     } else {
       for await (const page of readingAhead(this.directory.syncPages({ term: changedSinceTerm(previous) })))
         await take(page);
@@ -274,6 +282,22 @@ export class DirectoryUsers implements UserDirectory {
     return summary;
   }
 
+  /**
+   * The directory's users in the store, ids and external ids, a page at a time with the server's
+   * other requests between pages: read in one statement, 50,000 users held the embedded store's
+   * server 460 ms at once.
+   */
+  private async *directoryUsersStored(): AsyncGenerator<{ id: string; externalId: string | null }[]> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.store.users.externalIdsOfSource('ldap', after, STORED_PAGE);
+      if (page.length === 0) return;
+      yield page;
+      after = page.at(-1)?.id;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
   /** Whether a group's entry changed since the mark, or a group came or went. */
   private groupsChanged(mark: SyncMark, memberships: GroupMemberships): boolean {
     return memberships.digest() !== mark.groupsDigest;
@@ -288,9 +312,9 @@ export class DirectoryUsers implements UserDirectory {
     memberships: GroupMemberships,
     seen: ReadonlySet<string>,
   ): Promise<string[]> {
-    const externalIdOf = new Map(
-      (await this.store.users.listOfSource('ldap')).map((user) => [user.id, user.externalId]),
-    );
+    const externalIdOf = new Map<string, string | null>();
+    for await (const page of this.directoryUsersStored())
+      for (const { id, externalId } of page) externalIdOf.set(id, externalId);
     const stored = new Map<string, string[]>();
     for (const name of [...this.managedGroups].sort()) {
       const group = await this.store.groups.findByName(name);

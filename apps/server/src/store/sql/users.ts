@@ -100,6 +100,15 @@ export interface UserRepository {
   /** The help desk's search: candidates with their groups and policy, in one statement (help-desk-search.ts). */
   helpDeskCandidates(search: HelpDeskSearch): Promise<HelpDeskCandidate[]>;
   listOfSource(source: UserSource): Promise<User[]>;
+  /**
+   * A page of the source's users' ids and external ids, by id after `after` (a sync's full pass
+   * walks them a page at a time, the server's requests served between pages).
+   */
+  externalIdsOfSource(
+    source: UserSource,
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ id: string; externalId: string | null }[]>;
   /** The source's users the filter selects (evaluated by the store), in that order, else by user name. */
   listOfSourceWhere(
     source: UserSource,
@@ -236,6 +245,12 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         .orderBy('username')
         .execute();
       return rows.map(toUser);
+    },
+    async externalIdsOfSource(source, after, limit) {
+      let query = db.selectFrom('users').select(['id', 'external_id']).where('source', '=', source);
+      if (after !== undefined) query = query.where('id', '>', after);
+      const rows = await query.orderBy('id').limit(limit).execute();
+      return rows.map((row) => ({ id: row.id, externalId: row.external_id }));
     },
     async listOfSourceWhere(source, filter, order) {
       const selected = db

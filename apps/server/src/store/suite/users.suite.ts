@@ -44,6 +44,30 @@ export function usersSuite(): void {
     );
 
     storeCase(
+      'pages through a source’s users’ ids and external ids, by id, none twice and none left out',
+      async ({ store, expect, addUser }) => {
+        await addUser();
+        const sourced = [];
+        for (let index = 0; index < 5; index += 1)
+          sourced.push(await addUser({ source: 'ldap', externalId: `entry-${index}` }));
+        const pages = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.users.externalIdsOfSource('ldap', after, 2);
+          if (page.length === 0) break;
+          pages.push(page);
+          after = page.at(-1)?.id;
+        }
+        expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+        expect(pages.flat()).toEqual(
+          sourced
+            .map((user) => ({ id: user.id, externalId: user.externalId }))
+            .sort((a, b) => (a.id < b.id ? -1 : 1)),
+        );
+      },
+    );
+
+    storeCase(
       'keeps where a user comes from and finds it by its id in that source, renamed or not',
       async ({ store, expect, addUser }) => {
         const local = await addUser();
