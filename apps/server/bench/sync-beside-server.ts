@@ -8,8 +8,8 @@
  * directory sync` (the first sync) and `dea directory sync --full` (every user read, none
  * changed). Prints, per store and step, its time and the slowest and 99th-percentile sign-in,
  * verification and readiness answer while it ran, as a Markdown table for docs/benchmarks.md.
- * Target: the slowest sign-in and verification at most 300 ms. `npx tsx
- * apps/server/bench/sync-beside-server.ts` after `npm run build`.
+ * Target: the slowest sign-in and verification at most 300 ms. `npm run bench:sync-beside-server` (`npx tsx
+ * apps/server/bench/sync-beside-server.ts`) after `npm run build`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
