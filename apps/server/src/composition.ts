@@ -14,7 +14,7 @@ import { deliveryRouting } from './delivery/routing.js';
 import { DirectoryUsers, directoryNamesOf } from './directory/directory-users.js';
 import { type DirectoryLog, LdapDirectory } from './directory/ldap-directory.js';
 import { AuditView } from './domain/audit/audit-view.js';
-import { SignInBulkheads } from './domain/bulkheads.js';
+import { RequestTurns, SignInBulkheads } from './domain/bulkheads.js';
 import { ChannelProofs } from './domain/channels/channel-proof.js';
 import { sendCode } from './domain/channels/send-code.js';
 import { SendLimits } from './domain/channels/send-limits.js';
@@ -95,8 +95,9 @@ function composeIdentity(parts: {
   now: () => number;
   log: DirectoryLog;
   hashQueue: HashQueue;
+  requestTurns: RequestTurns;
 }): Identity {
-  const { config, store, keys, now, log } = parts;
+  const { config, store, keys, now, log, requestTurns } = parts;
   // The directory, when DEA_LDAP_URL names one: the names it has are its own (people.ts).
   const directory =
     config.directory === undefined ? undefined : new LdapDirectory(config.directory, now, log);
@@ -122,6 +123,7 @@ function composeIdentity(parts: {
         : new DirectoryUsers(directory, config.directory, store, provisioning, {
             now,
             batchSize: config.provisioning.batchSize,
+            turn: (stepMs) => requestTurns.turn(stepMs),
           }),
     consoleAccounts: new ConsoleAccounts({ store, enrolment: consoleEnrolment, now }),
     consoleEnrolment,
@@ -171,7 +173,9 @@ export function composeDomain(parts: DomainParts): Services {
     config.passwordHashing.queue,
     hashWorkers.derive,
   );
-  const identity = composeIdentity({ config, store, keys, now, log, hashQueue });
+  // The requests this process answers (none in `dea`) and its background work, in turns.
+  const requestTurns = new RequestTurns();
+  const identity = composeIdentity({ config, store, keys, now, log, hashQueue, requestTurns });
   const { directoryUsers, people, groups, consoleAccounts, passwordLinks } = identity;
   // Sign-in's store work holds at most its share of the connections; the rest stay for
   // verification, the page and everything else (domain/bulkheads.ts).
@@ -218,6 +222,7 @@ export function composeDomain(parts: DomainParts): Services {
     sessions,
     hashQueue,
     signInBulkheads,
+    requestTurns,
     signIn: new SignIn({
       store: signInBulkheads.store,
       bulkheads: signInBulkheads,

@@ -9,7 +9,7 @@ import type { Catalogs } from './domain/texts/catalogs.js';
 import type { ChannelRules } from './domain/channels/channel-rules.js';
 import type { SendLimits } from './domain/channels/send-limits.js';
 import type { Sessions } from './domain/page/sessions.js';
-import type { SignInBulkheads } from './domain/bulkheads.js';
+import type { RequestTurns, SignInBulkheads } from './domain/bulkheads.js';
 import type { SignIn } from './domain/page/sign-in.js';
 import type { Verification } from './domain/codes/verification.js';
 import type { RetriedVerifications } from './domain/codes/retried-requests.js';
@@ -50,6 +50,8 @@ export interface Services extends Identity {
   signIn: SignIn;
   /** The bounds on sign-in work: sign-ins in flight, and their share of the store's connections. */
   signInBulkheads: SignInBulkheads;
+  /** The requests in flight, whose turns background work waits for (a directory sync's batches). */
+  requestTurns: RequestTurns;
   /** Seals the audit trail and sends it to syslog, HTTPS, a file and the webhooks (DEA_AUDIT_*, DEA_WEBHOOKS). */
   auditExport: AuditExport | undefined;
   /** The console's sign-in: password, then passkey (WebAuthn). */

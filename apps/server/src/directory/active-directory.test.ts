@@ -1,3 +1,4 @@
+import { RequestTurns } from '../domain/bulkheads.js';
 import { identityOf } from '../testing/identity.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -353,6 +354,7 @@ describe('Active Directory (Samba 4 as a domain controller)', { timeout: 180_000
         const sync = new DirectoryUsers(directory, config, store, identityOf(store, clock).provisioning, {
           now: clock,
           batchSize: 200,
+          turn: (stepMs) => new RequestTurns().turn(stepMs),
         });
         const groupsOf = async (name: string) => {
           const user = await store.users.findByUsername(usernameOrThrow(name.toLowerCase()));

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { BUILT_IN_LANGUAGES, type Username } from '@dea/contract';
 import type { Store, User } from '../store/store.js';
 import { isKnownLocale } from '../domain/identity/known-locale.js';
@@ -76,7 +77,12 @@ export class DirectoryUsers implements UserDirectory {
     private readonly config: DirectoryConfig,
     private readonly store: Store,
     private readonly provisioning: UserProvisioning,
-    private readonly options: { now: () => number; batchSize: number } = { now: Date.now, batchSize: 200 },
+    private readonly options: {
+      now: () => number;
+      batchSize: number;
+      /** The turn of the process's other work after a step that took that long (domain/bulkheads.ts RequestTurns). */
+      turn: (stepMs: number) => Promise<void>;
+    },
   ) {
     this.managedGroups = [...new Set(config.groups.values())];
   }
@@ -290,11 +296,12 @@ export class DirectoryUsers implements UserDirectory {
   private async *directoryUsersStored(): AsyncGenerator<{ id: string; externalId: string | null }[]> {
     let after: string | undefined;
     for (;;) {
+      const began = performance.now();
       const page = await this.store.users.externalIdsOfSource('ldap', after, STORED_PAGE);
       if (page.length === 0) return;
+      await this.options.turn(performance.now() - began);
       yield page;
       after = page.at(-1)?.id;
-      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
@@ -355,10 +362,11 @@ export class DirectoryUsers implements UserDirectory {
       const inputs = users.map((user, index) =>
         this.sourced({ ...user, groups: memberships.of(user.ref) }, languages, warnings[index] as string[]),
       );
+      const began = performance.now();
       const results = await this.provisioning.provisionBatch(inputs, DIRECTORY_ACTOR);
       // The embedded store answers at once, so a page's batches would run without letting the
       // server's other requests in: each batch gives them their turn.
-      await new Promise((resolve) => setImmediate(resolve));
+      await this.options.turn(performance.now() - began);
       for (const [index, result] of results.entries()) {
         const user = users[index] as DirectoryUser;
         seen.add(user.externalId);

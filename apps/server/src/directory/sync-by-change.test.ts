@@ -1,6 +1,7 @@
 import { identityOf } from '../testing/identity.js';
 import { usernameOrThrow } from '@dea/contract';
 import { Attribute, Change, type Client } from 'ldapts';
+import { RequestTurns } from '../domain/bulkheads.js';
 import { describe, expect, inject, onTestFinished } from 'vitest';
 import type { Store } from '../store/store.js';
 import { storeTest } from '../testing/fixtures.js';
@@ -104,6 +105,7 @@ describe.each(STORE_KINDS)('the directory sync by change on %s', (kind) => {
       const sync = new DirectoryUsers(directory, config, store, identityOf(store, clock).provisioning, {
         now: clock,
         batchSize: 40,
+        turn: (stepMs) => new RequestTurns().turn(stepMs),
       });
 
       // First sync: a full pass. Groups are one paged search, users one paged search: no search per user.

@@ -1,8 +1,8 @@
 import { ErrorNumber, usernameOrThrow } from '@dea/contract';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createServiceKey } from './codes/service-keys.js';
-import { Bulkhead, storeInLane } from './bulkheads.js';
+import { Bulkhead, RequestTurns, storeInLane } from './bulkheads.js';
 import { appTest, storeTest } from '../testing/fixtures.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
@@ -94,6 +94,38 @@ describe.each(STORE_KINDS)('sign-in bulkheads on %s', (kind) => {
       expect(bulkheads.load).toEqual({ signIns: 0, storeCalls: { running: 0, waiting: 0 } });
       // The next sign-in is admitted again.
       expect((await signIn(base, 'made-up-after')).error).toBe(ErrorNumber.notPermitted);
+    },
+  );
+
+  appTest(
+    'counts each request in flight until its answer is sent or its client goes, for background work to wait for',
+    async ({ startApp, expect }) => {
+      // Sign-in's one store place, held below: the sign-ins wait in flight until the test lets go.
+      const t = await startApp({ DEA_SIGNIN_DB_CONNECTIONS: '1' });
+      const base = await listening(t);
+      const turns = t.services.requestTurns;
+      let release = (): void => undefined;
+      const held = t.services.signInBulkheads.storeLane.run(
+        () => new Promise<void>((resolve) => (release = resolve)),
+      );
+      const gone = new AbortController();
+      const abandoned = fetch(`${base}/login/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'made-up', password: 'a password' }),
+        signal: gone.signal,
+      }).catch(() => 'gone');
+      const answered = signIn(base, 'made-up-too');
+      await expect.poll(() => turns.requests).toBe(2);
+      const turn = turns.turn(60_000);
+      gone.abort();
+      expect(await abandoned).toBe('gone');
+      await expect.poll(() => turns.requests).toBe(1);
+      release();
+      await held;
+      await answered;
+      await turn;
+      await expect.poll(() => turns.requests).toBe(0);
     },
   );
 });
@@ -200,4 +232,55 @@ describe('sign-in bulkheads on postgres', () => {
     // Its waits have deadlines of 30 s each, safety nets only: the test's own is above their sum.
     90_000,
   );
+});
+
+describe('background work in turns with the requests in flight', () => {
+  const settled = async (promise: Promise<unknown>) => {
+    let done = false;
+    void promise.then(() => (done = true));
+    // The event loop's other callbacks first: a turn never comes sooner.
+    for (let round = 0; round < 3; round += 1) await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  };
+
+  it('gives the turn at once when no request is in flight', async () => {
+    const turns = new RequestTurns();
+    expect(await settled(turns.turn(50))).toBe(true);
+  });
+
+  it('waits for the requests in flight to end, each ended once', async () => {
+    const turns = new RequestTurns();
+    const first = turns.begin();
+    const second = turns.begin();
+    const turn = turns.turn(60_000);
+    expect(await settled(turn)).toBe(false);
+    first();
+    first();
+    expect(turns.requests).toBe(1);
+    expect(await settled(turn)).toBe(false);
+    second();
+    expect(await settled(turn)).toBe(true);
+  });
+
+  it('waits no longer than its last step took, nor than 250 ms, while requests keep coming', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const turns = new RequestTurns();
+      turns.begin();
+      const short = turns.turn(40);
+      expect(await settled(short)).toBe(false);
+      vi.advanceTimersByTime(39);
+      expect(await settled(short)).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(await settled(short)).toBe(true);
+      const long = turns.turn(5_000);
+      await settled(long);
+      vi.advanceTimersByTime(249);
+      expect(await settled(long)).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(await settled(long)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -169,3 +169,53 @@ function repositoryInLane(
     },
   });
 }
+
+/** The longest a step of background work waits for the requests in flight. */
+const TURN_MAX_WAIT_MS = 250;
+
+/**
+ * Background work of a server (a directory sync's batches, whichever process asked for it) and the
+ * requests it answers, in turns: the work asks for its turn between its steps and gets it once no
+ * request is in flight, or once it has waited as long as its last step took (so that a steady
+ * stream of requests still leaves it about half the time), never longer than TURN_MAX_WAIT_MS. On
+ * the embedded store a step holds the event loop whole (its statements answer at once): without
+ * turns a sign-in waited for a whole batch at each of its own steps. A process that answers no
+ * requests (`dea`) gives the turn at once.
+ */
+export class RequestTurns {
+  private inFlight = 0;
+  private waiting: (() => void)[] = [];
+
+  /** A request begins; the function returned ends it (once). */
+  begin(): () => void {
+    this.inFlight += 1;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const go of this.waiting.splice(0)) go();
+    };
+  }
+
+  /** Requests being answered now. */
+  get requests(): number {
+    return this.inFlight;
+  }
+
+  /** The work's turn after a step that took `stepMs`: the event loop's other callbacks first, then no request in flight. */
+  async turn(stepMs: number): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.inFlight === 0) return;
+    await new Promise<void>((resolve) => {
+      const go = () => {
+        clearTimeout(timer);
+        const at = this.waiting.indexOf(go);
+        if (at >= 0) this.waiting.splice(at, 1);
+        resolve();
+      };
+      const timer = setTimeout(go, Math.min(Math.max(stepMs, 1), TURN_MAX_WAIT_MS));
+      this.waiting.push(go);
+    });
+  }
+}
