@@ -1,4 +1,5 @@
 import { composeDomain } from './composition.js';
+import { RequestTurns } from './domain/bulkheads.js';
 import { releaseOf, withReleases } from './store/migrations/index.js';
 import { hostname } from 'node:os';
 import { newId } from './crypto/ids.js';
@@ -77,9 +78,12 @@ export async function startServices(
   try {
     // Seals what any writer adds to the audit log and, with DEA_AUDIT_* and DEA_WEBHOOKS, exports
     // it (one instance at a time); a webhook configured for the first time begins after what is there.
+    // The requests the server answers, which its background work (sealing, syncs) takes turns with.
+    const requestTurns = new RequestTurns();
     const auditExport = new AuditExport(config.auditExport, store, keys, metrics, log, {
       holder: `${hostname()}:${process.pid}:${newId()}`,
       now,
+      turn: (stepMs) => requestTurns.turn(stepMs),
       destinations: webhookDestinations(config.webhooks, store, metrics, log),
     });
     auditListeners.push(() => auditExport.notify());
@@ -109,6 +113,7 @@ export async function startServices(
       metrics,
       auditExport,
       decoyPasswordHash: () => decoy,
+      requestTurns,
     });
     auditExport.start();
     return { services, seededDemo, demoMode, generatedSecret: generated };

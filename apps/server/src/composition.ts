@@ -14,7 +14,8 @@ import { deliveryRouting } from './delivery/routing.js';
 import { DirectoryUsers, directoryNamesOf } from './directory/directory-users.js';
 import { type DirectoryLog, LdapDirectory } from './directory/ldap-directory.js';
 import { AuditView } from './domain/audit/audit-view.js';
-import { RequestTurns, SignInBulkheads } from './domain/bulkheads.js';
+import type { RequestTurns} from './domain/bulkheads.js';
+import { SignInBulkheads } from './domain/bulkheads.js';
 import { ChannelProofs } from './domain/channels/channel-proof.js';
 import { sendCode } from './domain/channels/send-code.js';
 import { SendLimits } from './domain/channels/send-limits.js';
@@ -63,6 +64,8 @@ export interface DomainParts {
   metrics: Metrics;
   /** The server's sealing and export of the audit trail; the command line has none. */
   auditExport: AuditExport | undefined;
+  /** The requests this process answers (none in `dea`), which its background work takes turns with. */
+  requestTurns: RequestTurns;
   /**
    * The hash a sign-in of no one checks against, as costly as a real one (sign-in.ts): the
    * server computes it as it starts; the command line, which signs no one in, never asks.
@@ -149,7 +152,7 @@ function composeIdentity(parts: {
  * these use cases and never construct them.
  */
 export function composeDomain(parts: DomainParts): Services {
-  const { config, store, keys, now, log, metrics, auditExport, decoyPasswordHash } = parts;
+  const { config, store, keys, now, log, metrics, auditExport, decoyPasswordHash, requestTurns } = parts;
   const sessions = new Sessions(store, acceptedKeys(keys, 'xsrf'), {
     idleMs: config.sessionIdleMs,
     absoluteMs: config.sessionAbsoluteMs,
@@ -173,8 +176,6 @@ export function composeDomain(parts: DomainParts): Services {
     config.passwordHashing.queue,
     hashWorkers.derive,
   );
-  // The requests this process answers (none in `dea`) and its background work, in turns.
-  const requestTurns = new RequestTurns();
   const identity = composeIdentity({ config, store, keys, now, log, hashQueue, requestTurns });
   const { directoryUsers, people, groups, consoleAccounts, passwordLinks } = identity;
   // Sign-in's store work holds at most its share of the connections; the rest stay for

@@ -82,6 +82,8 @@ export class AuditExport {
       gatherMs?: number;
       /** Destinations built elsewhere (the webhook of each event of DEA_WEBHOOKS), after those of `config`. */
       destinations?: readonly AuditDestination[];
+      /** The turn of the server's requests between a seal's batches (domain/bulkheads.ts RequestTurns); none: no turns. */
+      turn?: (stepMs: number) => Promise<void>;
     },
   ) {
     const destinations: AuditDestination[] = [];
@@ -211,7 +213,13 @@ export class AuditExport {
     const { now, holder } = this.options;
     try {
       await this.begin();
-      await sealAuditTrail(this.store, this.keys, now(), (finding) => this.sealFound(finding));
+      await sealAuditTrail(
+        this.store,
+        this.keys,
+        now(),
+        (finding) => this.sealFound(finding),
+        this.options.turn,
+      );
       if (this.exported.length > 0) {
         const at = now();
         if (await this.store.leases.take(AUDIT_EXPORT_LEASE, holder, at, at + AUDIT_EXPORT_LEASE_MS)) {

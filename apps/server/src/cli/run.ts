@@ -1,4 +1,5 @@
 import { RELEASE_VERSION } from '../release-version.js';
+import { RequestTurns } from '../domain/bulkheads.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -248,6 +249,8 @@ export async function runCli(argv: readonly string[], io: CliIo, groups = COMMAN
         now: () => context.now(),
         log: SILENT,
         metrics: new Metrics(),
+        // dea answers no requests: its work never waits for a turn.
+        requestTurns: new RequestTurns(),
         // The command line exports nothing (the server seals what it writes) and signs no one in.
         auditExport: undefined,
         decoyPasswordHash: () => (decoy ??= decoyPasswordHash(store, config.passwordHashCost)),

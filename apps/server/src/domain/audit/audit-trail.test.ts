@@ -8,7 +8,7 @@ import { recordStatements } from '../../testing/recorded-sql.js';
 import { execRaw } from '../../testing/store-dump.js';
 import { STORE_KINDS, TEST_STORE_KEYS, type TestStore } from '../../testing/stores.js';
 import { purgeStore, type RetentionRules } from '../retention/retention.js';
-import { auditStampKeyOf, sealAuditTrail, verifyAuditTrail } from './audit-trail.js';
+import { auditStampKeyOf, SEAL_BATCH, sealAuditTrail, verifyAuditTrail } from './audit-trail.js';
 
 const NOW = Date.UTC(2026, 10, 26, 9, 0, 0);
 const DAY = 86_400_000;
@@ -134,6 +134,23 @@ describe.each(STORE_KINDS)('the audit trail on %s', (kind) => {
         unsealed: 0,
         broken: undefined,
       });
+    },
+  );
+
+  storeTest(
+    'gives the turn between full batches of a seal, after each, with the time the batch took',
+    async ({ testStore }) => {
+      const { store } = testStore;
+      for (let index = 0; index < SEAL_BATCH * 2 + 10; index += 1)
+        await store.audit.append({ event: 'user.created', actor: 'cli', details: { index } }, NOW + index);
+      const turns: number[] = [];
+      const sealed = await sealAuditTrail(store, KEYS, NOW, undefined, async (stepMs) => {
+        turns.push(stepMs);
+      });
+      expect(sealed).toBe(SEAL_BATCH * 2 + 10);
+      expect(turns).toHaveLength(2);
+      for (const stepMs of turns) expect(stepMs).toBeGreaterThan(0);
+      expect((await verifyAuditTrail(store, KEYS)).broken).toBeUndefined();
     },
   );
 

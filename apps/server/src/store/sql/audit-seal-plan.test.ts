@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deriveKeys } from '../../crypto/secret-keys.js';
-import { auditSealer, auditStampKeyOf, SEAL_BATCH } from '../../domain/audit/audit-trail.js';
+import { auditStampKeyOf, SEAL_BATCH, sealAuditTrail } from '../../domain/audit/audit-trail.js';
 import { recordPostgresQueries, recordSqlitePrepares, sqlitePlanOf } from '../../testing/recorded-sql.js';
 import { openTestStore, TEST_STORE_KEYS } from '../../testing/stores.js';
 import { openStore } from '../open-store.js';
@@ -37,8 +37,7 @@ describe('sealing the audit trail on the embedded store', () => {
     for (let index = 0; index < count; index += 1)
       await store.audit.append({ event: 'user.created', actor: 'cli', details: { index } }, 1_000 + index);
     const prepared = recordSqlitePrepares();
-    const sealer = auditSealer(KEYS);
-    const sealed = await store.auditTrail.seal(sealer, SEAL_BATCH, 5_000).finally(prepared.stop);
+    const sealed = await sealAuditTrail(store, KEYS, 5_000).finally(prepared.stop);
     expect(sealed).toBe(count);
     const updates = prepared.sources.filter((source) => /update audit_log set seq/.test(source));
     // One text for a full batch and one for the rest.
@@ -59,7 +58,7 @@ describe('sealing the audit trail on the embedded store', () => {
     for (let index = 0; index < SEAL_BATCH + 20; index += 1)
       await store.audit.append({ event: 'user.created', actor: 'cli', details: { index } }, 1_000 + index);
     const prepared = recordSqlitePrepares();
-    await store.auditTrail.seal(auditSealer(KEYS), SEAL_BATCH, 5_000).finally(prepared.stop);
+    await sealAuditTrail(store, KEYS, 5_000).finally(prepared.stop);
     const reads = prepared.sources.filter((source) => /^select "id", "at", "event"/.test(source));
     expect(reads).toHaveLength(1);
     const plan = sqlitePlanOf(dataDir, reads[0] as string);
@@ -72,7 +71,6 @@ describe('sealing the audit trail on PostgreSQL', () => {
   it('renews the statistics of the audit log when a full batch waits, at most once a minute', async () => {
     const own = await openTestStore('postgres');
     try {
-      const sealer = auditSealer(TEST_STORE_KEYS);
       const append = async (count: number, from: number) => {
         for (let index = 0; index < count; index += 1)
           await own.store.audit.append(
@@ -86,14 +84,14 @@ describe('sealing the audit trail on PostgreSQL', () => {
         return recorded.queries.filter(({ text }) => /^analyze audit_log$/i.test(text.trim())).length;
       };
       await append(SEAL_BATCH - 1, 1_000);
-      expect(await analyses(() => own.store.auditTrail.seal(sealer, SEAL_BATCH, 5_000))).toBe(0);
+      expect(await analyses(() => sealAuditTrail(own.store, TEST_STORE_KEYS, 5_000))).toBe(0);
       await append(SEAL_BATCH + 20, 10_000);
-      expect(await analyses(() => own.store.auditTrail.seal(sealer, SEAL_BATCH, 20_000))).toBe(1);
+      expect(await analyses(() => sealAuditTrail(own.store, TEST_STORE_KEYS, 20_000))).toBe(1);
       await append(SEAL_BATCH + 20, 30_000);
       // Within the minute: autovacuum's statistics, or these, serve.
-      expect(await analyses(() => own.store.auditTrail.seal(sealer, SEAL_BATCH, 70_000))).toBe(0);
+      expect(await analyses(() => sealAuditTrail(own.store, TEST_STORE_KEYS, 70_000))).toBe(0);
       await append(SEAL_BATCH + 20, 90_000);
-      expect(await analyses(() => own.store.auditTrail.seal(sealer, SEAL_BATCH, 90_000))).toBe(1);
+      expect(await analyses(() => sealAuditTrail(own.store, TEST_STORE_KEYS, 90_000))).toBe(1);
       expect(await own.store.auditTrail.unsealedCount()).toBe(0);
     } finally {
       await own.dispose();

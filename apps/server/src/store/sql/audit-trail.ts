@@ -497,7 +497,8 @@ export function auditTrailRepository(db: Db, dialect: Dialect): AuditTrailReposi
           // The store's first head (or one after a cut): the store now says its trail was sealed.
           if (ends.head_seq === null) await markSealed();
         }
-        if (read.length < limit && updated === rows.length) return sealed;
+        // One batch a call: the caller gives other work its turn before the next (sealAuditTrail).
+        if (updated === rows.length && (updated === limit || read.length < limit)) return sealed;
       }
       return sealed;
     },
