@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { failureMessage } from '../api/failure-message';
 import { BrandedShell } from '../app/branded-shell';
 import { PageHeader } from '../app/page-header';
@@ -12,10 +12,10 @@ import { useSignedInUser } from '../features/user/hooks/use-signed-in-user';
 import { leaveForLogout } from '../features/user/leave-for-logout';
 import { Alert } from '../shared/components/alert';
 import { Spinner } from '../shared/components/spinner';
-import { useLoad } from '../shared/hooks/use-load';
 import { useI18n } from '../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { serverLocale } from '../shared/i18n/server-locale';
+import type { RegistrationWaysResult } from '@dea/contract';
 import { ChannelManager } from './channel-manager';
 import { getRegistrationWays, openRegistration } from './channels-api';
 import { PasskeyWay } from './passkeys/lazy-passkeys';
@@ -130,6 +130,11 @@ function PageMessageAlert({ message }: { message: PageMessage }) {
   );
 }
 
+type Ways =
+  | { state: 'loading' }
+  | { state: 'known'; ways: RegistrationWaysResult }
+  | { state: 'failed'; message?: PageMessage };
+
 /**
  * The person is signed in with their password: a registration link in the address is used first
  * (then taken out of it), then the page asks whether a registration session is open and, if not,
@@ -143,35 +148,52 @@ function ChannelsMain({
   locale: string | undefined;
 }) {
   const { t } = useI18n();
+  const [ways, setWays] = useState<Ways>({ state: 'loading' });
   const [linkProblem, setLinkProblem] = useState<PageMessage>();
-  // A link is used once, before the first question of the ways; each load after waits for it.
-  const opening = useRef<Promise<void> | undefined>(undefined);
-  const ways = useLoad((signal) => {
-    if (route.link !== undefined && opening.current === undefined)
-      opening.current = openRegistration({ link: route.link })
-        .then(
-          () => undefined,
-          (error: unknown) => setLinkProblem(failureMessage(error)),
-        )
-        .finally(forgetFragment);
-    return (opening.current ?? Promise.resolve()).then(() => getRegistrationWays(signal));
-    // The route's link counts once, when the page opens.
-  }, []);
-  const askAgain = ways.reload;
+  const [round, setRound] = useState(0);
+  const [link, setLink] = useState(route.link);
+  const askAgain = useCallback(() => setRound((value) => value + 1), []);
 
-  if (ways.error !== undefined) {
-    const message = failureMessage(ways.error);
-    return message ? <PageMessageAlert message={message} /> : null;
-  }
-  if (ways.value === undefined) return <Spinner label={t('loading')} showLabel />;
+  useEffect(() => {
+    const controller = new AbortController();
+    const opening =
+      link === undefined
+        ? Promise.resolve()
+        : openRegistration({ link }).then(
+            () => undefined,
+            (error: unknown) => setLinkProblem(failureMessage(error)),
+          );
+    void opening
+      .finally(() => {
+        if (link !== undefined) {
+          forgetFragment();
+          setLink(undefined);
+        }
+      })
+      .then(() => getRegistrationWays(controller.signal))
+      .then(
+        (answer) => {
+          if (!controller.signal.aborted) setWays({ state: 'known', ways: answer });
+        },
+        (error: unknown) => {
+          if (!controller.signal.aborted) setWays({ state: 'failed', message: failureMessage(error) });
+        },
+      );
+    return () => controller.abort();
+    // A link is used once: the effect runs again for a new round, not when the link is forgotten.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [round]);
+
+  if (ways.state === 'loading') return <Spinner label={t('loading')} showLabel />;
+  if (ways.state === 'failed') return ways.message ? <PageMessageAlert message={ways.message} /> : null;
   return (
     <>
       {linkProblem && <PageMessageAlert message={linkProblem} />}
-      {ways.value.open ? (
-        <ChannelManager locale={locale} sessionUntil={ways.value.expiresAt} onSessionEnded={askAgain} />
+      {ways.ways.open ? (
+        <ChannelManager locale={locale} sessionUntil={ways.ways.expiresAt} onSessionEnded={askAgain} />
       ) : (
         <SignInChoices
-          ways={ways.value}
+          ways={ways.ways}
           locale={locale}
           providerRefused={route.providerRefused}
           onOpened={askAgain}

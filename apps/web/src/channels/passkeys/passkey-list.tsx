@@ -1,7 +1,8 @@
-import { useId, useState, type FormEvent } from 'react';
+import type { UserPasskey } from '@dea/contract';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { failureMessage } from '../../api/failure-message';
 import { Alert } from '../../shared/components/alert';
-import { useLoad } from '../../shared/hooks/use-load';
+import { usePromise } from '../../shared/hooks/use-promise';
 import { useI18n } from '../../shared/i18n/i18n-context';
 import type { Translate } from '../../shared/i18n/translator';
 import { addPasskey, listPasskeys, removePasskey, renamePasskey } from './passkey-calls';
@@ -16,13 +17,16 @@ export function PasskeyList() {
   const { t, language } = useI18n();
   const locale = language.replace('_', '-');
   const id = useId();
+  const [version, setVersion] = useState(0);
+  const loaded = usePromise((signal) => listPasskeys(signal), [version]);
   // While a change reloads the list, the one shown before stays.
-  const loaded = useLoad((signal) => listPasskeys(signal), []);
-  const passkeys = loaded.value;
+  const shown = useRef<UserPasskey[] | undefined>(undefined);
+  if (loaded.state === 'fulfilled') shown.current = loaded.value;
+  const passkeys = shown.current;
   const action = usePasskeyAction(t);
   const [name, setName] = useState(t('channels.passkeys.defaultName'));
   const [editing, setEditing] = useState<{ id: string; name: string } | undefined>(undefined);
-  const { reload } = loaded;
+  const reload = () => setVersion((current) => current + 1);
   const date = (iso: string) =>
     new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso));
 
@@ -47,7 +51,7 @@ export function PasskeyList() {
     if ((await action.run(async () => removePasskey(passkeyId).then(() => true))) === true) reload();
   };
 
-  const loadFailure = loaded.error !== undefined ? failureMessage(loaded.error) : undefined;
+  const loadFailure = loaded.state === 'rejected' ? failureMessage(loaded.error) : undefined;
   return (
     <section className="passkey-list" aria-labelledby={`${id}-heading`} data-testid="passkey-list">
       <h2 id={`${id}-heading`}>{t('channels.passkeys.heading')}</h2>

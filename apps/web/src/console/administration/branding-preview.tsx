@@ -1,11 +1,13 @@
+import { messageFileName } from '@dea/contract';
 import { useEffect, useState, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
+import { getMessages } from '../../api/methods';
 import { backgroundStyle } from '../../features/branding/background-style';
 import { BrandedHeader } from '../../features/branding/components/branded-header';
 import { PageFooter } from '../../features/branding/components/page-footer';
 import type { CustomBranding } from '../../features/branding/resolve-branding';
 import { I18nProvider } from '../../shared/i18n/i18n-context';
-import { createTranslator } from '../../shared/i18n/translator';
+import { createTranslator, type Messages } from '../../shared/i18n/translator';
 import pageStyles from '../../styles/page.scss?inline';
 import { useConsoleI18n } from '../i18n/console-i18n';
 
@@ -15,17 +17,28 @@ import { useConsoleI18n } from '../i18n/console-i18n';
  * inside it and never to the console around it.
  */
 export function BrandingPreview({ branding }: { branding: CustomBranding }) {
-  const { t, language, catalog } = useConsoleI18n();
+  const { t, language } = useConsoleI18n();
   const [host, setHost] = useState<HTMLDivElement | null>(null);
   const [root, setRoot] = useState<ShadowRoot>();
+  const [messages, setMessages] = useState<Messages>({});
 
   useEffect(() => {
     if (host === null) return;
     setRoot(host.shadowRoot ?? host.attachShadow({ mode: 'open' }));
   }, [host]);
 
-  // The console's catalog is the whole catalog of its language: the page's texts are in it.
-  const pageT = createTranslator(catalog);
+  useEffect(() => {
+    let current = true;
+    getMessages(messageFileName(language)).then(
+      (loaded) => current && setMessages(loaded),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [language]);
+
+  const pageT = createTranslator(messages);
   const content: ReactNode = (
     <I18nProvider value={{ language, t: pageT }}>
       <style>{pageStyles}</style>

@@ -2,7 +2,6 @@ import type { Language } from '@dea/contract';
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { applyDocumentLanguage } from '../../shared/i18n/document-language';
 import { readStorage, writeStorage } from '../../shared/storage';
-import type { Messages } from '../../shared/i18n/translator';
 import { setConsoleCallLanguage } from '../api/console-call';
 import {
   chooseConsoleLanguage,
@@ -18,8 +17,6 @@ export interface ConsoleI18n {
   language: string;
   languages: readonly Language[];
   t: ConsoleTranslate;
-  /** The whole catalog of the language (the page's texts too, which the branding preview shows). */
-  catalog: Messages;
   /** A time as the console's language writes it, in the browser's time zone. */
   formatTime: (iso: string) => string;
   switchLanguage: (languageCode: string) => void;
@@ -53,7 +50,6 @@ export function useConsoleLanguage(): ConsoleLanguage {
   const [state, setState] = useState<{
     language: string;
     languages: readonly Language[];
-    catalog: Messages;
     t: ConsoleTranslate;
   }>();
   const [failed, setFailed] = useState(false);
@@ -68,7 +64,7 @@ export function useConsoleLanguage(): ConsoleLanguage {
         applyDocumentLanguage(languageCode);
         setConsoleCallLanguage(languageCode);
         document.title = t('title');
-        setState({ language: languageCode, languages, catalog: messages, t });
+        setState({ language: languageCode, languages, t });
       },
       (error: unknown) => {
         console.error(`The console's texts of '${languageCode}' could not be loaded`, error);
@@ -113,7 +109,6 @@ export function useConsoleLanguage(): ConsoleLanguage {
       language: state.language,
       languages: state.languages,
       t: state.t,
-      catalog: state.catalog,
       formatTime: (iso: string) => dates.format(new Date(iso)),
       switchLanguage,
     };

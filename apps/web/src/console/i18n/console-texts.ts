@@ -8,7 +8,6 @@ import {
   type TextKey,
 } from '@dea/contract';
 import { addressOf, envelopeOf, fetchJson, isFailedEnvelope } from '../../shared/fetch/fetch-core';
-import type { Messages } from '../../shared/i18n/translator';
 
 /**
  * A text of the console's screens: a key of the product's catalogs in the group `console.`, named
@@ -21,8 +20,11 @@ export type ConsoleTranslate = (
   values?: Readonly<Record<string, string | number>>,
 ) => string;
 
+/** A catalog as GET message answers it (English fills what a language lacks): key -> text. */
+export type ConsoleMessages = Readonly<Record<string, string>>;
+
 /** The console's texts of a catalog; a text the catalog lacks shows its key. */
-export function createConsoleTranslator(messages: Messages): ConsoleTranslate {
+export function createConsoleTranslator(messages: ConsoleMessages): ConsoleTranslate {
   return (key, values) => {
     const text = messages[`console.${key}`] ?? `console.${key}`;
     return values ? formatText(text, values) : text;
@@ -45,11 +47,11 @@ export async function loadConsoleLanguages(signal?: AbortSignal): Promise<Langua
 }
 
 /** The catalog of a language (GET message), whose `console.` texts the console shows. */
-export async function loadConsoleTexts(languageCode: string, signal?: AbortSignal): Promise<Messages> {
+export async function loadConsoleTexts(languageCode: string, signal?: AbortSignal): Promise<ConsoleMessages> {
   const body = await publicCall(PAGE_CALLS.messages(messageFileName(languageCode)), signal);
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new Error(`The texts of '${languageCode}' could not be read`);
-  return body;
+  return body as ConsoleMessages;
 }
 
 /** The stored choice, else the browser's first language the catalogs have, else English. */

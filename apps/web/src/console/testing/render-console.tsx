@@ -99,7 +99,6 @@ export function renderConsole(ui: ReactNode, onSignedOut: () => void = () => und
     language: 'en',
     languages: BUILT_IN_LANGUAGES,
     t: createConsoleTranslator(shippedCatalog('en')),
-    catalog: shippedCatalog('en'),
     formatTime: (iso) => iso,
     switchLanguage: () => undefined,
   };
