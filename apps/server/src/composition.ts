@@ -14,7 +14,7 @@ import { deliveryRouting } from './delivery/routing.js';
 import { DirectoryUsers, directoryNamesOf } from './directory/directory-users.js';
 import { type DirectoryLog, LdapDirectory } from './directory/ldap-directory.js';
 import { AuditView } from './domain/audit/audit-view.js';
-import type { RequestTurns} from './domain/bulkheads.js';
+import type { RequestTurns } from './domain/bulkheads.js';
 import { SignInBulkheads } from './domain/bulkheads.js';
 import { ChannelProofs } from './domain/channels/channel-proof.js';
 import { sendCode } from './domain/channels/send-code.js';

@@ -37,6 +37,7 @@ const REPOSITORIES: Record<
       'list',
       'helpDeskCandidates',
       'listOfSource',
+      'externalIdsOfSource',
       'listOfSourceWhere',
       'count',
       'mostCommonPasswordCost',
