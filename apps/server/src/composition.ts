@@ -213,6 +213,12 @@ export function composeDomain(parts: DomainParts): Services {
         });
   // Browsers remembered for codes on screen, their cookies' hashes under the service keys.
   const rememberedDevices = new RememberedDevices({ store, hashKeys: acceptedKeys(keys, 'codeHash'), now });
+  // How a code goes out by the routing in use: one for the page, the help desk, proofs and registration.
+  const sentCodes = codeDelivery({
+    route: (type) => services.delivery(type),
+    catalogs,
+    attempt: config.delivery.attempt,
+  });
   const services: Services = {
     config: { ...config, webDir: config.webDir === '' ? DEFAULT_WEB_DIR : config.webDir },
     ...identity,
@@ -306,11 +312,7 @@ export function composeDomain(parts: DomainParts): Services {
       sendCode(services, request),
     ),
     delivery,
-    codeDelivery: codeDelivery({
-      route: (type) => services.delivery(type),
-      catalogs,
-      attempt: config.delivery.attempt,
-    }),
+    codeDelivery: sentCodes,
     channelRules,
     sendLimits: new SendLimits(store.rateCounters, config.sendLimits, keys.codeHash),
     notices: new Notices({
@@ -326,11 +328,7 @@ export function composeDomain(parts: DomainParts): Services {
     channelProofs: new ChannelProofs({
       store,
       hashKeys: acceptedKeys(keys, 'codeHash'),
-      codeDelivery: codeDelivery({
-        route: (type) => services.delivery(type),
-        catalogs,
-        attempt: config.delivery.attempt,
-      }),
+      codeDelivery: sentCodes,
       channelRules,
       get sendLimits() {
         return services.sendLimits;
@@ -364,11 +362,7 @@ export function composeDomain(parts: DomainParts): Services {
     registrationSignIn: new RegistrationSignIn({
       store,
       hashKeys: acceptedKeys(keys, 'codeHash'),
-      codeDelivery: codeDelivery({
-        route: (type) => services.delivery(type),
-        catalogs,
-        attempt: config.delivery.attempt,
-      }),
+      codeDelivery: sentCodes,
       channelRules,
       get sendLimits() {
         return services.sendLimits;
