@@ -27,15 +27,15 @@ async function signedInWith(
 ): Promise<void> {
   const { sessions, now, config } = request.server.services;
   const sessionId = sessionIdOf(request);
-  const resolved = await sessions.resolve(sessionId, now(), policies);
+  const header = request.headers[XSRF_HEADER_NAME.toLowerCase()];
+  const changes = request.method !== 'GET' && request.method !== 'HEAD';
+  const resolved = await sessions.resolve(sessionId, now(), {
+    ...(policies !== undefined && { policies }),
+    ...(changes && { token: { presented: typeof header === 'string' ? header : undefined } }),
+  });
   if (resolved.state === 'none' || sessionId === undefined) throw notSignedIn(config.loginPath);
   if (resolved.state === 'expired') throw sessionExpired();
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    const header = request.headers[XSRF_HEADER_NAME.toLowerCase()];
-    if (!sessions.xsrfTokenMatches(sessionId, typeof header === 'string' ? header : undefined)) {
-      throw badXsrfToken(config.loginPath);
-    }
-  }
+  if (resolved.state === 'bad-token') throw badXsrfToken(config.loginPath);
   request.signedIn =
     resolved.policies === undefined
       ? { user: resolved.user, sessionId }

@@ -17,7 +17,15 @@ export interface PoliciesReadWithSession {
 export type SessionState =
   | { state: 'none' }
   | { state: 'expired' }
+  | { state: 'bad-token' }
   | { state: 'active'; session: Session; user: User; policies?: PoliciesReadWithSession };
+
+export interface ResolveOptions {
+  /** The user's policies of these two categories, read with the session where that saves a round trip (the store decides; else left out). */
+  policies?: readonly [string, string];
+  /** A call that changes something: the cross-site request token it carried (`presented` undefined: none). */
+  token?: { presented: string | undefined };
+}
 
 export interface SessionTimeouts {
   idleMs: number;
@@ -43,14 +51,16 @@ export class Sessions {
   }
 
   /**
-   * The session a browser presents, with its user. `policies`: the user's policies of these two
-   * categories are read with it where that saves a round trip (the store decides; else left out).
+   * The session a browser presents, with its user. A refused request leaves the session as it
+   * was: its last-seen time moves only once the session is found active and, where the call
+   * needs one, its cross-site request token matches.
    */
   async resolve(
     sessionId: string | undefined,
     now: number,
-    policies?: readonly [string, string],
+    options: ResolveOptions = {},
   ): Promise<SessionState> {
+    const { policies, token } = options;
     if (!sessionId) return { state: 'none' };
     const idHash = sha256(sessionId);
     const found: (SessionWithUser & { policies?: StoredPolicyPair }) | undefined =
@@ -61,6 +71,8 @@ export class Sessions {
     if (this.hasExpired(found, now)) return { state: 'expired' };
     const { user, policies: read, ...session } = found;
     if (user === undefined || user.disabled) return { state: 'expired' };
+    if (token !== undefined && !this.xsrfTokenMatches(sessionId, token.presented))
+      return { state: 'bad-token' };
     if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS) {
       await this.store.sessions.touch(session.idHash, now);
     }
