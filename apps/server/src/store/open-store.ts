@@ -37,6 +37,7 @@ import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
 import { userRepository } from './sql/users.js';
+import { PlannerStatistics } from './sql/planner-statistics.js';
 import { bulkUserRepository } from './sql/bulk-users.js';
 import { verifyAnswerRepository } from './sql/verify-answers.js';
 import { verifyFailureRepository } from './sql/verify-failures.js';
@@ -141,12 +142,18 @@ function sqliteDb(dataDir: string): Db {
   return embeddedDb(withStatementCache(database), file);
 }
 
-export function storeOver(db: Db, dialect: Dialect, stampKey?: AuditStampKey): Store {
+export function storeOver(
+  db: Db,
+  dialect: Dialect,
+  stampKey?: AuditStampKey,
+  // One per store, kept across its transactions.
+  statistics = new PlannerStatistics(dialect),
+): Store {
   const users = userRepository(db, dialect);
   return {
     kind: dialect,
     users,
-    bulkUsers: bulkUserRepository(db, dialect, stampKey),
+    bulkUsers: bulkUserRepository(db, dialect, stampKey, statistics),
     groups: groupRepository(db, dialect, stampKey),
     channels: channelRepository(db, dialect),
     channelProofs: channelProofRepository(db),
@@ -183,7 +190,7 @@ export function storeOver(db: Db, dialect: Dialect, stampKey?: AuditStampKey): S
     },
     transaction(work) {
       if (db.isTransaction) return work(this);
-      return db.transaction().execute((trx) => work(storeOver(trx, dialect, stampKey)));
+      return db.transaction().execute((trx) => work(storeOver(trx, dialect, stampKey, statistics)));
     },
     async ping() {
       await sql`select 1`.execute(db);

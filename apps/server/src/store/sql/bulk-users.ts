@@ -2,6 +2,7 @@ import type { Username } from '@dea/contract';
 import { type AuditStampKey, auditRowOf, type NewAuditEntry } from './audit.js';
 import { flag, type Db, type Dialect } from './db.js';
 import { type Channel, channelsOfRows } from './channels.js';
+import type { PlannerStatistics } from './planner-statistics.js';
 import { toUser } from './user-row.js';
 import type { NewUser, User, UserSource } from './users.js';
 
@@ -62,9 +63,13 @@ export function bulkUserRepository(
   db: Db,
   dialect: Dialect,
   stampKey: AuditStampKey | undefined,
+  statistics: PlannerStatistics,
 ): BulkUserRepository {
+  // The batch reads below take many ids at once, planned from statistics a bulk write outgrows.
+  const GROWN_BY_BULK_WRITES = ['users', 'channels', 'user_groups'];
   return {
     async taken(source, externalIds, usernames) {
+      await statistics.renew(db, GROWN_BY_BULK_WRITES);
       const found = { externalIds: new Set<string>(), usernames: new Set<string>() };
       for (const part of chunks(externalIds)) {
         const rows = await db
@@ -82,6 +87,7 @@ export function bulkUserRepository(
       return found;
     },
     async known(source, externalIds) {
+      await statistics.renew(db, GROWN_BY_BULK_WRITES);
       const known = new Map<string, KnownUser>();
       for (const part of chunks(externalIds)) {
         const rows = await db
