@@ -195,7 +195,7 @@ describe.each(STORE_KINDS)('dea audit on %s', (kind) => {
       expect(await own.store.auditTrail.refusedCount()).toBe(0);
       expect(await own.store.auditTrail.unsealedCount()).toBe(0);
       const events = (await own.store.auditTrail.sealedAfter(0, 100)).map(({ event }) => event);
-      expect(events).toEqual(expect.arrayContaining(['group.created', 'user.created', 'group.member_added']));
+      expect(events).toEqual(expect.arrayContaining(['group.created', 'user.created', 'users.imported']));
       expect(await own.run(['audit', 'verify'])).toMatchObject({ code: 0 });
     } finally {
       rmSync(folder, { recursive: true, force: true });

@@ -41,7 +41,8 @@ export const AUDIT_EVENTS = {
   'notice.sent': "a notice (without the code) reached one of the user's other channels",
   'notice.failed': 'a notice could not be delivered',
   // operators (actor: cli)
-  'user.created': 'a user was added',
+  'user.created':
+    'a user was added (a person from a source outside the product, the directory, SCIM or an import: details.channels, the channel keys, and details.groups, the groups it gave them, in this one entry)',
   'user.updated': "a user's name, locale or time zone changed",
   'user.password_set':
     "a user's password was set; their sessions and registration sessions ended (details: sessionsEnded, registrationSessionsEnded)",

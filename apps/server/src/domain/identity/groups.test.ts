@@ -187,9 +187,10 @@ describe.each(STORE_KINDS)('the groups module on %s', (kind) => {
     expect(await store.groups.list()).toEqual([]);
     await provisioning.provision(sourced('gina', ['Imported']), 'import');
     expect(await store.groups.findByName('Imported')).toMatchObject({ source: 'import' });
-    expect((await groupEntries(store)).map((entry) => entry.event).reverse()).toEqual([
-      'group.created',
-      'group.member_added',
+    // The group made for her, and her membership in the one entry of her arrival (ADR 0044).
+    expect((await groupEntries(store)).map((entry) => entry.event).reverse()).toEqual(['group.created']);
+    expect(await store.audit.list({ event: 'user.created' })).toMatchObject([
+      { details: { username: 'gina', groups: ['Imported'] } },
     ]);
   });
 

@@ -21,10 +21,10 @@ export interface CreatedPerson {
  * New users of one source created together, inside the caller's store transaction: each checked
  * by the rules `People.create`, the channel rules and the groups' ownership apply to one user (a
  * refusal throws, and the caller's batch goes back to one user at a time), then written with a
- * few multi-row statements (store/sql/bulk-users.ts). The audit entries are those one user at a
- * time gets: `user.created`, `user.disabled` for a user the source has disabled, `channel.set` for
- * each address, `group.member_added` for each group. A new user has no codes or sessions, so
- * nothing is revoked or ended.
+ * few multi-row statements (store/sql/bulk-users.ts). The one way a source's new person is made,
+ * a batch of them or one (provision-user.ts). Each is audited once (ADR 0044): `user.created`
+ * with the channel keys and the groups the source gave them, and `user.disabled` for a user the
+ * source has disabled. A new user has no codes or sessions, so nothing is revoked or ended.
  */
 export async function createPeople(
   store: Store,
@@ -49,9 +49,8 @@ export async function createPeople(
       timeZone: sourcedTimeZone(input.timeZone, warnings),
     });
     const id = newId(at);
-    audit('user.created', id, { username });
-    if (input.disabled === true) audit('user.disabled', id, { sessionsEnded: 0 });
-    let channels = 0;
+    const channelKeys: ChannelKey[] = [];
+    const groupNames: string[] = [];
     for (const [key, text] of Object.entries(input.channels) as [ChannelKey, string | null][]) {
       if (text === null) continue;
       const address = canonicalAddress(SEND_TYPE_OF_CHANNEL[key], text);
@@ -60,8 +59,7 @@ export async function createPeople(
         continue;
       }
       batch.channels.push({ id: newChannelReference(), userId: id, key, address, createdAt: at });
-      audit('channel.set', id, { key });
-      channels += 1;
+      channelKeys.push(key);
     }
     const wanted = new Set(input.groups.memberOf);
     for (const name of new Set(input.groups.managed)) {
@@ -77,13 +75,15 @@ export async function createPeople(
       }
       groupNamed.set(name, group);
       batch.memberships.push({ groupId: group.id, userId: id });
-      batch.audit.push({
-        event: 'group.member_added',
-        userId: id,
-        actor: by.actor,
-        details: { ...changer.details, group: group.name },
-      });
+      groupNames.push(group.name);
     }
+    // One entry for the person and what their source gave them, not one per address and group.
+    audit('user.created', id, {
+      username,
+      ...(channelKeys.length > 0 && { channels: channelKeys }),
+      ...(groupNames.length > 0 && { groups: groupNames }),
+    });
+    if (input.disabled === true) audit('user.disabled', id, { sessionsEnded: 0 });
     const user: User = {
       id,
       username,
@@ -103,7 +103,7 @@ export async function createPeople(
       primaryPhone: input.profile?.primaryPhone ?? null,
       displayName: input.profile?.displayName ?? null,
       formattedName: input.profile?.formattedName ?? null,
-      updatedAt: channels > 0 || input.disabled === true ? at : null,
+      updatedAt: channelKeys.length > 0 || input.disabled === true ? at : null,
     };
     batch.users.push(user);
     created.push({ user, warnings });

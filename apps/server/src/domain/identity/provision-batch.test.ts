@@ -52,10 +52,9 @@ describe.each(STORE_KINDS)('provisioning users in batches on %s', (kind) => {
     async ({ testStore: { store } }) => {
       await store.groups.create({ id: 'g-staff', name: 'Staff', priority: 1, createdAt: Date.now() });
       const provisioning = identityOf(store, Date.now).provisioning;
-      // One user alone, as before: a transaction for the user, one for each membership, and the
-      // channel statements each on their own (not counted here).
+      // One new user alone: the user, their channels and groups in one transaction.
       const alone = await commitsDuring(store, () => provisioning.provision(sourced(0), 'test'));
-      expect(alone).toBeGreaterThanOrEqual(2);
+      expect(alone).toBe(1);
 
       const batch = Array.from({ length: 60 }, (_, index) => sourced(index + 1));
       let results: Awaited<ReturnType<UserProvisioning['provisionBatch']>> = [];
@@ -66,8 +65,10 @@ describe.each(STORE_KINDS)('provisioning users in batches on %s', (kind) => {
       expect(
         results.every((result) => 'provisioned' in result && result.provisioned.outcome === 'created'),
       ).toBe(true);
+      // One entry a new person, naming their channels and groups (ADR 0044).
       expect(await auditCount(store, 'user.created')).toBe(61);
-      expect(await auditCount(store, 'channel.set')).toBe(61);
+      expect(await auditCount(store, 'channel.set')).toBe(0);
+      expect(await auditCount(store, 'group.member_added')).toBe(0);
       const staff = await store.groups.findByName('Staff');
       expect(await store.groups.listMembers(staff?.id ?? '')).toHaveLength(31);
 

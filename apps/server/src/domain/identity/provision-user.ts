@@ -255,18 +255,13 @@ export class UserProvisioning {
       await this.people.mayTakeName(input.source, username);
     if (user === undefined) {
       if (dryRun) return { outcome: 'created', user: this.planned(input, username, at), warnings };
-      let id: string;
+      let created: CreatedPerson;
       try {
-        ({
-          user: { id },
-        } = await this.people.create(write.by, {
-          username,
-          fullName: input.fullName,
-          locale: input.locale,
-          timeZone: timeZone ?? null,
-          externalId: input.externalId,
-          ...input.profile,
-        }));
+        // A new person as every source's batch makes them (people-batch.ts): the same checks, the
+        // user, channels and groups in one transaction, and one audit entry.
+        [created] = (await store.transaction((inside) =>
+          createPeople(inside, this.identity, write.by, [input], at),
+        )) as [CreatedPerson];
       } catch (error) {
         if (error instanceof ProvisionError && error.kind !== 'conflict') throw error;
         // Another writer (a second import, a sign-in, an instance's sync) created the user
@@ -278,12 +273,7 @@ export class UserProvisioning {
           throw new ProvisionError(`the user name ${username} was taken meanwhile`);
         throw error;
       }
-      user = await store.users.findById(id);
-      if (user === undefined) throw new ProvisionError(`the new user ${username} could not be read back`);
-      if (input.disabled === true) await write.disabled(id, true);
-      await this.syncChannels(id, input, warnings, write);
-      await this.syncGroups(id, input, write);
-      return { outcome: 'created', user: (await store.users.findById(user.id)) ?? user, warnings };
+      return { outcome: 'created', user: created.user, warnings: created.warnings };
     }
     const changes = {
       ...(user.username !== username && { username }),
