@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { usernameOrThrow } from '@dea/contract';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../crypto/ids.js';
 import { type RecordedQuery, recordPostgresQueries } from '../../testing/recorded-sql.js';
 import { execRaw } from '../../testing/store-dump.js';
@@ -43,7 +42,12 @@ async function changedSinceAnalysis(databaseUrl: string): Promise<number> {
  * (store/sql/planner-statistics.ts).
  */
 describe('PostgreSQL statistics of the tables a bulk write grows', () => {
+  // The store's clock of when it last asked (performance.now), moved by the test.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
   it('are renewed when a batch read finds a table grown by half, so the read finds its users by index; asked at most every 2 s', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
     const own = await openTestStore('postgres');
     const databaseUrl = own.databaseUrl as string;
     try {
@@ -104,7 +108,7 @@ describe('PostgreSQL statistics of the tables a bulk write grows', () => {
       expect(second.filter(({ text }) => /pg_stat_user_tables|^analyze /.test(text))).toEqual([]);
 
       // After them it asks; the statistics are fresh, so nothing is analysed.
-      await sleep(2_100);
+      vi.advanceTimersByTime(2_100);
       const third = await read();
       expect(third.filter(({ text }) => /pg_stat_user_tables/.test(text))).toHaveLength(1);
       expect(third.filter(({ text }) => /^analyze /.test(text))).toEqual([]);

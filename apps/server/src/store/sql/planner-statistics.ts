@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import type { Db, Dialect } from './db.js';
 
