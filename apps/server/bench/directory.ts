@@ -5,8 +5,9 @@
  * leaves, 10 top groups of middles; the 10 top and 10 of the leaf groups mapped to product groups),
  * then on each store (`--stores sqlite,postgres`; PostgreSQL a cluster of its own with fsync,
  * synchronous_commit and full_page_writes on): the first sync, a sync with nothing changed, a sync
- * after 1% of the users changed (their cn) and 0.1% moved from one leaf group to another, a full
- * pass (`--full`) with nothing changed since, and the import of a CSV file of as many rows. Each
+ * after 100 users changed (their cn) and 50 others were deleted (changes only: it sees the
+ * changes), a full pass (`--full`: the rest unchanged, the 50 deleted disabled and out of their
+ * groups), and the import of a CSV file of as many rows. Each
  * step is the built `dea` as an operator runs it (its time and peak RSS, as the kernel counts it).
  * `npm run bench:directory` after `npm run build`; prints a Markdown table for docs/benchmarks.md.
  */
@@ -79,6 +80,15 @@ function measured(env: NodeJS.ProcessEnv, ...args: string[]): Step {
 const userDn = (base: string, index: number) => `uid=user${index},ou=people,${base}`;
 const groupDn = (base: string, name: string) => `cn=${name},ou=groups,${base}`;
 const leafOf = (index: number) => index % LEAVES;
+const entryOf = (index: number) => ({
+  objectClass: ['inetOrgPerson'],
+  uid: `user${index}`,
+  cn: `Person ${index}`,
+  sn: `Person ${index}`,
+  mail: `user${index}@example.com`,
+  mobile: `+49 170 ${String(5550000 + index).padStart(7, '0')}`,
+  preferredLanguage: index % 3 === 0 ? 'de' : 'en',
+});
 
 /** Runs `work` over the items, `parallel` at a time. */
 async function inParallel<T>(
@@ -114,16 +124,7 @@ async function populate(url: string, base: string, adminDn: string, password: st
     let turn = 0;
     await inParallel(indexes, clients.length * 2, async (index) => {
       const client = clients[(turn += 1) % clients.length] as Client;
-      const number = String(5550000 + index).padStart(7, '0');
-      await client.add(userDn(base, index), {
-        objectClass: ['inetOrgPerson'],
-        uid: `user${index}`,
-        cn: `Person ${index}`,
-        sn: `Person ${index}`,
-        mail: `user${index}@example.com`,
-        mobile: `+49 170 ${number}`,
-        preferredLanguage: index % 3 === 0 ? 'de' : 'en',
-      });
+      await client.add(userDn(base, index), entryOf(index));
     });
     for (let leaf = 0; leaf < LEAVES; leaf += 1) {
       const members = indexes.filter((index) => leafOf(index) === leaf).map((index) => userDn(base, index));
@@ -158,19 +159,25 @@ async function populate(url: string, base: string, adminDn: string, password: st
   }
 }
 
-/** 1% of the users get a new cn; 0.1% move from their leaf group to the next. */
-async function changeSome(
-  url: string,
-  base: string,
-  adminDn: string,
-  password: string,
-  round: number,
-): Promise<void> {
+/** The users a step changes and removes: 100 get a new cn, 50 others are deleted. */
+function changedAndRemoved(round: number): { changed: number[]; removed: number[] } {
+  const changeEvery = Math.max(1, Math.floor(USERS / 100));
+  const removeEvery = Math.max(1, Math.floor(USERS / 50));
+  const changed = Array.from({ length: 100 }, (_, k) => (round + k * changeEvery) % USERS);
+  const removed = Array.from(
+    { length: 50 },
+    (_, k) => (round + Math.floor(changeEvery / 2) + k * removeEvery) % USERS,
+  ).filter((index) => !changed.includes(index));
+  return { changed, removed };
+}
+
+/** 100 users get a new cn and 50 others are deleted from the directory. */
+async function changeAndRemove(url: string, base: string, adminDn: string, password: string, round: number) {
+  const { changed, removed } = changedAndRemoved(round);
   const client = new Client({ url });
   await client.bind(adminDn, password);
   try {
-    const step = 100;
-    for (let index = round; index < USERS; index += step)
+    for (const index of changed)
       await client.modify(
         userDn(base, index),
         new Change({
@@ -178,26 +185,19 @@ async function changeSome(
           modification: new Attribute({ type: 'cn', values: [`Changed ${round} ${index}`] }),
         }),
       );
-    for (let index = round + 1; index < USERS; index += step * 10) {
-      const from = leafOf(index);
-      const to = (from + 1) % LEAVES;
-      const member = userDn(base, index);
-      await client
-        .modify(
-          groupDn(base, `leaf${from}`),
-          new Change({
-            operation: 'delete',
-            modification: new Attribute({ type: 'member', values: [member] }),
-          }),
-        )
-        .catch(() => undefined);
-      await client
-        .modify(
-          groupDn(base, `leaf${to}`),
-          new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [member] }) }),
-        )
-        .catch(() => undefined);
-    }
+    for (const index of removed) await client.del(userDn(base, index));
+  } finally {
+    await client.unbind();
+  }
+  return removed;
+}
+
+/** The deleted users back as they were, for the next store's first sync. */
+async function addBack(url: string, base: string, adminDn: string, password: string, removed: number[]) {
+  const client = new Client({ url });
+  await client.bind(adminDn, password);
+  try {
+    for (const index of removed) await client.add(userDn(base, index), entryOf(index));
   } finally {
     await client.unbind();
   }
@@ -271,9 +271,14 @@ try {
     step('first sync', measured(env, 'directory', 'sync'));
     step('nothing changed', measured(env, 'directory', 'sync'));
     round += 1;
-    await changeSome(ldap.url, ldap.baseDn, ldap.adminDn, ldap.adminPassword, round);
-    step('1% changed (0.1% moved)', measured(env, 'directory', 'sync'));
-    step('full pass, nothing changed', measured(env, 'directory', 'sync', '--full'));
+    const removed = await changeAndRemove(ldap.url, ldap.baseDn, ldap.adminDn, ldap.adminPassword, round);
+    // A changes-only sync sees the changed entries; only a full pass sees deletions.
+    step('100 changed, 50 removed (changes only)', measured(env, 'directory', 'sync'));
+    step(
+      `full pass (${USERS - removed.length} unchanged, ${removed.length} removed)`,
+      measured(env, 'directory', 'sync', '--full'),
+    );
+    await addBack(ldap.url, ldap.baseDn, ldap.adminDn, ldap.adminPassword, removed);
     // The import's users are of their own source; without the directory, as an import is run
     // where none is set (with one, each new name is first asked of it).
     const importEnv = { ...env, DEA_LDAP_URL: '' };
