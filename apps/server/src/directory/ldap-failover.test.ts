@@ -232,7 +232,7 @@ describe('a directory server that stops answering in the middle of kept connecti
       const kept = front.connections();
       expect(kept).toBeGreaterThanOrEqual(2);
 
-      first.pause();
+      await first.pause();
       // Searches on the kept connections get no answer: passed over, the work goes on at the second.
       await Promise.all([signInThrough(directory), signInThrough(directory)]);
       expect(await directory.groupDnsOf(tree.dnOf('alice'))).toContain(tree.groupDn('vpn').toLowerCase());
@@ -272,7 +272,7 @@ describe('a directory server that stops answering in the middle of kept connecti
     });
     try {
       await signInThrough(directory);
-      first.pause();
+      await first.pause();
       await expect(directory.findUser('alice')).rejects.toBeInstanceOf(DirectoryUnavailableError);
       first.resume();
       await signInThrough(directory);

@@ -1,5 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +25,12 @@ export interface LdapServer {
   adminPassword: string;
   /** PEM file of the authority that signed the server's certificate. */
   caFile: string;
-  /** Stops the process with SIGSTOP: its connections stay open and nothing is answered (a hung server). */
-  pause(): void;
+  /**
+   * Stops the process with SIGSTOP: its connections stay open and nothing is answered (a hung
+   * server). Resolves once every thread of it is stopped: the signal is only queued when kill
+   * returns, and a request sent at once could still be answered.
+   */
+  pause(): Promise<void>;
   /** Lets a paused server go on (SIGCONT). */
   resume(): void;
   /**
@@ -96,6 +109,19 @@ function writeSlapdConfig(dir: string, caFile: string): string {
   return config;
 }
 
+/** Whether every thread of the process is stopped (state T in /proc), asked between the event loop's turns. */
+async function everyThreadStopped(pid: number): Promise<void> {
+  const state = (task: string) => {
+    const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  };
+  const deadline = performance.now() + 5_000;
+  while (!readdirSync(`/proc/${pid}/task`).every((task) => state(task) === 'T')) {
+    if (performance.now() > deadline) throw new Error(`slapd ${pid} did not stop within 5 s of SIGSTOP`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** Runs slapd over `files` on free ports; `entries`: an LDIF loaded before it starts (else the base entry is added). */
 async function runSlapd(files: SlapdFiles, entries?: string): Promise<LdapServer> {
   const { dir } = files;
@@ -136,7 +162,10 @@ async function runSlapd(files: SlapdFiles, entries?: string): Promise<LdapServer
     adminDn: ADMIN_DN,
     adminPassword: ADMIN_PASSWORD,
     caFile: files.caFile,
-    pause: () => signal('SIGSTOP'),
+    pause: async () => {
+      signal('SIGSTOP');
+      if (server.pid !== undefined) await everyThreadStopped(server.pid);
+    },
     resume: () => signal('SIGCONT'),
     async replica() {
       const copy = mkdtempSync(join(tmpdir(), 'dea-ldap-'));
