@@ -37,7 +37,11 @@ import { serviceKeyRepository } from './sql/service-keys.js';
 import { sessionRepository } from './sql/sessions.js';
 import { signinFailureRepository } from './sql/signin-failures.js';
 import { userRepository } from './sql/users.js';
-import { PlannerStatistics } from './sql/planner-statistics.js';
+import {
+  NO_PLANNER_STATISTICS,
+  type PlannerStatistics,
+  PostgresPlannerStatistics,
+} from './sql/planner-statistics.js';
 import { bulkUserRepository } from './sql/bulk-users.js';
 import { verifyAnswerRepository } from './sql/verify-answers.js';
 import { verifyFailureRepository } from './sql/verify-failures.js';
@@ -147,7 +151,9 @@ export function storeOver(
   dialect: Dialect,
   stampKey?: AuditStampKey,
   // One per store, kept across its transactions.
-  statistics = new PlannerStatistics(dialect),
+  statistics: PlannerStatistics = dialect === 'postgres'
+    ? new PostgresPlannerStatistics()
+    : NO_PLANNER_STATISTICS,
 ): Store {
   const users = userRepository(db, dialect);
   return {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, Dialect } from './db.js';
+import type { Db } from './db.js';
 
 /** How often a store asks PostgreSQL how much its tables changed since their last analysis. */
 const ASK_EVERY_MS = 2_000;
@@ -15,16 +15,21 @@ const CHANGED_ROWS_AT_LEAST = 1_000;
  * (9 s of its 11). Autovacuum analyses such a table within a minute or so; a bulk write does not
  * wait for it. A table that changed by half of what it held at its last analysis (and by
  * CHANGED_ROWS_AT_LEAST rows) is analysed again; a store asks at most every ASK_EVERY_MS. The
- * embedded store plans with its indexes alone: nothing to do.
+ * embedded store plans with its indexes alone: it has NO_PLANNER_STATISTICS.
  */
-export class PlannerStatistics {
+export interface PlannerStatistics {
+  /** Renews the statistics of these tables where they are stale; answers the tables analysed. */
+  renew(db: Db, tables: readonly string[]): Promise<string[]>;
+}
+
+/** The embedded store's: SQLite plans these reads by its indexes, whatever it holds. */
+export const NO_PLANNER_STATISTICS: PlannerStatistics = { renew: async () => [] };
+
+/** PostgreSQL's, one per store (kept across its transactions). */
+export class PostgresPlannerStatistics implements PlannerStatistics {
   private askedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly dialect: Dialect) {}
-
-  /** Renews the statistics of these tables where they are stale (PostgreSQL); at most every 2 s. */
   async renew(db: Db, tables: readonly string[]): Promise<string[]> {
-    if (this.dialect !== 'postgres') return [];
     const now = performance.now();
     if (now - this.askedAt < ASK_EVERY_MS) return [];
     this.askedAt = now;
