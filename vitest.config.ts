@@ -13,11 +13,10 @@ export default defineConfig({
     maxWorkers: 3,
     sequence: { sequencer: LongFilesFirst },
     // `npm test` runs the web and contract projects with --coverage (scripts/test.mjs): V8's own
-    // counters, no instrumented build; the server's project runs apart, without it (its report
-    // doubled the time of a server test file: docs/architecture.md "Tests"). The floor fails the
-    // run when coverage drops: a little under what `--project web --project contract` measured
-    // on 2026-11-26 (lines 95.9, statements 93.9, functions 93.2, branches 89.4). Raise it as
-    // tests grow.
+    // counters, no instrumented build. The server's project runs apart with its own sources, report
+    // folder and floor (scripts/test.mjs SERVER_COVERAGE). The floor fails the run when coverage
+    // drops: a little under what `--project web --project contract` measured on 2026-11-26 (lines
+    // 95.9, statements 93.9, functions 93.2, branches 89.4). Raise it as tests grow.
     coverage: {
       provider: 'v8',
       include: ['apps/web/src/**/*.{ts,tsx}', 'packages/contract/src/**/*.ts'],
