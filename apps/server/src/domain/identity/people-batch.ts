@@ -33,6 +33,46 @@ export async function createPeople(
   inputs: readonly SourcedUser[],
   at: number,
 ): Promise<CreatedPerson[]> {
+  return writePeople(store, identity, by, await checkedPeople(identity, by, inputs), at);
+}
+
+/** A new user of a source as `People.create`'s check leaves them, with what was left out so far. */
+export interface CheckedPerson {
+  input: SourcedUser;
+  fields: Awaited<ReturnType<People['checkedNew']>>;
+  warnings: string[];
+}
+
+/**
+ * The one check of each new user (People.create's), after the source's time zone rule. It may ask
+ * the directory whether it has the name: a caller that can do it before opening its transaction
+ * does (provision-user.ts), so that no transaction waits on a directory that hangs.
+ */
+export async function checkedPeople(
+  identity: { people: People },
+  by: ChangeBy,
+  inputs: readonly SourcedUser[],
+): Promise<CheckedPerson[]> {
+  const checked: CheckedPerson[] = [];
+  for (const input of inputs) {
+    const warnings: string[] = [];
+    const fields = await identity.people.checkedNew(by.door, {
+      ...input,
+      timeZone: sourcedTimeZone(input.timeZone, warnings),
+    });
+    checked.push({ input, fields, warnings });
+  }
+  return checked;
+}
+
+/** Checked new users written together, inside the caller's store transaction (createPeople). */
+export async function writePeople(
+  store: Store,
+  identity: { groups: Groups },
+  by: ChangeBy,
+  people: readonly CheckedPerson[],
+  at: number,
+): Promise<CreatedPerson[]> {
   const source = by.door;
   const batch: NewUsersBatch = { users: [], channels: [], memberships: [], audit: [] };
   const groups = identity.groups.within(store, at);
@@ -41,13 +81,8 @@ export async function createPeople(
   const audit = (event: NewAuditEntry['event'], userId: string, details: Record<string, unknown>) =>
     batch.audit.push({ event, userId, actor: by.actor, details: { ...by.details, ...details } });
   const created: CreatedPerson[] = [];
-  for (const input of inputs) {
-    const warnings: string[] = [];
-    // The one check of a new user (People.create's), after the source's time zone rule.
-    const { username, fullName, locale, timeZone } = await identity.people.checkedNew(by.door, {
-      ...input,
-      timeZone: sourcedTimeZone(input.timeZone, warnings),
-    });
+  for (const { input, fields, warnings } of people) {
+    const { username, fullName, locale, timeZone } = fields;
     const id = newId(at);
     const channelKeys: ChannelKey[] = [];
     const groupNames: string[] = [];

@@ -14,7 +14,7 @@ import {
   provisionedName,
 } from './people.js';
 import type { ChangeBy } from './user-ownership.js';
-import { type CreatedPerson, createPeople } from './people-batch.js';
+import { type CreatedPerson, checkedPeople, createPeople, writePeople } from './people-batch.js';
 
 /**
  * A user as a source outside the product has it (the directory, an identity provider over SCIM,
@@ -257,10 +257,12 @@ export class UserProvisioning {
       if (dryRun) return { outcome: 'created', user: this.planned(input, username, at), warnings };
       let created: CreatedPerson;
       try {
-        // A new person as every source's batch makes them (people-batch.ts): the same checks, the
-        // user, channels and groups in one transaction, and one audit entry.
+        // A new person as every source's batch makes them (people-batch.ts): the same checks (the
+        // directory asked before the transaction opens), then the user, channels and groups in one
+        // transaction, and one audit entry.
+        const checked = await checkedPeople(this.identity, write.by, [input]);
         [created] = (await store.transaction((inside) =>
-          createPeople(inside, this.identity, write.by, [input], at),
+          writePeople(inside, this.identity, write.by, checked, at),
         )) as [CreatedPerson];
       } catch (error) {
         if (error instanceof ProvisionError && error.kind !== 'conflict') throw error;

@@ -105,7 +105,7 @@ export class Sessions {
   }
 
   /** The token of the current key, or (during a rotation) the one a session got before it. */
-  xsrfTokenMatches(sessionId: string, token: string | undefined): boolean {
+  private xsrfTokenMatches(sessionId: string, token: string | undefined): boolean {
     if (token === undefined) return false;
     let matches = false;
     for (const key of this.xsrfKeys)
