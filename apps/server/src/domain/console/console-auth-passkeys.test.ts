@@ -1,0 +1,332 @@
+import { CONSOLE_ENROLMENT_FRAGMENT, usernameOrThrow } from '@dea/contract';
+import { describe } from 'vitest';
+import { HashQueue } from '../../crypto/hash-queue.js';
+import { hashPassword } from '../../crypto/password-hash.js';
+import type { Store } from '../../store/store.js';
+import { storeTest } from '../../testing/fixtures.js';
+import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+import { DomainError } from '../errors.js';
+import { ConsoleAccounts } from '../identity/console-accounts.js';
+import { SigninThrottle } from '../page/signin-throttle.js';
+import { type ConsoleCaller, ConsoleAuth } from './console-auth.js';
+import { ConsoleEnrolment } from './console-enrolment.js';
+
+const T0 = Date.UTC(2026, 11, 7, 10);
+const MINUTE = 60_000;
+const PASSWORD = 'a console password';
+const RP = { origin: 'https://dea.example.org', rpId: 'dea.example.org' };
+const ALLOWED_MODEL = 'cb69481e-8ff7-4039-93ec-0a2729a154a8';
+const OTHER_MODEL = '01020304-0506-0708-0102-030405060708';
+const LIMITS = {
+  userLockAfter: 50,
+  addressLockAfter: 50,
+  windowMs: 15 * MINUTE,
+  lockMs: 15 * MINUTE,
+  slowdownMs: 0,
+  slowdownMaxMs: 0,
+};
+
+/**
+ * The console's sign-in over the store, with the authenticator models it allows; `add` makes a
+ * local account and answers the token of its enrolment link, `signIn` its password step as a caller.
+ */
+function consoleOf(store: Store, allowedAaguids: string[] = []) {
+  const now = () => T0;
+  const settings = {
+    idleMs: 15 * MINUTE,
+    passkeyFreshMs: 5 * MINUTE,
+    consoleUrl: 'https://dea.example.org/admin/',
+    enrolmentLinkMs: 24 * 60 * MINUTE,
+    allowedAaguids,
+  };
+  const enrolment = new ConsoleEnrolment({ store, keys: [Buffer.alloc(32, 3)], settings, now });
+  const accounts = new ConsoleAccounts({ store, enrolment, now });
+  const auth = new ConsoleAuth({
+    store,
+    throttle: new SigninThrottle(store, LIMITS, Buffer.alloc(32, 4)),
+    hashQueue: new HashQueue(2, 20),
+    decoyPasswordHash: () => hashPassword('decoy', 4),
+    settings,
+    enrolment,
+    accounts,
+    now,
+  });
+  const tokenOf = (url: string) => url.split(`#${CONSOLE_ENROLMENT_FRAGMENT}`)[1] ?? '';
+  return {
+    auth,
+    accounts,
+    async add(username: string) {
+      const input = {
+        username: usernameOrThrow(username),
+        displayName: username,
+        role: 'helpdesk' as const,
+        scope: null,
+        passwordHash: await hashPassword(PASSWORD, 4),
+      };
+      const { account, link } = await accounts.add(input, 'cli');
+      return { account, token: tokenOf(link.url) };
+    },
+    tokenOf,
+    async signIn(username: string): Promise<ConsoleCaller> {
+      const { sessionId, xsrfToken } = await auth.password(username, PASSWORD, '198.51.100.9');
+      return auth.caller(sessionId, xsrfToken, true);
+    },
+    /** The session as it stands now (after a passkey step). */
+    again: (caller: ConsoleCaller) => auth.caller(caller.sessionId, undefined, false),
+    async register(caller: ConsoleCaller, authenticator: SoftwareAuthenticator, token?: string) {
+      const options = await auth.registrationOptions(caller, RP, token);
+      return auth.register(caller, authenticator.register(options, RP.origin), RP, token);
+    },
+    events: async (event: Parameters<Store['audit']['list']>[0]['event']) =>
+      store.audit.list({ event, limit: 100 }),
+  };
+}
+
+/** The refusal's catalog text, or 'accepted'. */
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'accepted',
+    (error: unknown) =>
+      error instanceof DomainError ? error.textKey : `not a refusal: ${(error as Error).message}`,
+  );
+
+describe.each(STORE_KINDS)("a console account's passkeys on %s", (kind) => {
+  storeTest.override('storeKind', kind);
+
+  storeTest.concurrent(
+    "a first passkey's options need the account's own enrolment link: none, a made-up one and another account's are refused and audited",
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      await t.add('ada');
+      const { token: bosToken } = await t.add('bo');
+      const ada = await t.signIn('ada');
+      expect(await outcome(t.auth.registrationOptions(ada, RP))).toBe('console.enrolmentLinkNeeded');
+      expect(await outcome(t.auth.registrationOptions(ada, RP, ''))).toBe('console.enrolmentLinkNeeded');
+      expect(await outcome(t.auth.registrationOptions(ada, RP, 'made-up'))).toBe(
+        'console.enrolmentLinkInvalid',
+      );
+      expect(await outcome(t.auth.registrationOptions(ada, RP, bosToken))).toBe(
+        'console.enrolmentLinkInvalid',
+      );
+      expect((await t.events('console.enrolment_link_refused')).map((entry) => entry.details)).toEqual([
+        { role: 'helpdesk', reason: 'other-account' },
+        { role: 'helpdesk', reason: 'unknown' },
+        { role: 'helpdesk', reason: 'missing' },
+        { role: 'helpdesk', reason: 'missing' },
+      ]);
+      // Bo's link was only looked at: it still registers bo's passkey.
+      const bo = await t.signIn('bo');
+      await t.register(bo, new SoftwareAuthenticator(), bosToken);
+      expect(await store.console.listPasskeys(bo.account.id)).toHaveLength(1);
+    },
+  );
+
+  storeTest.concurrent(
+    'with its link, the first passkey is registered and the session is past its passkey; the link is then used up',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const { account, token } = await t.add('cy');
+      const cy = await t.signIn('cy');
+      const options = await t.auth.registrationOptions(cy, RP, token);
+      expect(options).toMatchObject({
+        rp: { id: RP.rpId, name: 'Emergency Access console' },
+        user: { name: 'cy', displayName: 'cy' },
+        attestation: 'none',
+        authenticatorSelection: { userVerification: 'required' },
+      });
+      const authenticator = new SoftwareAuthenticator();
+      await t.auth.register(cy, authenticator.register(options, RP.origin), RP, token);
+
+      const [passkey] = await store.console.listPasskeys(account.id);
+      expect(passkey).toMatchObject({ accountId: account.id, createdAt: T0, transports: ['usb'] });
+      expect(await t.again(cy)).toMatchObject({ passkeyVerified: true });
+      expect(await t.events('console.enrolment_link_used')).toMatchObject([
+        { actor: 'console:cy', details: { role: 'helpdesk', credentialId: passkey?.credentialId } },
+      ]);
+      expect(await t.events('console.passkey_registered')).toMatchObject([
+        { actor: 'console:cy', details: { credentialId: passkey?.credentialId } },
+      ]);
+
+      // Its passkeys reset, the old link opens nothing; the new one does.
+      const { link } = await t.accounts.resetPasskeys(account, 'cli');
+      const later = await t.signIn('cy');
+      expect(await outcome(t.register(later, authenticator, token))).toBe('console.enrolmentLinkInvalid');
+      expect((await t.events('console.enrolment_link_refused'))[0]?.details).toMatchObject({
+        reason: 'used',
+      });
+      expect(await outcome(t.register(later, authenticator, t.tokenOf(link.url)))).toBe('accepted');
+    },
+  );
+
+  storeTest.concurrent(
+    'the registration needs the link too, not only its options: without it nothing is bound and the link stays',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const { account, token } = await t.add('dee');
+      const dee = await t.signIn('dee');
+      const authenticator = new SoftwareAuthenticator();
+      const options = await t.auth.registrationOptions(dee, RP, token);
+      expect(await outcome(t.auth.register(dee, authenticator.register(options, RP.origin), RP))).toBe(
+        'console.enrolmentLinkNeeded',
+      );
+      expect(await store.console.listPasskeys(account.id)).toEqual([]);
+      expect(await t.events('console.passkey_registered')).toEqual([]);
+      expect(await outcome(t.register(dee, authenticator, token))).toBe('accepted');
+    },
+  );
+
+  storeTest.concurrent(
+    'a forged registration is refused and audited once: it spends the challenge, and a second try has none',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const { account, token } = await t.add('eve');
+      const eve = await t.signIn('eve');
+      await t.auth.registrationOptions(eve, RP, token);
+      const forged = {
+        id: 'AAAA',
+        rawId: 'AAAA',
+        type: 'public-key' as const,
+        response: { clientDataJSON: 'AAAA', attestationObject: 'AAAA' },
+        clientExtensionResults: {},
+      };
+      expect(await outcome(t.auth.register(eve, forged, RP, token))).toBe('login.failed');
+      await expect(t.auth.register(eve, forged, RP, token)).rejects.toMatchObject({
+        kind: 'unauthenticated',
+      });
+      expect(await t.events('console.passkey_refused')).toMatchObject([
+        { actor: 'console:eve', details: { ceremony: 'registration' } },
+      ]);
+      expect(await store.console.listPasskeys(account.id)).toEqual([]);
+      // An answer for another site is no better.
+      const options = await t.auth.registrationOptions(eve, RP, token);
+      const elsewhere = new SoftwareAuthenticator().register(options, 'https://evil.example');
+      expect(await outcome(t.auth.register(eve, elsewhere, RP, token))).toBe('login.failed');
+      expect(await outcome(t.register(eve, new SoftwareAuthenticator(), token))).toBe('accepted');
+    },
+  );
+
+  storeTest.concurrent(
+    'another passkey needs one used in this session: the password alone registers none',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const { account, token } = await t.add('fay');
+      const first = new SoftwareAuthenticator();
+      await t.register(await t.signIn('fay'), first, token);
+      const halfway = await t.signIn('fay');
+      await expect(t.auth.registrationOptions(halfway, RP)).rejects.toMatchObject({
+        kind: 'unauthenticated',
+      });
+
+      // Past the passkey, a second one is registered without a link, the first excluded from it.
+      const options = await t.auth.authenticationOptions(halfway, RP);
+      await t.auth.authenticate(halfway, first.authenticate(options, RP.origin), RP);
+      const past = await t.again(halfway);
+      const second = await t.auth.registrationOptions(past, RP);
+      expect(second.excludeCredentials?.map((credential) => credential.id)).toEqual(
+        (await store.console.listPasskeys(account.id)).map((passkey) => passkey.credentialId),
+      );
+      await t.auth.register(past, new SoftwareAuthenticator().register(second, RP.origin), RP);
+      expect(await store.console.listPasskeys(account.id)).toHaveLength(2);
+      expect(await t.events('console.enrolment_link_used')).toHaveLength(1);
+    },
+  );
+
+  storeTest.concurrent(
+    "a passkey signs its own account in, audited; another account's passkey and a replayed answer are refused",
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const gil = await t.add('gil');
+      const hal = await t.add('hal');
+      const gilsKey = new SoftwareAuthenticator();
+      await t.register(await t.signIn('gil'), gilsKey, gil.token);
+      await t.register(await t.signIn('hal'), new SoftwareAuthenticator(), hal.token);
+
+      // Hal's session, answered with gil's passkey.
+      const halfway = await t.signIn('hal');
+      const halsOptions = await t.auth.authenticationOptions(halfway, RP);
+      const [gilsCredential] = await store.console.listPasskeys(gil.account.id);
+      const wrongKey = gilsKey.authenticate(halsOptions, RP.origin, {
+        credentialId: gilsCredential?.credentialId ?? '',
+      });
+      expect(await outcome(t.auth.authenticate(halfway, wrongKey, RP))).toBe('login.failed');
+      expect((await t.again(halfway)).passkeyVerified).toBe(false);
+
+      const gils = await t.signIn('gil');
+      const answer = gilsKey.authenticate(await t.auth.authenticationOptions(gils, RP), RP.origin);
+      await t.auth.authenticate(gils, answer, RP);
+      expect((await t.again(gils)).passkeyVerified).toBe(true);
+      expect(await t.events('console.signin')).toMatchObject([
+        { actor: 'console:gil', details: { role: 'helpdesk', credentialId: gilsCredential?.credentialId } },
+      ]);
+      // The challenge was taken: the same answer again is refused.
+      expect(await outcome(t.auth.authenticate(gils, answer, RP))).toBe('login.failed');
+      expect((await t.events('console.passkey_refused')).map((entry) => entry.actor)).toEqual([
+        'console:gil',
+        'console:hal',
+      ]);
+    },
+  );
+
+  storeTest.concurrent(
+    'of six registrations at once with one link, in sessions of their own, one passkey is bound',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const { account, token } = await t.add('ivy');
+      const sessions = await Promise.all(Array.from({ length: 6 }, () => t.signIn('ivy')));
+      const outcomes = await Promise.all(
+        sessions.map((session) => outcome(t.register(session, new SoftwareAuthenticator(), token))),
+      );
+      expect(outcomes.filter((each) => each === 'accepted')).toHaveLength(1);
+      expect(outcomes.filter((each) => each === 'console.enrolmentLinkInvalid')).toHaveLength(5);
+      expect(await store.console.listPasskeys(account.id)).toHaveLength(1);
+      expect(await t.events('console.enrolment_link_used')).toHaveLength(1);
+    },
+  );
+
+  storeTest.concurrent(
+    'with allowed models, only an attested, listed one is registered; a refused one is audited and leaves the link',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store, [ALLOWED_MODEL]);
+      const { account, token } = await t.add('jo');
+      const jo = await t.signIn('jo');
+      expect((await t.auth.registrationOptions(jo, RP, token)).attestation).toBe('direct');
+      for (const authenticator of [
+        new SoftwareAuthenticator(OTHER_MODEL, 'certificate'),
+        new SoftwareAuthenticator(ALLOWED_MODEL, 'none'),
+        new SoftwareAuthenticator(ALLOWED_MODEL, 'self'),
+      ])
+        expect(await outcome(t.register(jo, authenticator, token))).toBe('console.authenticatorNotAllowed');
+      expect((await t.events('console.passkey_refused')).map((entry) => entry.details).reverse()).toEqual([
+        {
+          role: 'helpdesk',
+          ceremony: 'registration',
+          reason: 'authenticator-not-allowed',
+          aaguid: OTHER_MODEL,
+          fmt: 'packed',
+        },
+        {
+          role: 'helpdesk',
+          ceremony: 'registration',
+          reason: 'authenticator-not-allowed',
+          aaguid: ALLOWED_MODEL,
+          fmt: 'none',
+        },
+        {
+          role: 'helpdesk',
+          ceremony: 'registration',
+          reason: 'authenticator-not-allowed',
+          aaguid: ALLOWED_MODEL,
+          fmt: 'packed',
+        },
+      ]);
+      expect(await store.console.listPasskeys(account.id)).toEqual([]);
+      expect(
+        await outcome(t.register(jo, new SoftwareAuthenticator(ALLOWED_MODEL, 'certificate'), token)),
+      ).toBe('accepted');
+      expect(await t.events('console.passkey_registered')).toMatchObject([
+        { details: { aaguid: ALLOWED_MODEL } },
+      ]);
+    },
+  );
+});
