@@ -25,6 +25,7 @@ import { channelRepository } from './sql/channels.js';
 import { codeRepository } from './sql/codes.js';
 import type { Db, Dialect } from './sql/db.js';
 import { groupRepository } from './sql/groups.js';
+import { hotPathOf } from './sql/hot-path/hot-path.js';
 import { metaRepository } from './sql/meta.js';
 import { outboxRepository } from './sql/outbox.js';
 import { rateCounterRepository } from './sql/rate-counters.js';
@@ -155,27 +156,28 @@ export function storeOver(
     ? new PostgresPlannerStatistics()
     : NO_PLANNER_STATISTICS,
 ): Store {
-  const users = userRepository(db, dialect);
+  // What issuing, verifying and signing in read and write, different per database for speed.
+  const hot = hotPathOf(db, dialect, stampKey);
   return {
     kind: dialect,
-    users,
+    users: userRepository(db, dialect, hot),
     bulkUsers: bulkUserRepository(db, dialect, stampKey, statistics),
-    groups: groupRepository(db, dialect, stampKey),
-    channels: channelRepository(db, dialect),
+    groups: groupRepository(db, dialect, stampKey, hot),
+    channels: channelRepository(db, hot),
     channelProofs: channelProofRepository(db),
     registration: registrationRepository(db),
     userPasskeys: userPasskeyRepository(db),
     rememberedDevices: rememberedDeviceRepository(db),
     registrationOidcLinks: registrationOidcLinkRepository(db),
-    codes: codeRepository(db, dialect, stampKey),
-    sessions: sessionRepository(db, dialect),
+    codes: codeRepository(db, hot),
+    sessions: sessionRepository(db, hot),
     branding: brandingRepository(db),
     catalogs: catalogRepository(db, dialect),
     audit: auditRepository(db, stampKey),
     auditTrail: auditTrailRepository(db, dialect),
     reports: reportRepository(db),
     outbox: outboxRepository(db),
-    serviceKeys: serviceKeyRepository(db, dialect, users),
+    serviceKeys: serviceKeyRepository(db, hot),
     console: consoleRepository(db),
     consoleOidc: consoleOidcRepository(db),
     consoleDirectory: consoleDirectoryRepository(db),

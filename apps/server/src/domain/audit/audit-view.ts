@@ -105,7 +105,7 @@ export class AuditView {
   }
 
   private async withNames(rows: AuditEntry[]): Promise<ConsoleAuditEntry[]> {
-    // Asked together: the store reads the ids of one turn in one statement (store/sql/by-turn.ts).
+    // Asked together: the store reads the ids of one turn in one statement (store/sql/hot-path/by-turn.ts).
     const ids = [...new Set(rows.map((row) => row.userId).filter((id): id is string => id !== null))];
     const found = await Promise.all(ids.map((id) => this.store.users.findById(id)));
     const names = new Map(ids.map((id, index) => [id, found[index]?.username ?? null]));

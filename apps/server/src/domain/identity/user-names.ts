@@ -1,7 +1,7 @@
 import { canonicalUsername } from '@dea/contract';
 import type { ConsoleAccount, Store, User } from '../../store/store.js';
-import type { UserWithPolicy } from '../../store/sql/users-with-policy.js';
-import type { ServiceKeyWithUser } from '../../store/sql/service-key-with-user.js';
+import type { UserWithPolicy } from '../../store/sql/users.js';
+import type { ServiceKeyWithUser } from '../../store/sql/service-keys.js';
 
 /**
  * The user a name names, however it is spelled: its canonical form (RFC 8265, ADR 0016) looked

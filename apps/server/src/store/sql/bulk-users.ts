@@ -2,6 +2,7 @@ import type { Username } from '@dea/contract';
 import { type AuditStampKey, auditRowOf, type NewAuditEntry } from './audit.js';
 import { flag, type Db, type Dialect } from './db.js';
 import { type Channel, channelsOfRows } from './channels.js';
+import { lockGroupsInOrder } from './groups.js';
 import type { PlannerStatistics } from './planner-statistics.js';
 import { toUser } from './user-row.js';
 import type { NewUser, User, UserSource } from './users.js';
@@ -124,15 +125,8 @@ export function bulkUserRepository(
     },
     async createMany(batch, at) {
       // Membership writers take their groups' rows first, in one order (as GroupRepository.write).
-      const groupIds = [...new Set(batch.memberships.map((membership) => membership.groupId))].sort();
-      if (dialect === 'postgres' && groupIds.length > 0)
-        await db
-          .selectFrom('groups')
-          .select('id')
-          .where('id', 'in', groupIds)
-          .orderBy('id')
-          .forNoKeyUpdate()
-          .execute();
+      const groupIds = [...new Set(batch.memberships.map((membership) => membership.groupId))];
+      await lockGroupsInOrder(db, dialect, groupIds);
       for (const part of chunks(batch.users))
         await db
           .insertInto('users')

@@ -1,8 +1,6 @@
 import { isChannelKey, type ChannelKey } from '@dea/contract';
-import { compiledOnce } from './compiled-once.js';
-import type { Db, Dialect } from './db.js';
-import { readsGatheredByTurn } from './by-turn.js';
-import { sql } from 'kysely';
+import type { Db } from './db.js';
+import type { HotPath } from './hot-path/hot-path.js';
 
 export interface Channel {
   /** The opaque recipient reference. */
@@ -59,7 +57,7 @@ export interface ChannelRow {
 
 const timeOrNull = (value: number | string | null): number | null => (value === null ? null : Number(value));
 
-function toChannel(row: ChannelRow): Channel {
+export function toChannel(row: ChannelRow): Channel {
   if (!isChannelKey(row.key)) throw new Error(`unknown channel key in store: ${row.key}`);
   return {
     id: row.id,
@@ -73,9 +71,21 @@ function toChannel(row: ChannelRow): Channel {
 }
 
 /** The columns a Channel is made of. */
-const CHANNEL_COLUMNS = ['id', 'user_id', 'key', 'address', 'origin', 'proven_at', 'registered_at'] as const;
+export const CHANNEL_COLUMNS = [
+  'id',
+  'user_id',
+  'key',
+  'address',
+  'origin',
+  'proven_at',
+  'registered_at',
+] as const;
 /** The order every reader lists a user's channels in. */
-const [FIRST_ORDER, THEN_ORDER] = ['created_at', 'key'] as const;
+export const CHANNEL_ORDER = ['created_at', 'key'] as const;
+const [FIRST_ORDER, THEN_ORDER] = CHANNEL_ORDER;
+
+/** Whether the row's key is one the product knows (a key of a later release is left out). */
+export const isKnownChannelRow = (row: ChannelRow): boolean => isChannelKey(row.key);
 
 /**
  * A user's channels, in the order every reader lists them (created, then key), as JSON rows: a
@@ -87,46 +97,9 @@ export const channelsOfUserJson = (userRef: string): string =>
 
 /** The Channels of rows as a read or channelsOfUserJson answers them (null: none); unknown keys left out. */
 export const channelsOfRows = (rows: readonly ChannelRow[] | null): Channel[] =>
-  (rows ?? []).filter((row) => isChannelKey(row.key)).map(toChannel);
+  (rows ?? []).filter(isKnownChannelRow).map(toChannel);
 
-/** A user's channels in that order, compiled once: a statement of its own, or of a transaction. */
-export function channelsOfUserStatement(db: Db) {
-  return compiledOnce(db, (values: { userId: string }) =>
-    db
-      .selectFrom('channels')
-      .select(CHANNEL_COLUMNS)
-      .where('user_id', '=', values.userId)
-      .orderBy(FIRST_ORDER)
-      .orderBy(THEN_ORDER),
-  );
-}
-
-export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
-  // Every code issued or sent looks up the user's other channels, to tell them.
-  const channelsOfUser = channelsOfUserStatement(db);
-  // On PostgreSQL the channels read in one turn of the event loop are read in one round trip.
-  const channelsOfUsers = compiledOnce(
-    db,
-    (values: { userIds: string[] }) =>
-      db
-        .selectFrom('channels')
-        .select(CHANNEL_COLUMNS)
-        .where('user_id', '=', sql<string>`any(${values.userIds})`)
-        .orderBy('user_id')
-        .orderBy(FIRST_ORDER)
-        .orderBy(THEN_ORDER),
-    { prepared: true },
-  );
-  const channelsGathered = readsGatheredByTurn(async (userIds: string[]) => {
-    const byUser = new Map<string, Channel[]>();
-    for (const row of (await channelsOfUsers.run(db, { userIds })).rows) {
-      if (!isChannelKey(row.key)) continue;
-      const channels = byUser.get(row.user_id) ?? [];
-      channels.push(toChannel(row));
-      byUser.set(row.user_id, channels);
-    }
-    return byUser;
-  });
+export function channelRepository(db: Db, hot: HotPath): ChannelRepository {
   return {
     async set(channel) {
       const row = await db
@@ -205,10 +178,8 @@ export function channelRepository(db: Db, dialect: Dialect): ChannelRepository {
         .execute();
       return rows.map((row) => row.user_id);
     },
-    async listOfUser(userId) {
-      if (dialect === 'postgres') return (await channelsGathered(userId)) ?? [];
-      return channelsOfRows((await channelsOfUser.run(db, { userId })).rows);
-    },
+    // Every code issued or sent looks up the user's other channels, to tell them: the hot path's read.
+    listOfUser: (userId) => hot.channelsOfUser(userId),
     async findOfUser(userId, reference) {
       const row = await db
         .selectFrom('channels')

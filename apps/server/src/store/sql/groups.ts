@@ -1,9 +1,9 @@
 import { CompiledQuery, type Expression, type QueryResult, sql } from 'kysely';
 import type { UserSource } from '../store.js';
 import { type AuditStampKey, auditInsertIfChanged, auditInserter, type NewAuditEntry } from './audit.js';
-import { compiledOnce } from './compiled-once.js';
 import { parseJsonObject, type Db, type Dialect } from './db.js';
-import { readsGatheredByTurn } from './by-turn.js';
+import { dialectSql } from './dialect-sql.js';
+import type { HotPath } from './hot-path/hot-path.js';
 import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
 
 export interface Group {
@@ -244,15 +244,28 @@ async function sqliteWrite(
 }
 
 /**
- * A user's policy of a category: the one of their groups of the highest priority, by name among
- * equals; compiled once. The one statement of that rule, for the policy read and for verification.
+ * Takes the rows of these groups for change, in the order of their ids: membership writers
+ * (GroupRepository.write, BulkUserRepository.createMany) take their groups' rows first, in one
+ * order, and so wait for each other instead of deadlocking on a membership row one holds and a
+ * group row the other does. A change of members touches its group's row (updated_at).
  */
-export function policyOfUserStatement(db: Db) {
-  return compiledOnce(db, (values: { userId: string; category: string }) => policyOfUserQuery(db, values));
+export async function lockGroupsInOrder(
+  db: Db,
+  dialect: Dialect,
+  groupIds: readonly string[],
+): Promise<void> {
+  if (groupIds.length === 0) return;
+  const query = db
+    .selectFrom('groups')
+    .select('id')
+    .where('id', 'in', [...groupIds])
+    .orderBy('id');
+  await dialectSql(dialect).lockedForChange(query).execute();
 }
 
 /**
- * The query of that rule, also a part of a larger statement: the embedded store's verification,
+ * A user's policy of a category: the one of their groups of the highest priority, by name among
+ * equals. The query of that rule, also a part of a larger statement: the embedded store's verification,
  * and (`userId` a column of the outer statement, policyOfUserColumn) a column of a session's read.
  */
 export function policyOfUserQuery(db: Db, values: { userId: string | Expression<string>; category: string }) {
@@ -301,93 +314,10 @@ export function groupRepository(
   db: Db,
   dialect: Dialect,
   stampKey: AuditStampKey | undefined,
+  hot: HotPath,
 ): GroupRepository {
   const insertAudit = auditInserter(db, stampKey);
-  // Every code issued asks for its user's policy.
-  const policyOfUser = policyOfUserStatement(db);
-  // A code on screen asks for two categories' policies: the rows of both, in the order that
-  // decides (the first row of each category is its policy).
-  const twoPoliciesOfUser = compiledOnce(db, (values: { userId: string; first: string; second: string }) =>
-    db
-      .selectFrom('policies')
-      .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-      .innerJoin('groups', 'groups.id', 'policies.group_id')
-      .select(['policies.category', 'policies.options'])
-      .where('user_groups.user_id', '=', values.userId)
-      .where('policies.category', 'in', [values.first, values.second])
-      .orderBy('groups.priority', 'desc')
-      .orderBy('groups.name'),
-  );
-  // On PostgreSQL, the users' policies of both categories read in one turn, in one round trip.
-  const twoPoliciesOfUsers = compiledOnce(
-    db,
-    (values: { userIds: string[]; categories: string[] }) =>
-      db
-        .selectFrom('policies')
-        .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-        .innerJoin('groups', 'groups.id', 'policies.group_id')
-        .distinctOn(['user_groups.user_id', 'policies.category'])
-        .select(['user_groups.user_id', 'policies.category', 'policies.options'])
-        .where('user_groups.user_id', '=', sql<string>`any(${values.userIds})`)
-        .where('policies.category', '=', sql<string>`any(${values.categories})`)
-        .orderBy('user_groups.user_id')
-        .orderBy('policies.category')
-        .orderBy('groups.priority', 'desc')
-        .orderBy('groups.name'),
-    { prepared: true },
-  );
-  const gatheredByCategories = new Map<
-    string,
-    (userId: string) => Promise<Map<string, string> | undefined>
-  >();
-  const policiesGathered = (userId: string, categories: readonly [string, string]) => {
-    const key = categories.join('\n');
-    let read = gatheredByCategories.get(key);
-    if (read === undefined) {
-      read = readsGatheredByTurn(async (userIds: string[]) => {
-        const { rows } = await twoPoliciesOfUsers.run(db, { userIds, categories: [...categories] });
-        const found = new Map<string, Map<string, string>>();
-        for (const row of rows) {
-          let ofUser = found.get(row.user_id);
-          if (ofUser === undefined) found.set(row.user_id, (ofUser = new Map<string, string>()));
-          ofUser.set(row.category, row.options);
-        }
-        return found;
-      });
-      gatheredByCategories.set(key, read);
-    }
-    return read(userId);
-  };
-  // On PostgreSQL the policies read in one turn of the event loop are read in one round trip: each
-  // user's first policy of the category, by the same order.
-  const policiesOfUsers = compiledOnce(
-    db,
-    (values: { userIds: string[]; category: string }) =>
-      db
-        .selectFrom('policies')
-        .innerJoin('user_groups', 'user_groups.group_id', 'policies.group_id')
-        .innerJoin('groups', 'groups.id', 'policies.group_id')
-        .distinctOn('user_groups.user_id')
-        .select(['user_groups.user_id', 'policies.options'])
-        .where('user_groups.user_id', '=', sql<string>`any(${values.userIds})`)
-        .where('policies.category', '=', values.category)
-        .orderBy('user_groups.user_id')
-        .orderBy('groups.priority', 'desc')
-        .orderBy('groups.name'),
-    { prepared: true },
-  );
-  const gatheredByCategory = new Map<string, (userId: string) => Promise<string | undefined>>();
-  const policyGathered = (userId: string, category: string) => {
-    let read = gatheredByCategory.get(category);
-    if (read === undefined) {
-      read = readsGatheredByTurn(async (userIds: string[]) => {
-        const { rows } = await policiesOfUsers.run(db, { userIds, category });
-        return new Map(rows.map((row) => [row.user_id, row.options]));
-      });
-      gatheredByCategory.set(category, read);
-    }
-    return read(userId);
-  };
+  const sqlOf = dialectSql(dialect);
   return {
     async create(group) {
       await db
@@ -405,7 +335,7 @@ export function groupRepository(
     },
     async findForChange(id) {
       const query = db.selectFrom('groups').select(GROUP_COLUMNS).where('id', '=', id);
-      const row = await (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
+      const row = await sqlOf.lockedForChange(query).executeTakeFirst();
       return row && asGroup(row);
     },
     async rename(id, name) {
@@ -463,24 +393,13 @@ export function groupRepository(
         .onConflict((oc) => oc.columns(['group_id', 'category']).doUpdateSet({ options: text }))
         .execute();
     },
+    // Every code issued or verified asks for its user's policy: the hot path's read.
     async findPolicyOfUser(userId, category) {
-      if (dialect === 'postgres') {
-        const options = await policyGathered(userId, category);
-        return options === undefined ? undefined : policyOptionsOf(options);
-      }
-      const row = (await policyOfUser.run(db, { userId, category })).rows[0];
-      return row && policyOptionsOf(row.options);
+      const options = await hot.policyOfUser(userId, category);
+      return options === undefined ? undefined : policyOptionsOf(options);
     },
     async findPoliciesOfUser(userId, categories) {
-      const texts = new Map<string, string>();
-      if (dialect === 'postgres') {
-        for (const [category, options] of (await policiesGathered(userId, categories)) ?? [])
-          texts.set(category, options);
-      } else {
-        const [first, second] = categories;
-        for (const row of (await twoPoliciesOfUser.run(db, { userId, first, second })).rows)
-          if (!texts.has(row.category)) texts.set(row.category, row.options);
-      }
+      const texts = await hot.policiesOfUser(userId, categories);
       const optionsOf = (category: string) => {
         const text = texts.get(category);
         return text === undefined ? undefined : policyOptionsOf(text);
@@ -524,14 +443,7 @@ export function groupRepository(
         const membershipGroups = [
           ...new Set(writes.flatMap(({ change }) => (isMembership(change) ? [change.groupId] : []))),
         ];
-        if (dialect === 'postgres' && membershipGroups.length > 0)
-          await trx
-            .selectFrom('groups')
-            .select('id')
-            .where('id', 'in', membershipGroups)
-            .orderBy('id')
-            .forNoKeyUpdate()
-            .execute();
+        await lockGroupsInOrder(trx, dialect, membershipGroups);
         const changed: boolean[] = [];
         for (const { change, audit } of writes) {
           const done = touched(await trx.executeQuery(changeStatement(trx, change, at)));

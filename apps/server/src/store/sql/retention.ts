@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db, Dialect } from './db.js';
+import { type DialectSql, dialectSql } from './dialect-sql.js';
 
 /** The kinds of rows the retention purge removes (domain/retention/retention.ts says when each may go). */
 export const PURGE_KINDS = [
@@ -90,7 +91,7 @@ interface PurgeTarget {
    * The same rows as `where`, as conditions that each go by an index of their own, removed in this
    * order: a batch never scans the table for rows `where` would find by an OR.
    */
-  byIndex?: (cutoffs: PurgeCutoffs, dialect: Dialect) => RawBuilder<unknown>[];
+  byIndex?: (cutoffs: PurgeCutoffs, sqlOf: DialectSql) => RawBuilder<unknown>[];
 }
 
 const TARGETS: Record<PurgeKind, PurgeTarget> = {
@@ -98,18 +99,9 @@ const TARGETS: Record<PurgeKind, PurgeTarget> = {
     table: 'codes',
     key: 'id',
     where: (c) => sql`expires_at <= ${c.now} or uses_left <= 0 or invalidated_at is not null`,
-    // Expired codes by codes_expiry (migration 0012), then used or revoked ones that have not
-    // expired yet by codes_spent, whose condition SQLite must find written exactly as here. On
-    // PostgreSQL no index names uses_left (migration 0034: a use is a HOT update): the revoked
-    // ones by codes_invalidated, the used ones among the live codes by codes_expiry.
-    byIndex: (c, dialect) =>
-      dialect === 'postgres'
-        ? [
-            sql`expires_at <= ${c.now}`,
-            sql`invalidated_at is not null`,
-            sql`(expires_at > ${c.now} and uses_left <= 0)`,
-          ]
-        : [sql`expires_at <= ${c.now}`, sql`(uses_left <= 0 or invalidated_at is not null)`],
+    // Expired codes by codes_expiry (migration 0012), then used or revoked ones by the indexes
+    // each store has for them (dialect-sql.ts spentCodes).
+    byIndex: (c, sqlOf) => sqlOf.spentCodes(c.now),
   },
   sessions: {
     table: 'sessions',
@@ -225,7 +217,7 @@ export function retentionRepository(db: Db, dialect: Dialect): RetentionReposito
       };
       if (byIndex === undefined) return remove(condition, limit);
       let removed = 0;
-      for (const found of byIndex(cutoffs, dialect)) {
+      for (const found of byIndex(cutoffs, dialectSql(dialect))) {
         removed += await remove(found, limit - removed);
         if (removed >= limit) break;
       }

@@ -1,16 +1,19 @@
-import { sql } from 'kysely';
-import { SERVICE_KEY_COLUMNS, type ServiceKey, toServiceKey } from './service-key-rows.js';
-import { readsGatheredByTurn } from './by-turn.js';
-import { compiledOnce } from './compiled-once.js';
-import type { Db, Dialect } from './db.js';
-import {
-  type NamedUser,
-  type ServiceKeyWithUser,
-  serviceKeyWithUserReader,
-} from './service-key-with-user.js';
-import type { UserRepository } from './users.js';
+import type { Username } from '@dea/contract';
+import type { HotPath } from './hot-path/hot-path.js';
+import { type ServiceKey, toServiceKey } from './service-key-rows.js';
+import type { Db } from './db.js';
+import type { User } from './users.js';
 
 export type { ServiceKey } from './service-key-rows.js';
+
+/** The user a verification names: by id, or by canonical user name. */
+export type NamedUser = { id: string } | { username: Username };
+
+/** A service key and the user a verification names, as one read found them (undefined: none). */
+export interface ServiceKeyWithUser {
+  serviceKey: ServiceKey | undefined;
+  user: User | undefined;
+}
 
 export interface ServiceKeyRepository {
   create(key: ServiceKey): Promise<void>;
@@ -18,50 +21,19 @@ export interface ServiceKeyRepository {
   rehash(id: string, from: string, to: string, at: number): Promise<void>;
   findById(id: string): Promise<ServiceKey | undefined>;
   /**
-   * The key and the user a verification names, read together: on PostgreSQL one round trip
-   * (service-key-with-user.ts), where the two reads took one each.
+   * The key and the user a verification names, read together: on PostgreSQL one round trip (the
+   * hot path's), where the two reads took one each.
    */
   findWithUser(id: string, named: NamedUser): Promise<ServiceKeyWithUser>;
   list(): Promise<ServiceKey[]>;
   revoke(id: string, at: number): Promise<boolean>;
 }
 
-export function serviceKeyRepository(
-  db: Db,
-  dialect: Dialect,
-  users: Pick<UserRepository, 'findById' | 'findByUsername'>,
-): ServiceKeyRepository {
-  // Read on every verification by an integrator: compiled once; on PostgreSQL the reads of one turn
-  // of the event loop are one query.
-  const byId = compiledOnce(db, (values: { id: string }) =>
-    db.selectFrom('service_keys').selectAll().where('id', '=', values.id),
-  );
-  const byIds = compiledOnce(
-    db,
-    (values: { ids: string[] }) =>
-      db
-        .selectFrom('service_keys')
-        .select(SERVICE_KEY_COLUMNS)
-        .where('id', '=', sql<string>`any(${values.ids})`),
-    { prepared: true },
-  );
-  const gathered = readsGatheredByTurn(async (ids: string[]) => {
-    const { rows } = await byIds.run(db, { ids });
-    return new Map(rows.map((row) => [row.id, toServiceKey(row)]));
-  });
-  const findById = async (id: string): Promise<ServiceKey | undefined> => {
-    if (dialect === 'postgres') return gathered(id);
-    const row = (await byId.run(db, { id })).rows[0];
-    return row && toServiceKey(row);
-  };
-  const withUser = serviceKeyWithUserReader(db, dialect, {
-    key: findById,
-    userById: (id) => users.findById(id),
-    userByName: (username) => users.findByUsername(username),
-  });
+export function serviceKeyRepository(db: Db, hot: HotPath): ServiceKeyRepository {
+  // Read on every verification by an integrator: the hot path's reads.
   return {
-    findById,
-    findWithUser: withUser,
+    findById: (id) => hot.serviceKey(id),
+    findWithUser: (id, named) => hot.serviceKeyWithUser(id, named),
     async create(key) {
       await db
         .insertInto('service_keys')

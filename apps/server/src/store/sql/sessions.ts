@@ -1,11 +1,9 @@
 import type { User } from '../store.js';
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { UsersTable } from '../database.js';
-import { readsGatheredByTurn } from './by-turn.js';
-import { compiledOnce } from './compiled-once.js';
 import { toUser, USER_COLUMNS } from './user-row.js';
-import type { Db, Dialect } from './db.js';
-import { policyOfUserColumn, policyOptionsOf } from './groups.js';
+import type { Db } from './db.js';
+import type { HotPath } from './hot-path/hot-path.js';
 
 /** A session with its user (undefined when the user is gone). */
 export type SessionWithUser = Session & { user: User | undefined };
@@ -43,7 +41,7 @@ export interface SessionRepository {
   endAllOfUser(userId: string, at: number): Promise<number>;
 }
 
-type SessionRow = Omit<Selectable<UsersTable>, 'id'> & {
+export type SessionRow = Omit<Selectable<UsersTable>, 'id'> & {
   id: string | null;
   session_id_hash: string;
   session_user_id: string;
@@ -52,7 +50,7 @@ type SessionRow = Omit<Selectable<UsersTable>, 'id'> & {
   session_ended_at: number | null;
 };
 
-function sessionOf(row: SessionRow): SessionWithUser {
+export function sessionOf(row: SessionRow): SessionWithUser {
   // toUser reads the user's columns by name: no copy of the row without the session's (an object
   // rest of 23 columns, a measurable part of every signed-in call).
   return {
@@ -67,58 +65,23 @@ function sessionOf(row: SessionRow): SessionWithUser {
 
 const hasUser = (row: SessionRow): row is SessionRow & { id: string } => row.id !== null;
 
-export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
-  // Every signed-in call reads its session, and now and then moves its last-seen time.
-  const withUser = () =>
-    db
-      .selectFrom('sessions')
-      .leftJoin('users', 'users.id', 'sessions.user_id')
-      .select(USER_COLUMNS.map((column) => `users.${column}` as const))
-      .select([
-        'sessions.id_hash as session_id_hash',
-        'sessions.user_id as session_user_id',
-        'sessions.created_at as session_created_at',
-        'sessions.last_seen_at as session_last_seen_at',
-        'sessions.ended_at as session_ended_at',
-      ]);
-  const findWithUser = compiledOnce(db, (values: { idHash: string }) =>
-    withUser().where('sessions.id_hash', '=', values.idHash),
-  );
-  // On PostgreSQL the sessions read in one turn of the event loop are read in one round trip.
-  const findManyWithUser = compiledOnce(
-    db,
-    (values: { idHashes: string[] }) =>
-      withUser().where('sessions.id_hash', '=', sql<string>`any(${values.idHashes})`),
-    { prepared: true },
-  );
-  const findGathered = readsGatheredByTurn(async (idHashes: string[]) => {
-    const { rows } = await findManyWithUser.run(db, { idHashes });
-    return new Map(rows.map((row) => [row.session_id_hash, sessionOf(row as SessionRow)]));
-  });
-  // With the user's policies of two categories (the rule of groups.ts, as columns).
-  const findManyWithPolicies = compiledOnce(
-    db,
-    (values: { idHashes: string[]; first: string; second: string }) =>
-      withUser()
-        .select([
-          policyOfUserColumn(db, 'sessions.user_id', values.first).as('policy_first'),
-          policyOfUserColumn(db, 'sessions.user_id', values.second).as('policy_second'),
-        ])
-        .where('sessions.id_hash', '=', sql<string>`any(${values.idHashes})`),
-    { prepared: true },
-  );
-  const withPoliciesGathered = new Map<
-    string,
-    (idHash: string) => Promise<(SessionWithUser & { policies: StoredPolicyPair }) | undefined>
-  >();
-  const optionsOf = (text: string | null) => (text === null ? undefined : policyOptionsOf(text));
-  const touch = compiledOnce(db, (values: { idHash: string; at: number }) =>
-    db
-      .updateTable('sessions')
-      .set({ last_seen_at: values.at })
-      .where('id_hash', '=', values.idHash)
-      .where('last_seen_at', '<', values.at),
-  );
+/** Sessions with their users' columns (a session whose user is gone: the user's columns null). */
+export function sessionsWithUsers(db: Db) {
+  return db
+    .selectFrom('sessions')
+    .leftJoin('users', 'users.id', 'sessions.user_id')
+    .select(USER_COLUMNS.map((column) => `users.${column}` as const))
+    .select([
+      'sessions.id_hash as session_id_hash',
+      'sessions.user_id as session_user_id',
+      'sessions.created_at as session_created_at',
+      'sessions.last_seen_at as session_last_seen_at',
+      'sessions.ended_at as session_ended_at',
+    ]);
+}
+
+export function sessionRepository(db: Db, hot: HotPath): SessionRepository {
+  // Every signed-in call reads its session: the hot path's read.
   return {
     async create(session) {
       await db
@@ -132,36 +95,15 @@ export function sessionRepository(db: Db, dialect: Dialect): SessionRepository {
         })
         .execute();
     },
-    async find(idHash) {
-      if (dialect === 'postgres') return findGathered(idHash);
-      const row = (await findWithUser.run(db, { idHash })).rows[0];
-      return row && sessionOf(row as SessionRow);
-    },
-    async findWithPolicies(idHash, categories) {
-      if (dialect !== 'postgres') return this.find(idHash);
-      const [first, second] = categories;
-      const key = `${first}\n${second}`;
-      let read = withPoliciesGathered.get(key);
-      if (read === undefined) {
-        read = readsGatheredByTurn(async (idHashes: string[]) => {
-          const { rows } = await findManyWithPolicies.run(db, { idHashes, first, second });
-          return new Map(
-            rows.map((row) => {
-              const found = row as SessionRow & { policy_first: string | null; policy_second: string | null };
-              const policies: StoredPolicyPair = [
-                optionsOf(found.policy_first),
-                optionsOf(found.policy_second),
-              ];
-              return [found.session_id_hash, { ...sessionOf(found), policies }];
-            }),
-          );
-        });
-        withPoliciesGathered.set(key, read);
-      }
-      return read(idHash);
-    },
+    find: (idHash) => hot.session(idHash),
+    findWithPolicies: (idHash, categories) => hot.sessionWithPolicies(idHash, categories),
     async touch(idHash, at) {
-      await touch.run(db, { idHash, at });
+      await db
+        .updateTable('sessions')
+        .set({ last_seen_at: at })
+        .where('id_hash', '=', idHash)
+        .where('last_seen_at', '<', at)
+        .execute();
     },
     async end(idHash, at) {
       const row = await db

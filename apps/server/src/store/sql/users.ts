@@ -1,12 +1,11 @@
 import { type Username } from '@dea/contract';
 import { sql } from 'kysely';
-import { readsGatheredByTurn } from './by-turn.js';
-import { compiledOnce } from './compiled-once.js';
 import { flag, type Db, type Dialect } from './db.js';
+import { dialectSql } from './dialect-sql.js';
+import type { HotPath } from './hot-path/hot-path.js';
 import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
 import { helpDeskCandidates, type HelpDeskCandidate, type HelpDeskSearch } from './help-desk-search.js';
-import { userWithPolicyReader, type UserWithPolicy } from './users-with-policy.js';
-import { toUser, USER_COLUMNS } from './user-row.js';
+import { toUser } from './user-row.js';
 
 export interface User {
   id: string;
@@ -40,6 +39,12 @@ export interface User {
   formattedName: string | null;
   /** When the user last changed (SCIM's meta.lastModified); null: not since created. */
   updatedAt: number | null;
+}
+
+/** A user found by name, with their policy of one category (undefined: their groups set none). */
+export interface UserWithPolicy {
+  user: User;
+  policy: Record<string, unknown> | undefined;
 }
 
 /** What a filter of users compares: their columns, and `last_modified` (updated, else created). */
@@ -93,7 +98,7 @@ export interface UserRepository {
    */
   findForChange(id: string): Promise<User | undefined>;
   findByUsername(username: Username): Promise<User | undefined>;
-  /** The user by name and their policy of `category`, read together (users-with-policy.ts). */
+  /** The user by name and their policy of `category`, read together (the hot path's). */
   findByUsernameWithPolicy(username: Username, category: string): Promise<UserWithPolicy | undefined>;
   findByExternalId(source: UserSource, externalId: string): Promise<User | undefined>;
   list(): Promise<User[]>;
@@ -148,39 +153,8 @@ export interface UserRepository {
   mostCommonPasswordCost(): Promise<number | undefined>;
 }
 
-export function userRepository(db: Db, dialect: Dialect): UserRepository {
-  // Looked up on every verification and sign-in: compiled once; on PostgreSQL the lookups of one
-  // turn of the event loop are one query (`= any($1)`), one round trip.
-  const byId = compiledOnce(db, (values: { id: string }) =>
-    db.selectFrom('users').selectAll().where('id', '=', values.id),
-  );
-  const byUsername = compiledOnce(db, (values: { username: Username }) =>
-    db.selectFrom('users').selectAll().where('username', '=', values.username),
-  );
-  const byIds = compiledOnce(
-    db,
-    (values: { ids: string[] }) =>
-      db.selectFrom('users').select(USER_COLUMNS).where('id', '=', sql<string>`any(${values.ids})`),
-    { prepared: true },
-  );
-  const byUsernames = compiledOnce(
-    db,
-    (values: { usernames: Username[] }) =>
-      db
-        .selectFrom('users')
-        .select(USER_COLUMNS)
-        .where('username', '=', sql<Username>`any(${values.usernames})`),
-    { prepared: true },
-  );
-  const idsGathered = readsGatheredByTurn(async (ids: string[]) => {
-    const { rows } = await byIds.run(db, { ids });
-    return new Map(rows.map((row) => [row.id, toUser(row)]));
-  });
-  const withPolicy = userWithPolicyReader(db, dialect);
-  const usernamesGathered = readsGatheredByTurn(async (usernames: Username[]) => {
-    const { rows } = await byUsernames.run(db, { usernames });
-    return new Map(rows.map((row) => [row.username, toUser(row)]));
-  });
+export function userRepository(db: Db, dialect: Dialect, hot: HotPath): UserRepository {
+  const sqlOf = dialectSql(dialect);
   return {
     async create(user) {
       await db
@@ -208,25 +182,17 @@ export function userRepository(db: Db, dialect: Dialect): UserRepository {
         })
         .execute();
     },
-    async findById(id) {
-      if (dialect === 'postgres') return idsGathered(id);
-      const row = (await byId.run(db, { id })).rows[0];
-      return row && toUser(row);
-    },
+    findById: (id) => hot.userById(id),
     async findForChange(id) {
       const query = db.selectFrom('users').selectAll().where('id', '=', id);
       // NO KEY UPDATE: changes of the same user wait for each other, while rows that merely refer
       // to the user (a code issued, a membership added: their foreign keys take KEY SHARE) do not
       // wait, nor hold a group writer that waits for this change (a deadlock otherwise).
-      const row = await (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
+      const row = await sqlOf.lockedForChange(query).executeTakeFirst();
       return row && toUser(row);
     },
-    async findByUsername(username) {
-      if (dialect === 'postgres') return usernamesGathered(username);
-      const row = (await byUsername.run(db, { username })).rows[0];
-      return row && toUser(row);
-    },
-    findByUsernameWithPolicy: withPolicy,
+    findByUsername: (username) => hot.userByUsername(username),
+    findByUsernameWithPolicy: (username, category) => hot.userWithPolicy(username, category),
     helpDeskCandidates: (search) => helpDeskCandidates(db, dialect, search),
     async findByExternalId(source, externalId) {
       const row = await db

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Database } from '../database.js';
-import { ImmediateSqliteDialect } from '../embedded-store-lock.js';
-import type { Db } from './db.js';
+import type { Database } from '../../database.js';
+import { ImmediateSqliteDialect } from '../../embedded-store-lock.js';
+import type { Db } from '../db.js';
 import { MAX_GATHERED as MAX_SHARED } from './by-turn.js';
 import { sharingTransactions } from './shared-transactions.js';
 

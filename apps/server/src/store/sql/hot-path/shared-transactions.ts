@@ -1,6 +1,6 @@
 import { gatheredByTurn } from './by-turn.js';
-import type { Db } from './db.js';
-import { inOpenTransaction } from './direct-statements.js';
+import type { Db } from '../db.js';
+import { inOpenTransaction } from '../direct-statements.js';
 
 /**
  * Runs `work` in transactions that the calls of one turn of the event loop share, and so share
