@@ -160,6 +160,96 @@ describe.each(STORE_KINDS)("an agent changes a person's channels in the console,
   );
 
   storeTest.concurrent(
+    'a changed address stays the old one until the new one is proven, then replaces it under a new reference',
+    async ({ testStore: { store }, expect }) => {
+      const { administration, codeSentTo, channelsOf } = domainOf(store);
+      await ensureBuiltInContent(store);
+      const admin = callerOf('admin');
+      const olga = await personIn(store, 'olga', 'Staff');
+      const [before] = await store.channels.listOfUser(olga);
+      const started = await administration.startChannelProof(
+        admin,
+        olga,
+        { key: 'email', address: 'olga.new@example.com' },
+        CLIENT,
+      );
+      expect(await channelsOf(olga)).toEqual([['email', 'olga@example.com']]);
+      const code = await codeSentTo(olga, 'olga.new@example.com');
+      await administration.proveChannel(admin, olga, { proofId: started.proofId, code }, CLIENT);
+      const after = await store.channels.listOfUser(olga);
+      expect(after.map((channel) => [channel.key, channel.address])).toEqual([
+        ['email', 'olga.new@example.com'],
+      ]);
+      // A page holding the old reference cannot send to the new address.
+      expect(after[0]?.id).not.toBe(before?.id);
+    },
+  );
+
+  storeTest.concurrent(
+    "an agent's proof is not the person's: their own door neither ends it nor takes its tries",
+    async ({ testStore: { store }, expect }) => {
+      const { services, administration, codeSentTo } = domainOf(store);
+      await ensureBuiltInContent(store);
+      const olga = await personIn(store, 'olga', 'Staff');
+      const started = await administration.startChannelProof(
+        callerOf('admin'),
+        olga,
+        { key: 'personalEmail', address: 'olga@home.example' },
+        CLIENT,
+      );
+      const code = await codeSentTo(olga, 'olga@home.example');
+      const user = (await store.users.findById(olga))!;
+      const byOwner = { user, actor: olga, clientAddress: CLIENT, origin: 'owner' as const };
+      expect(await services.channelProofs.list(user)).not.toContainEqual(
+        expect.objectContaining({ state: 'pending' }),
+      );
+      expect(
+        await refusalOf(services.channelProofs.prove({ ...byOwner, proofId: started.proofId, code })),
+      ).toMatchObject({
+        errorNumber: 3,
+      });
+      const proof = await store.channelProofs.findOfUser(olga, started.proofId);
+      expect(proof?.triesLeft).toBe(services.config.channelRegistration.proofTries);
+      expect((await store.channels.listOfUser(olga)).map((channel) => channel.key)).toEqual(['email']);
+    },
+  );
+
+  storeTest.concurrent(
+    'of ten right codes at once, one makes the channel: one entry, one notice',
+    async ({ testStore: { store }, expect }) => {
+      const { administration, codeSentTo, channelsOf } = domainOf(store);
+      await ensureBuiltInContent(store);
+      const admin = callerOf('admin');
+      const pia = await personIn(store, 'pia', 'Staff');
+      const started = await administration.startChannelProof(
+        admin,
+        pia,
+        { key: 'personalEmail', address: 'pia@home.example' },
+        CLIENT,
+      );
+      const code = await codeSentTo(pia, 'pia@home.example');
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, () =>
+          administration.proveChannel(admin, pia, { proofId: started.proofId, code }, CLIENT),
+        ),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      expect(await channelsOf(pia)).toEqual([
+        ['email', 'pia@example.com'],
+        ['personalEmail', 'pia@home.example'],
+      ]);
+      expect(await store.audit.list({ userId: pia, event: 'channel.registered' })).toHaveLength(1);
+      const told = (await store.outbox.list(100, pia))
+        .map((message) => openOutboxMessage([TEST_STORE_KEYS.seal], message))
+        .filter((message) => message.recipient === 'pia@example.com');
+      expect(told).toHaveLength(1);
+      // The other channel is told with a link that undoes it, never with the code.
+      expect(told[0]?.text).toContain('#undo=');
+      expect(told[0]?.text).not.toContain(code);
+    },
+  );
+
+  storeTest.concurrent(
     'a removal answers the key it removed, and nothing when there was none',
     async ({ testStore: { store }, expect }) => {
       const { administration, channelsOf } = domainOf(store);
