@@ -1,75 +1,30 @@
-import { CONSOLE_ENROLMENT_FRAGMENT, usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { HashQueue } from '../../crypto/hash-queue.js';
-import { hashPassword } from '../../crypto/password-hash.js';
 import type { Store } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { DomainError } from '../errors.js';
-import { ConsoleAccounts } from '../identity/console-accounts.js';
-import { SigninThrottle } from '../page/signin-throttle.js';
-import { type ConsoleCaller, ConsoleAuth } from './console-auth.js';
-import { ConsoleEnrolment } from './console-enrolment.js';
+import type { ConsoleCaller } from './console-auth.js';
+import { CONSOLE_PASSWORD, CONSOLE_T0 as T0, consoleSignInOf, enrolmentTokenOf } from './console-testing.js';
 
-const T0 = Date.UTC(2026, 11, 7, 10);
-const MINUTE = 60_000;
-const PASSWORD = 'a console password';
 const RP = { origin: 'https://dea.example.org', rpId: 'dea.example.org' };
 const ALLOWED_MODEL = 'cb69481e-8ff7-4039-93ec-0a2729a154a8';
 const OTHER_MODEL = '01020304-0506-0708-0102-030405060708';
-const LIMITS = {
-  userLockAfter: 50,
-  addressLockAfter: 50,
-  windowMs: 15 * MINUTE,
-  lockMs: 15 * MINUTE,
-  slowdownMs: 0,
-  slowdownMaxMs: 0,
-};
 
 /**
- * The console's sign-in over the store, with the authenticator models it allows; `add` makes a
+ * The console's sign-in over the store, with the authenticator models it allows: `add` makes a
  * local account and answers the token of its enrolment link, `signIn` its password step as a caller.
  */
 function consoleOf(store: Store, allowedAaguids: string[] = []) {
-  const now = () => T0;
-  const settings = {
-    idleMs: 15 * MINUTE,
-    passkeyFreshMs: 5 * MINUTE,
-    consoleUrl: 'https://dea.example.org/admin/',
-    enrolmentLinkMs: 24 * 60 * MINUTE,
-    allowedAaguids,
-  };
-  const enrolment = new ConsoleEnrolment({ store, keys: [Buffer.alloc(32, 3)], settings, now });
-  const accounts = new ConsoleAccounts({ store, enrolment, now });
-  const auth = new ConsoleAuth({
-    store,
-    throttle: new SigninThrottle(store, LIMITS, Buffer.alloc(32, 4)),
-    hashQueue: new HashQueue(2, 20),
-    decoyPasswordHash: () => hashPassword('decoy', 4),
-    settings,
-    enrolment,
-    accounts,
-    now,
-  });
-  const tokenOf = (url: string) => url.split(`#${CONSOLE_ENROLMENT_FRAGMENT}`)[1] ?? '';
+  const signIn = consoleSignInOf(store, { allowedAaguids });
+  const { auth, accounts } = signIn;
   return {
     auth,
     accounts,
-    async add(username: string) {
-      const input = {
-        username: usernameOrThrow(username),
-        displayName: username,
-        role: 'helpdesk' as const,
-        scope: null,
-        passwordHash: await hashPassword(PASSWORD, 4),
-      };
-      const { account, link } = await accounts.add(input, 'cli');
-      return { account, token: tokenOf(link.url) };
-    },
-    tokenOf,
+    add: (username: string) => signIn.addLocal(username),
+    tokenOf: enrolmentTokenOf,
     async signIn(username: string): Promise<ConsoleCaller> {
-      const { sessionId, xsrfToken } = await auth.password(username, PASSWORD, '198.51.100.9');
+      const { sessionId, xsrfToken } = await auth.password(username, CONSOLE_PASSWORD, '198.51.100.9');
       return auth.caller(sessionId, xsrfToken, true);
     },
     /** The session as it stands now (after a passkey step). */

@@ -1,79 +1,34 @@
-import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
 import { HashQueue } from '../../crypto/hash-queue.js';
 import { sha256 } from '../../crypto/keyed-hash.js';
-import { hashPassword } from '../../crypto/password-hash.js';
 import type { ConsoleRole, Store } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { DomainError } from '../errors.js';
-import { ConsoleAccounts } from '../identity/console-accounts.js';
-import { SigninThrottle } from '../page/signin-throttle.js';
-import { ConsoleAuth } from './console-auth.js';
-import { ConsoleEnrolment } from './console-enrolment.js';
+import { CONSOLE_PASSWORD as PASSWORD, CONSOLE_T0 as T0, consoleSignInOf } from './console-testing.js';
 
-const T0 = Date.UTC(2026, 11, 7, 9);
 const MINUTE = 60_000;
-const PASSWORD = 'a console password';
 const ADDRESS = '198.51.100.9';
-const SETTINGS = {
-  idleMs: 15 * MINUTE,
-  passkeyFreshMs: 5 * MINUTE,
-  consoleUrl: 'https://dea.example.org/admin/',
-  enrolmentLinkMs: 24 * 60 * MINUTE,
-  allowedAaguids: [],
-};
-/** Three passwords checked per name and address, then a lock of 15 minutes; no slow-down. */
-const LIMITS = {
-  userLockAfter: 3,
-  addressLockAfter: 50,
-  windowMs: 15 * MINUTE,
-  lockMs: 15 * MINUTE,
-  slowdownMs: 0,
-  slowdownMaxMs: 0,
-};
-/** Hashes as cheap as scrypt allows: the cost is not what these tests are about. */
-const hashOf = (password: string) => hashPassword(password, 4);
 
-/** The console's sign-in over the store on a clock the test moves; `hashes`: a queue of its own. */
-function consoleOf(store: Store, hashes = new HashQueue(2, 10)) {
-  let at = T0;
-  const now = () => at;
-  const enrolment = new ConsoleEnrolment({ store, keys: [Buffer.alloc(32, 3)], settings: SETTINGS, now });
-  const accounts = new ConsoleAccounts({ store, enrolment, now });
-  const auth = new ConsoleAuth({
-    store,
-    throttle: new SigninThrottle(store, LIMITS, Buffer.alloc(32, 4)),
-    hashQueue: hashes,
-    decoyPasswordHash: () => hashOf('no one has this password'),
-    settings: SETTINGS,
-    enrolment,
-    accounts,
-    now,
+/**
+ * The console's sign-in over the store, three passwords checked per name and address, then a
+ * lock of 15 minutes; `hashes`: a queue of its own.
+ */
+function consoleOf(store: Store, hashes?: HashQueue) {
+  const signIn = consoleSignInOf(store, {
+    limits: { userLockAfter: 3 },
+    ...(hashes !== undefined && { hashes }),
   });
   return {
-    auth,
-    accounts,
+    ...signIn,
     advance: (ms: number) => {
-      at += ms;
+      signIn.clock.at += ms;
     },
-    now,
-    async add(username: string, role: ConsoleRole = 'helpdesk', passwordHash?: string) {
-      const input = {
-        username: usernameOrThrow(username),
-        displayName: username,
-        role,
-        scope: null,
-        passwordHash: passwordHash ?? (await hashOf(PASSWORD)),
-      };
-      return (await accounts.add(input, 'cli')).account;
-    },
+    add: async (username: string, role: ConsoleRole = 'helpdesk', password?: string) =>
+      (await signIn.addLocal(username, role, password)).account,
     failures: async () =>
       (await store.audit.list({ event: 'console.signin_failed' })).map(
-        (entry): Record<string, unknown> => ({
-          actor: entry.actor,
-          ...entry.details,
-        }),
+        (entry): Record<string, unknown> => ({ actor: entry.actor, ...entry.details }),
       ),
   };
 }
