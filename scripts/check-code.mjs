@@ -1,18 +1,21 @@
 #!/usr/bin/env node
-// npm run check (and a step of `npm test`): the type check and the lint, the two halves at once.
-// - oxlint with oxlint-tsgolint (.oxlintrc.json): TypeScript's own diagnostics for every
-//   TypeScript file, each in its project (the tsconfig.json next to it or above it, following its
-//   references; a file of no project in one inferred), and typescript-eslint's type-aware
-//   recommended rules (recommendedTypeChecked: no-floating-promises, no-misused-promises,
-//   no-unsafe-*, ...), both on typescript-go's checker, natively and on every core.
-// - ESLint (eslint.config.js): the rules that need no types: ESLint's and typescript-eslint's
-//   recommended ones, React's hooks, consistent type imports and the dependency directions.
-// Why the split, and what it saves: docs/decisions/0025. The format is a step of its own
+// npm run check (and a step of `npm test`): the type check and the lint, in one run of oxlint
+// (.oxlintrc.json, docs/decisions/0045):
+// - TypeScript's own diagnostics for every TypeScript file, each in its project (the
+//   tsconfig.json next to it or above it, following its references; a file of no project in one
+//   inferred), and typescript-eslint's type-aware recommended rules (recommendedTypeChecked:
+//   no-floating-promises, no-misused-promises, no-unsafe-*, ...), both on typescript-go's checker
+//   through oxlint-tsgolint, natively and on every core (docs/decisions/0025);
+// - the rules that need no types: ESLint's and typescript-eslint's recommended ones, React's
+//   hooks, consistent type imports, strict equality and the dependency directions.
+// Before it, that every TypeScript file is in a project oxlint finds, so none is checked with
+// TypeScript's defaults instead of tsconfig.base.json's options. The format is a step of its own
 // (`biome format .`, docs/decisions/0028).
-import { spawn, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ESLint } from 'eslint';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const began = performance.now();
@@ -23,48 +26,72 @@ const seconds = (since) => `${((performance.now() - since) / 1000).toFixed(1)} s
 const contract = spawnSync('npx', ['tsc', '-b', 'packages/contract'], { cwd: ROOT, stdio: 'inherit' });
 if (contract.status !== 0) process.exit(1);
 
-/** oxlint's findings and its summary, printed when it ends (not in the middle of ESLint's). */
-function typeCheck() {
-  const typesBegan = performance.now();
-  return new Promise((resolve) => {
-    let output = '';
-    // The checkout's own oxlint (npx would fetch one from the registry if it were missing).
-    const child = spawn(join(ROOT, 'node_modules/.bin/oxlint'), ['--format', 'stylish'], { cwd: ROOT });
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', (error) =>
-      resolve({ ok: false, output: `oxlint did not start (${error.message}): run npm ci\n` }),
-    );
-    child.on('close', (code) =>
-      resolve({
-        ok: code === 0,
-        output: `${output}type check and type-aware rules (oxlint): ${code === 0 ? 'no errors' : 'failed'} (${seconds(typesBegan)})\n`,
-      }),
-    );
-  });
-}
-
-async function lint() {
-  const lintBegan = performance.now();
-  const eslint = new ESLint({ cwd: ROOT });
-  const results = await eslint.lintFiles(['.']);
-  const formatter = await eslint.loadFormatter('stylish');
-  const output = await formatter.format(results);
-  const errors = results.reduce((sum, result) => sum + result.errorCount + result.fatalErrorCount, 0);
-  return {
-    ok: errors === 0,
-    output: `${output}lint (ESLint): ${errors} errors in ${results.length} files (${seconds(lintBegan)})\n`,
+/**
+ * The TypeScript files of no project: oxlint gives a file to the project of the first
+ * tsconfig.json above it that holds it, itself or through its references (as editors do), and
+ * checks a file none holds in an inferred project, with TypeScript's defaults. Only these few may
+ * be there: the root's configurations, the documentation site's, a script's declarations.
+ */
+function filesOfNoProject() {
+  const OF_NO_PROJECT = [
+    /^[^/]+\.ts$/,
+    /^docs\/\.vitepress\/(theme\/)?[^/]+\.mts$/,
+    /^scripts\/[^/]+\.d\.mts$/,
+  ];
+  const ts = createRequire(join(ROOT, 'package.json'))('typescript');
+  const configs = new Map();
+  const parsed = (path) => {
+    if (!configs.has(path)) {
+      const config = ts.getParsedCommandLineOfConfigFile(path, undefined, {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+          throw new Error(`${path}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+        },
+      });
+      configs.set(path, { files: new Set(config.fileNames), references: config.projectReferences ?? [] });
+    }
+    return configs.get(path);
   };
+  const holds = (path, file) =>
+    parsed(path).files.has(file) ||
+    parsed(path).references.some((reference) => holds(ts.resolveProjectReferencePath(reference), file));
+  const top = resolve(ROOT);
+  const inAProject = (file) => {
+    for (let folder = dirname(file); ; folder = dirname(folder)) {
+      const config = join(folder, 'tsconfig.json');
+      if (existsSync(config) && holds(config, file)) return true;
+      if (folder === top || folder === dirname(folder)) return false;
+    }
+  };
+  // The files git holds and the new ones it would (oxlint lints both).
+  const listed = spawnSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts', '*.tsx', '*.mts', '*.cts'],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  return listed.stdout
+    .split('\n')
+    .filter((file) => file !== '' && existsSync(join(ROOT, file)))
+    .filter((file) => !OF_NO_PROJECT.some((pattern) => pattern.test(file)) && !inAProject(join(ROOT, file)));
 }
 
-// Each half's output printed whole, even when the other one threw (ESLint's configuration, say).
-const halves = await Promise.allSettled([typeCheck(), lint()]);
-const outcomes = halves.map((half) =>
-  half.status === 'fulfilled'
-    ? half.value
-    : { ok: false, output: `${half.reason instanceof Error ? half.reason.stack : String(half.reason)}\n` },
+const outside = filesOfNoProject();
+if (outside.length > 0) {
+  process.stdout.write(
+    `Of no tsconfig.json (add the folder to a project's include or references):\n${outside.map((file) => `  ${file}\n`).join('')}`,
+  );
+}
+
+// The checkout's own oxlint (npx would fetch one from the registry if it were missing).
+const lintBegan = performance.now();
+const lint = spawnSync(join(ROOT, 'node_modules/.bin/oxlint'), ['--format', 'stylish'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
+if (lint.error) process.stdout.write(`oxlint did not start (${lint.error.message}): run npm ci\n`);
+process.stdout.write(
+  `type check and lint (oxlint): ${lint.status === 0 ? 'no errors' : 'failed'} (${seconds(lintBegan)})\n`,
 );
-for (const { output } of outcomes) process.stdout.write(output);
-const failed = outcomes.some(({ ok }) => !ok);
+const failed = outside.length > 0 || lint.status !== 0;
 process.stdout.write(`checked in ${seconds(began)}${failed ? ': failed' : ''}\n`);
 process.exit(failed ? 1 : 0);

@@ -18,7 +18,7 @@ import { startServer, type RunningServer } from '../support/start-server';
 // A server of its own: these scenarios count the codes issued to 'demo' in its audit trail.
 const test = base.extend<object, { ownServer: RunningServer }>({
   ownServer: [
-    // eslint-disable-next-line no-empty-pattern
+    // oxlint-disable-next-line no-empty-pattern
     async ({}, use) => {
       const server = await startServer({ DEA_CODE_MAX_UNUSED: '100' });
       await use(server);

@@ -25,7 +25,7 @@ import { startServer, type RunningServer } from '../support/start-server';
 // A server of its own: these scenarios issue codes to 'demo', which code-on-screen.spec.ts counts.
 const test = base.extend<object, { ownServer: RunningServer }>({
   ownServer: [
-    // eslint-disable-next-line no-empty-pattern
+    // oxlint-disable-next-line no-empty-pattern
     async ({}, use) => {
       const server = await startServer();
       await use(server);

@@ -13,7 +13,7 @@ import { STORE_KINDS } from '../testing/stores.js';
 import { TEST_PASSWORD_HASH_COST, type TestApp } from '../testing/test-app.js';
 
 // Vitest reads a fixture's dependencies from its first parameter's destructuring: none here.
-// eslint-disable-next-line no-empty-pattern
+// oxlint-disable-next-line no-empty-pattern
 const directoryTest = appTest.extend('tree', async ({}, { onCleanup }) => {
   const tree = await createLdapTree(inject('ldap'));
   onCleanup(() => tree.dispose());

@@ -10,7 +10,7 @@ import { tcpFront } from '../testing/tcp-fronts.js';
 import type { TestApp } from '../testing/test-app.js';
 
 // Vitest reads a fixture's dependencies from its first parameter's destructuring: none here.
-// eslint-disable-next-line no-empty-pattern
+// oxlint-disable-next-line no-empty-pattern
 const directoryTest = appTest.extend('tree', async ({}, { onCleanup }) => {
   const tree = await createLdapTree(inject('ldap'));
   onCleanup(() => tree.dispose());
@@ -157,6 +157,7 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
         userId: old?.id,
         details: { reason: 'directory-entry-replaced', previousExternalId: old?.externalId },
       });
+      // oxlint-disable-next-line no-unsafe-optional-chaining -- a missing entry fails the test
       expect((failed?.details as { externalId?: string }).externalId).not.toBe(old?.externalId);
       // The old user keeps what was theirs: no channel of the new entry came to them.
       const channels = await t.services.store.channels.listOfUser(old?.id ?? '');
@@ -169,6 +170,7 @@ describe.each(STORE_KINDS)('users from the directory on %s', (kind) => {
       expect((await signIn(t, 'alice', 'alice-new-directory-pw')).json()).toMatchObject({ error: 0 });
       const replaced = await t.services.store.users.findByUsername(usernameOrThrow('alice'));
       expect(replaced?.id).not.toBe(old?.id);
+      // oxlint-disable-next-line no-unsafe-optional-chaining -- a missing entry fails the test
       expect(replaced?.externalId).toBe((failed?.details as { externalId?: string }).externalId);
     },
   );

@@ -208,6 +208,7 @@ describe.each(STORE_KINDS)('the directory sync by change on %s', (kind) => {
           source: 'ldap',
         },
       });
+      // oxlint-disable-next-line no-unsafe-optional-chaining -- a missing entry fails the test
       expect((left[0]?.details as { groups: string[] }).groups).toHaveLength(2);
       // The user without a user name is reported, not disabled.
       expect((await store.users.findByUsername(usernameOrThrow(person(40))))?.disabled).toBe(false);

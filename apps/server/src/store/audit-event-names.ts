@@ -3,7 +3,7 @@
  * (domain/audit/audit-events.ts augments it with every event it lists), so that the store takes only
  * known events without importing the domain.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+// oxlint-disable-next-line typescript/no-empty-object-type -- filled by declaration merging
 export interface AuditEventRegistry {}
 
 export type AuditEventName = Extract<keyof AuditEventRegistry, string>;

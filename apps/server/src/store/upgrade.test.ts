@@ -36,7 +36,7 @@ async function emptyStore(kind: StoreKind): Promise<{
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-upgrade-'));
   folders.push(dataDir);
   const database = kind === 'postgres' ? await createTestDatabase(inject('postgresUrl')) : undefined;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows of an older schema, by table name
+  // oxlint-disable-next-line typescript/no-explicit-any -- rows of an older schema, by table name
   const connect = (): Kysely<any> =>
     new Kysely({
       dialect:

@@ -10,7 +10,7 @@ export const SEARCH = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
 export const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 
 /** A SCIM answer: JSON read field by field in the assertions. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// oxlint-disable-next-line typescript/no-explicit-any
 export type Json = any;
 
 export interface Scim {

@@ -181,7 +181,7 @@ function ChannelsMain({
       );
     return () => controller.abort();
     // A link is used once: the effect runs again for a new round, not when the link is forgotten.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // oxlint-disable-next-line react-hooks/exhaustive-deps
   }, [round]);
 
   if (ways.state === 'loading') return <Spinner label={t('loading')} showLabel />;

@@ -157,6 +157,6 @@ export const isAuditEventName = (name: string): name is AuditEventName => Object
 
 /** The store takes exactly these events (store/audit-event-names.ts owns the registry). */
 declare module '../../store/audit-event-names.js' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the events are its keys
+  // oxlint-disable-next-line typescript/no-empty-object-type -- the events are its keys
   interface AuditEventRegistry extends Record<keyof typeof AUDIT_EVENTS, true> {}
 }

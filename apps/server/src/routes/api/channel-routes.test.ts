@@ -236,6 +236,7 @@ describe.each(STORE_KINDS)('the channels page and its strong sign-in, on %s', (k
       });
       expect((await addAndProve(t, person, registering, 'sam.home@example.org')).error).toBe(0);
       const after = envelope(await t.call(`${API}/registration/ways`, {}, signedIn));
+      // oxlint-disable-next-line no-unsafe-optional-chaining -- a missing list fails the test
       expect((after.result?.channels as { key: string }[]).map((channel) => channel.key)).toEqual(['email']);
       // Without the password's session: 403, as every call of the page.
       expect((await t.call(`${API}/registration/ways`, {})).statusCode).toBe(403);

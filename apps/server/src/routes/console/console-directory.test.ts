@@ -11,7 +11,7 @@ import type { TestApp } from '../../testing/test-app.js';
 const BASE = '/dea/admin-api';
 
 // Vitest reads a fixture's dependencies from its first parameter's destructuring: none here.
-// eslint-disable-next-line no-empty-pattern
+// oxlint-disable-next-line no-empty-pattern
 const directoryTest = appTest.extend('tree', async ({}, { onCleanup }) => {
   const tree = await createLdapTree(inject('ldap'));
   onCleanup(() => tree.dispose());

@@ -18,6 +18,7 @@ export function usePromise<T>(
   deps: DependencyList,
 ): PromiseState<T> {
   const [state, setState] = useState<PromiseState<T>>({ state: 'pending' });
+  // oxlint-disable-next-line react-hooks/exhaustive-deps -- a caller's list the rule reads as none
   useEffect(() => {
     const controller = new AbortController();
     const running = start(controller.signal);
@@ -37,7 +38,7 @@ export function usePromise<T>(
     );
     return () => controller.abort();
     // The caller names what `start` depends on, as with useEffect.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // oxlint-disable-next-line react-hooks/exhaustive-deps
   }, deps);
   return state;
 }
