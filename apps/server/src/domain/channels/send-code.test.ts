@@ -285,6 +285,22 @@ describe.each(STORE_KINDS)('sending a code to a channel, on %s', (kind) => {
   );
 
   storeTest.concurrent(
+    'a person holding the most unused codes is refused with 148 and sent nothing more',
+    async ({ testStore: { store }, expect }) => {
+      const d = await sendingOn(store);
+      const { user, refs } = await d.person({ policy: { ...BY_CHANNEL, maxUnusedCodes: 1 } });
+      await d.send(user, 'sms', refs.mobile);
+      await expect(d.send(user, 'smtp', refs.email)).rejects.toMatchObject({
+        errorNumber: 148,
+        result: { unusedCodes: 1, nextFreeAt: new Date(T0 + 15 * MINUTE).toISOString() },
+      });
+      expect(await d.active(user.id)).toBe(1);
+      expect((await d.outbox(user.id)).map((message) => message.recipient)).toEqual(['+49 170 5550112']);
+      expect((await d.events(user.id, 'code.refused'))[0]?.details).toMatchObject({ reason: 'store-full' });
+    },
+  );
+
+  storeTest.concurrent(
     'the per-user limit sends n codes and refuses the next with 140 until its window ends, issuing nothing for a refusal',
     async ({ testStore: { store }, expect }) => {
       const d = await sendingOn(store, {
