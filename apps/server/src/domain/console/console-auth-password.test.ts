@@ -139,6 +139,23 @@ describe.each(STORE_KINDS)("the console's password step on %s", (kind) => {
   );
 
   storeTest.concurrent(
+    'of eight wrong passwords at once, three are checked and five refused as locked',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const ben = await t.add('ben');
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => refusalOf(t.auth.password('ben', 'still wrong', ADDRESS))),
+      );
+      expect(answers.filter((answer) => answer.textKey === 'login.failed')).toHaveLength(3);
+      expect(answers.filter((answer) => answer.errorNumber === 140)).toHaveLength(5);
+      const reasons = (await t.failures()).map((entry) => entry.reason);
+      expect(reasons.filter((reason) => reason === 'wrong-password')).toHaveLength(3);
+      expect(reasons.filter((reason) => reason === 'locked')).toHaveLength(5);
+      expect(await openSessionsOf(store, ben.id)).toBe(0);
+    },
+  );
+
+  storeTest.concurrent(
     "a right password clears the name's failures: two before it and two after it lock nothing",
     async ({ testStore: { store }, expect }) => {
       const t = consoleOf(store);

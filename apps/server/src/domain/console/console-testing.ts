@@ -1,5 +1,6 @@
 import { CONSOLE_ENROLMENT_FRAGMENT, usernameOrThrow } from '@dea/contract';
 import { HashQueue } from '../../crypto/hash-queue.js';
+import { sha256 } from '../../crypto/keyed-hash.js';
 import { hashPassword } from '../../crypto/password-hash.js';
 import type { ConsoleRole, Store } from '../../store/store.js';
 import { ConsoleAccounts } from '../identity/console-accounts.js';
@@ -14,7 +15,8 @@ import { type SigninThrottleSettings, SigninThrottle } from '../page/signin-thro
 import { ConsoleAuth } from './console-auth.js';
 import { ConsoleDirectory, type ConsoleDirectorySource } from './console-directory.js';
 import { ConsoleEnrolment } from './console-enrolment.js';
-import type { OidcRoleMapping } from './console-oidc-settings.js';
+import { ConsoleOidc, ConsoleOidcRefused } from './console-oidc.js';
+import { consoleOidcConfigOf, type OidcRoleMapping } from './console-oidc-settings.js';
 
 const MINUTE = 60_000;
 
@@ -211,5 +213,119 @@ export function directorySignInOf(store: Store) {
       const { sessionId } = await signIn.auth.password(username, password, '198.51.100.9');
       return { sessionId, request: () => signIn.auth.caller(sessionId, undefined, false) };
     },
+  };
+}
+
+export const OIDC_REDIRECT_URI = 'https://dea.example.org/dea/admin-api/oidc/callback';
+export const OIDC_ADDRESS = '198.51.100.9';
+export const OIDC_REFRESH_SECONDS = 300;
+
+/** What these tests change of the console's OpenID settings. */
+export interface ConsoleOidcTestSettings {
+  requireMfa?: boolean;
+  mfaAcrValues?: string;
+  issuer?: string;
+}
+
+/** The provider as these tests drive it: testing/oidc-provider.ts, a real one in the process. */
+interface Provider {
+  issuer: string;
+  clientId: string;
+  clientSecretFile: string;
+  clock: () => number;
+  signIn(authorizationUrl: string, login: string): Promise<URL>;
+}
+
+/**
+ * The console's sign-in with an OpenID provider over the store (ADR 0020), wired as the
+ * composition root wires it, on the clock of `consoleSignInOf`, the provider's logins on the same
+ * clock: dea-admins are administrators, it-helpdesk help desk, auditors auditors, helpdesk-eu help
+ * desk limited to Staff EU; the role is taken again every five minutes.
+ */
+export function consoleOidcOf<P extends Provider>(
+  store: Store,
+  provider: P,
+  settings: ConsoleOidcTestSettings = {},
+) {
+  const clock = { at: CONSOLE_T0 };
+  const now = () => clock.at;
+  provider.clock = now;
+  const problems: string[] = [];
+  const config = consoleOidcConfigOf(
+    {
+      DEA_CONSOLE_OIDC_ISSUER: settings.issuer ?? provider.issuer,
+      DEA_CONSOLE_OIDC_CLIENT_ID: provider.clientId,
+      DEA_CONSOLE_OIDC_CLIENT_SECRET_FILE: provider.clientSecretFile,
+      DEA_CONSOLE_OIDC_PROVIDER_NAME: 'Example SSO',
+      DEA_CONSOLE_OIDC_SCOPES: 'openid profile email offline_access',
+      DEA_CONSOLE_OIDC_ROLE_CLAIM: 'groups',
+      DEA_CONSOLE_OIDC_ROLES: JSON.stringify({
+        'dea-admins': 'admin',
+        'it-helpdesk': 'helpdesk',
+        auditors: 'auditor',
+        'helpdesk-eu': { role: 'helpdesk', scope: ['Staff EU'] },
+      }),
+      DEA_CONSOLE_OIDC_REQUIRE_MFA: settings.requireMfa ?? true,
+      DEA_CONSOLE_OIDC_MFA_ACR_VALUES: settings.mfaAcrValues ?? '',
+      DEA_CONSOLE_OIDC_ROLE_REFRESH_SECONDS: OIDC_REFRESH_SECONDS,
+    },
+    problems,
+  );
+  if (config === undefined || problems.length > 0) throw new Error(problems.join('; '));
+  const enrolment = new ConsoleEnrolment({
+    store,
+    keys: [Buffer.alloc(32, 3)],
+    settings: { consoleUrl: 'https://dea.example.org/admin/', enrolmentLinkMs: MINUTE },
+    now,
+  });
+  const accounts = new ConsoleAccounts({ store, enrolment, now });
+  const warnings: string[] = [];
+  const oidc = new ConsoleOidc({
+    store,
+    accounts,
+    config,
+    redirectUri: OIDC_REDIRECT_URI,
+    sealKeys: [Buffer.alloc(32, 8)],
+    now,
+    warn: (message) => warnings.push(message),
+  });
+  type Browser = Pick<Provider, 'signIn'>;
+  /** The provider's answer to a sign-in begun in a browser (a new one unless given), as it brings it back. */
+  const answerOf = async (login: string, again = false, browser: Browser = provider) => {
+    const { url, browserToken } = await oidc.start(OIDC_ADDRESS, again);
+    const back = await browser.signIn(url, login);
+    return { query: back.search, browserToken, url: new URL(url) };
+  };
+  return {
+    oidc,
+    provider,
+    clock,
+    accounts,
+    warnings,
+    answerOf,
+    /** A whole sign-in of `login`: its session and account, and `current` as a request of it reads them. */
+    async signIn(login: string, again = false, browser: Browser = provider) {
+      const { query, browserToken } = await answerOf(login, again, browser);
+      const { sessionId } = await oidc.finish(query, browserToken, OIDC_ADDRESS);
+      const session = await store.console.findSession(sha256(sessionId));
+      const account = await store.console.findAccountById(session?.accountId ?? '');
+      if (session === undefined || account === undefined) throw new Error('no session');
+      const current = async () => {
+        const now = await store.console.findAccountById(account.id);
+        if (now === undefined) throw new Error('no account');
+        return oidc.current(session, now);
+      };
+      return { session, account, current };
+    },
+    /** Why the sign-in of `login` was refused, as the console shows it ('signed in' when it was not). */
+    async refusalOf(login: string, again = false) {
+      const { query, browserToken } = await answerOf(login, again);
+      return oidc.finish(query, browserToken, OIDC_ADDRESS).then(
+        () => 'signed in',
+        (error: unknown) => (error instanceof ConsoleOidcRefused ? error.reason : 'not refused'),
+      );
+    },
+    refusals: async () =>
+      (await store.audit.list({ event: 'console.oidc_refused', limit: 100 })).map((entry) => entry.details),
   };
 }

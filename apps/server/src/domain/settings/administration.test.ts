@@ -19,37 +19,18 @@ import { Administration } from './administration.js';
 
 const T0 = Date.UTC(2026, 11, 7, 14);
 const ENV = {
+  DEA_SECRET: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0',
+  DEA_SMS_HTTP_HEADERS: '{"Authorization":"Bearer gateway-token"}',
   DEA_CODE_LENGTH: '12',
   DEA_SMTP_PASSWORD: 'smtp-password-value',
   DEA_SMS_HTTP_URL: 'https://user:pw@sms.example/send?apikey=sms-api-key',
 };
 
-/** An administrator past their passkey, as the console's guard lets them through. */
-const ROOT: ConsoleCaller = {
-  account: {
-    id: 'account-root',
-    username: usernameOrThrow('root'),
-    displayName: 'Root',
-    role: 'admin',
-    passwordHash: 'hash',
-    disabled: false,
-    createdAt: T0,
-    scope: null,
-  },
-  session: {
-    idHash: 'session-root',
-    accountId: 'account-root',
-    xsrfHash: 'xsrf',
-    challenge: null,
-    createdAt: T0,
-    lastSeenAt: T0,
-    passkeyAt: T0,
-    endedAt: null,
-  },
-  sessionId: 'session',
-  passkeyVerified: true,
-  signedInWith: 'passkey',
-};
+/**
+ * An administrator past their passkey, as the console's guard (CONSOLE_ACCESS.administer) lets
+ * them through; the administration reads only who they are, for its audit entries.
+ */
+const ROOT = { account: { username: usernameOrThrow('root'), role: 'admin' } } as ConsoleCaller;
 
 /** The console's administration over the store, built as the composition root builds it. */
 function administrationOf(store: Store) {
@@ -89,7 +70,7 @@ describe.each(STORE_KINDS)('console administration of groups and policies on %s'
   storeTest.override('storeKind', kind);
 
   storeTest.concurrent(
-    "shows each group with its stored and effective policy beside the product's defaults, and keeps a policy option by option",
+    "shows each group with its stored and effective policy beside the product's defaults, and keeps a policy option by option, and the roles that may give its members a code",
     async ({ testStore: { store }, expect }) => {
       const { administration } = administrationOf(store);
       const { id } = await administration.createGroup(ROOT, ' Staff ', 5);
@@ -120,6 +101,9 @@ describe.each(STORE_KINDS)('console administration of groups and policies on %s'
         { actor: 'console:root', details: { group: 'Staff' } },
       ]);
       expect(await store.audit.list({ event: 'group.created' })).toMatchObject([{ actor: 'console:root' }]);
+      const issuers = { category: POLICY_CATEGORY_HELP_DESK, options: { issuers: ['admin'] } } as const;
+      expect(await administration.setPolicy(ROOT, id, issuers)).toEqual({ options: { issuers: ['admin'] } });
+      expect((await administration.groups()).groups[0]?.issuers).toEqual(['admin']);
     },
   );
 
@@ -149,21 +133,6 @@ describe.each(STORE_KINDS)('console administration of groups and policies on %s'
         ).toMatch(/^invalid: /);
       expect((await administration.groups()).groups[0]?.stored).toEqual({ enableECode: true });
       expect(await store.audit.list({ event: 'policy.set' })).toHaveLength(1);
-    },
-  );
-
-  storeTest.concurrent(
-    "a group's Help Desk policy keeps the roles that may give its members a code",
-    async ({ testStore: { store }, expect }) => {
-      const { administration } = administrationOf(store);
-      const { id } = await administration.createGroup(ROOT, 'Board', 1);
-      expect(
-        await administration.setPolicy(ROOT, id, {
-          category: POLICY_CATEGORY_HELP_DESK,
-          options: { issuers: ['admin'] },
-        }),
-      ).toEqual({ options: { issuers: ['admin'] } });
-      expect((await administration.groups()).groups[0]?.issuers).toEqual(['admin']);
     },
   );
 
@@ -323,6 +292,22 @@ describe.each(STORE_KINDS)('console administration of keys, branding, texts and 
   );
 
   storeTest.concurrent(
+    'ten administrators adding one language at once add it once',
+    async ({ testStore: { store }, expect }) => {
+      const { administration } = administrationOf(store);
+      await store.catalogs.setLanguage('en', 'English');
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          outcome(administration.addLanguage(ROOT, { code: 'sv', name: 'Svenska' })),
+        ),
+      );
+      expect(answers.filter((answer) => answer === 'accepted')).toHaveLength(1);
+      expect(answers.filter((answer) => answer === 'invalid: language sv already exists')).toHaveLength(9);
+      expect(await store.audit.list({ event: 'language.added' })).toHaveLength(1);
+    },
+  );
+
+  storeTest.concurrent(
     'a language starts from English, once; each language shows its texts beside English and how many are missing',
     async ({ testStore: { store }, expect }) => {
       const { administration } = administrationOf(store);
@@ -390,9 +375,12 @@ describe.each(STORE_KINDS)('console administration of keys, branding, texts and 
 
   storeTest('the settings in effect are shown without a secret', ({ testStore: { store }, expect }) => {
     const { settings } = administrationOf(store).administration.settings();
-    expect(JSON.stringify(settings)).not.toMatch(/smtp-password-value|sms-api-key|:pw@/);
+    expect(JSON.stringify(settings)).not.toMatch(
+      /c2VjcmV0|smtp-password-value|sms-api-key|gateway-token|:pw@/,
+    );
     const of = (name: string) => settings.find((setting) => setting.name === name);
-    expect(of('DEA_SMTP_PASSWORD')).toMatchObject({ value: '(set)', secret: true });
+    for (const secret of ['DEA_SECRET', 'DEA_SMTP_PASSWORD'])
+      expect(of(secret), secret).toMatchObject({ value: '(set)', secret: true });
     expect(of('DEA_SMS_HTTP_URL')?.value).toContain('https://sms.example/send');
     expect(of('DEA_CODE_LENGTH')).toMatchObject({ value: '12', isDefault: false });
     expect(of('DEA_CODE_USES')).toMatchObject({ isDefault: true });
