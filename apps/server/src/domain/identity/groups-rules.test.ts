@@ -26,6 +26,16 @@ async function addUser(store: Store, username: string): Promise<string> {
   return id;
 }
 
+/** A user of each name, their ids in order. */
+async function usersNamed<const Names extends readonly string[]>(
+  store: Store,
+  ...names: Names
+): Promise<{ [Index in keyof Names]: string }> {
+  const ids: string[] = [];
+  for (const name of names) ids.push(await addUser(store, name));
+  return ids as { [Index in keyof Names]: string };
+}
+
 /** The groups module over the test's store, and the group entries it wrote, oldest first. */
 function groupsOf(store: Store) {
   const groups = new Groups(store, () => T0);
@@ -205,9 +215,7 @@ describe.each(STORE_KINDS)('the rules of groups on %s', (kind) => {
     "SCIM's members are set among those it manages: the others stay, and only the changes are audited",
     async ({ testStore: { store }, expect }) => {
       const { groups, entries, membersOf } = groupsOf(store);
-      const [ann, bob, cid, dan] = await Promise.all(
-        ['ann', 'bob', 'cid', 'dan'].map((name) => addUser(store, name)),
-      );
+      const [ann, bob, cid, dan] = await usersNamed(store, 'ann', 'bob', 'cid', 'dan');
       const execs = await groups.create({ name: 'Execs', priority: 0, members: [ann, bob] }, SCIM);
       await groups.changeMember(execs, dan, true, OPERATOR);
       const managed = new Set([ann, bob, cid]);
@@ -269,7 +277,7 @@ describe.each(STORE_KINDS)('the rules of groups on %s', (kind) => {
     'a group removed takes its memberships with it, its entry counting the members it had',
     async ({ testStore: { store }, expect }) => {
       const { groups, entries } = groupsOf(store);
-      const [ann, bob] = await Promise.all(['ann', 'bob'].map((name) => addUser(store, name)));
+      const [ann, bob] = await usersNamed(store, 'ann', 'bob');
       const staff = await groups.create({ name: 'Staff', priority: 0, members: [ann, bob] }, OPERATOR);
       expect(await groups.remove(staff, OPERATOR)).toBe(true);
       expect(await store.groups.listOfUser(ann)).toEqual([]);
