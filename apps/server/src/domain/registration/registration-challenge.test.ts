@@ -321,6 +321,18 @@ describe.each(STORE_KINDS)('the strong sign-in that opens the registration, on %
   );
 
   storeTest.concurrent(
+    'of two openings of one link at once, one opens a session',
+    async ({ testStore: { store }, expect }) => {
+      const d = await signInOn(store);
+      const rae = await d.person({});
+      const link = d.tokenOf((await d.signIn.issueLink(rae.user, 'cli')).url);
+      const outcomes = await Promise.allSettled([1, 2].map(() => d.signIn.openWithLink({ ...rae, link })));
+      expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(await store.audit.list({ userId: rae.user.id, event: 'registration.opened' })).toHaveLength(1);
+    },
+  );
+
+  storeTest.concurrent(
     "a session's token is good for its own person only",
     async ({ testStore: { store }, expect }) => {
       const d = await signInOn(store);
