@@ -81,6 +81,10 @@ describe('the help-desk and channel registration options', () => {
       /not one: "10\.0\.0\.0\/33", "intranet"$/,
     );
     expect(registrationOptionProblem('screenCodeTrustedNetworks', '10.0.0.0/8')).toMatch(/must be a list/);
+    expect(registrationOptionProblem('screenCodeRememberedDeviceDays', 0)).toBeUndefined();
+    expect(registrationOptionProblem('screenCodeRememberedDeviceDays', -1)).toBe(
+      'screenCodeRememberedDeviceDays must be a whole number from 0 to 400',
+    );
     const tooMany = Array.from({ length: 101 }, (_, n) => `10.0.${n}.0/24`);
     expect(registrationOptionProblem('screenCodeTrustedNetworks', tooMany.slice(0, 100))).toBeUndefined();
     expect(registrationOptionProblem('screenCodeTrustedNetworks', tooMany)).toMatch(/at most 100/);

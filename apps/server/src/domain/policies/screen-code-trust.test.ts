@@ -129,6 +129,27 @@ describe.each(STORE_KINDS)('the reason to trust a code on screen, on %s', (kind)
   );
 
   storeTest.concurrent(
+    'a browser remembered under the previous secret still holds after a rotation, and under no other',
+    async ({ testStore: { store }, expect }) => {
+      const { user, clock } = await personWith(store, { screenCodeRememberedDeviceDays: 3 });
+      const [previous, current, stranger] = [1, 2, 3].map((fill) => Buffer.alloc(32, fill)) as [
+        Buffer,
+        Buffer,
+        Buffer,
+      ];
+      const devices = (hashKeys: Buffer[]) => new RememberedDevices({ store, hashKeys, now: clock.now });
+      const remembered = await devices([previous]).remember({ user, clientAddress: null }, 'link');
+      expect(await devices([current, previous]).check(user.id, remembered!.token)).toMatchObject({
+        held: true,
+      });
+      expect(await devices([current, stranger]).check(user.id, remembered!.token)).toEqual({
+        held: false,
+        refusal: 'tampered',
+      });
+    },
+  );
+
+  storeTest.concurrent(
     'a network is trusted before any cookie is looked at; with networks only, a cookie counts for nothing',
     async ({ testStore: { store }, expect }) => {
       const both = await personWith(store, {
