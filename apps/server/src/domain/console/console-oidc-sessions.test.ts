@@ -6,6 +6,7 @@ import { STORE_KINDS } from '../../testing/stores.js';
 import {
   CONSOLE_T0 as T0,
   consoleOidcOf,
+  consoleSignInOf,
   OIDC_REDIRECT_URI,
   OIDC_REFRESH_SECONDS as REFRESH_SECONDS,
 } from './console-testing.js';
@@ -86,6 +87,43 @@ describe.each(STORE_KINDS)("a provider session's role taken again on %s", (kind)
       expect(await t.oidc.current(local, signedIn.account)).toEqual({
         account: signedIn.account,
         provider: false,
+      });
+    },
+  );
+
+  storeTest.concurrent(
+    "a provider session's requests are signed in with the provider's factor and take the role again; without a mapped group they are not signed in",
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const t = await oidcOf({ store, onTestFinished });
+      const { auth } = consoleSignInOf(store, { oidc: t });
+      const mia = { groups: ['dea-admins'], amr: ['mfa'] };
+      t.provider.people.set('mia', mia);
+      const { query, browserToken } = await t.answerOf('mia');
+      const { sessionId, xsrfToken } = await t.oidc.finish(query, browserToken, '198.51.100.9');
+      expect(await auth.caller(sessionId, xsrfToken, true)).toMatchObject({
+        signedInWith: 'provider',
+        passkeyVerified: true,
+        account: { username: 'mia', role: 'admin' },
+      });
+      mia.groups = ['auditors'];
+      t.clock.at = T0 + REFRESH_SECONDS * 1000;
+      expect((await auth.caller(sessionId, undefined, false)).account.role).toBe('auditor');
+      mia.groups = [];
+      t.clock.at += REFRESH_SECONDS * 1000;
+      await expect(auth.caller(sessionId, undefined, false)).rejects.toMatchObject({
+        kind: 'unauthenticated',
+      });
+      await expect(auth.caller(sessionId, undefined, false)).rejects.toMatchObject({
+        kind: 'unauthenticated',
+      });
+      // Signed out, the provider is asked to revoke the session's refresh token, and the trail says it did.
+      mia.groups = ['dea-admins'];
+      const other = await t.answerOf('mia');
+      const again = await t.oidc.finish(other.query, other.browserToken, '198.51.100.9');
+      await auth.signOut(await auth.caller(again.sessionId, again.xsrfToken, true));
+      expect((await store.audit.list({ event: 'console.signout' }))[0]?.details).toEqual({
+        role: 'admin',
+        refreshTokenRevoked: true,
       });
     },
   );

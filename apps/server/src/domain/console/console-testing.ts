@@ -100,6 +100,8 @@ export interface ConsoleSignInOptions {
     roles: ReadonlyMap<string, OidcRoleMapping>;
     refreshMs: number;
   };
+  /** Sessions signed in through the OpenID provider, on the same clock (`consoleOidcOf`). */
+  oidc?: { oidc: ConsoleOidc; clock: { at: number } };
 }
 
 /**
@@ -108,7 +110,7 @@ export interface ConsoleSignInOptions {
  * passkey fresh for 5, enrolment links valid for a day; password hashes as cheap as scrypt allows.
  */
 export function consoleSignInOf(store: Store, options: ConsoleSignInOptions = {}) {
-  const clock = { at: CONSOLE_T0 };
+  const clock = options.oidc?.clock ?? { at: CONSOLE_T0 };
   const now = () => clock.at;
   const settings = {
     idleMs: 15 * MINUTE,
@@ -147,6 +149,7 @@ export function consoleSignInOf(store: Store, options: ConsoleSignInOptions = {}
     enrolment,
     accounts,
     ...(directory !== undefined && { directory }),
+    ...(options.oidc !== undefined && { oidc: options.oidc.oidc }),
     now,
   });
   return {
