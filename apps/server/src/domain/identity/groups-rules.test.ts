@@ -290,4 +290,30 @@ describe.each(STORE_KINDS)('the rules of groups on %s', (kind) => {
       await expect(groups.byId(staff.id)).rejects.toMatchObject({ kind: 'missing' });
     },
   );
+  storeTest.concurrent(
+    "a group the directory or the import made is the operators' to rename and remove; its members change by any source but SCIM",
+    async ({ testStore: { store }, expect }) => {
+      const { groups, membersOf } = groupsOf(store);
+      const IMPORT: ChangeBy = { door: 'import', actor: 'import' };
+      const [ann, bob] = await usersNamed(store, 'ann', 'bob');
+      const mapped = await groups.named('Mapped', DIRECTORY);
+      await expect(groups.rename(mapped, 'Renamed', DIRECTORY)).rejects.toThrow(
+        'group "Mapped" is owned by the directory (ldap): its name may be changed only by an operator (local: the CLI or the console), not by the directory (ldap)',
+      );
+      await expect(groups.remove(mapped, IMPORT)).rejects.toBeInstanceOf(GroupOwnershipError);
+      expect(await groups.changeMember(mapped, ann, true, IMPORT)).toBe(true);
+      expect(await groups.changeMember(mapped, bob, true, OPERATOR)).toBe(true);
+      await expect(groups.changeMember(mapped, bob, false, SCIM)).rejects.toBeInstanceOf(GroupOwnershipError);
+      expect(await membersOf(mapped.id)).toEqual([ann, bob].sort());
+      expect(await groups.rename(mapped, 'Renamed', OPERATOR)).toMatchObject({
+        name: 'Renamed',
+        source: 'ldap',
+      });
+      // A refusal of SCIM's rename says how an administrator hands the group over.
+      const staff = await groups.create({ name: 'Staff', priority: 0 }, OPERATOR);
+      await expect(groups.rename(staff, 'Mine', SCIM)).rejects.toThrow(
+        /an administrator may hand it over with dea group owner "Staff" scim \(or the console's Administration\)$/,
+      );
+    },
+  );
 });
