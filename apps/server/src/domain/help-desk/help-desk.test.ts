@@ -56,6 +56,21 @@ describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
   );
 
   storeTest.concurrent(
+    'ten codes asked at once by the help desk give the three the policy allows, no more',
+    async ({ testStore: { store }, expect }) => {
+      const h = helpDeskOf(store);
+      const { user } = await h.addUser();
+      const agent = callerOf('helpdesk');
+      const answers = await Promise.allSettled(
+        Array.from({ length: 10 }, () => h.desk.issue(agent, user.id, 'Ticket 4713', true, '192.0.2.1')),
+      );
+      expect(answers.filter((answer) => answer.status === 'fulfilled')).toHaveLength(3);
+      expect(await store.codes.countActive(user.id, h.now())).toBe(3);
+      expect(await h.entries(user.id, 'code.refused')).toHaveLength(7);
+    },
+  );
+
+  storeTest.concurrent(
     'a stale passkey is asked again before anything is read or written; a provider’s session is sent to sign in there again',
     async ({ testStore: { store }, expect }) => {
       const h = helpDeskOf(store);

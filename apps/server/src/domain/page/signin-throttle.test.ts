@@ -2,7 +2,7 @@ import { describe } from 'vitest';
 import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { Store } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
-import { fullwidth } from '../../testing/spellings.js';
+import { fullwidth, spellingsOf } from '../../testing/spellings.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { limitKeyOf, type SigninThrottleSettings, SigninThrottle } from './signin-throttle.js';
 
@@ -154,6 +154,18 @@ describe.each(STORE_KINDS)('the sign-in limits on %s', (kind) => {
       expect(limitKeyOf(fullwidth('Erin'))).toBe('erin');
       // A name the profile refuses is counted as typed, trimmed.
       expect(limitKeyOf(' \u{1D42E}ser ')).toBe('\u{1D42E}ser');
+    },
+  );
+
+  storeTest.concurrent(
+    'sixty spellings of one name at once from one address: exactly userLockAfter are admitted',
+    async ({ testStore: { store }, expect }) => {
+      const { throttle } = throttleOf(store);
+      const spellings = spellingsOf('Erin.Example', 60);
+      expect(new Set(spellings).size).toBe(60);
+      const answers = await Promise.all(spellings.map((spelling) => throttle.admit(spelling, ATTACKER, T0)));
+      expect(answers.filter((answer) => answer.allowed)).toHaveLength(3);
+      expect(await store.signinFailures.find(`address:${ATTACKER}`)).toMatchObject({ failures: 3 });
     },
   );
 
