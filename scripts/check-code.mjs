@@ -8,10 +8,10 @@
 //   through oxlint-tsgolint, natively and on every core (docs/decisions/0025);
 // - the rules that need no types: ESLint's and typescript-eslint's recommended ones, React's
 //   hooks, consistent type imports, strict equality and the dependency directions.
-// Before it, that every TypeScript file is in a project oxlint finds, so none is checked with
+// Beside it, that every TypeScript file is in a project oxlint finds, so none is checked with
 // TypeScript's defaults instead of tsconfig.base.json's options. The format is a step of its own
 // (`biome format .`, docs/decisions/0028).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -75,23 +75,30 @@ function filesOfNoProject() {
     .filter((file) => !OF_NO_PROJECT.some((pattern) => pattern.test(file)) && !inAProject(join(ROOT, file)));
 }
 
+// The checkout's own oxlint (npx would fetch one from the registry if it were missing); the
+// projects are looked at while it runs, and told of after its findings.
+const lintBegan = performance.now();
+const lint = new Promise((done) => {
+  const child = spawn(join(ROOT, 'node_modules/.bin/oxlint'), ['--format', 'stylish'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  child.on('error', (error) => {
+    process.stdout.write(`oxlint did not start (${error.message}): run npm ci\n`);
+    done(false);
+  });
+  child.on('close', (code) => done(code === 0));
+});
 const outside = filesOfNoProject();
+const linted = await lint;
+process.stdout.write(
+  `type check and lint (oxlint): ${linted ? 'no errors' : 'failed'} (${seconds(lintBegan)})\n`,
+);
 if (outside.length > 0) {
   process.stdout.write(
-    `Of no tsconfig.json (add the folder to a project's include or references):\n${outside.map((file) => `  ${file}\n`).join('')}`,
+    `TypeScript files of no project (add their folder to a tsconfig.json's include or references):\n${outside.map((file) => `  ${file}\n`).join('')}`,
   );
 }
-
-// The checkout's own oxlint (npx would fetch one from the registry if it were missing).
-const lintBegan = performance.now();
-const lint = spawnSync(join(ROOT, 'node_modules/.bin/oxlint'), ['--format', 'stylish'], {
-  cwd: ROOT,
-  stdio: 'inherit',
-});
-if (lint.error) process.stdout.write(`oxlint did not start (${lint.error.message}): run npm ci\n`);
-process.stdout.write(
-  `type check and lint (oxlint): ${lint.status === 0 ? 'no errors' : 'failed'} (${seconds(lintBegan)})\n`,
-);
-const failed = outside.length > 0 || lint.status !== 0;
+const failed = outside.length > 0 || !linted;
 process.stdout.write(`checked in ${seconds(began)}${failed ? ': failed' : ''}\n`);
 process.exit(failed ? 1 : 0);
