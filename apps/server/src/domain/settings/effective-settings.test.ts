@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../config.js';
-import { addressWithoutSecrets, LOOKS_SECRET, SECRET_SETTINGS } from './effective-settings.js';
+import Type from 'typebox';
+import {
+  addressCarriesSecret,
+  addressWithoutSecrets,
+  effectiveSettings,
+  LOOKS_SECRET,
+  SECRET_SETTINGS,
+} from './effective-settings.js';
 
 /** Settings whose names look secret but hold none, each with why. */
 const NOT_SECRET: Readonly<Record<string, string>> = {
@@ -35,5 +42,64 @@ describe('the settings view', () => {
     );
     expect(addressWithoutSecrets('ldaps://ldap.example:636')).toBe('ldaps://ldap.example:636');
     expect(addressWithoutSecrets('not a url with secret')).not.toContain('secret');
+  });
+
+  it('shows a secret only as set or not set, whatever it holds', () => {
+    const table = {
+      DEA_SECRET: { schema: Type.String({ default: '' }) },
+      DEA_WEBHOOKS: { schema: Type.String({ default: '' }) },
+    };
+    expect(effectiveSettings(table, { DEA_SECRET: 'c2VjcmV0IGtleSBieXRlcw==', DEA_WEBHOOKS: '' })).toEqual([
+      { name: 'DEA_SECRET', value: '(set)', isDefault: false, secret: true },
+      { name: 'DEA_WEBHOOKS', value: '', isDefault: true, secret: true },
+    ]);
+  });
+
+  it('shows an address without its credentials, and every other value as text, saying which are defaults', () => {
+    const table = {
+      DATABASE_URL: { schema: Type.String({ default: '' }) },
+      DEA_LDAP_URL: { schema: Type.String({ default: '' }) },
+      DEA_PORT: { schema: Type.Integer({ default: 8080 }) },
+      DEA_DEMO: { schema: Type.Boolean({ default: false }) },
+      DEA_TIME_ZONE: { schema: Type.String({ default: 'UTC' }) },
+    };
+    const shown = effectiveSettings(table, {
+      DATABASE_URL: 'postgres://dea:hunter2@db/dea',
+      DEA_LDAP_URL: '',
+      DEA_PORT: 8080,
+      DEA_DEMO: true,
+      DEA_TIME_ZONE: { not: 'a value' },
+    });
+    expect(shown).toEqual([
+      {
+        name: 'DATABASE_URL',
+        value: 'postgres://db/dea (credentials and query hidden)',
+        isDefault: false,
+        secret: false,
+      },
+      { name: 'DEA_LDAP_URL', value: '', isDefault: true, secret: false },
+      { name: 'DEA_PORT', value: '8080', isDefault: true, secret: false },
+      { name: 'DEA_DEMO', value: 'true', isDefault: false, secret: false },
+      { name: 'DEA_TIME_ZONE', value: '', isDefault: false, secret: false },
+    ]);
+    expect(JSON.stringify(shown)).not.toContain('hunter2');
+  });
+
+  it('knows an address that carries a credential: in its user part, its query, or as a libpq keyword', () => {
+    for (const text of [
+      'postgres://dea:secret@db/dea',
+      'https://sms.example.com/send?api_key=abc',
+      'https://sms.example.com/send?Access-Token=abc',
+      'host=db user=dea password=secret',
+      'host=db sslpassword = secret',
+    ])
+      expect(addressCarriesSecret(text), text).toBe(true);
+    for (const text of [
+      'postgres://dea@db/dea',
+      'https://sms.example.com/send?to=1',
+      'host=db user=dea',
+      'ldaps://ldap.example:636',
+    ])
+      expect(addressCarriesSecret(text), text).toBe(false);
   });
 });
