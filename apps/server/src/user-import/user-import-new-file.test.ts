@@ -1,6 +1,6 @@
 import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { storeSnapshot } from '../testing/cli.js';
+import { type CliFixture, storeSnapshot } from '../testing/cli.js';
 import { cliTest } from '../testing/fixtures.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { channelsOf, groupsOf, importFiles, PEOPLE_CSV } from './user-import-fixture.js';
@@ -10,36 +10,48 @@ const file = importFiles();
 describe.each(STORE_KINDS)('dea user import of a file on %s', (kind) => {
   cliTest.override('storeKind', kind);
 
+  /** The Staff group, then PEOPLE_CSV imported into it: the file's path and the import's outcome. */
+  async function importPeople(cli: CliFixture) {
+    await cli.run(['group', 'add', '--name', 'Staff', '--priority', '5']);
+    const path = file('people.csv', PEOPLE_CSV);
+    return { path, first: await cli.run(['user', 'import', path]) };
+  }
+
+  cliTest('creates the users of a file with their fields, channels and groups', async ({ cli, expect }) => {
+    const { first } = await importPeople(cli);
+    expect(first).toMatchObject({ code: 0 });
+    expect(first.out).toMatch(
+      /Imported .*people\.csv: 3 created, 0 updated, 0 disabled, 0 unchanged, 0 skipped, 0 failed/,
+    );
+    expect(await cli.store.users.findByUsername(usernameOrThrow('anna'))).toMatchObject({
+      fullName: 'Anna Berg',
+      locale: 'de',
+      timeZone: 'Europe/Berlin',
+      source: 'import',
+      externalId: 'anna',
+      disabled: false,
+    });
+    expect(await cli.store.users.findByUsername(usernameOrThrow('ben'))).toMatchObject({
+      fullName: 'Ben "B" Carter',
+      timeZone: null,
+    });
+    expect(await channelsOf(cli, 'anna')).toEqual({ mobile: '+491705550101', email: 'anna@example.com' });
+    expect(await channelsOf(cli, 'ben')).toEqual({
+      mobile: '+447700900123',
+      email: 'ben@example.com',
+      personalEmail: 'ben@home.example',
+    });
+    expect(await groupsOf(cli, 'anna')).toEqual(['Staff']);
+    expect(await groupsOf(cli, 'ben')).toEqual([]);
+    expect((await cli.run(['user', 'list'])).out).toMatch(
+      /anna {2}"Anna Berg" .* groups Staff {2}from import/,
+    );
+  });
+
   cliTest(
-    'creates users with their channels and groups, then leaves them unchanged or updates them',
+    'audits each new person with what the file gave them, and the import once',
     async ({ cli, expect }) => {
-      await cli.run(['group', 'add', '--name', 'Staff', '--priority', '5']);
-      const path = file('people.csv', PEOPLE_CSV);
-      const first = await cli.run(['user', 'import', path]);
-      expect(first).toMatchObject({ code: 0 });
-      expect(first.out).toMatch(
-        /Imported .*people\.csv: 3 created, 0 updated, 0 disabled, 0 unchanged, 0 skipped, 0 failed/,
-      );
-      expect(await cli.store.users.findByUsername(usernameOrThrow('anna'))).toMatchObject({
-        fullName: 'Anna Berg',
-        locale: 'de',
-        timeZone: 'Europe/Berlin',
-        source: 'import',
-        externalId: 'anna',
-        disabled: false,
-      });
-      expect(await cli.store.users.findByUsername(usernameOrThrow('ben'))).toMatchObject({
-        fullName: 'Ben "B" Carter',
-        timeZone: null,
-      });
-      expect(await channelsOf(cli, 'anna')).toEqual({ mobile: '+491705550101', email: 'anna@example.com' });
-      expect(await channelsOf(cli, 'ben')).toEqual({
-        mobile: '+447700900123',
-        email: 'ben@example.com',
-        personalEmail: 'ben@home.example',
-      });
-      expect(await groupsOf(cli, 'anna')).toEqual(['Staff']);
-      expect(await groupsOf(cli, 'ben')).toEqual([]);
+      await importPeople(cli);
       const anna = await cli.store.users.findByUsername(usernameOrThrow('anna'));
       // One entry for the new person with what the file gave them (ADR 0044).
       expect(await cli.store.audit.list({ userId: anna?.id ?? '' })).toMatchObject([
@@ -52,13 +64,20 @@ describe.each(STORE_KINDS)('dea user import of a file on %s', (kind) => {
       expect(await cli.store.audit.list({ event: 'users.imported' })).toMatchObject([
         { actor: 'cli:import', details: { file: 'people.csv', created: 3, updated: 0, skipped: 0 } },
       ]);
-      expect((await cli.run(['user', 'list'])).out).toMatch(
-        /anna {2}"Anna Berg" .* groups Staff {2}from import/,
-      );
+    },
+  );
 
-      expect((await cli.run(['user', 'import', path])).out).toContain(
-        '0 created, 0 updated, 0 disabled, 3 unchanged',
-      );
+  cliTest('leaves the users unchanged when the same file comes again', async ({ cli, expect }) => {
+    const { path } = await importPeople(cli);
+    expect((await cli.run(['user', 'import', path])).out).toContain(
+      '0 created, 0 updated, 0 disabled, 3 unchanged',
+    );
+  });
+
+  cliTest(
+    'updates only the columns of a changed file: an empty cell removes the channel or the group',
+    async ({ cli, expect }) => {
+      await importPeople(cli);
       const changed = file(
         'people.csv',
         'username,group,mobile,email\nanna,,,anna@new.example\nben,Staff,+44 7700 900123,ben@example.com\n',
@@ -66,7 +85,6 @@ describe.each(STORE_KINDS)('dea user import of a file on %s', (kind) => {
       expect((await cli.run(['user', 'import', changed])).out).toContain(
         '0 created, 2 updated, 0 disabled, 0 unchanged',
       );
-      // Only the columns of the file are managed; an empty cell removes the channel or the group.
       expect(await channelsOf(cli, 'anna')).toEqual({ email: 'anna@new.example' });
       expect(await groupsOf(cli, 'anna')).toEqual([]);
       expect(await groupsOf(cli, 'ben')).toEqual(['Staff']);
