@@ -224,6 +224,28 @@ describe.each(STORE_KINDS)("a console account's passkeys on %s", (kind) => {
   );
 
   storeTest.concurrent(
+    'a passkey whose counter went back (a cloned key) is refused, and the session stays short of its passkey',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const { account, token } = await t.add('kim');
+      const key = new SoftwareAuthenticator();
+      await t.register(await t.signIn('kim'), key, token);
+      const [passkey] = await store.console.listPasskeys(account.id);
+      // The authenticator had counted to 5; this one answers 0.
+      await store.console.usePasskey(passkey?.credentialId ?? '', 5, T0);
+      const halfway = await t.signIn('kim');
+      const answer = key.authenticate(await t.auth.authenticationOptions(halfway, RP), RP.origin);
+      expect(await outcome(t.auth.authenticate(halfway, answer, RP))).toBe('login.failed');
+      expect((await t.again(halfway)).passkeyVerified).toBe(false);
+      expect(await store.console.findPasskey(passkey?.credentialId ?? '')).toMatchObject({ counter: 5 });
+      expect(await t.events('console.passkey_refused')).toMatchObject([
+        { actor: 'console:kim', details: { ceremony: 'authentication' } },
+      ]);
+      expect(await t.events('console.signin')).toEqual([]);
+    },
+  );
+
+  storeTest.concurrent(
     'of six registrations at once with one link, in sessions of their own, one passkey is bound',
     async ({ testStore: { store }, expect }) => {
       const t = consoleOf(store);

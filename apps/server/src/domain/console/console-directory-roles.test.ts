@@ -5,7 +5,8 @@ import { hashPassword } from '../../crypto/password-hash.js';
 import type { Store } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import { CONSOLE_T0 as T0, DIRECTORY_GROUPS, directorySignInOf } from './console-testing.js';
+import { ConsoleDirectory } from './console-directory.js';
+import { CONSOLE_T0 as T0, DIRECTORY_GROUPS, DIRECTORY_ROLES, directorySignInOf } from './console-testing.js';
 
 const { staff: STAFF, auditors: AUDITORS, vpn: VPN } = DIRECTORY_GROUPS;
 const REFRESH_MS = 60_000;
@@ -70,6 +71,33 @@ describe.each(STORE_KINDS)("a directory person's role read again on %s", (kind) 
       expect(t.source.asked.groups).toBe(read + 1);
       // The same role: nothing changed, nothing audited.
       expect(await t.events()).toEqual([]);
+    },
+  );
+
+  storeTest.concurrent(
+    'of two instances reading the role again at once, the first kept stands for both, audited once',
+    async ({ testStore: { store }, expect }) => {
+      const t = consoleOf(store);
+      const alice = await t.signIn('alice', 'alice pw');
+      const { session, account } = await alice.request();
+      // A second instance of the server: the same store, directory and clock, readings of its own.
+      const other = new ConsoleDirectory({
+        store,
+        accounts: t.accounts,
+        source: t.source,
+        settings: { roles: DIRECTORY_ROLES, roleRefreshMs: REFRESH_MS },
+        now: () => t.clock.at,
+      });
+      t.source.people.get('alice')!.groups = [AUDITORS];
+      t.clock.at = T0 + REFRESH_MS;
+      const [mine, theirs] = await Promise.all([
+        t.directory.current(session, account),
+        other.current(session, account),
+      ]);
+      expect(mine).toMatchObject({ role: 'auditor', scope: ['Finance'] });
+      expect(theirs).toMatchObject({ role: 'auditor', scope: ['Finance'] });
+      expect(await t.events()).toHaveLength(1);
+      expect(await store.consoleDirectory.rolesAtOf(session.idHash)).toBe(T0 + REFRESH_MS);
     },
   );
 

@@ -47,6 +47,29 @@ describe.each(STORE_KINDS)("a provider session's role taken again on %s", (kind)
   );
 
   storeTest.concurrent(
+    'of two instances taking the role again at once, the first kept stands for both and the session goes on',
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const t = await oidcOf({ store, onTestFinished });
+      const noa = { groups: ['dea-admins'], amr: ['mfa'] };
+      t.provider.people.set('noa', noa);
+      const { session, account } = await t.signIn('noa');
+      // A second instance of the server: the same store and provider, refreshes of its own.
+      const other = consoleOidcOf(store, t.provider);
+      noa.groups = ['auditors'];
+      t.clock.at = T0 + REFRESH_SECONDS * 1000;
+      other.clock.at = t.clock.at;
+      const answers = await Promise.all([
+        t.oidc.current(session, account),
+        other.oidc.current(session, account),
+      ]);
+      expect(answers.map((answer) => answer?.account.role)).toEqual(['auditor', 'auditor']);
+      expect(await store.audit.list({ event: 'console.oidc_role_changed' })).toHaveLength(1);
+      expect(await t.refusals()).toEqual([]);
+      expect((await store.console.findSession(session.idHash))?.endedAt).toBeNull();
+    },
+  );
+
+  storeTest.concurrent(
     "a role map's scope comes with the role: lifted by a group without one, back when that group goes",
     async ({ testStore: { store }, expect, onTestFinished }) => {
       const t = await oidcOf({ store, onTestFinished });

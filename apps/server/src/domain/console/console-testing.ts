@@ -182,13 +182,19 @@ export const DIRECTORY_GROUPS = {
   vpn: 'cn=vpn,ou=groups,dc=example,dc=org',
 };
 
+/** DEA_CONSOLE_LDAP_ROLES of these tests: staff are help desk, auditors auditors limited to Finance. */
+export const DIRECTORY_ROLES: ReadonlyMap<string, OidcRoleMapping> = new Map<string, OidcRoleMapping>([
+  [DIRECTORY_GROUPS.staff, { role: 'helpdesk' }],
+  [DIRECTORY_GROUPS.auditors, { role: 'auditor', scope: ['Finance'] }],
+]);
+
 /**
  * The console's sign-in with roles from directory groups (DEA_CONSOLE_LDAP_ROLES): staff are help
  * desk, auditors auditors limited to Finance, read again every minute; three passwords checked per
  * name and address. In the directory: alice (staff, vpn) and bob (vpn only).
  */
 export function directorySignInOf(store: Store) {
-  const { staff, auditors, vpn } = DIRECTORY_GROUPS;
+  const { staff, vpn } = DIRECTORY_GROUPS;
   const source = new MemoryDirectory();
   source.people.set('alice', {
     password: 'alice pw',
@@ -197,13 +203,9 @@ export function directorySignInOf(store: Store) {
     groups: [staff, vpn],
   });
   source.people.set('bob', { password: 'bob pw', externalId: 'e-bob', fullName: 'Bob', groups: [vpn] });
-  const roles = new Map<string, OidcRoleMapping>([
-    [staff, { role: 'helpdesk' }],
-    [auditors, { role: 'auditor', scope: ['Finance'] }],
-  ]);
   const signIn = consoleSignInOf(store, {
     limits: { userLockAfter: 3 },
-    directory: { source, roles, refreshMs: 60_000 },
+    directory: { source, roles: DIRECTORY_ROLES, refreshMs: 60_000 },
   });
   const { directory } = signIn;
   if (directory === undefined) throw new Error('the directory was not wired');
