@@ -96,55 +96,64 @@ describe.each(STORE_KINDS)('dea user import of a file on %s', (kind) => {
     },
   );
 
-  cliTest(
-    'reports every bad row with its line and writes nothing, unless --skip-invalid',
-    async ({ cli, expect }) => {
-      await cli.run(['group', 'add', '--name', 'Staff', '--priority', '5']);
-      const path = file(
-        'people.csv',
-        [
-          'username,fullName,locale,timeZone,group,mobile,email,twitter',
-          'good,Good Person,en,UTC,Staff,+4917055501,good@example.com,@good',
-          'bad mobile,Two Words,en,,,+49 12,,',
-          'carl,Carl,english,Mars/Base,Nobody,,carl.example.com,carl',
-          'good,Again,,,,,,',
-          'nofull,,,,,,,',
-          'fine,Fine Person,,,,,fine@example.com,',
-        ].join('\n'),
-      );
-      const before = await storeSnapshot(cli.store);
-      const refused = await cli.run(['user', 'import', path]);
-      expect(refused.code).toBe(1);
-      expect(refused.out.split('\n')).toEqual([
-        'invalid line 3 (bad mobile): user name "bad mobile": the user name may not contain a space (U+0020): a user name is one word of letters, digits and ASCII punctuation (RFC 8265); mobile needs an international phone number such as +49 170 5550112 (or 0049 170 5550112), not "+49 12"',
-        'invalid line 4 (carl): locale "english" is not a language code such as en or pt_BR; timeZone "Mars/Base" is not a time zone such as Europe/Berlin or UTC; no group named "Nobody" (dea group add "Nobody"); email needs an e-mail address such as name@example.com, not "carl.example.com"; twitter needs an X handle such as @name, not "carl"',
-        'invalid line 5 (good): the user name good is also on line 2',
-        'invalid line 6 (nofull): fullName is needed for a new user',
-        'Nothing imported: 4 of 6 rows are invalid. Correct them, or import the others with --skip-invalid.',
-      ]);
-      expect(await storeSnapshot(cli.store)).toEqual(before);
+  /** The Staff group, and a file of six rows, four of them invalid: its path. */
+  async function mixedFile(cli: CliFixture): Promise<string> {
+    await cli.run(['group', 'add', '--name', 'Staff', '--priority', '5']);
+    return file(
+      'people.csv',
+      [
+        'username,fullName,locale,timeZone,group,mobile,email,twitter',
+        'good,Good Person,en,UTC,Staff,+4917055501,good@example.com,@good',
+        'bad mobile,Two Words,en,,,+49 12,,',
+        'carl,Carl,english,Mars/Base,Nobody,,carl.example.com,carl',
+        'good,Again,,,,,,',
+        'nofull,,,,,,,',
+        'fine,Fine Person,,,,,fine@example.com,',
+      ].join('\n'),
+    );
+  }
 
+  cliTest('reports every bad row with its line and writes nothing', async ({ cli, expect }) => {
+    const path = await mixedFile(cli);
+    const before = await storeSnapshot(cli.store);
+    const refused = await cli.run(['user', 'import', path]);
+    expect(refused.code).toBe(1);
+    expect(refused.out.split('\n')).toEqual([
+      'invalid line 3 (bad mobile): user name "bad mobile": the user name may not contain a space (U+0020): a user name is one word of letters, digits and ASCII punctuation (RFC 8265); mobile needs an international phone number such as +49 170 5550112 (or 0049 170 5550112), not "+49 12"',
+      'invalid line 4 (carl): locale "english" is not a language code such as en or pt_BR; timeZone "Mars/Base" is not a time zone such as Europe/Berlin or UTC; no group named "Nobody" (dea group add "Nobody"); email needs an e-mail address such as name@example.com, not "carl.example.com"; twitter needs an X handle such as @name, not "carl"',
+      'invalid line 5 (good): the user name good is also on line 2',
+      'invalid line 6 (nofull): fullName is needed for a new user',
+      'Nothing imported: 4 of 6 rows are invalid. Correct them, or import the others with --skip-invalid.',
+    ]);
+    expect(await storeSnapshot(cli.store)).toEqual(before);
+  });
+
+  cliTest(
+    'imports the valid rows with --skip-invalid, naming each row it skipped',
+    async ({ cli, expect }) => {
+      const path = await mixedFile(cli);
       const skipped = await cli.run(['user', 'import', path, '--skip-invalid']);
       expect(skipped.code).toBe(1);
       expect(skipped.out).toContain('skipped line 6 (nofull): fullName is needed for a new user');
       expect(skipped.out).toContain('2 created, 0 updated, 0 disabled, 0 unchanged, 4 skipped, 0 failed');
       expect((await cli.store.users.list()).map((user) => user.username).sort()).toEqual(['fine', 'good']);
-
-      const unknownColumn = await cli.run([
-        'user',
-        'import',
-        file('x.csv', 'username,fullName,department\n'),
-      ]);
-      expect(unknownColumn).toMatchObject({
-        code: 1,
-        err: expect.stringContaining('unknown column department'),
-      });
-      expect(await cli.run(['user', 'import', '/no/such/file.csv'])).toMatchObject({
-        code: 1,
-        err: expect.stringContaining('cannot read /no/such/file.csv (ENOENT)'),
-      });
     },
   );
+
+  cliTest('refuses a file with an unknown column, naming it', async ({ cli, expect }) => {
+    const unknownColumn = await cli.run(['user', 'import', file('x.csv', 'username,fullName,department\n')]);
+    expect(unknownColumn).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('unknown column department'),
+    });
+  });
+
+  cliTest('says when the file cannot be read', async ({ cli, expect }) => {
+    expect(await cli.run(['user', 'import', '/no/such/file.csv'])).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('cannot read /no/such/file.csv (ENOENT)'),
+    });
+  });
 
   cliTest('a dry run says what would happen and writes nothing', async ({ cli, expect }) => {
     await cli.run([

@@ -40,19 +40,23 @@ describe.each(STORE_KINDS)('dea user import over the users there on %s', (kind) 
         },
       ]);
       expect(await cli.store.users.findById(localId)).toMatchObject({ disabled: false, source: 'local' });
-
-      // Listed again, the user is enabled again.
-      expect(
-        (await cli.run(['user', 'import', file('c.csv', 'username,fullName\nkeep,Keep\ngone,Gone\n')])).out,
-      ).toContain('1 updated');
-      expect(await cli.store.users.findByUsername(usernameOrThrow('gone'))).toMatchObject({
-        disabled: false,
-      });
     },
   );
 
+  cliTest('enables a user it disabled once the file lists them again', async ({ cli, expect }) => {
+    await cli.run(['user', 'import', file('a.csv', 'username,fullName\nkeep,Keep\ngone,Gone\n')]);
+    await cli.run(['user', 'import', file('b.csv', 'username,fullName\nkeep,Keep\n'), '--disable-missing']);
+    expect(await cli.store.users.findByUsername(usernameOrThrow('gone'))).toMatchObject({ disabled: true });
+    expect(
+      (await cli.run(['user', 'import', file('c.csv', 'username,fullName\nkeep,Keep\ngone,Gone\n')])).out,
+    ).toContain('1 updated');
+    expect(await cli.store.users.findByUsername(usernameOrThrow('gone'))).toMatchObject({
+      disabled: false,
+    });
+  });
+
   cliTest(
-    'upserts by user name: a local user is taken over with their password; a directory user is refused',
+    'upserts by user name: a local user is taken over with their password and put in --group; a directory user is refused',
     async ({ cli, expect }) => {
       await cli.run(['group', 'add', '--name', 'VPN', '--priority', '1']);
       const localId = await cli.addUser('kim');
@@ -83,14 +87,18 @@ describe.each(STORE_KINDS)('dea user import over the users there on %s', (kind) 
       expect(await verifyPassword('correct horse', kim?.passwordHash ?? '')).toBe(true);
       expect(await groupsOf(cli, 'kim')).toEqual(['VPN']);
       expect(await channelsOf(cli, 'lee')).toEqual({});
-      expect(
-        await cli.run(['user', 'import', file('a.csv', 'username\nkim\n'), '--group', 'Nope']),
-      ).toMatchObject({
-        code: 2,
-        err: expect.stringContaining('--group: no group named "Nope"'),
-      });
     },
   );
+
+  cliTest('refuses a --group that names no group', async ({ cli, expect }) => {
+    await cli.addUser('kim');
+    expect(
+      await cli.run(['user', 'import', file('a.csv', 'username\nkim\n'), '--group', 'Nope']),
+    ).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--group: no group named "Nope"'),
+    });
+  });
 
   cliTest(
     'checks every batch of the file before writing any: a repeated name or a bad row in a later batch stops it all',
