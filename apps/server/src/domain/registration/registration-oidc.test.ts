@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { usernameOrThrow } from '@dea/contract';
-import { describe, onTestFinished } from 'vitest';
+import { describe, type TestContext } from 'vitest';
 import { newId } from '../../crypto/ids.js';
 import { keyedHash } from '../../crypto/keyed-hash.js';
 import type { Store, User } from '../../store/store.js';
@@ -25,11 +25,11 @@ const TWO_FACTORS = { groups: [], amr: ['pwd', 'otp'] };
 const SIGN_IN_NEEDED = { errorNumber: 3, textKey: 'error.registrationSignInNeeded' };
 
 /**
- * The provider's sign-in for registration over the test's store, with a real OpenID provider (its
- * logins on the test's clock); `through` sends a person signed in with their password to the
+ * The provider's sign-in for registration over the test's store, with a real OpenID provider of the
+ * test's own (its logins on the test's clock, closed when the test ends); `through` sends a person signed in with their password to the
  * provider as `login` and back, and answers what `finish` does with the answer.
  */
-async function withProvider(store: Store, issuer?: string) {
+async function withProvider(store: Store, onTestFinished: TestContext['onTestFinished'], issuer?: string) {
   const provider = await startOidcProvider(new URL('/dea/api/registration/oidc/callback', CHANNELS_URL).href);
   onTestFinished(() => provider.close());
   const clock = testClock(T0);
@@ -87,10 +87,10 @@ async function withProvider(store: Store, issuer?: string) {
 describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on %s", (kind) => {
   storeTest.override('storeKind', kind);
 
-  storeTest(
+  storeTest.concurrent(
     'the same person with a second factor opens a session for its minutes, linked by issuer and subject',
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
       const alice = await d.person();
       const opened = await d.through(alice, alice.user.username, TWO_FACTORS);
       expect(opened).toEqual({ token: expect.any(String), expiresAt: T0 + 15 * MINUTE, device: undefined });
@@ -111,10 +111,10 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
     },
   );
 
-  storeTest(
+  storeTest.concurrent(
     'a password alone at the provider, or an acr not named, opens nothing; an acr named does',
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
       const alice = await d.person();
       const login = alice.user.username;
       await expect(d.through(alice, login, { groups: [], amr: ['pwd'] })).rejects.toMatchObject(
@@ -137,10 +137,10 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
     },
   );
 
-  storeTest(
+  storeTest.concurrent(
     "another account whose name folds to the person's (upper case, fullwidth) or differs is someone else",
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
       const alice = await d.person('alice');
       for (const login of ['ALICE', 'ａlice', 'mallory'])
         await expect(d.through(alice, login, TWO_FACTORS), login).rejects.toMatchObject(SIGN_IN_NEEDED);
@@ -155,10 +155,10 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
     },
   );
 
-  storeTest(
+  storeTest.concurrent(
     'once linked, the subject alone decides: renamed at the provider it opens, another subject with the name does not, nor does it open for another person',
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
       const alice = await d.person();
       const bob = await d.person();
       const subject = alice.user.username;
@@ -180,10 +180,10 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
     },
   );
 
-  storeTest(
+  storeTest.concurrent(
     "an account made anew at the provider opens nothing until the person's link is removed, audited; then it links",
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
       const alice = await d.person();
       await d.through(alice, alice.user.username, TWO_FACTORS);
       const anew = { ...TWO_FACTORS, preferredUsername: alice.user.username };
@@ -207,10 +207,10 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
     },
   );
 
-  storeTest(
+  storeTest.concurrent(
     'an authentication at the provider older than five minutes opens nothing',
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
       const alice = await d.person();
       d.provider.people.set(alice.user.username, TWO_FACTORS);
       d.provider.clock = () => d.clock.now() - 6 * MINUTE;
@@ -230,10 +230,10 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
     },
   );
 
-  storeTest(
+  storeTest.concurrent(
     "an answer is taken once, by the person who began it, within the flow's ten minutes; the provider's error opens nothing",
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
       const alice = await d.person();
       const bob = await d.person();
       d.provider.people.set(alice.user.username, TWO_FACTORS);
@@ -260,10 +260,10 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
     },
   );
 
-  storeTest(
+  storeTest.concurrent(
     'of two accounts naming the person at their first use at once, one is linked and the other refused',
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
       const alice = await d.person();
       for (const login of ['first-account', 'second-account'])
         d.provider.people.set(login, { groups: [], amr: ['mfa'], preferredUsername: alice.user.username });
@@ -282,10 +282,10 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
     },
   );
 
-  storeTest(
+  storeTest.concurrent(
     'a provider that cannot be reached answers unavailable, audited, and tells the operator what to check',
-    async ({ testStore: { store }, expect }) => {
-      const d = await withProvider(store, `http://127.0.0.1:${await refusedPort()}`);
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished, `http://127.0.0.1:${await refusedPort()}`);
       const alice = await d.person();
       await expect(d.oidc.start(alice)).rejects.toMatchObject({
         errorNumber: 1,
