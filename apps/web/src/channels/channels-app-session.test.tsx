@@ -101,9 +101,8 @@ describe('the channels page with a registration session', () => {
     expect(screen.getByTestId('add-form')).toBeVisible();
   });
 
-  it('sends a test, removes a channel it registered, and says what happened or why not', async () => {
+  it('sends a test to a channel and says where it went', async () => {
     server.answer('POST channels/test', ok({ to: 'd***@e***.com' }));
-    server.answer('POST channels/remove', ok({ done: true }));
     const { user } = renderChannels();
     const mail = await screen.findByTestId('channel-email');
     await user.click(within(mail).getByRole('button', { name: text('en', 'channels.sendTest') }));
@@ -111,10 +110,20 @@ describe('the channels page with a registration session', () => {
       text('en', 'channels.testSent', { recipient: 'd***@e***.com' }),
     );
     expect(server.callsTo('POST channels/test')[0]?.body).toEqual({ key: 'email', locale: 'en' });
+  });
+
+  it("says why a test was refused, in the server's words", async () => {
     server.answer('POST channels/test', envelopeError(140, 'Too many requests'));
+    const { user } = renderChannels();
+    const mail = await screen.findByTestId('channel-email');
     await user.click(within(mail).getByRole('button', { name: text('en', 'channels.sendTest') }));
     expect(await screen.findByTestId('channels-problem')).toHaveTextContent('Too many requests');
-    const phone = screen.getByTestId('channel-personalMobile');
+  });
+
+  it('removes a channel the person registered, and says so', async () => {
+    server.answer('POST channels/remove', ok({ done: true }));
+    const { user } = renderChannels();
+    const phone = await screen.findByTestId('channel-personalMobile');
     await user.click(within(phone).getByRole('button', { name: text('en', 'channels.remove') }));
     expect(await screen.findByTestId('channels-done')).toHaveTextContent(
       text('en', 'channels.removed', { recipient: '+49 *** ***99' }),

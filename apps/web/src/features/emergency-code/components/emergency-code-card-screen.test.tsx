@@ -69,6 +69,15 @@ describe('code on screen (delivery mode other than Channel)', () => {
     expect(await screen.findByTestId('page-error')).toHaveTextContent('Too many unused codes');
     expect(screen.getByTestId('code-panel').dataset.storeFull).toBe('true');
     expect(screen.queryByTestId('emergency-code')).toBeNull();
+  });
+
+  it('keeps the button after error 148, and it brings a code once a slot is free', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { user } = renderPage();
+    await screen.findByTestId('emergency-code');
+    server.answer('POST tempPass/create', envelopeError(148, 'Too many unused codes'));
+    await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
+    await screen.findByTestId('page-error');
     // Never a dead end: the button stays, and once a slot is free it brings a code.
     server.answer('POST tempPass/create', ok({ rows: [{ id: 'code-9', password: 'CODE9ABCDE' }] }));
     await user.click(screen.getByRole('button', { name: text('en', 'content.requestCode') }));
