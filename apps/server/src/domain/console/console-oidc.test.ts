@@ -192,6 +192,29 @@ describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kin
   );
 
   storeTest.concurrent(
+    "the account takes the person's preferred user name in its canonical form and their name, and is found again by the subject whatever name it says later",
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const t = await oidcOf({ store, onTestFinished });
+      t.provider.people.set('sub-4711', {
+        groups: ['auditors'],
+        amr: ['mfa'],
+        preferredUsername: 'Ola.Nordmann',
+        name: ' Ola Nordmann ',
+      });
+      const { account } = await t.signIn('sub-4711');
+      expect(account).toMatchObject({
+        username: 'ola.nordmann',
+        displayName: 'Ola Nordmann',
+        role: 'auditor',
+      });
+      // Found again by the provider's subject, whatever name it says now.
+      t.provider.people.set('sub-4711', { groups: ['auditors'], amr: ['mfa'], preferredUsername: 'ola.n' });
+      expect((await t.signIn('sub-4711')).account.id).toBe(account.id);
+      expect(await store.console.listAccounts()).toHaveLength(1);
+    },
+  );
+
+  storeTest.concurrent(
     "one person's first sign-in in three browsers at once makes one account, and all three sign in",
     async ({ testStore: { store }, expect, onTestFinished }) => {
       const t = await oidcOf({ store, onTestFinished });
