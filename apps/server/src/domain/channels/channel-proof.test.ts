@@ -1,21 +1,93 @@
-import { POLICY_CATEGORY_CHANNEL_REGISTRATION, type ChannelKey } from '@dea/contract';
-import { describe, expect } from 'vitest';
+import {
+  POLICY_CATEGORY_CHANNEL_REGISTRATION,
+  POLICY_CATEGORY_SELF_SERVICE,
+  type ChannelKey,
+} from '@dea/contract';
+import { usernameOrThrow } from '@dea/contract';
+import { describe } from 'vitest';
+import { composeDomain } from '../../composition.js';
+import { newId, randomToken } from '../../crypto/ids.js';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
-import { API, bodies } from '../../testing/api-bodies.js';
-import { appTest } from '../../testing/fixtures.js';
-import { STORE_KINDS } from '../../testing/stores.js';
-import type { TestApp, TestUser } from '../../testing/test-app.js';
-import type { User } from '../../store/store.js';
+import { Metrics } from '../../observability/metrics.js';
+import { ensureBuiltInContent } from '../../seed/built-in-content.js';
+import { storeTest } from '../../testing/fixtures.js';
+import { STORE_KINDS, TEST_STORE_KEYS } from '../../testing/stores.js';
+import { testClock, testConfig } from '../../testing/test-app.js';
+import type { Store, User } from '../../store/store.js';
+import { RequestTurns } from '../bulkheads.js';
 import { DomainError } from '../errors.js';
+import { availableChannels } from '../page/page-answers.js';
 import { RuleError } from '../rule-error.js';
+import { sendCode } from './send-code.js';
 
 const HOUR = 3_600_000;
 const CLIENT = '198.51.100.7';
 const CHANNEL_POLICY = { enableECode: true, emergencyCodeDelivery: 'Channel' };
+const BY_OPERATOR = { door: 'local', actor: 'cli' } as const;
+
+interface Person {
+  id: string;
+  username: string;
+}
+
+/**
+ * The domain over the test's store, composed as the server composes it (composition.ts), on a
+ * clock the test moves; `createUser` makes a person in a group of their own with this Self
+ * Service policy and these channels from their source.
+ */
+async function domainOn(store: Store, settings: Record<string, string> = {}) {
+  await ensureBuiltInContent(store);
+  const clock = testClock();
+  const services = composeDomain({
+    config: testConfig(settings),
+    store,
+    keys: TEST_STORE_KEYS,
+    now: clock.now,
+    log: { warn: () => undefined, info: () => undefined },
+    metrics: new Metrics(),
+    auditExport: undefined,
+    requestTurns: new RequestTurns(),
+    decoyPasswordHash: () => Promise.resolve(''),
+  });
+  async function createUser(
+    options: { policy?: Record<string, unknown>; channels?: Partial<Record<ChannelKey, string>> } = {},
+  ): Promise<Person> {
+    const now = clock.now();
+    const person = { id: newId(now), username: usernameOrThrow(`user-${randomToken(6)}`) };
+    await store.users.create({
+      id: person.id,
+      username: person.username,
+      passwordHash: 'hash',
+      fullName: `Test ${person.username}`,
+      locale: 'en',
+      createdAt: now,
+    });
+    const groupId = newId(now);
+    await store.groups.create({ id: groupId, name: `group-${person.username}`, priority: 0 });
+    await store.groups.setPolicy(
+      groupId,
+      POLICY_CATEGORY_SELF_SERVICE,
+      options.policy ?? { enableECode: true, emergencyCodeDelivery: 'Display' },
+    );
+    await store.groups.addMember(groupId, person.id);
+    for (const [key, address] of Object.entries(options.channels ?? {}))
+      await store.channels.set({
+        id: randomToken(16),
+        userId: person.id,
+        key: key as ChannelKey,
+        address,
+        createdAt: now,
+      });
+    return person;
+  }
+  return { services, clock, createUser };
+}
+
+type Domain = Awaited<ReturnType<typeof domainOn>>;
 
 /** The messages the outbox holds for a user, opened, oldest first. */
 async function outbox(
-  t: TestApp,
+  t: Domain,
   userId: string,
 ): Promise<{ recipient: string; subject: string; text: string }[]> {
   const messages = await t.services.store.outbox.list(1000, userId);
@@ -23,22 +95,22 @@ async function outbox(
 }
 
 /** The proof code last sent to an address. */
-async function proofCodeSentTo(t: TestApp, userId: string, recipient: string): Promise<string> {
+async function proofCodeSentTo(t: Domain, userId: string, recipient: string): Promise<string> {
   const sent = (await outbox(t, userId)).filter((message) => message.recipient === recipient).at(-1);
   const code = /confirmation code is (\d{8})/.exec(sent?.text ?? '')?.[1];
   if (code === undefined) throw new Error(`no proof code sent to ${recipient}`);
   return code;
 }
 
-async function userOf(t: TestApp, user: TestUser): Promise<User> {
+async function userOf(t: Domain, user: Person): Promise<User> {
   const found = await t.services.store.users.findById(user.id);
   if (found === undefined) throw new Error('no such user');
   return found;
 }
 
 async function setRegistrationPolicy(
-  t: TestApp,
-  user: TestUser,
+  t: Domain,
+  user: Person,
   options: Record<string, unknown>,
 ): Promise<void> {
   const group = (await t.services.store.groups.listOfUser(user.id))[0]!;
@@ -47,23 +119,23 @@ async function setRegistrationPolicy(
 
 const request = (user: User) => ({ user, actor: user.id, clientAddress: CLIENT, origin: 'owner' as const });
 
-async function start(t: TestApp, user: User, key: ChannelKey, address: string) {
+async function start(t: Domain, user: User, key: ChannelKey, address: string) {
   return t.services.channelProofs.start({ ...request(user), key, address, origin: 'owner' });
 }
 
-async function auditEvents(t: TestApp, userId: string, event: string) {
+async function auditEvents(t: Domain, userId: string, event: string) {
   return (await t.services.store.audit.list({ userId, event, limit: 1000 })).filter(
     (entry) => entry.event === event,
   );
 }
 
 describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
-  appTest.override('storeKind', kind);
+  storeTest.override('storeKind', kind);
 
-  appTest(
+  storeTest.concurrent(
     'a new address is no channel until the code sent to it is proven; then the other channels are told with a link that undoes it',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({ policy: CHANNEL_POLICY, channels: { email: 'ann@example.com' } });
       const user = await userOf(t, person);
       const started = await start(t, user, 'personalMobile', '+49 170 5550123');
@@ -94,7 +166,7 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
 
       // "This was not me": the channel goes, the person's sessions end, their unused codes are taken
       // back, the help desk's event is written; once.
-      await t.signIn(person);
+      await t.services.sessions.start(person.id, t.clock.now());
       const codeId = `undo-${kind}-${t.clock.now()}`;
       await t.services.store.codes.issue(
         {
@@ -134,10 +206,10 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'a registered channel receives emergency codes only after the cooling-off time, and not once its proof is too old',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({ policy: CHANNEL_POLICY });
       const user = await userOf(t, person);
       await setRegistrationPolicy(t, person, { registrationCoolingHours: 2, reproveAfterDays: 30 });
@@ -147,22 +219,21 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
         proofId,
         code: await proofCodeSentTo(t, user.id, 'ann.private@example.org'),
       });
-      // Signed in anew for each call: the clock moves past the session's idle time.
-      const available = async () =>
-        (
-          await t.call(`${API}/user/queryAvailableChannels`, bodies.channels(user.id), await t.signIn(person))
-        ).json<{
-          result: Record<string, string>;
-        }>().result;
+      const available = () =>
+        availableChannels(t.services, user, { clientAddress: CLIENT, deviceCookie: undefined });
       const reference = (await t.services.store.channels.listOfUser(user.id))[0]!.id;
-      const send = async () =>
-        (
-          await t.call(
-            `${API}/tempPass/createAndSend`,
-            bodies.createAndSend(user.id, 'smtp', reference),
-            await t.signIn(person),
-          )
-        ).json<{ error: number }>().error;
+      const send = () =>
+        sendCode(t.services, {
+          user,
+          channelType: 'smtp',
+          reference,
+          locale: undefined,
+          clientAddress: CLIENT,
+          log: { warn: () => undefined },
+        }).then(
+          () => 0,
+          (error: unknown) => (error as DomainError).errorNumber,
+        );
 
       expect(await available()).toEqual({});
       expect(await send()).toBe(130);
@@ -198,10 +269,10 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'with registrationCoolingHours 0 a proven channel may receive codes at once',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({ policy: CHANNEL_POLICY });
       const user = await userOf(t, person);
       await setRegistrationPolicy(t, person, { registrationCoolingHours: 0 });
@@ -215,10 +286,10 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'wrong codes take the tries one at a time: of twenty at once, five are checked and the right code is refused after',
-    async ({ startApp }) => {
-      const t = await startApp({ DEA_CHANNEL_PROOF_TRIES: '5' });
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store, { DEA_CHANNEL_PROOF_TRIES: '5' });
       const user = await userOf(t, await t.createUser());
       const { proofId } = await start(t, user, 'personalEmail', 'cy@example.org');
       const code = await proofCodeSentTo(t, user.id, 'cy@example.org');
@@ -241,23 +312,26 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
     },
   );
 
-  appTest('of ten right answers at once, one registers the channel', async ({ startApp }) => {
-    const t = await startApp({ DEA_CHANNEL_PROOF_TRIES: '20' });
-    const user = await userOf(t, await t.createUser({ channels: { email: 'di@example.com' } }));
-    const { proofId } = await start(t, user, 'personalEmail', 'di@example.org');
-    const code = await proofCodeSentTo(t, user.id, 'di@example.org');
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 10 }, () => t.services.channelProofs.prove({ ...request(user), proofId, code })),
-    );
-    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
-    expect(await auditEvents(t, user.id, 'channel.registered')).toHaveLength(1);
-    expect(
-      (await outbox(t, user.id)).filter((message) => message.recipient === 'di@example.com'),
-    ).toHaveLength(1);
-  });
+  storeTest.concurrent(
+    'of ten right answers at once, one registers the channel',
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store, { DEA_CHANNEL_PROOF_TRIES: '20' });
+      const user = await userOf(t, await t.createUser({ channels: { email: 'di@example.com' } }));
+      const { proofId } = await start(t, user, 'personalEmail', 'di@example.org');
+      const code = await proofCodeSentTo(t, user.id, 'di@example.org');
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, () => t.services.channelProofs.prove({ ...request(user), proofId, code })),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      expect(await auditEvents(t, user.id, 'channel.registered')).toHaveLength(1);
+      expect(
+        (await outbox(t, user.id)).filter((message) => message.recipient === 'di@example.com'),
+      ).toHaveLength(1);
+    },
+  );
 
-  appTest('a code that has expired proves nothing', async ({ startApp }) => {
-    const t = await startApp({ DEA_CHANNEL_PROOF_MINUTES: '15' });
+  storeTest.concurrent('a code that has expired proves nothing', async ({ testStore: { store }, expect }) => {
+    const t = await domainOn(store, { DEA_CHANNEL_PROOF_MINUTES: '15' });
     const user = await userOf(t, await t.createUser());
     const { proofId } = await start(t, user, 'personalEmail', 'ed@example.org');
     const code = await proofCodeSentTo(t, user.id, 'ed@example.org');
@@ -270,10 +344,10 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
     });
   });
 
-  appTest(
+  storeTest.concurrent(
     "the group's policy says which types, how many, and a source's channel stays read-only",
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({
         channels: { mobile: '+491705550100', personalEmail: 'src@example.com' },
       });
@@ -312,10 +386,10 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     "the group's maximum and types hold when the proofs end: three started under a maximum of one give one channel, proven one after another or at once",
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const refusedWith = (reason: string) =>
         auditEvents(t, user.id, 'channel.proof_refused').then((entries) =>
           entries.filter((entry) => entry.details?.reason === reason),
@@ -379,10 +453,10 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'proof codes are sent within the send limits of emergency codes: of ten at once under a limit of three, three go',
-    async ({ startApp }) => {
-      const t = await startApp({ DEA_SEND_LIMIT_PER_USER: '3' });
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store, { DEA_SEND_LIMIT_PER_USER: '3' });
       const user = await userOf(t, await t.createUser());
       const outcomes = await Promise.allSettled(
         Array.from({ length: 10 }, (_, index) => start(t, user, 'personalEmail', `gi${index}@example.org`)),
@@ -398,13 +472,13 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'the help desk adds no channel to a disabled user: refused before a code goes, and at the proof when disabled meanwhile',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({ policy: CHANNEL_POLICY, channels: { email: 'dora@example.com' } });
       const agent = { actor: 'console:agent', clientAddress: CLIENT, origin: 'console' as const };
-      expect((await t.dea(['user', 'disable', person.username])).code).toBe(0);
+      await t.services.people.disable(BY_OPERATOR, person.id);
       const refused = await t.services.channelProofs
         .start({ ...agent, user: await userOf(t, person), key: 'mobile', address: '+49 170 5550199' })
         .catch((error: unknown) => error);
@@ -415,7 +489,7 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
       );
 
       // Started while enabled, proven after the user was disabled: nothing is written.
-      expect((await t.dea(['user', 'enable', person.username])).code).toBe(0);
+      await t.services.people.enable(BY_OPERATOR, person.id);
       const started = await t.services.channelProofs.start({
         ...agent,
         user: await userOf(t, person),
@@ -423,7 +497,7 @@ describe.each(STORE_KINDS)('channels people register, on %s', (kind) => {
         address: '+49 170 5550199',
       });
       const code = await proofCodeSentTo(t, person.id, '+491705550199');
-      expect((await t.dea(['user', 'disable', person.username])).code).toBe(0);
+      await t.services.people.disable(BY_OPERATOR, person.id);
       const late = await t.services.channelProofs
         .prove({ ...agent, user: await userOf(t, person), proofId: started.proofId, code })
         .catch((error: unknown) => error);
