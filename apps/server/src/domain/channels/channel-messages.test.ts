@@ -1,16 +1,12 @@
 import { type ChannelKey, usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { composeDomain } from '../../composition.js';
 import { newId } from '../../crypto/ids.js';
 import type { DeliveryProvider } from '../../delivery/delivery.js';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
-import { Metrics } from '../../observability/metrics.js';
-import { ensureBuiltInContent } from '../../seed/built-in-content.js';
 import type { Store, User } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS, TEST_STORE_KEYS } from '../../testing/stores.js';
-import { testClock, testConfig } from '../../testing/test-app.js';
-import { RequestTurns } from '../bulkheads.js';
+import { composedDomain } from './composed-domain-fixture.js';
 
 const T0 = Date.UTC(2026, 11, 7, 9, 0, 0);
 const MINUTE = 60_000;
@@ -21,19 +17,7 @@ const CLIENT = '198.51.100.7';
  * the test moves: a person with channels from their source, and what the outbox holds for them.
  */
 async function channelsOn(store: Store, settings: Record<string, string> = {}) {
-  await ensureBuiltInContent(store);
-  const clock = testClock(T0);
-  const services = composeDomain({
-    config: testConfig(settings),
-    store,
-    keys: TEST_STORE_KEYS,
-    now: clock.now,
-    log: { warn: () => undefined, info: () => undefined },
-    metrics: new Metrics(),
-    auditExport: undefined,
-    requestTurns: new RequestTurns(),
-    decoyPasswordHash: () => Promise.resolve(''),
-  });
+  const { services, clock } = await composedDomain(store, settings, T0);
 
   async function person(channels: Partial<Record<ChannelKey, string>>) {
     const id = newId(T0);

@@ -8,14 +8,9 @@ import {
   type ChannelKey,
 } from '@dea/contract';
 import { usernameOrThrow } from '@dea/contract';
-import { composeDomain } from '../../composition.js';
 import { newId, randomToken } from '../../crypto/ids.js';
-import { Metrics } from '../../observability/metrics.js';
-import { ensureBuiltInContent } from '../../seed/built-in-content.js';
-import { TEST_STORE_KEYS } from '../../testing/stores.js';
-import { testClock, testConfig } from '../../testing/test-app.js';
+import { composedDomain } from './composed-domain-fixture.js';
 import type { OutboxMessage, Store, User } from '../../store/store.js';
-import { RequestTurns } from '../bulkheads.js';
 
 export const CLIENT = '198.51.100.7';
 export const CHANNEL_POLICY = { enableECode: true, emergencyCodeDelivery: 'Channel' };
@@ -42,19 +37,7 @@ export async function domainOn(
   openMessage: OpenMessage,
   settings: Record<string, string> = {},
 ) {
-  await ensureBuiltInContent(store);
-  const clock = testClock();
-  const services = composeDomain({
-    config: testConfig(settings),
-    store,
-    keys: TEST_STORE_KEYS,
-    now: clock.now,
-    log: { warn: () => undefined, info: () => undefined },
-    metrics: new Metrics(),
-    auditExport: undefined,
-    requestTurns: new RequestTurns(),
-    decoyPasswordHash: () => Promise.resolve(''),
-  });
+  const { services, clock } = await composedDomain(store, settings);
   async function createUser(
     options: { policy?: Record<string, unknown>; channels?: Partial<Record<ChannelKey, string>> } = {},
   ): Promise<Person> {

@@ -1,16 +1,12 @@
 import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow, type ChannelKey, type SendType } from '@dea/contract';
 import { describe } from 'vitest';
-import { composeDomain } from '../../composition.js';
 import { newId } from '../../crypto/ids.js';
 import type { DeliveryProvider } from '../../delivery/delivery.js';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
-import { Metrics } from '../../observability/metrics.js';
 import type { Store, User } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS, TEST_STORE_KEYS } from '../../testing/stores.js';
-import { testClock, testConfig } from '../../testing/test-app.js';
-import { ensureBuiltInContent } from '../../seed/built-in-content.js';
-import { RequestTurns } from '../bulkheads.js';
+import { composedDomain } from './composed-domain-fixture.js';
 import { sendCode, type SendRequest } from './send-code.js';
 
 const T0 = Date.UTC(2026, 11, 7, 9, 0, 0);
@@ -29,19 +25,7 @@ const CHANNELS: Partial<Record<ChannelKey, string>> = {
  * clock the test moves, with the built-in languages; codes go to the outbox, whose messages `outbox` opens.
  */
 async function sendingOn(store: Store, settings: Record<string, string> = {}) {
-  await ensureBuiltInContent(store);
-  const clock = testClock(T0);
-  const services = composeDomain({
-    config: testConfig(settings),
-    store,
-    keys: TEST_STORE_KEYS,
-    now: clock.now,
-    log: { warn: () => undefined, info: () => undefined },
-    metrics: new Metrics(),
-    auditExport: undefined,
-    requestTurns: new RequestTurns(),
-    decoyPasswordHash: () => Promise.resolve(''),
-  });
+  const { services, clock } = await composedDomain(store, settings, T0);
   const warnings: Record<string, unknown>[] = [];
 
   /** A person in a group of their own with this Self Service policy and these channels. */

@@ -1,16 +1,12 @@
 import { type ChannelKey, usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { composeDomain } from '../../composition.js';
 import { newId } from '../../crypto/ids.js';
 import type { DeliveryProvider } from '../../delivery/delivery.js';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
-import { Metrics } from '../../observability/metrics.js';
-import { ensureBuiltInContent } from '../../seed/built-in-content.js';
 import type { Store, User } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS, TEST_STORE_KEYS } from '../../testing/stores.js';
-import { testClock, testConfig } from '../../testing/test-app.js';
-import { RequestTurns } from '../bulkheads.js';
+import { composedDomain } from '../channels/composed-domain-fixture.js';
 
 const T0 = Date.UTC(2026, 11, 7, 9, 0, 0);
 const MINUTE = 60_000;
@@ -22,19 +18,7 @@ const SIGN_IN_NEEDED = { errorNumber: 3, textKey: 'error.registrationSignInNeede
  * clock the test moves: people with channels from their source, codes read from the outbox.
  */
 async function signInOn(store: Store, settings: Record<string, string> = {}) {
-  await ensureBuiltInContent(store);
-  const clock = testClock(T0);
-  const services = composeDomain({
-    config: testConfig(settings),
-    store,
-    keys: TEST_STORE_KEYS,
-    now: clock.now,
-    log: { warn: () => undefined, info: () => undefined },
-    metrics: new Metrics(),
-    auditExport: undefined,
-    requestTurns: new RequestTurns(),
-    decoyPasswordHash: () => Promise.resolve(''),
-  });
+  const { services, clock } = await composedDomain(store, settings, T0);
   const signIn = services.registrationSignIn;
 
   /** Someone signed in with their password, with these channels from their source. */

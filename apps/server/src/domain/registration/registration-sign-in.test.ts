@@ -1,14 +1,10 @@
 import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { composeDomain } from '../../composition.js';
 import { newId } from '../../crypto/ids.js';
-import { Metrics } from '../../observability/metrics.js';
-import { ensureBuiltInContent } from '../../seed/built-in-content.js';
 import type { Store, User } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
-import { STORE_KINDS, TEST_STORE_KEYS } from '../../testing/stores.js';
-import { testClock, testConfig } from '../../testing/test-app.js';
-import { RequestTurns } from '../bulkheads.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+import { composedDomain } from '../channels/composed-domain-fixture.js';
 
 const T0 = Date.UTC(2026, 11, 7, 9, 0, 0);
 const CLIENT = '198.51.100.7';
@@ -16,19 +12,7 @@ const refused = { textKey: 'error.registrationSignInNeeded' };
 
 /** The domain over the test's store, composed as the server composes it, on a clock at T0. */
 async function domainOn(store: Store) {
-  await ensureBuiltInContent(store);
-  const clock = testClock(T0);
-  const services = composeDomain({
-    config: testConfig(),
-    store,
-    keys: TEST_STORE_KEYS,
-    now: clock.now,
-    log: { warn: () => undefined, info: () => undefined },
-    metrics: new Metrics(),
-    auditExport: undefined,
-    requestTurns: new RequestTurns(),
-    decoyPasswordHash: () => Promise.resolve(''),
-  });
+  const { services, clock } = await composedDomain(store, {}, T0);
 
   async function newUser(channels: Record<string, string> = {}): Promise<User> {
     const id = newId(T0);

@@ -1,15 +1,11 @@
 import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { composeDomain } from '../../composition.js';
 import { newId } from '../../crypto/ids.js';
-import { Metrics } from '../../observability/metrics.js';
-import { ensureBuiltInContent } from '../../seed/built-in-content.js';
 import type { Store, User } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
-import { STORE_KINDS, TEST_STORE_KEYS } from '../../testing/stores.js';
-import { testClock, testConfig } from '../../testing/test-app.js';
-import { RequestTurns } from '../bulkheads.js';
+import { STORE_KINDS } from '../../testing/stores.js';
+import { composedDomain } from '../channels/composed-domain-fixture.js';
 import { forgetUserPasskeys, MAX_USER_PASSKEYS, PASSKEY_CHALLENGE_MS } from './user-passkeys.js';
 
 const T0 = Date.UTC(2026, 11, 7, 9, 0, 0);
@@ -23,19 +19,7 @@ const SIGN_IN_NEEDED = { errorNumber: 3, textKey: 'error.registrationSignInNeede
  * registration session with a one-time link.
  */
 async function passkeysOn(store: Store) {
-  await ensureBuiltInContent(store);
-  const clock = testClock(T0);
-  const services = composeDomain({
-    config: testConfig(),
-    store,
-    keys: TEST_STORE_KEYS,
-    now: clock.now,
-    log: { warn: () => undefined, info: () => undefined },
-    metrics: new Metrics(),
-    auditExport: undefined,
-    requestTurns: new RequestTurns(),
-    decoyPasswordHash: () => Promise.resolve(''),
-  });
+  const { services, clock } = await composedDomain(store, {}, T0);
   const passkeys = services.userPasskeys;
 
   async function person(): Promise<{ user: User; clientAddress: string }> {
