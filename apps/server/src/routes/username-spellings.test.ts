@@ -4,8 +4,8 @@ import { createServiceKey } from '../domain/codes/service-keys.js';
 import { appRadiusServer } from '../testing/app-radius.js';
 import { appTest } from '../testing/fixtures.js';
 import { radclientReply } from '../testing/radclient.js';
-import { checkedPasswords, signInAttempt } from '../testing/sign-in-attempts.js';
-import { fullwidth, spellingsOf } from '../testing/spellings.js';
+import { signInAttempt } from '../testing/sign-in-attempts.js';
+import { fullwidth } from '../testing/spellings.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
@@ -16,72 +16,6 @@ describe.each(STORE_KINDS)('one name, every spelling, on %s', (kind) => {
 
   const signIn = (t: TestApp, username: string, password: string) =>
     signInAttempt(t, username, password, ATTACKER);
-
-  appTest(
-    'a name locked in one spelling is locked in all of them: the right password typed fullwidth or upper case gets 140',
-    async ({ startApp, expect }) => {
-      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '3', DEA_SIGNIN_LOCK_MINUTES: '10' });
-      const user = await t.createUser();
-      for (let index = 0; index < 3; index += 1)
-        expect((await signIn(t, user.username, 'wrong')).json()).toMatchObject({ error: 3 });
-      for (const spelling of [
-        user.username,
-        user.username.toUpperCase(),
-        fullwidth(user.username),
-        fullwidth(user.username.toUpperCase()),
-        `  ${fullwidth(user.username.slice(0, 1))}${user.username.slice(1)}\u3000`,
-      ]) {
-        const answer = await signIn(t, spelling, user.password);
-        expect(answer.json(), spelling).toMatchObject({ error: 140 });
-        expect(answer.cookies, spelling).toHaveLength(0);
-      }
-      expect(await checkedPasswords(t)).toBe(3);
-      // Every spelling of the name is audited as the user, never as a new unknown name.
-      const locked = await t.services.store.audit.list({ event: 'signin.locked', limit: 100 });
-      expect(locked.map((entry) => entry.actor)).toEqual(locked.map(() => user.username));
-    },
-  );
-
-  appTest(
-    '60 parallel spellings of one name from one address get at most DEA_SIGNIN_MAX_FAILURES password checks',
-    async ({ startApp, expect }) => {
-      const t = await startApp({ DEA_SIGNIN_MAX_FAILURES: '5' });
-      const user = await t.createUser();
-      const spellings = spellingsOf(user.username, 60);
-      expect(new Set(spellings).size).toBe(60);
-      const answers = await Promise.all(spellings.map((spelling) => signIn(t, spelling, 'wrong')));
-      const errors = answers.map((answer) => answer.json<{ error: number }>().error);
-      expect(errors.filter((error) => error === 3)).toHaveLength(5);
-      expect(errors.filter((error) => error === 140)).toHaveLength(55);
-      expect(await checkedPasswords(t)).toBe(5);
-    },
-  );
-
-  appTest(
-    'a spelling the profile refuses (a compatibility form) is no user: refused as a wrong password, counted, never a session',
-    async ({ startApp, expect }) => {
-      const t = await startApp();
-      const user = await t.createUser();
-      // U+1D42E MATHEMATICAL BOLD SMALL U: a directory would match it to "u".
-      const bold = `\u{1D42E}${user.username.slice(1)}`;
-      const answer = await signIn(t, bold, user.password);
-      expect(answer.json()).toEqual({
-        error: 3,
-        message: 'The user name or password is incorrect.',
-        result: null,
-      });
-      expect(answer.cookies).toHaveLength(0);
-      const [failed] = await t.services.store.audit.list({ event: 'signin.failed', limit: 1 });
-      expect(failed).toMatchObject({ userId: null, details: { reason: 'unknown-user' } });
-      expect(failed?.actor).toMatch(/^unknown:[\w-]{16}$/);
-      expect(JSON.stringify(failed)).not.toContain(user.username.slice(1));
-      // The right spelling still signs in: nothing of the refused one counted against the user.
-      expect((await signIn(t, user.username.toUpperCase(), user.password)).json()).toMatchObject({
-        error: 0,
-        result: { username: user.username },
-      });
-    },
-  );
 
   appTest(
     'verification by user name, /validate/check and RADIUS find the user by any spelling, and nobody by a refused one',
