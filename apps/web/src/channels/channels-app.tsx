@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { failureMessage } from '../api/failure-message';
 import { BrandedShell } from '../app/branded-shell';
 import { PageHeader } from '../app/page-header';
@@ -12,6 +12,7 @@ import { useSignedInUser } from '../features/user/hooks/use-signed-in-user';
 import { leaveForLogout } from '../features/user/leave-for-logout';
 import { Alert } from '../shared/components/alert';
 import { Spinner } from '../shared/components/spinner';
+import { usePromise, type PromiseState } from '../shared/hooks/use-promise';
 import { useI18n } from '../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { serverLocale } from '../shared/i18n/server-locale';
@@ -130,11 +131,6 @@ function PageMessageAlert({ message }: { message: PageMessage }) {
   );
 }
 
-type Ways =
-  | { state: 'loading' }
-  | { state: 'known'; ways: RegistrationWaysResult }
-  | { state: 'failed'; message?: PageMessage };
-
 /**
  * The person is signed in with their password: a registration link in the address is used first
  * (then taken out of it), then the page asks whether a registration session is open and, if not,
@@ -148,52 +144,44 @@ function ChannelsMain({
   locale: string | undefined;
 }) {
   const { t } = useI18n();
-  const [ways, setWays] = useState<Ways>({ state: 'loading' });
   const [linkProblem, setLinkProblem] = useState<PageMessage>();
   const [round, setRound] = useState(0);
-  const [link, setLink] = useState(route.link);
   const askAgain = useCallback(() => setRound((value) => value + 1), []);
+  // A link is used once per opening of the page, whatever runs the load again (a new round, or
+  // React running the effect twice): its call is kept, and each load waits for it.
+  const opening = useRef<Promise<void>>(undefined);
+  const loaded = usePromise(
+    (signal) => {
+      opening.current ??=
+        route.link === undefined
+          ? Promise.resolve()
+          : openRegistration({ link: route.link })
+              .then(
+                () => undefined,
+                (error: unknown) => setLinkProblem(failureMessage(error)),
+              )
+              .finally(forgetFragment);
+      return opening.current.then(() => getRegistrationWays(signal));
+    },
+    [round],
+  );
+  // Asked again, the page shows what it knew until the new answer.
+  const [ways, setWays] = useState<PromiseState<RegistrationWaysResult>>({ state: 'pending' });
+  if (loaded.state !== 'pending' && loaded !== ways) setWays(loaded);
 
-  useEffect(() => {
-    const controller = new AbortController();
-    const opening =
-      link === undefined
-        ? Promise.resolve()
-        : openRegistration({ link }).then(
-            () => undefined,
-            (error: unknown) => setLinkProblem(failureMessage(error)),
-          );
-    void opening
-      .finally(() => {
-        if (link !== undefined) {
-          forgetFragment();
-          setLink(undefined);
-        }
-      })
-      .then(() => getRegistrationWays(controller.signal))
-      .then(
-        (answer) => {
-          if (!controller.signal.aborted) setWays({ state: 'known', ways: answer });
-        },
-        (error: unknown) => {
-          if (!controller.signal.aborted) setWays({ state: 'failed', message: failureMessage(error) });
-        },
-      );
-    return () => controller.abort();
-    // A link is used once: the effect runs again for a new round, not when the link is forgotten.
-    // oxlint-disable-next-line react-hooks/exhaustive-deps
-  }, [round]);
-
-  if (ways.state === 'loading') return <Spinner label={t('loading')} showLabel />;
-  if (ways.state === 'failed') return ways.message ? <PageMessageAlert message={ways.message} /> : null;
+  if (ways.state === 'pending' || ways.state === 'idle') return <Spinner label={t('loading')} showLabel />;
+  if (ways.state === 'rejected') {
+    const message = failureMessage(ways.error);
+    return message ? <PageMessageAlert message={message} /> : null;
+  }
   return (
     <>
       {linkProblem && <PageMessageAlert message={linkProblem} />}
-      {ways.ways.open ? (
-        <ChannelManager locale={locale} sessionUntil={ways.ways.expiresAt} onSessionEnded={askAgain} />
+      {ways.value.open ? (
+        <ChannelManager locale={locale} sessionUntil={ways.value.expiresAt} onSessionEnded={askAgain} />
       ) : (
         <SignInChoices
-          ways={ways.ways}
+          ways={ways.value}
           locale={locale}
           providerRefused={route.providerRefused}
           onOpened={askAgain}
