@@ -35,8 +35,7 @@ import { outboxPage } from './routes/outbox-page.js';
 import { loginHtmlRoute } from './routes/login-html-route.js';
 import { pageHtmlRoute } from './routes/page-html-route.js';
 import { staticRoutes } from './routes/static-routes.js';
-import { named } from './http/plugin-names.js';
-import { SCHEMA_CONTROLLER } from './http/schema-compilers.js';
+import { schemaCompilersOnFirstCall } from './http/schema-compilers.js';
 
 export interface AppOptions {
   services: Services;
@@ -120,8 +119,8 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
     trustProxy: typeof config.trustProxy === 'number' ? trustedHops(config.trustProxy) : config.trustProxy,
     // A URL that does not decode is the client's error, answered in the envelope.
     frameworkErrors: (_error, request, reply) => void badUrl(request, reply),
-    // Each route's schemas compiled once per process, not once per app (http/schema-compilers.ts).
-    schemaController: SCHEMA_CONTROLLER,
+    // Each route's schemas compiled when the route is first asked (http/schema-compilers.ts).
+    schemaController: schemaCompilersOnFirstCall(),
     ajv: {
       // Wrong types are refused, never coerced; unknown fields are refused, never dropped.
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
@@ -130,7 +129,7 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
 
   app.decorate('services', services);
   app.decorateRequest('signedIn', undefined);
-  await app.register(named(fastifyCookie));
+  await app.register(fastifyCookie);
 
   // Every body is JSON (DESIGN section 2): a text/plain body gets 400 "must be JSON", not a
   // confusing schema error. Empty JSON bodies are accepted for calls whose request is empty.
@@ -167,60 +166,62 @@ export async function buildApp({ services, logger = false, tls }: AppOptions): P
   app.addHook('onClose', async () => services.notices.settled());
   // Audit entries still waiting for their destinations get a moment to go.
   app.addHook('onClose', async () => services.auditExport?.close(AUDIT_EXPORT_SETTLE_MS));
+  // The password hashing threads end with the app (a hash under way fails, its request is over).
+  app.addHook('onClose', async () => services.hashThreads.close());
 
   // Before every route, so that the document sees each of them.
   await registerApiDocument(app);
   // On the management port instead when DEA_MANAGEMENT_PORT is set (buildManagementApp); /metrics
   // on the public port only when the operator says so (DEA_PUBLIC_METRICS).
-  await app.register(named(operationsRoutes), {
+  await app.register(operationsRoutes, {
     health: config.listeners.management === undefined,
     metrics: config.listeners.publicMetrics,
   });
-  await app.register(named(loginRoutes));
-  await app.register(named(passwordLinkRoute));
+  await app.register(loginRoutes);
+  await app.register(passwordLinkRoute);
   await app.register(
-    named(async function pageApi(api) {
+    async function pageApi(api) {
       api.addHook('onSend', (_request, reply, payload, done) => {
         if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
         done(null, payload);
       });
-      await api.register(named(publicRoutes));
-      await api.register(named(userRoutes));
-      await api.register(named(codeRoutes));
-      await api.register(named(channelRoutes));
-      await api.register(named(channelUndoRoute));
-      await api.register(named(verifyRoute));
+      await api.register(publicRoutes);
+      await api.register(userRoutes);
+      await api.register(codeRoutes);
+      await api.register(channelRoutes);
+      await api.register(channelUndoRoute);
+      await api.register(verifyRoute);
       // Any other GET under the API is unknown: answered 404 at once, never looked for among the
       // page's files (the static wildcard of /dea/ would stat up to three copies of it first).
       api.get('/*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
-    }),
+    },
     { prefix: API_BASE_PATH.replace(/\/$/, '') },
   );
   await app.register(
-    named(async function consoleApiRoutes(consoleApi) {
+    async function consoleApiRoutes(consoleApi) {
       // Who may call each console route, as the route declares it (config.console), checked once.
       installConsoleGuard(consoleApi);
       consoleApi.addHook('onSend', async (_request, reply) => {
         void reply.header('cache-control', 'no-store');
       });
-      await consoleApi.register(named(consoleAuthRoutes));
-      await consoleApi.register(named(consoleOidcRoutes));
-      await consoleApi.register(named(helpDeskRoutes));
-      await consoleApi.register(named(auditRoutes));
-      await consoleApi.register(named(reportRoutes));
-      await consoleApi.register(named(administrationRoutes));
-      await consoleApi.register(named(peopleRoutes));
-      await consoleApi.register(named(consoleAccountRoutes));
-    }),
+      await consoleApi.register(consoleAuthRoutes);
+      await consoleApi.register(consoleOidcRoutes);
+      await consoleApi.register(helpDeskRoutes);
+      await consoleApi.register(auditRoutes);
+      await consoleApi.register(reportRoutes);
+      await consoleApi.register(administrationRoutes);
+      await consoleApi.register(peopleRoutes);
+      await consoleApi.register(consoleAccountRoutes);
+    },
     { prefix: CONSOLE_API_BASE_PATH.replace(/\/$/, '') },
   );
-  await app.register(named(scimRoutes), { prefix: SCIM_BASE_PATH });
-  await app.register(named(validateCheckRoute));
+  await app.register(scimRoutes, { prefix: SCIM_BASE_PATH });
+  await app.register(validateCheckRoute);
   // The demo outbox only while demo mode is on (domain/settings/demo-mode.ts); the page asks again each time.
-  if ((await demoModeOf(config, services.store)).on) await app.register(named(outboxPage));
-  await app.register(named(pageHtmlRoute), { webDir: config.webDir, loginPath: config.loginPath });
-  await app.register(named(loginHtmlRoute), { webDir: config.webDir, loginPath: config.loginPath });
-  await app.register(named(staticRoutes), { webDir: config.webDir, loginPath: config.loginPath });
+  if ((await demoModeOf(config, services.store)).on) await app.register(outboxPage);
+  await app.register(pageHtmlRoute, { webDir: config.webDir, loginPath: config.loginPath });
+  await app.register(loginHtmlRoute, { webDir: config.webDir, loginPath: config.loginPath });
+  await app.register(staticRoutes, { webDir: config.webDir, loginPath: config.loginPath });
   return app;
 }
 
@@ -233,7 +234,7 @@ export async function buildManagementApp(main: FastifyInstance): Promise<Fastify
     loggerInstance: main.log,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdOf,
-    schemaController: SCHEMA_CONTROLLER,
+    schemaController: schemaCompilersOnFirstCall(),
     http: serverTimeouts(main.services.config),
     ...connectionTimeouts(main.services.config),
   });
@@ -241,6 +242,6 @@ export async function buildManagementApp(main: FastifyInstance): Promise<Fastify
   app.decorate('lifecycle', main.lifecycle);
   closeConnectionsWhileStopping(app);
   installErrorHandling(app);
-  await app.register(named(operationsRoutes), { health: true, metrics: true });
+  await app.register(operationsRoutes, { health: true, metrics: true });
   return app;
 }

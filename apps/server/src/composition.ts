@@ -4,7 +4,7 @@ import type { AuditExport } from './audit-export/audit-export.js';
 import { SETTINGS, type Config } from './config.js';
 import { HashQueue } from './crypto/hash-queue.js';
 import { hashPassword, verifyPassword } from './crypto/password-hash.js';
-import { processScryptWorkers } from './crypto/scrypt-workers.js';
+import { ScryptWorkers } from './crypto/scrypt-workers.js';
 import { acceptedKeys, type SecretKeys } from './crypto/secret-keys.js';
 import { channelNotices } from './delivery/channel-notices.js';
 import { codeDelivery } from './delivery/code-delivery.js';
@@ -169,8 +169,9 @@ export function composeDomain(parts: DomainParts): Services {
     allowedPhonePrefixes: config.delivery.allowedPhonePrefixes,
   };
   // One bound on password hashes for everything that makes them: sign-ins and SCIM's passwords.
-  // The hashes run on the process's threads, as many as may run at once (one pool per size).
-  const hashWorkers = processScryptWorkers(config.passwordHashing.concurrency);
+  // The hashes run on threads of their own, as many as may run at once, made when first needed
+  // and ended with the services (`hashThreads`, closed by the app).
+  const hashWorkers = new ScryptWorkers(config.passwordHashing.concurrency);
   const hashQueue = new HashQueue(
     config.passwordHashing.concurrency,
     config.passwordHashing.queue,
@@ -228,6 +229,7 @@ export function composeDomain(parts: DomainParts): Services {
     catalogs,
     sessions,
     hashQueue,
+    hashThreads: hashWorkers,
     signInBulkheads,
     requestTurns,
     signIn: new SignIn({

@@ -5,6 +5,7 @@ import type { SendType } from '@dea/contract';
 import type { Config } from './config.js';
 import type { SecretKeys } from './crypto/secret-keys.js';
 import type { HashQueue } from './crypto/hash-queue.js';
+import type { ScryptWorkers } from './crypto/scrypt-workers.js';
 import type { Catalogs } from './domain/texts/catalogs.js';
 import type { ChannelRules } from './domain/channels/channel-rules.js';
 import type { SendLimits } from './domain/channels/send-limits.js';
@@ -44,6 +45,8 @@ export interface Services extends Identity {
   keys: SecretKeys;
   /** The one bound on password hashes (sign-ins, SCIM); its load is what a test waits on. */
   hashQueue: HashQueue;
+  /** The threads the hashes run on: ended when the app closes. */
+  hashThreads: ScryptWorkers;
   catalogs: Catalogs;
   sessions: Sessions;
   /** Signs a user in with user name and password, within the limits of ADR 0008. */

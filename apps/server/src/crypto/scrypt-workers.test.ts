@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from './password-hash.js';
-import { ScryptWorkers, processScryptWorkers } from './scrypt-workers.js';
+import { ScryptWorkers } from './scrypt-workers.js';
 
 const options = (logN: number) => ({ N: 2 ** logN, r: 8, p: 1, maxmem: 256 * 2 ** logN * 8 + 1024 * 1024 });
 
@@ -60,19 +60,5 @@ describe('ScryptWorkers', () => {
     expect(await waiting).toMatch(/closed/);
     expect(await running).toMatch(/closed|stopped/);
     await expect(workers.derive('c', randomBytes(16), 32, options(10))).rejects.toThrow('closed');
-  });
-
-  it('gives every app of the process the same threads for the same size, and others for another size', async () => {
-    const two = processScryptWorkers(2);
-    expect(processScryptWorkers(2)).toBe(two);
-    const three = processScryptWorkers(3);
-    expect(three).not.toBe(two);
-    const salt = randomBytes(16);
-    const [fromTwo, fromThree] = await Promise.all([
-      two.derive('pässword', salt, 32, options(10)),
-      three.derive('pässword', salt, 32, options(10)),
-    ]);
-    expect(fromTwo.equals(scryptSync('pässword', salt, 32, options(10)))).toBe(true);
-    expect(fromThree.equals(fromTwo)).toBe(true);
   });
 });

@@ -113,22 +113,3 @@ export class ScryptWorkers {
     return slot;
   }
 }
-
-const processPools = new Map<number, ScryptWorkers>();
-
-/**
- * The process's threads for `size` hashes at once, made the first time they are asked for and
- * shared by every app it builds: a server builds one (and its management app shares its
- * services), but a test process builds hundreds, and a thread of its own for each app that hashed
- * cost about 60 ms of CPU to start and end, some 20 CPU-seconds a test run (docs/benchmarks.md,
- * "The test suite"). No app closes them: idle threads never keep the process alive (`unref`), and
- * a hash an app asked for just before it closed still ends.
- */
-export function processScryptWorkers(size: number): ScryptWorkers {
-  let pool = processPools.get(size);
-  if (pool === undefined) {
-    pool = new ScryptWorkers(size);
-    processPools.set(size, pool);
-  }
-  return pool;
-}

@@ -5,13 +5,7 @@ import { documented } from './route-docs.js';
 const Result = Type.Object({ count: Type.Integer() });
 
 describe('a route’s documented answers', () => {
-  it('are the same objects for the same description, so each app the process builds finds their compiled serializers by identity', () => {
-    const doc = { summary: 'Count', security: 'session', result: Result } as const;
-    expect(documented({ ...doc })).toBe(documented({ ...doc }));
-    expect(documented({ ...doc }).response).toBe(documented({ ...doc }).response);
-  });
-
-  it('are other objects for another summary, caller, result, form or idempotency, each with what it declares', () => {
+  it('declare for each summary, caller, result, form and idempotency what it answers', () => {
     const doc = { summary: 'Count', security: 'session', result: Result } as const;
     const base = documented(doc);
     const others = [
@@ -21,7 +15,6 @@ describe('a route’s documented answers', () => {
       documented({ ...doc, bare: true }),
       documented({ ...doc, idempotent: true }),
     ];
-    for (const other of others) expect(other).not.toBe(base);
     expect(others[0]?.summary).toBe('Another count');
     expect(Object.keys(base.response)).toEqual(['200', '400', '401', '403', '500', '503']);
     expect(Object.keys(others[1]?.response ?? {})).toEqual(['200', '400', '401', '500', '503']);

@@ -28,31 +28,7 @@ const failure = (description: string) => ({ ...ErrorEnvelope, description });
  * section 2). The OpenAPI document is derived from these, and the same schemas serialize the
  * answers, so no field that is not declared can leave the server.
  */
-export function documented(doc: RouteDoc): Documented {
-  const kind = JSON.stringify([doc.summary, doc.security, doc.bare === true, doc.idempotent === true]);
-  let ofResult = documentedOf.get(doc.result);
-  if (ofResult === undefined) {
-    ofResult = new Map();
-    documentedOf.set(doc.result, ofResult);
-  }
-  let made = ofResult.get(kind);
-  if (made === undefined) {
-    made = documentation(doc);
-    ofResult.set(kind, made);
-  }
-  return made;
-}
-
-type Documented = ReturnType<typeof documentation>;
-
-/**
- * What `documented` answered, by the result's schema and the rest of the description: every app
- * the process builds gets the same objects, so the compiled validators and serializers kept by
- * http/schema-compilers.ts are found by identity, not by writing each schema's JSON again.
- */
-const documentedOf = new WeakMap<Type.TSchema, Map<string, Documented>>();
-
-function documentation(doc: RouteDoc) {
+export function documented(doc: RouteDoc) {
   return {
     summary: doc.summary,
     security: SECURITY[doc.security],

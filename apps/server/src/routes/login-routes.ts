@@ -15,7 +15,6 @@ import { isClientGone } from '../http/client-gone.js';
 import { clearSessionCookies, sessionIdOf, setSessionCookies } from '../http/cookies.js';
 import { ok } from '../http/envelope.js';
 import { documented } from '../http/route-docs.js';
-import { named } from '../http/plugin-names.js';
 
 export function origin(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`;
@@ -64,7 +63,7 @@ export const loginRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  await app.register(named(logoutRoutes));
+  await app.register(logoutRoutes);
 };
 
 /**

@@ -31,7 +31,6 @@ import { registrationCookies } from './registration-cookie.js';
 import { CHANNELS_PAGE_PATH } from '../../domain/channels/channel-registration-settings.js';
 import { signedInUser } from './user-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
-import { named } from '../../http/plugin-names.js';
 
 const iso = (at: number): string => new Date(at).toISOString();
 
@@ -340,7 +339,7 @@ export const channelRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   // The person's own passkeys: beside these calls, under the same session hook.
-  await app.register(named(passkeyRoutes));
+  await app.register(passkeyRoutes);
 };
 
 /**
