@@ -1,12 +1,18 @@
-import { POLICY_CATEGORY_CHANNEL_REGISTRATION, type ChannelKey } from '@dea/contract';
-import { describe, expect } from 'vitest';
+import type { ChannelKey } from '@dea/contract';
+import { describe } from 'vitest';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
-import { appTest } from '../../testing/fixtures.js';
+import { storeTest } from '../../testing/fixtures.js';
 import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import type { TestApp, TestUser } from '../../testing/test-app.js';
-import type { User } from '../../store/store.js';
+import type { Store, User } from '../../store/store.js';
 import { allowAddresses } from '../channels/channel-proof.js';
+import {
+  type Domain,
+  domainOn as domainWith,
+  outbox,
+  setRegistrationPolicy as registrationPolicy,
+  userOf,
+} from '../channels/channel-proof-fixture.js';
 import type { OpenedRegistration } from './registration-sign-in.js';
 
 const MINUTE = 60_000;
@@ -15,24 +21,7 @@ const PERSON_ADDRESS = '198.51.100.7';
 const ATTACKER_ADDRESS = '203.0.113.66';
 const RP = { origin: 'http://localhost', rpId: 'localhost' };
 
-async function userOf(t: TestApp, user: TestUser): Promise<User> {
-  const found = await t.services.store.users.findById(user.id);
-  if (found === undefined) throw new Error('no such user');
-  return found;
-}
-
-async function registrationPolicy(t: TestApp, user: TestUser, options: Record<string, unknown>) {
-  const group = (await t.services.store.groups.listOfUser(user.id))[0]!;
-  await t.services.groupPolicies.setPolicy(group, POLICY_CATEGORY_CHANNEL_REGISTRATION, options, 'cli');
-}
-
-/** The messages the outbox holds for a user, opened, oldest first. */
-async function outbox(t: TestApp, userId: string) {
-  const messages = await t.services.store.outbox.list(1000, userId);
-  return messages.reverse().map((message) => openOutboxMessage([t.services.keys.seal], message));
-}
-
-async function lastTo(t: TestApp, userId: string, recipient: string) {
+async function lastTo(t: Domain, userId: string, recipient: string) {
   const sent = (await outbox(t, userId)).filter((message) => message.recipient === recipient).at(-1);
   if (sent === undefined) throw new Error(`nothing sent to ${recipient}`);
   return sent.text;
@@ -42,14 +31,14 @@ async function lastTo(t: TestApp, userId: string, recipient: string) {
 const signedIn = (user: User, clientAddress: string) => ({ user, clientAddress, actor: user.id });
 
 /** A registration session opened with a one-time link the help desk made. */
-async function openWithLink(t: TestApp, user: User, clientAddress: string): Promise<OpenedRegistration> {
+async function openWithLink(t: Domain, user: User, clientAddress: string): Promise<OpenedRegistration> {
   const { url } = await t.services.registrationSignIn.issueLink(user, 'console:desk');
   const link = /#link=([\w-]+)/.exec(url)![1]!;
   return t.services.registrationSignIn.openWithLink({ ...signedIn(user, clientAddress), link });
 }
 
 async function addPasskey(
-  t: TestApp,
+  t: Domain,
   user: User,
   clientAddress: string,
   token: string,
@@ -62,7 +51,7 @@ async function addPasskey(
 }
 
 async function openWithPasskey(
-  t: TestApp,
+  t: Domain,
   user: User,
   clientAddress: string,
   authenticator: SoftwareAuthenticator,
@@ -76,20 +65,22 @@ async function openWithPasskey(
 }
 
 /** Proves an address for the key, as the channels page does, inside an open registration session. */
-async function register(t: TestApp, user: User, clientAddress: string, key: ChannelKey, address: string) {
+async function register(t: Domain, user: User, clientAddress: string, key: ChannelKey, address: string) {
   const request = { ...signedIn(user, clientAddress), origin: 'owner' as const };
   const { proofId } = await t.services.channelProofs.start({ ...request, key, address });
   const code = /confirmation code is (\d{8})/.exec(await lastTo(t, user.id, address.replace(/\s/g, '')))![1]!;
   return t.services.channelProofs.prove({ ...request, proofId, code });
 }
 
-describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (kind) => {
-  appTest.override('storeKind', kind);
+const domainOn = (store: Store) => domainWith(store, openOutboxMessage);
 
-  appTest(
+describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (kind) => {
+  storeTest.override('storeKind', kind);
+
+  storeTest.concurrent(
     'the undo ends every registration session, removes the passkeys, devices, channels and proofs added since, blocks the addresses until the help desk allows them, and says the password is known',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({
         policy: { enableECode: true, emergencyCodeDelivery: 'Display', maxUnusedCodes: 10 },
         channels: { email: 'ann@example.com' },
@@ -241,10 +232,10 @@ describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (k
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'a proof that ends while the undo runs leaves no channel, whichever comes first; an unused registration link ends with the undo',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({ channels: { email: 'dot@example.com' } });
       await registrationPolicy(t, person, { registrationCoolingHours: 0 });
       const user = await userOf(t, person);
@@ -275,10 +266,10 @@ describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (k
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'a channel registered earlier that opened the registration of the undone one is taken back with it',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({ channels: { email: 'eve@example.com' } });
       await registrationPolicy(t, person, { registrationCoolingHours: 0 });
       const user = await userOf(t, person);
@@ -315,10 +306,10 @@ describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (k
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'an address blocked while its proof was under way is refused as the proof ends',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const user = await userOf(t, await t.createUser({ channels: { email: 'bo@example.com' } }));
       const request = { ...signedIn(user, ATTACKER_ADDRESS), origin: 'owner' as const };
       const { proofId } = await t.services.channelProofs.start({
@@ -348,10 +339,10 @@ describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (k
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     "a directory person's undo says the password is changed the organisation's way",
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({ channels: { email: 'cy@example.com' } });
       await t.services.store.users.update(person.id, { source: 'ldap', updatedAt: t.clock.now() });
       const user = await userOf(t, person);
@@ -365,10 +356,10 @@ describe.each(STORE_KINDS)('"this was not me" takes the attacker out, on %s', (k
     },
   );
 
-  appTest(
+  storeTest.concurrent(
     'a sign-in checked before the undo opens nothing after it: its registration session and remembered device end',
-    async ({ startApp }) => {
-      const t = await startApp();
+    async ({ testStore: { store }, expect }) => {
+      const t = await domainOn(store);
       const person = await t.createUser({ channels: { email: 'una@example.com' } });
       await registrationPolicy(t, person, { screenCodeRememberedDeviceDays: 30 });
       const user = await userOf(t, person);
