@@ -1,5 +1,6 @@
 import type { Language } from '@dea/contract';
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { usePromise, valueOf } from '../../shared/hooks/use-promise';
 import { applyDocumentLanguage } from '../../shared/i18n/document-language';
 import { readStorage, writeStorage } from '../../shared/storage';
 import { setConsoleCallLanguage } from '../api/console-call';
@@ -47,57 +48,63 @@ export interface ConsoleLanguage {
  * load leaves the console in the language it speaks.
  */
 export function useConsoleLanguage(): ConsoleLanguage {
+  // Each attempt (the first, and each "Try again") loads the language list, and then the texts.
+  const [attempt, setAttempt] = useState(0);
+  const listed = usePromise((signal) => loadConsoleLanguages(signal), [attempt]);
+  const languages = valueOf(listed);
+  useEffect(() => {
+    if (listed.state === 'rejected')
+      console.error("The console's languages could not be loaded", listed.error);
+  }, [listed]);
+
+  // The operator's switch, counted: a switch loads its texts even when they are those shown.
+  const [switched, setSwitched] = useState<{ languageCode: string; count: number }>();
+  const texts = usePromise(
+    (signal) => {
+      if (languages === undefined) return undefined;
+      const languageCode =
+        switched?.languageCode ??
+        chooseConsoleLanguage(
+          readStorage('local', LANGUAGE_STORAGE_KEY) ?? null,
+          navigator.languages,
+          languages,
+        );
+      return loadConsoleTexts(languageCode, signal).then(
+        (messages) => ({ languageCode, languages, messages }),
+        (error: unknown) => {
+          if (!signal.aborted)
+            console.error(`The console's texts of '${languageCode}' could not be loaded`, error);
+          throw error;
+        },
+      );
+    },
+    [languages, switched],
+  );
+
+  // The texts shown: those loaded last; a switch whose texts fail leaves them.
   const [state, setState] = useState<{
     language: string;
     languages: readonly Language[];
     t: ConsoleTranslate;
   }>();
-  const [failed, setFailed] = useState(false);
-  const latest = useRef(0);
-
-  const apply = useCallback((languages: readonly Language[], languageCode: string) => {
-    const choice = ++latest.current;
-    loadConsoleTexts(languageCode).then(
-      (messages) => {
-        if (choice !== latest.current) return;
-        const t = createConsoleTranslator(messages);
-        applyDocumentLanguage(languageCode);
-        setConsoleCallLanguage(languageCode);
-        document.title = t('title');
-        setState({ language: languageCode, languages, t });
-      },
-      (error: unknown) => {
-        console.error(`The console's texts of '${languageCode}' could not be loaded`, error);
-        if (choice === latest.current) setFailed(true);
-      },
-    );
-  }, []);
-
-  const start = useCallback(() => {
-    const choice = ++latest.current;
-    setFailed(false);
-    loadConsoleLanguages().then(
-      (languages) => {
-        if (choice !== latest.current) return;
-        const stored = readStorage('local', LANGUAGE_STORAGE_KEY) ?? null;
-        apply(languages, chooseConsoleLanguage(stored, navigator.languages, languages));
-      },
-      (error: unknown) => {
-        console.error("The console's languages could not be loaded", error);
-        if (choice === latest.current) setFailed(true);
-      },
-    );
-  }, [apply]);
-
-  useEffect(start, [start]);
+  useEffect(() => {
+    if (texts.state !== 'fulfilled') return;
+    const { languageCode, languages: offered, messages } = texts.value;
+    const t = createConsoleTranslator(messages);
+    applyDocumentLanguage(languageCode);
+    setConsoleCallLanguage(languageCode);
+    document.title = t('title');
+    setState({ language: languageCode, languages: offered, t });
+  }, [texts]);
 
   const switchLanguage = useCallback(
     (languageCode: string) => {
       writeStorage('local', LANGUAGE_STORAGE_KEY, languageCode);
-      if (state !== undefined) apply(state.languages, languageCode);
+      if (state !== undefined) setSwitched((before) => ({ languageCode, count: (before?.count ?? 0) + 1 }));
     },
-    [apply, state],
+    [state],
   );
+  const retry = useCallback(() => setAttempt((before) => before + 1), []);
 
   const i18n = useMemo(() => {
     if (state === undefined) return undefined;
@@ -114,5 +121,6 @@ export function useConsoleLanguage(): ConsoleLanguage {
     };
   }, [state, switchLanguage]);
   // Once texts are shown, a failed switch changes nothing on screen.
-  return { i18n, failed: failed && state === undefined, retry: start };
+  const failed = state === undefined && (listed.state === 'rejected' || texts.state === 'rejected');
+  return { i18n, failed, retry };
 }
