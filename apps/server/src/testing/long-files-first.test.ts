@@ -25,7 +25,7 @@ describe('the order of the server files (testing/long-files-first.ts)', () => {
       'a.test.ts',
       'server.process.test.ts',
       'b.test.ts',
-      'directory/active-directory.test.ts',
+      'directory/active-directory-sync.test.ts',
       'c.test.ts',
       'routes/signin-throttle.test.ts',
       'd.test.ts',
@@ -33,13 +33,13 @@ describe('the order of the server files (testing/long-files-first.ts)', () => {
       'e.test.ts',
       'http/timeouts.test.ts',
       'readme-cli.test.ts',
-      'webhooks/webhooks.test.ts',
+      'webhooks/webhooks-retries.test.ts',
       'radius/freeradius-front.test.ts',
     ];
     expect(await order(files)).toEqual([
       'readme-cli.test.ts',
       'release/release.process.test.ts',
-      'directory/active-directory.test.ts',
+      'directory/active-directory-sync.test.ts',
       'server.process.test.ts',
       'a.test.ts',
       'b.test.ts',
@@ -49,7 +49,7 @@ describe('the order of the server files (testing/long-files-first.ts)', () => {
       'http/timeouts.test.ts',
       'e.test.ts',
       // More waiting files than room among the others: they follow, in order.
-      'webhooks/webhooks.test.ts',
+      'webhooks/webhooks-retries.test.ts',
       'radius/freeradius-front.test.ts',
     ]);
   });

@@ -9,7 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONGEST: readonly RegExp[] = [
   /readme-cli\.test\.ts$/,
   /release\/release\.process\.test\.ts$/,
-  /directory\/active-directory\.test\.ts$/,
+  /directory\/active-directory-sync\.test\.ts$/,
 ];
 
 /**
@@ -24,7 +24,7 @@ const WAITING: readonly RegExp[] = [
   /freeradius-front\.test\.ts$/,
   /signin-throttle\.test\.ts$/,
   /http\/timeouts\.test\.ts$/,
-  /webhooks\/webhooks\.test\.ts$/,
+  /webhooks\/webhooks-[\w-]+\.test\.ts$/,
 ];
 
 /** How many files that compute follow each waiting one (the suite runs three at a time). */

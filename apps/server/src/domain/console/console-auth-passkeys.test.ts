@@ -5,7 +5,12 @@ import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { DomainError } from '../errors.js';
 import type { ConsoleCaller } from './console-auth.js';
-import { CONSOLE_PASSWORD, CONSOLE_T0 as T0, consoleSignInOf, enrolmentTokenOf } from './console-testing.js';
+import {
+  CONSOLE_PASSWORD,
+  CONSOLE_T0 as T0,
+  consoleSignInOf,
+  enrolmentTokenOf,
+} from '../../testing/console-domain.js';
 
 const RP = { origin: 'https://dea.example.org', rpId: 'dea.example.org' };
 const ALLOWED_MODEL = 'cb69481e-8ff7-4039-93ec-0a2729a154a8';

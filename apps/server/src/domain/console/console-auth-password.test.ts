@@ -5,7 +5,11 @@ import type { ConsoleRole, Store } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { DomainError } from '../errors.js';
-import { CONSOLE_PASSWORD as PASSWORD, CONSOLE_T0 as T0, consoleSignInOf } from './console-testing.js';
+import {
+  CONSOLE_PASSWORD as PASSWORD,
+  CONSOLE_T0 as T0,
+  consoleSignInOf,
+} from '../../testing/console-domain.js';
 
 const MINUTE = 60_000;
 const ADDRESS = '198.51.100.9';

@@ -6,7 +6,12 @@ import type { Store } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { ConsoleDirectory } from './console-directory.js';
-import { CONSOLE_T0 as T0, DIRECTORY_GROUPS, DIRECTORY_ROLES, directorySignInOf } from './console-testing.js';
+import {
+  CONSOLE_T0 as T0,
+  DIRECTORY_GROUPS,
+  DIRECTORY_ROLES,
+  directorySignInOf,
+} from '../../testing/console-domain.js';
 
 const { staff: STAFF, auditors: AUDITORS, vpn: VPN } = DIRECTORY_GROUPS;
 const REFRESH_MS = 60_000;

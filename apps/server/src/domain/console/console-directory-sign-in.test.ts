@@ -6,7 +6,7 @@ import type { Store } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { DomainError } from '../errors.js';
-import { CONSOLE_T0 as T0, DIRECTORY_GROUPS, directorySignInOf } from './console-testing.js';
+import { CONSOLE_T0 as T0, DIRECTORY_GROUPS, directorySignInOf } from '../../testing/console-domain.js';
 
 const ADDRESS = '198.51.100.9';
 const { staff: STAFF, vpn: VPN } = DIRECTORY_GROUPS;

@@ -9,7 +9,7 @@ import {
   consoleSignInOf,
   OIDC_REDIRECT_URI,
   OIDC_REFRESH_SECONDS as REFRESH_SECONDS,
-} from './console-testing.js';
+} from '../../testing/console-domain.js';
 
 const MINUTE = 60_000;
 

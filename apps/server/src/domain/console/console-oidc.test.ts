@@ -11,7 +11,7 @@ import {
   consoleOidcOf,
   OIDC_ADDRESS as ADDRESS,
   OIDC_REDIRECT_URI as REDIRECT_URI,
-} from './console-testing.js';
+} from '../../testing/console-domain.js';
 
 /** The console's sign-in with a real OpenID provider, started in this process for the test alone. */
 async function oidcOf(

@@ -1,22 +1,22 @@
 import { CONSOLE_ENROLMENT_FRAGMENT, usernameOrThrow } from '@dea/contract';
-import { HashQueue } from '../../crypto/hash-queue.js';
-import { sha256 } from '../../crypto/keyed-hash.js';
-import { hashPassword } from '../../crypto/password-hash.js';
-import type { ConsoleRole, Store } from '../../store/store.js';
-import { ConsoleAccounts } from '../identity/console-accounts.js';
+import { HashQueue } from '../crypto/hash-queue.js';
+import { sha256 } from '../crypto/keyed-hash.js';
+import { hashPassword } from '../crypto/password-hash.js';
+import type { ConsoleRole, Store } from '../store/store.js';
+import { ConsoleAccounts } from '../domain/identity/console-accounts.js';
 import {
   type DirectoryAccountProblem,
   DirectoryUnavailableError,
   type PasswordCheck,
   type SourceRef,
   type SourceUser,
-} from '../identity/user-directory.js';
-import { type SigninThrottleSettings, SigninThrottle } from '../page/signin-throttle.js';
-import { ConsoleAuth } from './console-auth.js';
-import { ConsoleDirectory, type ConsoleDirectorySource } from './console-directory.js';
-import { ConsoleEnrolment } from './console-enrolment.js';
-import { ConsoleOidc, ConsoleOidcRefused } from './console-oidc.js';
-import { consoleOidcConfigOf, type OidcRoleMapping } from './console-oidc-settings.js';
+} from '../domain/identity/user-directory.js';
+import { type SigninThrottleSettings, SigninThrottle } from '../domain/page/signin-throttle.js';
+import { ConsoleAuth } from '../domain/console/console-auth.js';
+import { ConsoleDirectory, type ConsoleDirectorySource } from '../domain/console/console-directory.js';
+import { ConsoleEnrolment } from '../domain/console/console-enrolment.js';
+import { ConsoleOidc, ConsoleOidcRefused } from '../domain/console/console-oidc.js';
+import { consoleOidcConfigOf, type OidcRoleMapping } from '../domain/console/console-oidc-settings.js';
 
 const MINUTE = 60_000;
 
