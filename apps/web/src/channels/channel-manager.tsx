@@ -1,12 +1,11 @@
 import { PasskeyList } from './passkeys/lazy-passkeys';
 import { ErrorNumber, type ChannelListEntry, type ChannelListResult } from '@dea/contract';
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { EnvelopeError } from '../api/api-error';
 import { failureMessage } from '../api/failure-message';
 import { Alert } from '../shared/components/alert';
 import { ProgressBar } from '../shared/components/progress-bar';
 import { Spinner } from '../shared/components/spinner';
-import { usePromise, type PromiseState } from '../shared/hooks/use-promise';
 import { useI18n } from '../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { channelKeyLabel, keysOfType, localTime, sourceText } from './channel-labels';
@@ -56,6 +55,7 @@ export function ChannelManager({
     devices: useId(),
   };
   const [list, setList] = useState<ChannelListResult>();
+  const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
   const [proof, setProof] = useState<Proof>();
   const addressRef = useRef<HTMLInputElement>(null);
@@ -66,60 +66,47 @@ export function ChannelManager({
     if (proof !== undefined) codeRef.current?.focus();
   }, [proof]);
 
-  // The list, loaded again (a new round) after each change; until the next answer, and when it
-  // fails, the one shown before stays.
-  const [round, setRound] = useState(0);
-  const listed = usePromise((signal) => listChannels(signal), [round]);
-  if (listed.state === 'fulfilled' && listed.value !== list) setList(listed.value);
-  // A change under way, then its reload: what the list stood at when it started, and what it
-  // says once the list it changed is in.
-  const [acting, setActing] = useState(false);
-  const [change, setChange] = useState<{
-    from: PromiseState<ChannelListResult>;
-    outcome: Outcome | undefined;
-  }>();
-  if (change !== undefined && listed !== change.from && listed.state !== 'pending') {
-    setChange(undefined);
-    setOutcome(change.outcome);
+  const reload = useCallback(
+    (signal?: AbortSignal) =>
+      listChannels(signal).then(
+        (answer) => {
+          if (!signal?.aborted) setList(answer);
+          return answer;
+        },
+        (error: unknown) => {
+          if (signal?.aborted) return undefined;
+          // The list refuses only a missing registration session with error 3.
+          if (error instanceof EnvelopeError && error.errorNumber === ErrorNumber.notPermitted)
+            onSessionEnded();
+          else say('danger', failureMessage(error));
+          return undefined;
+        },
+      ),
+    [onSessionEnded],
+  );
+  useEffect(() => {
+    const controller = new AbortController();
+    void reload(controller.signal);
+    return () => controller.abort();
+  }, [reload]);
+
+  function say(kindOf: Outcome['kind'], message: PageMessage | undefined) {
+    if (message !== undefined) setOutcome({ kind: kindOf, message, at: Date.now() });
   }
-  const busy = acting || change !== undefined;
-  const sessionEnded = useRef(onSessionEnded);
-  useEffect(() => {
-    sessionEnded.current = onSessionEnded;
-  });
-  useEffect(() => {
-    if (listed.state !== 'rejected') return;
-    // The list refuses only a missing registration session with error 3.
-    if (listed.error instanceof EnvelopeError && listed.error.errorNumber === ErrorNumber.notPermitted) {
-      sessionEnded.current();
-      return;
-    }
-    const message = failureMessage(listed.error);
-    if (message !== undefined) setOutcome({ kind: 'danger', message, at: Date.now() });
-  }, [listed]);
 
-  const said = (kindOf: Outcome['kind'], message: PageMessage | undefined): Outcome | undefined =>
-    message === undefined ? undefined : { kind: kindOf, message, at: Date.now() };
-
-  /**
-   * One change at a time, with the progress bar until the list is loaded again; its outcome is
-   * said with the list it changed.
-   */
+  /** One change at a time, with the progress bar, its outcome said and the list loaded again. */
   async function act(work: () => Promise<PageMessage | undefined>) {
     if (busy) return;
-    const from = listed;
-    setActing(true);
+    setBusy(true);
     setOutcome(undefined);
-    let outcome: Outcome | undefined;
     try {
-      outcome = said('success', await work());
+      say('success', await work());
     } catch (error) {
       if (!(error instanceof EnvelopeError)) console.error('The channels page failed', error);
-      outcome = said('danger', failureMessage(error));
+      say('danger', failureMessage(error));
     } finally {
-      setChange({ from, outcome });
-      setRound((now) => now + 1);
-      setActing(false);
+      await reload();
+      setBusy(false);
     }
   }
 
