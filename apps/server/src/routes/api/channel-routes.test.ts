@@ -49,6 +49,7 @@ describe.each(STORE_KINDS)('the channels page and its strong sign-in, on %s', (k
       ['channels/add', { key: 'personalEmail', address: 'pat@example.org' }],
       ['channels/prove', { proofId: 'x', code: '12345678' }],
       ['channels/remove', { key: 'email' }],
+      ['channels/test', { key: 'email' }],
     ] as const) {
       const answer = envelope(await t.call(`${API}/${path}`, body, signedIn));
       expect(answer, path).toMatchObject({ error: 3 });

@@ -95,6 +95,15 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
       expect((await t.app.inject({ method: 'GET', url: `${API}/registration/oidc/start` })).statusCode).toBe(
         403,
       );
+
+      // dea user unlink-provider removes the link the sign-in made, and says when there was none.
+      expect(await t.dea(['user', 'unlink-provider', person.username])).toMatchObject({
+        code: 0,
+        out: `Removed the link of ${person.username} to the provider.`,
+      });
+      expect((await t.dea(['user', 'unlink-provider', person.username])).out).toBe(
+        `${person.username} had no link to the provider.`,
+      );
     },
   );
 });
