@@ -62,6 +62,8 @@ describe.each(STORE_KINDS)('the channels page and its strong sign-in, on %s', (k
     expect(forged.error).toBe(3);
     // And without the password's session there is no page at all.
     expect((await t.call(`${API}/channels/list`, {})).statusCode).toBe(403);
+    // A made-up undo token undoes nothing.
+    expect(envelope(await t.call(`${API}/channels/undo`, { token: 'y'.repeat(43) })).error).toBe(3);
     expect(await t.services.store.outbox.list(10, person.id)).toEqual([]);
   });
 

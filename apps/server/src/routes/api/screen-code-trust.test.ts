@@ -134,6 +134,8 @@ describe.each(STORE_KINDS)('codes on screen only with a reason to trust, on %s',
         result: { options: { emergencyCodeDelivery: 'Channel' }, screenCodeTrust: 'missing' },
       });
       expect(startup[pageCallKey(PAGE_CALLS.availableChannels(person.id))]).toMatchObject({ error: 0 });
+      // From the trusted range, by the address of the connection, the code is shown.
+      expect(envelope(await createOnScreen(t, person, signedIn, '10.20.3.4')).error).toBe(0);
     },
   );
 
