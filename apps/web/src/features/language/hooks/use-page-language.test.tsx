@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { httpStatus, installFakeServer, ok, type FakeServer } from '../../../testing/fake-server';
 import { pageReady, renderPage } from '../../../testing/render-page';
@@ -114,5 +114,29 @@ describe('language menu', () => {
     await user.click(screen.getByRole('menuitemradio', { name: 'العربية' }));
     await waitFor(() => expect(document.documentElement.dir).toBe('rtl'));
     expect(screen.getByRole('banner')).toHaveTextContent(text('ar', 'app.title'));
+  });
+
+  it('speaks the language chosen last when the texts of an earlier choice come after it', async () => {
+    let releaseGerman = () => undefined as void;
+    const germanHeld = new Promise<void>((resolve) => (releaseGerman = resolve));
+    server.on('GET message', async (call) => {
+      if (call.query.get('lang') === 'de') await germanHeld;
+      return { body: testMessages(call.query.get('lang') ?? 'en') };
+    });
+    const { user } = renderPage();
+    await screen.findByTestId('emergency-code');
+    const chooseLanguage = async (name: string) => {
+      await user.click(screen.getByRole('button', { name: text('en', 'header.userMenu') }));
+      await user.click(screen.getByRole('menuitem', { name: text('en', 'header.settings.language') }));
+      await user.click(screen.getByRole('menuitemradio', { name }));
+    };
+    await chooseLanguage('Deutsch');
+    await waitFor(() => expect(messageLangs()).toEqual([null, 'de']));
+    await chooseLanguage('Français');
+    await waitFor(() => expect(document.documentElement.lang).toBe('fr'));
+    await act(async () => releaseGerman());
+    expect(document.documentElement.lang).toBe('fr');
+    expect(screen.getByTestId('code-card')).toHaveTextContent(text('fr', 'content.title'));
+    expect(window.localStorage.getItem('lang')).toBe('fr');
   });
 });

@@ -41,7 +41,6 @@ export function usePageLanguage(
   const [failed, setFailed] = useState<{ error: unknown }>();
   const [chosen, setChosen] = useState<string>();
   const messageRequests = useRef(new Map<string, Promise<Messages>>());
-  const latestChoice = useRef(0);
   const reportRef = useRef(report);
   reportRef.current = report;
 
@@ -57,33 +56,41 @@ export function usePageLanguage(
     return pending;
   }, []);
 
-  const loadedLanguage = useRef<string | undefined>(undefined);
-  const apply = useCallback(
-    async (languageCode: string, switched = false) => {
-      const choice = ++latestChoice.current;
-      try {
-        const messages = await messagesOf(languageCode);
-        if (choice !== latestChoice.current) return;
-        // A person's choice is kept only once its texts are in: a switch that failed is not
-        // what later visits start with.
-        if (switched) rememberChosenLanguage(languageCode);
-        setRequestLanguage(languageCode);
-        applyDocumentLanguage(languageCode);
-        keepSessionLanguage(languageCode);
-        loadedLanguage.current = languageCode;
-        setLoaded({ language: languageCode, messages });
-      } catch (error) {
-        console.error(`The texts of language '${languageCode}' could not be loaded`, error);
-        if (choice !== latestChoice.current) return;
-        // A switch that failed leaves the page in the language it speaks.
-        if (loadedLanguage.current !== undefined) setChosen(loadedLanguage.current);
-        setFailed({ error });
-        const message = failureMessage(error);
-        if (message) reportRef.current(message);
-      }
-    },
-    [messagesOf],
+  // Each choice of a language (the startup's, each switch) asks for its texts; `switched` when the
+  // person chose it. A later choice wins over an earlier whose texts are still on their way.
+  const [asked, setAsked] = useState<{ languageCode: string; switched: boolean }>();
+  const texts = usePromise(
+    () =>
+      asked &&
+      messagesOf(asked.languageCode).then(
+        (messages) => ({ ...asked, messages }),
+        (error: unknown) => {
+          console.error(`The texts of language '${asked.languageCode}' could not be loaded`, error);
+          throw error;
+        },
+      ),
+    [asked],
   );
+  const loadedLanguage = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (texts.state === 'fulfilled') {
+      const { languageCode, switched, messages } = texts.value;
+      // A person's choice is kept only once its texts are in: a switch that failed is not
+      // what later visits start with.
+      if (switched) rememberChosenLanguage(languageCode);
+      setRequestLanguage(languageCode);
+      applyDocumentLanguage(languageCode);
+      keepSessionLanguage(languageCode);
+      loadedLanguage.current = languageCode;
+      setLoaded({ language: languageCode, messages });
+    } else if (texts.state === 'rejected') {
+      // A switch that failed leaves the page in the language it speaks.
+      if (loadedLanguage.current !== undefined) setChosen(loadedLanguage.current);
+      setFailed({ error: texts.error });
+      const message = failureMessage(texts.error);
+      if (message) reportRef.current(message);
+    }
+  }, [texts]);
 
   const userKnown = userId !== undefined;
   const languageList = usePromise(
@@ -125,16 +132,13 @@ export function usePageLanguage(
       languages,
     );
     setChosen(language);
-    void apply(language);
-  }, [ready, chosen, stored, userLocale, languages, apply]);
+    setAsked({ languageCode: language, switched: false });
+  }, [ready, chosen, stored, userLocale, languages]);
 
-  const switchLanguage = useCallback(
-    (languageCode: string) => {
-      setChosen(languageCode);
-      void apply(languageCode, true);
-    },
-    [apply],
-  );
+  const switchLanguage = useCallback((languageCode: string) => {
+    setChosen(languageCode);
+    setAsked({ languageCode, switched: true });
+  }, []);
 
   const i18n = useMemo<I18n | undefined>(
     () => (loaded ? { language: loaded.language, t: createTranslator(loaded.messages) } : undefined),
