@@ -112,6 +112,26 @@ describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on
   );
 
   storeTest.concurrent(
+    'the person is sent to the provider for a new login, with PKCE, a state and a nonce of their own',
+    async ({ testStore: { store }, expect, onTestFinished }) => {
+      const d = await withProvider(store, onTestFinished);
+      const alice = await d.person();
+      const first = new URL(await d.oidc.start(alice));
+      expect(Object.fromEntries(first.searchParams)).toMatchObject({
+        client_id: d.provider.clientId,
+        redirect_uri: 'http://dea.test/dea/api/registration/oidc/callback',
+        scope: 'openid profile',
+        code_challenge_method: 'S256',
+        prompt: 'login',
+        max_age: '0',
+      });
+      const second = new URL(await d.oidc.start(alice));
+      for (const name of ['state', 'nonce', 'code_challenge'])
+        expect(second.searchParams.get(name), name).not.toBe(first.searchParams.get(name));
+    },
+  );
+
+  storeTest.concurrent(
     'a password alone at the provider, or an acr not named, opens nothing; an acr named does',
     async ({ testStore: { store }, expect, onTestFinished }) => {
       const d = await withProvider(store, onTestFinished);
