@@ -39,7 +39,7 @@ describe('the channel manager', () => {
     expect(screen.queryByTestId('channel-list')).toBeNull();
   });
 
-  it('stays busy after a change until the list is loaded again', async () => {
+  it('stays busy after a change until the list is loaded again, and says the outcome with it', async () => {
     server.answer('POST channels/remove', ok({ done: true }));
     const { user } = renderManager();
     const phone = await screen.findByTestId('channel-personalMobile');
@@ -49,6 +49,7 @@ describe('the channel manager', () => {
     await waitFor(() => expect(server.callsTo('POST channels/list')).toHaveLength(2));
     expect(progress()).toBeInTheDocument();
     expect(screen.getByTestId('channel-personalMobile')).toBeInTheDocument();
+    expect(screen.queryByTestId('channels-done')).toBeNull();
     held.release();
     await waitFor(() => expect(screen.queryByTestId('channel-personalMobile')).toBeNull());
     expect(progress()).toBeNull();

@@ -1,11 +1,12 @@
 import { PasskeyList } from './passkeys/lazy-passkeys';
 import { ErrorNumber, type ChannelListEntry, type ChannelListResult } from '@dea/contract';
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { EnvelopeError } from '../api/api-error';
 import { failureMessage } from '../api/failure-message';
 import { Alert } from '../shared/components/alert';
 import { ProgressBar } from '../shared/components/progress-bar';
 import { Spinner } from '../shared/components/spinner';
+import { usePromise, type PromiseState } from '../shared/hooks/use-promise';
 import { useI18n } from '../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { channelKeyLabel, keysOfType, localTime, sourceText } from './channel-labels';
@@ -29,6 +30,9 @@ type Proof = {
 };
 
 type Outcome = { kind: 'success' | 'danger'; message: PageMessage; at: number };
+
+/** What a change says, and the proof it leaves open (`{ next: undefined }` closes it). */
+type Done = { message?: PageMessage; proof?: { next: Proof | undefined } };
 
 /**
  * With a registration session: the person's channels with their source and state, a test message
@@ -55,7 +59,6 @@ export function ChannelManager({
     devices: useId(),
   };
   const [list, setList] = useState<ChannelListResult>();
-  const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>();
   const [proof, setProof] = useState<Proof>();
   const addressRef = useRef<HTMLInputElement>(null);
@@ -66,47 +69,65 @@ export function ChannelManager({
     if (proof !== undefined) codeRef.current?.focus();
   }, [proof]);
 
-  const reload = useCallback(
-    (signal?: AbortSignal) =>
-      listChannels(signal).then(
-        (answer) => {
-          if (!signal?.aborted) setList(answer);
-          return answer;
-        },
-        (error: unknown) => {
-          if (signal?.aborted) return undefined;
-          // The list refuses only a missing registration session with error 3.
-          if (error instanceof EnvelopeError && error.errorNumber === ErrorNumber.notPermitted)
-            onSessionEnded();
-          else say('danger', failureMessage(error));
-          return undefined;
-        },
-      ),
-    [onSessionEnded],
-  );
-  useEffect(() => {
-    const controller = new AbortController();
-    void reload(controller.signal);
-    return () => controller.abort();
-  }, [reload]);
-
-  function say(kindOf: Outcome['kind'], message: PageMessage | undefined) {
-    if (message !== undefined) setOutcome({ kind: kindOf, message, at: Date.now() });
+  // The list, loaded again (a new round) after each change; until the next answer, and when it
+  // fails, the one shown before stays.
+  const [round, setRound] = useState(0);
+  const listed = usePromise((signal) => listChannels(signal), [round]);
+  if (listed.state === 'fulfilled' && listed.value !== list) setList(listed.value);
+  // A change under way, then its reload: what the list stood at when it started, and what the
+  // change shows (its outcome, the proof it opened or closed) once the list it changed is in.
+  const [acting, setActing] = useState(false);
+  const [change, setChange] = useState<{
+    from: PromiseState<ChannelListResult>;
+    outcome: Outcome | undefined;
+    proof: Done['proof'];
+  }>();
+  if (change !== undefined && listed !== change.from && listed.state !== 'pending') {
+    setChange(undefined);
+    setOutcome(change.outcome);
+    if (change.proof !== undefined) setProof(change.proof.next);
   }
+  const busy = acting || change !== undefined;
+  const sessionEnded = useRef(onSessionEnded);
+  useEffect(() => {
+    sessionEnded.current = onSessionEnded;
+  });
+  useEffect(() => {
+    if (listed.state !== 'rejected') return;
+    // The list refuses only a missing registration session with error 3.
+    if (listed.error instanceof EnvelopeError && listed.error.errorNumber === ErrorNumber.notPermitted) {
+      sessionEnded.current();
+      return;
+    }
+    const message = failureMessage(listed.error);
+    if (message !== undefined) setOutcome({ kind: 'danger', message, at: Date.now() });
+  }, [listed]);
 
-  /** One change at a time, with the progress bar, its outcome said and the list loaded again. */
-  async function act(work: () => Promise<PageMessage | undefined>) {
+  const said = (kindOf: Outcome['kind'], message: PageMessage | undefined): Outcome | undefined =>
+    message === undefined ? undefined : { kind: kindOf, message, at: Date.now() };
+
+  /**
+   * One change at a time, with the progress bar until the list is loaded again; what it shows
+   * comes with the list it changed.
+   */
+  async function act(work: () => Promise<Done>) {
     if (busy) return;
-    setBusy(true);
+    const from = listed;
+    setActing(true);
     setOutcome(undefined);
+    let outcome: Outcome | undefined;
+    let proofAfter: Done['proof'];
     try {
-      say('success', await work());
+      const done = await work();
+      outcome = said('success', done.message);
+      proofAfter = done.proof;
     } catch (error) {
       if (!(error instanceof EnvelopeError)) console.error('The channels page failed', error);
-      say('danger', failureMessage(error));
+      outcome = said('danger', failureMessage(error));
     } finally {
-      await reload();
-      setBusy(false);
+      setChange({ from, outcome, proof: proofAfter });
+      setRound((now) => now + 1);
+      setActing(false);
     }
   }
 
@@ -137,8 +158,7 @@ export function ChannelManager({
   const startProof = (key: string, address: string) =>
     act(async () => {
       const started = await addChannel(key, address, locale);
-      setProof({ ...started, key, address, triesLeft: undefined });
-      return undefined;
+      return { proof: { next: { ...started, key, address, triesLeft: undefined } } };
     });
 
   function onAdd(event: FormEvent<HTMLFormElement>) {
@@ -158,9 +178,11 @@ export function ChannelManager({
       } finally {
         if (codeRef.current) codeRef.current.value = '';
       }
-      setProof(undefined);
       if (addressRef.current) addressRef.current.value = '';
-      return { key: 'channels.proven', values: { recipient: proof.to } };
+      return {
+        message: { key: 'channels.proven', values: { recipient: proof.to } },
+        proof: { next: undefined },
+      };
     });
   }
 
@@ -199,13 +221,13 @@ export function ChannelManager({
               onTest={() =>
                 void act(async () => {
                   const sent = await testChannel(channel.key, locale);
-                  return { key: 'channels.testSent', values: { recipient: sent.to } };
+                  return { message: { key: 'channels.testSent', values: { recipient: sent.to } } };
                 })
               }
               onRemove={() =>
                 void act(async () => {
                   await removeChannel(channel.key);
-                  return { key: 'channels.removed', values: { recipient: channel.to } };
+                  return { message: { key: 'channels.removed', values: { recipient: channel.to } } };
                 })
               }
             />
@@ -243,7 +265,7 @@ export function ChannelManager({
                     onClick={() =>
                       void act(async () => {
                         await removeChannel(channel.key);
-                        return { key: 'channels.removed', values: { recipient: channel.to } };
+                        return { message: { key: 'channels.removed', values: { recipient: channel.to } } };
                       })
                     }
                   >
@@ -350,7 +372,7 @@ export function ChannelManager({
           onClick={() =>
             void act(async () => {
               await forgetDevices();
-              return { key: 'channels.devices.forgotten' };
+              return { message: { key: 'channels.devices.forgotten' } };
             })
           }
         >
