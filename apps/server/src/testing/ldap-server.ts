@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from 'ldapts';
 import { createPrivateCa } from './private-ca.js';
 import { freePort } from './free-port.js';
+import { outputLine } from './output-line.js';
 
 /** A real OpenLDAP server (Debian's slapd) for the tests: StartTLS on ldap://, and ldaps://. */
 export interface LdapServer {
@@ -51,21 +52,11 @@ const SLAPD = '/usr/sbin/slapd';
 const SCHEMA_DIR = '/etc/ldap/schema';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-async function waitUntilReady(url: string, adminDn: string, password: string, log: () => string) {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    const client = new Client({ url, connectTimeout: 1000 });
-    try {
-      await client.bind(adminDn, password);
-      await client.unbind();
-      return;
-    } catch (error) {
-      await client.unbind().catch(() => undefined);
-      if (Date.now() > deadline) throw new Error(`slapd did not start:\n${log()}`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
+/**
+ * What slapd writes with `-d conns` once its listener thread has called listen() on every socket
+ * and waits for connections ("slapd starting" comes before the listen()).
+ */
+const LISTENING = /daemon: \w+: listen=/;
 
 /** Where a slapd keeps its files, and the certificate it serves. */
 interface SlapdFiles {
@@ -136,12 +127,20 @@ async function runSlapd(files: SlapdFiles, entries?: string): Promise<LdapServer
   const url = `ldap://127.0.0.1:${port}`;
   const ldapsUrl = `ldaps://127.0.0.1:${tlsPort}`;
   let output = '';
-  const server = spawn(SLAPD, ['-f', config, '-h', `${url}/ ${ldapsUrl}/`, '-d', '0'], {
+  const server = spawn(SLAPD, ['-f', config, '-h', `${url}/ ${ldapsUrl}/`, '-d', 'conns'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitUntilReady(url, ADMIN_DN, ADMIN_PASSWORD, () => output);
+  await outputLine(server, () => output, LISTENING, { what: 'slapd', deadlineMs: 45_000 }).catch(
+    (error: unknown) => {
+      server.kill('SIGKILL');
+      throw error;
+    },
+  );
+  // What it says of each connection from here on is read and dropped (a stream that flows on).
+  server.stdout.removeAllListeners('data');
+  server.stderr.removeAllListeners('data');
   if (entries === undefined) {
     const admin = new Client({ url });
     await admin.bind(ADMIN_DN, ADMIN_PASSWORD);

@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { outputLine } from './output-line.js';
 
 /** Debian's PgBouncer in front of a test PostgreSQL server, pooling by transaction. */
 export interface PgBouncer {
@@ -15,22 +15,8 @@ export interface PgBouncer {
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 const asRoot = process.getuid?.() === 0;
 
-async function waitForPort(port: number, output: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`pgbouncer did not start:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** What PgBouncer writes once it listens (after "listening on", which follows its listen()). */
+const READY = /LOG process up: PgBouncer/;
 
 /**
  * Starts PgBouncer in transaction pooling mode (how large PostgreSQL deployments run) in front of
@@ -69,7 +55,13 @@ export async function startPgBouncer(postgresUrl: string): Promise<PgBouncer> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitForPort(port, () => output);
+  await outputLine(child, () => output, READY, { what: 'pgbouncer', deadlineMs: 10_000 }).catch(
+    (error: unknown) => {
+      child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    },
+  );
   return {
     urlOf(database) {
       return `postgres://dea@127.0.0.1:${port}/${database}`;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './free-port.js';
+import { outputLine } from './output-line.js';
 
 /**
  * A throwaway PostgreSQL cluster for tests, started with the installed server binaries.
@@ -51,21 +52,15 @@ function asPostgresUser(command: string, args: string[]): [string, string[]] {
   return asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
-async function waitUntilReady(url: string, server: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`postgres exited early:\n${log()}`);
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-      await client.end();
-      return;
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      if (Date.now() > deadline) throw new Error(`postgres did not start:\n${log()}`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+/**
+ * What the postmaster logs (stderr) once it accepts connections: its sockets listen before, and
+ * the startup process has finished.
+ */
+const READY = /database system is ready to accept connections/;
+
+/** Resolved once the server just started (its output from `from` on) says it is ready. */
+function ready(server: ChildProcess, output: () => string, from: number): Promise<unknown> {
+  return outputLine(server, output, READY, { what: 'postgres', deadlineMs: 45_000, from });
 }
 
 /** What makes a commit durable; tests turn them off for speed, a benchmark keeps them as production does. */
@@ -139,7 +134,7 @@ export async function startPostgresCluster(
   };
   listen(server);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await waitUntilReady(url, server, () => output);
+  await ready(server, () => output, 0);
   const postmasterPid = (): number =>
     Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   /** The postmaster and its children (the backends and workers). */
@@ -165,9 +160,10 @@ export async function startPostgresCluster(
     shutDown,
     async startUp() {
       if (server.exitCode === null) return;
+      const from = output.length;
       server = spawn(postgres, postgresArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
       listen(server);
-      await waitUntilReady(url, server, () => output);
+      await ready(server, () => output, from);
     },
     freeze() {
       for (const pid of serverPids()) process.kill(pid, 'SIGSTOP');
