@@ -6,7 +6,7 @@ import { failureMessage } from '../api/failure-message';
 import { Alert } from '../shared/components/alert';
 import { ProgressBar } from '../shared/components/progress-bar';
 import { Spinner } from '../shared/components/spinner';
-import { usePromise, type PromiseState } from '../shared/hooks/use-promise';
+import { useLatestValue, usePromise, type PromiseState } from '../shared/hooks/use-promise';
 import { useI18n } from '../shared/i18n/i18n-context';
 import { resolveMessage, type PageMessage } from '../shared/i18n/page-message';
 import { channelKeyLabel, keysOfType, localTime, sourceText } from './channel-labels';
@@ -58,7 +58,6 @@ export function ChannelManager({
     code: useId(),
     devices: useId(),
   };
-  const [list, setList] = useState<ChannelListResult>();
   const [outcome, setOutcome] = useState<Outcome>();
   const [proof, setProof] = useState<Proof>();
   const addressRef = useRef<HTMLInputElement>(null);
@@ -73,7 +72,7 @@ export function ChannelManager({
   // fails, the one shown before stays.
   const [round, setRound] = useState(0);
   const listed = usePromise((signal) => listChannels(signal), [round]);
-  if (listed.state === 'fulfilled' && listed.value !== list) setList(listed.value);
+  const list = useLatestValue(listed);
   // A change under way, then its reload: what the list stood at when it started, and what the
   // change shows (its outcome, the proof it opened or closed) once the list it changed is in.
   const [acting, setActing] = useState(false);

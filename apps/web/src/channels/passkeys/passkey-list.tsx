@@ -1,8 +1,7 @@
-import type { UserPasskey } from '@dea/contract';
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { failureMessage } from '../../api/failure-message';
 import { Alert } from '../../shared/components/alert';
-import { usePromise } from '../../shared/hooks/use-promise';
+import { useLatestValue, usePromise } from '../../shared/hooks/use-promise';
 import { useI18n } from '../../shared/i18n/i18n-context';
 import type { Translate } from '../../shared/i18n/translator';
 import { addPasskey, listPasskeys, removePasskey, renamePasskey } from './passkey-calls';
@@ -20,9 +19,7 @@ export function PasskeyList() {
   const [version, setVersion] = useState(0);
   const loaded = usePromise((signal) => listPasskeys(signal), [version]);
   // While a change reloads the list, the one shown before stays.
-  const shown = useRef<UserPasskey[] | undefined>(undefined);
-  if (loaded.state === 'fulfilled') shown.current = loaded.value;
-  const passkeys = shown.current;
+  const passkeys = useLatestValue(loaded);
   const action = usePasskeyAction(t);
   const [name, setName] = useState(t('channels.passkeys.defaultName'));
   const [editing, setEditing] = useState<{ id: string; name: string } | undefined>(undefined);

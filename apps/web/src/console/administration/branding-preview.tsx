@@ -6,7 +6,7 @@ import { backgroundStyle } from '../../features/branding/background-style';
 import { BrandedHeader } from '../../features/branding/components/branded-header';
 import { PageFooter } from '../../features/branding/components/page-footer';
 import type { CustomBranding } from '../../features/branding/resolve-branding';
-import { usePromise } from '../../shared/hooks/use-promise';
+import { useLatestValue, usePromise } from '../../shared/hooks/use-promise';
 import { I18nProvider } from '../../shared/i18n/i18n-context';
 import { createTranslator, type Messages } from '../../shared/i18n/translator';
 import pageStyles from '../../styles/page.scss?inline';
@@ -23,9 +23,8 @@ export function BrandingPreview({ branding }: { branding: CustomBranding }) {
   const [root, setRoot] = useState<ShadowRoot>();
   // The page's texts in the console's language; until they come (or when they fail), those shown
   // before stay.
-  const loaded = usePromise(() => getMessages(messageFileName(language)), [language]);
-  const [messages, setMessages] = useState<Messages>({});
-  if (loaded.state === 'fulfilled' && loaded.value !== messages) setMessages(loaded.value);
+  const messages: Messages =
+    useLatestValue(usePromise(() => getMessages(messageFileName(language)), [language])) ?? {};
 
   useEffect(() => {
     if (host === null) return;

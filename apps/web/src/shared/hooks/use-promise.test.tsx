@@ -2,7 +2,7 @@ import { act, renderHook } from '@testing-library/react';
 import { useLayoutEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { describe, expect, it, vi } from 'vitest';
-import { usePromise, valueOf } from './use-promise';
+import { useLatestValue, usePromise, valueOf } from './use-promise';
 
 function deferred<T>() {
   let resolve!: (value: T) => void;
@@ -117,5 +117,30 @@ describe('usePromise', () => {
       root.unmount();
       vi.unstubAllGlobals();
     }
+  });
+
+  it('keeps the last value while the load runs again and when that fails, none before the first', async () => {
+    const calls: ReturnType<typeof deferred<string>>[] = [];
+    const { result, rerender } = renderHook(
+      ({ round }: { round: number }) =>
+        useLatestValue(
+          usePromise(() => {
+            const call = deferred<string>();
+            calls.push(call);
+            return call.promise;
+          }, [round]),
+        ),
+      { initialProps: { round: 0 } },
+    );
+    expect(result.current).toBeUndefined();
+    await act(async () => calls[0]?.resolve('first'));
+    expect(result.current).toBe('first');
+    rerender({ round: 1 });
+    expect(result.current).toBe('first');
+    await act(async () => calls[1]?.reject(new Error('no')));
+    expect(result.current).toBe('first');
+    rerender({ round: 2 });
+    await act(async () => calls[2]?.resolve('second'));
+    expect(result.current).toBe('second');
   });
 });

@@ -43,6 +43,18 @@ export function usePromise<T>(
   return state;
 }
 
+/**
+ * The value of the last answer that came, kept while the load runs again (new inputs, a new
+ * round) and when that fails: what a screen goes on showing until the next answer.
+ * `undefined` before the first.
+ */
+export function useLatestValue<T>(loaded: PromiseState<T>): T | undefined {
+  const [latest, setLatest] = useState<{ value: T }>();
+  if (loaded.state === 'fulfilled' && (latest === undefined || latest.value !== loaded.value))
+    setLatest({ value: loaded.value });
+  return loaded.state === 'fulfilled' ? loaded.value : latest?.value;
+}
+
 /** The value once fulfilled, `undefined` before (and on failure). */
 export function valueOf<T>(loaded: PromiseState<T>): T | undefined {
   return loaded.state === 'fulfilled' ? loaded.value : undefined;
