@@ -118,10 +118,8 @@ const playwrightReport = join(reports, 'playwright.json');
 // before them anyway.
 const BESIDE = 5;
 await runTogether([
-  // The type check and the lint, each half at once (scripts/check-code.mjs): oxlint's
-  // typescript-go for TypeScript's diagnostics and the type-aware rules, ESLint for the rest
-  // (docs/decisions/0025; about 57 CPU-seconds, where one TypeScript program per project shared
-  // by the type check and ESLint took 142-168).
+  // The type check and the lint in one tool (scripts/check-code.mjs): oxlint, its typescript-go
+  // for TypeScript's diagnostics and the type-aware rules, and every other rule (docs/decisions/0045).
   ['type check and lint', 'node', ['scripts/check-code.mjs']],
   // The format (Biome, biome.json; docs/decisions/0028): about 2 CPU-seconds.
   ['format (Biome)', 'node_modules/.bin/biome', ['format', '.'], {}, BESIDE],

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * No module of the product imports itself back, through any chain of run-time imports: a cycle
  * makes the order of evaluation decide whether a value is there yet, and ties layers that the
- * lint rules keep apart (eslint.config.js) in ways they cannot see (two files of one folder).
+ * lint rules keep apart (.oxlintrc.json) in ways they cannot see (two files of one folder).
  * Type-only imports are left out: they vanish from the JavaScript.
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -27,7 +27,7 @@ import {
   putHeadBack,
   seqs,
   usedStore,
-} from './audit-trail-tampering-fixture.js';
+} from '../../testing/audit-trail-tampering.js';
 
 /** The audit file an export round writes over the store, and the furthest signed head in it. */
 async function exportedAnchor(store: Store, file: string, at: number): Promise<AuditAnchor> {

@@ -4,7 +4,7 @@ import { storeTest } from '../../testing/fixtures.js';
 import { execRaw } from '../../testing/store-dump.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { beginAuditTrail, sealAuditTrail, verifyAuditTrail } from './audit-trail.js';
-import { appendSome, KEYS, NOW, seqs, usedStore } from './audit-trail-tampering-fixture.js';
+import { appendSome, KEYS, NOW, seqs, usedStore } from '../../testing/audit-trail-tampering.js';
 
 /**
  * The end of the audit trail cut by someone who can write the database but holds no secret: told

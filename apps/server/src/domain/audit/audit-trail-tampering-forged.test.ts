@@ -8,7 +8,7 @@ import { storeTest } from '../../testing/fixtures.js';
 import { execRaw } from '../../testing/store-dump.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { beginAuditTrail, sealAuditTrail, verifyAuditTrail } from './audit-trail.js';
-import { appendSome, DAY, forge, KEYS, NOW, seqs, usedStore } from './audit-trail-tampering-fixture.js';
+import { appendSome, DAY, forge, KEYS, NOW, seqs, usedStore } from '../../testing/audit-trail-tampering.js';
 
 /**
  * Entries the product did not write (ADR 0032): never sealed, named by `verifyAuditTrail`, and

@@ -16,7 +16,7 @@ import {
   setRegistrationPolicy,
   start,
   userOf,
-} from './channel-proof-fixture.js';
+} from '../../testing/channel-proof-domain.js';
 
 const domainOn = (store: Store, settings?: Record<string, string>) =>
   domainWith(store, openOutboxMessage, settings);

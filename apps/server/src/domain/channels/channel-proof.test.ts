@@ -16,7 +16,7 @@ import {
   setRegistrationPolicy,
   start,
   userOf,
-} from './channel-proof-fixture.js';
+} from '../../testing/channel-proof-domain.js';
 import { sendCode } from './send-code.js';
 
 const HOUR = 3_600_000;

@@ -6,7 +6,7 @@ import { openOutboxMessage } from '../../delivery/outbox-provider.js';
 import type { Store, User } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS, TEST_STORE_KEYS } from '../../testing/stores.js';
-import { composedDomain } from './composed-domain-fixture.js';
+import { composedDomain } from '../../testing/composed-domain.js';
 import { sendCode, type SendRequest } from './send-code.js';
 
 const T0 = Date.UTC(2026, 11, 7, 9, 0, 0);

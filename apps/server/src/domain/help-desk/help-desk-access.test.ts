@@ -2,7 +2,15 @@ import { POLICY_CATEGORY_HELP_DESK } from '@dea/contract';
 import { describe } from 'vitest';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import { callerOf, FORBIDDEN, helpDeskOf, MISSING, NO_LOG, refusalOf, T0 } from './help-desk-test-setup.js';
+import {
+  callerOf,
+  FORBIDDEN,
+  helpDeskOf,
+  MISSING,
+  NO_LOG,
+  refusalOf,
+  T0,
+} from '../../testing/help-desk-domain.js';
 
 describe.each(STORE_KINDS)('who the help desk may help, on %s', (kind) => {
   storeTest.override('storeKind', kind);

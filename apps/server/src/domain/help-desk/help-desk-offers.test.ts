@@ -9,7 +9,7 @@ import { newId } from '../../crypto/ids.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { helpDeskOffers } from './help-desk-offers.js';
-import { BY_CHANNEL, callerOf, helpDeskOf, T0 } from './help-desk-test-setup.js';
+import { BY_CHANNEL, callerOf, helpDeskOf, T0 } from '../../testing/help-desk-domain.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -13,7 +13,7 @@ import {
   NO_LOG,
   refusalOf,
   T0,
-} from './help-desk-test-setup.js';
+} from '../../testing/help-desk-domain.js';
 
 describe.each(STORE_KINDS)('the help desk on %s', (kind) => {
   storeTest.override('storeKind', kind);

@@ -4,7 +4,7 @@ import { newId } from '../../crypto/ids.js';
 import type { Store, User } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import { composedDomain } from '../channels/composed-domain-fixture.js';
+import { composedDomain } from '../../testing/composed-domain.js';
 
 const T0 = Date.UTC(2026, 11, 7, 9, 0, 0);
 const CLIENT = '198.51.100.7';

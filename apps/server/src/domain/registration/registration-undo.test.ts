@@ -12,7 +12,7 @@ import {
   outbox,
   setRegistrationPolicy as registrationPolicy,
   userOf,
-} from '../channels/channel-proof-fixture.js';
+} from '../../testing/channel-proof-domain.js';
 import type { OpenedRegistration } from './registration-sign-in.js';
 
 const MINUTE = 60_000;

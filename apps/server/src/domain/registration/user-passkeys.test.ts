@@ -5,7 +5,7 @@ import type { Store, User } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
 import { STORE_KINDS } from '../../testing/stores.js';
-import { composedDomain } from '../channels/composed-domain-fixture.js';
+import { composedDomain } from '../../testing/composed-domain.js';
 import { forgetUserPasskeys, MAX_USER_PASSKEYS, PASSKEY_CHALLENGE_MS } from './user-passkeys.js';
 
 const T0 = Date.UTC(2026, 11, 7, 9, 0, 0);

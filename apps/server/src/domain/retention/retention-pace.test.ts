@@ -8,7 +8,7 @@ import {
   purging,
   rulesWith,
   withSlowedCodes,
-} from './retention-fixture.js';
+} from '../../testing/retention-domain.js';
 
 withSlowedCodes();
 

@@ -4,7 +4,7 @@ import { newId } from '../../crypto/ids.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { purgeCutoffs, purgeStore } from './retention.js';
-import { NOW, rulesWith } from './retention-fixture.js';
+import { NOW, rulesWith } from '../../testing/retention-domain.js';
 
 describe.each(STORE_KINDS)(
   'the purge of proofs, challenges, registration sessions and one-time links on %s',

@@ -1,8 +1,8 @@
 import { usernameOrThrow } from '@dea/contract';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { newId } from '../../crypto/ids.js';
-import { openTestStore, type TestStore } from '../../testing/stores.js';
-import { type PurgeOutcome, purgeStore, type RetentionRules } from './retention.js';
+import { newId } from '../crypto/ids.js';
+import { openTestStore, type TestStore } from './stores.js';
+import { type PurgeOutcome, purgeStore, type RetentionRules } from '../domain/retention/retention.js';
 
 export const NOW = Date.UTC(2026, 10, 25, 9, 0, 0);
 /** How long each batch of the slowed store below keeps the purge busy, at least. */

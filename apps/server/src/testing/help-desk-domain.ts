@@ -5,15 +5,15 @@ import {
   POLICY_CATEGORY_SELF_SERVICE,
   usernameOrThrow,
 } from '@dea/contract';
-import { newId } from '../../crypto/ids.js';
-import type { ConsoleRole, Store } from '../../store/store.js';
-import { identityOf } from '../../testing/identity.js';
-import type { SendRequest } from '../channels/send-code.js';
-import { DEFAULT_CODE_ALPHABET } from '../codes/code-settings.js';
-import { Verification } from '../codes/verification.js';
-import type { ConsoleCaller } from '../console/console-auth.js';
-import { DomainError } from '../errors.js';
-import { HelpDesk } from './help-desk.js';
+import { newId } from '../crypto/ids.js';
+import type { ConsoleRole, Store } from '../store/store.js';
+import { identityOf } from './identity.js';
+import type { SendRequest } from '../domain/channels/send-code.js';
+import { DEFAULT_CODE_ALPHABET } from '../domain/codes/code-settings.js';
+import { Verification } from '../domain/codes/verification.js';
+import type { ConsoleCaller } from '../domain/console/console-auth.js';
+import { DomainError } from '../domain/errors.js';
+import { HelpDesk } from '../domain/help-desk/help-desk.js';
 
 /** What the help desk's tests share: a help desk over a test's store, its callers and users. */
 

@@ -1,10 +1,10 @@
-import { composeDomain } from '../../composition.js';
-import { Metrics } from '../../observability/metrics.js';
-import { ensureBuiltInContent } from '../../seed/built-in-content.js';
-import type { Store } from '../../store/store.js';
-import { TEST_STORE_KEYS } from '../../testing/stores.js';
-import { testClock, testConfig } from '../../testing/test-app.js';
-import { RequestTurns } from '../bulkheads.js';
+import { composeDomain } from '../composition.js';
+import { Metrics } from '../observability/metrics.js';
+import { ensureBuiltInContent } from '../seed/built-in-content.js';
+import type { Store } from '../store/store.js';
+import { TEST_STORE_KEYS } from './stores.js';
+import { testClock, testConfig } from './test-app.js';
+import { RequestTurns } from '../domain/bulkheads.js';
 
 /**
  * What the domain's tests of sending, channels and registration share: every use case over a

@@ -8,9 +8,9 @@ import {
   type ChannelKey,
 } from '@dea/contract';
 import { usernameOrThrow } from '@dea/contract';
-import { newId, randomToken } from '../../crypto/ids.js';
-import { composedDomain } from './composed-domain-fixture.js';
-import type { OutboxMessage, Store, User } from '../../store/store.js';
+import { newId, randomToken } from '../crypto/ids.js';
+import { composedDomain } from './composed-domain.js';
+import type { OutboxMessage, Store, User } from '../store/store.js';
 
 export const CLIENT = '198.51.100.7';
 export const CHANNEL_POLICY = { enableECode: true, emergencyCodeDelivery: 'Channel' };

@@ -1,8 +1,8 @@
-import { checkSecretFingerprint } from '../../store/secret-fingerprint.js';
-import type { AuditChainMark, Store } from '../../store/store.js';
-import { execRaw } from '../../testing/store-dump.js';
-import { TEST_STORE_KEYS, type TestStore } from '../../testing/stores.js';
-import { beginAuditTrail, sealAuditTrail } from './audit-trail.js';
+import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
+import type { AuditChainMark, Store } from '../store/store.js';
+import { execRaw } from './store-dump.js';
+import { TEST_STORE_KEYS, type TestStore } from './stores.js';
+import { beginAuditTrail, sealAuditTrail } from '../domain/audit/audit-trail.js';
 
 /**
  * The end of the audit trail and the entries the product did not write (ADR 0032): what someone
