@@ -1,6 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selfSignedCertificate } from './certificates.js';
@@ -17,18 +25,6 @@ export interface Rsyslog {
   stop(): Promise<void>;
 }
 
-/** Whether something accepts TCP connections on 127.0.0.1:port (a connection, never a bind). */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /** What rsyslogd says when another process took a port between freePort() and its bind. */
 const PORT_TAKEN = /Address already in use|Could not create (tcp|udp) listener/;
 
@@ -38,9 +34,11 @@ const START_ATTEMPTS = 5;
 /**
  * Debian's rsyslogd in the foreground, as a syslog server of the tests: one UDP, one TCP and one
  * TLS input (GnuTLS, a certificate made by openssl for 127.0.0.1), each written to a file of its
- * own with the parsed RFC 5424 fields. Ready once both TCP inputs accept a connection; a port that
- * another process took before rsyslogd bound it (free when asked, taken a moment later) is a start
- * tried again with new ports.
+ * own with the parsed RFC 5424 fields. Ready once its pid file appears: rsyslogd writes it (and
+ * renames it into place) after every input has bound and listens, and writes nothing when started
+ * well. A port that another process took before rsyslogd bound it (free when asked, taken a moment
+ * later; rsyslogd says so before the pid file, and goes on without that input) is a start tried
+ * again with new ports.
  */
 export async function startRsyslog(): Promise<Rsyslog> {
   const dir = mkdtempSync(join(tmpdir(), 'dea-rsyslog-'));
@@ -79,16 +77,21 @@ input(type="imtcp" port="${ports.tcp}" address="127.0.0.1" ruleset="tcp")
 input(type="imtcp" port="${ports.tls}" address="127.0.0.1" ruleset="tls" streamDriver.name="gtls" streamDriver.mode="1" streamDriver.authMode="anon")
 `,
   );
-  const child: ChildProcess = spawn(
-    '/usr/sbin/rsyslogd',
-    ['-n', '-f', join(dir, 'rsyslog.conf'), '-i', join(dir, 'rsyslogd.pid')],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const pidFile = join(dir, 'rsyslogd.pid');
+  rmSync(pidFile, { force: true });
+  // Its output goes to a file: all it wrote before its pid file appeared is there to read then.
+  const outputFile = join(dir, 'rsyslogd.out');
+  const outputFd = openSync(outputFile, 'w');
+  const output = () => readFileSync(outputFile, 'utf8');
+  const pidFileWritten = watch(dir);
+  let child: ChildProcess;
+  try {
+    child = spawn('/usr/sbin/rsyslogd', ['-n', '-f', join(dir, 'rsyslog.conf'), '-i', pidFile], {
+      stdio: ['ignore', outputFd, outputFd],
+    });
+  } finally {
+    closeSync(outputFd);
+  }
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -96,20 +99,36 @@ input(type="imtcp" port="${ports.tls}" address="127.0.0.1" ruleset="tls" streamD
       await exited;
     }
   };
-  // A safety net only, under the hooks' 60 s: a loaded machine starts it slowly.
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    if (PORT_TAKEN.test(output)) {
-      await stop();
-      throw new PortTaken(`rsyslogd could not bind a port:\n${output}`);
-    }
-    const listening = await Promise.all([ports.tcp, ports.tls].map(accepts));
-    if (listening.every(Boolean)) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`rsyslogd did not start:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const settle = (done: () => void): void => {
+        clearTimeout(timer);
+        pidFileWritten.off('change', check);
+        child.off('exit', exited);
+        done();
+      };
+      const check = (): void => {
+        if (existsSync(pidFile)) settle(resolve);
+      };
+      const exited = (): void => settle(() => reject(new Error(`rsyslogd exited:\n${output()}`)));
+      // A safety net only, under the hooks' 60 s: a loaded machine starts it slowly.
+      const timer = setTimeout(
+        () => settle(() => reject(new Error(`rsyslogd did not start within 45 s:\n${output()}`))),
+        45_000,
+      );
+      pidFileWritten.on('change', check);
+      child.once('exit', exited);
+      check();
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    pidFileWritten.close();
+  }
+  if (PORT_TAKEN.test(output())) {
+    await stop();
+    throw new PortTaken(`rsyslogd could not bind a port:\n${output()}`);
   }
   return {
     ports,
