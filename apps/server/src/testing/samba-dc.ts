@@ -224,6 +224,7 @@ async function waitUntilReady(url: string, exited: () => boolean, log: () => str
     } finally {
       await client.unbind().catch(() => undefined);
     }
+    // A poll: samba (-i or -F, up to -d 5) writes nothing once it listens, nor a file or pid file after.
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
