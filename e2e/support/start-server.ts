@@ -37,24 +37,43 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * A safety net only: the wait ends as soon as the server answers. On a busy 2-core machine (type
- * check, lint and the documentation's build side by side) a start took more than 20 s.
+ * A safety net only: the wait ends as soon as the server says it listens. On a busy 2-core machine
+ * (type check, lint and the documentation's build side by side) a start took more than 20 s.
  */
 const START_DEADLINE_MS = 90_000;
 
-async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + START_DEADLINE_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`The server exited (${child.exitCode}):\n${output()}`);
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`The server did not answer ${url} within ${START_DEADLINE_MS / 1000} s:\n${output()}`);
+/** How long a stopped server may take to exit before it is killed (a safety net: it exits at once). */
+const STOP_DEADLINE_MS = 5_000;
+
+/**
+ * Resolved once the server writes that it is running (its log line at info, after it listens),
+ * read from its output as it comes; rejected with the output when it exits first or the deadline passes.
+ */
+function running(child: ChildProcess, output: () => string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (done: () => void): void => {
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      child.stderr?.off('data', check);
+      child.off('exit', exited);
+      done();
+    };
+    const check = (): void => {
+      if (/ is running: https?:\/\//.test(output())) settle(resolve);
+    };
+    const exited = (code: number | null): void =>
+      settle(() => reject(new Error(`The server exited (${code}):\n${output()}`)));
+    const timer = setTimeout(
+      () =>
+        settle(() =>
+          reject(new Error(`The server did not start within ${START_DEADLINE_MS / 1000} s:\n${output()}`)),
+        ),
+      START_DEADLINE_MS,
+    );
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', exited);
+  });
 }
 
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
@@ -73,7 +92,8 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
       DEA_DEMO: 'true',
       DEA_SHUTDOWN_DRAIN_SECONDS: '0',
       DEA_PASSWORD_HASH_COST: SCENARIO_PASSWORD_HASH_COST,
-      DEA_LOG_LEVEL: 'warn',
+      // The start is known by the server's "is running" line, which it logs at info.
+      DEA_LOG_LEVEL: 'info',
       // Sign-in throttling without its waits; a user name locks after 3 failures (the lockout
       // scenario), and the one client address all specs share (127.0.0.1) has room to spare.
       DEA_SIGNIN_SLOWDOWN_MS: '0',
@@ -87,21 +107,25 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilAnswering(`${baseUrl}/dea/`, child, () => output);
+    await running(child, () => output);
   } catch (error) {
     child.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
+  // Its lines from here on (one a request) are read and dropped: the streams flow on.
+  child.stdout?.removeAllListeners('data');
+  child.stderr?.removeAllListeners('data');
   return {
     baseUrl,
     dataDir,
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
+        const kill = setTimeout(() => child.kill('SIGKILL'), STOP_DEADLINE_MS);
+        await exited;
+        clearTimeout(kill);
       }
       await rm(dataDir, { recursive: true, force: true });
     },
