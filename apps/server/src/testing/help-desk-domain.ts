@@ -7,7 +7,7 @@ import {
 } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
 import type { ConsoleRole, Store } from '../store/store.js';
-import { identityOf } from './identity.js';
+import { consoleCallerOf, identityOf } from './identity.js';
 import type { SendRequest } from '../domain/channels/send-code.js';
 import { DEFAULT_CODE_ALPHABET } from '../domain/codes/code-settings.js';
 import { Verification } from '../domain/codes/verification.js';
@@ -37,32 +37,7 @@ export function callerOf(
   scope: readonly string[] | null = null,
   signedInWith: ConsoleCaller['signedInWith'] = 'passkey',
 ): ConsoleCaller {
-  const id = newId(T0);
-  return {
-    account: {
-      id,
-      username: usernameOrThrow(`agent-${id.slice(-6).toLowerCase()}`),
-      displayName: 'Agent',
-      role,
-      passwordHash: 'hash',
-      disabled: false,
-      createdAt: T0,
-      scope,
-    },
-    session: {
-      idHash: `session-${id}`,
-      accountId: id,
-      xsrfHash: 'xsrf',
-      challenge: null,
-      createdAt: T0,
-      lastSeenAt: T0,
-      passkeyAt: T0,
-      endedAt: null,
-    },
-    sessionId: `session-${id}`,
-    passkeyVerified: true,
-    signedInWith,
-  };
+  return consoleCallerOf(role, T0, { scope, signedInWith });
 }
 export const actorOf = (caller: ConsoleCaller) => `console:${caller.account.username}`;
 

@@ -1,4 +1,4 @@
-import { usernameOrThrow } from '@dea/contract';
+import { addStoredUser } from '../../testing/identity.js';
 import { describe } from 'vitest';
 import { newId } from '../../crypto/ids.js';
 import type { Store, UserSource } from '../../store/store.js';
@@ -12,20 +12,8 @@ import { OwnershipRefused } from './user-ownership.js';
 const T0 = Date.UTC(2026, 0, 5, 9);
 const BY_OPERATOR: ChangeBy = { door: 'local', actor: 'cli' };
 
-async function addUser(store: Store, username: string, source: UserSource = 'local'): Promise<string> {
-  const id = newId(T0);
-  await store.users.create({
-    id,
-    username: usernameOrThrow(username),
-    passwordHash: 'hash-0',
-    fullName: `Full ${username}`,
-    locale: 'en',
-    createdAt: T0,
-    source,
-    externalId: source === 'local' ? null : `ext-${username}`,
-  });
-  return id;
-}
+const addUser = (store: Store, username: string, source: UserSource = 'local') =>
+  addStoredUser(store, username, T0, source);
 
 describe.each(STORE_KINDS)("a person's channels on %s", (kind) => {
   storeTest.override('storeKind', kind);

@@ -1,4 +1,5 @@
-import { PASSWORD_LINK_FRAGMENT, usernameOrThrow } from '@dea/contract';
+import { addStoredUser } from '../../testing/identity.js';
+import { PASSWORD_LINK_FRAGMENT } from '@dea/contract';
 import { describe } from 'vitest';
 import { newId } from '../../crypto/ids.js';
 import type { Store, UserSource } from '../../store/store.js';
@@ -35,20 +36,8 @@ function linksOf(store: Store, options: { keys?: Buffer[]; hashingFull?: boolean
   return { links, clock };
 }
 
-async function addUser(store: Store, username: string, source: UserSource = 'local'): Promise<string> {
-  const id = newId(T0);
-  await store.users.create({
-    id,
-    username: usernameOrThrow(username),
-    passwordHash: 'hash-0',
-    fullName: `Full ${username}`,
-    locale: 'en',
-    createdAt: T0,
-    source,
-    externalId: source === 'local' ? null : `ext-${username}`,
-  });
-  return id;
-}
+const addUser = (store: Store, username: string, source: UserSource = 'local') =>
+  addStoredUser(store, username, T0, source);
 
 /** The token of a link, as the login application reads it from the address. */
 const tokenOf = (url: string): string => new URL(url).hash.slice(1 + PASSWORD_LINK_FRAGMENT.length);

@@ -1,3 +1,4 @@
+import { consoleCallerOf } from '../../testing/identity.js';
 import { POLICY_CATEGORY_HELP_DESK, usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
 import { composeDomain } from '../../composition.js';
@@ -47,35 +48,8 @@ function domainOf(store: Store) {
   return { services, administration, codeSentTo, channelsOf };
 }
 
-function callerOf(role: ConsoleRole, scope: readonly string[] | null = null): ConsoleCaller {
-  const id = newId(T0);
-  const name = `${role}-${id.slice(-6)}`;
-  return {
-    account: {
-      id,
-      username: usernameOrThrow(name),
-      displayName: name,
-      role,
-      passwordHash: 'hash',
-      disabled: false,
-      createdAt: T0,
-      scope,
-    },
-    session: {
-      idHash: id,
-      accountId: id,
-      xsrfHash: 'xsrf',
-      challenge: null,
-      createdAt: T0,
-      lastSeenAt: T0,
-      passkeyAt: T0,
-      endedAt: null,
-    },
-    sessionId: id,
-    passkeyVerified: true,
-    signedInWith: 'passkey',
-  };
-}
+const callerOf = (role: ConsoleRole, scope: readonly string[] | null = null): ConsoleCaller =>
+  consoleCallerOf(role, T0, { scope });
 
 /** A user with an e-mail channel, in a group of that name (with a "Help Desk" policy naming `issuers`, when given). */
 async function personIn(

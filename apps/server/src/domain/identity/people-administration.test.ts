@@ -1,3 +1,4 @@
+import { consoleCallerOf } from '../../testing/identity.js';
 import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
 import { newId } from '../../crypto/ids.js';
@@ -41,34 +42,8 @@ function administrationOf(store: Store) {
 }
 
 /** A signed-in console account past its passkey, as the route hands it over. */
-function callerOf(role: ConsoleRole, scope: readonly string[] | null = null, name = 'root'): ConsoleCaller {
-  const id = newId(T0);
-  return {
-    account: {
-      id,
-      username: usernameOrThrow(name),
-      displayName: name,
-      role,
-      passwordHash: 'hash',
-      disabled: false,
-      createdAt: T0,
-      scope,
-    },
-    session: {
-      idHash: `session-${id}`,
-      accountId: id,
-      xsrfHash: 'xsrf',
-      challenge: null,
-      createdAt: T0,
-      lastSeenAt: T0,
-      passkeyAt: T0,
-      endedAt: null,
-    },
-    sessionId: `session-${id}`,
-    passkeyVerified: true,
-    signedInWith: 'passkey',
-  };
-}
+const callerOf = (role: ConsoleRole, scope: readonly string[] | null = null, name = 'root'): ConsoleCaller =>
+  consoleCallerOf(role, T0, { scope, name });
 
 const ADMIN = callerOf('admin');
 

@@ -1,6 +1,6 @@
+import { addStoredUser } from '../../testing/identity.js';
 import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { newId } from '../../crypto/ids.js';
 import type { Store, UserSource } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { openSecondInstance } from '../../testing/second-instance.js';
@@ -13,20 +13,8 @@ import { type ChangeBy, OwnershipRefused } from './user-ownership.js';
 const T0 = Date.UTC(2026, 0, 5, 9);
 const BY_OPERATOR: ChangeBy = { door: 'local', actor: 'cli' };
 
-async function addUser(store: Store, username: string, source: UserSource = 'local'): Promise<string> {
-  const id = newId(T0);
-  await store.users.create({
-    id,
-    username: usernameOrThrow(username),
-    passwordHash: 'hash-0',
-    fullName: `Full ${username}`,
-    locale: 'en',
-    createdAt: T0,
-    source,
-    externalId: source === 'local' ? null : `ext-${username}`,
-  });
-  return id;
-}
+const addUser = (store: Store, username: string, source: UserSource = 'local') =>
+  addStoredUser(store, username, T0, source);
 
 const entriesOf = (store: Store, userId: string) => store.audit.list({ userId, limit: 1000 });
 

@@ -1,9 +1,8 @@
-import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
-import { newId } from '../../crypto/ids.js';
+import { usernameOrThrow } from '@dea/contract';
 import type { Store, UserSource } from '../../store/store.js';
 import { storeTest } from '../../testing/fixtures.js';
-import { identityOf } from '../../testing/identity.js';
+import { addStoredUser, identityOf } from '../../testing/identity.js';
 import { STORE_KINDS } from '../../testing/stores.js';
 import { ProvisionError, type SourcedUser } from './provision-user.js';
 import type { DirectoryNames } from './user-directory.js';
@@ -21,20 +20,8 @@ const sourced = (name: string, extra: Partial<SourcedUser> = {}): SourcedUser =>
   ...extra,
 });
 
-async function addUser(store: Store, username: string, source: UserSource = 'local'): Promise<string> {
-  const id = newId(T0);
-  await store.users.create({
-    id,
-    username: usernameOrThrow(username),
-    passwordHash: 'hash-own',
-    fullName: `Full ${username}`,
-    locale: 'en',
-    createdAt: T0,
-    source,
-    externalId: source === 'local' ? null : `ext-${username}`,
-  });
-  return id;
-}
+const addUser = (store: Store, username: string, source: UserSource = 'local') =>
+  addStoredUser(store, username, T0, source);
 
 const refusalOf = (promise: Promise<unknown>) =>
   promise.then(
@@ -118,7 +105,7 @@ describe.each(STORE_KINDS)("a source's person and the users it does not own, on 
       expect(await store.users.findById(ann)).toMatchObject({
         source: 'import',
         externalId: 'id-ann',
-        passwordHash: 'hash-own',
+        passwordHash: 'hash-0',
         fullName: 'Person ann',
       });
       const updated = (await store.audit.list({ userId: ann, event: 'user.updated', limit: 10 })).reverse();
