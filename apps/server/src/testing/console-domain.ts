@@ -45,6 +45,13 @@ export class MemoryDirectory implements ConsoleDirectorySource {
   readonly people = new Map<string, DirectoryPerson>();
   answers = true;
   readonly asked = { findUser: 0, groups: 0, decoys: 0 };
+  /** Readings of groups held until this many are under way at once (then all answer). */
+  private held: { count: number; waiting: Array<() => void> } | undefined;
+
+  /** Holds each reading of groups until `count` of them are under way: readers at once, for sure. */
+  holdGroupReadings(count: number): void {
+    this.held = { count, waiting: [] };
+  }
 
   async findUser(name: string): Promise<SourceUser | undefined> {
     this.reachable();
@@ -81,6 +88,15 @@ export class MemoryDirectory implements ConsoleDirectorySource {
   async groupDnsOf(ref: SourceRef): Promise<string[]> {
     this.reachable();
     this.asked.groups += 1;
+    const held = this.held;
+    if (held !== undefined) {
+      const answered = new Promise<void>((resolve) => held.waiting.push(resolve));
+      if (held.waiting.length >= held.count) {
+        this.held = undefined;
+        for (const answer of held.waiting) answer();
+      }
+      await answered;
+    }
     return [...(this.people.get(ref)?.groups ?? [])];
   }
 
