@@ -40,7 +40,9 @@ export default defineConfig({
           name: 'server',
           // Each test file imports the app afresh; TypeBox (about 700 modules) and Kysely were most of
           // that. Bundled once per run, they cut the suite's import time by about a quarter
-          // (docs/benchmarks.md); the passkey library about 4 % of a route file's CPU more.
+          // (docs/benchmarks.md); the passkey library about 4 % of a route file's CPU more. The
+          // OpenID provider of the tests (testing/oidc-provider.ts) is bundled because its Koa
+          // requires a package whose Node entry is an ES module, which a VM context cannot require.
           deps: {
             optimizer: {
               ssr: {
@@ -52,17 +54,19 @@ export default defineConfig({
                   'kysely',
                   '@fastify/type-provider-typebox',
                   '@simplewebauthn/server',
+                  '@dea/server > oidc-provider',
                 ],
               },
             },
           },
           include: ['apps/server/src/**/*.test.ts'],
-          // The files of a worker share their modules, as the web project's do: the app, Fastify, pg
-          // and the store's code imported once per worker, not once per file (Vitest's import time
-          // and CPU in docs/benchmarks.md). A test keeps what it changes to itself: spies restored in
-          // `finally`, no environment or timers left changed; a file that counts calls through
-          // vi.mock imports its own modules and drops them after (domain/codes/verification-work.test.ts).
-          isolate: false,
+          // Each file has its own module graph, in a VM context of its own (Vitest's vmForks pool,
+          // where `isolate` has no effect): its vi.mock, spies and module state are its own. The
+          // worker processes stay, with Node's modules, the native bindings and Vitest's transforms,
+          // which `isolate` on the forks pool would load again for every file (CPU of each in
+          // docs/benchmarks.md). An error of another realm or of a native binding is no `instanceof
+          // Error` there: the product reads an error by its fields (store/store-error.ts messageOf).
+          pool: 'vmForks',
           environment: 'node',
           globalSetup: ['apps/server/src/testing/global-setup.ts'],
           testTimeout: 30_000,
@@ -77,11 +81,10 @@ export default defineConfig({
         test: {
           name: 'web',
           include: ['apps/web/src/**/*.test.{ts,tsx}'],
-          // The files share one environment and their modules in each worker: a fresh DOM, React and
-          // the page's modules per file were two thirds of the project's CPU (docs/benchmarks.md).
-          // What a test leaves behind, testing/setup.ts clears after it; a module a file replaces
-          // with vi.mock is replaced by every file with the same fake (console/testing/).
-          isolate: false,
+          // Each file has its own DOM and module graph, in a VM context of its own (the vmThreads
+          // pool): a module a file replaces with vi.mock is replaced for that file alone. The worker
+          // threads stay, with what Vitest and the transforms loaded (CPU in docs/benchmarks.md).
+          pool: 'vmThreads',
           environment: 'happy-dom',
           environmentOptions: { happyDOM: { url: 'http://host.test/dea/' } },
           setupFiles: ['apps/web/src/testing/setup.ts'],

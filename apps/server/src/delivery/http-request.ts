@@ -1,3 +1,4 @@
+import { isNativeError } from 'node:util/types';
 import type { DeliveryResult } from './delivery.js';
 
 export interface HttpCall {
@@ -38,12 +39,12 @@ async function readCapped(response: Response): Promise<string> {
 /** The network error code under fetch's generic 'fetch failed' (ECONNREFUSED, ECONNRESET, ...). */
 function networkCode(error: unknown): string {
   let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+  for (let depth = 0; depth < 4 && isNativeError(current); depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') return code;
     current = current.cause;
   }
-  return error instanceof Error ? error.name : 'unknown';
+  return isNativeError(error) ? error.name : 'unknown';
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isNativeError } from 'node:util/types';
 import { backoffDelay } from '../net/backoff.js';
 import type { AttemptSettings } from './delivery-config.js';
 import type { DeliveryProvider, DeliveryResult, OutgoingMessage } from './delivery.js';
@@ -23,7 +24,7 @@ const MIN_ATTEMPT_MS = 50;
 /** Thrown errors are unknown failures: retried, and named by their code only (a message may hold data). */
 function thrown(error: unknown): DeliveryResult & { ok: false } {
   const code = (error as { code?: unknown } | null)?.code;
-  const name = typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
+  const name = typeof code === 'string' ? code : isNativeError(error) ? error.name : 'unknown';
   return { ok: false, transient: true, reason: `provider error ${name}` };
 }
 

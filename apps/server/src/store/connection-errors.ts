@@ -1,4 +1,4 @@
-import { codeOf, StoreError } from './store-error.js';
+import { codeOf, messageOf, StoreError } from './store-error.js';
 
 /** Where the store is, for messages: the PostgreSQL host, port, user and database (never the password). */
 function describeUrl(databaseUrl: string): { where: string; user: string; database: string } {
@@ -25,7 +25,7 @@ export function storeConnectionError(
 ): StoreError {
   if (error instanceof StoreError) return error;
   const code = codeOf(error);
-  const detail = error instanceof Error ? error.message : 'unknown error';
+  const detail = messageOf(error) ?? 'unknown error';
   if (options.databaseUrl === undefined || options.databaseUrl === '') {
     return new StoreError(
       `cannot open the embedded store in ${options.dataDir} (${code || detail}): check DEA_DATA_DIR, that the folder is writable by this user, and that no disk is full`,

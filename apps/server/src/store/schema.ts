@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { MIGRATION_NAMES, migrationProvider } from './migrations/index.js';
 import type { Db, Dialect } from './sql/db.js';
-import { codeOf, StoreError } from './store-error.js';
+import { codeOf, messageOf, StoreError } from './store-error.js';
 
 /** Which migrations the store has had, against those this version knows. */
 export interface SchemaState {
@@ -21,7 +21,7 @@ export async function schemaState(db: Db): Promise<SchemaState> {
     applied = rows.rows.map((row) => row.name);
   } catch (error) {
     // No migration table: a store no version has set up yet.
-    const text = `${codeOf(error)} ${error instanceof Error ? error.message : ''}`;
+    const text = `${codeOf(error)} ${messageOf(error) ?? ''}`;
     if (!/42P01|no such table/i.test(text)) throw error;
     applied = [];
   }
@@ -83,7 +83,7 @@ export async function migrate(db: Db, dialect: Dialect): Promise<string[]> {
       try {
         await migrations[name]?.up(trx);
       } catch (error) {
-        const cause = error instanceof Error ? error.message : 'unknown error';
+        const cause = messageOf(error) ?? 'unknown error';
         throw new StoreError(`store migration ${name} failed: ${cause}`, { cause: error });
       }
       await sql`insert into kysely_migration (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(

@@ -1,5 +1,7 @@
+import { runInNewContext } from 'node:vm';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { isStoreUnavailable, unavailableReason } from './store-error.js';
+import { isStoreUnavailable, messageOf, unavailableReason } from './store-error.js';
 
 const failure = (code: string, message = `failed (${code})`) => Object.assign(new Error(message), { code });
 
@@ -36,5 +38,23 @@ describe('an unavailable store', () => {
       /disk is full under PostgreSQL.*DATABASE_URL/,
     );
     expect(unavailableReason(failure('57014'), '/var/lib/dea')).toBe('store unavailable');
+  });
+
+  it("reads an error by its fields: one of another realm, and better-sqlite3's, are no instanceof Error", () => {
+    const elsewhere: unknown = runInNewContext("new Error('Connection terminated unexpectedly')");
+    expect(elsewhere instanceof Error).toBe(false);
+    expect(isStoreUnavailable(elsewhere)).toBe(true);
+    const database = new Database(':memory:');
+    let sqlite: unknown;
+    try {
+      database.prepare('select name from kysely_migration').all();
+    } catch (error) {
+      sqlite = error;
+    } finally {
+      database.close();
+    }
+    expect(messageOf(sqlite)).toBe('no such table: kysely_migration');
+    expect(messageOf({ message: 42 })).toBeUndefined();
+    expect(messageOf(undefined)).toBeUndefined();
   });
 });

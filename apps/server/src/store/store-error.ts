@@ -6,6 +6,15 @@ export class StoreError extends Error {
   }
 }
 
+/**
+ * The error's message, or undefined: read from the value, not by `instanceof Error`, which an
+ * Error of another realm fails and better-sqlite3's SqliteError (an Error by prototype only) too.
+ */
+export function messageOf(error: unknown): string | undefined {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : undefined;
+}
+
 /** The error's code (a PostgreSQL SQLSTATE, a Node or SQLite code), or ''. */
 export function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -27,8 +36,7 @@ const UNAVAILABLE_MESSAGES =
 
 /** The store is down, unreachable or too slow now: no fault of the request, over once the store is back. */
 export function isStoreUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return UNAVAILABLE_CODES.test(codeOf(error)) || UNAVAILABLE_MESSAGES.test(error.message);
+  return UNAVAILABLE_CODES.test(codeOf(error)) || UNAVAILABLE_MESSAGES.test(messageOf(error) ?? '');
 }
 
 /**

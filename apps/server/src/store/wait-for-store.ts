@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isStoreUnavailable, StoreError } from './store-error.js';
+import { isStoreUnavailable, messageOf, StoreError } from './store-error.js';
 
 /**
  * Failures of a store that is not there yet or not now (starting up, restarting, failing over,
@@ -37,7 +37,7 @@ export async function openWhenReachable<T>(
       if (!isPassingStoreFailure(error) || left <= 0) throw error;
       const wait = Math.min(delay, left);
       log.warn(
-        { attempt, retryInMs: wait, cause: error instanceof Error ? error.message : String(error) },
+        { attempt, retryInMs: wait, cause: messageOf(error) ?? String(error) },
         `the store cannot be used yet; trying again in ${Math.ceil(wait / 1000)} s (for up to DEA_DB_START_WAIT_SECONDS in all)`,
       );
       await sleep(wait);

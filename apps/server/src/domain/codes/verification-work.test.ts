@@ -1,5 +1,5 @@
 import { DefaultQueryCompiler } from 'kysely';
-import { afterAll, describe, vi } from 'vitest';
+import { describe, vi } from 'vitest';
 import { createServiceKey } from './service-keys.js';
 import { radiusAuthenticator } from '../../radius/start-radius.js';
 import * as keyedHashes from '../../crypto/keyed-hash.js';
@@ -8,14 +8,7 @@ import { recordSqliteRuns, recordStatements } from '../../testing/recorded-sql.j
 import { STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 
-// The real keyed hash and comparison, counted. The server project's files share their worker's
-// modules (vitest.config.ts): this file imports its own, so that the app it starts calls the counted
-// functions whatever file ran before it, and drops them after, so that no file after it counts.
-vi.hoisted(() => vi.resetModules());
-afterAll(() => {
-  vi.doUnmock('../../crypto/keyed-hash.js');
-  vi.resetModules();
-});
+// The real keyed hash and comparison, counted (in this file's own module graph, vitest.config.ts).
 vi.mock('../../crypto/keyed-hash.js', async (importOriginal) => {
   const real = await importOriginal<typeof keyedHashes>();
   return {
