@@ -7,7 +7,6 @@ import {
 } from '@dea/contract';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../app.js';
-import { runCli } from '../cli/run.js';
 import { API, bodies } from './api-bodies.js';
 import { startServices } from '../bootstrap.js';
 import { loadConfig, type Config } from '../config.js';
@@ -191,6 +190,8 @@ export async function createTestApp(
     async dea(argv, settings = {}, stdin = '') {
       const out: string[] = [];
       const err: string[] = [];
+      // The CLI's modules are imported by the first test that runs a command.
+      const { runCli } = await import('../cli/run.js');
       const code = await runCli(argv, {
         env: {
           DEA_SECRET: config.secret,
