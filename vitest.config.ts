@@ -54,6 +54,7 @@ export default defineConfig({
                   'kysely',
                   '@fastify/type-provider-typebox',
                   '@simplewebauthn/server',
+                  '@simplewebauthn/server/helpers',
                   '@dea/server > oidc-provider',
                 ],
               },
@@ -81,6 +82,16 @@ export default defineConfig({
         test: {
           name: 'web',
           include: ['apps/web/src/**/*.test.{ts,tsx}'],
+          // TypeBox (about 700 modules, through the contract's schemas that testing/setup.ts checks
+          // the fake server's answers with) bundled once per run, as for the server: 15 % less CPU.
+          deps: {
+            optimizer: {
+              client: {
+                enabled: true,
+                include: ['typebox', 'typebox/value', 'typebox/compile'],
+              },
+            },
+          },
           // Each file has its own DOM and module graph, in a VM context of its own (the vmThreads
           // pool): a module a file replaces with vi.mock is replaced for that file alone. The worker
           // threads stay, with what Vitest and the transforms loaded (CPU in docs/benchmarks.md).
