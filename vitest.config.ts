@@ -61,13 +61,14 @@ export default defineConfig({
             },
           },
           include: ['apps/server/src/**/*.test.ts'],
-          // Each file has its own module graph, in a VM context of its own (Vitest's vmForks pool,
-          // where `isolate` has no effect): its vi.mock, spies and module state are its own. The
-          // worker processes stay, with Node's modules, the native bindings and Vitest's transforms,
-          // which `isolate` on the forks pool would load again for every file (CPU of each in
-          // docs/benchmarks.md). An error of another realm or of a native binding is no `instanceof
-          // Error` there: the product reads an error by its fields (store/store-error.ts messageOf).
-          pool: 'vmForks',
+          // Each file has its own module graph of the product's code (docs/decisions/0049): before a
+          // file, testing/own-module-graph.ts drops what the runner evaluated for the files before
+          // it, so the file evaluates the product, the contract and the bundled libraries afresh,
+          // with its own vi.mock. The worker process stays, with Node's modules and the libraries
+          // Node loads itself (Fastify, pg, the SQLite binding): a new process or VM context per file
+          // (`isolate`, the vm pools) cost about three times as much (ADR 0049).
+          isolate: false,
+          setupFiles: ['apps/server/src/testing/own-module-graph.ts'],
           environment: 'node',
           globalSetup: ['apps/server/src/testing/global-setup.ts'],
           testTimeout: 30_000,
