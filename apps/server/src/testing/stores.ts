@@ -1,12 +1,18 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { deriveKeys } from '../crypto/secret-keys.js';
 import { auditStampKeyOf } from '../domain/audit/audit-trail.js';
 import { EMBEDDED_STORE_FILE, openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { leaseTestDatabase } from './store-templates.js';
+
+/**
+ * The test file whose module graph evaluated this module, which nearly every server test file
+ * imports: the file itself, never one before it in its worker (testing/own-module-graph.ts).
+ */
+export const EVALUATED_FOR_FILE = expect.getState().testPath;
 
 export type StoreKind = Store['kind'];
 const ALL_STORE_KINDS: StoreKind[] = ['sqlite', 'postgres'];
