@@ -83,23 +83,13 @@ export default defineConfig({
         test: {
           name: 'web',
           include: ['apps/web/src/**/*.test.{ts,tsx}'],
-          // TypeBox (about 700 modules, through the contract's schemas that testing/setup.ts checks
-          // the fake server's answers with) bundled once per run, as for the server: 15 % less CPU.
-          deps: {
-            optimizer: {
-              client: {
-                enabled: true,
-                include: ['typebox', 'typebox/value', 'typebox/compile'],
-              },
-            },
-          },
-          // Each file has its own DOM and module graph, in a VM context of its own (the vmThreads
-          // pool): a module a file replaces with vi.mock is replaced for that file alone. The worker
-          // threads stay, with what Vitest and the transforms loaded (CPU in docs/benchmarks.md).
-          pool: 'vmThreads',
+          // Each file has its own module graph, as the server's files (ADR 0049): a module a file
+          // replaces with vi.mock is replaced for that file alone. The DOM is the worker's; what a
+          // test leaves in it, testing/setup.ts clears after it.
+          isolate: false,
           environment: 'happy-dom',
           environmentOptions: { happyDOM: { url: 'http://host.test/dea/' } },
-          setupFiles: ['apps/web/src/testing/setup.ts'],
+          setupFiles: ['apps/server/src/testing/own-module-graph.ts', 'apps/web/src/testing/setup.ts'],
           // A deadline as a safety net only: beside the type check, lint and the browser scenarios
           // a test of a few user steps took over the default 5 s on this 2-core machine; longer
           // than one wait of testing/setup.ts (15 s).

@@ -3,6 +3,7 @@ import { cleanup, configure } from '@testing-library/react';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { browserLocation } from '../shared/browser-location';
 import { contractDrift } from './contract-answers';
+import './evaluated-for';
 
 // A loaded machine (the server suites with PostgreSQL beside these) can take longer than the
 // default second to render a page; findBy* and waitFor wait up to fifteen, a safety net only
