@@ -41,8 +41,8 @@ export default defineConfig({
           // Each test file imports the app afresh; TypeBox (about 700 modules) and Kysely were most of
           // that. Bundled once per run, they cut the suite's import time by about a quarter
           // (docs/benchmarks.md); the passkey library about 4 % of a route file's CPU more. The
-          // OpenID provider of the tests (testing/oidc-provider.ts) is bundled because its Koa
-          // requires a package whose Node entry is an ES module, which a VM context cannot require.
+          // tests' OpenID provider (testing/oidc-provider.ts) is bundled as well, which also lets it
+          // load where Node's loader does not (its Koa requires an ES module by `module-sync`).
           deps: {
             optimizer: {
               ssr: {
@@ -65,8 +65,8 @@ export default defineConfig({
           // file, testing/own-module-graph.ts drops what the runner evaluated for the files before
           // it, so the file evaluates the product, the contract and the bundled libraries afresh,
           // with its own vi.mock. The worker process stays, with Node's modules and the libraries
-          // Node loads itself (Fastify, pg, the SQLite binding): a new process or VM context per file
-          // (`isolate`, the vm pools) cost about three times as much (ADR 0049).
+          // Node loads itself (Fastify, pg, the SQLite binding): 3 % more CPU on the suite, where a
+          // new process per file (`isolate`) cost 38 % more and a VM context more still (ADR 0049).
           isolate: false,
           setupFiles: ['apps/server/src/testing/own-module-graph.ts'],
           environment: 'node',
