@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { outputLine } from '../../apps/server/src/testing/output-line';
 
 /** The built server (`npm run build` first), on a free port with a fresh embedded store. */
 export interface RunningServer {
@@ -45,37 +46,6 @@ const START_DEADLINE_MS = 90_000;
 /** How long a stopped server may take to exit before it is killed (a safety net: it exits at once). */
 const STOP_DEADLINE_MS = 5_000;
 
-/**
- * Resolved once the server writes that it is running (its log line at info, after it listens),
- * read from its output as it comes; rejected with the output when it exits first or the deadline passes.
- */
-function running(child: ChildProcess, output: () => string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const settle = (done: () => void): void => {
-      clearTimeout(timer);
-      child.stdout?.off('data', check);
-      child.stderr?.off('data', check);
-      child.off('exit', exited);
-      done();
-    };
-    const check = (): void => {
-      if (/ is running: https?:\/\//.test(output())) settle(resolve);
-    };
-    const exited = (code: number | null): void =>
-      settle(() => reject(new Error(`The server exited (${code}):\n${output()}`)));
-    const timer = setTimeout(
-      () =>
-        settle(() =>
-          reject(new Error(`The server did not start within ${START_DEADLINE_MS / 1000} s:\n${output()}`)),
-        ),
-      START_DEADLINE_MS,
-    );
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
-    child.once('exit', exited);
-  });
-}
-
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'dea-e2e-'));
   // A caller that must know the address first (a redirect URI to register) chooses the port.
@@ -107,7 +77,11 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await running(child, () => output);
+    // Its log line at info, after it listens.
+    await outputLine(child, () => output, / is running: https?:\/\//, {
+      what: 'the server',
+      deadlineMs: START_DEADLINE_MS,
+    });
   } catch (error) {
     child.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
