@@ -6,7 +6,7 @@ import type { AuditEntry } from '../store/store.js';
 import { beginAuditTrail, sealAuditTrail, verifyAuditTrail } from '../domain/audit/audit-trail.js';
 import { checkSecretFingerprint } from '../store/secret-fingerprint.js';
 import { CLI_SECRET, type CliFixture, openCliFixture } from '../testing/cli.js';
-import { STORE_KINDS, TEST_STORE_KEYS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS, TEST_STORE_KEYS } from '../testing/stores.js';
 import { execRaw } from '../testing/store-dump.js';
 import { followAudit, parseSince } from './audit-commands.js';
 
@@ -26,7 +26,7 @@ describe('parseSince', () => {
   });
 });
 
-describe.each(STORE_KINDS)('dea audit on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('dea audit on %s', (kind) => {
   let cli: CliFixture;
   let userId: string;
   beforeAll(async () => {

@@ -8,9 +8,9 @@ import {
   expectRefusals,
   type Refusal,
 } from '../testing/cli.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 
-describe.each(STORE_KINDS)('dea channel on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('dea channel on %s', (kind) => {
   let cli: CliFixture;
   let userId: string;
   beforeAll(async () => {

@@ -7,9 +7,9 @@ import {
   expectRefusals,
   type Refusal,
 } from '../testing/cli.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 
-describe.each(STORE_KINDS)('dea group on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('dea group on %s', (kind) => {
   let cli: CliFixture;
   let erin: string;
   beforeAll(async () => {

@@ -9,9 +9,9 @@ import {
   expectRefusals,
   type Refusal,
 } from '../testing/cli.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 
-describe.each(STORE_KINDS)('dea service-key on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('dea service-key on %s', (kind) => {
   let cli: CliFixture;
   let key: string;
   const keys = deriveKeys(Buffer.from(CLI_SECRET, 'base64'));

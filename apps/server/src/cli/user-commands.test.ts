@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../crypto/ids.js';
 import { verifyPassword } from '../crypto/password-hash.js';
 import { type CliFixture, openCliFixture, storeSnapshot } from '../testing/cli.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 
-describe.each(STORE_KINDS)('dea user on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('dea user on %s', (kind) => {
   let cli: CliFixture;
   let folder: string;
   beforeAll(async () => {

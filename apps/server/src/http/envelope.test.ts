@@ -3,7 +3,7 @@ import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, bodies } from '../testing/api-bodies.js';
 import { dumpStoreText } from '../testing/store-dump.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
 
 interface BadRequest {
@@ -17,7 +17,7 @@ interface BadRequest {
 
 const json = (value: unknown): string => JSON.stringify(value);
 
-describe.each(STORE_KINDS)('malformed requests on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('malformed requests on %s', (kind) => {
   let t: TestApp;
   let user: TestUser;
   let session: SignedIn;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from './cookies.js';
 import { SIGNED_IN_CALLS, USER_CALLS, API } from '../testing/api-bodies.js';
 import { dumpStoreText } from '../testing/store-dump.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
 
 const MINUTE = 60_000;
@@ -16,7 +16,7 @@ const BAD_TOKEN = {
   result: { loginPath: '/login/' },
 };
 
-describe.each(STORE_KINDS)('sessions of /dea/api/ on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('sessions of /dea/api/ on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind);

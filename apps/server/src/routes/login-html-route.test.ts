@@ -13,7 +13,7 @@ import {
 } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API } from '../testing/api-bodies.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type TestApp } from '../testing/test-app.js';
 
 const LOGIN = `<!doctype html>
@@ -37,7 +37,7 @@ const blockOf = (html: string, id: string): unknown => {
   return json === undefined ? undefined : JSON.parse(json);
 };
 
-describe.each(STORE_KINDS)("the login application's HTML on %s", (kind) => {
+describe.each(DOOR_STORE_KINDS)("the login application's HTML on %s", (kind) => {
   let t: TestApp;
   let webDir: string;
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../http/cookies.js';
 import { API } from '../testing/api-bodies.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
 
 const SIGN_IN = '/login/api/session';
@@ -23,7 +23,7 @@ const attributes = (cookie: string): string[] =>
     .slice(1)
     .map((part) => part.trim().toLowerCase());
 
-describe.each(STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('sign-in and sign-out on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind);

@@ -15,7 +15,7 @@ import {
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API } from '../testing/api-bodies.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../testing/test-app.js';
 import { lowPriorityScripts } from './first-paint.js';
 import { jsonForHtml } from './json-for-html.js';
@@ -48,7 +48,7 @@ function answersIn(html: string): PageStartupAnswers | undefined {
   return json === undefined ? undefined : (JSON.parse(json) as PageStartupAnswers);
 }
 
-describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (kind) => {
+describe.each(DOOR_STORE_KINDS)("the page's HTML with its startup answers on %s", (kind) => {
   let t: TestApp;
   let webDir: string;
   beforeAll(async () => {
@@ -251,7 +251,7 @@ describe.each(STORE_KINDS)("the page's HTML with its startup answers on %s", (ki
   });
 });
 
-describe.each(STORE_KINDS)("the page's HTML with no session on %s", (kind) => {
+describe.each(DOOR_STORE_KINDS)("the page's HTML with no session on %s", (kind) => {
   let t: TestApp;
   let webDir: string;
   const template = `<!doctype html>

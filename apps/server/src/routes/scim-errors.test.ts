@@ -4,7 +4,7 @@ import { createServiceKey } from '../domain/codes/service-keys.js';
 import { newId } from '../crypto/ids.js';
 import { appTest } from '../testing/fixtures.js';
 import { ERROR, GROUP, oktaUser, PATCH, type Scim, scimClient, USER } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestUser } from '../testing/test-app.js';
 
 /** A call refused: method, path, body, status, scimType and a part of the detail. */
@@ -135,7 +135,7 @@ const REFUSALS: [string, (taken: TestUser) => Refusal[]][] = [
   ],
 ];
 
-describe.each(STORE_KINDS)('SCIM refuses in its error format and changes nothing, on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM refuses in its error format and changes nothing, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   for (const [name, refusalsOf] of REFUSALS)

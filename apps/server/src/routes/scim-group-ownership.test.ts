@@ -1,7 +1,7 @@
 import { describe, type ExpectStatic } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { entraUser, ERROR, GROUP, PATCH, type Scim, scimClient } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 /** A group an operator made with `dea` ("Execs", the operator's user in it), and a SCIM user. */
@@ -21,7 +21,7 @@ const renameOf = (member: string) => ({
   members: [{ value: member }],
 });
 
-describe.each(STORE_KINDS)('SCIM changes only the groups it owns, on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM changes only the groups it owns, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(
@@ -101,7 +101,7 @@ describe.each(STORE_KINDS)('SCIM changes only the groups it owns, on %s', (kind)
   );
 });
 
-describe.each(STORE_KINDS)('SCIM DELETE of a group on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM DELETE of a group on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('removes a group SCIM created', async ({ startApp, expect }) => {

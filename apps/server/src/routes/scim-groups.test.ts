@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { entraUser, GROUP, oktaUser, type Scim, scimClient } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 /** Okta's user and Okta's group "Test SCIMv2", made through SCIM. */
@@ -33,7 +33,7 @@ async function entraGroup(t: TestApp, scim: Scim) {
   return { local, member, groupId, joinedId: joined?.id ?? '' };
 }
 
-describe.each(STORE_KINDS)('SCIM groups, as Okta sends them, on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM groups, as Okta sends them, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('creates a group', async ({ startApp, expect }) => {
@@ -96,7 +96,7 @@ describe.each(STORE_KINDS)('SCIM groups, as Okta sends them, on %s', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('SCIM groups, as Entra ID sends them, on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM groups, as Entra ID sends them, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('finds a group by displayName without its members', async ({ startApp, expect }) => {
@@ -147,7 +147,7 @@ describe.each(STORE_KINDS)('SCIM groups, as Entra ID sends them, on %s', (kind) 
   });
 });
 
-describe.each(STORE_KINDS)('SCIM groups by the rules of every group on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM groups by the rules of every group on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('refuses a blank name or one over 100 characters, making none', async ({ startApp, expect }) => {

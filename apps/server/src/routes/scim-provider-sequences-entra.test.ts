@@ -1,10 +1,10 @@
 import { describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { GROUP, LIST, PATCH, USER } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { ENTERPRISE, providerOf } from './scim-provider-sequences-fixture.js';
 
-describe.each(STORE_KINDS)('the provisioning service of Entra ID on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('the provisioning service of Entra ID on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('Microsoft Entra ID: its documented user and group requests', async ({ startApp, expect }) => {

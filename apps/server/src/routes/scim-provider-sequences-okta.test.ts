@@ -1,10 +1,10 @@
 import { describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { GROUP, LIST, PATCH, USER } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { providerOf } from './scim-provider-sequences-fixture.js';
 
-describe.each(STORE_KINDS)('the provisioning service of Okta on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('the provisioning service of Okta on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('Okta: its documented user requests and Group Push', async ({ startApp, expect }) => {

@@ -7,7 +7,7 @@ import { API } from '../testing/api-bodies.js';
 import { consoleAgent } from '../testing/console-agent.js';
 import { appTest } from '../testing/fixtures.js';
 import { type Json, type Scim, scimClient, USER } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 /** The page's HTML as built, where the server puts its startup answers. */
@@ -63,7 +63,7 @@ async function appWithPage(
   return startApp({ DEA_WEB_DIR: webDir });
 }
 
-describe.each(STORE_KINDS)('SCIM names and language on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM names and language on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('keeps name.formatted as given, and finds it', async ({ startApp, expect }) => {

@@ -1,9 +1,9 @@
 import { describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { entraUser, oktaUser, pageSignIn, scimClient, USER } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 
-describe.each(STORE_KINDS)('SCIM creates users on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM creates users on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -1,9 +1,9 @@
 import { describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { entraUser, GROUP, oktaUser, scimClient, SEARCH, USER } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 
-describe.each(STORE_KINDS)('SCIM lists and finds users on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM lists and finds users on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(
@@ -73,7 +73,7 @@ describe.each(STORE_KINDS)('SCIM lists and finds users on %s', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('SCIM answers only the attributes asked for on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM answers only the attributes asked for on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('on a GET, by attributes or excludedAttributes, id always', async ({ startApp, expect }) => {
@@ -139,7 +139,7 @@ describe.each(STORE_KINDS)('SCIM answers only the attributes asked for on %s', (
   });
 });
 
-describe.each(STORE_KINDS)('SCIM describes itself on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM describes itself on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('its service provider configuration, resource types and schemas', async ({ startApp, expect }) => {

@@ -1,9 +1,9 @@
 import { describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { entraUser, oktaUser, pageSignIn, scimClient, sessionOf } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 
-describe.each(STORE_KINDS)('SCIM PATCH of a user on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM PATCH of a user on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(
@@ -118,7 +118,7 @@ describe.each(STORE_KINDS)('SCIM PATCH of a user on %s', (kind) => {
   );
 });
 
-describe.each(STORE_KINDS)('SCIM PATCH remove on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM PATCH remove on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   /** Okta's user, inactive, with a language and a time zone. */

@@ -10,9 +10,9 @@ import {
   sessionOf,
   USER,
 } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 
-describe.each(STORE_KINDS)('SCIM PUT of a user on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM PUT of a user on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('Okta: replaces the user, its lists as sent', async ({ startApp, expect }) => {
@@ -53,7 +53,7 @@ describe.each(STORE_KINDS)('SCIM PUT of a user on %s', (kind) => {
   );
 });
 
-describe.each(STORE_KINDS)('SCIM DELETE of a user on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('SCIM DELETE of a user on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest("removes the user; a read then answers 404 in SCIM's envelope", async ({ startApp, expect }) => {

@@ -11,7 +11,7 @@ import {
   scimClient,
   scimOver,
 } from '../testing/scim-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 /** A call with extra headers (If-Match, If-None-Match) over real HTTP. */
@@ -51,7 +51,7 @@ async function changedUser(t: TestApp, scim: Scim) {
   return { created, id, first, patched, second: patched.body.meta.version as string };
 }
 
-describe.each(STORE_KINDS)(
+describe.each(DOOR_STORE_KINDS)(
   'SCIM versions and conditional requests (RFC 7644 3.14) of users on %s',
   (kind) => {
     appTest.override('storeKind', kind);
@@ -137,7 +137,7 @@ describe.each(STORE_KINDS)(
   },
 );
 
-describe.each(STORE_KINDS)(
+describe.each(DOOR_STORE_KINDS)(
   'SCIM versions and conditional requests (RFC 7644 3.14) of groups on %s',
   (kind) => {
     appTest.override('storeKind', kind);

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { purgeAsScheduled } from '../bootstrap.js';
 import { hashPassword } from '../crypto/password-hash.js';
 import { leavingClient } from '../testing/leaving-client.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { appTest } from '../testing/fixtures.js';
 import { checkedPasswords, signInAttempt } from '../testing/sign-in-attempts.js';
 
@@ -10,7 +10,7 @@ const MINUTE = 60_000;
 const ATTACKER = '203.0.113.9';
 const OWNER = '198.51.100.20';
 
-describe.each(STORE_KINDS)('sign-in limits on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('sign-in limits on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   const attempt = signInAttempt;

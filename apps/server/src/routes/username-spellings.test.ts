@@ -6,12 +6,12 @@ import { appTest } from '../testing/fixtures.js';
 import { radclientReply } from '../testing/radclient.js';
 import { signInAttempt } from '../testing/sign-in-attempts.js';
 import { fullwidth } from '../testing/spellings.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 const ATTACKER = '203.0.113.77';
 
-describe.each(STORE_KINDS)('one name, every spelling, on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('one name, every spelling, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   const signIn = (t: TestApp, username: string, password: string) =>

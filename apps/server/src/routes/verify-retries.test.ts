@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServiceKey } from '../domain/codes/service-keys.js';
 import { API } from '../testing/api-bodies.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { createTestApp, type TestApp, type TestUser } from '../testing/test-app.js';
 
 const WINDOW_SECONDS = 60;
@@ -12,7 +12,7 @@ const WINDOW_SECONDS = 60;
  * A verification retried with the same Idempotency-Key (tempPass/verify, /validate/check): the
  * first answer again, not a second use of the code (domain/codes/retried-requests.ts), over real HTTP.
  */
-describe.each(STORE_KINDS)('verifications retried with an Idempotency-Key on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('verifications retried with an Idempotency-Key on %s', (kind) => {
   let t: TestApp;
   let base: string;
   let key: string;

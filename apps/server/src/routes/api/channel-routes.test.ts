@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect } from 'vitest';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
 import { appTest } from '../../testing/fixtures.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { SignedIn, TestApp, TestUser } from '../../testing/test-app.js';
 import { API } from '../../testing/api-bodies.js';
 import { consoleAgent } from '../../testing/console-agent.js';
@@ -37,7 +37,7 @@ function withRegistration(signedIn: SignedIn, token: string | undefined): Signed
 const registrationTokenOf = (response: LightMyRequestResponse): string | undefined =>
   response.cookies.find((cookie) => cookie.name === REGISTRATION_COOKIE_NAME)?.value;
 
-describe.each(STORE_KINDS)('the channels page and its strong sign-in, on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('the channels page and its strong sign-in, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('a password alone never opens the registration of channels', async ({ startApp }) => {

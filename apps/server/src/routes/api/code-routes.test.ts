@@ -13,7 +13,7 @@ import { openOutboxMessage } from '../../delivery/outbox-provider.js';
 import type { DeliveryProvider } from '../../delivery/delivery.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { dumpStoreText } from '../../testing/store-dump.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 const MINUTE = 60_000;
@@ -33,7 +33,7 @@ interface Envelope<T> {
 }
 type Created = Envelope<{ rows: { id: string; password: string }[] } | null>;
 
-describe.each(STORE_KINDS)('code calls on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('code calls on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind);
@@ -282,7 +282,7 @@ describe.each(STORE_KINDS)('code calls on %s', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('the code limit setting on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('the code limit setting on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind, { DEA_CODE_MAX_UNUSED: '3', DEA_CODE_LENGTH: '16' });
@@ -303,7 +303,7 @@ describe.each(STORE_KINDS)('the code limit setting on %s', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)("taking back one's own code, and error 148 on %s", (kind) => {
+describe.each(DOOR_STORE_KINDS)("taking back one's own code, and error 148 on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind);

@@ -12,7 +12,7 @@ import { recordPostgresQueries } from '../../testing/recorded-sql.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { refusedPort, startHttpPeer, type HttpPeer } from '../../testing/http-peer.js';
 import { startSmtpPeer, type SmtpPeer } from '../../testing/smtp-peer.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS, STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 /** Delivery of codes through real protocol peers, configured only by settings. */
@@ -54,7 +54,7 @@ const events = (t: TestApp, userId: string, event: string) =>
   t.services.store.audit.list({ userId, event, limit: 1000 });
 const active = (t: TestApp, userId: string) => t.services.store.codes.countActive(userId, t.clock.now());
 
-describe.each(STORE_KINDS)('delivery through real peers on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('delivery through real peers on %s', (kind) => {
   let t: TestApp;
   let smtp: SmtpPeer;
   let gateway: HttpPeer;
@@ -237,7 +237,7 @@ describe.each(STORE_KINDS)('delivery through real peers on %s', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('send limits, switched-off types and phone prefixes on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('send limits, switched-off types and phone prefixes on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind, {
@@ -283,6 +283,7 @@ describe.each(STORE_KINDS)('send limits, switched-off types and phone prefixes o
   });
 });
 
+// Both stores: its code on screen counts the statements asked of PostgreSQL.
 describe.each(STORE_KINDS)('notices to the other channels on %s', (kind) => {
   let t: TestApp;
   let smtp: SmtpPeer;

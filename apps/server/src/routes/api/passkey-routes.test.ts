@@ -5,7 +5,7 @@ import { API } from '../../testing/api-bodies.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
 import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { SignedIn, TestApp, TestUser } from '../../testing/test-app.js';
 
 const ORIGIN = 'http://localhost';
@@ -69,7 +69,7 @@ async function page(t: TestApp, person: TestUser) {
   };
 }
 
-describe.each(STORE_KINDS)("people's own passkeys on %s", (kind) => {
+describe.each(DOOR_STORE_KINDS)("people's own passkeys on %s", (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -12,10 +12,10 @@ import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_CATALOGS } from '../../i18n/built-in-catalogs.js';
 import { API } from '../../testing/api-bodies.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 
-describe.each(STORE_KINDS)('public calls on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('public calls on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind);

@@ -3,7 +3,7 @@ import { describe, expect, onTestFinished } from 'vitest';
 import { API } from '../../testing/api-bodies.js';
 import { appTest } from '../../testing/fixtures.js';
 import { startOidcProvider, type TestOidcProvider } from '../../testing/oidc-provider.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { SignedIn, TestApp } from '../../testing/test-app.js';
 
 const CHANNELS_URL = 'http://dea.test/dea/channels/';
@@ -39,7 +39,7 @@ async function throughProvider(t: TestApp, provider: TestOidcProvider, signedIn:
   return t.app.inject({ method: 'GET', url: `${back.pathname}${back.search}`, headers: signedIn.headers });
 }
 
-describe.each(STORE_KINDS)("the identity provider's sign-in for registration, on %s", (kind) => {
+describe.each(DOOR_STORE_KINDS)("the identity provider's sign-in for registration, on %s", (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

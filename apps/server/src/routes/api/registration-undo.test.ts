@@ -11,7 +11,7 @@ import { API, bodies } from '../../testing/api-bodies.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
 import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { SignedIn, TestApp, TestUser } from '../../testing/test-app.js';
 
 const ORIGIN = 'http://localhost';
@@ -103,7 +103,7 @@ async function lastTo(t: TestApp, userId: string, recipient: string): Promise<st
   return messages.filter((message) => message.recipient === recipient).at(-1)?.text ?? '';
 }
 
-describe.each(STORE_KINDS)('"this was not me" over HTTP, on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('"this was not me" over HTTP, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -12,7 +12,7 @@ import { pageStartupAnswers } from '../../domain/page/page-startup-answers.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { SignedIn, TestApp, TestUser } from '../../testing/test-app.js';
 
 const DAY = 24 * 3_600_000;
@@ -80,7 +80,7 @@ const createOnScreen = (t: TestApp, person: TestUser, signedIn: SignedIn, addres
     device === undefined ? {} : { [REMEMBERED_DEVICE_COOKIE_NAME]: device },
   );
 
-describe.each(STORE_KINDS)('codes on screen only with a reason to trust, on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('codes on screen only with a reason to trust, on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -12,7 +12,7 @@ import Value from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CODE_ALPHABET } from '../../domain/codes/code-settings.js';
 import { API, bodies } from '../../testing/api-bodies.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 
 const CHANNELS: Record<ChannelKey, string> = {
@@ -26,7 +26,7 @@ const CHANNELS: Record<ChannelKey, string> = {
   personalTwitter: '@chrisc',
 };
 
-describe.each(STORE_KINDS)('user calls on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('user calls on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind);

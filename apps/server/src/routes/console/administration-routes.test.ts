@@ -3,13 +3,13 @@ import { describe } from 'vitest';
 import { API } from '../../testing/api-bodies.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 
 const BASE = '/dea/admin-api/admin';
 
 type Envelope<T = Record<string, unknown>> = { error: number; message: string; result: T };
 
-describe.each(STORE_KINDS)('console administration on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('console administration on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('is for administrators past their passkey only', async ({ startApp, expect }) => {

@@ -4,7 +4,7 @@ import { AUDIT_EVENTS } from '../../domain/audit/audit-events.js';
 import { CSV_PAGE } from '../../domain/audit/audit-view.js';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 
 /** A console session past its passkey (the passkey itself runs in Chromium, see e2e). */
@@ -12,7 +12,7 @@ async function viewer(t: TestApp, role: string) {
   return (await consoleAgent(t, '/dea/admin-api', role)).get;
 }
 
-describe.each(STORE_KINDS)('the console audit view on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('the console audit view on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -1,6 +1,6 @@
 import { describe } from 'vitest';
 import { appTest } from '../../testing/fixtures.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 
 const BASE = '/dea/admin-api';
@@ -35,7 +35,7 @@ async function passwordStep(t: TestApp, username: string, password = PASSWORD) {
   };
 }
 
-describe.each(STORE_KINDS)('console sign-in on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('console sign-in on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -1,7 +1,7 @@
 import { describe } from 'vitest';
 import { appTest } from '../../testing/fixtures.js';
 import { SoftwareAuthenticator } from '../../testing/software-authenticator.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 
 const BASE = '/dea/admin-api';
@@ -69,7 +69,7 @@ async function signedIn(t: TestApp, username: string) {
   };
 }
 
-describe.each(STORE_KINDS)('console enrolment links on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('console enrolment links on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

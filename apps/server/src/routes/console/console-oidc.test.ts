@@ -2,7 +2,7 @@ import { describe, onTestFinished } from 'vitest';
 import { newId } from '../../crypto/ids.js';
 import { appTest } from '../../testing/fixtures.js';
 import { startOidcProvider, type TestOidcProvider } from '../../testing/oidc-provider.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 
 const BASE = '/dea/admin-api';
@@ -75,7 +75,7 @@ async function signIn(
 const me = (t: TestApp, headers: { cookie: string }) =>
   t.app.inject({ method: 'GET', url: `${BASE}/me`, headers: { cookie: headers.cookie } });
 
-describe.each(STORE_KINDS)('console sign-in with an OpenID provider on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('console sign-in with an OpenID provider on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

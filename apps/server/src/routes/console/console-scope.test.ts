@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { describe } from 'vitest';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 
 const API = '/dea/admin-api';
@@ -35,7 +35,7 @@ async function twoUsers(t: TestApp) {
 const found = (answer: { json: <T>() => T }) =>
   answer.json<{ result: { users: { id: string }[] } }>().result.users.map((user) => user.id);
 
-describe.each(STORE_KINDS)('scoped console roles on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('scoped console roles on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openOutboxMessage } from '../../delivery/outbox-provider.js';
 import { consoleAgent } from '../../testing/console-agent.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 import { newId } from '../../crypto/ids.js';
 
@@ -30,7 +30,7 @@ async function addressesOf(t: TestApp, userId: string) {
   ]);
 }
 
-describe.each(STORE_KINDS)("a user's channels in the console on %s", (kind) => {
+describe.each(DOOR_STORE_KINDS)("a user's channels in the console on %s", (kind) => {
   // One app for the file: each test makes its own users, groups and console accounts.
   let t: TestApp;
   beforeAll(async () => {

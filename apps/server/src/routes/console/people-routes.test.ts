@@ -1,7 +1,7 @@
 import { PASSWORD_LINK_FRAGMENT } from '@dea/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleAgent } from '../../testing/console-agent.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type TestApp } from '../../testing/test-app.js';
 
 const BASE = '/dea/admin-api';
@@ -15,7 +15,7 @@ const useLink = (t: TestApp, token: string, password: string) =>
 const signIn = (t: TestApp, username: string, password: string) =>
   t.app.inject({ method: 'POST', url: '/login/api/session', payload: { username, password } });
 
-describe.each(STORE_KINDS)('people in the console on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('people in the console on %s', (kind) => {
   // One app for the file: each test makes its own users and console accounts.
   let t: TestApp;
   beforeAll(async () => {

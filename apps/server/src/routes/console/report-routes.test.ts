@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { describe } from 'vitest';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
-import { STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp, TestUser } from '../../testing/test-app.js';
 
 const API = '/dea/admin-api';
@@ -76,7 +76,7 @@ async function aDayOfCodes(t: TestApp): Promise<{ a: TestUser; b: TestUser }> {
   return { a, b };
 }
 
-describe.each(STORE_KINDS)('the console reports on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('the console reports on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -99,6 +99,9 @@ describe('usePromise', () => {
         </>
       );
     }
+    // Another task of the page (an input's event), posted again and again until the commit: each
+    // one that runs after the render began ran between two of its slices.
+    const otherTask = new MessageChannel();
     const container = document.createElement('div');
     const root = createRoot(container);
     try {
@@ -107,13 +110,15 @@ describe('usePromise', () => {
       const tick = () => {
         if (committed) return;
         if (renderStarted) tasksBetween += 1;
-        setTimeout(tick, 0);
+        otherTask.port2.postMessage(undefined);
       };
+      otherTask.port1.onmessage = tick;
       tick();
       call.resolve('done');
       await vi.waitFor(() => expect(committed).toBe(true), { timeout: 30_000 });
       expect(tasksBetween).toBeGreaterThan(0);
     } finally {
+      otherTask.port1.close();
       root.unmount();
       vi.unstubAllGlobals();
     }
