@@ -3,7 +3,7 @@ import { describe, expect } from 'vitest';
 import { runCli } from './cli/run.js';
 import { createServiceKey } from './domain/codes/service-keys.js';
 import { API, bodies } from './testing/api-bodies.js';
-import { STORE_KINDS } from './testing/stores.js';
+import { DOOR_STORE_KINDS } from './testing/stores.js';
 import { appTest } from './testing/fixtures.js';
 import type { TestApp, TestUser } from './testing/test-app.js';
 
@@ -12,7 +12,7 @@ import type { TestApp, TestUser } from './testing/test-app.js';
  * after the user's policy stops allowing them; a recipient reference after its channel goes or
  * changes. The CLI runs on the very store the app serves from.
  */
-describe.each(STORE_KINDS)('changes that end sessions, codes and references on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('changes that end sessions, codes and references on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   async function dea(t: TestApp, ...argv: string[]): Promise<{ code: number; out: string }> {

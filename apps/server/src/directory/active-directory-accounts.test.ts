@@ -2,7 +2,7 @@ import { usernameOrThrow } from '@dea/contract';
 import { describe, expect } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { signInAttempt } from '../testing/sign-in-attempts.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { joinDomain, passwordOf } from './active-directory-fixture.js';
 import { protectedAdminsWarning } from './protected-admins.js';
 
@@ -41,7 +41,7 @@ describe('the accounts of Active Directory (Samba 4 as a domain controller)', { 
     await left.close();
   });
 
-  describe.each(STORE_KINDS)('sign-in on %s', (kind) => {
+  describe.each(DOOR_STORE_KINDS)('sign-in on %s', (kind) => {
     appTest.override('storeKind', kind);
 
     appTest("refuses Administrator, with the domain administrator's password", async ({ startApp }) => {

@@ -4,14 +4,14 @@ import { Client, InvalidCredentialsError } from 'ldapts';
 import { describe, expect } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { signInAttempt } from '../testing/sign-in-attempts.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { AD_LOCKOUT_THRESHOLD, joinDomain, passwordOf } from './active-directory-fixture.js';
 
 const domain = joinDomain();
 
 // A domain controller shared by the run's files, on a machine that may be loaded: generous deadlines.
 describe('signing in with Active Directory (Samba 4 as a domain controller)', { timeout: 180_000 }, () => {
-  describe.each(STORE_KINDS)('on %s', (kind) => {
+  describe.each(DOOR_STORE_KINDS)('on %s', (kind) => {
     appTest.override('storeKind', kind);
 
     appTest(

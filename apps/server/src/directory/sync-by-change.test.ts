@@ -6,7 +6,7 @@ import { describe, expect, inject, onTestFinished } from 'vitest';
 import type { Store } from '../store/store.js';
 import { storeTest } from '../testing/fixtures.js';
 import { createLdapTree, type LdapTree } from '../testing/ldap-tree.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { testConfig } from '../testing/test-app.js';
 import type { DirectoryConfig } from './directory-settings.js';
 import { DirectoryUsers } from './directory-users.js';
@@ -74,7 +74,7 @@ async function groupsOf(store: Store, name: string): Promise<string[]> {
 const replace = (type: string, values: string[]) =>
   new Change({ operation: 'replace', modification: new Attribute({ type, values }) });
 
-describe.each(STORE_KINDS)('the directory sync by change on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('the directory sync by change on %s', (kind) => {
   storeTest.override('storeKind', kind);
 
   storeTest(

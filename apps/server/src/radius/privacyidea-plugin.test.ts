@@ -9,7 +9,7 @@ import { freeUdpPort } from '../testing/free-port.js';
 import { docsPage } from '../testing/guide-pages.js';
 import { radclientReply } from '../testing/radclient.js';
 import { fullwidth } from '../testing/spellings.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 /** The guide whose configuration of privacyIDEA's FreeRADIUS plugin is tested here. */
@@ -103,7 +103,7 @@ async function listening(t: TestApp): Promise<string> {
 /** A code as a person types it from the screen: in groups of three with spaces (`UF2 AJF MFWQ`). */
 const spaced = (code: string): string => (code.match(/.{1,3}/g) ?? []).join(' ');
 
-describe.each(STORE_KINDS)('VPN, FreeRADIUS with rlm_perl, /validate/check on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('VPN, FreeRADIUS with rlm_perl, /validate/check on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   describe("through privacyIDEA's FreeRADIUS plugin", () => {

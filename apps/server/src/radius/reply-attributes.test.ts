@@ -3,7 +3,7 @@ import { newId } from '../crypto/ids.js';
 import { appRadiusServer } from '../testing/app-radius.js';
 import { appTest } from '../testing/fixtures.js';
 import { radclientReply } from '../testing/radclient.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 import { Dictionary, encodeValue, parseDictionary, wireAttribute } from './dictionary.js';
 
@@ -51,7 +51,7 @@ describe('the RADIUS dictionary', () => {
   });
 });
 
-describe.each(STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('RADIUS reply attributes on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

@@ -2,12 +2,12 @@ import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
 import { type CliFixture, storeSnapshot } from '../testing/cli.js';
 import { cliTest } from '../testing/fixtures.js';
-import { STORE_KINDS } from '../testing/stores.js';
+import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import { channelsOf, groupsOf, importFiles, PEOPLE_CSV } from './user-import-fixture.js';
 
 const file = importFiles();
 
-describe.each(STORE_KINDS)('dea user import of a file on %s', (kind) => {
+describe.each(DOOR_STORE_KINDS)('dea user import of a file on %s', (kind) => {
   cliTest.override('storeKind', kind);
 
   /** The Staff group, then PEOPLE_CSV imported into it: the file's path and the import's outcome. */
