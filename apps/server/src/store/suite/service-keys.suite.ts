@@ -1,7 +1,7 @@
 import { usernameOrThrow } from '@dea/contract';
 import { describe } from 'vitest';
 import { newId } from '../../crypto/ids.js';
-import { recordPostgresQueries } from '../../testing/recorded-sql.js';
+import { recordPostgresQueries, recordStatements } from '../../testing/recorded-sql.js';
 import { storeCase, T0 } from './store-fixture.js';
 
 /** Service keys. */
@@ -118,7 +118,17 @@ export function serviceKeysSuite(): void {
           serviceKey: key,
           user,
         });
-        const withUser = await store.serviceKeys.findWithUser(key.id, { id: added.id });
+        // Both in one statement on either store (other cases run beside: told by the tables it reads).
+        const recorded = recordStatements(store.kind);
+        let withUser: Awaited<ReturnType<typeof store.serviceKeys.findWithUser>>;
+        try {
+          withUser = await store.serviceKeys.findWithUser(key.id, { id: added.id });
+        } finally {
+          recorded.stop();
+        }
+        expect(
+          recorded.texts().filter((text) => /\bservice_keys\b/.test(text) && /\busers\b/.test(text)),
+        ).toHaveLength(1);
         expect(typeof withUser.serviceKey?.revokedAt).toBe('number');
         expect(typeof withUser.user?.createdAt).toBe('number');
         expect(withUser.user?.disabled).toBe(false);

@@ -34,8 +34,8 @@ export interface HotPath {
   /** A page session by its id's hash, with its user: every signed-in request asks. */
   session(idHash: string): Promise<SessionWithUser | undefined>;
   /**
-   * The session, with its user's policies of two categories where that saves a round trip
-   * (PostgreSQL); without `policies` on the embedded store, whose caller reads them when needed.
+   * The session, with its user's policies of two categories, in one statement: a code on screen
+   * needs both (on PostgreSQL with the other reads of its turn).
    */
   sessionWithPolicies(
     idHash: string,

@@ -1,11 +1,13 @@
 import type { Username } from '@dea/contract';
+import { sql, type Selectable } from 'kysely';
+import type { ServiceKeysTable, UsersTable } from '../../database.js';
 import { CHANNEL_COLUMNS, CHANNEL_ORDER, channelsOfRows } from '../channels.js';
 import { compiledOnce } from '../compiled-once.js';
 import { parseJsonObject, type Db } from '../db.js';
-import { policyOfUserQuery } from '../groups.js';
-import { toServiceKey } from '../service-key-rows.js';
-import { sessionOf, type SessionRow, sessionsWithUsers } from '../sessions.js';
-import { toUser } from '../user-row.js';
+import { policyOfUserColumn, policyOfUserQuery, policyOptionsOf } from '../groups.js';
+import { SERVICE_KEY_COLUMNS, toServiceKey } from '../service-key-rows.js';
+import { sessionOf, type SessionRow, sessionsWithUsers, type StoredPolicyPair } from '../sessions.js';
+import { toUser, USER_COLUMNS } from '../user-row.js';
 import type { HotPath } from './hot-path.js';
 
 /** A user's channels in the order every reader lists them, compiled once (also within a transaction). */
@@ -42,6 +44,17 @@ export function embeddedReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'>
   const session = compiledOnce(db, (values: { idHash: string }) =>
     sessionsWithUsers(db).where('sessions.id_hash', '=', values.idHash),
   );
+  // The session with its user's policies of two categories, as on PostgreSQL: one statement where
+  // a code on screen took two (docs/benchmarks.md, "Verification against a bare route").
+  const sessionWithPolicies = compiledOnce(db, (values: { idHash: string; first: string; second: string }) =>
+    sessionsWithUsers(db)
+      .select([
+        policyOfUserColumn(db, 'sessions.user_id', values.first).as('policy_first'),
+        policyOfUserColumn(db, 'sessions.user_id', values.second).as('policy_second'),
+      ])
+      .where('sessions.id_hash', '=', values.idHash),
+  );
+  const optionsOf = (text: string | null) => (text === null ? undefined : policyOptionsOf(text));
   const channelsOfUser = channelsOfUserStatement(db);
   const policyOfUser = policyOfUserStatement(db);
   // Both categories' policies: the rows of both, in the order that decides (the first row of each
@@ -60,6 +73,25 @@ export function embeddedReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'>
   const serviceKey = compiledOnce(db, (values: { id: string }) =>
     db.selectFrom('service_keys').selectAll().where('id', '=', values.id),
   );
+  // A service key and the user a verification names (by id or by name), in one statement: each is
+  // a left join of one row, its columns prefixed (k_, u_) and null when there is none.
+  const keyWithUserBy = (by: 'id' | 'username') =>
+    compiledOnce(db, (values: { keyId: string; user: string }) =>
+      db
+        .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
+        .leftJoin('service_keys', (join) => join.on('service_keys.id', '=', values.keyId))
+        .leftJoin('users', (join) => join.on(`users.${by}`, '=', values.user))
+        .select([
+          ...SERVICE_KEY_COLUMNS.map((column) => sql.ref(`service_keys.${column}`).as(`k_${column}`)),
+          ...USER_COLUMNS.map((column) => sql.ref(`users.${column}`).as(`u_${column}`)),
+        ]),
+    );
+  const keyWithUserById = keyWithUserBy('id');
+  const keyWithUserByName = keyWithUserBy('username');
+  const unprefixed = (row: Record<string, unknown>, prefix: string, columns: readonly string[]) =>
+    row[`${prefix}id`] === null
+      ? undefined
+      : Object.fromEntries(columns.map((column) => [column, row[`${prefix}${column}`]]));
 
   const reads: Omit<HotPath, 'issueCode' | 'verifyCode'> = {
     async userById(id) {
@@ -80,7 +112,14 @@ export function embeddedReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'>
       const row = (await session.run(db, { idHash })).rows[0];
       return row && sessionOf(row as SessionRow);
     },
-    sessionWithPolicies: (idHash) => reads.session(idHash),
+    async sessionWithPolicies(idHash, [first, second]) {
+      const row = (await sessionWithPolicies.run(db, { idHash, first, second })).rows[0] as
+        | (SessionRow & { policy_first: string | null; policy_second: string | null })
+        | undefined;
+      if (row === undefined) return undefined;
+      const policies: StoredPolicyPair = [optionsOf(row.policy_first), optionsOf(row.policy_second)];
+      return { ...sessionOf(row), policies };
+    },
     async channelsOfUser(userId) {
       return channelsOfRows((await channelsOfUser.run(db, { userId })).rows);
     },
@@ -98,9 +137,13 @@ export function embeddedReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'>
       return row && toServiceKey(row);
     },
     async serviceKeyWithUser(keyId, named) {
+      const [read, user] = 'id' in named ? [keyWithUserById, named.id] : [keyWithUserByName, named.username];
+      const row = (await read.run(db, { keyId, user })).rows[0] as Record<string, unknown>;
+      const key = unprefixed(row, 'k_', SERVICE_KEY_COLUMNS);
+      const found = unprefixed(row, 'u_', USER_COLUMNS);
       return {
-        serviceKey: await reads.serviceKey(keyId),
-        user: 'id' in named ? await reads.userById(named.id) : await reads.userByUsername(named.username),
+        serviceKey: key && toServiceKey(key as Selectable<ServiceKeysTable>),
+        user: found && toUser(found as Selectable<UsersTable>),
       };
     },
   };
