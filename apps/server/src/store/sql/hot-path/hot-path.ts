@@ -18,9 +18,9 @@ import { postgresReads } from './reads-postgres.js';
  * - On PostgreSQL a read of one turn of the event loop is gathered with the others of that turn
  *   into one statement, one round trip (by-turn.ts), and a code's issue and verification are each
  *   one call of a PL/pgSQL function (codes-postgres.ts).
- * - On the embedded store, whose reads cost no round trip, each read is a statement compiled once,
- *   and the issues and verifications of one turn share a transaction and its commit
- *   (codes-embedded.ts, shared-transactions.ts).
+ * - On the embedded store, whose reads cost no round trip, each read is one statement compiled once
+ *   (what a call needs together, together), and the issues and verifications of one turn share a
+ *   transaction and its commit (codes-embedded.ts, shared-transactions.ts).
  *
  * The repositories take these answers as they are; everything else in the store is plain Kysely.
  * The figures that keep each of these are in docs/benchmarks.md ("Verification against a bare

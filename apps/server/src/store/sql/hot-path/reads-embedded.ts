@@ -31,8 +31,10 @@ export function policyOfUserStatement(db: Db) {
 }
 
 /**
- * The hot path's reads on the embedded store: a read costs no round trip there, so each is one
- * statement, compiled once (compiled-once.ts: no query built or compiled again per request).
+ * The hot path's reads on the embedded store: a read costs no round trip there, but each statement
+ * costs a call into SQLite and a row made: a call that needs two things reads them in one (the
+ * session with its policies, the key with its user). Each is compiled once (compiled-once.ts: no
+ * query built or compiled again per request).
  */
 export function embeddedReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'> {
   const userById = compiledOnce(db, (values: { id: string }) =>
