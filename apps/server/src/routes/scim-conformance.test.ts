@@ -10,7 +10,7 @@ import {
   SEARCH,
   USER,
 } from '../testing/scim-client.js';
-import { DOOR_STORE_KINDS } from '../testing/stores.js';
+import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 /**
@@ -26,7 +26,7 @@ async function scimOf(t: TestApp): Promise<Scim['call']> {
   return (await scimClient(t, { name: 'conformance' })).call;
 }
 
-describe.each(DOOR_STORE_KINDS)('SCIM conformance findings on %s', (kind) => {
+describe.each(STORE_KINDS)('SCIM conformance findings on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

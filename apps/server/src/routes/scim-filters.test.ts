@@ -1,7 +1,7 @@
 import { describe, type ExpectStatic } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { GROUP, type Scim, scimClient, USER } from '../testing/scim-client.js';
-import { DOOR_STORE_KINDS } from '../testing/stores.js';
+import { STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
 
 /**
@@ -31,7 +31,7 @@ async function threeUsers(t: TestApp, scim: Scim, expect: ExpectStatic) {
 
 const sorted = (...list: string[]) => list.sort();
 
-describe.each(DOOR_STORE_KINDS)('SCIM filters evaluated by the store on %s', (kind) => {
+describe.each(STORE_KINDS)('SCIM filters evaluated by the store on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest('eq, ne, co, sw and ew on userName, in any case', async ({ startApp, expect }) => {

@@ -21,7 +21,7 @@ export type SessionState =
   | { state: 'active'; session: Session; user: User; policies?: PoliciesReadWithSession };
 
 export interface ResolveOptions {
-  /** The user's policies of these two categories, read with the session where that saves a round trip (the store decides; else left out). */
+  /** The user's policies of these two categories, read with the session in the same statement. */
   policies?: readonly [string, string];
   /** A call that changes something: the cross-site request token it carried (`presented` undefined: none). */
   token?: { presented: string | undefined };

@@ -13,7 +13,7 @@ import { openOutboxMessage } from '../../delivery/outbox-provider.js';
 import type { DeliveryProvider } from '../../delivery/delivery.js';
 import { API, bodies } from '../../testing/api-bodies.js';
 import { dumpStoreText } from '../../testing/store-dump.js';
-import { DOOR_STORE_KINDS } from '../../testing/stores.js';
+import { DOOR_STORE_KINDS, STORE_KINDS } from '../../testing/stores.js';
 import { createTestApp, type SignedIn, type TestApp, type TestUser } from '../../testing/test-app.js';
 
 const MINUTE = 60_000;
@@ -303,7 +303,8 @@ describe.each(DOOR_STORE_KINDS)('the code limit setting on %s', (kind) => {
   });
 });
 
-describe.each(DOOR_STORE_KINDS)("taking back one's own code, and error 148 on %s", (kind) => {
+// Both stores: two takings back of one code at once, audited once.
+describe.each(STORE_KINDS)("taking back one's own code, and error 148 on %s", (kind) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(kind);

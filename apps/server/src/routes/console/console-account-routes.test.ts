@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { consoleAgent } from '../../testing/console-agent.js';
 import { appTest } from '../../testing/fixtures.js';
-import { DOOR_STORE_KINDS } from '../../testing/stores.js';
+import { STORE_KINDS } from '../../testing/stores.js';
 import type { TestApp } from '../../testing/test-app.js';
 
 const BASE = '/dea/admin-api';
@@ -42,7 +42,7 @@ async function givePasskeys(t: TestApp, accountId: string, ids: string[]) {
     });
 }
 
-describe.each(DOOR_STORE_KINDS)('console accounts in the console on %s', (kind) => {
+describe.each(STORE_KINDS)('console accounts in the console on %s', (kind) => {
   appTest.override('storeKind', kind);
 
   appTest(

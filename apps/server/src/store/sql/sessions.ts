@@ -24,14 +24,13 @@ export interface SessionRepository {
   /** The session with its user (undefined when the user is gone), in one query: every signed-in call asks. */
   find(idHash: string): Promise<SessionWithUser | undefined>;
   /**
-   * The session with its user and the user's policies of two categories: on PostgreSQL in the same
-   * statement (a call that needs them saves their round trip); on the embedded store, where a read
-   * costs no round trip, `policies` is left out and the caller reads them when it needs them.
+   * The session with its user and the user's policies of two categories, in one statement (a call
+   * that needs them saves a statement, and on PostgreSQL a round trip).
    */
   findWithPolicies(
     idHash: string,
     categories: readonly [string, string],
-  ): Promise<(SessionWithUser & { policies?: StoredPolicyPair }) | undefined>;
+  ): Promise<(SessionWithUser & { policies: StoredPolicyPair }) | undefined>;
   touch(idHash: string, at: number): Promise<void>;
   /** Ends the session; answers its user's id when it was open, else undefined. */
   end(idHash: string, at: number): Promise<string | undefined>;

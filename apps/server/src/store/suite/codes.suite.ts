@@ -50,23 +50,6 @@ export function codesSuite(): void {
     });
 
     storeCase(
-      'issues exactly maxUnused of many concurrent issues for one user, refusing the others',
-      async ({ store, expect, addUser }) => {
-        const user = await addUser();
-        const outcomes = await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            store.codes.issue(newCode(user.id, { createdAt: T0 + i }), 5, issueAudit(user.id)),
-          ),
-        );
-        expect(outcomes.filter((outcome) => outcome.issued)).toHaveLength(5);
-        expect(outcomes.filter((outcome) => !outcome.issued && outcome.reason === 'store-full')).toHaveLength(
-          15,
-        );
-        expect(await store.codes.countActive(user.id, T0 + 20)).toBe(5);
-      },
-    );
-
-    storeCase(
       "answers the user's channels with the issue, as listOfUser lists them, alone and gathered in one statement",
       async ({ store, expect, addUser }) => {
         const users = await Promise.all([addUser(), addUser(), addUser()]);

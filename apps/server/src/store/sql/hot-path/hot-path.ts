@@ -40,7 +40,7 @@ export interface HotPath {
   sessionWithPolicies(
     idHash: string,
     categories: readonly [string, string],
-  ): Promise<(SessionWithUser & { policies?: StoredPolicyPair }) | undefined>;
+  ): Promise<(SessionWithUser & { policies: StoredPolicyPair }) | undefined>;
   /** A user's channels, in the order every reader lists them: every code issued or sent asks. */
   channelsOfUser(userId: string): Promise<Channel[]>;
   /** The stored options of the user's policy of a category (its text; undefined: none). */
