@@ -35,12 +35,14 @@ export function storeKindsOf(setting: string | undefined): StoreKind[] {
 export const STORE_KINDS: StoreKind[] = storeKindsOf(process.env.DEA_TEST_STORES);
 
 /**
- * The store a door's tests run on (HTTP routes, the command line): the first of STORE_KINDS, the
- * embedded store unless `DEA_TEST_STORES` names PostgreSQL alone. A door adds status, envelope,
- * schema, headers, cookies, arguments and its mapping of the domain's errors, none of which changes
- * with the store; the rules and the store itself are tested on both, where they live (the domain's
- * and the store's suites; docs/decisions/0052). A door's test about the store (its round trips on
- * PostgreSQL, two instances of one database) names the store it needs.
+ * The store a door's tests run on (HTTP routes, the command line, the directory's sync and sign-in,
+ * RADIUS, a file's import): the first of STORE_KINDS, the embedded store unless `DEA_TEST_STORES`
+ * names PostgreSQL alone. A door adds status, envelope, schema, headers, cookies, arguments and its
+ * mapping of the domain's errors, none of which changes with the store; the rules and the store
+ * itself are tested on both, where they live (the domain's and the store's suites;
+ * docs/decisions/0052). A door's test about the store (its round trips on PostgreSQL, two instances
+ * of one database, a limit the store holds under concurrency, SQL written per database) keeps
+ * STORE_KINDS.
  */
 export const DOOR_STORE_KINDS: StoreKind[] = STORE_KINDS.slice(0, 1);
 

@@ -5,6 +5,7 @@ import { parseJsonObject, type Db, type Dialect } from './db.js';
 import { dialectSql } from './dialect-sql.js';
 import type { HotPath } from './hot-path/hot-path.js';
 import { orderTermsOf, type RowFilter, type RowOrder, whereOf } from './row-filter.js';
+import type { StoredPolicyPair } from './sessions.js';
 
 export interface Group {
   id: string;
@@ -290,6 +291,18 @@ export function policyOfUserQuery(db: Db, values: { userId: string | Expression<
  */
 export function policyOfUserColumn(db: Db, userRef: 'users.id' | 'sessions.user_id', category: string) {
   return policyOfUserQuery(db, { userId: sql.ref<string>(userRef), category });
+}
+
+/**
+ * The two policies a statement read as columns `policy_first` and `policy_second`
+ * (policyOfUserColumn), parsed (policyOptionsOf); undefined where the user has none.
+ */
+export function policyPairOfColumns(row: {
+  policy_first: string | null;
+  policy_second: string | null;
+}): StoredPolicyPair {
+  const optionsOf = (text: string | null) => (text === null ? undefined : policyOptionsOf(text));
+  return [optionsOf(row.policy_first), optionsOf(row.policy_second)];
 }
 
 /** Parsed policy options, by their stored text: the policies are few, and read by every code's issue and use. */

@@ -4,9 +4,9 @@ import type { ServiceKeysTable, UsersTable } from '../../database.js';
 import { CHANNEL_COLUMNS, CHANNEL_ORDER, channelsOfRows } from '../channels.js';
 import { compiledOnce } from '../compiled-once.js';
 import { parseJsonObject, type Db } from '../db.js';
-import { policyOfUserColumn, policyOfUserQuery, policyOptionsOf } from '../groups.js';
+import { policyOfUserColumn, policyOfUserQuery, policyPairOfColumns } from '../groups.js';
 import { SERVICE_KEY_COLUMNS, toServiceKey } from '../service-key-rows.js';
-import { sessionOf, type SessionRow, sessionsWithUsers, type StoredPolicyPair } from '../sessions.js';
+import { sessionOf, type SessionRow, sessionsWithUsers } from '../sessions.js';
 import { toUser, USER_COLUMNS } from '../user-row.js';
 import type { HotPath } from './hot-path.js';
 
@@ -56,7 +56,6 @@ export function embeddedReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'>
       ])
       .where('sessions.id_hash', '=', values.idHash),
   );
-  const optionsOf = (text: string | null) => (text === null ? undefined : policyOptionsOf(text));
   const channelsOfUser = channelsOfUserStatement(db);
   const policyOfUser = policyOfUserStatement(db);
   // Both categories' policies: the rows of both, in the order that decides (the first row of each
@@ -118,9 +117,7 @@ export function embeddedReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'>
       const row = (await sessionWithPolicies.run(db, { idHash, first, second })).rows[0] as
         | (SessionRow & { policy_first: string | null; policy_second: string | null })
         | undefined;
-      if (row === undefined) return undefined;
-      const policies: StoredPolicyPair = [optionsOf(row.policy_first), optionsOf(row.policy_second)];
-      return { ...sessionOf(row), policies };
+      return row && { ...sessionOf(row), policies: policyPairOfColumns(row) };
     },
     async channelsOfUser(userId) {
       return channelsOfRows((await channelsOfUser.run(db, { userId })).rows);

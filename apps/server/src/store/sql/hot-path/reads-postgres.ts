@@ -5,10 +5,10 @@ import { PREPARED_MARK } from '../../prepared-statements.js';
 import { type Channel, CHANNEL_COLUMNS, CHANNEL_ORDER, isKnownChannelRow, toChannel } from '../channels.js';
 import { compiledOnce } from '../compiled-once.js';
 import { parseJsonObject, type Db } from '../db.js';
-import { policyOfUserColumn, policyOptionsOf } from '../groups.js';
+import { policyOfUserColumn, policyPairOfColumns } from '../groups.js';
 import { SERVICE_KEY_COLUMNS, toServiceKey } from '../service-key-rows.js';
 import type { NamedUser, ServiceKeyWithUser } from '../service-keys.js';
-import { sessionOf, type SessionRow, sessionsWithUsers, type StoredPolicyPair } from '../sessions.js';
+import { sessionOf, type SessionRow, sessionsWithUsers } from '../sessions.js';
 import { toUser, USER_COLUMNS } from '../user-row.js';
 import type { UserWithPolicy } from '../users.js';
 import { gatheredByTurn, readsGatheredByTurn } from './by-turn.js';
@@ -168,7 +168,6 @@ export function postgresReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'>
     return found;
   };
 
-  const optionsOf = (text: string | null) => (text === null ? undefined : policyOptionsOf(text));
   const sessionWithPolicies = perPart((categories: readonly [string, string]) =>
     readsGatheredByTurn(async (idHashes: string[]) => {
       const [first, second] = categories;
@@ -176,8 +175,7 @@ export function postgresReads(db: Db): Omit<HotPath, 'issueCode' | 'verifyCode'>
       return new Map(
         rows.map((row) => {
           const found = row as SessionRow & { policy_first: string | null; policy_second: string | null };
-          const pair: StoredPolicyPair = [optionsOf(found.policy_first), optionsOf(found.policy_second)];
-          return [found.session_id_hash, { ...sessionOf(found), policies: pair }];
+          return [found.session_id_hash, { ...sessionOf(found), policies: policyPairOfColumns(found) }];
         }),
       );
     }),
