@@ -2,7 +2,7 @@ import { ensurePrivateFile, ensurePrivateFolder } from '../files/private-files.j
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './database.js';
 import { embeddedDb, withStatementCache } from './embedded-store-lock.js';
 import { storeConnectionError } from './connection-errors.js';
@@ -91,18 +91,22 @@ export const EMBEDDED_STORE_FILE = 'dea.sqlite';
 
 const INT8_OID = 20;
 
-function bigintAsNumber(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-  if (oid === INT8_OID) return Number;
-  return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
-}
+/**
+ * The PostgreSQL driver, loaded by the first store that names a database: the embedded store's
+ * processes (`dea` above all, a process a command) never evaluate it.
+ */
+const postgresDriver = async (): Promise<typeof pg> => (await import('pg')).default;
 
-function postgresDb(
+async function postgresDb(
   url: string,
   poolSize: number,
   timeouts: DatabaseTimeouts | undefined,
   prepared: PreparedStatements,
-): Db {
-  const pool = new pg.Pool({
+): Promise<Db> {
+  const driver = await postgresDriver();
+  const bigintAsNumber = (oid: number, format?: 'text' | 'binary'): ((value: string) => unknown) =>
+    oid === INT8_OID ? Number : (driver.types.getTypeParser(oid, format) as (value: string) => unknown);
+  const pool = new driver.Pool({
     connectionString: url,
     max: poolSize,
     ...(timeouts && {
@@ -233,7 +237,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let db: Db;
   try {
     db = options.databaseUrl
-      ? postgresDb(
+      ? await postgresDb(
           options.databaseUrl,
           options.poolSize ?? 10,
           options.timeouts,

@@ -20,7 +20,7 @@ const order = async (paths: string[]): Promise<string[]> =>
   );
 
 describe('the order of the server files (testing/long-files-first.ts)', () => {
-  it('starts the three longest first, then one waiting file before every two others, and loses none', async () => {
+  it('starts the four longest first, then one waiting file before every two others, and loses none', async () => {
     const files = [
       'a.test.ts',
       'server.process.test.ts',
@@ -35,11 +35,13 @@ describe('the order of the server files (testing/long-files-first.ts)', () => {
       'readme-cli.test.ts',
       'webhooks/webhooks-retries.test.ts',
       'radius/freeradius-front.test.ts',
+      'production-tree.test.ts',
     ];
     expect(await order(files)).toEqual([
       'readme-cli.test.ts',
       'release/release.process.test.ts',
       'directory/active-directory-sync.test.ts',
+      'production-tree.test.ts',
       'server.process.test.ts',
       'a.test.ts',
       'b.test.ts',
