@@ -16,25 +16,41 @@ import { startServer, type RunningServer } from '../support/start-server';
  */
 
 // A server of its own: these scenarios count the codes issued to 'demo' in its audit trail.
-const test = base.extend<object, { ownServer: RunningServer }>({
-  ownServer: [
-    // oxlint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const server = await startServer({ DEA_CODE_MAX_UNUSED: '100' });
-      await use(server);
-      await server.stop();
-    },
-    { scope: 'worker' },
-  ],
-  baseURL: async ({ ownServer }, use) => use(ownServer.baseUrl),
+let ownServer: RunningServer | undefined;
+// Started by the first test that opens a page, for the file's tests (they run in turn in one
+// worker), and stopped after them. A fixture of each test, not of the worker: a worker-scoped one
+// would start a worker process of its own for this file (workers are shared only by the files with
+// the same worker fixtures), about 6 CPU-seconds.
+const test = base.extend({
+  // oxlint-disable-next-line no-empty-pattern
+  baseURL: async ({}, use) => {
+    ownServer ??= await startServer({ DEA_CODE_MAX_UNUSED: '100' });
+    await use(ownServer.baseUrl);
+  },
+});
+
+test.afterAll(async () => {
+  await ownServer?.stop();
+  ownServer = undefined;
 });
 
 test.describe.configure({ mode: 'serial' });
 
 /** How many codes the server issued to `username`, by its audit trail (`dea audit list`). */
-function codesIssuedTo(server: RunningServer, username: string): number {
+function codesIssuedTo(username: string): number {
+  if (ownServer === undefined) throw new Error('the server starts with the first page a test opens');
   const entries = JSON.parse(
-    dea(server, ['audit', 'list', '--user', username, '--event', 'code.issued', '--json', '--limit', '1000']),
+    dea(ownServer, [
+      'audit',
+      'list',
+      '--user',
+      username,
+      '--event',
+      'code.issued',
+      '--json',
+      '--limit',
+      '1000',
+    ]),
   ) as unknown[];
   return entries.length;
 }
@@ -53,10 +69,9 @@ async function failEveryScriptButTheFirst(page: Page): Promise<string[]> {
 
 test('a page whose scripts fail keeps the one code its first script asked for; reloads ask for none, and the page shows it once it can', async ({
   page,
-  ownServer,
 }) => {
   await signInAs(page, 'demo');
-  const before = codesIssuedTo(ownServer, 'demo');
+  const before = codesIssuedTo('demo');
   const failed = await failEveryScriptButTheFirst(page);
   const asked: string[] = [];
   page.on('request', (request) => {
@@ -77,14 +92,14 @@ test('a page whose scripts fail keeps the one code its first script asked for; r
     expect(await page.evaluate(() => sessionStorage.getItem('emergencyCode'))).toBe(kept);
   }
   expect(asked).toHaveLength(1);
-  expect(codesIssuedTo(ownServer, 'demo') - before).toBe(1);
+  expect(codesIssuedTo('demo') - before).toBe(1);
 
   // The scripts load again: the page shows the kept code, and asks for none.
   await page.unroute(/\/dea\/assets\/[^/]+\.js$/);
   await page.reload();
   await expect(code(page)).toHaveText(kept ?? 'a kept code');
   expect(asked).toHaveLength(1);
-  expect(codesIssuedTo(ownServer, 'demo') - before).toBe(1);
+  expect(codesIssuedTo('demo') - before).toBe(1);
 });
 
 /** Each falsy `error` the specification reads as success (section 3: "0 or falsy"). */

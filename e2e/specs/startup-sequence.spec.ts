@@ -23,17 +23,22 @@ import { startServer, type RunningServer } from '../support/start-server';
  */
 
 // A server of its own: these scenarios issue codes to 'demo', which code-on-screen.spec.ts counts.
-const test = base.extend<object, { ownServer: RunningServer }>({
-  ownServer: [
-    // oxlint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const server = await startServer();
-      await use(server);
-      await server.stop();
-    },
-    { scope: 'worker' },
-  ],
-  baseURL: async ({ ownServer }, use) => use(ownServer.baseUrl),
+let ownServer: RunningServer | undefined;
+// Started by the first test that opens a page, for the file's tests (they run in turn in one
+// worker), and stopped after them. A fixture of each test, not of the worker: a worker-scoped one
+// would start a worker process of its own for this file (workers are shared only by the files with
+// the same worker fixtures), about 6 CPU-seconds.
+const test = base.extend({
+  // oxlint-disable-next-line no-empty-pattern
+  baseURL: async ({}, use) => {
+    ownServer ??= await startServer();
+    await use(ownServer.baseUrl);
+  },
+});
+
+test.afterAll(async () => {
+  await ownServer?.stop();
+  ownServer = undefined;
 });
 
 test.describe.configure({ mode: 'serial' });
