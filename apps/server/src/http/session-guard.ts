@@ -14,8 +14,8 @@ export async function requireSession(request: FastifyRequest): Promise<void> {
 
 /**
  * requireSession for the calls that issue codes: the user's page policies (Self Service and
- * Channel Registration, emergency-policy.ts) are read with the session where the store can
- * (one round trip fewer on PostgreSQL), in `request.signedIn.policies`.
+ * Channel Registration, emergency-policy.ts) are read with the session, in the same statement, into
+ * `request.signedIn.policies`.
  */
 export async function requirePageSession(request: FastifyRequest): Promise<void> {
   await signedInWith(request, PAGE_POLICY_CATEGORIES);

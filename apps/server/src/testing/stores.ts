@@ -52,7 +52,8 @@ export const DOOR_STORE_KINDS: StoreKind[] = STORE_KINDS.slice(0, 1);
  * or verifies the trail of a test store does so with these keys.
  */
 export const TEST_STORE_KEYS = deriveKeys(Buffer.alloc(32, 9));
-const auditStampKey = auditStampKeyOf(TEST_STORE_KEYS);
+/** TEST_STORE_KEYS' audit-entry key: what a test store, and another instance opened on its database, stamps with. */
+export const TEST_AUDIT_STAMP_KEY = auditStampKeyOf(TEST_STORE_KEYS);
 
 export interface TestStore {
   store: Store;
@@ -72,7 +73,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   const templates = inject('storeTemplates');
   if (kind === 'sqlite') {
     copyFileSync(templates.sqliteFile, join(dataDir, EMBEDDED_STORE_FILE));
-    const store = await openStore({ dataDir, auditStampKey });
+    const store = await openStore({ dataDir, auditStampKey: TEST_AUDIT_STAMP_KEY });
     return {
       store,
       databaseUrl: undefined,
@@ -84,7 +85,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
     };
   }
   const database = await leaseTestDatabase(inject('postgresUrl'), templates);
-  const store = await openStore({ dataDir, databaseUrl: database.url, auditStampKey });
+  const store = await openStore({ dataDir, databaseUrl: database.url, auditStampKey: TEST_AUDIT_STAMP_KEY });
   return {
     store,
     databaseUrl: database.url,

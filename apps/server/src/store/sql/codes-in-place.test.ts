@@ -2,11 +2,10 @@ import { POLICY_CATEGORY_SELF_SERVICE } from '@dea/contract';
 import pg from 'pg';
 import { describe, expect, vi } from 'vitest';
 import { newId } from '../../crypto/ids.js';
-import { auditStampKeyOf } from '../../domain/audit/audit-trail.js';
 import { storeTest } from '../../testing/fixtures.js';
 import { cutoffsAt } from '../../testing/purge-cutoffs.js';
 import { recordPostgresQueries } from '../../testing/recorded-sql.js';
-import { STORE_KINDS, TEST_STORE_KEYS } from '../../testing/stores.js';
+import { STORE_KINDS, TEST_AUDIT_STAMP_KEY } from '../../testing/stores.js';
 import { openStore } from '../open-store.js';
 import type { VerifyCall } from './codes.js';
 
@@ -171,7 +170,7 @@ describe.each(STORE_KINDS.filter((kind) => kind === 'postgres'))('a code’s use
       const verifier = await openStore({
         dataDir: testStore.dataDir,
         databaseUrl: url,
-        auditStampKey: auditStampKeyOf(TEST_STORE_KEYS),
+        auditStampKey: TEST_AUDIT_STAMP_KEY,
       });
       try {
         // All at once: the verifications of a turn are one statement, codes of one page used together.
