@@ -68,6 +68,10 @@ const VERIFY_USERS = 1_000;
 const VERIFY_CODES = Number(process.env.BENCH_VERIFY_CODES ?? 5_000);
 // The pairs rows: this many pairs of issue and verify at each concurrency (clients in turn).
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 2_000);
+// Pairs run first and not counted, at each concurrency: the server's first pairs compile the path
+// (V8 optimises a function after many calls) and prepare its statements. 2,000 pairs from one
+// client on a server just started (BENCH_ONLY_PAIRS=1) cost 1,430 µs each; 10,000, 1,116.
+const PAIR_WARMUP = Number(process.env.BENCH_PAIR_WARMUP ?? 2_000);
 const PAIR_CLIENTS = [1, 8];
 // BENCH_ONLY_PAIRS=1 runs the pairs rows alone (with BENCH_CALLS=verify), to profile them.
 const ONLY_PAIRS = process.env.BENCH_ONLY_PAIRS === '1';
@@ -435,9 +439,9 @@ const guard = (label: string, check: string, measured: string, holds: boolean): 
 /**
  * A pair's server CPU as the guard measures it (ADR 0051): `clients` clients, each issuing a code
  * on screen (tempPass/create, a signed-in session) and then verifying it (tempPass/verify, the
- * service key), one request at a time, PAIRS pairs in all; the server's CPU per pair from /proc
- * against the bare route's CPU per request at the same concurrency, measured right before and
- * right after.
+ * service key), one request at a time, PAIRS pairs in all after PAIR_WARMUP not counted; the
+ * server's CPU per pair from /proc against the bare route's CPU per request at the same
+ * concurrency, measured right before and right after.
  */
 async function pairsOf(
   label: string,
@@ -446,15 +450,11 @@ async function pairsOf(
   sessions: Session[],
   clients: number,
 ): Promise<void> {
-  const before = await measureBare(clients);
-  const countsBefore = await verificationCounts(server);
-  const cpuBefore = cpuSecondsOf(server.child.pid);
-  const storeCpuBefore = storeCpuSeconds();
-  const started = performance.now();
   let next = 0;
+  let last = 0;
   let failed = 0;
   const client = async (): Promise<void> => {
-    while (next < PAIRS) {
+    while (next < last) {
       const session = sessions[next % sessions.length]!;
       next += 1;
       const issued = await fetch(`${server.base}/dea/api/tempPass/create`, {
@@ -480,7 +480,20 @@ async function pairsOf(
       await verified.arrayBuffer();
     }
   };
-  await Promise.all(Array.from({ length: clients }, client));
+  const pairs = async (count: number): Promise<void> => {
+    last = next + count;
+    await Promise.all(Array.from({ length: clients }, client));
+  };
+  await pairs(PAIR_WARMUP);
+  const warmupFailed = failed;
+  failed = 0;
+  const before = await measureBare(clients);
+  const countsBefore = await verificationCounts(server);
+  const cpuBefore = cpuSecondsOf(server.child.pid);
+  const storeCpuBefore = storeCpuSeconds();
+  const started = performance.now();
+  await pairs(PAIRS);
+  failed += warmupFailed;
   const seconds = (performance.now() - started) / 1000;
   const cpuPerPair = ((cpuSecondsOf(server.child.pid) - cpuBefore) * 1e6) / PAIRS;
   const storeCpu = ((storeCpuSeconds() - storeCpuBefore) * 1e6) / PAIRS;
@@ -918,7 +931,7 @@ async function main(): Promise<void> {
         '',
         bareLine(),
         '',
-        `Pairs (the guard's measure, ADR 0051): ${PAIRS} pairs at each concurrency, each client issuing a code on screen (tempPass/create, signed in) and then verifying it (tempPass/verify, service key), one request at a time; the server's CPU per pair from /proc, against the bare route's server CPU per request at the same concurrency, ${BARE_AROUND_SECONDS} s right before and right after.`,
+        `Pairs (the guard's measure, ADR 0051): ${PAIRS} pairs at each concurrency after ${PAIR_WARMUP} not counted, each client issuing a code on screen (tempPass/create, signed in) and then verifying it (tempPass/verify, service key), one request at a time; the server's CPU per pair from /proc, against the bare route's server CPU per request at the same concurrency, ${BARE_AROUND_SECONDS} s right before and right after.`,
         '',
         '| store | clients | pairs (verifications by outcome) | pairs/s | server CPU per pair | bare route CPU per request before / after | pair in bare requests | PostgreSQL CPU per pair |',
         '|---|---|---|---|---|---|---|---|',
