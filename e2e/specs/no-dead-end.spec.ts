@@ -1,4 +1,4 @@
-import { expect, test as base, type Page, type Route } from '@playwright/test';
+import { expect, type Page, type Route } from '@playwright/test';
 import { dea } from '../support/console';
 import {
   code,
@@ -8,7 +8,7 @@ import {
   signInAs,
   withoutStartupAnswers,
 } from '../support/scenarios';
-import { startServer, type RunningServer } from '../support/start-server';
+import { onOwnServer } from '../support/own-server';
 
 /**
  * The page for a person in trouble: no code lost when the page's scripts fail, the envelope's
@@ -16,31 +16,14 @@ import { startServer, type RunningServer } from '../support/start-server';
  */
 
 // A server of its own: these scenarios count the codes issued to 'demo' in its audit trail.
-let ownServer: RunningServer | undefined;
-// Started by the first test that opens a page, for the file's tests (they run in turn in one
-// worker), and stopped after them. A fixture of each test, not of the worker: a worker-scoped one
-// would start a worker process of its own for this file (workers are shared only by the files with
-// the same worker fixtures), about 6 CPU-seconds.
-const test = base.extend({
-  // oxlint-disable-next-line no-empty-pattern
-  baseURL: async ({}, use) => {
-    ownServer ??= await startServer({ DEA_CODE_MAX_UNUSED: '100' });
-    await use(ownServer.baseUrl);
-  },
-});
-
-test.afterAll(async () => {
-  await ownServer?.stop();
-  ownServer = undefined;
-});
+const { test, server } = onOwnServer({ DEA_CODE_MAX_UNUSED: '100' });
 
 test.describe.configure({ mode: 'serial' });
 
 /** How many codes the server issued to `username`, by its audit trail (`dea audit list`). */
 function codesIssuedTo(username: string): number {
-  if (ownServer === undefined) throw new Error('the server starts with the first page a test opens');
   const entries = JSON.parse(
-    dea(ownServer, [
+    dea(server(), [
       'audit',
       'list',
       '--user',

@@ -6,7 +6,7 @@ import {
   type Language,
   type PageCall,
 } from '@dea/contract';
-import { expect, test as base, type Page, type Request, type Route } from '@playwright/test';
+import { expect, type Page, type Request, type Route } from '@playwright/test';
 import {
   expectCodeShown,
   expectNoAxeViolations,
@@ -14,7 +14,7 @@ import {
   signInAs,
   withoutStartupAnswers,
 } from '../support/scenarios';
-import { startServer, type RunningServer } from '../support/start-server';
+import { onOwnServer } from '../support/own-server';
 
 /**
  * Spec section 4's startup against the real server, with the answers it embeds in the HTML taken
@@ -23,23 +23,7 @@ import { startServer, type RunningServer } from '../support/start-server';
  */
 
 // A server of its own: these scenarios issue codes to 'demo', which code-on-screen.spec.ts counts.
-let ownServer: RunningServer | undefined;
-// Started by the first test that opens a page, for the file's tests (they run in turn in one
-// worker), and stopped after them. A fixture of each test, not of the worker: a worker-scoped one
-// would start a worker process of its own for this file (workers are shared only by the files with
-// the same worker fixtures), about 6 CPU-seconds.
-const test = base.extend({
-  // oxlint-disable-next-line no-empty-pattern
-  baseURL: async ({}, use) => {
-    ownServer ??= await startServer();
-    await use(ownServer.baseUrl);
-  },
-});
-
-test.afterAll(async () => {
-  await ownServer?.stop();
-  ownServer = undefined;
-});
+const { test } = onOwnServer();
 
 test.describe.configure({ mode: 'serial' });
 

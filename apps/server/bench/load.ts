@@ -69,8 +69,8 @@ const VERIFY_CODES = Number(process.env.BENCH_VERIFY_CODES ?? 5_000);
 // The pairs rows: this many pairs of issue and verify at each concurrency (clients in turn).
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 2_000);
 // Pairs run first and not counted, at each concurrency: the server's first pairs compile the path
-// (V8 optimises a function after many calls) and prepare its statements. 2,000 pairs from one
-// client on a server just started (BENCH_ONLY_PAIRS=1) cost 1,430 µs each; 10,000, 1,116.
+// (V8 optimises a function after many calls) and prepare its statements (docs/benchmarks.md,
+// "Verification against a bare route").
 const PAIR_WARMUP = Number(process.env.BENCH_PAIR_WARMUP ?? 2_000);
 const PAIR_CLIENTS = [1, 8];
 // BENCH_ONLY_PAIRS=1 runs the pairs rows alone (with BENCH_CALLS=verify), to profile them.
@@ -484,16 +484,14 @@ async function pairsOf(
     last = next + count;
     await Promise.all(Array.from({ length: clients }, client));
   };
+  // A pair that fails during the warm-up fails the row as well (`failed` counts both).
   await pairs(PAIR_WARMUP);
-  const warmupFailed = failed;
-  failed = 0;
   const before = await measureBare(clients);
   const countsBefore = await verificationCounts(server);
   const cpuBefore = cpuSecondsOf(server.child.pid);
   const storeCpuBefore = storeCpuSeconds();
   const started = performance.now();
   await pairs(PAIRS);
-  failed += warmupFailed;
   const seconds = (performance.now() - started) / 1000;
   const cpuPerPair = ((cpuSecondsOf(server.child.pid) - cpuBefore) * 1e6) / PAIRS;
   const storeCpu = ((storeCpuSeconds() - storeCpuBefore) * 1e6) / PAIRS;

@@ -138,8 +138,7 @@ async function postgresDb(
  * The most of the embedded store's pages one connection keeps in memory, in KiB (taken only as
  * pages are read). SQLite's default, 2 MiB, holds a store's hot pages only until it has some
  * thousands of codes and audit entries; past that, statements read their pages from the file
- * again: a code's issue and verification from one client cost 1,430 µs of server CPU with the
- * default and 1,245 µs with this (docs/benchmarks.md, "Verification against a bare route").
+ * again (docs/benchmarks.md, "Verification against a bare route", has what it saves).
  */
 export const PAGE_CACHE_KIB = 64 * 1024;
 
