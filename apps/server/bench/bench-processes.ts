@@ -93,6 +93,26 @@ export function startBare(): Promise<Running> {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/** Where Linux's guest halt-polling driver keeps how long an idle virtual core polls before it halts. */
+const HALT_POLL_FILE = '/sys/module/haltpoll/parameters/guest_halt_poll_ns';
+
+/**
+ * The virtual cores' halt polling, as a run's heading names it: from one client a bare request
+ * costs mostly the waking of a halted core, so a figure in bare requests from one client moves
+ * with it (docs/benchmarks.md, "The pair's floor"). Where the machine has no such setting, says so.
+ */
+export function haltPolling(): string {
+  let nanoseconds: number;
+  try {
+    nanoseconds = Number(readFileSync(HALT_POLL_FILE, 'utf8').trim());
+  } catch {
+    return 'no halt polling setting';
+  }
+  return nanoseconds === 0
+    ? "the virtual cores' halt polling off"
+    : `the virtual cores' halt polling ${nanoseconds / 1000} µs`;
+}
+
 /** CPU seconds the process has used so far (Linux: /proc/<pid>/stat, user + system); NaN once gone. */
 export function cpuSecondsOf(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;

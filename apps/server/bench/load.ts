@@ -44,6 +44,7 @@ import {
   type Running,
   cpuSecondsOf,
   groupShowingCodes,
+  haltPolling,
   startBare,
   startServer,
   stop,
@@ -916,7 +917,7 @@ async function main(): Promise<void> {
   }
   if (bareServer !== undefined) await stop(bareServer);
   if (bursts.length > 0) writeSection('verify-burst', burstSection());
-  const heading = `\`${LONG_RUN ? `BENCH_LOAD_SECONDS=${SECONDS} ` : ''}npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${process.env.BENCH_CALLS ? ` and \`BENCH_CALLS=${process.env.BENCH_CALLS}\`` : ''}${Object.keys(SERVER_ENV).length > 0 ? ` and \`BENCH_SERVER_ENV=${process.env.BENCH_SERVER_ENV}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores${durabilityNote()}`;
+  const heading = `\`${LONG_RUN ? `BENCH_LOAD_SECONDS=${SECONDS} ` : ''}npm run bench:load\`${process.env.BENCH_POSTGRES === '1' ? ' with `BENCH_POSTGRES=1`' : ''}${process.env.BENCH_CALLS ? ` and \`BENCH_CALLS=${process.env.BENCH_CALLS}\`` : ''}${Object.keys(SERVER_ENV).length > 0 ? ` and \`BENCH_SERVER_ENV=${process.env.BENCH_SERVER_ENV}\`` : ''}, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores, ${haltPolling()}${durabilityNote()}`;
   if (verifyRows.length > 0 || pairRows.length > 0) {
     writeSection(
       'verify-load',

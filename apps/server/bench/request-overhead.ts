@@ -35,6 +35,7 @@ import {
   SERVER_PACKAGE,
   cpuSecondsOf,
   groupShowingCodes,
+  haltPolling,
   startBare,
   startProcess,
   startServer,
@@ -482,7 +483,7 @@ async function measureRows(measured: Row[]): Promise<void> {
     for (const row of measured) runs.get(row)!.push(await measure(row));
   const bareCpu = median(runs.get(measured[0]!)!.map((figures) => figures.cpuMicros));
   const lines = [
-    `\`npx tsx apps/server/bench/request-overhead.ts\`, ${new Date().toISOString().slice(0, 16)} UTC, ${cpus().length} cores, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s a row (medians):`,
+    `\`npx tsx apps/server/bench/request-overhead.ts\`, ${new Date().toISOString().slice(0, 16)} UTC, ${cpus().length} cores, ${haltPolling()}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s a row (medians):`,
     '',
     '| route | requests/s | server CPU per request | more than the bare route | other answers |',
     '|---|---|---|---|---|',
@@ -503,6 +504,13 @@ async function measureRows(measured: Row[]): Promise<void> {
         `${row.name}: ${Math.round(cpu)} µs of server CPU a pair = ${(cpu / bareAtPairs).toFixed(1)} bare requests at ${Math.round(bareAtPairs)} µs (${PAIR_CLIENTS} connections; the guard of ADR 0051, from one client: at most 14)`,
       );
     }
+  }
+  // The product's pair against the floor's in the same run: both wait alike, so their ratio does
+  // not move with the cores' idle state as a count of bare requests from one client does.
+  const [product, floor] = ['pair', 'floor'].map((key) => measured.find((row) => row.key === key));
+  if (product !== undefined && floor !== undefined) {
+    const cpuOf = (row: Row) => median(runs.get(row)!.map((figures) => figures.cpuMicros));
+    lines.push('', `the product's pair / the floor's pair: ${(cpuOf(product) / cpuOf(floor)).toFixed(2)}`);
   }
   console.log(lines.join('\n'));
 }
