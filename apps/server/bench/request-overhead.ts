@@ -505,8 +505,9 @@ async function measureRows(measured: Row[]): Promise<void> {
       );
     }
   }
-  // The product's pair against the floor's in the same run: both wait alike, so their ratio does
-  // not move with the cores' idle state as a count of bare requests from one client does.
+  // The product's pair against the floor's in the same run: both wait alike, so their ratio moves
+  // far less with the cores' idle state than a count of bare requests from one client does
+  // (docs/benchmarks.md, "The pair's floor").
   const [product, floor] = ['pair', 'floor'].map((key) => measured.find((row) => row.key === key));
   if (product !== undefined && floor !== undefined) {
     const cpuOf = (row: Row) => median(runs.get(row)!.map((figures) => figures.cpuMicros));
