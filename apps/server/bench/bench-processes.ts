@@ -93,6 +93,13 @@ export function startBare(): Promise<Running> {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/** The middle of `values` (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 /** Where Linux's guest halt-polling driver keeps how long an idle virtual core polls before it halts. */
 const HALT_POLL_FILE = '/sys/module/haltpoll/parameters/guest_halt_poll_ns';
 

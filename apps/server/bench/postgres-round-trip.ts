@@ -11,6 +11,7 @@
 import pg from 'pg';
 import { openStore } from '../src/store/open-store.js';
 import { startPostgresCluster } from '../src/testing/postgres-cluster.js';
+import { median } from './bench-processes.js';
 
 const ROUND_TRIPS = Number(process.env.BENCH_ROUND_TRIPS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -19,11 +20,6 @@ const WARM_UP = 2_000;
 const cpuMicros = (): number => {
   const { user, system } = process.cpuUsage();
   return user + system;
-};
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 };
 
 async function perRoundTrip(

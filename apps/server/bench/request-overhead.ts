@@ -36,6 +36,7 @@ import {
   cpuSecondsOf,
   groupShowingCodes,
   haltPolling,
+  median,
   startBare,
   startProcess,
   startServer,
@@ -118,12 +119,6 @@ async function measure(row: Row): Promise<Figures> {
     wrong: wrong + result.errors,
   };
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 async function main(): Promise<void> {
   const builds = [
