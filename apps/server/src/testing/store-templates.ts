@@ -56,15 +56,17 @@ const SCHEMA_DIGEST = `md5(concat_ws('|',
 
 /**
  * Empties a spare for its next test when its schema is still the template's (SCHEMA_DIGEST): ends
- * every connection a test left open, then one TRUNCATE of each table that has rows (the store has
- * no sequences; RESTART IDENTITY would reset any a table owned). Raises if the schema changed.
+ * every connection a test left open, then one TRUNCATE of each table whose heap is not empty (the
+ * store has no sequences; RESTART IDENTITY would reset any a table owned). A table a test wrote a
+ * row to has a page at least, even when the row was deleted or rolled back since, and one that
+ * was truncated or never written has none: reading each table's size is a file's size, where
+ * asking each table for a row planned and ran a statement per table (docs/benchmarks.md, "The test
+ * suite"). Raises if the schema changed.
  */
 function emptyingOf(schema: string): string {
   return `do $empty$
 declare
-  tables text[] := '{}';
-  full_table text;
-  has_rows boolean;
+  tables text;
 begin
   perform pg_terminate_backend(pid) from pg_stat_activity
     where datname = current_database() and pid <> pg_backend_pid();
@@ -72,15 +74,13 @@ begin
      or ${SCHEMA_DIGEST} <> '${schema}' then
     raise exception 'changed by its test: not reusable';
   end if;
-  for full_table in
-    select format('%I.%I', schemaname, tablename) from pg_tables
-     where schemaname = 'public' and tablename not in ('kysely_migration', 'kysely_migration_lock')
-  loop
-    execute format('select exists (select 1 from %s)', full_table) into has_rows;
-    if has_rows then tables := tables || full_table; end if;
-  end loop;
-  if cardinality(tables) > 0 then
-    execute 'truncate ' || array_to_string(tables, ', ') || ' restart identity cascade';
+  select string_agg(format('%I.%I', n.nspname, c.relname), ', ') into tables
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+   where n.nspname = 'public' and c.relkind = 'r'
+     and c.relname not in ('kysely_migration', 'kysely_migration_lock')
+     and pg_relation_size(c.oid) > 0;
+  if tables is not null then
+    execute 'truncate ' || tables || ' restart identity cascade';
   end if;
 end $empty$`;
 }
