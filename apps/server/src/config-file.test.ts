@@ -1,11 +1,12 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { configProblems } from './testing/config-problems.js';
 import { loadConfig, loadConfigWithFile } from './config.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'dea-config-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
 function file(name: string, content: unknown, mode = 0o600): string {
   const path = join(folder, name);
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content), { mode });

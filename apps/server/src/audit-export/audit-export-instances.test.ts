@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { describe, expect } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
 import { auditStampKeyOf, verifyAuditTrail } from '../domain/audit/audit-trail.js';
 import { Metrics } from '../observability/metrics.js';
 import { openStore } from '../store/open-store.js';
@@ -42,6 +42,7 @@ describe.each(STORE_KINDS)('the audit export of two instances on %s', (kind) => 
     'each entry written by either instance arrives once and in order, across an instance stopping, and after the destination was down',
     async ({ testStore }) => {
       const folder = mkdtempSync(join(tmpdir(), 'dea-audit-export-'));
+      onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
       // The destination is down at first: its folder does not exist yet.
       const file = join(folder, 'later', 'audit.jsonl');
       const first: Store = testStore.store;

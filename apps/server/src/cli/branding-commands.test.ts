@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BRANDING_NAMES } from '@dea/contract';
@@ -19,7 +19,10 @@ describe.each(DOOR_STORE_KINDS)('dea branding on %s', (kind) => {
     cli = await openCliFixture(kind);
     folder = mkdtempSync(join(tmpdir(), 'dea-cli-branding-'));
   });
-  afterAll(() => cli.dispose());
+  afterAll(async () => {
+    await cli.dispose();
+    rmSync(folder, { recursive: true, force: true });
+  });
 
   const entry = async (name: string) => (await cli.store.branding.list()).find((each) => each.name === name);
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEXT_KEYS } from '@dea/contract';
@@ -20,7 +20,10 @@ describe.each(DOOR_STORE_KINDS)('dea messages on %s', (kind) => {
     cli = await openCliFixture(kind);
     folder = mkdtempSync(join(tmpdir(), 'dea-cli-messages-'));
   });
-  afterAll(() => cli.dispose());
+  afterAll(async () => {
+    await cli.dispose();
+    rmSync(folder, { recursive: true, force: true });
+  });
 
   const write = (name: string, content: unknown): string => {
     const path = join(folder, name);

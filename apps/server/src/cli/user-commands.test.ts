@@ -1,5 +1,5 @@
 import { usernameOrThrow } from '@dea/contract';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,10 @@ describe.each(DOOR_STORE_KINDS)('dea user on %s', (kind) => {
     folder = mkdtempSync(join(tmpdir(), 'dea-cli-user-'));
     await cli.run(['group', 'add', '--name', 'Staff', '--priority', '5']);
   });
-  afterAll(() => cli.dispose());
+  afterAll(async () => {
+    await cli.dispose();
+    rmSync(folder, { recursive: true, force: true });
+  });
 
   it('adds a user with the password from standard input, into a group', async () => {
     const result = await cli.run(

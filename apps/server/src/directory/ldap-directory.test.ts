@@ -192,7 +192,9 @@ describe('the directory on OpenLDAP (slapd)', () => {
     await expect(down.findUser('alice')).rejects.toThrow(/DEA_LDAP_URL/);
     const wrongCa = directoryOf({ ...tree.settings, DEA_LDAP_CA_FILE: '' });
     await expect(wrongCa.findUser('alice')).rejects.toThrow(/DEA_LDAP_CA_FILE/);
-    const wrongFile = join(mkdtempSync(join(tmpdir(), 'dea-bind-')), 'password');
+    const wrongFolder = mkdtempSync(join(tmpdir(), 'dea-bind-'));
+    onTestFinished(() => rmSync(wrongFolder, { recursive: true, force: true }));
+    const wrongFile = join(wrongFolder, 'password');
     writeFileSync(wrongFile, 'not the reader password\n', { mode: 0o600 });
     const badReader = directoryOf({ ...tree.settings, DEA_LDAP_BIND_PASSWORD_FILE: wrongFile });
     await expect(badReader.findUser('alice')).rejects.toThrow(
@@ -201,7 +203,9 @@ describe('the directory on OpenLDAP (slapd)', () => {
   });
 
   it('refuses a bind password file its group or others may read, naming it and chmod 600', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'dea-bind-')), 'password');
+    const folder = mkdtempSync(join(tmpdir(), 'dea-bind-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const file = join(folder, 'password');
     writeFileSync(file, 'the reader password\n', { mode: 0o644 });
     chmodSync(file, 0o644);
     const settings = {

@@ -1,7 +1,7 @@
-import { mkdtempSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import { describe, onTestFinished } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { createPrivateCa } from '../testing/private-ca.js';
 import { STORE_KINDS } from '../testing/stores.js';
@@ -121,7 +121,9 @@ describe.each(STORE_KINDS)('webhook retries on %s', (kind) => {
         await endpoint.close();
         ca.dispose();
       });
-      const file = join(mkdtempSync(join(tmpdir(), 'dea-webhooks-')), 'audit.jsonl');
+      const folder = mkdtempSync(join(tmpdir(), 'dea-webhooks-'));
+      onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+      const file = join(folder, 'audit.jsonl');
       const t = await startApp({
         DEA_WEBHOOKS: JSON.stringify({ 'code.issued': endpoint.url }),
         DEA_WEBHOOK_SECRET: SECRET,

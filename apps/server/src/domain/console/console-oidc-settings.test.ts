@@ -1,7 +1,7 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { grantOfValues, roleOfValues } from './console-oidc.js';
 import { consoleOidcConfigOf } from './console-oidc-settings.js';
 
@@ -90,6 +90,7 @@ describe('the console OpenID settings', () => {
       ['DEA_CONSOLE_OIDC_ROLES: "eu" has a scope that is not a group\'s name or a list of them'],
     );
     const folder = mkdtempSync(join(tmpdir(), 'dea-oidc-secret-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
     const open = join(folder, 'secret');
     writeFileSync(open, 'a secret\n');
     chmodSync(open, 0o644);

@@ -1,7 +1,7 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { registrationOidcConfigOf } from './registration-oidc-settings.js';
 
 const base = {
@@ -40,6 +40,7 @@ describe("the registration's OpenID settings (the same client rule as the consol
       'DEA_OIDC_CLIENT_ID: required with DEA_OIDC_ISSUER (the client id registered there)',
     ]);
     const folder = mkdtempSync(join(tmpdir(), 'dea-registration-oidc-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
     const secret = join(folder, 'secret');
     writeFileSync(secret, 's3cret\n');
     chmodSync(secret, 0o600);
