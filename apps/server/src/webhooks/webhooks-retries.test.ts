@@ -1,7 +1,7 @@
 import { mkdtempSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, onTestFinished } from 'vitest';
+import { describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { createPrivateCa } from '../testing/private-ca.js';
 import { STORE_KINDS } from '../testing/stores.js';
