@@ -40,7 +40,14 @@ export async function startInstance(
   settings: Record<string, string>,
 ): Promise<Instance> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dea-instance-'));
-  const { services } = await startServices(testConfig(settings, dataDir, databaseUrl));
+  // An instance that does not start (a test of what refuses to start) leaves no folder behind.
+  let services: Services;
+  try {
+    ({ services } = await startServices(testConfig(settings, dataDir, databaseUrl)));
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const app = await buildApp({ services });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
