@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import { describe, expect, onTestFinished } from 'vitest';
+import { describe, expect } from 'vitest';
 import { auditStampKeyOf, verifyAuditTrail } from '../domain/audit/audit-trail.js';
 import { Metrics } from '../observability/metrics.js';
 import { openStore } from '../store/open-store.js';
@@ -11,6 +10,7 @@ import { storeTest } from '../testing/fixtures.js';
 import { STORE_KINDS, TEST_STORE_KEYS } from '../testing/stores.js';
 import { AuditExport } from './audit-export.js';
 import type { AuditExportConfig } from './audit-export-settings.js';
+import { testFolder } from '../testing/test-folder.js';
 
 // What a test store writes is stamped under these keys' secret.
 const KEYS = TEST_STORE_KEYS;
@@ -41,8 +41,7 @@ describe.each(STORE_KINDS)('the audit export of two instances on %s', (kind) => 
   storeTest(
     'each entry written by either instance arrives once and in order, across an instance stopping, and after the destination was down',
     async ({ testStore }) => {
-      const folder = mkdtempSync(join(tmpdir(), 'dea-audit-export-'));
-      onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+      const folder = testFolder('audit-export');
       // The destination is down at first: its folder does not exist yet.
       const file = join(folder, 'later', 'audit.jsonl');
       const first: Store = testStore.store;

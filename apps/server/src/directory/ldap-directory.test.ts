@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Attribute, Change } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -10,6 +9,7 @@ import { createLdapTree, DIRECTORY_PEOPLE, type LdapTree } from '../testing/ldap
 import type { DirectoryConfig } from './directory-settings.js';
 import { DirectoryUnavailableError } from '../domain/identity/user-directory.js';
 import { LdapDirectory } from './ldap-directory.js';
+import { testFolder } from '../testing/test-folder.js';
 
 function directoryOf(settings: Record<string, string>): LdapDirectory {
   const config = testConfig(settings).directory as DirectoryConfig;
@@ -92,10 +92,8 @@ describe('the directory on OpenLDAP (slapd)', () => {
     } finally {
       await admin.unbind();
     }
-    const bindDir = mkdtempSync(join(tmpdir(), 'dea-ad-bind-'));
-    const passwordFile = join(bindDir, 'password');
+    const passwordFile = join(testFolder('ad-bind'), 'password');
     writeFileSync(passwordFile, 'svc-dea-password', { mode: 0o600 });
-    onTestFinished(() => rmSync(bindDir, { recursive: true, force: true }));
     const ad = {
       ...own.settings,
       DEA_LDAP_ACTIVE_DIRECTORY: 'true',
@@ -192,9 +190,7 @@ describe('the directory on OpenLDAP (slapd)', () => {
     await expect(down.findUser('alice')).rejects.toThrow(/DEA_LDAP_URL/);
     const wrongCa = directoryOf({ ...tree.settings, DEA_LDAP_CA_FILE: '' });
     await expect(wrongCa.findUser('alice')).rejects.toThrow(/DEA_LDAP_CA_FILE/);
-    const wrongFolder = mkdtempSync(join(tmpdir(), 'dea-bind-'));
-    onTestFinished(() => rmSync(wrongFolder, { recursive: true, force: true }));
-    const wrongFile = join(wrongFolder, 'password');
+    const wrongFile = join(testFolder('bind'), 'password');
     writeFileSync(wrongFile, 'not the reader password\n', { mode: 0o600 });
     const badReader = directoryOf({ ...tree.settings, DEA_LDAP_BIND_PASSWORD_FILE: wrongFile });
     await expect(badReader.findUser('alice')).rejects.toThrow(
@@ -203,9 +199,7 @@ describe('the directory on OpenLDAP (slapd)', () => {
   });
 
   it('refuses a bind password file its group or others may read, naming it and chmod 600', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'dea-bind-'));
-    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
-    const file = join(folder, 'password');
+    const file = join(testFolder('bind'), 'password');
     writeFileSync(file, 'the reader password\n', { mode: 0o644 });
     chmodSync(file, 0o644);
     const settings = {

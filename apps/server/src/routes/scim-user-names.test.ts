@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageFileName, PAGE_CALLS, pageCallKey } from '@dea/contract';
 import { describe } from 'vitest';
@@ -9,6 +8,7 @@ import { appTest } from '../testing/fixtures.js';
 import { type Json, type Scim, scimClient, USER } from '../testing/scim-client.js';
 import { DOOR_STORE_KINDS } from '../testing/stores.js';
 import type { TestApp } from '../testing/test-app.js';
+import { testFolder } from '../testing/test-folder.js';
 
 /** The page's HTML as built, where the server puts its startup answers. */
 const PAGE_TEMPLATE = `<!doctype html>
@@ -56,8 +56,7 @@ async function appWithPage(
   startApp: (settings?: Record<string, string>) => Promise<TestApp>,
   onTestFinished: (cleanup: () => void) => void,
 ): Promise<TestApp> {
-  const webDir = mkdtempSync(join(tmpdir(), 'dea-web-'));
-  onTestFinished(() => rmSync(webDir, { recursive: true, force: true }));
+  const webDir = testFolder('web', onTestFinished);
   mkdirSync(join(webDir, 'dea'));
   writeFileSync(join(webDir, 'dea', 'index.html'), PAGE_TEMPLATE);
   return startApp({ DEA_WEB_DIR: webDir });

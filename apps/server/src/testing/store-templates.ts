@@ -58,10 +58,9 @@ const SCHEMA_DIGEST = `md5(concat_ws('|',
  * Empties a spare for its next test when its schema is still the template's (SCHEMA_DIGEST): ends
  * every connection a test left open, then one TRUNCATE of each table whose heap is not empty (the
  * store has no sequences; RESTART IDENTITY would reset any a table owned). A table a test wrote a
- * row to has a page at least, even when the row was deleted or rolled back since, and one that
- * was truncated or never written has none: reading each table's size is a file's size, where
- * asking each table for a row planned and ran a statement per table (docs/benchmarks.md, "The test
- * suite"). Raises if the schema changed.
+ * row to has a page at least, even when the row was deleted or rolled back since; one truncated or
+ * never written has none. Its size is one look at a file, no statement per table
+ * (docs/benchmarks.md, "The test suite"). Raises if the schema changed.
  */
 function emptyingOf(schema: string): string {
   return `do $empty$

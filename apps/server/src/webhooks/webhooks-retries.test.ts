@@ -1,11 +1,11 @@
-import { mkdtempSync, existsSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from 'vitest';
 import { appTest } from '../testing/fixtures.js';
 import { createPrivateCa } from '../testing/private-ca.js';
 import { STORE_KINDS } from '../testing/stores.js';
 import { eventually, idsOf, issued, receiver, SECRET, taken, verified } from './webhooks-fixture.js';
+import { testFolder } from '../testing/test-folder.js';
 
 describe.each(STORE_KINDS)('webhook retries on %s', (kind) => {
   appTest.override('storeKind', kind);
@@ -121,9 +121,7 @@ describe.each(STORE_KINDS)('webhook retries on %s', (kind) => {
         await endpoint.close();
         ca.dispose();
       });
-      const folder = mkdtempSync(join(tmpdir(), 'dea-webhooks-'));
-      onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
-      const file = join(folder, 'audit.jsonl');
+      const file = join(testFolder('webhooks', onTestFinished), 'audit.jsonl');
       const t = await startApp({
         DEA_WEBHOOKS: JSON.stringify({ 'code.issued': endpoint.url }),
         DEA_WEBHOOK_SECRET: SECRET,

@@ -1,9 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { grantOfValues, roleOfValues } from './console-oidc.js';
 import { consoleOidcConfigOf } from './console-oidc-settings.js';
+import { testFolder } from '../../testing/test-folder.js';
 
 const base = {
   DEA_CONSOLE_OIDC_ISSUER: 'https://login.example.com/realms/staff',
@@ -89,8 +89,7 @@ describe('the console OpenID settings', () => {
     expect(configOf({ DEA_CONSOLE_OIDC_ROLES: '{"eu": {"role": "helpdesk", "scope": 7}}' }).problems).toEqual(
       ['DEA_CONSOLE_OIDC_ROLES: "eu" has a scope that is not a group\'s name or a list of them'],
     );
-    const folder = mkdtempSync(join(tmpdir(), 'dea-oidc-secret-'));
-    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const folder = testFolder('oidc-secret');
     const open = join(folder, 'secret');
     writeFileSync(open, 'a secret\n');
     chmodSync(open, 0o644);

@@ -1,8 +1,8 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { registrationOidcConfigOf } from './registration-oidc-settings.js';
+import { testFolder } from '../../testing/test-folder.js';
 
 const base = {
   DEA_OIDC_ISSUER: 'https://login.example.com/realms/staff',
@@ -39,8 +39,7 @@ describe("the registration's OpenID settings (the same client rule as the consol
     expect(configOf({ DEA_OIDC_CLIENT_ID: ' ' }).problems).toEqual([
       'DEA_OIDC_CLIENT_ID: required with DEA_OIDC_ISSUER (the client id registered there)',
     ]);
-    const folder = mkdtempSync(join(tmpdir(), 'dea-registration-oidc-'));
-    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const folder = testFolder('registration-oidc');
     const secret = join(folder, 'secret');
     writeFileSync(secret, 's3cret\n');
     chmodSync(secret, 0o600);
