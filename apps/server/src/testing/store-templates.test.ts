@@ -156,6 +156,32 @@ describe.runIf(STORE_KINDS.includes('postgres'))('a PostgreSQL test database rel
     });
   }, 120_000);
 
+  it("is emptied again on the connection its last emptying kept, and a test's connection left open is ended", async () => {
+    await withOwnTemplates(async (templates) => {
+      const connections = async (name: string) =>
+        (
+          await query(
+            inject('postgresUrl'),
+            `select pid, application_name from pg_stat_activity where datname = '${name}' order by pid`,
+          )
+        ).rows as { pid: number; application_name: string }[];
+      const first = await leaseTestDatabase(inject('postgresUrl'), templates);
+      await first.release();
+      const kept = await connections(first.name);
+      expect(kept).toEqual([{ pid: expect.any(Number), application_name: 'dea-test-emptying' }]);
+
+      const second = await leaseTestDatabase(inject('postgresUrl'), templates);
+      expect(second.name).toBe(first.name);
+      const leftOpen = new pg.Client({ connectionString: second.url });
+      const ended = new Promise<void>((resolve) => leftOpen.on('error', () => resolve()));
+      await leftOpen.connect();
+      await second.release();
+      await ended;
+      expect(await connections(second.name)).toEqual(kept);
+      await leftOpen.end().catch(() => undefined);
+    });
+  }, 120_000);
+
   // One template of their own for the schema changes: each leaves at most a clean spare, which the
   // next one takes and changes (making a template runs every migration, 2 s a test).
   let schemaChangeTemplates: Awaited<ReturnType<typeof makeStoreTemplates>> | undefined;

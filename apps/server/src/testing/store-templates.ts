@@ -68,7 +68,8 @@ declare
   tables text;
 begin
   perform pg_terminate_backend(pid) from pg_stat_activity
-    where datname = current_database() and pid <> pg_backend_pid();
+    where datname = current_database() and pid <> pg_backend_pid()
+      and application_name is distinct from '${EMPTYING_CONNECTION}';
   if (select count(*) from pg_prepared_xacts where database = current_database()) > 0
      or ${SCHEMA_DIGEST} <> '${schema}' then
     raise exception 'changed by its test: not reusable';
@@ -146,12 +147,12 @@ export async function leaseTestDatabase(
     url: url.toString(),
     name,
     async release() {
-      const emptied = await withClient(url.toString(), (client) =>
-        client.query(emptyingOf(templates.postgresSchema)),
-      ).then(
-        () => true,
-        () => false,
-      );
+      const emptied = await keptPool(url.toString(), EMPTYING_CONNECTION, 1)
+        .query(emptyingOf(templates.postgresSchema))
+        .then(
+          () => true,
+          () => false,
+        );
       await (emptied
         ? admin.query(`INSERT INTO ${spares} (name) VALUES ($1)`, [name])
         : admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
@@ -159,23 +160,43 @@ export async function leaseTestDatabase(
   };
 }
 
-const adminPools = new Map<string, pg.Pool>();
+/**
+ * The application name of the connections that empty spares: an emptying ends every other
+ * connection to its database, but not these, which another worker keeps for its own next emptying.
+ */
+const EMPTYING_CONNECTION = 'dea-test-emptying';
 
 /**
- * The process's connections to the run's admin database, kept for every lease and release: a
- * connection of their own cost PostgreSQL about 8 ms of CPU and node-postgres about 3, two for
- * each test's database (docs/benchmarks.md, "The test suite"). Idle ones never keep the process
- * alive, and one the server ends (its stop at the run's end) is dropped by the pool.
+ * The process's connections, one pool per database, kept across tests and files: to the run's
+ * admin database for every lease and release, and to each spare it has emptied for its next
+ * emptying. A connection of its own cost PostgreSQL about 8 ms of CPU and node-postgres about 3;
+ * the emptying's schema digest costs about 13 ms more on a new connection than on one that has
+ * read the catalogs before (docs/benchmarks.md, "The test suite"). The map lives on `globalThis`
+ * because each file of a worker evaluates this module afresh (ADR 0049) while the worker stays.
+ * Idle connections never keep the process alive, and one the server ends (a test that ends every
+ * connection to its database, a spare dropped, the run's end) is dropped by its pool.
  */
-function adminPool(adminUrl: string): pg.Pool {
-  let pool = adminPools.get(adminUrl);
+const KEPT_POOLS = Symbol.for('dea.testing.keptPools');
+const keptPools: Map<string, pg.Pool> = ((globalThis as { [KEPT_POOLS]?: Map<string, pg.Pool> })[
+  KEPT_POOLS
+] ??= new Map<string, pg.Pool>());
+
+function keptPool(url: string, applicationName: string, max: number): pg.Pool {
+  let pool = keptPools.get(url);
   if (pool === undefined) {
-    pool = new pg.Pool({ connectionString: adminUrl, max: 2, allowExitOnIdle: true });
+    pool = new pg.Pool({
+      connectionString: url,
+      max,
+      allowExitOnIdle: true,
+      application_name: applicationName,
+    });
     pool.on('error', () => undefined);
-    adminPools.set(adminUrl, pool);
+    keptPools.set(url, pool);
   }
   return pool;
 }
+
+const adminPool = (adminUrl: string): pg.Pool => keptPool(adminUrl, 'dea-test-admin', 2);
 
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
