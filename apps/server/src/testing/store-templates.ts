@@ -182,7 +182,8 @@ const keptPools: Map<string, pg.Pool> = ((globalThis as { [KEPT_POOLS]?: Map<str
 ] ??= new Map<string, pg.Pool>());
 
 function keptPool(url: string, applicationName: string, max: number): pg.Pool {
-  let pool = keptPools.get(url);
+  const key = `${applicationName} ${url}`;
+  let pool = keptPools.get(key);
   if (pool === undefined) {
     pool = new pg.Pool({
       connectionString: url,
@@ -191,7 +192,7 @@ function keptPool(url: string, applicationName: string, max: number): pg.Pool {
       application_name: applicationName,
     });
     pool.on('error', () => undefined);
-    keptPools.set(url, pool);
+    keptPools.set(key, pool);
   }
   return pool;
 }
