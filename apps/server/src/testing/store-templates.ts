@@ -167,8 +167,8 @@ export async function leaseTestDatabase(
 const EMPTYING_CONNECTION = 'dea-test-emptying';
 
 /**
- * The process's connections, one pool per database, kept across tests and files: to the run's
- * admin database for every lease and release, and to each spare it has emptied for its next
+ * The process's connections, one pool per database and use, kept across tests and files: to the
+ * run's admin database for every lease and release, and to each spare it has emptied for its next
  * emptying. A connection of its own cost PostgreSQL about 8 ms of CPU and node-postgres about 3;
  * the emptying's schema digest costs about 13 ms more on a new connection than on one that has
  * read the catalogs before (docs/benchmarks.md, "The test suite"). The map lives on `globalThis`
