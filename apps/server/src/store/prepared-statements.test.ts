@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
 import { POLICY_CATEGORY_SELF_SERVICE, usernameOrThrow } from '@dea/contract';
 import { newId } from '../crypto/ids.js';
-import { createTestDatabase } from '../testing/postgres-cluster.js';
+import { createTestDatabase, testPool } from '../testing/postgres-cluster.js';
 import { openStore } from './open-store.js';
 import { poolPreparing, PREPARED_MARK, preparedName } from './prepared-statements.js';
 import type { Store } from './store.js';
@@ -143,7 +143,7 @@ describe('named prepared statements on PostgreSQL', () => {
   });
 
   it('runs a statement PostgreSQL has lost again as a plain one, then names none and says so once', async () => {
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const pool = testPool(database.url, 1);
     const turnedOff = vi.fn();
     const preparing = poolPreparing(pool, { enabled: true, onTurnedOff: turnedOff });
     const client = await preparing.connect();
@@ -169,7 +169,7 @@ describe('named prepared statements on PostgreSQL', () => {
   });
 
   it('lets every other error through unchanged', async () => {
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const pool = testPool(database.url, 1);
     const turnedOff = vi.fn();
     const preparing = poolPreparing(pool, { enabled: true, onTurnedOff: turnedOff });
     const client = await preparing.connect();

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startServices } from '../bootstrap.js';
 import { runCli } from '../cli/run.js';
-import { createTestDatabase } from '../testing/postgres-cluster.js';
+import { createTestDatabase, testPool } from '../testing/postgres-cluster.js';
 import { testConfig } from '../testing/test-app.js';
 import { storeConnectionError } from './connection-errors.js';
 import { migrationProvider, MIGRATION_NAMES, releaseOf, withReleases } from './migrations/index.js';
@@ -55,7 +55,7 @@ async function tablesOf(url: string): Promise<string[]> {
 /** A database migrated only up to `name`, as an older version left it. */
 async function migratedUpTo(url: string, name: string): Promise<void> {
   const db = new Kysely<unknown>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }),
+    dialect: new PostgresDialect({ pool: testPool(url) }),
   });
   await new Migrator({ db, provider: migrationProvider }).migrateTo(name);
   await db.destroy();

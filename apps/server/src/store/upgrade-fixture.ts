@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { afterAll, inject } from 'vitest';
-import { createTestDatabase } from '../testing/postgres-cluster.js';
+import { createTestDatabase, testPool } from '../testing/postgres-cluster.js';
 import type { StoreKind } from '../testing/stores.js';
 import { migrationProvider } from './migrations/index.js';
 import { EMBEDDED_STORE_FILE } from './open-store.js';
@@ -42,7 +41,7 @@ export function emptyStores(): (kind: StoreKind) => Promise<EmptyStore> {
         dialect:
           database === undefined
             ? new SqliteDialect({ database: new SqliteDatabase(join(dataDir, EMBEDDED_STORE_FILE)) })
-            : new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
+            : new PostgresDialect({ pool: testPool(database.url) }),
       });
     return {
       databaseUrl: database?.url,

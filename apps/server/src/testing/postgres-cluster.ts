@@ -225,3 +225,16 @@ export async function createTestDatabase(
     },
   };
 }
+
+/**
+ * A pool of a test's own on a database of createTestDatabase. `pool.end()` resolves before its
+ * connections have closed, and `drop()` ends every connection left (WITH (FORCE)): an error a
+ * connection gets meanwhile is heard here, as the store's own pool hears it (store/open-store.ts),
+ * and never ends the worker.
+ */
+export function testPool(url: string, max?: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, ...(max === undefined ? {} : { max }) });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
