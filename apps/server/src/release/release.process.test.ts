@@ -241,7 +241,11 @@ describe('the release artifacts', () => {
       // The OpenAPI document and its pages, from the packages the bundle loads from node_modules.
       const document = (await (await fetch(`${base}/dea/api/docs/json`)).json()) as { openapi?: string };
       expect(document.openapi).toBe('3.1.0');
-      expect((await fetch(`${base}/dea/api/docs/static/swagger-ui.css`)).status).toBe(200);
+      // Read whole: an answer left unread keeps its connection busy, and the server's close waits
+      // for it up to DEA_IDLE_TIMEOUT_SECONDS (60 s) before it exits.
+      const stylesheet = await fetch(`${base}/dea/api/docs/static/swagger-ui.css`);
+      expect(stylesheet.status).toBe(200);
+      expect(await stylesheet.text()).toContain('.swagger-ui');
     } finally {
       const exited = new Promise((resolve) => server.once('exit', resolve));
       server.kill('SIGTERM');
