@@ -50,6 +50,14 @@ const installedStatus = (): string =>
 /** apt-get as configuration management runs it: -y, and no --force-conf* option. */
 const APT = ['-y', '-q', '-o', 'DPkg::Lock::Timeout=300'];
 
+/**
+ * man-db's flag file: while it exists, every install or removal of a package that ships a manual
+ * page ends with man-db's trigger reindexing the machine's pages (about 2 CPU-seconds, half of an
+ * install of this package). That is the machine's index, not the package: the test takes the flag
+ * away while it runs and puts it back after. `man dea` reads the page without the index.
+ */
+const MAN_DB_AUTO_UPDATE = '/var/lib/man-db/auto-update';
+
 /** Removes whatever of the package this test left (a failure halfway included). */
 function purgeAll(): void {
   if (installedVersion() !== '') spawnSync('apt-get', ['purge', ...APT, 'dea'], { encoding: 'utf8' });
@@ -174,6 +182,8 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
   let earlier: string;
   let server: ChildProcess | undefined;
 
+  let manIndexUpdated = false;
+
   beforeAll(async () => {
     builtEntry('server');
     if (installedVersion() !== '') {
@@ -181,6 +191,8 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
         `dea is installed on this machine (${installedVersion()}): this test installs and purges its own`,
       );
     }
+    manIndexUpdated = existsSync(MAN_DB_AUTO_UPDATE);
+    rmSync(MAN_DB_AUTO_UPDATE, { force: true });
     // The release itself (the run's shared build, which release.process.test.ts checks), then a
     // newer package to upgrade to: not compressed, the same package made without xz's or gzip's
     // work (dpkg installs any of them alike).
@@ -214,6 +226,7 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
   afterAll(() => {
     server?.kill('SIGKILL');
     purgeAll();
+    if (manIndexUpdated) writeFileSync(MAN_DB_AUTO_UPDATE, '', { mode: 0o644 });
   }, 300_000);
 
   it('upgrades unattended across releases keeping every setting, runs each, and purges as the guide says', async () => {
