@@ -116,6 +116,11 @@ describe.each(STORE_KINDS)("a console account's passkeys on %s", (kind) => {
         reason: 'used',
       });
       expect(await outcome(t.register(later, authenticator, t.tokenOf(link.url)))).toBe('accepted');
+      // Another session with the used link, once the passkey is bound: a second passkey, which
+      // needs a sign-in with the first (a registration of the race below that comes last).
+      expect(await outcome(t.register(await t.signIn('cy'), new SoftwareAuthenticator(), token))).toBe(
+        'error.notPermitted',
+      );
     },
   );
 
@@ -259,8 +264,17 @@ describe.each(STORE_KINDS)("a console account's passkeys on %s", (kind) => {
       const outcomes = await Promise.all(
         sessions.map((session) => outcome(t.register(session, new SoftwareAuthenticator(), token))),
       );
-      expect(outcomes.filter((each) => each === 'accepted')).toHaveLength(1);
-      expect(outcomes.filter((each) => each === 'console.enrolmentLinkInvalid')).toHaveLength(5);
+      expect(
+        outcomes.filter((each) => each === 'accepted'),
+        outcomes.join(', '),
+      ).toHaveLength(1);
+      // Every other one is refused: one that read the account before the passkey was bound finds
+      // the link used; one that reads it after (on a loaded machine a registration can end before
+      // another has begun) is a second passkey, which needs a sign-in with the first.
+      for (const refusal of outcomes.filter((each) => each !== 'accepted'))
+        expect(['console.enrolmentLinkInvalid', 'error.notPermitted'], outcomes.join(', ')).toContain(
+          refusal,
+        );
       expect(await store.console.listPasskeys(account.id)).toHaveLength(1);
       expect(await t.events('console.enrolment_link_used')).toHaveLength(1);
     },
