@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: builds, checks types and lint, builds the documentation site and checks its links,
-// then runs every test — unit and integration on both stores (Vitest; the browser and the
-// contract with the coverage report of vitest.config.ts and its floor), end-to-end in Chromium
-// (Playwright) — and closes with one summary line.
+// `npm test`: builds, runs every test — unit and integration on both stores (Vitest; the browser
+// and the contract with the coverage report of vitest.config.ts and its floor, the server with its
+// own), end-to-end in Chromium (Playwright) — checks types and lint, builds the documentation site
+// and checks its links, and closes with one summary line.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,27 +40,29 @@ function run(title, command, args, env = {}) {
 
 /**
  * Runs steps side by side (each mostly one thread: two fill this machine's two cores), each one's
- * output held and printed whole when it ends, so that their lines never interleave.
+ * output held and printed whole when it ends, so that their lines never interleave; the one step
+ * marked `live` (the server's suite, the run's longest) writes as it goes.
  */
 async function runTogether(steps) {
   const started = performance.now();
   const results = await Promise.all(
     steps.map(
-      ([title, command, args, env = {}, niceness = 0]) =>
+      ([title, command, args, env = {}, niceness = 0, live = false]) =>
         new Promise((resolve) => {
           const stepBegan = performance.now();
           const [program, programArgs] =
             niceness === 0 ? [command, args] : ['nice', ['-n', String(niceness), command, ...args]];
+          if (live) process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
           const child = spawn(program, programArgs, {
-            stdio: ['ignore', 'pipe', 'pipe'],
+            stdio: ['ignore', live ? 'inherit' : 'pipe', live ? 'inherit' : 'pipe'],
             env: { ...process.env, ...env },
           });
           const output = [];
-          child.stdout.on('data', (chunk) => output.push(chunk));
-          child.stderr.on('data', (chunk) => output.push(chunk));
+          child.stdout?.on('data', (chunk) => output.push(chunk));
+          child.stderr?.on('data', (chunk) => output.push(chunk));
           child.on('close', (status) => {
             timings.push(`${title} ${seconds(stepBegan)}`);
-            resolve({ title, command, args, status, output });
+            resolve({ title, command, args, status, output, live });
           });
           child.on('error', (error) =>
             resolve({ title, command, args, status: 1, output: [Buffer.from(`${error}\n`)] }),
@@ -69,9 +71,11 @@ async function runTogether(steps) {
     ),
   );
   timings.push(`(side by side: ${seconds(started)})`);
-  for (const { title, command, args, status, output } of results) {
-    process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
-    process.stdout.write(Buffer.concat(output));
+  for (const { title, command, args, status, output, live = false } of results) {
+    if (!live) {
+      process.stdout.write(`\n=== ${title}: ${command} ${args.join(' ')}\n`);
+      process.stdout.write(Buffer.concat(output));
+    }
     if (status !== 0) failures.push(title);
   }
 }
@@ -107,23 +111,12 @@ const browserReport = join(reports, 'vitest-browser.json');
 const serverReport = join(reports, 'vitest-server.json');
 const playwrightReport = join(reports, 'playwright.json');
 
-// What needs a core at times but mostly waits (the end-to-end scenarios keep one core busy on
-// average) runs side by side: the type check and lint, the format, the documentation site's build
-// and its links (scripts/check-docs.mjs: the served OpenAPI document comes from the built server),
-// the browser's and the contract's unit tests with V8 coverage and its floor (vitest.config.ts),
-// and the scenarios in Chromium against the built server. The server's suite, which keeps both
-// cores busy by itself, runs after them. The scenarios are the phase's longest step and the type
-// check and lint its busiest at its start (both cores, about half a minute): the others run at a
-// lower priority (BESIDE, nice 5) so that these two are not kept waiting by steps that would end
-// before them anyway.
+// First, side by side: the scenarios in Chromium against the built server, the run's critical
+// path (about 210 CPU-seconds in 100 to 130 s), and the browser's and the contract's unit tests
+// with V8 coverage and its floor (vitest.config.ts) at a lower priority (BESIDE, nice 5), so that
+// the scenarios are not kept waiting by a step that ends before them anyway.
 const BESIDE = 5;
 await runTogether([
-  // The type check and the lint in one tool (scripts/check-code.mjs): oxlint, its typescript-go
-  // for TypeScript's diagnostics and the type-aware rules, and every other rule (docs/decisions/0045).
-  ['type check and lint', 'node', ['scripts/check-code.mjs']],
-  // The format (Biome, biome.json; docs/decisions/0028): about 2 CPU-seconds.
-  ['format (Biome)', 'node_modules/.bin/biome', ['format', '.'], {}, BESIDE],
-  ...(built ? [['documentation (site and links)', 'node', ['scripts/check-docs.mjs'], {}, BESIDE]] : []),
   [
     'unit (browser and contract, with coverage)',
     'npx',
@@ -161,11 +154,29 @@ const SERVER_COVERAGE = [
   '--coverage.thresholds.functions=93',
   '--coverage.thresholds.branches=83',
 ];
-run(
-  'unit and integration (server, with coverage)',
-  'npx',
-  vitest(['--project', 'server', ...SERVER_COVERAGE], serverReport),
-);
+// Then the server's suite, which keeps both cores busy by itself but for the stretches where its
+// workers wait on timeouts, drains and processes (docs/benchmarks.md, "The test suite"). The checks
+// that are no test run beside it at the lowest priority (IN_THE_GAPS, nice 19), in those
+// stretches: the type check and lint, the format, and the documentation site's build and its
+// links (scripts/check-docs.mjs: the served OpenAPI document comes from the built server). Beside
+// the scenarios they had made that first phase 26 s longer.
+const IN_THE_GAPS = 19;
+await runTogether([
+  [
+    'unit and integration (server, with coverage)',
+    'npx',
+    vitest(['--project', 'server', ...SERVER_COVERAGE], serverReport),
+    {},
+    0,
+    true,
+  ],
+  // The type check and the lint in one tool (scripts/check-code.mjs): oxlint, its typescript-go
+  // for TypeScript's diagnostics and the type-aware rules, and every other rule (docs/decisions/0045).
+  ['type check and lint', 'node', ['scripts/check-code.mjs'], {}, IN_THE_GAPS],
+  // The format (Biome, biome.json; docs/decisions/0028): about 2 CPU-seconds.
+  ['format (Biome)', 'node_modules/.bin/biome', ['format', '.'], {}, IN_THE_GAPS],
+  ...(built ? [['documentation (site and links)', 'node', ['scripts/check-docs.mjs'], {}, IN_THE_GAPS]] : []),
+]);
 countVitest(serverReport);
 
 if (failures.length > 0) process.stdout.write(`\nfailed steps: ${failures.join(', ')}\n`);
