@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 
 export interface ReceivedRequest {
   method: string;
@@ -67,11 +67,30 @@ export async function startHttpPeer(): Promise<HttpPeer> {
   };
 }
 
-/** A port that refuses connections: a server is started and closed again. */
+/**
+ * Ports below the range the system hands out for port 0 (Linux: 32768 on), tried in turn; none of
+ * them one that fetch refuses to ask (the Fetch standard's bad ports: 1, 7, 9 and others).
+ */
+const NEVER_HANDED_OUT = [2, 3, 4, 5, 6];
+
+/**
+ * A port of 127.0.0.1 that refuses connections and goes on refusing them while the test runs: one
+ * below the range the system hands out for port 0, so that no server a test starts (they all listen
+ * on port 0) can take it meanwhile, as one did take a port closed again for this; checked by
+ * connecting.
+ */
 export async function refusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (const port of NEVER_HANDED_OUT) if (await refuses(port)) return port;
+  throw new Error(`every port of ${NEVER_HANDED_OUT.join(', ')} on 127.0.0.1 takes connections`);
+}
+
+function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
 }
