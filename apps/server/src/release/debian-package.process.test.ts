@@ -5,6 +5,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -57,6 +58,21 @@ const APT = ['-y', '-q', '-o', 'DPkg::Lock::Timeout=300'];
  * away while it runs and puts it back after. `man dea` reads the page without the index.
  */
 const MAN_DB_AUTO_UPDATE = '/var/lib/man-db/auto-update';
+/** Where the flag waits meanwhile: a run stopped before it put the flag back left it here. */
+const MAN_DB_PAUSED = `${MAN_DB_AUTO_UPDATE}.dea-test-paused`;
+
+/** Puts man-db's flag back, if this test (or an earlier run of it that was stopped) took it away. */
+function resumeManIndex(): void {
+  if (existsSync(MAN_DB_PAUSED)) renameSync(MAN_DB_PAUSED, MAN_DB_AUTO_UPDATE);
+}
+
+/** Takes man-db's flag away until resumeManIndex, or the process's end, puts it back. */
+function pauseManIndex(): void {
+  resumeManIndex();
+  if (!existsSync(MAN_DB_AUTO_UPDATE)) return;
+  renameSync(MAN_DB_AUTO_UPDATE, MAN_DB_PAUSED);
+  process.once('exit', resumeManIndex);
+}
 
 /** Removes whatever of the package this test left (a failure halfway included). */
 function purgeAll(): void {
@@ -172,6 +188,8 @@ const owner = (path: string) => sh('stat', ['-c', '%U:%G', path]).trim();
  * each time every value kept and the new version running; then removed and purged, leaving what
  * the guide says it leaves. No systemd runs here: the server is started as the unit starts it.
  * Needs root, apt and nodejs from a package; it refuses to touch a machine where dea is installed.
+ * While it runs, man-db's flag file is renamed (MAN_DB_PAUSED), and put back after, at the
+ * process's end at the latest, or at the start of the next run if the process was killed.
  */
 describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => {
   const version = (JSON.parse(readFileSync(join(REPOSITORY, 'package.json'), 'utf8')) as { version: string })
@@ -182,7 +200,8 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
   let earlier: string;
   let server: ChildProcess | undefined;
 
-  let manIndexUpdated = false;
+  /** Whether this test got as far as owning the package: an operator's own dea is never purged. */
+  let owned = false;
 
   beforeAll(async () => {
     builtEntry('server');
@@ -191,8 +210,8 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
         `dea is installed on this machine (${installedVersion()}): this test installs and purges its own`,
       );
     }
-    manIndexUpdated = existsSync(MAN_DB_AUTO_UPDATE);
-    rmSync(MAN_DB_AUTO_UPDATE, { force: true });
+    owned = true;
+    pauseManIndex();
     // The release itself (the run's shared build, which release.process.test.ts checks), then a
     // newer package to upgrade to: not compressed, the same package made without xz's or gzip's
     // work (dpkg installs any of them alike).
@@ -224,9 +243,12 @@ describe.skipIf(!isRoot || !hasApt)('the Debian package on this machine', () => 
   }, 900_000);
 
   afterAll(() => {
-    server?.kill('SIGKILL');
-    purgeAll();
-    if (manIndexUpdated) writeFileSync(MAN_DB_AUTO_UPDATE, '', { mode: 0o644 });
+    try {
+      server?.kill('SIGKILL');
+      if (owned) purgeAll();
+    } finally {
+      resumeManIndex();
+    }
   }, 300_000);
 
   it('upgrades unattended across releases keeping every setting, runs each, and purges as the guide says', async () => {

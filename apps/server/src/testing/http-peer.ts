@@ -68,7 +68,7 @@ export async function startHttpPeer(): Promise<HttpPeer> {
 }
 
 /**
- * Ports below the range the system hands out for port 0 (Linux: 32768 on), tried in turn; none of
+ * Ports below the range the system hands out for port 0 (Linux's default: 32768 on), tried in turn; none of
  * them one that fetch refuses to ask (the Fetch standard's bad ports: 1, 7, 9 and others).
  */
 const NEVER_HANDED_OUT = [2, 3, 4, 5, 6];
@@ -80,17 +80,29 @@ const NEVER_HANDED_OUT = [2, 3, 4, 5, 6];
  * connecting.
  */
 export async function refusedPort(): Promise<number> {
-  for (const port of NEVER_HANDED_OUT) if (await refuses(port)) return port;
-  throw new Error(`every port of ${NEVER_HANDED_OUT.join(', ')} on 127.0.0.1 takes connections`);
+  const answers: string[] = [];
+  for (const port of NEVER_HANDED_OUT) {
+    const answer = await connectionTo(port);
+    if (answer === 'ECONNREFUSED') return port;
+    answers.push(`${port}: ${answer}`);
+  }
+  throw new Error(
+    `no port of 127.0.0.1 below the system's range refuses connections (${answers.join(', ')})`,
+  );
 }
 
-function refuses(port: number): Promise<boolean> {
+/** What a connection to the port meets: 'connected', an error's code, or 'no answer' within 1 s. */
+function connectionTo(port: number): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve('no answer');
+    });
     socket.once('connect', () => {
       socket.destroy();
-      resolve(false);
+      resolve('connected');
     });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });
 }
