@@ -39,9 +39,9 @@ function run(title, command, args, env = {}) {
 }
 
 /**
- * Runs steps side by side (each mostly one thread: two fill this machine's two cores), each one's
- * output held and printed whole when it ends, so that their lines never interleave; the one step
- * marked `live` (the server's suite, the run's longest) writes as it goes.
+ * Runs steps side by side, each one's output held and printed whole once all of them have ended,
+ * so that their lines never interleave, with a line as each ends; the one step marked `live` (the
+ * server's suite, the run's longest) writes as it goes.
  */
 async function runTogether(steps) {
   const started = performance.now();
@@ -60,13 +60,20 @@ async function runTogether(steps) {
           const output = [];
           child.stdout?.on('data', (chunk) => output.push(chunk));
           child.stderr?.on('data', (chunk) => output.push(chunk));
-          child.on('close', (status) => {
+          // A step that could not start ends with 'error' (and may still emit 'close'): once only.
+          let ended = false;
+          const end = (status, held, isLive) => {
+            if (ended) return;
+            ended = true;
             timings.push(`${title} ${seconds(stepBegan)}`);
-            resolve({ title, command, args, status, output, live });
-          });
-          child.on('error', (error) =>
-            resolve({ title, command, args, status: 1, output: [Buffer.from(`${error}\n`)] }),
-          );
+            if (!isLive)
+              process.stdout.write(
+                `--- ${title}: ${status === 0 ? 'passed' : 'failed'} (${seconds(stepBegan)})\n`,
+              );
+            resolve({ title, command, args, status, output: held, live: isLive });
+          };
+          child.on('close', (status) => end(status, output, live));
+          child.on('error', (error) => end(1, [Buffer.from(`${error}\n`)], false));
         }),
     ),
   );

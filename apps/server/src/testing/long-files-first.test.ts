@@ -41,7 +41,7 @@ describe('the order of the server files (testing/long-files-first.ts)', () => {
     ];
     expect(await order(files)).toEqual([
       'readme-cli.test.ts',
-      // Long and waiting: beside two that compute, at the start where nothing else waits.
+      // Long and waiting: at the start, beside files whose processes compute.
       'directory/ldap-failover.test.ts',
       'release/release.process.test.ts',
       'directory/active-directory-sync.test.ts',

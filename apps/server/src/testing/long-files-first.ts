@@ -1,13 +1,13 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that take longest and keep the cores busy all along (the guides' commands one by one,
- * the release's builds, the Samba domain controller, a pruned copy of the checkout): they start
+ * The files that take longest (the guides' commands one by one, the release's checks, the Samba
+ * domain controller, a pruned copy of the checkout, whose processes keep the cores busy): they start
  * first. On a fresh clone Vitest has no timings of its own and starts the largest files first: one
  * of these, small but long, starting last would hold the whole run up by its length (the pruned
  * copy, 27 s, was the last file to end). Among them the longest file that waits (the directory's
- * failover, about 30 s of timeouts and 1.4 CPU-seconds): there it waits beside two that compute,
- * where later it met two other waiting files and left the cores idle for 15 s.
+ * failover, about 30 s of timeouts and 1.4 CPU-seconds): there it waits beside files whose processes
+ * compute, where later it met two other waiting files and left the cores idle for 15 s.
  */
 const LONGEST: readonly RegExp[] = [
   /readme-cli\.test\.ts$/,
