@@ -119,7 +119,7 @@ const serverReport = join(reports, 'vitest-server.json');
 const playwrightReport = join(reports, 'playwright.json');
 
 // First, side by side: the scenarios in Chromium against the built server, the run's critical
-// path (about 210 CPU-seconds in 100 to 130 s), and the browser's and the contract's unit tests
+// path (about 105 s with both cores busy), and the browser's and the contract's unit tests
 // with V8 coverage and its floor (vitest.config.ts) at a lower priority (BESIDE, nice 5), so that
 // the scenarios are not kept waiting by a step that ends before them anyway.
 const BESIDE = 5;
@@ -166,7 +166,7 @@ const SERVER_COVERAGE = [
 // that are no test run beside it at the lowest priority (IN_THE_GAPS, nice 19), in those
 // stretches: the type check and lint, the format, and the documentation site's build and its
 // links (scripts/check-docs.mjs: the served OpenAPI document comes from the built server). Beside
-// the scenarios they had made that first phase 26 s longer.
+// the scenarios they would slow the run's critical path.
 const IN_THE_GAPS = 19;
 await runTogether([
   [

@@ -76,7 +76,7 @@ const NEVER_HANDED_OUT = [2, 3, 4, 5, 6];
 /**
  * A port of 127.0.0.1 that refuses connections and goes on refusing them while the test runs: one
  * below the range the system hands out for port 0, so that no server a test starts (they all listen
- * on port 0) can take it meanwhile, as one did take a port closed again for this; checked by
+ * on port 0) can be given it meanwhile, as it can a port 0 listener's port once closed; checked by
  * connecting.
  */
 export async function refusedPort(): Promise<number> {

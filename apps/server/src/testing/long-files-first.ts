@@ -7,7 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * of these, small but long, starting last would hold the whole run up by its length (the pruned
  * copy, 27 s, was the last file to end). Among them the longest file that waits (the directory's
  * failover, about 30 s of timeouts and 1.4 CPU-seconds): there it waits beside files whose processes
- * compute, where later it met two other waiting files and left the cores idle for 15 s.
+ * compute; later in the run it would meet other waiting files and leave the cores idle.
  */
 const LONGEST: readonly RegExp[] = [
   /readme-cli\.test\.ts$/,
